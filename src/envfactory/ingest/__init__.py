@@ -1,0 +1,105 @@
+"""Ingest tool descriptions of any supported format into a :class:`~envfactory.ir.ToolSet`.
+
+:func:`load_toolset` picks the ingester: ``mcp+stdio:COMMAND`` starts a live MCP server,
+``*.py`` (optionally ``file.py:Class``) or ``py:dotted.module[:Class]`` reads Python,
+a directory is searched for its OpenAPI root, and YAML/JSON documents are recognised by shape
+through :data:`DOCUMENT_FORMATS`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from envfactory.diagnostics import Diagnostics
+from envfactory.errors import SpecError, UnsupportedFormatError
+from envfactory.ingest.files import read_document
+from envfactory.ingest.functions import function_entries, load_functions
+from envfactory.ingest.mcp import load_mcp_file, load_mcp_server, mcp_tools
+from envfactory.ingest.openapi import is_openapi, load_openapi
+from envfactory.ingest.python import from_callables, from_object, load_python_target
+from envfactory.ir.tool import ToolSet
+from envfactory.registry import Registry
+
+MCP_PREFIX = "mcp+stdio:"
+PY_PREFIX = "py:"
+_ROOT_NAMES = ("openapi", "swagger", "api", "spec")
+
+
+@dataclass(frozen=True)
+class DocumentFormat:
+    detect: Callable[[Any], bool]
+    load: Callable[[Path, Diagnostics, Any], ToolSet]
+
+
+DOCUMENT_FORMATS: Registry[DocumentFormat] = Registry("document format")
+DOCUMENT_FORMATS.add("openapi", DocumentFormat(is_openapi, lambda p, d, doc: load_openapi(p, d, doc)))
+DOCUMENT_FORMATS.add("mcp", DocumentFormat(lambda doc: mcp_tools(doc) is not None, load_mcp_file))
+DOCUMENT_FORMATS.add(
+    "functions", DocumentFormat(lambda doc: function_entries(doc) is not None, load_functions)
+)
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """A ToolSet plus, for Python objects, the live owner of its bound methods."""
+
+    toolset: ToolSet
+    owner: Any = None
+    target: str | None = None  # how to import the owner again ("file.py:Class")
+
+
+def load(source: str | Path) -> Loaded:
+    """Read any supported tool description; raise SpecError naming the file on failure."""
+    text = str(source)
+    if text.startswith(MCP_PREFIX):
+        return Loaded(load_mcp_server(text[len(MCP_PREFIX) :]))
+    if text.startswith(PY_PREFIX):
+        target = text[len(PY_PREFIX) :]
+        toolset, owner = load_python_target(target)
+        return Loaded(toolset, owner, target if owner is not None else None)
+    file_part = text.split(":", 1)[0] if ".py:" in text else text
+    if file_part.endswith(".py"):
+        toolset, owner = load_python_target(text)
+        target = text if ":" in text else f"{text}:{type(owner).__name__}" if owner else None
+        return Loaded(toolset, owner, target)
+    path = Path(text)
+    if path.is_dir():
+        path = _find_root(path)
+    diag = Diagnostics(file=str(path))
+    doc = read_document(path, diag)
+    for fmt_name, fmt in DOCUMENT_FORMATS.items():
+        if fmt.detect(doc):
+            return Loaded(fmt.load(path, diag, doc))
+    known = ", ".join(DOCUMENT_FORMATS)
+    raise UnsupportedFormatError(
+        f"not a recognised tool description (tried: {known}, Python files, {MCP_PREFIX}COMMAND)",
+        file=str(path),
+    )
+
+
+def load_toolset(source: str | Path) -> ToolSet:
+    return load(source).toolset
+
+
+def _find_root(directory: Path) -> Path:
+    candidates = [
+        p for p in sorted(directory.iterdir())
+        if p.suffix.lower() in (".yaml", ".yml", ".json") and p.stem.lower() in _ROOT_NAMES
+    ]  # fmt: skip
+    if len(candidates) == 1:
+        return candidates[0]
+    names = ", ".join(f"{n}.yaml" for n in _ROOT_NAMES)
+    raise SpecError(f"directory holds no single root document (looked for {names})", file=str(directory))
+
+
+__all__ = [
+    "DOCUMENT_FORMATS",
+    "Loaded",
+    "from_callables",
+    "from_object",
+    "load",
+    "load_toolset",
+]

@@ -1,0 +1,63 @@
+"""Helpers shared by the ingesters: turning loose pieces into valid ToolSpecs."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from envfactory.diagnostics import Diagnostics
+from envfactory.errors import SpecError
+from envfactory.ir.jsonschema import normalize_schema
+from envfactory.ir.tool import TOOL_NAME, ToolAnnotations, ToolSource, ToolSpec
+
+JSON = dict[str, Any]
+_BAD_CHARS = re.compile(r"[^A-Za-z0-9_\-]+")
+
+
+def clean_tool_name(raw: Any, diag: Diagnostics, *, where: str) -> str:
+    """A valid tool name from ``raw``; spaces and odd characters become ``_`` (with a warning)."""
+    if not isinstance(raw, str) or not raw.strip():
+        raise SpecError(f"missing or empty tool name at {where}", file=diag.file, field="name")
+    if TOOL_NAME.match(raw):
+        return raw
+    name = _BAD_CHARS.sub("_", raw.strip()).strip("_")[:64] or "tool"
+    diag.warn(f"tool name {raw!r} is not a valid identifier; renamed to {name!r}", tool=name)
+    return name
+
+
+def make_tool(
+    *,
+    name: str,
+    description: str | None,
+    input_schema: Any,
+    output_schema: Any = None,
+    annotations: ToolAnnotations | None = None,
+    source: ToolSource,
+    diag: Diagnostics,
+) -> ToolSpec:
+    """Normalize schemas and build a ToolSpec; the input schema must describe an object."""
+    if input_schema is None:
+        input_schema = {"type": "object", "properties": {}}
+    if not isinstance(input_schema, dict):
+        raise SpecError(
+            f"input schema must be a JSON object schema, got {type(input_schema).__name__}",
+            file=source.file, tool=name, field="input_schema",
+        )  # fmt: skip
+    schema = normalize_schema(input_schema, diag, tool=name, field="input")
+    if "type" not in schema and not schema.get("properties"):
+        schema = {"type": "object", "properties": {}, **schema}
+    if schema.get("type") != "object":
+        raise SpecError(
+            f"input schema must be of type 'object', got {schema.get('type')!r}",
+            file=source.file, tool=name, field="input_schema",
+        )  # fmt: skip
+    schema.setdefault("properties", {})
+    out = normalize_schema(output_schema, diag, tool=name, field="output") if output_schema else None
+    return ToolSpec(
+        name=name,
+        description=(description or "").strip(),
+        input_schema=schema,
+        output_schema=out or None,
+        annotations=annotations or ToolAnnotations(),
+        source=source,
+    )

@@ -1,0 +1,257 @@
+"""OpenAPI 3.0/3.1 and Swagger 2.0 -> ToolSet: one tool per operation.
+
+``$ref`` (local and across files) is resolved by ``jsonref``; path, query, header and body
+parameters are merged into one input schema; the first 2xx response schema becomes the
+output schema. Component schemas get their name as ``title`` so that synthesis can tell
+which entity an operation returns.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlparse
+
+import jsonref
+
+from envfactory.diagnostics import Diagnostics
+from envfactory.errors import SpecError, UnsupportedFormatError
+from envfactory.ingest.common import clean_tool_name, make_tool
+from envfactory.ingest.files import read_document
+from envfactory.ir.tool import HttpBinding, ToolAnnotations, ToolSet, ToolSource
+
+JSON = dict[str, Any]
+METHODS = ("get", "post", "put", "patch", "delete")
+_BODY_TYPES = ("application/json", "application/x-www-form-urlencoded", "multipart/form-data")
+_PARAM_META = {"name", "in", "description", "required", "collectionFormat", "allowEmptyValue"}
+
+
+def is_openapi(doc: Any) -> bool:
+    return isinstance(doc, dict) and ("openapi" in doc or "swagger" in doc)
+
+
+def load_openapi(path: Path, diag: Diagnostics, doc: Any = None) -> ToolSet:
+    doc = read_document(path, diag) if doc is None else doc
+    version = _version(doc, path)
+    _title_components(doc, version)
+    resolved = _resolve_refs(doc, path, diag)
+    paths = resolved.get("paths")
+    if not isinstance(paths, dict) or not paths:
+        raise SpecError("no operations: 'paths' is missing or empty", file=str(path), field="paths")
+    tools = []
+    for route, item in paths.items():
+        if not isinstance(item, dict):
+            diag.warn(f"path item {route!r} is not an object; skipped", field=f"paths.{route}")
+            continue
+        for method in METHODS:
+            op = item.get(method)
+            if isinstance(op, dict):
+                tools.append(_operation_tool(route, method, item, op, version, path, diag))
+    if not tools:
+        raise SpecError("no operations found under 'paths'", file=str(path), field="paths")
+    info = resolved.get("info") or {}
+    name = _slug(info.get("title") or path.stem)
+    return ToolSet(
+        name=name,
+        description=str(info.get("description") or "").strip(),
+        tools=tuple(tools),
+        warnings=tuple(diag.warnings),
+    )
+
+
+def _version(doc: JSON, path: Path) -> int:
+    raw = str(doc.get("openapi") or doc.get("swagger") or "")
+    if raw.startswith("2."):
+        return 2
+    if raw.startswith(("3.0", "3.1")):
+        return 3
+    raise UnsupportedFormatError(
+        f"unsupported OpenAPI version {raw!r} (supported: Swagger 2.0, OpenAPI 3.0 and 3.1)",
+        file=str(path),
+        field="openapi" if "openapi" in doc else "swagger",
+    )
+
+
+def _title_components(doc: JSON, version: int) -> None:
+    schemas = (doc.get("components") or {}).get("schemas") if version == 3 else doc.get("definitions")
+    for name, schema in (schemas or {}).items():
+        if isinstance(schema, dict):
+            schema.setdefault("title", name)
+
+
+def _resolve_refs(doc: JSON, path: Path, diag: Diagnostics) -> JSON:
+    def loader(uri: str) -> Any:
+        file = Path(unquote(urlparse(uri).path))
+        loaded = read_document(file, Diagnostics(file=str(file)))
+        if isinstance(loaded, dict) and ("type" in loaded or "properties" in loaded):
+            loaded.setdefault("title", file.stem)
+        _title_components(loaded, 3) if isinstance(loaded, dict) else None
+        return loaded
+
+    try:
+        return jsonref.replace_refs(
+            doc, base_uri=path.resolve().as_uri(), loader=loader,
+            proxies=False, lazy_load=False, merge_props=True,
+        )  # fmt: skip
+    except jsonref.JsonRefError as err:
+        ref = err.reference.get("$ref") if isinstance(err.reference, dict) else err.reference
+        where = "/".join(str(p) for p in err.path) or None
+        cause = err.cause
+        if isinstance(cause, SpecError):
+            reason = str(cause)
+        elif isinstance(cause, (FileNotFoundError, OSError)):
+            reason = f"file {getattr(cause, 'filename', None) or cause} does not exist"
+        else:
+            reason = str(cause or err.message)
+        raise SpecError(f"cannot resolve $ref {ref!r}: {reason}", file=str(path), field=where) from None
+    except RecursionError:
+        raise SpecError("$ref cycle too deep to resolve", file=str(path)) from None
+
+
+def _operation_tool(
+    route: str, method: str, item: JSON, op: JSON, version: int, path: Path, diag: Diagnostics
+) -> Any:
+    locator = f"{method.upper()} {route}"
+    raw_name = op.get("operationId") or _derived_name(method, route)
+    name = clean_tool_name(raw_name, diag, where=locator)
+    props: JSON = {}
+    required: list[str] = []
+    where: dict[str, str] = {}
+    params = _merge_params(item.get("parameters"), op.get("parameters"))
+    for param in params:
+        loc = param.get("in")
+        pname = param.get("name")
+        if not isinstance(pname, str) or loc not in ("path", "query", "header", "cookie", "body", "formData"):
+            diag.warn(f"parameter without a usable name/in skipped: {param!r:.80}", tool=name)
+            continue
+        if loc == "body":
+            _add_body(param.get("schema"), bool(param.get("required")), props, required, where, name, diag)
+            continue
+        schema = _param_schema(param, version)
+        if param.get("description") and "description" not in schema:
+            schema = {**schema, "description": param["description"]}
+        props[pname] = schema
+        where[pname] = "body" if loc == "formData" else loc
+        if param.get("required") or loc == "path":
+            required.append(pname)
+    body = op.get("requestBody")
+    if version == 3 and isinstance(body, dict):
+        _add_body(_pick_content(body.get("content")), bool(body.get("required")), props, required, where, name, diag)
+    input_schema: JSON = {"type": "object", "properties": props}
+    if required:
+        input_schema["required"] = list(dict.fromkeys(required))
+    tags = tuple(t for t in op.get("tags") or () if isinstance(t, str))
+    return make_tool(
+        name=name,
+        description=_describe(op),
+        input_schema=input_schema,
+        output_schema=_output_schema(op.get("responses"), version),
+        annotations=ToolAnnotations(
+            read_only=method == "get",
+            destructive=method == "delete",
+            idempotent=method in ("get", "put", "delete"),
+        ),
+        source=ToolSource(
+            format="openapi",
+            file=str(path),
+            locator=locator,
+            http=HttpBinding(method=method.upper(), path=route, params=where, tags=tags),
+        ),
+        diag=diag,
+    )
+
+
+def _merge_params(common: Any, own: Any) -> list[JSON]:
+    merged: dict[tuple[str, str], JSON] = {}
+    for group in (common, own):
+        for param in group or ():
+            if isinstance(param, dict):
+                merged[(str(param.get("name")), str(param.get("in")))] = param
+    return list(merged.values())
+
+
+def _param_schema(param: JSON, version: int) -> JSON:
+    if isinstance(param.get("schema"), dict):
+        return dict(param["schema"])
+    # Swagger 2 puts the schema keywords on the parameter itself.
+    return {k: v for k, v in param.items() if k not in _PARAM_META and k != "schema"}
+
+
+def _pick_content(content: Any) -> JSON | None:
+    if not isinstance(content, dict) or not content:
+        return None
+    for media in (*_BODY_TYPES, *content):
+        entry = content.get(media)
+        if isinstance(entry, dict) and isinstance(entry.get("schema"), dict):
+            return entry["schema"]
+    return None
+
+
+def _add_body(
+    schema: Any, body_required: bool, props: JSON, required: list[str],
+    where: dict[str, str], tool: str, diag: Diagnostics,
+) -> None:  # fmt: skip
+    if not isinstance(schema, dict):
+        return
+    body_props = schema.get("properties")
+    if not isinstance(body_props, dict) and isinstance(schema.get("allOf"), list):
+        body_props = {}
+        for part in schema["allOf"]:
+            body_props.update((part or {}).get("properties") or {})
+    if not isinstance(body_props, dict):
+        props["body"] = schema
+        where["body"] = "body"
+        if body_required:
+            required.append("body")
+        return
+    body_required_names = set(schema.get("required") or ())
+    for part in schema.get("allOf") or ():
+        body_required_names |= set((part or {}).get("required") or ())
+    for pname, sub in body_props.items():
+        key = pname
+        if key in props:
+            key = f"body_{pname}"
+            diag.warn(f"body field {pname!r} clashes with a parameter; renamed to {key!r}", tool=tool)
+        props[key] = sub
+        where[key] = "body"
+        if pname in body_required_names and body_required:
+            required.append(key)
+
+
+def _output_schema(responses: Any, version: int) -> JSON | None:
+    if not isinstance(responses, dict):
+        return None
+    codes = sorted(str(c) for c in responses if str(c).startswith("2"))
+    for code in codes:
+        response = responses.get(code, responses.get(int(code) if code.isdigit() else code))
+        if not isinstance(response, dict):
+            continue
+        schema = _pick_content(response.get("content")) if version == 3 else response.get("schema")
+        if isinstance(schema, dict):
+            return schema
+    return None
+
+
+def _describe(op: JSON) -> str:
+    summary = str(op.get("summary") or "").strip()
+    description = str(op.get("description") or "").strip()
+    if summary and description and not description.startswith(summary):
+        return f"{summary}\n\n{description}"
+    return description or summary
+
+
+def _derived_name(method: str, route: str) -> str:
+    parts = []
+    for segment in route.strip("/").split("/"):
+        if not segment:
+            continue
+        if segment.startswith("{"):
+            parts.append("by_" + segment.strip("{}"))
+        else:
+            parts.append(segment)
+    return "_".join([method, *parts]) if parts else method
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "_", text.lower()).strip("_") or "api"

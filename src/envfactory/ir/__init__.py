@@ -1,0 +1,49 @@
+"""The intermediate representation: frozen pydantic models that cross every boundary."""
+
+from envfactory.ir.effect import (
+    ActionEffect,
+    Behaviour,
+    BoundEffect,
+    CreateEffect,
+    DeleteEffect,
+    Effect,
+    FallbackEffect,
+    Filter,
+    ListEffect,
+    Paging,
+    ReadEffect,
+    TransferEffect,
+    UpdateEffect,
+)
+from envfactory.ir.env import EnvConfig, EnvSpec
+from envfactory.ir.state import Entity, StateSchema
+from envfactory.ir.task import Goal, Task, Verdict
+from envfactory.ir.tool import HttpBinding, ToolAnnotations, ToolSet, ToolSource, ToolSpec
+
+__all__ = [
+    "ActionEffect",
+    "Behaviour",
+    "BoundEffect",
+    "CreateEffect",
+    "DeleteEffect",
+    "Effect",
+    "Entity",
+    "EnvConfig",
+    "EnvSpec",
+    "FallbackEffect",
+    "Filter",
+    "Goal",
+    "HttpBinding",
+    "ListEffect",
+    "Paging",
+    "ReadEffect",
+    "StateSchema",
+    "Task",
+    "ToolAnnotations",
+    "ToolSet",
+    "ToolSource",
+    "ToolSpec",
+    "TransferEffect",
+    "UpdateEffect",
+    "Verdict",
+]

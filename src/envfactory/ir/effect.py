@@ -1,0 +1,140 @@
+"""Effects: what a tool does to the state, as data a user can read and edit.
+
+Each effect kind has an executor in ``runtime.behaviours`` (a registry keyed by ``kind``).
+A :class:`Behaviour` pairs a tool with its effect and says how far to trust it.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+FilterOp = Literal["eq", "in", "any", "contains", "search", "gte", "lte"]
+Fidelity = Literal["real", "high", "medium", "low"]
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Filter(_Frozen):
+    """Keep rows whose ``field`` matches argument ``arg`` under ``op``.
+
+    ``search`` matches the argument as a case-insensitive substring of any text field.
+    ``in`` keeps rows whose field is one of the argument's values; ``any`` keeps rows whose
+    list-valued field shares a value with the argument.
+    """
+
+    arg: str
+    field: str | None = None
+    op: FilterOp = "eq"
+
+
+class Paging(_Frozen):
+    limit_arg: str | None = None
+    offset_arg: str | None = None
+    page_arg: str | None = None
+    cursor_arg: str | None = None
+    default_limit: int | None = None
+
+
+class CreateEffect(_Frozen):
+    kind: Literal["create"] = "create"
+    entity: str
+    args: dict[str, str] = Field(default_factory=dict)  # input argument -> entity field
+    key_arg: str | None = None  # when the caller chooses the key
+    defaults: dict[str, Any] = Field(default_factory=dict)  # field -> value when not given
+    timestamps: tuple[str, ...] = ()  # fields set to the simulated clock
+
+
+class ReadEffect(_Frozen):
+    kind: Literal["read"] = "read"
+    entity: str
+    key_arg: str
+
+
+class ListEffect(_Frozen):
+    kind: Literal["list"] = "list"
+    entity: str
+    filters: tuple[Filter, ...] = ()
+    paging: Paging = Paging()
+
+
+class UpdateEffect(_Frozen):
+    kind: Literal["update"] = "update"
+    entity: str
+    key_arg: str
+    args: dict[str, str] = Field(default_factory=dict)
+    timestamps: tuple[str, ...] = ()
+
+
+class DeleteEffect(_Frozen):
+    kind: Literal["delete"] = "delete"
+    entity: str
+    key_arg: str
+
+
+class ActionEffect(_Frozen):
+    """A state transition: set ``field`` to ``to`` when the current value allows it."""
+
+    kind: Literal["action"] = "action"
+    entity: str
+    key_arg: str
+    field: str
+    to: str
+    allowed_from: tuple[str, ...] | None = None  # None: any state not forbidden
+    forbidden_from: tuple[str, ...] = ()
+    args: dict[str, str] = Field(default_factory=dict)  # extra arguments stored on the row
+    timestamps: tuple[str, ...] = ()
+
+
+class TransferEffect(_Frozen):
+    """Move ``amount_arg`` of ``field`` from one row of ``entity`` to another."""
+
+    kind: Literal["transfer"] = "transfer"
+    entity: str
+    from_arg: str
+    to_arg: str
+    amount_arg: str
+    field: str
+    record: CreateEffect | None = None  # e.g. a Transaction row written alongside
+
+
+class FallbackEffect(_Frozen):
+    """Schema-faithful, deterministic output; no state change. Always ``low`` fidelity."""
+
+    kind: Literal["fallback"] = "fallback"
+    reason: str
+
+
+class BoundEffect(_Frozen):
+    """The user's own implementation: ``target`` is ``module:Class.method`` or ``module:func``."""
+
+    kind: Literal["bound"] = "bound"
+    target: str
+
+
+Effect = Annotated[
+    CreateEffect
+    | ReadEffect
+    | ListEffect
+    | UpdateEffect
+    | DeleteEffect
+    | ActionEffect
+    | TransferEffect
+    | FallbackEffect
+    | BoundEffect,
+    Field(discriminator="kind"),
+]
+
+
+class Behaviour(_Frozen):
+    tool: str
+    effect: Effect
+    fidelity: Fidelity
+    notes: tuple[str, ...] = ()
+
+    @property
+    def low_fidelity(self) -> bool:
+        return self.fidelity == "low"

@@ -1,0 +1,143 @@
+"""EnvSpec: everything needed to run an environment, saved as a readable directory.
+
+    <dir>/env.json         name, description, config (seed, step budget, clock)
+    <dir>/tools.json       the ToolSet
+    <dir>/schema.json      the StateSchema
+    <dir>/behaviours.json  one Behaviour per tool
+    <dir>/state.json       the initial state: {entity: [rows]}
+
+All files are plain JSON, written deterministically so that diffs and hashes are meaningful.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from envfactory.errors import EnvSpecError
+from envfactory.ir.effect import Behaviour
+from envfactory.ir.state import StateSchema
+from envfactory.ir.tool import ToolSet
+
+FORMAT = "envfactory-env/1"
+JSON = dict[str, Any]
+
+
+class EnvConfig(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    seed: int = 0
+    rows_per_entity: int = 12
+    max_steps: int = 50
+    clock_start: str = "2026-01-05T09:00:00Z"
+    state_source: str = "seeded"  # "seeded", "empty" or the path of a user-supplied JSON file
+
+
+class EnvSpec(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str
+    description: str = ""
+    config: EnvConfig = EnvConfig()
+    tools: ToolSet
+    state_schema: StateSchema = Field(default_factory=StateSchema)
+    behaviours: tuple[Behaviour, ...]
+    initial_state: dict[str, list[JSON]] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> EnvSpec:
+        tools = set(self.tools.names)
+        covered = {b.tool for b in self.behaviours}
+        if tools != covered:
+            missing, extra = sorted(tools - covered), sorted(covered - tools)
+            raise EnvSpecError(
+                f"env {self.name!r}: behaviours do not match tools "
+                f"(tools without behaviour: {missing}; behaviours without tool: {extra})"
+            )
+        entities = set(self.state_schema.names)
+        for behaviour in self.behaviours:
+            entity = getattr(behaviour.effect, "entity", None)
+            if entity is not None and entity not in entities:
+                raise EnvSpecError(
+                    f"env {self.name!r}, tool {behaviour.tool!r}: unknown entity {entity!r}"
+                )
+        unknown = sorted(set(self.initial_state) - entities)
+        if unknown:
+            raise EnvSpecError(f"env {self.name!r}: initial state has unknown entities {unknown}")
+        return self
+
+    def behaviour(self, tool: str) -> Behaviour:
+        for behaviour in self.behaviours:
+            if behaviour.tool == tool:
+                return behaviour
+        raise KeyError(tool)
+
+    @property
+    def low_fidelity_tools(self) -> list[str]:
+        return [b.tool for b in self.behaviours if b.low_fidelity]
+
+    # -- persistence ------------------------------------------------------------------------
+    def save(self, directory: str | Path) -> Path:
+        path = Path(directory)
+        path.mkdir(parents=True, exist_ok=True)
+        meta = {
+            "format": FORMAT,
+            "name": self.name,
+            "description": self.description,
+            "config": self.config.model_dump(),
+        }
+        files = {
+            "env.json": meta,
+            "tools.json": self.tools.model_dump(mode="json", exclude_defaults=True),
+            "schema.json": self.state_schema.model_dump(mode="json", exclude_defaults=True),
+            "behaviours.json": [b.model_dump(mode="json", exclude_defaults=True) for b in self.behaviours],
+            "state.json": self.initial_state,
+        }
+        for name, data in files.items():
+            write_json(path / name, data)
+        return path
+
+    @classmethod
+    def load(cls, directory: str | Path) -> EnvSpec:
+        path = Path(directory)
+        if not (path / "env.json").is_file():
+            raise EnvSpecError(f"{path}: not an environment directory (no env.json); run `envfactory synth` first")
+        meta = read_json(path / "env.json")
+        if meta.get("format") != FORMAT:
+            raise EnvSpecError(f"{path / 'env.json'}: unsupported format {meta.get('format')!r}, expected {FORMAT!r}")
+        try:
+            return cls(
+                name=meta["name"],
+                description=meta.get("description", ""),
+                config=EnvConfig(**meta.get("config", {})),
+                tools=ToolSet.model_validate(read_json(path / "tools.json")),
+                state_schema=StateSchema.model_validate(read_json(path / "schema.json")),
+                behaviours=tuple(Behaviour.model_validate(b) for b in read_json(path / "behaviours.json")),
+                initial_state=read_json(path / "state.json"),
+            )
+        except ValidationError as err:
+            raise EnvSpecError(f"{path}: invalid environment files: {_first_error(err)}") from None
+        except KeyError as err:
+            raise EnvSpecError(f"{path / 'env.json'}: missing key {err}") from None
+
+
+def write_json(path: Path, data: Any) -> None:
+    path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise EnvSpecError(f"{path}: missing file") from None
+    except json.JSONDecodeError as err:
+        raise EnvSpecError(f"{path}: invalid JSON at line {err.lineno}: {err.msg}") from None
+
+
+def _first_error(err: ValidationError) -> str:
+    first = err.errors()[0]
+    where = ".".join(str(p) for p in first["loc"])
+    return f"{where}: {first['msg']} ({err.error_count()} error(s))"

@@ -1,0 +1,267 @@
+"""JSON Schema clean-up for tool descriptions found in the wild.
+
+Real tool docs bend JSON Schema: Python type names (``int``, ``dict``), a missing ``type``,
+``required`` naming absent properties, OpenAPI's ``nullable`` and ``allOf`` composition,
+enums written only in prose. :func:`normalize_schema` rewrites what has one sensible reading
+and reports every change through :class:`~envfactory.diagnostics.Diagnostics`.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from envfactory.diagnostics import Diagnostics
+
+JSON = dict[str, Any]
+
+_TYPE_ALIASES: dict[str, str | None] = {
+    "integer": "integer", "int": "integer", "long": "integer", "int32": "integer",
+    "int64": "integer", "number": "number", "float": "number", "double": "number",
+    "decimal": "number", "string": "string", "str": "string", "text": "string",
+    "file": "string", "boolean": "boolean", "bool": "boolean", "object": "object",
+    "dict": "object", "map": "object", "array": "array", "list": "array", "tuple": "array",
+    "set": "array", "null": "null", "none": "null", "nonetype": "null", "any": None,
+}  # fmt: skip
+_CANONICAL = {"integer", "number", "string", "boolean", "object", "array", "null"}
+_DROPPED_KEYS = {"xml", "discriminator", "externalDocs", "example", "examples", "$schema"}
+_PROSE_ENUM = re.compile(
+    r"(?:one of|possible values(?: are)?|allowed values(?: are)?|valid values(?: are)?|"
+    r"must be(?: one of)?|either)\s*[:\-]?\s*(.+)",
+    re.IGNORECASE,
+)
+_QUOTED = re.compile(r"[`'\"]([A-Za-z0-9_\-.]+)[`'\"]")
+MAX_DEPTH = 24
+
+
+def normalize_schema(
+    schema: Any, diag: Diagnostics, *, tool: str | None = None, field: str = "$"
+) -> JSON:
+    """Return a cleaned deep copy of ``schema``; every change is reported to ``diag``."""
+    return _Normalizer(diag, tool).run(schema, field, depth=0, seen=())
+
+
+class _Normalizer:
+    def __init__(self, diag: Diagnostics, tool: str | None) -> None:
+        self.diag, self.tool = diag, tool
+
+    def warn(self, field: str, message: str) -> None:
+        self.diag.warn(message, tool=self.tool, field=field)
+
+    def run(self, schema: Any, field: str, depth: int, seen: tuple[int, ...]) -> JSON:
+        if schema is True or schema is None:
+            return {}
+        if not isinstance(schema, dict):
+            self.warn(field, f"schema is a {type(schema).__name__}, not an object; accepting any value")
+            return {}
+        if id(schema) in seen or depth > MAX_DEPTH:
+            self.warn(field, "recursive schema cut here; accepting any object")
+            return {"type": "object"}
+        seen = (*seen, id(schema))
+        out: JSON = {k: v for k, v in schema.items() if k not in _DROPPED_KEYS and not k.startswith("x-")}
+        if "allOf" in out:
+            out = self._merge_all_of(out, field)
+        self._fix_type(out, field)
+        for key in ("anyOf", "oneOf"):
+            if isinstance(out.get(key), list):
+                out[key] = [self.run(s, f"{field}.{key}", depth + 1, seen) for s in out[key]]
+        if "properties" in out:
+            self._fix_properties(out, field, depth, seen)
+        if "items" in out:
+            items = out["items"]
+            if isinstance(items, list):
+                self.warn(field, "tuple-style 'items' list replaced by its first schema")
+                items = items[0] if items else {}
+            out["items"] = self.run(items, f"{field}[]", depth + 1, seen)
+        if isinstance(out.get("additionalProperties"), dict):
+            out["additionalProperties"] = self.run(
+                out["additionalProperties"], f"{field}.*", depth + 1, seen
+            )
+        if out.pop("nullable", False) is True and isinstance(out.get("type"), str):
+            out["type"] = [out["type"], "null"]
+        self._fix_required(out, field)
+        self._enum_from_prose(out, field)
+        return out
+
+    def _merge_all_of(self, schema: JSON, field: str) -> JSON:
+        parts = [p for p in schema.pop("allOf") if isinstance(p, dict)]
+        merged: JSON = {k: v for k, v in schema.items()}
+        props: JSON = dict(merged.get("properties") or {})
+        required: list[str] = list(merged.get("required") or [])
+        for part in parts:
+            if "allOf" in part:
+                part = self._merge_all_of(dict(part), field)
+            for key, value in part.items():
+                if key == "properties" and isinstance(value, dict):
+                    props.update(value)
+                elif key == "required" and isinstance(value, list):
+                    required.extend(r for r in value if r not in required)
+                else:
+                    merged.setdefault(key, value)
+        if props:
+            merged["properties"] = props
+            merged.setdefault("type", "object")
+        if required:
+            merged["required"] = required
+        return merged
+
+    def _fix_type(self, schema: JSON, field: str) -> None:
+        typ = schema.get("type")
+        if typ is None:
+            inferred = _infer_type(schema)
+            if inferred:
+                schema["type"] = inferred
+            return
+        if isinstance(typ, list):
+            fixed = [self._canonical_type(t, field) for t in typ]
+            kept = [t for t in fixed if t]
+            if len(kept) < len(fixed):
+                schema.pop("type")
+            else:
+                schema["type"] = kept if len(kept) > 1 else kept[0]
+            return
+        canonical = self._canonical_type(typ, field)
+        if canonical is None:
+            schema.pop("type")
+        else:
+            schema["type"] = canonical
+
+    def _canonical_type(self, typ: Any, field: str) -> str | None:
+        if isinstance(typ, str) and typ in _CANONICAL:
+            return typ
+        key = typ.lower().strip() if isinstance(typ, str) else None
+        if key in _TYPE_ALIASES:
+            canonical = _TYPE_ALIASES[key]
+            shown = canonical or "any type"
+            self.warn(field, f"type {typ!r} is not JSON Schema; read as {shown!r}")
+            return canonical
+        self.warn(field, f"unknown type {typ!r} dropped; accepting any value")
+        return None
+
+    def _fix_properties(self, schema: JSON, field: str, depth: int, seen: tuple[int, ...]) -> None:
+        props = schema["properties"]
+        if not isinstance(props, dict):
+            self.warn(field, "'properties' is not an object; dropped")
+            schema.pop("properties")
+            return
+        required = list(schema.get("required") or []) if isinstance(schema.get("required"), list) else []
+        fixed: JSON = {}
+        for name, sub in props.items():
+            if isinstance(sub, dict) and isinstance(sub.get("required"), bool):
+                sub = dict(sub)
+                if sub.pop("required") and name not in required:
+                    required.append(name)
+                    self.warn(f"{field}.{name}", "'required: true' on a property moved to the parent")
+            fixed[str(name)] = self.run(sub, f"{field}.{name}", depth + 1, seen)
+        schema["properties"] = fixed
+        schema.setdefault("type", "object")
+        if required:
+            schema["required"] = required
+
+    def _fix_required(self, schema: JSON, field: str) -> None:
+        required = schema.get("required")
+        if required is None:
+            return
+        if not isinstance(required, list):
+            self.warn(field, f"'required' is {required!r}, not a list; dropped")
+            schema.pop("required")
+            return
+        props = schema.get("properties")
+        if props is None:
+            return
+        absent = [r for r in required if r not in props]
+        if absent:
+            self.warn(field, f"'required' names absent properties {absent}; dropped them")
+            schema["required"] = [r for r in required if r in props]
+            if not schema["required"]:
+                schema.pop("required")
+
+    def _enum_from_prose(self, schema: JSON, field: str) -> None:
+        if "enum" in schema or schema.get("type") != "string":
+            return
+        values = enum_from_description(schema.get("description", ""))
+        if values:
+            schema["enum"] = values
+            self.warn(field, f"enum {values} read from the description")
+
+
+def enum_from_description(text: str) -> list[str]:
+    """Find an enum written in prose, e.g. ``"One of: `open`, `closed`"``; [] when unsure."""
+    match = _PROSE_ENUM.search(text or "")
+    if not match:
+        return []
+    quoted = _QUOTED.findall(match.group(1))
+    return list(dict.fromkeys(quoted)) if len(quoted) >= 2 else []
+
+
+def _infer_type(schema: JSON) -> str | None:
+    if "properties" in schema or "additionalProperties" in schema:
+        return "object"
+    if "items" in schema:
+        return "array"
+    values = schema.get("enum")
+    if isinstance(values, list) and values:
+        kinds = {type(v) for v in values}
+        if kinds == {str}:
+            return "string"
+        if kinds <= {int} and bool not in kinds:
+            return "integer"
+    return None
+
+
+def inline_local_refs(schema: JSON) -> JSON:
+    """Inline ``#/$defs/...`` and ``#/definitions/...`` references (as pydantic emits them)."""
+    defs: JSON = {**schema.get("definitions", {}), **schema.get("$defs", {})}
+
+    def walk(node: Any, stack: tuple[str, ...]) -> Any:
+        if isinstance(node, list):
+            return [walk(n, stack) for n in node]
+        if not isinstance(node, dict):
+            return node
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith(("#/$defs/", "#/definitions/")):
+            name = ref.rsplit("/", 1)[-1]
+            if name in stack or name not in defs:
+                return {"type": "object"}
+            extra = {k: v for k, v in node.items() if k != "$ref"}
+            return {**walk(defs[name], (*stack, name)), **extra}
+        return {k: walk(v, stack) for k, v in node.items() if k not in ("$defs", "definitions")}
+
+    return walk(schema, ())
+
+
+def primary_type(schema: JSON | None) -> str | None:
+    """The first non-null JSON type of ``schema`` (``None`` when untyped)."""
+    if not schema:
+        return None
+    typ = schema.get("type")
+    if isinstance(typ, list):
+        typ = next((t for t in typ if t != "null"), None)
+    if typ is None:
+        for key in ("anyOf", "oneOf"):
+            for sub in schema.get(key) or []:
+                found = primary_type(sub)
+                if found and found != "null":
+                    return found
+    return typ
+
+
+def entity_schema(schema: JSON | None) -> JSON | None:
+    """The object schema of the record a tool returns: unwraps arrays and list envelopes."""
+    if not schema:
+        return None
+    typ = primary_type(schema)
+    if typ == "array":
+        return entity_schema(schema.get("items"))
+    if typ != "object":
+        return None
+    props = schema.get("properties") or {}
+    arrays = [p for p in props.values() if primary_type(p) == "array" and primary_type(p.get("items")) == "object"]
+    scalars = [p for p in props.values() if primary_type(p) in ("string", "integer", "number", "boolean")]
+    has_id = any(k.lower() == "id" or k.lower().endswith(("_id", "id")) for k in props)
+    if len(arrays) == 1 and len(scalars) <= 4 and not has_id:
+        return entity_schema(arrays[0])  # {"items": [...], "total": 3}
+    objects = [p for p in props.values() if primary_type(p) == "object" and p.get("properties")]
+    if len(props) == 1 and len(objects) == 1:
+        return entity_schema(objects[0])  # {"data": {...}}
+    return schema if props else None

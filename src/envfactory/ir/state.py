@@ -1,0 +1,63 @@
+"""The state schema: entities (tables) with a primary key, typed fields and references."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+JSON = dict[str, Any]
+
+
+class Entity(BaseModel):
+    """One kind of record the tools read and write (a table of rows keyed by ``key``)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str
+    key: str = "id"
+    key_type: Literal["integer", "string"] = "string"
+    key_prefix: str = ""
+    fields: dict[str, JSON] = Field(default_factory=dict)  # field name -> JSON Schema
+    required: tuple[str, ...] = ()
+    refs: dict[str, str] = Field(default_factory=dict)  # field name -> referenced entity
+    sources: tuple[str, ...] = ()  # the tools this entity was inferred from
+
+    def format_key(self, n: int) -> int | str:
+        """The n-th generated key (1-based): ``7`` or ``"ord_0007"``."""
+        return n if self.key_type == "integer" else f"{self.key_prefix}_{n:04d}"
+
+
+class Relation(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    entity: str
+    field: str
+    target: str
+
+
+class StateSchema(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    entities: tuple[Entity, ...] = ()
+
+    def __getitem__(self, name: str) -> Entity:
+        for entity in self.entities:
+            if entity.name == name:
+                return entity
+        raise KeyError(name)
+
+    def __contains__(self, name: object) -> bool:
+        return any(e.name == name for e in self.entities)
+
+    @property
+    def names(self) -> list[str]:
+        return [e.name for e in self.entities]
+
+    @property
+    def relations(self) -> list[Relation]:
+        return [
+            Relation(entity=e.name, field=f, target=t)
+            for e in self.entities
+            for f, t in e.refs.items()
+        ]

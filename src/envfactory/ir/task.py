@@ -1,0 +1,43 @@
+"""Task: what an episode asks of the agent and how success is checked."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+JSON = dict[str, Any]
+
+
+class Goal(BaseModel):
+    """The verifiable outcome: the gold final state (by hash and/or rows) and answer facts."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    state_hash: str | None = None
+    # entity -> key (as string) -> the gold row, or None when the row must be gone
+    rows: dict[str, dict[str, JSON | None]] = Field(default_factory=dict)
+    answer: tuple[str, ...] = ()
+
+
+class Task(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    env: str
+    id: str
+    seed: int = 0
+    instruction: str
+    goal: Goal = Goal()
+    max_steps: int | None = None
+    difficulty: float = 0.0
+
+
+class Verdict(BaseModel):
+    """The outcome of :meth:`Episode.verify`: a reward in [0, 1] and the reasons for it."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    reward: float
+    success: bool
+    reasons: tuple[str, ...] = ()
+    state_hash: str = ""

@@ -1,0 +1,154 @@
+"""ToolSpec and ToolSet: the canonical tool description (mirrors MCP) and its converters."""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from envfactory.errors import SpecError
+
+JSON = dict[str, Any]
+TOOL_NAME = re.compile(r"^[A-Za-z0-9_\-]{1,64}$")
+ParamLocation = Literal["path", "query", "header", "cookie", "body"]
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class ToolAnnotations(_Frozen):
+    """MCP-style behaviour hints; ``None`` means unknown."""
+
+    read_only: bool | None = None
+    destructive: bool | None = None
+    idempotent: bool | None = None
+    open_world: bool | None = None
+
+
+class HttpBinding(_Frozen):
+    """Where an OpenAPI operation lives and where each input came from."""
+
+    method: str
+    path: str
+    params: dict[str, ParamLocation] = Field(default_factory=dict)
+    tags: tuple[str, ...] = ()
+
+
+class ToolSource(_Frozen):
+    """Provenance: the format, file and place a tool was read from."""
+
+    format: str
+    file: str | None = None
+    locator: str | None = None
+    http: HttpBinding | None = None
+    python: str | None = None  # "module:qualname" of a callable, for bound real implementations
+
+
+class ToolSpec(_Frozen):
+    """One tool: name, description, JSON Schemas for input and output, hints, provenance."""
+
+    name: str
+    description: str = ""
+    input_schema: JSON = Field(default_factory=lambda: {"type": "object", "properties": {}})
+    output_schema: JSON | None = None
+    annotations: ToolAnnotations = ToolAnnotations()
+    source: ToolSource = ToolSource(format="python")
+
+    @model_validator(mode="after")
+    def _check(self) -> ToolSpec:
+        if not TOOL_NAME.match(self.name):
+            raise SpecError(
+                "tool names must match [A-Za-z0-9_-]{1,64}", file=self.source.file, tool=self.name
+            )
+        if self.input_schema.get("type") != "object":
+            raise SpecError(
+                f"input schema must be a JSON object schema, got type {self.input_schema.get('type')!r}",
+                file=self.source.file,
+                tool=self.name,
+                field="input_schema",
+            )
+        return self
+
+    @property
+    def properties(self) -> JSON:
+        return self.input_schema.get("properties") or {}
+
+    @property
+    def required(self) -> list[str]:
+        return list(self.input_schema.get("required") or [])
+
+    # -- converters -------------------------------------------------------------------------
+    def to_openai(self) -> JSON:
+        """An entry of OpenAI's ``tools=[...]`` (chat completions)."""
+        return {
+            "type": "function",
+            "function": {
+                "name": self.name,
+                "description": self.description,
+                "parameters": self.input_schema,
+            },
+        }
+
+    def to_anthropic(self) -> JSON:
+        return {"name": self.name, "description": self.description, "input_schema": self.input_schema}
+
+    def to_mcp(self) -> JSON:
+        """An entry of an MCP ``tools/list`` result."""
+        out: JSON = {
+            "name": self.name,
+            "description": self.description,
+            "inputSchema": self.input_schema,
+        }
+        if self.output_schema is not None:
+            out["outputSchema"] = self.output_schema
+        hints = {
+            "readOnlyHint": self.annotations.read_only,
+            "destructiveHint": self.annotations.destructive,
+            "idempotentHint": self.annotations.idempotent,
+            "openWorldHint": self.annotations.open_world,
+        }
+        hints = {k: v for k, v in hints.items() if v is not None}
+        if hints:
+            out["annotations"] = hints
+        return out
+
+
+class ToolSet(_Frozen):
+    """The tools of one API, with the warnings produced while reading them."""
+
+    name: str
+    description: str = ""
+    tools: tuple[ToolSpec, ...]
+    warnings: tuple[str, ...] = ()
+
+    @model_validator(mode="after")
+    def _unique(self) -> ToolSet:
+        seen: dict[str, ToolSpec] = {}
+        for tool in self.tools:
+            if tool.name in seen:
+                first = seen[tool.name].source.locator or "an earlier tool"
+                raise SpecError(
+                    f"duplicate tool name (also defined at {first})",
+                    file=tool.source.file,
+                    tool=tool.name,
+                )
+            seen[tool.name] = tool
+        return self
+
+    def __getitem__(self, name: str) -> ToolSpec:
+        for tool in self.tools:
+            if tool.name == name:
+                return tool
+        raise KeyError(name)
+
+    @property
+    def names(self) -> list[str]:
+        return [t.name for t in self.tools]
+
+    def to_openai(self) -> list[JSON]:
+        return [t.to_openai() for t in self.tools]
+
+    def to_mcp(self) -> JSON:
+        return {"tools": [t.to_mcp() for t in self.tools]}

@@ -1,0 +1,339 @@
+"""Executors: one compiled function per tool, from its Effect (a registry keyed by kind).
+
+An executor takes the episode's :class:`CallContext` and validated arguments and returns a
+JSON-able value, or raises :class:`~envfactory.runtime.result.ToolError`. Everything that can
+be decided ahead of time (field maps, filters, key types) is decided at compile time.
+"""
+
+from __future__ import annotations
+
+import copy
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from envfactory.ir.effect import (
+    ActionEffect,
+    BoundEffect,
+    CreateEffect,
+    DeleteEffect,
+    FallbackEffect,
+    Filter,
+    ListEffect,
+    ReadEffect,
+    TransferEffect,
+    UpdateEffect,
+)
+from envfactory.ir.state import Entity, StateSchema
+from envfactory.ir.tool import ToolSpec
+from envfactory.registry import Registry
+from envfactory.runtime.result import ToolError
+from envfactory.runtime.store import Store
+
+JSON = dict[str, Any]
+
+
+@dataclass(slots=True)
+class CallContext:
+    store: Store
+    now: Callable[[], str]
+    seed: int
+    owner: Any = None  # the user's object, for bound behaviours
+    fallback: Callable[[str, JSON], Any] | None = None
+
+
+Executor = Callable[[CallContext, JSON], Any]
+Compiler = Callable[[Any, ToolSpec, StateSchema], Executor]
+COMPILERS: Registry[Compiler] = Registry("behaviour kind")
+
+
+def compile_executor(effect: Any, tool: ToolSpec, schema: StateSchema) -> Executor:
+    return COMPILERS[effect.kind](effect, tool, schema)
+
+
+def key_caster(entity: Entity) -> Callable[[Any], Any]:
+    if entity.key_type == "integer":
+        return lambda v: int(v) if isinstance(v, str) and v.lstrip("-").isdigit() else v
+    return lambda v: str(v) if isinstance(v, int) and not isinstance(v, bool) else v
+
+
+def _label(entity: Entity, key: Any) -> str:
+    return f"{entity.name.replace('_', ' ')} {key!r}"
+
+
+def _fetch(store: Store, entity: Entity, key: Any) -> JSON:
+    row = store.get(entity.name, key)
+    if row is None:
+        raise ToolError("not_found", f"{_label(entity, key)} not found")
+    return row
+
+
+def _ref_checks(entity: Entity, schema: StateSchema) -> dict[str, tuple[Entity, Callable[[Any], Any]]]:
+    return {f: (schema[t], key_caster(schema[t])) for f, t in entity.refs.items() if t in schema}
+
+
+def _check_refs(store: Store, refs: dict[str, tuple[Entity, Callable[[Any], Any]]], row: JSON, fields: Any) -> None:
+    for field in fields:
+        ref = refs.get(field)
+        if ref is None or row.get(field) is None:
+            continue
+        target, cast = ref
+        values = row[field] if isinstance(row[field], list) else [row[field]]
+        for value in values:
+            if store.get(target.name, cast(value)) is None:
+                raise ToolError("not_found", f"{_label(target, value)} not found (argument for {field!r})")
+
+
+def _assign(row: JSON, args: JSON, mapping: dict[str, str]) -> list[str]:
+    written = []
+    for arg, field in mapping.items():
+        if arg in args:
+            value = args[arg]
+            row[field] = copy.deepcopy(value) if isinstance(value, (dict, list)) else value
+            written.append(field)
+    return written
+
+
+@COMPILERS.register("create")
+def _create(effect: CreateEffect, tool: ToolSpec, schema: StateSchema) -> Executor:
+    entity = schema[effect.entity]
+    refs, cast, order = _ref_checks(entity, schema), key_caster(entity), tuple(entity.fields)
+    mapping = {a: f for a, f in effect.args.items() if f != entity.key}
+    defaults = dict(effect.defaults)
+
+    def run(ctx: CallContext, args: JSON) -> JSON:
+        store = ctx.store
+        if effect.key_arg and effect.key_arg in args:
+            key = cast(args[effect.key_arg])
+            if store.get(entity.name, key) is not None:
+                raise ToolError("conflict", f"{_label(entity, key)} already exists")
+        else:
+            key = store.next_key(entity.name, entity.format_key)
+        values: JSON = {entity.key: key}
+        written = _assign(values, args, mapping)
+        _check_refs(store, refs, values, written)
+        for field in effect.timestamps:
+            values.setdefault(field, ctx.now())
+        for field, default in defaults.items():
+            if field not in values:
+                values[field] = copy.deepcopy(default) if isinstance(default, (dict, list)) else default
+        row = {f: values[f] for f in order if f in values}
+        store.put(entity.name, key, row)
+        return row
+
+    return run
+
+
+@COMPILERS.register("read")
+def _read(effect: ReadEffect, tool: ToolSpec, schema: StateSchema) -> Executor:
+    entity = schema[effect.entity]
+    cast, key_arg = key_caster(entity), effect.key_arg
+    return lambda ctx, args: _fetch(ctx.store, entity, cast(args.get(key_arg)))
+
+
+@COMPILERS.register("update")
+def _update(effect: UpdateEffect, tool: ToolSpec, schema: StateSchema) -> Executor:
+    entity = schema[effect.entity]
+    refs, cast = _ref_checks(entity, schema), key_caster(entity)
+    mapping = {a: f for a, f in effect.args.items() if f != entity.key}
+
+    def run(ctx: CallContext, args: JSON) -> JSON:
+        key = cast(args.get(effect.key_arg))
+        row = dict(_fetch(ctx.store, entity, key))
+        written = _assign(row, args, mapping)
+        _check_refs(ctx.store, refs, row, written)
+        for field in effect.timestamps:
+            row[field] = ctx.now()
+        ctx.store.put(entity.name, key, row)
+        return row
+
+    return run
+
+
+@COMPILERS.register("delete")
+def _delete(effect: DeleteEffect, tool: ToolSpec, schema: StateSchema) -> Executor:
+    entity = schema[effect.entity]
+    cast = key_caster(entity)
+    echo_row = tool.output_schema is not None
+
+    def run(ctx: CallContext, args: JSON) -> JSON:
+        key = cast(args.get(effect.key_arg))
+        row = _fetch(ctx.store, entity, key)
+        ctx.store.delete(entity.name, key)
+        return row if echo_row else {"deleted": True, entity.key: key}
+
+    return run
+
+
+@COMPILERS.register("action")
+def _action(effect: ActionEffect, tool: ToolSpec, schema: StateSchema) -> Executor:
+    entity = schema[effect.entity]
+    cast, verb = key_caster(entity), tool.name.replace("_", " ")
+    allowed = frozenset(effect.allowed_from) if effect.allowed_from is not None else None
+    forbidden = frozenset(effect.forbidden_from)
+
+    def run(ctx: CallContext, args: JSON) -> JSON:
+        key = cast(args.get(effect.key_arg))
+        row = _fetch(ctx.store, entity, key)
+        current = row.get(effect.field)
+        if current == effect.to:
+            raise ToolError("conflict", f"{_label(entity, key)} is already {effect.to!r}")
+        if (allowed is not None and current not in allowed) or current in forbidden:
+            hint = f" (allowed from: {', '.join(sorted(allowed))})" if allowed is not None else ""
+            raise ToolError(
+                "precondition_failed", f"cannot {verb}: {_label(entity, key)} has {effect.field} {current!r}{hint}"
+            )
+        new = dict(row)
+        new[effect.field] = effect.to
+        _assign(new, args, effect.args)
+        for field in effect.timestamps:
+            new[field] = ctx.now()
+        ctx.store.put(entity.name, key, new)
+        return new
+
+    return run
+
+
+@COMPILERS.register("transfer")
+def _transfer(effect: TransferEffect, tool: ToolSpec, schema: StateSchema) -> Executor:
+    entity = schema[effect.entity]
+    cast, field = key_caster(entity), effect.field
+    record = _create(effect.record, tool, schema) if effect.record else None
+
+    def run(ctx: CallContext, args: JSON) -> Any:
+        amount = args.get(effect.amount_arg)
+        if not isinstance(amount, (int, float)) or isinstance(amount, bool) or amount <= 0:
+            raise ToolError("invalid_arguments", f"argument {effect.amount_arg!r} must be a positive number")
+        src_key, dst_key = cast(args.get(effect.from_arg)), cast(args.get(effect.to_arg))
+        if src_key == dst_key:
+            raise ToolError("precondition_failed", f"cannot transfer from {_label(entity, src_key)} to itself")
+        src, dst = _fetch(ctx.store, entity, src_key), _fetch(ctx.store, entity, dst_key)
+        balance = src.get(field) or 0
+        if balance < amount:
+            raise ToolError(
+                "precondition_failed", f"insufficient {field}: {_label(entity, src_key)} has {balance}, needs {amount}"
+            )
+        ctx.store.put(entity.name, src_key, {**src, field: _money(balance - amount)})
+        ctx.store.put(entity.name, dst_key, {**dst, field: _money((dst.get(field) or 0) + amount)})
+        if record is not None:
+            return record(ctx, args)
+        return {"status": "completed", effect.from_arg: src_key, effect.to_arg: dst_key, effect.amount_arg: amount}
+
+    return run
+
+
+def _money(value: float | int) -> float | int:
+    return round(value, 2) if isinstance(value, float) else value
+
+
+@COMPILERS.register("fallback")
+def _fallback(effect: FallbackEffect, tool: ToolSpec, schema: StateSchema) -> Executor:
+    def run(ctx: CallContext, args: JSON) -> Any:
+        if ctx.fallback is None:
+            return {"status": "ok"}
+        return ctx.fallback(tool.name, args)
+
+    return run
+
+
+@COMPILERS.register("bound")
+def _bound(effect: BoundEffect, tool: ToolSpec, schema: StateSchema) -> Executor:
+    method = effect.target.rsplit(".", 1)[-1].rsplit(":", 1)[-1]
+
+    def run(ctx: CallContext, args: JSON) -> Any:
+        if ctx.owner is None:
+            raise ToolError("precondition_failed", f"no implementation is bound for {tool.name!r}")
+        func = getattr(ctx.owner, method)
+        try:
+            result = func(**args)
+        except LookupError as err:
+            raise ToolError("not_found", _describe(err)) from None
+        except (ValueError, TypeError) as err:
+            raise ToolError("invalid_arguments", _describe(err)) from None
+        except Exception as err:  # the user's code: report, never crash the episode
+            raise ToolError("precondition_failed", _describe(err)) from None
+        return to_jsonable(result)
+
+    return run
+
+
+def _describe(err: Exception) -> str:
+    text = str(err.args[0]) if isinstance(err, KeyError) and err.args else str(err)
+    return f"{type(err).__name__}: {text}" if text else type(err).__name__
+
+
+def to_jsonable(value: Any) -> Any:
+    """Plain JSON from pydantic models, dataclasses, tuples and the like."""
+    if hasattr(value, "model_dump"):
+        return value.model_dump(mode="json")
+    if hasattr(value, "__dataclass_fields__") and not inspect.isclass(value):
+        from dataclasses import asdict
+
+        return asdict(value)
+    if isinstance(value, dict):
+        return {str(k): to_jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set)):
+        return [to_jsonable(v) for v in value]
+    return value
+
+
+def compile_filters(filters: tuple[Filter, ...], entity: Entity) -> list[tuple[str, Callable[[JSON, Any], bool]]]:
+    """(argument, predicate(row, value)) pairs for a list tool."""
+    text_fields = [f for f, s in entity.fields.items() if s.get("type") == "string"]
+    out = []
+    for flt in filters:
+        out.append((flt.arg, _predicate(flt, text_fields)))
+    return out
+
+
+def _norm(value: Any) -> Any:
+    return value.casefold() if isinstance(value, str) else value
+
+
+def _predicate(flt: Filter, text_fields: list[str]) -> Callable[[JSON, Any], bool]:
+    field = flt.field or ""
+    if flt.op == "search":
+        return lambda row, v: any(
+            isinstance(row.get(f), str) and str(v).casefold() in row[f].casefold() for f in text_fields
+        )
+    if flt.op == "contains":
+        return lambda row, v: isinstance(row.get(field), str) and str(v).casefold() in row[field].casefold()
+    if flt.op == "in":
+        return lambda row, v: _norm(row.get(field)) in {_norm(x) for x in (v if isinstance(v, list) else [v])}
+    if flt.op == "any":
+        return lambda row, v: bool(
+            {_norm(x) for x in row.get(field) or ()} & {_norm(x) for x in (v if isinstance(v, list) else [v])}
+        )
+    if flt.op == "gte":
+        return lambda row, v: row.get(field) is not None and _comparable(row[field], v) and row[field] >= v
+    if flt.op == "lte":
+        return lambda row, v: row.get(field) is not None and _comparable(row[field], v) and row[field] <= v
+    return lambda row, v: _norm(row.get(field)) == _norm(v)
+
+
+def _comparable(a: Any, b: Any) -> bool:
+    return isinstance(a, (int, float)) == isinstance(b, (int, float))
+
+
+@COMPILERS.register("list")
+def _list(effect: ListEffect, tool: ToolSpec, schema: StateSchema) -> Executor:
+    entity = schema[effect.entity]
+    predicates = compile_filters(effect.filters, entity)
+    paging = effect.paging
+
+    def run(ctx: CallContext, args: JSON) -> list[JSON]:
+        active = [(p, args[a]) for a, p in predicates if args.get(a) is not None]
+        rows = [r for r in ctx.store.rows(entity.name) if all(p(r, v) for p, v in active)]
+        limit = args.get(paging.limit_arg) if paging.limit_arg else None
+        limit = limit if isinstance(limit, int) and limit > 0 else paging.default_limit
+        start = 0
+        if paging.offset_arg and isinstance(args.get(paging.offset_arg), int):
+            start = max(0, args[paging.offset_arg])
+        elif paging.page_arg and isinstance(args.get(paging.page_arg), int) and limit:
+            start = max(0, args[paging.page_arg] - 1) * limit
+        elif paging.cursor_arg and str(args.get(paging.cursor_arg) or "").isdigit():
+            start = int(args[paging.cursor_arg])
+        return rows[start : start + limit] if limit else rows[start:]
+
+    return run

@@ -1,0 +1,98 @@
+"""Environment: a compiled EnvSpec (validators, executors, shared base state) that makes Episodes.
+
+Compiling is done once; each :class:`Episode` then costs a few small objects, so thousands
+of live episodes share one copy of the initial state.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from envfactory.errors import EnvSpecError, SpecError
+from envfactory.ir.effect import BoundEffect
+from envfactory.ir.env import EnvSpec
+from envfactory.runtime.behaviours import Executor, compile_executor, to_jsonable
+from envfactory.runtime.shape import Shaper, compile_shaper
+from envfactory.runtime.store import BaseState
+from envfactory.runtime.validation import Validator, compile_validator
+from envfactory.seeding import derive_seed
+
+JSON = dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class CompiledTool:
+    name: str
+    validate: Validator
+    execute: Executor
+    shape: Shaper
+    read_only: bool
+
+
+class Environment:
+    """Everything shared by the episodes of one environment."""
+
+    def __init__(self, spec: EnvSpec, *, owner_factory: Callable[[], Any] | None = None) -> None:
+        self.spec = spec
+        self.name = spec.name
+        self.base = BaseState(spec.state_schema, spec.initial_state)
+        self.tools: dict[str, CompiledTool] = {}
+        for tool in spec.tools.tools:
+            effect = spec.behaviour(tool.name).effect
+            self.tools[tool.name] = CompiledTool(
+                name=tool.name,
+                validate=compile_validator(tool.input_schema),
+                execute=compile_executor(effect, tool, spec.state_schema),
+                shape=compile_shaper(tool.output_schema),
+                read_only=effect.kind in ("read", "list") or bool(tool.annotations.read_only),
+            )
+        self.openai_tools = spec.tools.to_openai()
+        self.owner_factory = owner_factory or bound_owner_factory(spec)
+        self.clock_epoch = datetime.fromisoformat(spec.config.clock_start.replace("Z", "+00:00")).timestamp()
+        self._values: Any = None  # a ValueMaker, made on first fallback call (Faker is slow to start)
+
+    @classmethod
+    def load(cls, directory: str | Path) -> Environment:
+        return cls(EnvSpec.load(directory))
+
+    def episode(self, *, max_steps: int | None = None, user: Any = None) -> Any:
+        from envfactory.runtime.episode import Episode
+
+        return Episode(self, max_steps=max_steps, user=user)
+
+    def fallback_value(self, tool: str, args: JSON, seed: int) -> Any:
+        """Deterministic, schema-faithful output for a tool without inferred semantics."""
+        from envfactory.synth.values import ValueMaker
+
+        if self._values is None:
+            self._values = ValueMaker(0, self.spec.config.clock_start)
+        canonical = json.dumps(args, sort_keys=True, ensure_ascii=True)
+        self._values.reseed(derive_seed(seed, tool, canonical))
+        schema = self.spec.tools[tool].output_schema
+        return to_jsonable(self._values.value(schema, tool)) if schema else {"status": "ok"}
+
+
+def bound_owner_factory(spec: EnvSpec) -> Callable[[], Any] | None:
+    """Import the user's implementation named by bound behaviours; a fresh owner per episode."""
+    targets = {b.effect.target for b in spec.behaviours if isinstance(b.effect, BoundEffect)}
+    if not targets:
+        return None
+    from envfactory.ingest.python import import_module_ref
+
+    refs = {t.rsplit(":", 1)[0] for t in targets}
+    owners = {t.rsplit(":", 1)[1].split(".")[0] for t in targets if "." in t.rsplit(":", 1)[1]}
+    if len(refs) != 1 or len(owners) > 1:
+        raise EnvSpecError(f"env {spec.name!r}: bound behaviours must come from one module and class, got {sorted(targets)}")
+    try:
+        module = import_module_ref(refs.pop())
+    except SpecError as err:
+        raise EnvSpecError(f"env {spec.name!r}: cannot import the bound implementation: {err}") from None
+    if not owners:
+        return lambda: module
+    cls = getattr(module, owners.pop())
+    return cls

@@ -1,0 +1,254 @@
+"""Episode: one agent's run in an environment (DESIGN.md §3).
+
+``reset`` / ``call_tool`` / ``respond`` / ``verify`` / ``snapshot`` / ``restore`` /
+``state_hash``. Bad input from the agent is an observation, never an exception; the same
+environment, task and seed give the same observations byte for byte.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import time
+from typing import Any
+
+from envfactory.errors import EnvFactoryError
+from envfactory.ir.task import Task, Verdict
+from envfactory.runtime.behaviours import CallContext, key_caster
+from envfactory.runtime.environment import Environment
+from envfactory.runtime.result import ToolError, ToolResult
+from envfactory.runtime.store import Store
+from envfactory.runtime.validation import MAX_STRING
+from envfactory.users.base import ClosingUser, UserSimulator
+
+JSON = dict[str, Any]
+MAX_ARGUMENT_CHARS = 100_000
+
+
+class Episode:
+    """Mutable per-episode state over a shared :class:`Environment`."""
+
+    __slots__ = ("_ctx", "env", "log", "max_steps", "replies", "seed", "steps", "store",
+                 "task", "terminated", "truncated", "user")  # fmt: skip
+
+    def __init__(self, env: Environment, *, max_steps: int | None = None, user: UserSimulator | None = None) -> None:
+        self.env = env
+        self.user: UserSimulator = user or ClosingUser()
+        self.max_steps = max_steps or env.spec.config.max_steps
+        self.reset()
+
+    # -- lifecycle ---------------------------------------------------------------------------
+    def reset(self, task: Task | None = None, seed: int | None = None) -> list[JSON]:
+        """Start over from the initial state; returns the opening messages."""
+        self.task = task
+        self.seed = seed if seed is not None else (task.seed if task is not None else 0)
+        self.store = Store(self.env.base)
+        self.steps = 0
+        self.terminated = self.truncated = False
+        self.log: list[tuple[Any, ...]] = []
+        self.replies: list[str] = []
+        self._ctx = CallContext(self.store, self._now, self.seed, self._new_owner(), self._fallback)
+        return self.opening()
+
+    def opening(self) -> list[JSON]:
+        spec = self.env.spec
+        system = (
+            f"You are a helpful agent working with the {spec.name} tools. "
+            "Use the tools to do what the user asks, then reply to the user with the outcome."
+        )
+        return [{"role": "system", "content": system}, {"role": "user", "content": self.user.opening(self.task)}]
+
+    @property
+    def done(self) -> bool:
+        return self.terminated or self.truncated
+
+    @property
+    def budget(self) -> int:
+        return self.task.max_steps if self.task is not None and self.task.max_steps else self.max_steps
+
+    # -- acting ------------------------------------------------------------------------------
+    def call_tool(self, name: str, arguments: JSON | str | None = None) -> ToolResult:
+        """Run one tool call; every failure comes back as an error result."""
+        if self.done:
+            return ToolResult.failure("episode_over", "the episode is over; call reset()")
+        self.steps += 1
+        if self.steps >= self.budget:
+            self.truncated = True
+        result = self._run(name, arguments)
+        self.log.append((name, arguments, result))
+        return result
+
+    def _run(self, name: str, arguments: JSON | str | None) -> ToolResult:
+        tool = self.env.tools.get(name) if isinstance(name, str) else None
+        if tool is None:
+            known = ", ".join(self.env.tools)
+            return ToolResult.failure("unknown_tool", f"unknown tool {str(name)[:80]!r}; available: {known}")
+        args = _parse_arguments(arguments)
+        if isinstance(args, ToolResult):
+            return args
+        problem = tool.validate(args)
+        if problem is not None:
+            return ToolResult.failure("invalid_arguments", f"{name}: {problem}")
+        try:
+            value = tool.execute(self._ctx, args)
+        except ToolError as err:
+            return ToolResult.failure(err.code, err.message)
+        except Exception as err:  # a behaviour bug or odd user data must not crash the agent's loop
+            return ToolResult.failure("precondition_failed", f"{name} failed: {type(err).__name__}: {err}")
+        return ToolResult(True, json.dumps(tool.shape(value), ensure_ascii=True))
+
+    def act(self, message: JSON) -> list[JSON]:
+        """Take an OpenAI assistant message; return the tool (or user) messages it produced."""
+        calls = message.get("tool_calls") if isinstance(message, dict) else None
+        if not calls:
+            content = message.get("content") if isinstance(message, dict) else None
+            return self.respond(content if isinstance(content, str) else "")
+        out = []
+        for i, call in enumerate(calls):
+            fn = call.get("function") if isinstance(call, dict) else None
+            call_id = call.get("id") if isinstance(call, dict) and call.get("id") else f"call_{self.steps + i}"
+            if not isinstance(fn, dict):
+                result = ToolResult.failure("invalid_arguments", "a tool call needs a 'function' with 'name' and 'arguments'")
+            else:
+                result = self.call_tool(fn.get("name"), fn.get("arguments"))  # type: ignore[arg-type]
+            out.append({"role": "tool", "tool_call_id": call_id, "content": result.content})
+        return out
+
+    def respond(self, text: str) -> list[JSON]:
+        """Send a message to the user; returns the user's answer, or [] when the episode ends."""
+        if self.done:
+            return []
+        self.steps += 1
+        self.replies.append(text)
+        self.log.append(("__reply__", text, None))
+        answer = self.user.reply(text)
+        if answer is None:
+            self.terminated = True
+            return []
+        self.log.append(("__user__", answer, None))
+        if self.steps >= self.budget:
+            self.truncated = True
+        return [{"role": "user", "content": answer}]
+
+    # -- checking ----------------------------------------------------------------------------
+    def state_hash(self) -> str:
+        return self.store.hash()
+
+    def state(self) -> dict[str, list[JSON]]:
+        """The whole current state, materialized (for people and tests; not the hot path)."""
+        return self.store.materialize()
+
+    def verify(self) -> Verdict:
+        """Compare the final state and replies with the task's goal."""
+        current = self.store.hash()
+        if self.task is None:
+            return Verdict(reward=0.0, success=False, reasons=("no task: nothing to verify",), state_hash=current)
+        goal = self.task.goal
+        reasons: list[str] = []
+        if goal.state_hash and goal.state_hash != current:
+            reasons.append(f"final state differs from the goal state (hash {current[:12]} != {goal.state_hash[:12]})")
+        schema = self.env.spec.state_schema
+        for entity_name, rows in goal.rows.items():
+            cast = key_caster(schema[entity_name])
+            for key, expected in rows.items():
+                actual = self.store.get(entity_name, cast(key))
+                if actual != expected:
+                    reasons.append(f"{entity_name} {key}: expected {_short(expected)}, found {_short(actual)}")
+        said = " ".join(self.replies).casefold()
+        reasons += [f"the reply does not state {fact!r}" for fact in goal.answer if fact.casefold() not in said]
+        success = not reasons
+        return Verdict(reward=1.0 if success else 0.0, success=success, reasons=tuple(reasons), state_hash=current)
+
+    # -- moving episodes around --------------------------------------------------------------
+    def snapshot(self) -> JSON:
+        """Everything needed to continue this episode elsewhere, as plain JSON."""
+        return {
+            "env": self.env.name,
+            "store": self.store.snapshot(),
+            "steps": self.steps,
+            "seed": self.seed,
+            "terminated": self.terminated,
+            "truncated": self.truncated,
+            "replies": list(self.replies),
+            "task": self.task.model_dump(mode="json") if self.task is not None else None,
+            "log": [[n, a, r.content if isinstance(r, ToolResult) else None] for n, a, r in self.log],
+        }
+
+    def restore(self, snap: JSON) -> None:
+        if snap.get("env") != self.env.name or snap["store"]["base"] != self.env.base.hash:
+            raise EnvFactoryError(
+                f"snapshot is from environment {snap.get('env')!r} with another initial state; cannot restore"
+            )
+        self.task = Task.model_validate(snap["task"]) if snap.get("task") else None
+        self.seed = snap["seed"]
+        self.store = Store(self.env.base)
+        self.store.restore(snap["store"])
+        self.steps, self.terminated, self.truncated = snap["steps"], snap["terminated"], snap["truncated"]
+        self.replies = list(snap["replies"])
+        self.log = [
+            (n, a, ToolResult(not _is_error(c), c, _error_code(c)) if c is not None else None)
+            for n, a, c in copy.deepcopy(snap["log"])
+        ]
+        self._ctx = CallContext(self.store, self._now, self.seed, self._ctx.owner, self._fallback)
+
+    @property
+    def messages(self) -> list[JSON]:
+        """The transcript as OpenAI chat messages."""
+        out = self.opening()
+        for i, (name, args, result) in enumerate(self.log):
+            if name == "__reply__":
+                out.append({"role": "assistant", "content": args})
+            elif name == "__user__":
+                out.append({"role": "user", "content": args})
+            else:
+                text = args if isinstance(args, str) else json.dumps(args or {}, ensure_ascii=True)
+                call = {"id": f"call_{i}", "type": "function", "function": {"name": str(name), "arguments": text}}
+                out.append({"role": "assistant", "content": None, "tool_calls": [call]})
+                out.append({"role": "tool", "tool_call_id": f"call_{i}", "content": result.content})
+        return out
+
+    # -- internals ---------------------------------------------------------------------------
+    def _now(self) -> str:
+        stamp = self.env.clock_epoch + 60 * self.steps
+        return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(stamp))
+
+    def _new_owner(self) -> Any:
+        factory = self.env.owner_factory
+        return factory() if factory is not None else None
+
+    def _fallback(self, tool: str, args: JSON) -> Any:
+        return self.env.fallback_value(tool, args, self.seed)
+
+
+def _parse_arguments(arguments: JSON | str | None) -> JSON | ToolResult:
+    if arguments is None or arguments == "":
+        return {}
+    if isinstance(arguments, str):
+        if len(arguments) > MAX_ARGUMENT_CHARS:
+            return ToolResult.failure(
+                "invalid_arguments", f"arguments are {len(arguments)} characters; the limit is {MAX_ARGUMENT_CHARS}"
+            )
+        try:
+            arguments = json.loads(arguments)
+        except (json.JSONDecodeError, RecursionError) as err:
+            msg = err.msg if isinstance(err, json.JSONDecodeError) else "nested too deeply"
+            return ToolResult.failure("invalid_arguments", f"arguments are not valid JSON: {msg}")
+    if not isinstance(arguments, dict):
+        return ToolResult.failure("invalid_arguments", "arguments must be a JSON object")
+    return arguments
+
+
+def _short(row: Any) -> str:
+    text = json.dumps(row, ensure_ascii=True, sort_keys=True)
+    return text if len(text) <= 200 else text[:197] + "..."
+
+
+def _is_error(content: str) -> bool:
+    return content.startswith('{"error": {"code"')
+
+
+def _error_code(content: str) -> Any:
+    return json.loads(content)["error"]["code"] if _is_error(content) else None
+
+
+__all__ = ["MAX_ARGUMENT_CHARS", "MAX_STRING", "Episode"]

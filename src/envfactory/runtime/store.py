@@ -1,0 +1,141 @@
+"""Copy-on-write state: a shared, immutable base plus a small per-episode overlay.
+
+Episodes never copy the initial state. Reads look in the overlay first, then the base; writes
+go to the overlay only. The state hash is a multiset hash (sum of per-row BLAKE2b digests
+mod 2**128): the base total is computed once, and an episode's hash only re-hashes the rows
+it changed, so hashing costs O(changes) rather than O(state).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterator
+from typing import Any
+
+from envfactory.ir.state import StateSchema
+
+JSON = dict[str, Any]
+MOD = 1 << 128
+_GONE: Any = None  # overlay value of a deleted row
+
+
+def row_digest(entity: str, key: Any, row: JSON | None) -> int:
+    if row is None:
+        return 0
+    text = json.dumps([entity, key, row], sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=16).digest(), "big")
+
+
+class BaseState:
+    """The initial state shared by every episode of an environment (never mutated)."""
+
+    def __init__(self, schema: StateSchema, rows: dict[str, list[JSON]]) -> None:
+        self.keys = {e.name: e.key for e in schema.entities}
+        self.key_types = {e.name: e.key_type for e in schema.entities}
+        self.tables: dict[str, dict[Any, JSON]] = {
+            name: {row[key]: row for row in rows.get(name, ())} for name, key in self.keys.items()
+        }
+        self.digests = {
+            name: {k: row_digest(name, k, r) for k, r in table.items()} for name, table in self.tables.items()
+        }
+        self.total = sum(d for table in self.digests.values() for d in table.values()) % MOD
+        self.counters = {name: _max_counter(table) for name, table in self.tables.items()}
+        self.hash = f"{self.total:032x}"
+
+
+def _max_counter(table: dict[Any, JSON]) -> int:
+    best = 0
+    for key in table:
+        if isinstance(key, int):
+            best = max(best, key)
+        elif isinstance(key, str):
+            tail = key.rsplit("_", 1)[-1]
+            if tail.isdigit():
+                best = max(best, int(tail))
+    return best
+
+
+class Store:
+    """One episode's view of the state. Rows handed out must be treated as read-only."""
+
+    __slots__ = ("base", "counters", "overlay")
+
+    def __init__(self, base: BaseState) -> None:
+        self.base = base
+        self.overlay: dict[str, dict[Any, JSON | None]] = {}
+        self.counters: dict[str, int] = {}
+
+    def get(self, entity: str, key: Any) -> JSON | None:
+        changed = self.overlay.get(entity)
+        if changed is not None and key in changed:
+            return changed[key]
+        return self.base.tables[entity].get(key)
+
+    def put(self, entity: str, key: Any, row: JSON) -> None:
+        self.overlay.setdefault(entity, {})[key] = row
+
+    def delete(self, entity: str, key: Any) -> None:
+        self.overlay.setdefault(entity, {})[key] = _GONE
+
+    def rows(self, entity: str) -> Iterator[JSON]:
+        """All live rows: base order first, then rows created in this episode."""
+        changed = self.overlay.get(entity)
+        base = self.base.tables[entity]
+        if not changed:
+            yield from base.values()
+            return
+        for key, row in base.items():
+            if key in changed:
+                row = changed[key]
+                if row is None:
+                    continue
+            yield row
+        for key, row in changed.items():
+            if row is not None and key not in base:
+                yield row
+
+    def count(self, entity: str) -> int:
+        return sum(1 for _ in self.rows(entity))
+
+    def next_key(self, entity: str, format_key: Any) -> Any:
+        n = self.counters.get(entity, self.base.counters[entity]) + 1
+        self.counters[entity] = n
+        return format_key(n)
+
+    def hash(self) -> str:
+        total = self.base.total
+        for entity, changed in self.overlay.items():
+            digests = self.base.digests[entity]
+            for key, row in changed.items():
+                total += row_digest(entity, key, row) - digests.get(key, 0)
+        return f"{total % MOD:032x}"
+
+    # -- moving state around -----------------------------------------------------------------
+    def snapshot(self) -> JSON:
+        """A JSON-serializable copy of what this episode changed."""
+        return {
+            "base": self.base.hash,
+            "overlay": {
+                entity: [[key, row] for key, row in changed.items()] for entity, changed in self.overlay.items()
+            },
+            "counters": dict(self.counters),
+        }
+
+    def restore(self, snap: JSON) -> None:
+        self.overlay = {
+            entity: {_native_key(self.base.key_types[entity], key): row for key, row in pairs}
+            for entity, pairs in snap["overlay"].items()
+        }
+        self.counters = dict(snap["counters"])
+
+    def materialize(self) -> dict[str, list[JSON]]:
+        return {entity: list(self.rows(entity)) for entity in self.base.tables}
+
+    def changes(self) -> dict[str, dict[Any, JSON | None]]:
+        """Rows this episode created, changed (new value) or deleted (None)."""
+        return {e: dict(c) for e, c in self.overlay.items() if c}
+
+
+def _native_key(key_type: str, key: Any) -> Any:
+    return int(key) if key_type == "integer" and isinstance(key, str) else key

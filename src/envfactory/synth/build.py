@@ -1,0 +1,138 @@
+"""synthesize(): tool descriptions -> EnvSpec (schema, behaviours, initial state). Offline."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from envfactory.errors import SynthesisError
+from envfactory.ingest import Loaded, load
+from envfactory.ir.effect import ActionEffect, Behaviour, BoundEffect, CreateEffect, UpdateEffect
+from envfactory.ir.env import EnvConfig, EnvSpec
+from envfactory.ir.state import Entity, StateSchema
+from envfactory.ir.tool import ToolSet
+from envfactory.synth.data import load_state, seed_state
+from envfactory.synth.effects import infer_behaviour
+from envfactory.synth.entities import assign_entities, infer_schema
+from envfactory.synth.intents import read_intent
+from envfactory.synth.naming import tokens
+from envfactory.synth.transitions import STATUS_FIELDS
+
+JSON = dict[str, Any]
+_INITIAL = ("pending", "open", "active", "available", "draft", "scheduled", "placed", "new",
+            "requested", "confirmed", "todo", "unpaid", "booked")  # fmt: skip
+_CREATED = ("created", "created_at", "createdat", "creation_date", "timestamp", "sent_at", "booked_at",
+            "placed_at", "added_at", "date_created", "submitted_at")  # fmt: skip
+_UPDATED = ("updated", "updated_at", "updatedat", "modified", "modified_at", "last_modified", "date_modified")
+
+
+def synthesize(
+    source: str | Path | Loaded | ToolSet,
+    *,
+    name: str | None = None,
+    seed: int = 0,
+    rows: int = 12,
+    state: str = "seeded",
+    bind: bool = False,
+    max_steps: int = 50,
+) -> EnvSpec:
+    """Build an environment from tool descriptions.
+
+    ``state`` is ``"seeded"`` (Faker rows), ``"empty"`` or the path of a JSON file
+    ``{entity: [rows]}``. ``bind=True`` makes a Python object's own methods the behaviour.
+    """
+    loaded = source if isinstance(source, Loaded) else Loaded(source) if isinstance(source, ToolSet) else load(source)
+    toolset = loaded.toolset
+    intents = [read_intent(t) for t in toolset.tools]
+    assigned = assign_entities(intents)
+    schema = infer_schema(intents, assigned)
+    behaviours = [
+        _finish(infer_behaviour(i, schema[assigned[i.tool.name]] if i.tool.name in assigned else None, schema), schema)
+        for i in intents
+    ]
+    if bind:
+        behaviours = _bind(loaded, behaviours)
+    config = EnvConfig(seed=seed, rows_per_entity=rows, max_steps=max_steps, state_source=str(state))
+    if state == "seeded":
+        initial = seed_state(schema, rows=rows, seed=seed, clock_start=config.clock_start)
+    elif state == "empty":
+        initial = {e: [] for e in schema.names}
+    else:
+        initial = load_state(state, schema)
+    return EnvSpec(
+        name=_env_name(name or toolset.name),
+        description=toolset.description,
+        config=config,
+        tools=toolset,
+        state_schema=schema,
+        behaviours=tuple(behaviours),
+        initial_state=initial,
+    )
+
+
+def _finish(behaviour: Behaviour, schema: StateSchema) -> Behaviour:
+    """Add what only the schema knows: default values and clock-stamped fields."""
+    effect = behaviour.effect
+    if isinstance(effect, CreateEffect):
+        entity = schema[effect.entity]
+        effect = effect.model_copy(update={"defaults": create_defaults(entity, effect),
+                                           "timestamps": _stamps(entity, _CREATED + _UPDATED)})  # fmt: skip
+    elif isinstance(effect, UpdateEffect):
+        effect = effect.model_copy(update={"timestamps": _stamps(schema[effect.entity], _UPDATED)})
+    elif isinstance(effect, ActionEffect):
+        stamps = (*_UPDATED, f"{effect.to}_at", f"{effect.to}at", f"{effect.to}_on")
+        effect = effect.model_copy(update={"timestamps": _stamps(schema[effect.entity], stamps)})
+    else:
+        return behaviour
+    return behaviour.model_copy(update={"effect": effect})
+
+
+def create_defaults(entity: Entity, effect: CreateEffect) -> JSON:
+    given = set(effect.args.values()) | {entity.key}
+    defaults: JSON = {}
+    for field, schema in entity.fields.items():
+        if field in given:
+            continue
+        enum = schema.get("enum")
+        toks = tokens(field)
+        if "default" in schema:
+            defaults[field] = schema["default"]
+        elif enum and toks and toks[-1] in STATUS_FIELDS:
+            defaults[field] = next((v for v in _INITIAL if v in enum), enum[0])
+        elif field in entity.required:
+            defaults[field] = _placeholder(schema)
+    return defaults
+
+
+def _placeholder(schema: JSON) -> Any:
+    if schema.get("enum"):
+        return schema["enum"][0]
+    typ = schema.get("type")
+    typ = next((t for t in typ if t != "null"), None) if isinstance(typ, list) else typ
+    return {"string": "", "integer": 0, "number": 0.0, "boolean": False, "array": [], "object": {}}.get(typ or "")
+
+
+def _stamps(entity: Entity, names: tuple[str, ...]) -> tuple[str, ...]:
+    wanted = {n.replace("_", "") for n in names}
+    return tuple(f for f, s in entity.fields.items() if f.replace("_", "").lower() in wanted and s.get("type") != "integer")
+
+
+def _bind(loaded: Loaded, behaviours: list[Behaviour]) -> list[Behaviour]:
+    if not any(t.source.python for t in loaded.toolset.tools):
+        raise SynthesisError("--bind needs Python tools (a module or class); these tools have no implementation")
+    ref = loaded.target.rsplit(":", 1)[0] if loaded.target else None
+    out = []
+    for behaviour, tool in zip(behaviours, loaded.toolset.tools, strict=True):
+        if not tool.source.python:
+            out.append(behaviour)
+            continue
+        module, qualname = tool.source.python.split(":", 1)
+        target = f"{ref or tool.source.file or module}:{qualname}"
+        out.append(Behaviour(tool=tool.name, effect=BoundEffect(target=target), fidelity="real",
+                             notes=("runs the user's own implementation",)))  # fmt: skip
+    return out
+
+
+def _env_name(raw: str) -> str:
+    return re.sub(r"[^a-z0-9_\-]+", "_", raw.lower()).strip("_") or "env"

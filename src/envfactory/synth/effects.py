@@ -1,0 +1,241 @@
+"""Effect inference: one Behaviour per tool, from its intent and the inferred state schema.
+
+Every builder returns a Behaviour whose ``notes`` say what was guessed; fidelity is ``high``
+when every argument found a meaning, ``medium`` when some were ignored, ``low`` for the
+schema-faithful fallback used when no semantics could be inferred.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from envfactory.ir.effect import (
+    ActionEffect,
+    Behaviour,
+    CreateEffect,
+    DeleteEffect,
+    FallbackEffect,
+    Filter,
+    ListEffect,
+    Paging,
+    ReadEffect,
+    TransferEffect,
+    UpdateEffect,
+)
+from envfactory.ir.jsonschema import primary_type
+from envfactory.ir.state import Entity, StateSchema
+from envfactory.registry import Registry
+from envfactory.synth.entities import PAGING_ARGS
+from envfactory.synth.intents import Intent, title_noun
+from envfactory.synth.naming import id_stem, plural, role_of, same_field, tokens
+from envfactory.synth.transitions import STATUS_FIELDS, transition_for
+
+JSON = dict[str, Any]
+Builder = Callable[[Intent, Entity, StateSchema], Behaviour]
+BUILDERS: Registry[Builder] = Registry("effect builder")
+SEARCH_ARGS = {"q", "query", "search", "keyword", "keywords", "text", "term", "terms", "criteria", "contains"}
+AMOUNT_ARGS = ("amount", "quantity", "qty", "value", "sum", "total", "units")
+BALANCE_FIELDS = ("balance", "available_balance", "funds", "amount", "quantity", "stock", "credits", "points")
+_LOWER = ("min", "from", "since", "after", "start", "gte", "ge", "lower", "earliest")
+_UPPER = ("max", "to", "until", "before", "end", "lte", "le", "upper", "latest")
+
+
+def infer_behaviour(intent: Intent, entity: Entity | None, schema: StateSchema) -> Behaviour:
+    transfer = _transfer(intent, schema)
+    if transfer is not None:
+        return transfer
+    if entity is None or intent.kind not in BUILDERS:
+        why = "no entity could be inferred" if entity is None else f"unsupported kind {intent.kind!r}"
+        return fallback(intent.tool.name, f"{why} (verb {intent.verb or '?'!r})")
+    return BUILDERS[intent.kind](intent, entity, schema)
+
+
+def fallback(tool: str, reason: str) -> Behaviour:
+    return Behaviour(tool=tool, effect=FallbackEffect(reason=reason), fidelity="low", notes=(reason,))
+
+
+def _grade(tool: str, effect: Any, ignored: list[str], notes: list[str]) -> Behaviour:
+    if ignored:
+        notes = [*notes, f"arguments with no inferred meaning: {ignored}"]
+    return Behaviour(tool=tool, effect=effect, fidelity="medium" if ignored else "high", notes=tuple(notes))
+
+
+def _key_arg(intent: Intent, entity: Entity) -> str | None:
+    props = intent.tool.properties
+    if intent.key_arg and intent.key_arg in props:
+        return intent.key_arg
+    for arg in props:
+        if same_field(arg, entity.key) and entity.key != "id" or same_field(arg, f"{entity.name}_id"):
+            return arg
+    if "id" in props and entity.key == "id":
+        return "id"
+    required = intent.tool.required
+    if len(required) == 1 and tokens(required[0])[-1:] in (("id",), ("key",)):
+        return required[0]
+    return None
+
+
+def _field_args(intent: Intent, entity: Entity, skip: set[str]) -> tuple[dict[str, str], list[str]]:
+    mapped: dict[str, str] = {}
+    ignored: list[str] = []
+    parent_arg = intent.parent[0] if intent.parent else None
+    for arg in intent.tool.properties:
+        if arg in skip:
+            continue
+        field = next((f for f in entity.fields if same_field(f, arg)), None)
+        if field is None and arg == parent_arg:
+            field = next((f for f, t in entity.refs.items() if t == intent.parent[1]), None)  # type: ignore[index]
+        if field is None:
+            ignored.append(arg)
+        else:
+            mapped[arg] = field
+    return mapped, ignored
+
+
+@BUILDERS.register("create")
+def _create(intent: Intent, entity: Entity, schema: StateSchema) -> Behaviour:
+    mapped, ignored = _field_args(intent, entity, set())
+    key_arg = next((a for a, f in mapped.items() if f == entity.key), None)
+    effect = CreateEffect(entity=entity.name, args=mapped, key_arg=key_arg)
+    return _grade(intent.tool.name, effect, ignored, [f"creates a {entity.name}"])
+
+
+def _keyed(kind: str) -> Builder:
+    def build(intent: Intent, entity: Entity, schema: StateSchema) -> Behaviour:
+        key_arg = _key_arg(intent, entity)
+        if key_arg is None:
+            return fallback(intent.tool.name, f"{kind} of {entity.name} but no argument holds its key")
+        if kind == "read":
+            ignored = [a for a in intent.tool.properties if a != key_arg]
+            return _grade(intent.tool.name, ReadEffect(entity=entity.name, key_arg=key_arg), ignored, [])
+        if kind == "delete":
+            ignored = [a for a in intent.tool.properties if a != key_arg]
+            return _grade(intent.tool.name, DeleteEffect(entity=entity.name, key_arg=key_arg), ignored, [])
+        mapped, ignored = _field_args(intent, entity, {key_arg})
+        effect = UpdateEffect(entity=entity.name, key_arg=key_arg, args=mapped)
+        return _grade(intent.tool.name, effect, ignored, [])
+
+    return build
+
+
+BUILDERS.add("read", _keyed("read"))
+BUILDERS.add("update", _keyed("update"))
+BUILDERS.add("delete", _keyed("delete"))
+
+
+@BUILDERS.register("list")
+def _list(intent: Intent, entity: Entity, schema: StateSchema) -> Behaviour:
+    filters: list[Filter] = []
+    paging: dict[str, Any] = {}
+    ignored: list[str] = []
+    for arg, arg_schema in intent.tool.properties.items():
+        low = "".join(tokens(arg))
+        if low in ("limit", "pagesize", "perpage", "maxresults", "size", "count", "top", "rows"):
+            paging["limit_arg"] = arg
+            default = arg_schema.get("default")
+            paging["default_limit"] = default if isinstance(default, int) else None
+        elif low in ("offset", "skip", "start"):
+            paging["offset_arg"] = arg
+        elif low == "page":
+            paging["page_arg"] = arg
+        elif low in ("cursor", "pagetoken", "nexttoken"):
+            paging["cursor_arg"] = arg
+        elif arg.lower() in PAGING_ARGS:
+            ignored.append(arg)
+        else:
+            flt = _filter(arg, arg_schema, intent, entity)
+            filters.append(flt) if flt else ignored.append(arg)
+    effect = ListEffect(entity=entity.name, filters=tuple(filters), paging=Paging(**paging))
+    return _grade(intent.tool.name, effect, ignored, [])
+
+
+def _filter(arg: str, arg_schema: JSON, intent: Intent, entity: Entity) -> Filter | None:
+    if intent.parent and arg == intent.parent[0]:
+        field = next((f for f, t in entity.refs.items() if t == intent.parent[1]), None)
+        return Filter(arg=arg, field=field, op="eq") if field else None
+    if arg.lower() in SEARCH_ARGS:
+        return Filter(arg=arg, op="search")
+    is_list = primary_type(arg_schema) == "array"
+    for field, field_schema in entity.fields.items():
+        field_is_list = primary_type(field_schema) == "array"
+        if same_field(field, arg):
+            op = "any" if field_is_list else "in" if is_list else "eq"
+            return Filter(arg=arg, field=field, op=op)
+        if is_list and same_field(plural(field), arg):
+            return Filter(arg=arg, field=field, op="any" if field_is_list else "in")
+    toks = tokens(arg)
+    for bound, op in ((_LOWER, "gte"), (_UPPER, "lte")):
+        if len(toks) > 1 and (toks[0] in bound or toks[-1] in bound):
+            rest = toks[1:] if toks[0] in bound else toks[:-1]
+            field = next((f for f in entity.fields if same_field(f, "_".join(rest))), None)
+            if field:
+                return Filter(arg=arg, field=field, op=op)
+    if primary_type(arg_schema) == "string" and toks and toks[-1] in ("name", "title"):
+        field = next((f for f in entity.fields if tokens(f)[-1:] == toks[-1:]), None)
+        if field:
+            return Filter(arg=arg, field=field, op="contains")
+    return None
+
+
+@BUILDERS.register("action")
+def _action(intent: Intent, entity: Entity, schema: StateSchema) -> Behaviour:
+    key_arg = _key_arg(intent, entity)
+    if key_arg is None:
+        return fallback(intent.tool.name, f"{intent.verb} on {entity.name} but no argument holds its key")
+    for field in _status_fields(entity):
+        enum = entity.fields[field].get("enum")
+        found = transition_for(intent.verb, enum)
+        if found is None:
+            continue
+        to, allowed, forbidden = found
+        mapped, ignored = _field_args(intent, entity, {key_arg})
+        mapped = {a: f for a, f in mapped.items() if f != field}
+        effect = ActionEffect(entity=entity.name, key_arg=key_arg, field=field, to=to,
+                              allowed_from=allowed, forbidden_from=forbidden, args=mapped)  # fmt: skip
+        notes = [f"sets {field} to {to!r}" + (f" from {list(allowed)}" if allowed else "")]
+        if not enum:
+            notes.append(f"{field} has no enum; the new value {to!r} is a guess")
+            ignored = [*ignored]  # keep the grade honest below
+            return Behaviour(tool=intent.tool.name, effect=effect, fidelity="medium", notes=tuple(notes))
+        return _grade(intent.tool.name, effect, ignored, notes)
+    return fallback(intent.tool.name, f"{intent.verb!r} on {entity.name}: no status field with a matching value")
+
+
+def _status_fields(entity: Entity) -> list[str]:
+    named = [f for f in entity.fields if tokens(f)[-1:] and tokens(f)[-1] in STATUS_FIELDS]
+    enums = [f for f, s in entity.fields.items() if s.get("enum") and f not in named]
+    return [*named, *enums]
+
+
+def _transfer(intent: Intent, schema: StateSchema) -> Behaviour | None:
+    if intent.tool.annotations.read_only or intent.kind in ("read", "list"):
+        return None
+    props = intent.tool.properties
+    by_target: dict[str, list[str]] = {}
+    for arg in props:
+        stem = id_stem(arg)
+        if stem in schema and role_of(arg):
+            by_target.setdefault(stem, []).append(arg)
+    pair = next(((e, args) for e, args in by_target.items() if len(args) == 2), None)
+    amount = next((a for a in props if tokens(a)[-1:] and tokens(a)[-1] in AMOUNT_ARGS
+                   and primary_type(props[a]) in ("number", "integer")), None)  # fmt: skip
+    if pair is None or amount is None:
+        return None
+    entity = schema[pair[0]]
+    field = next((f for f in BALANCE_FIELDS if f in entity.fields), None)
+    if field is None:
+        return None
+    src, dst = sorted(pair[1], key=lambda a: role_of(a) not in ("from", "source", "src", "sender", "origin"))
+    record = None
+    record_noun = title_noun(intent.item_schema)
+    if record_noun in schema and record_noun != entity.name:
+        rec_entity = schema[record_noun]
+        mapped, _ = _field_args(intent, rec_entity, set())
+        record = CreateEffect(entity=record_noun, args=mapped)
+    effect = TransferEffect(entity=entity.name, from_arg=src, to_arg=dst, amount_arg=amount,
+                            field=field, record=record)  # fmt: skip
+    notes = [f"moves {amount} of {entity.name}.{field} from {src} to {dst}"]
+    if record:
+        notes.append(f"records a {record.entity}")
+    return Behaviour(tool=intent.tool.name, effect=effect, fidelity="high", notes=tuple(notes))

@@ -1,0 +1,117 @@
+"""State schema inference: merge tool intents into entities with keys, fields and references."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from envfactory.ir.jsonschema import primary_type
+from envfactory.ir.state import Entity, StateSchema
+from envfactory.synth.intents import Intent
+from envfactory.synth.naming import id_stem, same_field, tokens
+
+JSON = dict[str, Any]
+ENTITY_KINDS = ("read", "list", "create", "update", "delete", "action")
+PAGING_ARGS = {"limit", "offset", "page", "page_size", "pagesize", "per_page", "perpage", "cursor",
+               "page_token", "pagetoken", "next_token", "skip", "start", "rows", "max_results",
+               "maxresults", "size", "count", "top", "sort", "order_by", "orderby", "sort_by"}  # fmt: skip
+
+
+def assign_entities(intents: list[Intent]) -> dict[str, str]:
+    """tool name -> entity noun, choosing for each tool the candidate most tools agree on."""
+    support = Counter(n for i in intents if i.kind in ENTITY_KINDS for n in dict.fromkeys(i.nouns))
+    out: dict[str, str] = {}
+    for intent in intents:
+        if intent.kind not in ENTITY_KINDS or not intent.nouns:
+            continue
+        best = max(intent.nouns, key=lambda n: (support[n], -intent.nouns.index(n)))
+        out[intent.tool.name] = best
+    return out
+
+
+def infer_schema(intents: list[Intent], assigned: dict[str, str]) -> StateSchema:
+    nouns = list(dict.fromkeys(assigned.values()))
+    entities = [_build_entity(noun, [i for i in intents if assigned.get(i.tool.name) == noun]) for noun in nouns]
+    names = {e.name for e in entities}
+    linked = []
+    for entity in entities:
+        parents = {arg: p for i in intents if assigned.get(i.tool.name) == entity.name and i.parent
+                   for arg, p in [i.parent] if p in names}  # fmt: skip
+        linked.append(_link(entity, names, parents))
+    return StateSchema(entities=tuple(linked))
+
+
+def _build_entity(noun: str, intents: list[Intent]) -> Entity:
+    fields: JSON = {}
+    required: list[str] = []
+    for intent in intents:  # returned objects describe the entity best
+        item = intent.item_schema or {}
+        for name, schema in (item.get("properties") or {}).items():
+            fields.setdefault(name, _clean(schema))
+        required += [r for r in item.get("required") or () if r not in required]
+    for intent in intents:  # then what create/update accept
+        if intent.kind not in ("create", "update"):
+            continue
+        for arg, schema in intent.tool.properties.items():
+            if arg == intent.key_arg or arg.lower() in PAGING_ARGS or _matching(fields, arg):
+                continue
+            if intent.parent and arg == intent.parent[0]:
+                continue
+            fields[arg] = _clean(schema)
+            if intent.kind == "create" and arg in intent.tool.required:
+                required.append(arg)
+    key = _key_field(noun, fields, [i.key_arg for i in intents if i.key_arg])
+    if key not in fields:
+        key_schema = next((i.tool.properties.get(i.key_arg) for i in intents if i.key_arg), None)
+        fields = {key: _clean(key_schema or {"type": "string"}), **fields}
+    fields = {key: fields[key], **{k: v for k, v in fields.items() if k != key}}
+    key_type = "integer" if primary_type(fields[key]) == "integer" else "string"
+    if key_type == "string":
+        fields[key] = {k: v for k, v in fields[key].items() if k not in ("format", "pattern")} | {"type": "string"}
+    return Entity(
+        name=noun,
+        key=key,
+        key_type=key_type,
+        key_prefix=noun.replace("_", "")[:10],
+        fields=fields,
+        required=tuple(dict.fromkeys(r for r in required if r in fields)),
+        sources=tuple(i.tool.name for i in intents),
+    )
+
+
+def _key_field(noun: str, fields: JSON, key_args: list[str]) -> str:
+    for candidate in ("id", f"{noun}_id", f"{noun}Id", "uuid", "key"):
+        if candidate in fields:
+            return candidate
+    for arg in key_args:
+        found = _matching(fields, arg)
+        if found:
+            return found
+    for name in fields:
+        if tokens(name)[-1:] == ("id",) and id_stem(name) in (None, noun):
+            return name
+    return "id"
+
+
+def _matching(fields: JSON, arg: str) -> str | None:
+    return next((f for f in fields if same_field(f, arg)), None)
+
+
+def _link(entity: Entity, names: set[str], parents: dict[str, str]) -> Entity:
+    fields = dict(entity.fields)
+    refs: dict[str, str] = {}
+    for arg, parent in parents.items():
+        field = _matching(fields, arg) or (arg if id_stem(arg) == parent else f"{parent}_id")
+        fields.setdefault(field, {"type": "string"})
+        refs[field] = parent
+    for field in fields:
+        stem = id_stem(field)
+        if field != entity.key and stem in names:
+            refs.setdefault(field, stem)
+    return entity.model_copy(update={"fields": fields, "refs": refs})
+
+
+def _clean(schema: Any) -> JSON:
+    if not isinstance(schema, dict):
+        return {}
+    return {k: v for k, v in schema.items() if k not in ("readOnly", "writeOnly", "title")}

@@ -1,0 +1,149 @@
+"""What each tool seems to do, read from its REST route, name and schemas.
+
+An :class:`Intent` is the raw evidence (verb, noun, key argument, parent) before entities
+are merged; ``synth.entities`` and ``synth.effects`` turn intents into a schema and effects.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from envfactory.ir.jsonschema import entity_schema
+from envfactory.ir.tool import ToolSpec
+from envfactory.synth.naming import FILLER, VERBS, singular, tokens
+from envfactory.synth.transitions import TRANSITIONS
+
+JSON = dict[str, Any]
+# verbs whose object is another entity: book_flight creates a booking of a flight
+RECORD_VERBS = {
+    "book": "booking", "reserve": "reservation", "borrow": "loan", "rent": "rental",
+    "enroll": "enrollment", "subscribe": "subscription", "invite": "invitation", "order": "order",
+}  # fmt: skip
+GENERIC_TITLES = {"response", "result", "results", "error", "success", "ack", "output", "status",
+                  "ok", "empty", "page", "list", "items", "body", "payload", "object"}  # fmt: skip
+_METHOD_KIND = {"GET": "read", "PUT": "update", "PATCH": "update", "POST": "update", "DELETE": "delete"}
+_COLLECTION_KIND = {"GET": "list", "POST": "create"}
+
+
+@dataclass
+class Intent:
+    tool: ToolSpec
+    kind: str  # read | list | create | update | delete | action | transfer | unknown
+    verb: str = ""
+    nouns: list[str] = field(default_factory=list)  # candidates, most specific first
+    key_arg: str | None = None
+    parent: tuple[str, str] | None = None  # (argument, parent noun) of a nested route
+    item_schema: JSON | None = None  # object schema of the returned entity, if any
+    evidence: str = "name"
+
+    @property
+    def noun(self) -> str | None:
+        return self.nouns[0] if self.nouns else None
+
+
+def read_intent(tool: ToolSpec) -> Intent:
+    intent = _from_http(tool) if tool.source.http else None
+    by_name = _from_name(tool)
+    if intent is None or not intent.nouns:
+        intent = by_name
+    elif by_name.kind in ("action", "transfer") and intent.kind in ("update", "create"):
+        intent.kind, intent.verb = by_name.kind, by_name.verb
+    elif by_name.kind in ("list", "read") and intent.kind == "create" and by_name.verb != "post":
+        intent.kind, intent.verb = "list", by_name.verb  # search through POST
+    intent.item_schema = entity_schema(tool.output_schema)
+    title = title_noun(intent.item_schema)
+    if title and intent.kind in ("create", "read", "list") and title not in intent.nouns:
+        if intent.verb in RECORD_VERBS or intent.evidence == "name":
+            intent.nouns.insert(0, title)
+        else:
+            intent.nouns.append(title)
+    return intent
+
+
+def _from_name(tool: ToolSpec) -> Intent:
+    toks = list(tokens(tool.name))
+    verb_at = next((i for i, t in enumerate(toks) if t in TRANSITIONS or t in VERBS), None)
+    if verb_at is None:
+        return Intent(tool, "unknown", nouns=_nouns(toks))
+    verb = toks[verb_at]
+    rest = toks[:verb_at] + toks[verb_at + 1 :]
+    if "by" in rest:
+        rest = rest[: rest.index("by")]
+    if verb == "mark" and rest:
+        verb = rest.pop(0)
+    kind = "action" if verb in TRANSITIONS and verb not in VERBS else VERBS.get(verb, "action")
+    nouns = _nouns(rest)
+    if verb in RECORD_VERBS and kind == "create":
+        nouns = [RECORD_VERBS[verb], *nouns]
+    if kind == "read" and any(t.endswith("s") and singular(t) != t for t in rest[-1:]):
+        kind = "list"  # get_orders
+    return Intent(tool, kind, verb=verb, nouns=nouns)
+
+
+def _nouns(words: list[str]) -> list[str]:
+    words = [w for w in words if w not in FILLER and not w.isdigit()]
+    if not words:
+        return []
+    last = singular(words[-1])
+    out = ["_".join([*words[:-1], last])]
+    if len(words) > 1:
+        out.append(last)
+    return out
+
+
+def _from_http(tool: ToolSpec) -> Intent | None:
+    http = tool.source.http
+    assert http is not None
+    segments = [s for s in http.path.strip("/").split("/") if s]
+    method = http.method.upper()
+    if not segments:
+        return None
+    is_param = [s.startswith("{") and s.endswith("}") for s in segments]
+    last = segments[-1]
+    if is_param[-1]:
+        statics = [s for s, p in zip(segments[:-1], is_param[:-1], strict=True) if not p]
+        if not statics:
+            return None
+        intent = Intent(tool, _METHOD_KIND.get(method, "unknown"), verb=method.lower(),
+                        nouns=_nouns(list(tokens(statics[-1]))), key_arg=last[1:-1], evidence="http")  # fmt: skip
+        intent.parent = _parent(segments[:-2], is_param[:-2])
+        return intent
+    words = list(tokens(last))
+    prev_param = len(segments) > 1 and is_param[-2]
+    if words and (words[0] in TRANSITIONS or words[0] in VERBS) and len(segments) > 1:
+        # /orders/{id}/cancel or /pets/findByStatus: a named operation on the previous resource
+        owner_at = len(segments) - 3 if prev_param else len(segments) - 2
+        if owner_at < 0 or is_param[owner_at]:
+            return None
+        named = _from_name(tool.model_copy(update={"name": last}))
+        named.nouns = _nouns(list(tokens(segments[owner_at])))
+        named.key_arg = segments[-2][1:-1] if prev_param else None
+        named.evidence = "http"
+        if named.kind == "read" and not prev_param:
+            named.kind = "list"
+        return named
+    intent = Intent(tool, _COLLECTION_KIND.get(method, "unknown"), verb=method.lower(),
+                    nouns=_nouns(words), evidence="http")  # fmt: skip
+    intent.parent = _parent(segments[:-1], is_param[:-1])
+    return intent
+
+
+def _parent(segments: list[str], is_param: list[bool]) -> tuple[str, str] | None:
+    if len(segments) >= 2 and is_param[-1] and not is_param[-2]:
+        nouns = _nouns(list(tokens(segments[-2])))
+        if nouns:
+            return segments[-1][1:-1], nouns[0]
+    return None
+
+
+def title_noun(schema: JSON | None) -> str | None:
+    title = (schema or {}).get("title")
+    if not isinstance(title, str):
+        return None
+    words = [w for w in tokens(title) if w not in FILLER]
+    if words and words[-1] in ("list", "page", "response", "result", "results", "dto", "model", "schema"):
+        words = words[:-1]
+    if not words or "_".join(words) in GENERIC_TITLES:
+        return None
+    return "_".join([*words[:-1], singular(words[-1])])

@@ -1,0 +1,75 @@
+"""Words in tool, path and field names: tokens, verbs, singular nouns, id-field stems."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+import inflect
+
+_ENGINE = inflect.engine()
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+_SPLIT = re.compile(r"[^A-Za-z0-9]+")
+
+# verb -> effect kind; actions are looked up in synth.effects.TRANSITIONS
+VERBS: dict[str, str] = {
+    **dict.fromkeys(("get", "fetch", "read", "retrieve", "show", "describe", "view", "lookup", "load", "inspect"), "read"),
+    **dict.fromkeys(("list", "search", "find", "query", "browse", "filter", "all", "scan", "enumerate"), "list"),
+    **dict.fromkeys(("create", "add", "new", "insert", "register", "post", "make", "book", "reserve", "place",
+                     "upload", "write", "schedule", "send", "log", "record", "open", "issue", "borrow", "invite",
+                     "enroll", "save", "compose", "draft", "file"), "create"),
+    **dict.fromkeys(("update", "edit", "modify", "patch", "set", "change", "rename", "put", "replace",
+                     "move", "reschedule", "tag", "rate", "adjust", "assign"), "update"),
+    **dict.fromkeys(("delete", "remove", "destroy", "drop", "erase", "purge", "unregister", "discard"), "delete"),
+    **dict.fromkeys(("transfer",), "transfer"),
+}  # fmt: skip
+FILLER = {"by", "id", "ids", "all", "a", "an", "the", "details", "detail", "info", "information",
+          "for", "of", "new", "my", "from", "to", "with", "data", "item", "single", "one", "many"}  # fmt: skip
+ROLE_PREFIXES = ("from", "to", "source", "src", "destination", "dest", "dst", "target",
+                 "origin", "sender", "recipient", "receiver", "parent", "primary", "other")  # fmt: skip
+
+
+@lru_cache(maxsize=4096)
+def tokens(name: str) -> tuple[str, ...]:
+    """``findPetsByStatus`` / ``list-data-sets`` / ``get_order`` -> lower-case word tokens."""
+    spaced = _CAMEL.sub(" ", name)
+    return tuple(t.lower() for t in _SPLIT.split(spaced) if t)
+
+
+@lru_cache(maxsize=4096)
+def singular(word: str) -> str:
+    word = word.lower()
+    if len(word) <= 3 or word.endswith(("ss", "us", "is", "data", "status", "news")):
+        return word
+    result = _ENGINE.singular_noun(word)
+    return result if isinstance(result, str) and result else word
+
+
+def plural(word: str) -> str:
+    return _ENGINE.plural_noun(word) or word + "s"
+
+
+def key_variants(name: str) -> set[str]:
+    """Spellings that refer to the same field: ``petId`` ~ ``pet_id`` ~ ``petid``."""
+    toks = tokens(name)
+    return {"_".join(toks), "".join(toks)}
+
+
+def same_field(a: str, b: str) -> bool:
+    return "".join(tokens(a)) == "".join(tokens(b))
+
+
+def id_stem(field: str) -> str | None:
+    """``customer_id`` / ``fromAccountId`` / ``book`` (no) -> the referenced noun, if any."""
+    toks = list(tokens(field))
+    if len(toks) < 2 or toks[-1] not in ("id", "ids", "key", "uuid", "code", "number", "no"):
+        return None
+    toks = toks[:-1]
+    while len(toks) > 1 and toks[0] in ROLE_PREFIXES:
+        toks = toks[1:]
+    return singular("_".join(toks)) if toks else None
+
+
+def role_of(field: str) -> str | None:
+    toks = tokens(field)
+    return toks[0] if toks and toks[0] in ROLE_PREFIXES else None

@@ -1,0 +1,82 @@
+"""State-changing verbs: which status each sets and which statuses allow it.
+
+``TRANSITIONS[verb] = (targets, allowed_from)``: the first target present in the entity's
+status enum is the new value; ``allowed_from`` (when given and present in the enum) lists the
+only states the action may start from. Otherwise the action is refused from TERMINAL states.
+"""
+
+from __future__ import annotations
+
+_PENDING = ("pending", "submitted", "requested", "draft", "placed", "open", "new")
+TRANSITIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...] | None]] = {
+    "cancel": (("cancelled", "canceled"), None),
+    "approve": (("approved",), _PENDING),
+    "reject": (("rejected", "declined"), _PENDING),
+    "decline": (("declined", "rejected"), ("pending", "invited", "requested", "open", "tentative")),
+    "accept": (("accepted", "confirmed"), ("pending", "invited", "requested", "open", "tentative")),
+    "confirm": (("confirmed",), ("pending", "tentative", "requested", "held", "placed")),
+    "close": (("closed",), None),
+    "reopen": (("open", "reopened"), ("closed", "resolved", "done")),
+    "archive": (("archived",), None),
+    "unarchive": (("active", "open", "published", "draft"), ("archived",)),
+    "complete": (("completed", "done", "complete"), None),
+    "finish": (("finished", "completed", "done"), None),
+    "resolve": (("resolved", "done", "closed"), None),
+    "ship": (("shipped",), ("paid", "approved", "placed", "processing", "pending", "confirmed")),
+    "deliver": (("delivered",), ("shipped", "in_transit")),
+    "pay": (("paid",), ("pending", "unpaid", "open", "issued", "placed", "due", "overdue")),
+    "refund": (("refunded",), ("paid", "completed", "delivered", "settled")),
+    "return": (("returned",), ("borrowed", "checked_out", "on_loan", "active", "out", "delivered")),
+    "activate": (("active", "activated", "enabled"), None),
+    "deactivate": (("inactive", "deactivated", "disabled"), None),
+    "enable": (("enabled", "active"), None),
+    "disable": (("disabled", "inactive"), None),
+    "suspend": (("suspended",), None),
+    "freeze": (("frozen",), None),
+    "unfreeze": (("active",), ("frozen",)),
+    "block": (("blocked",), None),
+    "unblock": (("active",), ("blocked",)),
+    "publish": (("published", "live"), ("draft", "scheduled", "unpublished")),
+    "unpublish": (("draft", "unpublished"), ("published", "live")),
+    "lock": (("locked",), None),
+    "unlock": (("unlocked", "active"), ("locked",)),
+    "start": (("in_progress", "started", "active", "running"), None),
+    "stop": (("stopped",), None),
+    "pause": (("paused",), None),
+    "resume": (("active", "running", "in_progress"), ("paused",)),
+    "submit": (("submitted",), ("draft",)),
+    "checkin": (("checked_in",), None),
+    "checkout": (("checked_out",), None),
+    "pin": (("pinned",), None),
+    "unpin": (("active", "unpinned"), ("pinned",)),
+    "expire": (("expired",), None),
+}
+TERMINAL = frozenset(
+    {
+        "cancelled", "canceled", "deleted", "closed", "completed", "done", "delivered", "refunded",
+        "rejected", "declined", "archived", "returned", "expired", "failed", "finished", "checked_out",
+    }
+)  # fmt: skip
+STATUS_FIELDS = ("status", "state", "stage", "phase")
+
+
+def transition_for(verb: str, enum: list[str] | None) -> tuple[str, tuple[str, ...] | None, tuple[str, ...]] | None:
+    """``(to, allowed_from, forbidden_from)`` for ``verb`` on a status with values ``enum``.
+
+    With no enum (a free-text status) the verb's first target is used.
+    """
+    if verb not in TRANSITIONS:
+        return None
+    targets, allowed = TRANSITIONS[verb]
+    values = [str(v) for v in enum] if enum else []
+    if values:
+        present = [t for t in targets if t in values]
+        if not present:
+            return None
+        to = present[0]
+        if allowed is not None:
+            from_states = tuple(v for v in values if v in allowed and v != to)
+            if from_states:
+                return to, from_states, ()
+        return to, None, tuple(v for v in values if v in TERMINAL and v != to)
+    return targets[0], None, tuple(sorted(TERMINAL - {targets[0]}))

@@ -1,0 +1,224 @@
+"""Realistic values for a JSON Schema, guided by the field name (Faker, explicitly seeded)."""
+
+from __future__ import annotations
+
+import random
+import string
+import uuid
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from faker import Faker
+
+from envfactory.ir.jsonschema import primary_type
+from envfactory.synth.naming import tokens
+
+JSON = dict[str, Any]
+Maker = Callable[["ValueMaker", JSON, str, str], Any]
+
+
+class ValueMaker:
+    """Produces values that respect type, format, enum and bounds; names pick the flavour."""
+
+    def __init__(self, seed: int, clock_start: str = "2026-01-05T09:00:00Z") -> None:
+        self.fake = Faker("en_US")
+        self.fake.seed_instance(seed)
+        self.rng: random.Random = self.fake.random
+        self.now = datetime.fromisoformat(clock_start.replace("Z", "+00:00")).astimezone(UTC)
+
+    def reseed(self, seed: int) -> None:
+        self.fake.seed_instance(seed)
+        self.rng = self.fake.random
+
+    def value(self, schema: JSON | None, name: str = "", entity: str = "") -> Any:
+        schema = schema or {}
+        if "const" in schema:
+            return schema["const"]
+        if schema.get("enum"):
+            return self.rng.choice(schema["enum"])
+        typ = primary_type(schema)
+        if typ is None and (schema.get("anyOf") or schema.get("oneOf")):
+            options = [s for s in schema.get("anyOf") or schema.get("oneOf") if primary_type(s) != "null"]
+            return self.value(options[0], name, entity) if options else None
+        return _BY_TYPE.get(typ or "string", _string)(self, schema, name, entity)
+
+    def date(self, span_days: int = 365) -> datetime:
+        return self.now + timedelta(days=self.rng.randint(-span_days, span_days // 2),
+                                    minutes=self.rng.randrange(0, 24 * 60, 15))  # fmt: skip
+
+
+def _integer(vm: ValueMaker, schema: JSON, name: str, entity: str) -> int:
+    toks = tokens(name)
+    lo, hi = 1, 1000
+    if toks and toks[-1] in ("rating", "stars", "score"):
+        lo, hi = 1, 5
+    elif toks and toks[-1] in ("age",):
+        lo, hi = 1, 90
+    elif toks and toks[-1] in ("year",):
+        lo, hi = 1950, 2025
+    elif toks and toks[-1] in ("quantity", "qty", "stock", "count", "copies", "seats", "capacity", "pages"):
+        lo, hi = 1, 50
+    lo = int(schema.get("minimum", lo))
+    hi = int(schema.get("maximum", max(hi, lo)))
+    if "exclusiveMinimum" in schema and isinstance(schema["exclusiveMinimum"], (int, float)):
+        lo = int(schema["exclusiveMinimum"]) + 1
+    if "exclusiveMaximum" in schema and isinstance(schema["exclusiveMaximum"], (int, float)):
+        hi = int(schema["exclusiveMaximum"]) - 1
+    return vm.rng.randint(lo, max(lo, hi))
+
+
+def _number(vm: ValueMaker, schema: JSON, name: str, entity: str) -> float:
+    toks = tokens(name)
+    lo, hi = 1.0, 500.0
+    if toks and toks[-1] in ("balance", "funds"):
+        lo, hi = 100.0, 5000.0
+    elif toks and toks[-1] in ("rating", "score"):
+        lo, hi = 1.0, 5.0
+    elif toks and toks[-1] in ("lat", "latitude"):
+        lo, hi = -80.0, 80.0
+    elif toks and toks[-1] in ("lng", "lon", "longitude"):
+        lo, hi = -170.0, 170.0
+    lo = float(schema.get("minimum", lo))
+    hi = float(schema.get("maximum", max(hi, lo)))
+    return round(vm.rng.uniform(lo, hi), 2)
+
+
+def _boolean(vm: ValueMaker, schema: JSON, name: str, entity: str) -> bool:
+    return vm.rng.random() < 0.5
+
+
+def _array(vm: ValueMaker, schema: JSON, name: str, entity: str) -> list[Any]:
+    lo = int(schema.get("minItems", 1))
+    hi = int(schema.get("maxItems", max(lo, 3)))
+    item_name = name[:-1] if name.endswith("s") else name
+    items = [vm.value(schema.get("items"), item_name, entity) for _ in range(vm.rng.randint(lo, hi))]
+    if schema.get("uniqueItems"):
+        items = [x for i, x in enumerate(items) if x not in items[:i]]
+    return items
+
+
+def _object(vm: ValueMaker, schema: JSON, name: str, entity: str) -> JSON:
+    props = schema.get("properties") or {}
+    return {k: vm.value(v, k, entity) for k, v in props.items()}
+
+
+def _null(vm: ValueMaker, schema: JSON, name: str, entity: str) -> None:
+    return None
+
+
+_WORDS: dict[str, Callable[[Faker, str], str]] = {
+    "email": lambda f, e: f.email(),
+    "phone": lambda f, e: f.numerify("+1-###-###-####"),
+    "first": lambda f, e: f.first_name(),
+    "last": lambda f, e: f.last_name(),
+    "username": lambda f, e: f.user_name(),
+    "city": lambda f, e: f.city(),
+    "country": lambda f, e: f.country_code(),
+    "street": lambda f, e: f.street_address(),
+    "address": lambda f, e: f.street_address(),
+    "zip": lambda f, e: f.postcode(),
+    "postcode": lambda f, e: f.postcode(),
+    "company": lambda f, e: f.company(),
+    "url": lambda f, e: f.url(),
+    "website": lambda f, e: f.url(),
+    "currency": lambda f, e: f.currency_code(),
+    "iban": lambda f, e: f.iban(),
+    "color": lambda f, e: f.safe_color_name(),
+    "isbn": lambda f, e: f.isbn13(),
+    "sku": lambda f, e: f.bothify("??-####").upper(),
+    "code": lambda f, e: f.bothify("??###").upper(),
+    "language": lambda f, e: f.language_code(),
+    "tag": lambda f, e: f.word(),
+    "category": lambda f, e: f.word(),
+    "genre": lambda f, e: f.random_element(("fiction", "history", "science", "poetry", "biography")),
+    "species": lambda f, e: f.random_element(("dog", "cat", "rabbit", "parrot", "hamster")),
+    "author": lambda f, e: f.name(),
+    "title": lambda f, e: f.catch_phrase(),
+    "subject": lambda f, e: f.sentence(nb_words=5).rstrip("."),
+    "description": lambda f, e: f.sentence(nb_words=10),
+    "body": lambda f, e: f.paragraph(nb_sentences=2),
+    "content": lambda f, e: f.paragraph(nb_sentences=2),
+    "text": lambda f, e: f.sentence(nb_words=12),
+    "note": lambda f, e: f.sentence(nb_words=8),
+    "notes": lambda f, e: f.sentence(nb_words=8),
+    "message": lambda f, e: f.sentence(nb_words=8),
+    "comment": lambda f, e: f.sentence(nb_words=8),
+    "reason": lambda f, e: f.sentence(nb_words=6),
+    "location": lambda f, e: f.city(),
+    "airline": lambda f, e: f.random_element(("Skyways", "Aerolux", "Northwind Air", "BlueJet")),
+    "airport": lambda f, e: f.random_element(("JFK", "LAX", "SFO", "ORD", "SEA", "BOS", "MIA", "DEN")),
+    "origin": lambda f, e: f.random_element(("JFK", "LAX", "SFO", "ORD", "SEA", "BOS")),
+    "destination": lambda f, e: f.random_element(("MIA", "DEN", "ATL", "LHR", "CDG", "AUS")),
+}
+
+
+def _name_value(fake: Faker, entity: str) -> str:
+    if entity in ("pet", "animal", "dog", "cat"):
+        return fake.first_name()
+    if entity in ("user", "customer", "member", "person", "employee", "contact", "passenger",
+                  "author", "owner", "patient", "student", "guest"):  # fmt: skip
+        return fake.name()
+    if entity in ("product", "item", "sku"):
+        return f"{fake.color_name()} {fake.word()}".title()
+    if entity in ("company", "vendor", "supplier", "organization"):
+        return fake.company()
+    if entity in ("hotel",):
+        return f"{fake.last_name()} {fake.random_element(('Inn', 'Hotel', 'Suites', 'Lodge'))}"
+    return " ".join(fake.words(nb=2)).title()
+
+
+def _string(vm: ValueMaker, schema: JSON, name: str, entity: str) -> str:
+    fmt = schema.get("format")
+    if fmt == "date-time":
+        return vm.date().strftime("%Y-%m-%dT%H:%M:%SZ")
+    if fmt == "date":
+        return vm.date().strftime("%Y-%m-%d")
+    if fmt == "time":
+        return f"{vm.rng.randint(7, 19):02d}:{vm.rng.choice((0, 15, 30, 45)):02d}"
+    if fmt == "email":
+        return vm.fake.email()
+    if fmt in ("uri", "url"):
+        return vm.fake.url()
+    if fmt == "uuid":
+        return str(uuid.UUID(int=vm.rng.getrandbits(128), version=4))
+    if fmt == "ipv4":
+        return vm.fake.ipv4()
+    toks = tokens(name)
+    text = _string_by_name(vm, toks, entity)
+    lo, hi = int(schema.get("minLength", 0)), schema.get("maxLength")
+    if hi is not None:
+        text = text[: int(hi)]
+    if len(text) < lo:
+        text += "".join(vm.rng.choice(string.ascii_lowercase) for _ in range(lo - len(text)))
+    return text
+
+
+def _string_by_name(vm: ValueMaker, toks: tuple[str, ...], entity: str) -> str:
+    if not toks:
+        return vm.fake.word()
+    last = toks[-1]
+    if last in ("date", "day") or toks[-1:] == ("at",) or last in ("time", "timestamp", "start", "end"):
+        stamp = vm.date()
+        return stamp.strftime("%Y-%m-%d") if last in ("date", "day") else stamp.strftime("%Y-%m-%dT%H:%M:%SZ")
+    if last == "name" and len(toks) > 1 and toks[-2] in ("first", "last", "user"):
+        last = {"first": "first", "last": "last", "user": "username"}[toks[-2]]
+    elif last == "name":
+        return _name_value(vm.fake, toks[0] if len(toks) > 1 else entity)
+    maker = _WORDS.get(last)
+    if maker is not None:
+        return maker(vm.fake, entity)
+    if last in ("id", "key", "ref", "reference", "number", "no"):
+        return vm.fake.bothify("??-#####").upper()
+    return vm.fake.word()
+
+
+_BY_TYPE: dict[str, Maker] = {
+    "integer": _integer,
+    "number": _number,
+    "boolean": _boolean,
+    "array": _array,
+    "object": _object,
+    "null": _null,
+    "string": _string,
+}
