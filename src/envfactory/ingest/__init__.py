@@ -70,7 +70,7 @@ def load(source: str | Path) -> Loaded:
         path = _find_root(path)
     diag = Diagnostics(file=str(path))
     doc = read_document(path, diag)
-    for fmt_name, fmt in DOCUMENT_FORMATS.items():
+    for _, fmt in DOCUMENT_FORMATS.items():
         if fmt.detect(doc):
             return Loaded(fmt.load(path, diag, doc))
     known = ", ".join(DOCUMENT_FORMATS)
@@ -86,9 +86,10 @@ def load_toolset(source: str | Path) -> ToolSet:
 
 def _find_root(directory: Path) -> Path:
     candidates = [
-        p for p in sorted(directory.iterdir())
+        p
+        for p in sorted(directory.iterdir())
         if p.suffix.lower() in (".yaml", ".yml", ".json") and p.stem.lower() in _ROOT_NAMES
-    ]  # fmt: skip
+    ]
     if len(candidates) == 1:
         return candidates[0]
     names = ", ".join(f"{n}.yaml" for n in _ROOT_NAMES)

@@ -7,7 +7,7 @@ from typing import Any
 
 from envfactory.diagnostics import Diagnostics
 from envfactory.errors import SpecError
-from envfactory.ir.jsonschema import normalize_schema
+from envfactory.ir.jsonschema import inline_local_refs, normalize_schema
 from envfactory.ir.tool import TOOL_NAME, ToolAnnotations, ToolSource, ToolSpec
 
 JSON = dict[str, Any]
@@ -41,18 +41,24 @@ def make_tool(
     if not isinstance(input_schema, dict):
         raise SpecError(
             f"input schema must be a JSON object schema, got {type(input_schema).__name__}",
-            file=source.file, tool=name, field="input_schema",
-        )  # fmt: skip
-    schema = normalize_schema(input_schema, diag, tool=name, field="input")
+            file=source.file,
+            tool=name,
+            field="input_schema",
+        )
+    schema = normalize_schema(inline_local_refs(input_schema), diag, tool=name, field="input")
     if "type" not in schema and not schema.get("properties"):
         schema = {"type": "object", "properties": {}, **schema}
     if schema.get("type") != "object":
         raise SpecError(
             f"input schema must be of type 'object', got {schema.get('type')!r}",
-            file=source.file, tool=name, field="input_schema",
-        )  # fmt: skip
+            file=source.file,
+            tool=name,
+            field="input_schema",
+        )
     schema.setdefault("properties", {})
-    out = normalize_schema(output_schema, diag, tool=name, field="output") if output_schema else None
+    out = None
+    if isinstance(output_schema, dict) and output_schema:
+        out = normalize_schema(inline_local_refs(output_schema), diag, tool=name, field="output")
     return ToolSpec(
         name=name,
         description=(description or "").strip(),

@@ -33,9 +33,7 @@ def _construct_mapping(loader: _DuplicateAwareLoader, node: yaml.MappingNode) ->
     return out
 
 
-_DuplicateAwareLoader.add_constructor(
-    yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping
-)
+_DuplicateAwareLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
 # Keep timestamps as strings: JSON Schema and our state are JSON, not Python datetimes.
 _DuplicateAwareLoader.yaml_implicit_resolvers = {
     k: [(tag, rx) for tag, rx in v if tag != "tag:yaml.org,2002:timestamp"]
@@ -57,7 +55,9 @@ def read_document(path: Path, diag: Diagnostics | None = None) -> Any:
         try:
             return json.loads(text)
         except json.JSONDecodeError as err:
-            raise SpecError(f"invalid JSON at line {err.lineno}, column {err.colno}: {err.msg}", file=str(path)) from None
+            raise SpecError(
+                f"invalid JSON at line {err.lineno}, column {err.colno}: {err.msg}", file=str(path)
+            ) from None
     loader = _DuplicateAwareLoader(text)
     loader.diag = diag
     try:

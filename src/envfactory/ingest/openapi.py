@@ -91,12 +91,16 @@ def _resolve_refs(doc: JSON, path: Path, diag: Diagnostics) -> JSON:
 
     try:
         return jsonref.replace_refs(
-            doc, base_uri=path.resolve().as_uri(), loader=loader,
-            proxies=False, lazy_load=False, merge_props=True,
-        )  # fmt: skip
+            doc,
+            base_uri=path.resolve().as_uri(),
+            loader=loader,
+            proxies=False,
+            lazy_load=False,
+            merge_props=True,
+        )
     except jsonref.JsonRefError as err:
         ref = err.reference.get("$ref") if isinstance(err.reference, dict) else err.reference
-        where = "/".join(str(p) for p in err.path) or None
+        where = ".".join(str(p) for p in err.path) or None
         cause = err.cause
         if isinstance(cause, SpecError):
             reason = str(cause)
@@ -122,7 +126,14 @@ def _operation_tool(
     for param in params:
         loc = param.get("in")
         pname = param.get("name")
-        if not isinstance(pname, str) or loc not in ("path", "query", "header", "cookie", "body", "formData"):
+        if not isinstance(pname, str) or loc not in (
+            "path",
+            "query",
+            "header",
+            "cookie",
+            "body",
+            "formData",
+        ):
             diag.warn(f"parameter without a usable name/in skipped: {param!r:.80}", tool=name)
             continue
         if loc == "body":
@@ -137,7 +148,15 @@ def _operation_tool(
             required.append(pname)
     body = op.get("requestBody")
     if version == 3 and isinstance(body, dict):
-        _add_body(_pick_content(body.get("content")), bool(body.get("required")), props, required, where, name, diag)
+        _add_body(
+            _pick_content(body.get("content")),
+            bool(body.get("required")),
+            props,
+            required,
+            where,
+            name,
+            diag,
+        )
     input_schema: JSON = {"type": "object", "properties": props}
     if required:
         input_schema["required"] = list(dict.fromkeys(required))
@@ -189,9 +208,14 @@ def _pick_content(content: Any) -> JSON | None:
 
 
 def _add_body(
-    schema: Any, body_required: bool, props: JSON, required: list[str],
-    where: dict[str, str], tool: str, diag: Diagnostics,
-) -> None:  # fmt: skip
+    schema: Any,
+    body_required: bool,
+    props: JSON,
+    required: list[str],
+    where: dict[str, str],
+    tool: str,
+    diag: Diagnostics,
+) -> None:
     if not isinstance(schema, dict):
         return
     body_props = schema.get("properties")

@@ -50,16 +50,20 @@ def load_python_target(target: str) -> tuple[ToolSet, Any]:
             return from_callables([obj], name=attr, file=ref), None
         raise SpecError(f"{attr!r} is neither a class nor a function", file=ref)
     functions = [
-        f for n, f in vars(module).items()
+        f
+        for n, f in vars(module).items()
         if inspect.isfunction(f) and f.__module__ == module.__name__ and not n.startswith("_")
-    ]  # fmt: skip
+    ]
     if functions:
         return from_callables(functions, name=Path(ref).stem, file=ref), None
     classes = [
-        c for n, c in vars(module).items()
-        if inspect.isclass(c) and c.__module__ == module.__name__ and not n.startswith("_")
+        c
+        for n, c in vars(module).items()
+        if inspect.isclass(c)
+        and c.__module__ == module.__name__
+        and not n.startswith("_")
         and _public_methods(c)
-    ]  # fmt: skip
+    ]
     if len(classes) == 1:
         return load_python_target(f"{ref}:{classes[0].__name__}")
     raise SpecError(
@@ -93,7 +97,9 @@ def import_module_ref(ref: str) -> ModuleType:
         raise SpecError(f"cannot import module: {err}", file=ref) from None
 
 
-def from_callables(functions: Iterable[Callable[..., Any]], *, name: str = "python", file: str | None = None) -> ToolSet:
+def from_callables(
+    functions: Iterable[Callable[..., Any]], *, name: str = "python", file: str | None = None
+) -> ToolSet:
     diag = Diagnostics(file=file)
     tools = tuple(_tool(f, f.__name__, diag, file) for f in functions)
     return ToolSet(name=name, tools=tools, warnings=tuple(diag.warnings))
@@ -108,14 +114,20 @@ def from_object(obj: Any, *, name: str | None = None, file: str | None = None) -
         raise SpecError(f"{cls.__name__} has no public methods to use as tools", file=file)
     tools = tuple(_tool(getattr(obj, m), m, diag, file) for m in methods)
     doc = inspect.getdoc(cls) or ""
-    return ToolSet(name=name or _snake(cls.__name__), description=doc, tools=tools, warnings=tuple(diag.warnings))
+    return ToolSet(
+        name=name or _snake(cls.__name__),
+        description=doc,
+        tools=tools,
+        warnings=tuple(diag.warnings),
+    )
 
 
 def _public_methods(cls: type) -> list[str]:
     return [
-        n for n, member in inspect.getmembers(cls)
+        n
+        for n, member in inspect.getmembers(cls)
         if not n.startswith("_") and (inspect.isfunction(member) or inspect.ismethod(member))
-    ]  # fmt: skip
+    ]
 
 
 def _tool(func: Callable[..., Any], name: str, diag: Diagnostics, file: str | None) -> ToolSpec:
@@ -138,7 +150,9 @@ def _tool(func: Callable[..., Any], name: str, diag: Diagnostics, file: str | No
     try:
         schema = inline_local_refs(model.model_json_schema())
     except Exception as err:
-        raise SpecError(f"cannot build an input schema from the type hints: {err}", tool=name, file=file) from None
+        raise SpecError(
+            f"cannot build an input schema from the type hints: {err}", tool=name, file=file
+        ) from None
     schema.pop("title", None)
     for pname, prop in schema.get("properties", {}).items():
         prop.pop("title", None)

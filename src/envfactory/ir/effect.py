@@ -99,6 +99,8 @@ class TransferEffect(_Frozen):
     amount_arg: str
     field: str
     record: CreateEffect | None = None  # e.g. a Transaction row written alongside
+    status_field: str | None = None  # both rows must have one of ``usable`` here (not frozen, closed)
+    usable: tuple[str, ...] = ()
 
 
 class FallbackEffect(_Frozen):

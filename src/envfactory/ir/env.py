@@ -61,9 +61,7 @@ class EnvSpec(BaseModel):
         for behaviour in self.behaviours:
             entity = getattr(behaviour.effect, "entity", None)
             if entity is not None and entity not in entities:
-                raise EnvSpecError(
-                    f"env {self.name!r}, tool {behaviour.tool!r}: unknown entity {entity!r}"
-                )
+                raise EnvSpecError(f"env {self.name!r}, tool {behaviour.tool!r}: unknown entity {entity!r}")
         unknown = sorted(set(self.initial_state) - entities)
         if unknown:
             raise EnvSpecError(f"env {self.name!r}: initial state has unknown entities {unknown}")
@@ -104,10 +102,14 @@ class EnvSpec(BaseModel):
     def load(cls, directory: str | Path) -> EnvSpec:
         path = Path(directory)
         if not (path / "env.json").is_file():
-            raise EnvSpecError(f"{path}: not an environment directory (no env.json); run `envfactory synth` first")
+            raise EnvSpecError(
+                f"{path}: not an environment directory (no env.json); run `envfactory synth` first"
+            )
         meta = read_json(path / "env.json")
         if meta.get("format") != FORMAT:
-            raise EnvSpecError(f"{path / 'env.json'}: unsupported format {meta.get('format')!r}, expected {FORMAT!r}")
+            raise EnvSpecError(
+                f"{path / 'env.json'}: unsupported format {meta.get('format')!r}, expected {FORMAT!r}"
+            )
         try:
             return cls(
                 name=meta["name"],

@@ -16,13 +16,33 @@ from envfactory.diagnostics import Diagnostics
 JSON = dict[str, Any]
 
 _TYPE_ALIASES: dict[str, str | None] = {
-    "integer": "integer", "int": "integer", "long": "integer", "int32": "integer",
-    "int64": "integer", "number": "number", "float": "number", "double": "number",
-    "decimal": "number", "string": "string", "str": "string", "text": "string",
-    "file": "string", "boolean": "boolean", "bool": "boolean", "object": "object",
-    "dict": "object", "map": "object", "array": "array", "list": "array", "tuple": "array",
-    "set": "array", "null": "null", "none": "null", "nonetype": "null", "any": None,
-}  # fmt: skip
+    "integer": "integer",
+    "int": "integer",
+    "long": "integer",
+    "int32": "integer",
+    "int64": "integer",
+    "number": "number",
+    "float": "number",
+    "double": "number",
+    "decimal": "number",
+    "string": "string",
+    "str": "string",
+    "text": "string",
+    "file": "string",
+    "boolean": "boolean",
+    "bool": "boolean",
+    "object": "object",
+    "dict": "object",
+    "map": "object",
+    "array": "array",
+    "list": "array",
+    "tuple": "array",
+    "set": "array",
+    "null": "null",
+    "none": "null",
+    "nonetype": "null",
+    "any": None,
+}
 _CANONICAL = {"integer", "number", "string", "boolean", "object", "array", "null"}
 _DROPPED_KEYS = {"xml", "discriminator", "externalDocs", "example", "examples", "$schema"}
 _PROSE_ENUM = re.compile(
@@ -34,9 +54,7 @@ _QUOTED = re.compile(r"[`'\"]([A-Za-z0-9_\-.]+)[`'\"]")
 MAX_DEPTH = 24
 
 
-def normalize_schema(
-    schema: Any, diag: Diagnostics, *, tool: str | None = None, field: str = "$"
-) -> JSON:
+def normalize_schema(schema: Any, diag: Diagnostics, *, tool: str | None = None, field: str = "$") -> JSON:
     """Return a cleaned deep copy of ``schema``; every change is reported to ``diag``."""
     return _Normalizer(diag, tool).run(schema, field, depth=0, seen=())
 
@@ -74,9 +92,7 @@ class _Normalizer:
                 items = items[0] if items else {}
             out["items"] = self.run(items, f"{field}[]", depth + 1, seen)
         if isinstance(out.get("additionalProperties"), dict):
-            out["additionalProperties"] = self.run(
-                out["additionalProperties"], f"{field}.*", depth + 1, seen
-            )
+            out["additionalProperties"] = self.run(out["additionalProperties"], f"{field}.*", depth + 1, seen)
         if out.pop("nullable", False) is True and isinstance(out.get("type"), str):
             out["type"] = [out["type"], "null"]
         self._fix_required(out, field)
@@ -256,7 +272,9 @@ def entity_schema(schema: JSON | None) -> JSON | None:
     if typ != "object":
         return None
     props = schema.get("properties") or {}
-    arrays = [p for p in props.values() if primary_type(p) == "array" and primary_type(p.get("items")) == "object"]
+    arrays = [
+        p for p in props.values() if primary_type(p) == "array" and primary_type(p.get("items")) == "object"
+    ]
     scalars = [p for p in props.values() if primary_type(p) in ("string", "integer", "number", "boolean")]
     has_id = any(k.lower() == "id" or k.lower().endswith(("_id", "id")) for k in props)
     if len(arrays) == 1 and len(scalars) <= 4 and not has_id:

@@ -56,8 +56,4 @@ class StateSchema(BaseModel):
 
     @property
     def relations(self) -> list[Relation]:
-        return [
-            Relation(entity=e.name, field=f, target=t)
-            for e in self.entities
-            for f, t in e.refs.items()
-        ]
+        return [Relation(entity=e.name, field=f, target=t) for e in self.entities for f, t in e.refs.items()]

@@ -92,7 +92,11 @@ class ToolSpec(_Frozen):
         }
 
     def to_anthropic(self) -> JSON:
-        return {"name": self.name, "description": self.description, "input_schema": self.input_schema}
+        return {
+            "name": self.name,
+            "description": self.description,
+            "input_schema": self.input_schema,
+        }
 
     def to_mcp(self) -> JSON:
         """An entry of an MCP ``tools/list`` result."""

@@ -73,7 +73,9 @@ def _ref_checks(entity: Entity, schema: StateSchema) -> dict[str, tuple[Entity, 
     return {f: (schema[t], key_caster(schema[t])) for f, t in entity.refs.items() if t in schema}
 
 
-def _check_refs(store: Store, refs: dict[str, tuple[Entity, Callable[[Any], Any]]], row: JSON, fields: Any) -> None:
+def _check_refs(
+    store: Store, refs: dict[str, tuple[Entity, Callable[[Any], Any]]], row: JSON, fields: Any
+) -> None:
     for field in fields:
         ref = refs.get(field)
         if ref is None or row.get(field) is None:
@@ -182,7 +184,8 @@ def _action(effect: ActionEffect, tool: ToolSpec, schema: StateSchema) -> Execut
         if (allowed is not None and current not in allowed) or current in forbidden:
             hint = f" (allowed from: {', '.join(sorted(allowed))})" if allowed is not None else ""
             raise ToolError(
-                "precondition_failed", f"cannot {verb}: {_label(entity, key)} has {effect.field} {current!r}{hint}"
+                "precondition_failed",
+                f"cannot {verb}: {_label(entity, key)} has {effect.field} {current!r}{hint}",
             )
         new = dict(row)
         new[effect.field] = effect.to
@@ -207,18 +210,34 @@ def _transfer(effect: TransferEffect, tool: ToolSpec, schema: StateSchema) -> Ex
             raise ToolError("invalid_arguments", f"argument {effect.amount_arg!r} must be a positive number")
         src_key, dst_key = cast(args.get(effect.from_arg)), cast(args.get(effect.to_arg))
         if src_key == dst_key:
-            raise ToolError("precondition_failed", f"cannot transfer from {_label(entity, src_key)} to itself")
+            raise ToolError(
+                "precondition_failed", f"cannot transfer from {_label(entity, src_key)} to itself"
+            )
         src, dst = _fetch(ctx.store, entity, src_key), _fetch(ctx.store, entity, dst_key)
+        if effect.status_field:
+            for key, row in ((src_key, src), (dst_key, dst)):
+                if row.get(effect.status_field) not in effect.usable:
+                    state = row.get(effect.status_field)
+                    raise ToolError(
+                        "precondition_failed",
+                        f"{_label(entity, key)} is {state!r}; transfers need {' or '.join(effect.usable)}",
+                    )
         balance = src.get(field) or 0
         if balance < amount:
             raise ToolError(
-                "precondition_failed", f"insufficient {field}: {_label(entity, src_key)} has {balance}, needs {amount}"
+                "precondition_failed",
+                f"insufficient {field}: {_label(entity, src_key)} has {balance}, needs {amount}",
             )
         ctx.store.put(entity.name, src_key, {**src, field: _money(balance - amount)})
         ctx.store.put(entity.name, dst_key, {**dst, field: _money((dst.get(field) or 0) + amount)})
         if record is not None:
             return record(ctx, args)
-        return {"status": "completed", effect.from_arg: src_key, effect.to_arg: dst_key, effect.amount_arg: amount}
+        return {
+            "status": "completed",
+            effect.from_arg: src_key,
+            effect.to_arg: dst_key,
+            effect.amount_arg: amount,
+        }
 
     return run
 
@@ -278,7 +297,9 @@ def to_jsonable(value: Any) -> Any:
     return value
 
 
-def compile_filters(filters: tuple[Filter, ...], entity: Entity) -> list[tuple[str, Callable[[JSON, Any], bool]]]:
+def compile_filters(
+    filters: tuple[Filter, ...], entity: Entity
+) -> list[tuple[str, Callable[[JSON, Any], bool]]]:
     """(argument, predicate(row, value)) pairs for a list tool."""
     text_fields = [f for f, s in entity.fields.items() if s.get("type") == "string"]
     out = []

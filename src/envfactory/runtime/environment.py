@@ -87,7 +87,9 @@ def bound_owner_factory(spec: EnvSpec) -> Callable[[], Any] | None:
     refs = {t.rsplit(":", 1)[0] for t in targets}
     owners = {t.rsplit(":", 1)[1].split(".")[0] for t in targets if "." in t.rsplit(":", 1)[1]}
     if len(refs) != 1 or len(owners) > 1:
-        raise EnvSpecError(f"env {spec.name!r}: bound behaviours must come from one module and class, got {sorted(targets)}")
+        raise EnvSpecError(
+            f"env {spec.name!r}: bound behaviours must come from one module and class, got {sorted(targets)}"
+        )
     try:
         module = import_module_ref(refs.pop())
     except SpecError as err:

@@ -28,10 +28,24 @@ MAX_ARGUMENT_CHARS = 100_000
 class Episode:
     """Mutable per-episode state over a shared :class:`Environment`."""
 
-    __slots__ = ("_ctx", "env", "log", "max_steps", "replies", "seed", "steps", "store",
-                 "task", "terminated", "truncated", "user")  # fmt: skip
+    __slots__ = (
+        "_ctx",
+        "env",
+        "log",
+        "max_steps",
+        "replies",
+        "seed",
+        "steps",
+        "store",
+        "task",
+        "terminated",
+        "truncated",
+        "user",
+    )
 
-    def __init__(self, env: Environment, *, max_steps: int | None = None, user: UserSimulator | None = None) -> None:
+    def __init__(
+        self, env: Environment, *, max_steps: int | None = None, user: UserSimulator | None = None
+    ) -> None:
         self.env = env
         self.user: UserSimulator = user or ClosingUser()
         self.max_steps = max_steps or env.spec.config.max_steps
@@ -56,7 +70,10 @@ class Episode:
             f"You are a helpful agent working with the {spec.name} tools. "
             "Use the tools to do what the user asks, then reply to the user with the outcome."
         )
-        return [{"role": "system", "content": system}, {"role": "user", "content": self.user.opening(self.task)}]
+        return [
+            {"role": "system", "content": system},
+            {"role": "user", "content": self.user.opening(self.task)},
+        ]
 
     @property
     def done(self) -> bool:
@@ -106,9 +123,14 @@ class Episode:
         out = []
         for i, call in enumerate(calls):
             fn = call.get("function") if isinstance(call, dict) else None
-            call_id = call.get("id") if isinstance(call, dict) and call.get("id") else f"call_{self.steps + i}"
+            call_id = (
+                call.get("id") if isinstance(call, dict) and call.get("id") else f"call_{self.steps + i}"
+            )
             if not isinstance(fn, dict):
-                result = ToolResult.failure("invalid_arguments", "a tool call needs a 'function' with 'name' and 'arguments'")
+                result = ToolResult.failure(
+                    "invalid_arguments",
+                    "a tool call needs a 'function' with 'name' and 'arguments'",
+                )
             else:
                 result = self.call_tool(fn.get("name"), fn.get("arguments"))  # type: ignore[arg-type]
             out.append({"role": "tool", "tool_call_id": call_id, "content": result.content})
@@ -142,22 +164,38 @@ class Episode:
         """Compare the final state and replies with the task's goal."""
         current = self.store.hash()
         if self.task is None:
-            return Verdict(reward=0.0, success=False, reasons=("no task: nothing to verify",), state_hash=current)
+            return Verdict(
+                reward=0.0,
+                success=False,
+                reasons=("no task: nothing to verify",),
+                state_hash=current,
+            )
         goal = self.task.goal
         reasons: list[str] = []
         if goal.state_hash and goal.state_hash != current:
-            reasons.append(f"final state differs from the goal state (hash {current[:12]} != {goal.state_hash[:12]})")
+            reasons.append(
+                f"final state differs from the goal state (hash {current[:12]} != {goal.state_hash[:12]})"
+            )
         schema = self.env.spec.state_schema
         for entity_name, rows in goal.rows.items():
             cast = key_caster(schema[entity_name])
             for key, expected in rows.items():
                 actual = self.store.get(entity_name, cast(key))
                 if actual != expected:
-                    reasons.append(f"{entity_name} {key}: expected {_short(expected)}, found {_short(actual)}")
+                    reasons.append(
+                        f"{entity_name} {key}: expected {_short(expected)}, found {_short(actual)}"
+                    )
         said = " ".join(self.replies).casefold()
-        reasons += [f"the reply does not state {fact!r}" for fact in goal.answer if fact.casefold() not in said]
+        reasons += [
+            f"the reply does not state {fact!r}" for fact in goal.answer if fact.casefold() not in said
+        ]
         success = not reasons
-        return Verdict(reward=1.0 if success else 0.0, success=success, reasons=tuple(reasons), state_hash=current)
+        return Verdict(
+            reward=1.0 if success else 0.0,
+            success=success,
+            reasons=tuple(reasons),
+            state_hash=current,
+        )
 
     # -- moving episodes around --------------------------------------------------------------
     def snapshot(self) -> JSON:
@@ -183,7 +221,11 @@ class Episode:
         self.seed = snap["seed"]
         self.store = Store(self.env.base)
         self.store.restore(snap["store"])
-        self.steps, self.terminated, self.truncated = snap["steps"], snap["terminated"], snap["truncated"]
+        self.steps, self.terminated, self.truncated = (
+            snap["steps"],
+            snap["terminated"],
+            snap["truncated"],
+        )
         self.replies = list(snap["replies"])
         self.log = [
             (n, a, ToolResult(not _is_error(c), c, _error_code(c)) if c is not None else None)
@@ -202,7 +244,11 @@ class Episode:
                 out.append({"role": "user", "content": args})
             else:
                 text = args if isinstance(args, str) else json.dumps(args or {}, ensure_ascii=True)
-                call = {"id": f"call_{i}", "type": "function", "function": {"name": str(name), "arguments": text}}
+                call = {
+                    "id": f"call_{i}",
+                    "type": "function",
+                    "function": {"name": str(name), "arguments": text},
+                }
                 out.append({"role": "assistant", "content": None, "tool_calls": [call]})
                 out.append({"role": "tool", "tool_call_id": f"call_{i}", "content": result.content})
         return out
@@ -226,7 +272,8 @@ def _parse_arguments(arguments: JSON | str | None) -> JSON | ToolResult:
     if isinstance(arguments, str):
         if len(arguments) > MAX_ARGUMENT_CHARS:
             return ToolResult.failure(
-                "invalid_arguments", f"arguments are {len(arguments)} characters; the limit is {MAX_ARGUMENT_CHARS}"
+                "invalid_arguments",
+                f"arguments are {len(arguments)} characters; the limit is {MAX_ARGUMENT_CHARS}",
             )
         try:
             arguments = json.loads(arguments)

@@ -15,7 +15,14 @@ from envfactory.ir.jsonschema import entity_schema, primary_type
 
 JSON = dict[str, Any]
 Shaper = Callable[[Any], Any]
-_PLACEHOLDER = {"string": "", "integer": 0, "number": 0, "boolean": False, "array": [], "object": {}}
+_PLACEHOLDER = {
+    "string": "",
+    "integer": 0,
+    "number": 0,
+    "boolean": False,
+    "array": [],
+    "object": {},
+}
 _COUNT_NAMES = {"total", "count", "totalcount", "numfound", "totalresults", "size", "totalitems"}
 
 
@@ -58,10 +65,13 @@ def _envelope(schema: JSON, items_key: str) -> Shaper:
     for key, sub in props.items():
         if key == items_key:
             continue
-        if key.replace("_", "").lower() in _COUNT_NAMES and primary_type(sub) in ("integer", "number"):
+        if key.replace("_", "").lower() in _COUNT_NAMES and primary_type(sub) in (
+            "integer",
+            "number",
+        ):
             extras[key] = len
         elif key in (schema.get("required") or ()):
-            extras[key] = lambda _rows, _t=primary_type(sub): _PLACEHOLDER.get(_t or "", None)
+            extras[key] = lambda _rows, _t=primary_type(sub): _PLACEHOLDER.get(_t or "")
 
     def shape(value: Any) -> JSON:
         rows = value if isinstance(value, list) else [value]
@@ -82,7 +92,7 @@ def _row_projector(schema: JSON | None) -> Shaper:
         # open schema: keep the row as it is when it already fits
         wanted = set(keys)
         return lambda row: {k: v for k, v in row.items() if k in wanted} if isinstance(row, dict) else row
-    required = {k: _PLACEHOLDER.get(primary_type(props[k]) or "", None) for k in schema.get("required") or ()}
+    required = {k: _PLACEHOLDER.get(primary_type(props[k]) or "") for k in schema.get("required") or ()}
 
     def project(row: Any) -> Any:
         if not isinstance(row, dict):

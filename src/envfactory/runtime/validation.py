@@ -12,9 +12,26 @@ JSON = dict[str, Any]
 Validator = Callable[[Any], str | None]  # returns an error message or None
 MAX_STRING = 10_000
 # formats fastjsonschema does not know (OpenAPI's): accept any value of the right type
-_KNOWN_FORMATS = {"date-time", "date", "time", "email", "hostname", "idn-hostname", "ipv4", "ipv6",
-                  "regex", "uri", "iri", "uri-reference", "iri-reference", "uri-template", "json-pointer",
-                  "relative-json-pointer", "uuid", "duration"}  # fmt: skip
+_KNOWN_FORMATS = {
+    "date-time",
+    "date",
+    "time",
+    "email",
+    "hostname",
+    "idn-hostname",
+    "ipv4",
+    "ipv6",
+    "regex",
+    "uri",
+    "iri",
+    "uri-reference",
+    "iri-reference",
+    "uri-template",
+    "json-pointer",
+    "relative-json-pointer",
+    "uuid",
+    "duration",
+}
 _PREFIX = re.compile(r"^data\.?")
 
 
@@ -65,7 +82,9 @@ def _message(err: fastjsonschema.JsonSchemaValueException, props: list[str]) -> 
         inside = f" in {where!r}" if where else ""
         return f"missing required argument(s){inside}: {', '.join(missing)}"
     path = _PREFIX.sub("", err.name or "")
-    tail = err.message[len(err.name or "") :].strip() if err.message.startswith(err.name or "") else err.message
+    tail = (
+        err.message[len(err.name or "") :].strip() if err.message.startswith(err.name or "") else err.message
+    )
     if not path:
         return "arguments must be a JSON object" if err.rule == "type" else f"arguments {tail}"
     return f"argument {path!r} {tail}"
@@ -73,7 +92,11 @@ def _message(err: fastjsonschema.JsonSchemaValueException, props: list[str]) -> 
 
 def _too_long(value: Any) -> str | None:
     if isinstance(value, str):
-        return f"a string argument is {len(value)} characters; the limit is {MAX_STRING}" if len(value) > MAX_STRING else None
+        return (
+            f"a string argument is {len(value)} characters; the limit is {MAX_STRING}"
+            if len(value) > MAX_STRING
+            else None
+        )
     if isinstance(value, dict):
         for v in value.values():
             if (msg := _too_long(v)) is not None:

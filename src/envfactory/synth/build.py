@@ -20,11 +20,43 @@ from envfactory.synth.naming import tokens
 from envfactory.synth.transitions import STATUS_FIELDS
 
 JSON = dict[str, Any]
-_INITIAL = ("pending", "open", "active", "available", "draft", "scheduled", "placed", "new",
-            "requested", "confirmed", "todo", "unpaid", "booked")  # fmt: skip
-_CREATED = ("created", "created_at", "createdat", "creation_date", "timestamp", "sent_at", "booked_at",
-            "placed_at", "added_at", "date_created", "submitted_at")  # fmt: skip
-_UPDATED = ("updated", "updated_at", "updatedat", "modified", "modified_at", "last_modified", "date_modified")
+_INITIAL = (
+    "available",
+    "active",
+    "open",
+    "pending",
+    "placed",
+    "new",
+    "draft",
+    "scheduled",
+    "requested",
+    "confirmed",
+    "todo",
+    "unpaid",
+    "booked",
+)
+_CREATED = (
+    "created",
+    "created_at",
+    "createdat",
+    "creation_date",
+    "timestamp",
+    "sent_at",
+    "booked_at",
+    "placed_at",
+    "added_at",
+    "date_created",
+    "submitted_at",
+)
+_UPDATED = (
+    "updated",
+    "updated_at",
+    "updatedat",
+    "modified",
+    "modified_at",
+    "last_modified",
+    "date_modified",
+)
 
 
 def synthesize(
@@ -42,13 +74,22 @@ def synthesize(
     ``state`` is ``"seeded"`` (Faker rows), ``"empty"`` or the path of a JSON file
     ``{entity: [rows]}``. ``bind=True`` makes a Python object's own methods the behaviour.
     """
-    loaded = source if isinstance(source, Loaded) else Loaded(source) if isinstance(source, ToolSet) else load(source)
+    loaded = (
+        source
+        if isinstance(source, Loaded)
+        else Loaded(source)
+        if isinstance(source, ToolSet)
+        else load(source)
+    )
     toolset = loaded.toolset
     intents = [read_intent(t) for t in toolset.tools]
     assigned = assign_entities(intents)
     schema = infer_schema(intents, assigned)
     behaviours = [
-        _finish(infer_behaviour(i, schema[assigned[i.tool.name]] if i.tool.name in assigned else None, schema), schema)
+        _finish(
+            infer_behaviour(i, schema[assigned[i.tool.name]] if i.tool.name in assigned else None, schema),
+            schema,
+        )
         for i in intents
     ]
     if bind:
@@ -76,8 +117,12 @@ def _finish(behaviour: Behaviour, schema: StateSchema) -> Behaviour:
     effect = behaviour.effect
     if isinstance(effect, CreateEffect):
         entity = schema[effect.entity]
-        effect = effect.model_copy(update={"defaults": create_defaults(entity, effect),
-                                           "timestamps": _stamps(entity, _CREATED + _UPDATED)})  # fmt: skip
+        effect = effect.model_copy(
+            update={
+                "defaults": create_defaults(entity, effect),
+                "timestamps": _stamps(entity, _CREATED + _UPDATED),
+            }
+        )
     elif isinstance(effect, UpdateEffect):
         effect = effect.model_copy(update={"timestamps": _stamps(schema[effect.entity], _UPDATED)})
     elif isinstance(effect, ActionEffect):
@@ -110,17 +155,30 @@ def _placeholder(schema: JSON) -> Any:
         return schema["enum"][0]
     typ = schema.get("type")
     typ = next((t for t in typ if t != "null"), None) if isinstance(typ, list) else typ
-    return {"string": "", "integer": 0, "number": 0.0, "boolean": False, "array": [], "object": {}}.get(typ or "")
+    return {
+        "string": "",
+        "integer": 0,
+        "number": 0.0,
+        "boolean": False,
+        "array": [],
+        "object": {},
+    }.get(typ or "")
 
 
 def _stamps(entity: Entity, names: tuple[str, ...]) -> tuple[str, ...]:
     wanted = {n.replace("_", "") for n in names}
-    return tuple(f for f, s in entity.fields.items() if f.replace("_", "").lower() in wanted and s.get("type") != "integer")
+    return tuple(
+        f
+        for f, s in entity.fields.items()
+        if f.replace("_", "").lower() in wanted and s.get("type") != "integer"
+    )
 
 
 def _bind(loaded: Loaded, behaviours: list[Behaviour]) -> list[Behaviour]:
     if not any(t.source.python for t in loaded.toolset.tools):
-        raise SynthesisError("--bind needs Python tools (a module or class); these tools have no implementation")
+        raise SynthesisError(
+            "--bind needs Python tools (a module or class); these tools have no implementation"
+        )
     ref = loaded.target.rsplit(":", 1)[0] if loaded.target else None
     out = []
     for behaviour, tool in zip(behaviours, loaded.toolset.tools, strict=True):
@@ -129,8 +187,14 @@ def _bind(loaded: Loaded, behaviours: list[Behaviour]) -> list[Behaviour]:
             continue
         module, qualname = tool.source.python.split(":", 1)
         target = f"{ref or tool.source.file or module}:{qualname}"
-        out.append(Behaviour(tool=tool.name, effect=BoundEffect(target=target), fidelity="real",
-                             notes=("runs the user's own implementation",)))  # fmt: skip
+        out.append(
+            Behaviour(
+                tool=tool.name,
+                effect=BoundEffect(target=target),
+                fidelity="real",
+                notes=("runs the user's own implementation",),
+            )
+        )
     return out
 
 

@@ -34,9 +34,29 @@ from envfactory.synth.transitions import STATUS_FIELDS, transition_for
 JSON = dict[str, Any]
 Builder = Callable[[Intent, Entity, StateSchema], Behaviour]
 BUILDERS: Registry[Builder] = Registry("effect builder")
-SEARCH_ARGS = {"q", "query", "search", "keyword", "keywords", "text", "term", "terms", "criteria", "contains"}
+SEARCH_ARGS = {
+    "q",
+    "query",
+    "search",
+    "keyword",
+    "keywords",
+    "text",
+    "term",
+    "terms",
+    "criteria",
+    "contains",
+}
 AMOUNT_ARGS = ("amount", "quantity", "qty", "value", "sum", "total", "units")
-BALANCE_FIELDS = ("balance", "available_balance", "funds", "amount", "quantity", "stock", "credits", "points")
+BALANCE_FIELDS = (
+    "balance",
+    "available_balance",
+    "funds",
+    "amount",
+    "quantity",
+    "stock",
+    "credits",
+    "points",
+)
 _LOWER = ("min", "from", "since", "after", "start", "gte", "ge", "lower", "earliest")
 _UPPER = ("max", "to", "until", "before", "end", "lte", "le", "upper", "latest")
 
@@ -66,7 +86,7 @@ def _key_arg(intent: Intent, entity: Entity) -> str | None:
     if intent.key_arg and intent.key_arg in props:
         return intent.key_arg
     for arg in props:
-        if same_field(arg, entity.key) and entity.key != "id" or same_field(arg, f"{entity.name}_id"):
+        if (same_field(arg, entity.key) and entity.key != "id") or same_field(arg, f"{entity.name}_id"):
             return arg
     if "id" in props and entity.key == "id":
         return "id"
@@ -164,13 +184,15 @@ def _filter(arg: str, arg_schema: JSON, intent: Intent, entity: Entity) -> Filte
             return Filter(arg=arg, field=field, op=op)
         if is_list and same_field(plural(field), arg):
             return Filter(arg=arg, field=field, op="any" if field_is_list else "in")
+        if field_is_list and same_field(field, plural(arg)):
+            return Filter(arg=arg, field=field, op="any")
     toks = tokens(arg)
-    for bound, op in ((_LOWER, "gte"), (_UPPER, "lte")):
-        if len(toks) > 1 and (toks[0] in bound or toks[-1] in bound):
-            rest = toks[1:] if toks[0] in bound else toks[:-1]
-            field = next((f for f in entity.fields if same_field(f, "_".join(rest))), None)
-            if field:
-                return Filter(arg=arg, field=field, op=op)
+    if len(toks) > 1:
+        for bound, op in ((_LOWER, "gte"), (_UPPER, "lte")):
+            for word, rest in ((toks[-1], toks[:-1]), (toks[0], toks[1:])):
+                field = next((f for f in entity.fields if same_field(f, "_".join(rest))), None)
+                if word in bound and field:
+                    return Filter(arg=arg, field=field, op=op)
     if primary_type(arg_schema) == "string" and toks and toks[-1] in ("name", "title"):
         field = next((f for f in entity.fields if tokens(f)[-1:] == toks[-1:]), None)
         if field:
@@ -191,15 +213,24 @@ def _action(intent: Intent, entity: Entity, schema: StateSchema) -> Behaviour:
         to, allowed, forbidden = found
         mapped, ignored = _field_args(intent, entity, {key_arg})
         mapped = {a: f for a, f in mapped.items() if f != field}
-        effect = ActionEffect(entity=entity.name, key_arg=key_arg, field=field, to=to,
-                              allowed_from=allowed, forbidden_from=forbidden, args=mapped)  # fmt: skip
+        effect = ActionEffect(
+            entity=entity.name,
+            key_arg=key_arg,
+            field=field,
+            to=to,
+            allowed_from=allowed,
+            forbidden_from=forbidden,
+            args=mapped,
+        )
         notes = [f"sets {field} to {to!r}" + (f" from {list(allowed)}" if allowed else "")]
         if not enum:
             notes.append(f"{field} has no enum; the new value {to!r} is a guess")
             ignored = [*ignored]  # keep the grade honest below
             return Behaviour(tool=intent.tool.name, effect=effect, fidelity="medium", notes=tuple(notes))
         return _grade(intent.tool.name, effect, ignored, notes)
-    return fallback(intent.tool.name, f"{intent.verb!r} on {entity.name}: no status field with a matching value")
+    return fallback(
+        intent.tool.name, f"{intent.verb!r} on {entity.name}: no status field with a matching value"
+    )
 
 
 def _status_fields(entity: Entity) -> list[str]:
@@ -218,8 +249,16 @@ def _transfer(intent: Intent, schema: StateSchema) -> Behaviour | None:
         if stem in schema and role_of(arg):
             by_target.setdefault(stem, []).append(arg)
     pair = next(((e, args) for e, args in by_target.items() if len(args) == 2), None)
-    amount = next((a for a in props if tokens(a)[-1:] and tokens(a)[-1] in AMOUNT_ARGS
-                   and primary_type(props[a]) in ("number", "integer")), None)  # fmt: skip
+    amount = next(
+        (
+            a
+            for a in props
+            if tokens(a)[-1:]
+            and tokens(a)[-1] in AMOUNT_ARGS
+            and primary_type(props[a]) in ("number", "integer")
+        ),
+        None,
+    )
     if pair is None or amount is None:
         return None
     entity = schema[pair[0]]
@@ -233,8 +272,18 @@ def _transfer(intent: Intent, schema: StateSchema) -> Behaviour | None:
         rec_entity = schema[record_noun]
         mapped, _ = _field_args(intent, rec_entity, set())
         record = CreateEffect(entity=record_noun, args=mapped)
-    effect = TransferEffect(entity=entity.name, from_arg=src, to_arg=dst, amount_arg=amount,
-                            field=field, record=record)  # fmt: skip
+    status = next((f for f in _status_fields(entity) if entity.fields[f].get("enum")), None)
+    usable = tuple(v for v in (entity.fields[status]["enum"] if status else ()) if v in ("active", "open"))
+    effect = TransferEffect(
+        entity=entity.name,
+        from_arg=src,
+        to_arg=dst,
+        amount_arg=amount,
+        field=field,
+        record=record,
+        status_field=status if usable else None,
+        usable=usable,
+    )
     notes = [f"moves {amount} of {entity.name}.{field} from {src} to {dst}"]
     if record:
         notes.append(f"records a {record.entity}")

@@ -12,9 +12,31 @@ from envfactory.synth.naming import id_stem, same_field, tokens
 
 JSON = dict[str, Any]
 ENTITY_KINDS = ("read", "list", "create", "update", "delete", "action")
-PAGING_ARGS = {"limit", "offset", "page", "page_size", "pagesize", "per_page", "perpage", "cursor",
-               "page_token", "pagetoken", "next_token", "skip", "start", "rows", "max_results",
-               "maxresults", "size", "count", "top", "sort", "order_by", "orderby", "sort_by"}  # fmt: skip
+PAGING_ARGS = {
+    "limit",
+    "offset",
+    "page",
+    "page_size",
+    "pagesize",
+    "per_page",
+    "perpage",
+    "cursor",
+    "page_token",
+    "pagetoken",
+    "next_token",
+    "skip",
+    "start",
+    "rows",
+    "max_results",
+    "maxresults",
+    "size",
+    "count",
+    "top",
+    "sort",
+    "order_by",
+    "orderby",
+    "sort_by",
+}
 
 
 def assign_entities(intents: list[Intent]) -> dict[str, str]:
@@ -31,12 +53,19 @@ def assign_entities(intents: list[Intent]) -> dict[str, str]:
 
 def infer_schema(intents: list[Intent], assigned: dict[str, str]) -> StateSchema:
     nouns = list(dict.fromkeys(assigned.values()))
-    entities = [_build_entity(noun, [i for i in intents if assigned.get(i.tool.name) == noun]) for noun in nouns]
+    entities = [
+        _build_entity(noun, [i for i in intents if assigned.get(i.tool.name) == noun]) for noun in nouns
+    ]
     names = {e.name for e in entities}
     linked = []
     for entity in entities:
-        parents = {arg: p for i in intents if assigned.get(i.tool.name) == entity.name and i.parent
-                   for arg, p in [i.parent] if p in names}  # fmt: skip
+        parents = {
+            arg: p
+            for i in intents
+            if assigned.get(i.tool.name) == entity.name and i.parent
+            for arg, p in [i.parent]
+            if p in names
+        }
         linked.append(_link(entity, names, parents))
     return StateSchema(entities=tuple(linked))
 
@@ -55,6 +84,8 @@ def _build_entity(noun: str, intents: list[Intent]) -> Entity:
         for arg, schema in intent.tool.properties.items():
             if arg == intent.key_arg or arg.lower() in PAGING_ARGS or _matching(fields, arg):
                 continue
+            if intent.kind == "update" and (arg == "id" or same_field(arg, f"{noun}_id")):
+                continue  # the entity's own key, named after it
             if intent.parent and arg == intent.parent[0]:
                 continue
             fields[arg] = _clean(schema)
@@ -67,7 +98,9 @@ def _build_entity(noun: str, intents: list[Intent]) -> Entity:
     fields = {key: fields[key], **{k: v for k, v in fields.items() if k != key}}
     key_type = "integer" if primary_type(fields[key]) == "integer" else "string"
     if key_type == "string":
-        fields[key] = {k: v for k, v in fields[key].items() if k not in ("format", "pattern")} | {"type": "string"}
+        fields[key] = {k: v for k, v in fields[key].items() if k not in ("format", "pattern")} | {
+            "type": "string"
+        }
     return Entity(
         name=noun,
         key=key,
@@ -106,7 +139,7 @@ def _link(entity: Entity, names: set[str], parents: dict[str, str]) -> Entity:
         refs[field] = parent
     for field in fields:
         stem = id_stem(field)
-        if field != entity.key and stem in names:
+        if field != entity.key and stem in names and stem != entity.name:
             refs.setdefault(field, stem)
     return entity.model_copy(update={"fields": fields, "refs": refs})
 

@@ -17,12 +17,40 @@ from envfactory.synth.transitions import TRANSITIONS
 JSON = dict[str, Any]
 # verbs whose object is another entity: book_flight creates a booking of a flight
 RECORD_VERBS = {
-    "book": "booking", "reserve": "reservation", "borrow": "loan", "rent": "rental",
-    "enroll": "enrollment", "subscribe": "subscription", "invite": "invitation", "order": "order",
-}  # fmt: skip
-GENERIC_TITLES = {"response", "result", "results", "error", "success", "ack", "output", "status",
-                  "ok", "empty", "page", "list", "items", "body", "payload", "object"}  # fmt: skip
-_METHOD_KIND = {"GET": "read", "PUT": "update", "PATCH": "update", "POST": "update", "DELETE": "delete"}
+    "book": "booking",
+    "reserve": "reservation",
+    "borrow": "loan",
+    "rent": "rental",
+    "enroll": "enrollment",
+    "subscribe": "subscription",
+    "invite": "invitation",
+    "order": "order",
+}
+GENERIC_TITLES = {
+    "response",
+    "result",
+    "results",
+    "error",
+    "success",
+    "ack",
+    "output",
+    "status",
+    "ok",
+    "empty",
+    "page",
+    "list",
+    "items",
+    "body",
+    "payload",
+    "object",
+}
+_METHOD_KIND = {
+    "GET": "read",
+    "PUT": "update",
+    "PATCH": "update",
+    "POST": "update",
+    "DELETE": "delete",
+}
 _COLLECTION_KIND = {"GET": "list", "POST": "create"}
 
 
@@ -105,8 +133,14 @@ def _from_http(tool: ToolSpec) -> Intent | None:
         statics = [s for s, p in zip(segments[:-1], is_param[:-1], strict=True) if not p]
         if not statics:
             return None
-        intent = Intent(tool, _METHOD_KIND.get(method, "unknown"), verb=method.lower(),
-                        nouns=_nouns(list(tokens(statics[-1]))), key_arg=last[1:-1], evidence="http")  # fmt: skip
+        intent = Intent(
+            tool,
+            _METHOD_KIND.get(method, "unknown"),
+            verb=method.lower(),
+            nouns=_nouns(list(tokens(statics[-1]))),
+            key_arg=last[1:-1],
+            evidence="http",
+        )
         intent.parent = _parent(segments[:-2], is_param[:-2])
         return intent
     words = list(tokens(last))
@@ -120,11 +154,17 @@ def _from_http(tool: ToolSpec) -> Intent | None:
         named.nouns = _nouns(list(tokens(segments[owner_at])))
         named.key_arg = segments[-2][1:-1] if prev_param else None
         named.evidence = "http"
+        named.tool = tool
         if named.kind == "read" and not prev_param:
             named.kind = "list"
         return named
-    intent = Intent(tool, _COLLECTION_KIND.get(method, "unknown"), verb=method.lower(),
-                    nouns=_nouns(words), evidence="http")  # fmt: skip
+    intent = Intent(
+        tool,
+        _COLLECTION_KIND.get(method, "unknown"),
+        verb=method.lower(),
+        nouns=_nouns(words),
+        evidence="http",
+    )
     intent.parent = _parent(segments[:-1], is_param[:-1])
     return intent
 
@@ -142,7 +182,16 @@ def title_noun(schema: JSON | None) -> str | None:
     if not isinstance(title, str):
         return None
     words = [w for w in tokens(title) if w not in FILLER]
-    if words and words[-1] in ("list", "page", "response", "result", "results", "dto", "model", "schema"):
+    if words and words[-1] in (
+        "list",
+        "page",
+        "response",
+        "result",
+        "results",
+        "dto",
+        "model",
+        "schema",
+    ):
         words = words[:-1]
     if not words or "_".join(words) in GENERIC_TITLES:
         return None

@@ -22,11 +22,14 @@ TRANSITIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...] | None]] = {
     "complete": (("completed", "done", "complete"), None),
     "finish": (("finished", "completed", "done"), None),
     "resolve": (("resolved", "done", "closed"), None),
-    "ship": (("shipped",), ("paid", "approved", "placed", "processing", "pending", "confirmed")),
+    "ship": (("shipped",), ("paid", "approved", "processing", "confirmed")),
     "deliver": (("delivered",), ("shipped", "in_transit")),
     "pay": (("paid",), ("pending", "unpaid", "open", "issued", "placed", "due", "overdue")),
     "refund": (("refunded",), ("paid", "completed", "delivered", "settled")),
-    "return": (("returned",), ("borrowed", "checked_out", "on_loan", "active", "out", "delivered")),
+    "return": (
+        ("returned",),
+        ("borrowed", "checked_out", "on_loan", "active", "out", "overdue", "delivered"),
+    ),
     "activate": (("active", "activated", "enabled"), None),
     "deactivate": (("inactive", "deactivated", "disabled"), None),
     "enable": (("enabled", "active"), None),
@@ -53,14 +56,30 @@ TRANSITIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...] | None]] = {
 }
 TERMINAL = frozenset(
     {
-        "cancelled", "canceled", "deleted", "closed", "completed", "done", "delivered", "refunded",
-        "rejected", "declined", "archived", "returned", "expired", "failed", "finished", "checked_out",
+        "cancelled",
+        "canceled",
+        "deleted",
+        "closed",
+        "completed",
+        "done",
+        "delivered",
+        "refunded",
+        "rejected",
+        "declined",
+        "archived",
+        "returned",
+        "expired",
+        "failed",
+        "finished",
+        "checked_out",
     }
-)  # fmt: skip
+)
 STATUS_FIELDS = ("status", "state", "stage", "phase")
 
 
-def transition_for(verb: str, enum: list[str] | None) -> tuple[str, tuple[str, ...] | None, tuple[str, ...]] | None:
+def transition_for(
+    verb: str, enum: list[str] | None
+) -> tuple[str, tuple[str, ...] | None, tuple[str, ...]] | None:
     """``(to, allowed_from, forbidden_from)`` for ``verb`` on a status with values ``enum``.
 
     With no enum (a free-text status) the verb's first target is used.

@@ -44,8 +44,10 @@ class ValueMaker:
         return _BY_TYPE.get(typ or "string", _string)(self, schema, name, entity)
 
     def date(self, span_days: int = 365) -> datetime:
-        return self.now + timedelta(days=self.rng.randint(-span_days, span_days // 2),
-                                    minutes=self.rng.randrange(0, 24 * 60, 15))  # fmt: skip
+        return self.now + timedelta(
+            days=self.rng.randint(-span_days, span_days // 2),
+            minutes=self.rng.randrange(0, 24 * 60, 15),
+        )
 
 
 def _integer(vm: ValueMaker, schema: JSON, name: str, entity: str) -> int:
@@ -57,7 +59,16 @@ def _integer(vm: ValueMaker, schema: JSON, name: str, entity: str) -> int:
         lo, hi = 1, 90
     elif toks and toks[-1] in ("year",):
         lo, hi = 1950, 2025
-    elif toks and toks[-1] in ("quantity", "qty", "stock", "count", "copies", "seats", "capacity", "pages"):
+    elif toks and toks[-1] in (
+        "quantity",
+        "qty",
+        "stock",
+        "count",
+        "copies",
+        "seats",
+        "capacity",
+        "pages",
+    ):
         lo, hi = 1, 50
     lo = int(schema.get("minimum", lo))
     hi = int(schema.get("maximum", max(hi, lo)))
@@ -156,8 +167,20 @@ _WORDS: dict[str, Callable[[Faker, str], str]] = {
 def _name_value(fake: Faker, entity: str) -> str:
     if entity in ("pet", "animal", "dog", "cat"):
         return fake.first_name()
-    if entity in ("user", "customer", "member", "person", "employee", "contact", "passenger",
-                  "author", "owner", "patient", "student", "guest"):  # fmt: skip
+    if entity in (
+        "user",
+        "customer",
+        "member",
+        "person",
+        "employee",
+        "contact",
+        "passenger",
+        "author",
+        "owner",
+        "patient",
+        "student",
+        "guest",
+    ):
         return fake.name()
     if entity in ("product", "item", "sku"):
         return f"{fake.color_name()} {fake.word()}".title()

@@ -1,0 +1,34 @@
+# Two promises: `make demo` and `make test` work on a fresh machine; each sets up .venv itself.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: demo test lint format bench clean
+
+$(STAMP): requirements.lock pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -r requirements.lock
+	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation -e .
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/envfactory demo --out out/demo
+
+test: $(STAMP) lint
+	$(BIN)/python -m pytest
+
+lint: $(STAMP)
+	$(BIN)/ruff check src tests bench examples specs
+	$(BIN)/ruff format --check src tests bench examples specs
+
+format: $(STAMP)
+	$(BIN)/ruff check --fix src tests bench examples specs
+	$(BIN)/ruff format src tests bench examples specs
+
+bench: $(STAMP)
+	$(BIN)/python bench/env_step.py
+
+clean:
+	rm -rf $(VENV) out .pytest_cache .ruff_cache

@@ -1,0 +1,219 @@
+"""Implementations of the CLI commands (kept apart from argument parsing in ``main``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.progress import Progress
+
+from envfactory.cli.common import console, err_console, escape, friendly_errors, table
+from envfactory.errors import EnvFactoryError
+from envfactory.ir.env import EnvSpec, write_json
+from envfactory.runtime.environment import Environment
+from envfactory.runtime.gym_env import BUNDLED, bundled_specs_dir
+from envfactory.synth import synthesize
+from envfactory.synth.selfcheck import FidelityReport, self_check
+from envfactory.synth.smoke import smoke_episode
+
+
+def synth(
+    specs: list[str],
+    out: Path,
+    name: str | None,
+    seed: int,
+    rows: int,
+    state: str,
+    bind: bool,
+    max_steps: int,
+    check: bool,
+) -> int:
+    if name and len(specs) > 1:
+        err_console.print("[bold red]error:[/] --name needs exactly one spec")
+        return 2
+    summary, failed = [], 0
+    with Progress(console=err_console, transient=True) as progress:
+        task = progress.add_task("synthesizing", total=len(specs))
+        for source in specs:
+            progress.update(task, description=f"synthesizing {source}")
+            try:
+                spec = synthesize(
+                    source,
+                    name=name,
+                    seed=seed,
+                    rows=rows,
+                    state=state,
+                    bind=bind,
+                    max_steps=max_steps,
+                )
+                path = spec.save(out / spec.name)
+                report = self_check(spec) if check else None
+                if report is not None:
+                    write_json(path / "fidelity.json", report_json(report))
+            except EnvFactoryError as err:
+                failed += 1
+                err_console.print(f"[bold red]error:[/] {escape(str(err))}")
+                progress.advance(task)
+                continue
+            for warning in spec.tools.warnings:
+                err_console.print(f"[yellow]warning:[/] {escape(warning)}")
+            summary.append(_summary_row(spec, report, path))
+            progress.advance(task)
+    if summary:
+        cols = [
+            "env",
+            "format",
+            "tools",
+            "entities",
+            "rows",
+            "low fid.",
+            "warnings",
+            "self-check",
+            "saved to",
+        ]
+        console.print(table("Synthesized environments", cols, summary))
+    return 1 if failed else 0
+
+
+def _summary_row(spec: EnvSpec, report: FidelityReport | None, path: Path) -> list[object]:
+    formats = sorted({t.source.format for t in spec.tools.tools})
+    rows = sum(len(r) for r in spec.initial_state.values())
+    low = ", ".join(spec.low_fidelity_tools) or "-"
+    checked = "-" if report is None else _check_cell(report)
+    return [
+        spec.name,
+        "/".join(formats),
+        len(spec.tools.tools),
+        len(spec.state_schema.entities),
+        rows,
+        low,
+        len(spec.tools.warnings),
+        checked,
+        str(path),
+    ]
+
+
+def _check_cell(report: FidelityReport) -> str:
+    counts = report.counts()
+    ran = counts["pass"] + counts["fail"]
+    skipped = f", {counts['skip']} skip" if counts["skip"] else ""
+    return f"{'ok' if report.passed else 'FAIL'} {counts['pass']}/{ran}{skipped}"
+
+
+def report_json(report: FidelityReport) -> dict[str, object]:
+    return {"passed": report.passed, "counts": report.counts(), **report.model_dump(mode="json")}
+
+
+@friendly_errors
+def inspect(env_dir: Path) -> None:
+    spec = EnvSpec.load(env_dir)
+    console.print(
+        f"[bold]{spec.name}[/] — {escape(spec.description.splitlines()[0] if spec.description else '')}"
+    )
+    rows = []
+    for b in spec.behaviours:
+        tool = spec.tools[b.tool]
+        rows.append(
+            [
+                b.tool,
+                b.effect.kind,
+                getattr(b.effect, "entity", "-") or "-",
+                b.fidelity,
+                ", ".join(tool.required) or "-",
+                "; ".join(b.notes) or "-",
+            ]
+        )
+    console.print(table("Tools", ["tool", "effect", "entity", "fidelity", "required", "notes"], rows))
+    ents = [
+        [
+            e.name,
+            e.key,
+            ", ".join(f for f in e.fields if f != e.key),
+            ", ".join(f"{f}→{t}" for f, t in e.refs.items()) or "-",
+            len(spec.initial_state.get(e.name, [])),
+        ]
+        for e in spec.state_schema.entities
+    ]
+    console.print(table("Entities", ["entity", "key", "fields", "references", "rows"], ents))
+    fidelity = env_dir / "fidelity.json"
+    if fidelity.is_file():
+        import json
+
+        data = json.loads(fidelity.read_text())
+        console.print(f"fidelity.json: {'passed' if data.get('passed') else 'FAILED'} {data.get('counts')}")
+    else:
+        console.print("no fidelity.json yet — run `envfactory check`")
+
+
+@friendly_errors
+def check(env_dir: Path, seed: int) -> int:
+    spec = EnvSpec.load(env_dir)
+    report = self_check(spec, seed=seed)
+    rows = []
+    for tool in report.tools:
+        for c in tool.checks:
+            style = {"pass": "[green]pass[/]", "fail": "[red]FAIL[/]", "skip": "[yellow]skip[/]"}[c.status]
+            rows.append(
+                [
+                    tool.tool,
+                    tool.fidelity,
+                    c.name,
+                    style,
+                    c.detail[:90] if c.status != "pass" else "",
+                ]
+            )
+    out = table(f"Self-check of {spec.name}", ["tool", "fidelity", "check", "result", "detail"], [])
+    for row in rows:
+        out.add_row(*(escape(str(v)) if i != 3 else v for i, v in enumerate(row)))
+    console.print(out)
+    console.print(f"deterministic replay: {'yes' if report.deterministic else '[red]NO[/]'}")
+    low = [t.tool for t in report.tools if t.low_fidelity]
+    if low:
+        console.print(
+            f"[yellow]low-fidelity tools (schema-faithful fallback, no state change):[/] {', '.join(low)}"
+        )
+    write_json(env_dir / "fidelity.json", report_json(report))
+    console.print(f"{_check_cell(report)}; saved {env_dir / 'fidelity.json'}")
+    return 0 if report.passed else 1
+
+
+def demo(out: Path, seed: int) -> int:
+    specs_dir = bundled_specs_dir()
+    rows, failures = [], 0
+    with Progress(console=err_console, transient=True) as progress:
+        task = progress.add_task("demo", total=len(BUNDLED))
+        for name, file in BUNDLED.items():
+            progress.update(task, description=f"{name}: synthesize, check, play")
+            spec = synthesize(specs_dir / file, name=name, seed=seed)
+            path = spec.save(out / name)
+            env = Environment(spec)
+            report = self_check(spec, env=env, seed=seed)
+            write_json(path / "fidelity.json", report_json(report))
+            run = smoke_episode(env, seed)
+            failures += 0 if report.passed else 1
+            fmt = "/".join(sorted({t.source.format for t in spec.tools.tools}))
+            rows.append(
+                [
+                    name,
+                    fmt,
+                    len(spec.tools.tools),
+                    len(spec.state_schema.entities),
+                    len(spec.low_fidelity_tools),
+                    _check_cell(report),
+                    f"{run.ok}/{len(run.calls)}",
+                    run.state_hash[:8],
+                ]
+            )
+            progress.advance(task)
+    cols = [
+        "env",
+        "format",
+        "tools",
+        "entities",
+        "low fid.",
+        "self-check",
+        "script ok",
+        "state hash",
+    ]
+    console.print(table("envfactory demo: bundled environments", cols, rows))
+    console.print(f"Environments written to {out}/<name>; try `envfactory play {out}/shop`.")
+    return 1 if failures else 0

@@ -1,0 +1,86 @@
+"""The ``envfactory`` command: synth, inspect, check, play, demo."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from envfactory.cli import commands, play
+
+app = typer.Typer(
+    name="envfactory",
+    help="Turn tool descriptions into executable, verifiable environments for tool-using agents.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+SPECS_HELP = (
+    "Tool descriptions: OpenAPI/Swagger (YAML/JSON, or a folder holding openapi.yaml), MCP tools/list "
+    "JSON, OpenAI/Anthropic function JSON, a Python file (optionally FILE.py:Class), or "
+    "'mcp+stdio:COMMAND' to list a live MCP server's tools."
+)
+
+
+@app.command()
+def synth(
+    specs: Annotated[list[str], typer.Argument(help=SPECS_HELP, show_default=False)],
+    out: Annotated[
+        Path,
+        typer.Option("--out", "-o", help="Output folder; each environment goes to OUT/<name>."),
+    ] = Path("envs"),
+    name: Annotated[str | None, typer.Option(help="Environment name (only with one spec).")] = None,
+    seed: Annotated[int, typer.Option(help="Seed for the generated data.")] = 0,
+    rows: Annotated[int, typer.Option(min=0, help="Rows per entity in the seeded state.")] = 12,
+    state: Annotated[
+        str, typer.Option(help="'seeded', 'empty', or a JSON file {entity: [rows]}.")
+    ] = "seeded",
+    bind: Annotated[bool, typer.Option(help="Python tools run their own implementation.")] = False,
+    max_steps: Annotated[int, typer.Option(min=1, help="Step budget of an episode.")] = 50,
+    check: Annotated[bool, typer.Option(help="Run the self-check and save fidelity.json.")] = True,
+) -> None:
+    """Synthesize an environment from each SPEC and save it as a readable folder."""
+    raise typer.Exit(commands.synth(specs, out, name, seed, rows, state, bind, max_steps, check))
+
+
+@app.command()
+def inspect(
+    env_dir: Annotated[Path, typer.Argument(help="An environment folder made by `synth`.")],
+) -> None:
+    """Show an environment's tools, entities, relations and fidelity."""
+    commands.inspect(env_dir)
+
+
+@app.command()
+def check(
+    env_dir: Annotated[Path, typer.Argument(help="An environment folder made by `synth`.")],
+    seed: Annotated[int, typer.Option(help="Seed for the probe arguments.")] = 0,
+) -> None:
+    """Run the self-check (fidelity report); exit 1 if any check fails."""
+    raise typer.Exit(commands.check(env_dir, seed))
+
+
+@app.command(name="play")
+def play_cmd(
+    env_dir: Annotated[Path, typer.Argument(help="An environment folder made by `synth`.")],
+    seed: Annotated[int, typer.Option(help="Episode seed.")] = 0,
+) -> None:
+    """Call tools by hand and watch the state change (type `help` inside)."""
+    play.run(env_dir, seed)
+
+
+@app.command()
+def demo(
+    out: Annotated[Path, typer.Option("--out", "-o", help="Where to write the environments.")] = Path(
+        "out/demo"
+    ),
+    seed: Annotated[int, typer.Option(help="Seed for data and episodes.")] = 0,
+) -> None:
+    """Synthesize every bundled spec, run a scripted episode in each, print a summary."""
+    raise typer.Exit(commands.demo(out, seed))
+
+
+if __name__ == "__main__":
+    app()

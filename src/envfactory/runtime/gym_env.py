@@ -1,0 +1,187 @@
+"""ToolEnv: a Gymnasium adapter over an Episode (text observations, JSON tool calls as actions).
+
+Action (a JSON string), any of:
+  ``{"name": "get_order", "arguments": {"order_id": "order_0003"}}``      one tool call
+  ``{"role": "assistant", "tool_calls": [...]}``                           an OpenAI message
+  ``{"content": "Your order is cancelled."}``                              a reply to the user
+Observation: JSON text of the messages the action produced. The reward is the verifier's,
+given when the episode ends; malformed actions are observations, never exceptions.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import string
+from functools import cache
+from pathlib import Path
+from typing import Any, SupportsFloat
+
+import gymnasium
+from gymnasium import spaces
+
+from envfactory.ir.env import EnvSpec
+from envfactory.ir.task import Task
+from envfactory.runtime.environment import Environment
+from envfactory.runtime.episode import Episode
+
+JSON = dict[str, Any]
+MAX_TEXT = 32_768
+CHARSET = string.printable
+_UNPRINTABLE = re.compile(f"[^{re.escape(CHARSET)}]")
+
+
+class ToolEnv(gymnasium.Env[str, str]):
+    metadata = {"render_modes": ["ansi", "human"], "render_fps": 4}  # noqa: RUF012 - gymnasium's convention
+
+    def __init__(
+        self,
+        env: Environment | EnvSpec | str | Path,
+        *,
+        tasks: list[Task] | None = None,
+        max_steps: int | None = None,
+        render_mode: str | None = None,
+    ) -> None:
+        if isinstance(env, (str, Path)):
+            env = Environment.load(env)
+        elif isinstance(env, EnvSpec):
+            env = Environment(env)
+        self.environment = env
+        self.tasks = list(tasks or [])
+        self.episode: Episode = env.episode(max_steps=max_steps)
+        self.render_mode = render_mode
+        self.observation_space = spaces.Text(max_length=MAX_TEXT, charset=CHARSET)
+        self.action_space = spaces.Text(max_length=MAX_TEXT, charset=CHARSET)
+        self._last = ""
+
+    @property
+    def tools(self) -> list[JSON]:
+        """The tools in OpenAI ``tools=[...]`` form, to put in the agent's prompt."""
+        return self.environment.openai_tools
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, JSON]:
+        super().reset(seed=seed)
+        options = options or {}
+        task = options.get("task")
+        if task is None and self.tasks:
+            task = self.tasks[int(self.np_random.integers(len(self.tasks)))]
+        messages = self.episode.reset(task=task, seed=seed)
+        info = {"tools": self.tools, "task_id": task.id if task is not None else None}
+        return self._observe(messages), info
+
+    def step(self, action: str) -> tuple[str, SupportsFloat, bool, bool, JSON]:
+        messages, error = self._act(action)
+        ep = self.episode
+        if error is not None:  # a malformed action still spends a step
+            ep.steps += 1
+            ep.truncated = ep.truncated or ep.steps >= ep.budget
+            messages = [
+                {
+                    "role": "tool",
+                    "content": json.dumps({"error": {"code": "invalid_action", "message": error}}),
+                }
+            ]
+        reward = 0.0
+        info: JSON = {"steps": ep.steps}
+        if ep.done:
+            verdict = ep.verify()
+            reward = verdict.reward
+            info["verdict"] = verdict.model_dump()
+        return (
+            self._observe(messages),
+            reward,
+            ep.terminated,
+            ep.truncated and not ep.terminated,
+            info,
+        )
+
+    def _act(self, action: Any) -> tuple[list[JSON], str | None]:
+        if self.episode.done:
+            return [], "the episode is over; call reset()"
+        try:
+            parsed = json.loads(action) if isinstance(action, str) else action
+        except (json.JSONDecodeError, RecursionError):
+            return (
+                [],
+                "the action must be JSON: a tool call {name, arguments}, an assistant message, or {content}",
+            )
+        if not isinstance(parsed, dict):
+            return [], "the action must be a JSON object"
+        if "tool_calls" in parsed or "content" in parsed:
+            return self.episode.act(parsed), None
+        if "name" in parsed:
+            result = self.episode.call_tool(parsed["name"], parsed.get("arguments"))
+            return [{"role": "tool", "name": str(parsed["name"]), "content": result.content}], None
+        return [], "unrecognised action: expected 'name', 'tool_calls' or 'content'"
+
+    def _observe(self, messages: list[JSON]) -> str:
+        text = json.dumps(messages, ensure_ascii=True) if messages else "[]"
+        text = _UNPRINTABLE.sub("?", text)
+        if len(text) > MAX_TEXT:
+            text = text[: MAX_TEXT - 20] + '..."(truncated)"]'
+        self._last = text
+        return text
+
+    def render(self) -> str | None:
+        if self.render_mode == "ansi":
+            return self._last
+        if self.render_mode == "human":
+            print(self._last)
+        return None
+
+
+# -- registration: gymnasium.make("envfactory/<name>") ---------------------------------------
+def bundled_specs_dir() -> Path:
+    """Where the bundled example specs live (inside the wheel, or the source checkout)."""
+    here = Path(__file__).resolve().parents[1]
+    for candidate in (here / "_specs", here.parents[1] / "specs"):
+        if candidate.is_dir():
+            return candidate
+    raise FileNotFoundError("bundled specs not found")
+
+
+BUNDLED = {
+    "petstore": "petstore.yaml",
+    "library": "library.json",
+    "shop": "shop.yaml",
+    "notes": "notes.mcp.json",
+    "calendar": "calendar.openai.json",
+    "banking": "banking.anthropic.json",
+    "travel": "travel.py",
+}
+
+
+@cache
+def bundled_environment(name: str) -> Environment:
+    from envfactory.synth import synthesize
+
+    return Environment(synthesize(bundled_specs_dir() / BUNDLED[name], name=name))
+
+
+def make_bundled(name: str, **kwargs: Any) -> ToolEnv:
+    return ToolEnv(bundled_environment(name), **kwargs)
+
+
+def make_from_dir(path: str, **kwargs: Any) -> ToolEnv:
+    return ToolEnv(Environment.load(path), **kwargs)
+
+
+def register_envs() -> None:
+    """Register ``envfactory/<name>`` for each bundled spec (idempotent)."""
+    for name in BUNDLED:
+        env_id = f"envfactory/{name}"
+        if env_id not in gymnasium.registry:
+            gymnasium.register(
+                env_id, entry_point=make_bundled, kwargs={"name": name}, disable_env_checker=True
+            )
+
+
+def register_env_dir(path: str | Path, env_id: str | None = None) -> str:
+    """Register a synthesized environment directory; returns the id for ``gymnasium.make``."""
+    spec = EnvSpec.load(path)
+    env_id = env_id or f"envfactory/{spec.name}"
+    if env_id not in gymnasium.registry:
+        gymnasium.register(
+            env_id, entry_point=make_from_dir, kwargs={"path": str(path)}, disable_env_checker=True
+        )
+    return env_id

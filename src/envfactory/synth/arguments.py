@@ -1,0 +1,70 @@
+"""Plausible arguments for a tool call, drawn from the current state (for self-checks and demos)."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from envfactory.ir.effect import ActionEffect, Behaviour, TransferEffect
+from envfactory.ir.env import EnvSpec
+from envfactory.runtime.store import Store
+from envfactory.synth.data import coerce_key
+from envfactory.synth.naming import id_stem
+from envfactory.synth.values import ValueMaker
+
+JSON = dict[str, Any]
+
+
+def sample_arguments(
+    spec: EnvSpec, behaviour: Behaviour, store: Store, maker: ValueMaker, *, optional: bool = True
+) -> JSON:
+    """Arguments that satisfy the tool's schema and point at rows that exist."""
+    tool = spec.tools[behaviour.tool]
+    effect = behaviour.effect
+    kind = effect.kind
+    entity_name = getattr(effect, "entity", None)
+    mapped = getattr(effect, "args", {}) or {}
+    schema = spec.state_schema
+    refs = schema[entity_name].refs if entity_name in schema else {}
+    wanted = list(tool.required)
+    if optional and kind in ("create", "update", "bound", "fallback", "transfer"):
+        wanted += [a for a in tool.properties if a not in wanted]
+    args: JSON = {}
+    for arg in wanted:
+        prop = tool.properties.get(arg) or {}
+        target = _target_entity(arg, effect, refs.get(mapped.get(arg, "")), spec)
+        if target is not None:
+            row = pick_row(store, target, maker.rng, lambda r: True)
+            if row is not None:
+                args[arg] = coerce_key(row[schema[target].key], prop)
+                continue
+        args[arg] = maker.value(prop, arg, entity_name or "")
+    return args
+
+
+def _target_entity(arg: str, effect: Any, ref: str | None, spec: EnvSpec) -> str | None:
+    if getattr(effect, "key_arg", None) == arg and effect.kind != "create":
+        return effect.entity
+    if isinstance(effect, TransferEffect) and arg in (effect.from_arg, effect.to_arg):
+        return effect.entity
+    if ref is not None:
+        return ref
+    stem = id_stem(arg)
+    return stem if stem in spec.state_schema else None
+
+
+def pick_row(store: Store, entity: str, rng: random.Random, accept: Any) -> JSON | None:
+    rows = [r for r in store.rows(entity) if accept(r)]
+    return rng.choice(rows) if rows else None
+
+
+def action_ready(effect: ActionEffect) -> Any:
+    """A predicate for rows the action may start from."""
+
+    def ok(row: JSON) -> bool:
+        current = row.get(effect.field)
+        if current == effect.to or current in effect.forbidden_from:
+            return False
+        return effect.allowed_from is None or current in effect.allowed_from
+
+    return ok

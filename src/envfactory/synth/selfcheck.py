@@ -1,0 +1,381 @@
+"""The fidelity report: executable self-checks of every tool of an environment.
+
+create -> read round trip, create -> list contains, update persists, delete -> not found,
+actions change state and refuse repeats, transfers conserve the total, outputs validate
+against output schemas, and the same seed gives the same bytes.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any, Literal
+
+import fastjsonschema
+from pydantic import BaseModel, ConfigDict
+
+from envfactory.ir.effect import Behaviour
+from envfactory.ir.env import EnvSpec
+from envfactory.registry import Registry
+from envfactory.runtime.environment import Environment
+from envfactory.runtime.episode import Episode
+from envfactory.runtime.validation import compile_validator
+from envfactory.seeding import derive_seed
+from envfactory.synth.arguments import action_ready, pick_row, sample_arguments
+from envfactory.synth.values import ValueMaker
+
+JSON = dict[str, Any]
+Status = Literal["pass", "fail", "skip"]
+
+
+class Check(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    status: Status
+    detail: str = ""
+
+
+class ToolFidelity(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    tool: str
+    kind: str
+    entity: str | None
+    fidelity: str
+    low_fidelity: bool
+    checks: tuple[Check, ...]
+    notes: tuple[str, ...] = ()
+
+    @property
+    def passed(self) -> bool:
+        return all(c.status != "fail" for c in self.checks)
+
+
+class FidelityReport(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    env: str
+    deterministic: bool
+    tools: tuple[ToolFidelity, ...]
+
+    @property
+    def passed(self) -> bool:
+        return self.deterministic and all(t.passed for t in self.tools)
+
+    @property
+    def failures(self) -> list[str]:
+        out = [f"{t.tool}: {c.name}: {c.detail}" for t in self.tools for c in t.checks if c.status == "fail"]
+        return out if self.deterministic else ["replaying the checks gave different bytes", *out]
+
+    def counts(self) -> dict[str, int]:
+        checks = [c for t in self.tools for c in t.checks]
+        return {s: sum(c.status == s for c in checks) for s in ("pass", "fail", "skip")}
+
+
+class _Probe:
+    """One tool's checks: a fresh episode, seeded arguments, a transcript of outputs."""
+
+    def __init__(self, env: Environment, behaviour: Behaviour, seed: int) -> None:
+        self.env, self.spec, self.behaviour = env, env.spec, behaviour
+        self.episode: Episode = env.episode(max_steps=1000)
+        self.maker = ValueMaker(derive_seed(seed, "check", behaviour.tool), env.spec.config.clock_start)
+        self.checks: list[Check] = []
+        self.transcript: list[str] = []
+        self.out_check = _output_validator(self.spec.tools[behaviour.tool].output_schema)
+
+    def args(self, **fixed: Any) -> JSON:
+        return {
+            **sample_arguments(self.spec, self.behaviour, self.episode.store, self.maker),
+            **fixed,
+        }
+
+    def call(self, tool: str, args: JSON) -> Any:
+        result = self.episode.call_tool(tool, args)
+        self.transcript.append(result.content)
+        if result.ok and tool == self.behaviour.tool:
+            problem = self.out_check(result.data)
+            self.note("output matches output schema", problem is None, problem or "")
+        return result
+
+    def note(self, name: str, ok: bool | None, detail: str = "") -> None:
+        if any(c.name == name for c in self.checks) and ok:
+            return  # record each passing check once
+        self.checks.append(
+            Check(name=name, status="skip" if ok is None else "pass" if ok else "fail", detail=detail)
+        )
+
+    def tool_of(self, kind: str, entity: str) -> str | None:
+        """A tool of ``kind`` on ``entity``, preferring one with the fewest required arguments."""
+        tools = [
+            b.tool
+            for b in self.spec.behaviours
+            if b.effect.kind == kind and getattr(b.effect, "entity", None) == entity
+        ]
+        return min(tools, key=lambda t: len(self.spec.tools[t].required), default=None)
+
+
+def _output_validator(schema: JSON | None) -> Callable[[Any], str | None]:
+    if not schema:
+        return lambda _v: None
+    check = compile_validator(schema, strict=False)
+    return lambda value: (
+        check(value) if isinstance(value, dict) or schema.get("type") != "object" else _plain(schema, value)
+    )
+
+
+def _plain(schema: JSON, value: Any) -> str | None:
+    try:
+        fastjsonschema.validate(schema, value)
+    except fastjsonschema.JsonSchemaException as err:
+        return str(err)
+    return None
+
+
+Prober = Callable[[_Probe], None]
+PROBES: Registry[Prober] = Registry("self-check")
+
+
+def _key_of(probe: _Probe, entity: str) -> str:
+    return probe.spec.state_schema[entity].key
+
+
+def _created_key(probe: _Probe, entity: str) -> Any:
+    changed = probe.episode.store.changes().get(entity, {})
+    fresh = [k for k, r in changed.items() if r is not None and probe.env.base.tables[entity].get(k) is None]
+    return fresh[-1] if fresh else None
+
+
+@PROBES.register("create")
+def _probe_create(p: _Probe) -> None:
+    effect = p.behaviour.effect
+    args = p.args()
+    result = p.call(p.behaviour.tool, args)
+    p.note("create succeeds", result.ok, result.content[:200])
+    key = _created_key(p, effect.entity)
+    if not result.ok or key is None:
+        return
+    row = p.episode.store.get(effect.entity, key)
+    stored = all(
+        row.get(f) == args[a] for a, f in effect.args.items() if a in args and f != _key_of(p, effect.entity)
+    )
+    p.note("created row holds the arguments", stored, json.dumps(row)[:200])
+    reader = p.tool_of("read", effect.entity)
+    if reader is None:
+        p.note("create -> read round trip", None, "no read tool")
+    else:
+        read_arg = p.spec.behaviour(reader).effect.key_arg  # type: ignore[union-attr]
+        got = p.call(reader, {read_arg: key})
+        same = (
+            got.ok
+            and isinstance(got.data, dict)
+            and all(got.data[k] == v for k, v in row.items() if k in got.data)
+        )
+        p.note("create -> read round trip", same, got.content[:200])
+    lister = p.tool_of("list", effect.entity)
+    if lister is None:
+        p.note("create -> list contains it", None, "no list tool")
+        return
+    filters = {f.arg: row.get(f.field) for f in p.spec.behaviour(lister).effect.filters if f.field}  # type: ignore[union-attr]
+    required = {a: filters[a] for a in p.spec.tools[lister].required if a in filters}
+    if len(required) < len(p.spec.tools[lister].required):
+        p.note("create -> list contains it", None, f"cannot fill the required arguments of {lister}")
+        return
+    listed = p.call(lister, {**_max_page(p, lister), **required})
+    p.note(
+        "create -> list contains it",
+        listed.ok and _mentions(listed.data, key),
+        listed.content[:200],
+    )
+
+
+def _max_page(p: _Probe, lister: str) -> JSON:
+    paging = p.spec.behaviour(lister).effect.paging  # type: ignore[union-attr]
+    if not paging.limit_arg:
+        return {}
+    prop = p.spec.tools[lister].properties.get(paging.limit_arg, {})
+    return {paging.limit_arg: int(prop.get("maximum", 1000))}
+
+
+def _mentions(data: Any, key: Any) -> bool:
+    return json.dumps(key) in json.dumps(data)
+
+
+@PROBES.register("read")
+def _probe_read(p: _Probe) -> None:
+    effect = p.behaviour.effect
+    result = p.call(p.behaviour.tool, p.args())
+    p.note("read of an existing row succeeds", result.ok, result.content[:200])
+    missing = p.call(p.behaviour.tool, p.args(**{effect.key_arg: _absent_key(p, effect.entity)}))
+    p.note("read of a missing row is not_found", missing.error == "not_found", missing.content[:200])
+
+
+def _absent_key(p: _Probe, entity: str) -> Any:
+    ent = p.spec.state_schema[entity]
+    return ent.format_key(99_999)
+
+
+@PROBES.register("list")
+def _probe_list(p: _Probe) -> None:
+    tool = p.spec.tools[p.behaviour.tool]
+    result = p.call(p.behaviour.tool, p.args())
+    p.note("list succeeds", result.ok, result.content[:200])
+    if not tool.required and p.env.base.tables[p.behaviour.effect.entity]:
+        p.note(
+            "list returns rows",
+            result.ok and result.content not in ("[]", "{}"),
+            result.content[:120],
+        )
+
+
+@PROBES.register("update")
+def _probe_update(p: _Probe) -> None:
+    effect = p.behaviour.effect
+    args = p.args()
+    key = _cast(p, effect.entity, args[effect.key_arg])
+    result = p.call(p.behaviour.tool, args)
+    p.note("update succeeds", result.ok, result.content[:200])
+    if result.ok:
+        row = p.episode.store.get(effect.entity, key) or {}
+        ok = all(row.get(f) == args[a] for a, f in effect.args.items() if a in args)
+        p.note("update persists", ok, json.dumps(row)[:200])
+
+
+def _cast(p: _Probe, entity: str, value: Any) -> Any:
+    from envfactory.runtime.behaviours import key_caster
+
+    return key_caster(p.spec.state_schema[entity])(value)
+
+
+@PROBES.register("delete")
+def _probe_delete(p: _Probe) -> None:
+    effect = p.behaviour.effect
+    args = p.args()
+    result = p.call(p.behaviour.tool, args)
+    p.note("delete succeeds", result.ok, result.content[:200])
+    reader = p.tool_of("read", effect.entity)
+    if result.ok and reader:
+        read_arg = p.spec.behaviour(reader).effect.key_arg  # type: ignore[union-attr]
+        again = p.call(reader, {read_arg: args[effect.key_arg]})
+        p.note("delete -> read is not_found", again.error == "not_found", again.content[:200])
+    again = p.call(p.behaviour.tool, args)
+    p.note("deleting twice is not_found", again.error == "not_found", again.content[:200])
+
+
+@PROBES.register("action")
+def _probe_action(p: _Probe) -> None:
+    effect = p.behaviour.effect
+    row = pick_row(p.episode.store, effect.entity, p.maker.rng, action_ready(effect))
+    if row is None:
+        row = _prepare_row(p, effect)
+    if row is None:
+        p.note(
+            "action changes the state",
+            None,
+            f"no {effect.entity} can be put in a state that allows it",
+        )
+        return
+    key = row[_key_of(p, effect.entity)]
+    args = p.args(**{effect.key_arg: key})
+    result = p.call(p.behaviour.tool, args)
+    after = p.episode.store.get(effect.entity, key) or {}
+    p.note(
+        "action changes the state",
+        result.ok and after.get(effect.field) == effect.to,
+        result.content[:200],
+    )
+    again = p.call(p.behaviour.tool, args)
+    p.note(
+        "repeating the action is refused",
+        again.error in ("conflict", "precondition_failed"),
+        again.content[:200],
+    )
+
+
+def _prepare_row(p: _Probe, effect: Any) -> JSON | None:
+    """Put some row into a state the action may start from (setup, not part of the check)."""
+    enum = p.spec.state_schema[effect.entity].fields[effect.field].get("enum") or []
+    ready = action_ready(effect)
+    start = next((v for v in (effect.allowed_from or enum) if ready({effect.field: v})), None)
+    row = pick_row(p.episode.store, effect.entity, p.maker.rng, lambda r: True)
+    if start is None or row is None:
+        return None
+    row = {**row, effect.field: start}
+    p.episode.store.put(effect.entity, row[_key_of(p, effect.entity)], row)
+    return row
+
+
+@PROBES.register("transfer")
+def _probe_transfer(p: _Probe) -> None:
+    effect = p.behaviour.effect
+    store = p.episode.store
+    usable = [
+        r
+        for r in store.rows(effect.entity)
+        if not effect.status_field or r.get(effect.status_field) in effect.usable
+    ]
+    usable.sort(key=lambda r: -(r.get(effect.field) or 0))
+    if len(usable) < 2:
+        p.note("transfer moves the amount", None, "fewer than two usable rows")
+        return
+    src, dst = usable[0], usable[1]
+    key = _key_of(p, effect.entity)
+    amount = 1 if isinstance(src[effect.field], int) else 1.5
+    args = p.args(**{effect.from_arg: src[key], effect.to_arg: dst[key], effect.amount_arg: amount})
+    result = p.call(p.behaviour.tool, args)
+    new_src, new_dst = store.get(effect.entity, src[key]), store.get(effect.entity, dst[key])
+    moved = (
+        result.ok
+        and new_src
+        and new_dst
+        and abs(new_src[effect.field] - (src[effect.field] - amount)) < 1e-6
+        and abs(new_dst[effect.field] - (dst[effect.field] + amount)) < 1e-6
+    )
+    p.note("transfer moves the amount", bool(moved), result.content[:200])
+    too_much = p.call(p.behaviour.tool, {**args, effect.amount_arg: (new_src or src)[effect.field] + 1000})
+    p.note("overdraft is refused", too_much.error == "precondition_failed", too_much.content[:200])
+
+
+@PROBES.register("fallback")
+def _probe_fallback(p: _Probe) -> None:
+    args = p.args()
+    first = p.call(p.behaviour.tool, args)
+    second = p.call(p.behaviour.tool, args)
+    p.note(
+        "answers deterministically",
+        first.ok and first.content == second.content,
+        first.content[:200],
+    )
+
+
+@PROBES.register("bound")
+def _probe_bound(p: _Probe) -> None:
+    result = p.call(p.behaviour.tool, p.args())
+    p.note("the implementation answers", None if not result.ok else True, result.content[:200])
+
+
+def self_check(spec: EnvSpec, *, env: Environment | None = None, seed: int = 0) -> FidelityReport:
+    """Run every tool's checks twice; the second run must give the same bytes."""
+    env = env or Environment(spec)
+    first = [_run_probe(env, b, seed) for b in spec.behaviours]
+    second = [_run_probe(env, b, seed) for b in spec.behaviours]
+    deterministic = [t for _, t in first] == [t for _, t in second]
+    return FidelityReport(env=spec.name, deterministic=deterministic, tools=tuple(f for f, _ in first))
+
+
+def _run_probe(env: Environment, behaviour: Behaviour, seed: int) -> tuple[ToolFidelity, list[str]]:
+    probe = _Probe(env, behaviour, seed)
+    PROBES[behaviour.effect.kind](probe)
+    transcript = [*probe.transcript, probe.episode.state_hash()]
+    return (
+        ToolFidelity(
+            tool=behaviour.tool,
+            kind=behaviour.effect.kind,
+            entity=getattr(behaviour.effect, "entity", None),
+            fidelity=behaviour.fidelity,
+            low_fidelity=behaviour.low_fidelity,
+            checks=tuple(probe.checks),
+            notes=behaviour.notes,
+        ),
+        transcript,
+    )
