@@ -91,7 +91,7 @@ class EnvSpec(BaseModel):
             "env.json": meta,
             "tools.json": self.tools.model_dump(mode="json", exclude_defaults=True),
             "schema.json": self.state_schema.model_dump(mode="json", exclude_defaults=True),
-            "behaviours.json": [b.model_dump(mode="json", exclude_defaults=True) for b in self.behaviours],
+            "behaviours.json": [b.model_dump(mode="json", exclude_none=True) for b in self.behaviours],
             "state.json": self.initial_state,
         }
         for name, data in files.items():

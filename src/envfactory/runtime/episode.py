@@ -88,12 +88,24 @@ class Episode:
         """Run one tool call; every failure comes back as an error result."""
         if self.done:
             return ToolResult.failure("episode_over", "the episode is over; call reset()")
-        self.steps += 1
-        if self.steps >= self.budget:
-            self.truncated = True
+        self._spend_step()
         result = self._run(name, arguments)
         self.log.append((name, arguments, result))
         return result
+
+    def reject(self, message: str) -> ToolResult:
+        """A malformed action: it costs a step (so loops end) and is answered with an error."""
+        if self.done:
+            return ToolResult.failure("episode_over", "the episode is over; call reset()")
+        self._spend_step()
+        result = ToolResult.failure("invalid_arguments", message)
+        self.log.append(("__invalid__", message, result))
+        return result
+
+    def _spend_step(self) -> None:
+        self.steps += 1
+        if self.steps >= self.budget:
+            self.truncated = True
 
     def _run(self, name: str, arguments: JSON | str | None) -> ToolResult:
         tool = self.env.tools.get(name) if isinstance(name, str) else None
@@ -120,6 +132,9 @@ class Episode:
         if not calls:
             content = message.get("content") if isinstance(message, dict) else None
             return self.respond(content if isinstance(content, str) else "")
+        if not isinstance(calls, list):
+            result = self.reject("'tool_calls' must be a list")
+            return [{"role": "tool", "tool_call_id": "invalid", "content": result.content}]
         out = []
         for i, call in enumerate(calls):
             fn = call.get("function") if isinstance(call, dict) else None
@@ -127,10 +142,7 @@ class Episode:
                 call.get("id") if isinstance(call, dict) and call.get("id") else f"call_{self.steps + i}"
             )
             if not isinstance(fn, dict):
-                result = ToolResult.failure(
-                    "invalid_arguments",
-                    "a tool call needs a 'function' with 'name' and 'arguments'",
-                )
+                result = self.reject("a tool call needs a 'function' with 'name' and 'arguments'")
             else:
                 result = self.call_tool(fn.get("name"), fn.get("arguments"))  # type: ignore[arg-type]
             out.append({"role": "tool", "tool_call_id": call_id, "content": result.content})
@@ -240,6 +252,8 @@ class Episode:
         for i, (name, args, result) in enumerate(self.log):
             if name == "__reply__":
                 out.append({"role": "assistant", "content": args})
+            elif name == "__invalid__":
+                out.append({"role": "assistant", "content": f"(malformed action: {args})"})
             elif name == "__user__":
                 out.append({"role": "user", "content": args})
             else:

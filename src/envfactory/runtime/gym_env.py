@@ -73,14 +73,7 @@ class ToolEnv(gymnasium.Env[str, str]):
         messages, error = self._act(action)
         ep = self.episode
         if error is not None:  # a malformed action still spends a step
-            ep.steps += 1
-            ep.truncated = ep.truncated or ep.steps >= ep.budget
-            messages = [
-                {
-                    "role": "tool",
-                    "content": json.dumps({"error": {"code": "invalid_action", "message": error}}),
-                }
-            ]
+            messages = [{"role": "tool", "content": ep.reject(error).content}]
         reward = 0.0
         info: JSON = {"steps": ep.steps}
         if ep.done:

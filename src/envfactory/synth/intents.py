@@ -44,6 +44,18 @@ GENERIC_TITLES = {
     "payload",
     "object",
 }
+_TITLE_SUFFIXES = {
+    "list",
+    "page",
+    "response",
+    "result",
+    "results",
+    "dto",
+    "model",
+    "schema",
+    "output",
+    "arguments",
+}
 _METHOD_KIND = {
     "GET": "read",
     "PUT": "update",
@@ -91,15 +103,18 @@ def read_intent(tool: ToolSpec) -> Intent:
 
 def _from_name(tool: ToolSpec) -> Intent:
     toks = list(tokens(tool.name))
+    if toks[:1] == ["mark"] and len(toks) > 1:  # mark_order_as_shipped: set a status by name
+        rest = toks[1:]
+        cut = rest.index("as") if "as" in rest else len(rest) - 1
+        state = "_".join(rest[cut + 1 :] if "as" in rest else rest[cut:])
+        return Intent(tool, "action", verb=f"mark_{state}", nouns=_nouns(rest[:cut]))
     verb_at = next((i for i, t in enumerate(toks) if t in TRANSITIONS or t in VERBS), None)
-    if verb_at is None:
-        return Intent(tool, "unknown", nouns=_nouns(toks))
+    if verb_at is None:  # an unknown verb, most likely the first word
+        return Intent(tool, "unknown", verb=toks[0], nouns=_nouns(toks[1:] if len(toks) > 1 else toks))
     verb = toks[verb_at]
     rest = toks[:verb_at] + toks[verb_at + 1 :]
     if "by" in rest:
         rest = rest[: rest.index("by")]
-    if verb == "mark" and rest:
-        verb = rest.pop(0)
     kind = "action" if verb in TRANSITIONS and verb not in VERBS else VERBS.get(verb, "action")
     nouns = _nouns(rest)
     if verb in RECORD_VERBS and kind == "create":
@@ -182,16 +197,7 @@ def title_noun(schema: JSON | None) -> str | None:
     if not isinstance(title, str):
         return None
     words = [w for w in tokens(title) if w not in FILLER]
-    if words and words[-1] in (
-        "list",
-        "page",
-        "response",
-        "result",
-        "results",
-        "dto",
-        "model",
-        "schema",
-    ):
+    if words and words[-1] in _TITLE_SUFFIXES:
         words = words[:-1]
     if not words or "_".join(words) in GENERIC_TITLES:
         return None

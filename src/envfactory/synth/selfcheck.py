@@ -22,6 +22,7 @@ from envfactory.runtime.episode import Episode
 from envfactory.runtime.validation import compile_validator
 from envfactory.seeding import derive_seed
 from envfactory.synth.arguments import action_ready, pick_row, sample_arguments
+from envfactory.synth.naming import same_field
 from envfactory.synth.values import ValueMaker
 
 JSON = dict[str, Any]
@@ -189,6 +190,17 @@ def _probe_create(p: _Probe) -> None:
     )
 
 
+def _not_persisted(p: _Probe, entity: str, row: JSON, args: JSON, skip: str | None = None) -> list[str]:
+    """Arguments named like a field of the entity whose value the row does not hold."""
+    fields = p.spec.state_schema[entity].fields
+    missing = []
+    for arg, value in args.items():
+        field = next((f for f in fields if same_field(f, arg)), None)
+        if arg != skip and field is not None and field != _key_of(p, entity) and row.get(field) != value:
+            missing.append(arg)
+    return missing
+
+
 def _max_page(p: _Probe, lister: str) -> JSON:
     paging = p.spec.behaviour(lister).effect.paging  # type: ignore[union-attr]
     if not paging.limit_arg:
@@ -237,8 +249,8 @@ def _probe_update(p: _Probe) -> None:
     p.note("update succeeds", result.ok, result.content[:200])
     if result.ok:
         row = p.episode.store.get(effect.entity, key) or {}
-        ok = all(row.get(f) == args[a] for a, f in effect.args.items() if a in args)
-        p.note("update persists", ok, json.dumps(row)[:200])
+        missing = _not_persisted(p, effect.entity, row, args, skip=effect.key_arg)
+        p.note("update persists", not missing, f"not stored: {missing}" if missing else "")
 
 
 def _cast(p: _Probe, entity: str, value: Any) -> Any:

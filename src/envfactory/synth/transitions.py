@@ -84,9 +84,12 @@ def transition_for(
 
     With no enum (a free-text status) the verb's first target is used.
     """
-    if verb not in TRANSITIONS:
+    if verb.startswith("mark_") and len(verb) > 5:
+        targets, allowed = (verb[5:],), None
+    elif verb in TRANSITIONS:
+        targets, allowed = TRANSITIONS[verb]
+    else:
         return None
-    targets, allowed = TRANSITIONS[verb]
     values = [str(v) for v in enum] if enum else []
     if values:
         present = [t for t in targets if t in values]

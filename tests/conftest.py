@@ -1,0 +1,39 @@
+"""Shared fixtures: paths to bundled and wild specs, and synthesized bundled environments."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from envfactory.ir.env import EnvSpec
+from envfactory.runtime.environment import Environment
+from envfactory.runtime.gym_env import BUNDLED
+from envfactory.synth import synthesize
+
+ROOT = Path(__file__).resolve().parents[1]
+SPECS = ROOT / "specs"
+WILD = ROOT.parent / "shared" / "specs-wild"
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+
+@pytest.fixture(scope="session")
+def bundled_specs() -> dict[str, EnvSpec]:
+    return {name: synthesize(SPECS / file, name=name) for name, file in BUNDLED.items()}
+
+
+@pytest.fixture(scope="session")
+def bundled_envs(bundled_specs: dict[str, EnvSpec]) -> dict[str, Environment]:
+    return {name: Environment(spec) for name, spec in bundled_specs.items()}
+
+
+@pytest.fixture
+def shop(bundled_envs: dict[str, Environment]) -> Environment:
+    return bundled_envs["shop"]
+
+
+def wild(name: str) -> Path:
+    path = WILD / name
+    if not path.exists():
+        pytest.skip(f"{path} is not available (shared/specs-wild sits beside the repository)")
+    return path

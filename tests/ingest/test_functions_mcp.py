@@ -1,0 +1,92 @@
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from tests.conftest import FIXTURES, SPECS
+
+from envfactory.errors import SpecError
+from envfactory.ingest import load, load_toolset
+
+
+def test_openai_tools_list() -> None:
+    ts = load_toolset(SPECS / "calendar.openai.json")
+    assert ts.name == "calendar" and len(ts.tools) == 8
+    assert ts["create_event"].required == ["title", "start", "end"]
+    assert ts["create_event"].source.format == "openai"
+    assert ts["get_room"].output_schema["title"] == "Room"  # the optional output_schema extension
+
+
+def test_anthropic_tools() -> None:
+    ts = load_toolset(SPECS / "banking.anthropic.json")
+    assert ts["transfer_funds"].source.format == "anthropic"
+    assert ts["transfer_funds"].properties["amount"]["exclusiveMinimum"] == 0
+
+
+@pytest.mark.parametrize(
+    "doc",
+    [
+        {"name": "ping", "description": "Ping.", "parameters": {"type": "object", "properties": {}}},
+        {"functions": [{"name": "ping", "description": "Ping.", "parameters": {"type": "object"}}]},
+        {"type": "function", "name": "ping", "description": "Ping.", "parameters": {"type": "object"}},
+    ],
+)
+def test_single_legacy_and_flat_function_shapes(tmp_path: Path, doc: dict) -> None:
+    path = tmp_path / "f.json"
+    path.write_text(json.dumps(doc))
+    assert load_toolset(path).names == ["ping"]
+
+
+def test_warts_are_normalized_with_warnings() -> None:
+    ts = load_toolset(FIXTURES / "wart_functions.json")
+    add = ts["add_item"]
+    props = add.properties
+    assert props["name"]["type"] == "string" and props["price"]["type"] == "number"
+    assert props["meta"]["type"] == "object" and "type" not in props["anything"]
+    assert props["size"]["enum"] == ["S", "M", "L"]
+    assert add.required == ["name"]
+    assert ts["list_items"].input_schema["type"] == "object"
+    text = "\n".join(ts.warnings)
+    for expected in ("'str'", "'float'", "'dict'", "'any'", "['colour']", "enum ['S', 'M', 'L']", "'int'"):
+        assert expected in text
+    assert "tool 'add_item'" in text and "wart_functions.json" in text
+
+
+def test_non_object_input_schema_names_the_tool(tmp_path: Path) -> None:
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps([{"name": "x", "description": "d", "parameters": {"type": "array"}}]))
+    with pytest.raises(
+        SpecError, match=r"tool 'x', field 'input_schema': input schema must be of type 'object'"
+    ):
+        load(path)
+
+
+def test_duplicate_tool_names_are_an_error(tmp_path: Path) -> None:
+    path = tmp_path / "dup.json"
+    tool = {"name": "x", "description": "d", "parameters": {"type": "object"}}
+    path.write_text(json.dumps([tool, tool]))
+    with pytest.raises(SpecError, match="tool 'x': duplicate tool name"):
+        load(path)
+
+
+def test_mcp_tools_list_file_and_jsonrpc_envelope(tmp_path: Path) -> None:
+    ts = load_toolset(SPECS / "notes.mcp.json")
+    assert ts.name == "notes" and ts["get_note"].annotations.read_only is True
+    assert ts["list_notebooks"].output_schema["properties"]["notebooks"]["items"]["title"] == "Notebook"
+    envelope = {"jsonrpc": "2.0", "id": 1, "result": {"tools": [t.to_mcp() for t in ts.tools]}}
+    path = tmp_path / "rpc.json"
+    path.write_text(json.dumps(envelope))
+    assert load_toolset(path).names == ts.names
+
+
+def test_live_mcp_server_over_stdio() -> None:
+    ts = load_toolset(f"mcp+stdio:{sys.executable} {FIXTURES / 'mcp_server.py'}")
+    assert ts.name == "tickets"
+    assert ts.names == ["list_tickets", "get_ticket", "create_ticket", "close_ticket"]
+    assert ts["create_ticket"].required == ["title"]
+    assert ts["get_ticket"].source.format == "mcp-server"
+
+
+def test_mcp_server_that_cannot_start_is_a_clear_error() -> None:
+    with pytest.raises(SpecError, match="MCP server"):
+        load("mcp+stdio:/nonexistent/server --flag")

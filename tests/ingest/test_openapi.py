@@ -1,0 +1,88 @@
+from pathlib import Path
+
+import pytest
+from tests.conftest import FIXTURES, SPECS, wild
+
+from envfactory.errors import SpecError, UnsupportedFormatError
+from envfactory.ingest import load, load_toolset
+
+
+def test_openapi3_parameters_and_body_merge_into_one_input_schema() -> None:
+    ts = load_toolset(SPECS / "petstore.yaml")
+    update = ts["updatePet"]
+    assert set(update.properties) == {"petId", "name", "price", "status"}
+    assert update.required == ["petId"]
+    assert update.source.http is not None and update.source.http.method == "PATCH"
+    assert update.source.http.params == {"petId": "path", "name": "body", "price": "body", "status": "body"}
+    assert ts["getPet"].output_schema["title"] == "Pet"  # component names survive as titles
+    assert ts["getPet"].annotations.read_only is True and ts["deletePet"].annotations.destructive is True
+    assert ts["deletePet"].output_schema is None  # 204: no body
+
+
+def test_swagger2_body_and_shared_definitions() -> None:
+    ts = load_toolset(SPECS / "library.json")
+    assert ts.name == "library"
+    assert ts["createLoan"].required == ["book_id", "member_id"]
+    assert ts["searchBooks"].properties["per_page"]["default"] == 10
+    assert ts["listMemberLoans"].output_schema["items"]["title"] == "Loan"
+
+
+def test_refs_across_files_are_resolved(tmp_path: Path) -> None:
+    ts = load_toolset(FIXTURES / "split")  # a folder: its openapi.yaml is the root
+    tool = ts["listWidgets"]
+    assert tool.properties["limit"] == {"type": "integer", "maximum": 50}
+    assert tool.output_schema["items"]["properties"]["colour"] == {"type": "string"}
+    assert tool.output_schema["items"]["title"] == "Widget"
+
+
+def test_wild_petstore_gives_tools_with_warnings() -> None:
+    ts = load_toolset(wild("oai-petstore-expanded-v3.yaml"))
+    assert ts.names == ["findPets", "addPet", "find_pet_by_id", "deletePet"]
+    text = "\n".join(ts.warnings)
+    assert "duplicate key 'operationId' at line 35" in text
+    assert "'find pet by id' is not a valid identifier; renamed to 'find_pet_by_id'" in text
+    assert ts["addPet"].required == ["name"]
+    assert set(ts["find_pet_by_id"].output_schema["properties"]) == {"name", "tag", "id"}  # allOf merged
+
+
+def test_wild_uspto_form_body_and_dashed_names() -> None:
+    ts = load_toolset(wild("oai-uspto-v3.yaml"))
+    assert ts.names == ["list-data-sets", "list-searchable-fields", "perform-search"]
+    search = ts["perform-search"]
+    assert {"criteria", "start", "rows", "dataset", "version"} <= set(search.properties)
+    assert search.source.http.params["criteria"] == "body"
+
+
+def test_dangling_ref_is_one_clear_error_naming_file_and_reference() -> None:
+    with pytest.raises(SpecError) as info:
+        load(wild("oai-petstore-separate-v2/spec"))
+    message = str(info.value)
+    assert "swagger.yaml" in message and "cannot resolve $ref 'Pet.yaml'" in message
+    assert "Pet.yaml" in message and "not found" in message
+
+
+def test_unsupported_version_and_broken_yaml(tmp_path: Path) -> None:
+    old = tmp_path / "old.yaml"
+    old.write_text("swagger: '1.2'\npaths: {}\n")
+    with pytest.raises(UnsupportedFormatError, match=r"unsupported OpenAPI version '1.2'"):
+        load(old)
+    broken = tmp_path / "broken.yaml"
+    broken.write_text("openapi: 3.0.0\npaths:\n  /a: [unclosed\n")
+    with pytest.raises(SpecError, match=r"file '.*broken.yaml': invalid YAML at line \d+"):
+        load(broken)
+
+
+def test_spec_with_no_operations_is_an_error(tmp_path: Path) -> None:
+    empty = tmp_path / "empty.json"
+    empty.write_text('{"openapi": "3.1.0", "info": {"title": "x", "version": "1"}, "paths": {}}')
+    with pytest.raises(SpecError, match="field 'paths'"):
+        load(empty)
+
+
+def test_unrecognised_document_lists_the_formats_tried(tmp_path: Path) -> None:
+    other = tmp_path / "other.json"
+    other.write_text('{"hello": "world"}')
+    with pytest.raises(UnsupportedFormatError, match="tried: openapi, mcp, functions"):
+        load(other)
+    with pytest.raises(SpecError, match="file not found"):
+        load(tmp_path / "missing.yaml")

@@ -1,0 +1,74 @@
+import pytest
+from tests.conftest import FIXTURES, SPECS
+
+from envfactory.errors import SpecError
+from envfactory.ingest import from_callables, from_object, load
+
+
+def test_functions_get_schemas_from_hints_and_all_docstring_styles() -> None:
+    ts = load(FIXTURES / "py_tools.py").toolset
+    assert ts.names == ["get_weather", "convert", "shout", "untyped"]
+    weather = ts["get_weather"]
+    assert weather.properties["unit"] == {
+        "default": "c",
+        "enum": ["c", "f"],
+        "type": "string",
+        "description": "Temperature unit.",
+    }
+    assert weather.required == ["city"] and weather.description == "Get the current weather."
+    assert ts["convert"].properties["amount"]["description"] == "How much to convert."  # NumPy style
+    assert ts["shout"].properties["times"]["description"] == "How many times."  # reST style
+    assert ts["shout"].output_schema == {"type": "string"}
+    assert any("tool 'untyped', field 'thing': no type hint" in w for w in ts.warnings)
+
+
+def test_class_instance_methods_become_bound_tools() -> None:
+    loaded = load(f"{SPECS / 'travel.py'}:TravelAgency")
+    assert loaded.owner is not None and loaded.target.endswith("travel.py:TravelAgency")
+    ts = loaded.toolset
+    assert ts.name == "travel_agency"
+    assert set(ts.names) == {
+        "book_flight",
+        "cancel_booking",
+        "get_booking",
+        "get_flight",
+        "list_bookings",
+        "search_flights",
+    }
+    book = ts["book_flight"]
+    assert book.output_schema["title"] == "Booking"
+    assert book.properties["seat_class"]["enum"] == ["economy", "premium", "business"]
+    assert book.source.python.endswith(":TravelAgency.book_flight")
+
+
+def test_a_file_with_one_class_is_read_as_that_class() -> None:
+    assert load(SPECS / "travel.py").owner is not None
+
+
+def test_in_memory_callables_and_objects() -> None:
+    def ping(host: str) -> bool:
+        """Ping a host."""
+        return True
+
+    class Counter:
+        def __init__(self) -> None:
+            self.n = 0
+
+        def bump(self, by: int = 1) -> int:
+            """Add to the counter."""
+            self.n += by
+            return self.n
+
+    assert from_callables([ping]).names == ["ping"]
+    assert from_object(Counter(), name="counter")["bump"].properties["by"]["default"] == 1
+
+
+def test_python_errors_name_the_file(tmp_path) -> None:
+    broken = tmp_path / "broken.py"
+    broken.write_text("raise RuntimeError('boom')\n")
+    with pytest.raises(SpecError, match=r"broken.py'.*importing failed: RuntimeError: boom"):
+        load(broken)
+    with pytest.raises(SpecError, match="has no attribute 'Nope'"):
+        load(f"{SPECS / 'travel.py'}:Nope")
+    with pytest.raises(SpecError, match="file not found"):
+        load(tmp_path / "missing.py")

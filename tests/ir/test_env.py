@@ -1,0 +1,54 @@
+import json
+from pathlib import Path
+
+import pytest
+
+from envfactory.errors import EnvSpecError
+from envfactory.ir.env import EnvSpec
+
+
+def test_saved_environment_loads_back_identically(bundled_specs: dict[str, EnvSpec], tmp_path: Path) -> None:
+    for name, spec in bundled_specs.items():
+        path = spec.save(tmp_path / name)
+        assert sorted(p.name for p in path.iterdir()) == [
+            "behaviours.json",
+            "env.json",
+            "schema.json",
+            "state.json",
+            "tools.json",
+        ]
+        assert EnvSpec.load(path) == spec
+        again = EnvSpec.load(path).save(tmp_path / f"{name}-again")
+        for file in path.iterdir():
+            assert file.read_bytes() == (again / file.name).read_bytes()
+
+
+def test_loading_a_folder_that_is_not_an_environment_says_so(tmp_path: Path) -> None:
+    with pytest.raises(EnvSpecError, match="not an environment directory"):
+        EnvSpec.load(tmp_path)
+
+
+def test_loading_broken_files_names_the_file(bundled_specs: dict[str, EnvSpec], tmp_path: Path) -> None:
+    path = bundled_specs["shop"].save(tmp_path / "shop")
+    (path / "schema.json").write_text("{ nope")
+    with pytest.raises(EnvSpecError, match=r"schema.json: invalid JSON at line 1"):
+        EnvSpec.load(path)
+
+
+def test_behaviours_must_cover_every_tool(bundled_specs: dict[str, EnvSpec], tmp_path: Path) -> None:
+    path = bundled_specs["shop"].save(tmp_path / "shop")
+    behaviours = json.loads((path / "behaviours.json").read_text())
+    (path / "behaviours.json").write_text(json.dumps(behaviours[1:]))
+    with pytest.raises(EnvSpecError, match=r"tools without behaviour: \['list_customers'\]"):
+        EnvSpec.load(path)
+
+
+def test_unknown_entity_in_an_edited_behaviour_is_reported(
+    bundled_specs: dict[str, EnvSpec], tmp_path: Path
+) -> None:
+    path = bundled_specs["shop"].save(tmp_path / "shop")
+    behaviours = json.loads((path / "behaviours.json").read_text())
+    behaviours[0]["effect"]["entity"] = "unicorn"
+    (path / "behaviours.json").write_text(json.dumps(behaviours))
+    with pytest.raises(EnvSpecError, match="tool 'list_customers': unknown entity 'unicorn'"):
+        EnvSpec.load(path)

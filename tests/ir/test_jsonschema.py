@@ -1,0 +1,121 @@
+from envfactory.diagnostics import Diagnostics
+from envfactory.ir.jsonschema import (
+    entity_schema,
+    enum_from_description,
+    inline_local_refs,
+    normalize_schema,
+    primary_type,
+)
+
+
+def norm(schema: object) -> tuple[dict, list[str]]:
+    diag = Diagnostics(file="x.json")
+    return normalize_schema(schema, diag, tool="t"), diag.warnings
+
+
+def test_python_type_names_become_json_schema_types_with_a_warning() -> None:
+    out, warnings = norm(
+        {
+            "type": "object",
+            "properties": {
+                "a": {"type": "int"},
+                "b": {"type": "float"},
+                "c": {"type": "dict"},
+                "d": {"type": "tuple", "items": {"type": "str"}},
+                "e": {"type": "any"},
+            },
+        }
+    )
+    props = out["properties"]
+    assert [props[k].get("type") for k in "abcde"] == ["integer", "number", "object", "array", None]
+    assert props["d"]["items"] == {"type": "string"}
+    assert len(warnings) == 6  # a, b, c, d, d[], e
+    assert warnings[0].startswith("file 'x.json', tool 't', field '$.a'")
+
+
+def test_missing_type_is_inferred_from_the_schema_shape() -> None:
+    out, warnings = norm(
+        {"properties": {"tags": {"items": {"type": "string"}}, "kind": {"enum": ["a", "b"]}}}
+    )
+    assert out["type"] == "object"
+    assert out["properties"]["tags"]["type"] == "array"
+    assert out["properties"]["kind"]["type"] == "string"
+    assert warnings == []
+
+
+def test_required_naming_absent_properties_is_trimmed() -> None:
+    out, warnings = norm(
+        {"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a", "ghost"]}
+    )
+    assert out["required"] == ["a"]
+    assert "ghost" in warnings[0]
+
+
+def test_required_true_on_a_property_moves_to_the_parent() -> None:
+    out, warnings = norm({"type": "object", "properties": {"a": {"type": "string", "required": True}}})
+    assert out["required"] == ["a"] and "required" not in out["properties"]["a"]
+    assert warnings
+
+
+def test_nullable_and_all_of_are_rewritten() -> None:
+    out, _ = norm(
+        {
+            "allOf": [
+                {
+                    "type": "object",
+                    "properties": {"a": {"type": "string", "nullable": True}},
+                    "required": ["a"],
+                },
+                {"properties": {"b": {"type": "integer"}}, "required": ["b"]},
+            ]
+        }
+    )
+    assert out["type"] == "object"
+    assert out["properties"]["a"]["type"] == ["string", "null"]
+    assert out["required"] == ["a", "b"]
+
+
+def test_enum_written_in_prose_is_read_conservatively() -> None:
+    assert enum_from_description("One of: `open`, `closed`, `merged`.") == ["open", "closed", "merged"]
+    assert enum_from_description("Possible values are 'asc' or 'desc'") == ["asc", "desc"]
+    assert enum_from_description("The state of the order") == []
+    out, warnings = norm({"type": "string", "description": "Must be one of `a`, `b`"})
+    assert out["enum"] == ["a", "b"] and "read from the description" in warnings[0]
+
+
+def test_recursive_schemas_are_cut_instead_of_looping() -> None:
+    node: dict = {"type": "object", "properties": {}}
+    node["properties"]["child"] = node
+    out, warnings = norm(node)
+    assert out["properties"]["child"] == {"type": "object"}
+    assert "recursive" in warnings[0]
+
+
+def test_unreadable_sub_schema_accepts_anything_with_a_warning() -> None:
+    out, warnings = norm({"type": "object", "properties": {"a": "string"}})
+    assert out["properties"]["a"] == {} and "not an object" in warnings[0]
+
+
+def test_inline_local_refs_resolves_defs_and_guards_cycles() -> None:
+    schema = {
+        "type": "object",
+        "properties": {"pet": {"$ref": "#/$defs/Pet"}},
+        "$defs": {"Pet": {"type": "object", "properties": {"parent": {"$ref": "#/$defs/Pet"}}}},
+    }
+    out = inline_local_refs(schema)
+    assert "$defs" not in out
+    assert out["properties"]["pet"]["properties"]["parent"] == {"type": "object"}
+
+
+def test_primary_type_and_entity_schema_unwrap_envelopes() -> None:
+    item = {"type": "object", "properties": {"id": {"type": "string"}}}
+    assert primary_type({"type": ["null", "integer"]}) == "integer"
+    assert primary_type({"anyOf": [{"type": "null"}, {"type": "string"}]}) == "string"
+    assert entity_schema({"type": "array", "items": item}) is item
+    page = {
+        "type": "object",
+        "properties": {"items": {"type": "array", "items": item}, "total": {"type": "integer"}},
+    }
+    assert entity_schema(page) is item
+    assert entity_schema({"type": "object", "properties": {"data": item}}) is item
+    assert entity_schema({"type": "string"}) is None

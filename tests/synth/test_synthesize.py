@@ -1,0 +1,142 @@
+import json
+from pathlib import Path
+
+import pytest
+from tests.conftest import SPECS, wild
+
+from envfactory.errors import SynthesisError
+from envfactory.ir.env import EnvSpec
+from envfactory.runtime.environment import Environment
+from envfactory.synth import synthesize
+from envfactory.synth.data import entity_order
+
+
+def test_every_bundled_spec_synthesizes_without_low_fidelity_tools(bundled_specs: dict[str, EnvSpec]) -> None:
+    formats = set()
+    for name, spec in bundled_specs.items():
+        assert spec.low_fidelity_tools == [], name
+        assert {b.fidelity for b in spec.behaviours} == {"high"}, name
+        kinds = {b.effect.kind for b in spec.behaviours}
+        assert {"read", "list"} & kinds and {"create", "update", "delete", "action", "transfer"} & kinds, name
+        assert spec.state_schema.relations, f"{name} has no relations"
+        assert kinds & {"action", "transfer"}, f"{name} has no state-changing action"
+        formats |= {t.source.format for t in spec.tools.tools}
+    assert formats == {"openapi", "mcp", "openai", "anthropic", "python"}
+
+
+def test_inferred_schema_of_the_shop(bundled_specs: dict[str, EnvSpec]) -> None:
+    schema = bundled_specs["shop"].state_schema
+    assert schema.names == ["customer", "product", "order"]
+    order = schema["order"]
+    assert order.key == "id" and order.key_type == "string"
+    assert order.refs == {"customer_id": "customer", "product_id": "product"}
+    assert order.fields["status"]["enum"][0] == "pending"
+    assert entity_order(schema).index("order") > entity_order(schema).index("customer")
+
+
+def test_inferred_effects_of_the_shop(bundled_specs: dict[str, EnvSpec]) -> None:
+    spec = bundled_specs["shop"]
+    search = spec.behaviour("search_products").effect
+    assert [(f.arg, f.field, f.op) for f in search.filters] == [
+        ("query", None, "search"),
+        ("category", "category", "eq"),
+        ("min_price", "price", "gte"),
+        ("max_price", "price", "lte"),
+    ]
+    ship = spec.behaviour("ship_order").effect
+    assert (ship.kind, ship.field, ship.to, ship.allowed_from) == ("action", "status", "shipped", ("paid",))
+    create = spec.behaviour("create_order").effect
+    assert create.defaults == {"status": "pending"} and create.timestamps == ("created_at",)
+    transfer = synthesize(SPECS / "banking.anthropic.json").behaviour("transfer_funds").effect
+    assert (transfer.field, transfer.record.entity, transfer.usable) == (
+        "balance",
+        "transaction",
+        ("active",),
+    )
+
+
+def test_seeded_data_respects_types_enums_bounds_and_references(bundled_specs: dict[str, EnvSpec]) -> None:
+    for spec in bundled_specs.values():
+        for entity in spec.state_schema.entities:
+            rows = spec.initial_state[entity.name]
+            assert len(rows) == 12
+            keys = {r[entity.key] for r in rows}
+            assert len(keys) == 12
+            for row in rows:
+                for field, fs in entity.fields.items():
+                    value = row[field]
+                    if "enum" in fs:
+                        assert value in fs["enum"]
+                    if "minimum" in fs:
+                        assert value >= fs["minimum"]
+                    if "maximum" in fs:
+                        assert value <= fs["maximum"]
+                for field, target in entity.refs.items():
+                    target_keys = {r[spec.state_schema[target].key] for r in spec.initial_state[target]}
+                    assert row[field] in target_keys
+
+
+def test_same_seed_same_bytes_other_seed_other_data(tmp_path: Path) -> None:
+    a = synthesize(SPECS / "shop.yaml", seed=7).save(tmp_path / "a")
+    b = synthesize(SPECS / "shop.yaml", seed=7).save(tmp_path / "b")
+    c = synthesize(SPECS / "shop.yaml", seed=8).save(tmp_path / "c")
+    for file in a.iterdir():
+        assert file.read_bytes() == (b / file.name).read_bytes()
+    assert (a / "state.json").read_bytes() != (c / "state.json").read_bytes()
+
+
+def test_explicit_initial_state_empty_or_from_a_file(tmp_path: Path) -> None:
+    empty = synthesize(SPECS / "petstore.yaml", state="empty")
+    assert all(rows == [] for rows in empty.initial_state.values())
+    state = tmp_path / "state.json"
+    state.write_text(json.dumps({"pet": [{"id": 7, "name": "Rex", "species": "dog", "status": "available"}]}))
+    spec = synthesize(SPECS / "petstore.yaml", state=str(state))
+    episode = Environment(spec).episode()
+    assert episode.call_tool("getPet", {"petId": 7}).data["name"] == "Rex"
+    assert episode.call_tool("addPet", {"name": "Tom", "species": "cat"}).data["id"] == 8  # ids continue
+
+
+@pytest.mark.parametrize(
+    ("doc", "message"),
+    [
+        ({"unicorn": []}, "unknown entity 'unicorn'"),
+        ({"pet": [{"name": "no key"}]}, r"pet\[0\] must be an object with key field 'id'"),
+        ({"pet": [{"id": 1}, {"id": 1}]}, r"pet\[1\] repeats key 1"),
+        ({"pet": [{"id": 1, "colour": "red"}]}, r"unknown fields \['colour'\]"),
+    ],
+)
+def test_bad_initial_state_files_are_clear_errors(tmp_path: Path, doc: dict, message: str) -> None:
+    state = tmp_path / "state.json"
+    state.write_text(json.dumps(doc))
+    with pytest.raises(SynthesisError, match=message):
+        synthesize(SPECS / "petstore.yaml", state=str(state))
+
+
+def test_bound_python_class_runs_the_real_implementation(tmp_path: Path) -> None:
+    spec = synthesize(SPECS / "travel.py", bind=True)
+    assert {b.fidelity for b in spec.behaviours} == {"real"}
+    env = Environment(EnvSpec.load(spec.save(tmp_path / "travel")))  # re-imported from the saved target
+    ep = env.episode()
+    full = ep.call_tool("book_flight", {"flight_id": "flight_0004", "passenger_name": "Ada"})
+    assert full.error == "invalid_arguments" and "is full" in full.content
+    booked = ep.call_tool("book_flight", {"flight_id": "flight_0002", "passenger_name": "Ada"})
+    assert booked.ok and booked.data["status"] == "confirmed"
+    assert ep.call_tool("get_flight", {"flight_id": "flight_0002"}).data["seats_left"] == 1
+    assert ep.call_tool("get_booking", {"booking_id": "nope"}).error == "not_found"
+    ep.reset()  # a fresh implementation object per episode
+    assert ep.call_tool("get_flight", {"flight_id": "flight_0002"}).data["seats_left"] == 2
+
+
+def test_bind_needs_python_tools() -> None:
+    with pytest.raises(SynthesisError, match="--bind needs Python tools"):
+        synthesize(SPECS / "shop.yaml", bind=True)
+
+
+def test_wild_specs_synthesize_into_working_environments() -> None:
+    spec = synthesize(wild("oai-petstore-expanded-v3.yaml"))
+    assert spec.low_fidelity_tools == []
+    ep = Environment(spec).episode()
+    created = ep.call_tool("addPet", {"name": "Rex"}).data
+    assert ep.call_tool("find_pet_by_id", {"id": created["id"]}).data == created
+    uspto = synthesize(wild("oai-uspto-v3.yaml"))
+    assert {b.effect.kind for b in uspto.behaviours} == {"list"}  # a read/search-only API
