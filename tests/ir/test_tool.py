@@ -27,9 +27,7 @@ def test_converters_produce_openai_anthropic_and_mcp_shapes() -> None:
 def test_tool_names_and_input_schemas_are_validated() -> None:
     with pytest.raises(SpecError, match="tool names must match"):
         ToolSpec(name="find pet", input_schema=SCHEMA)
-    with pytest.raises(
-        SpecError, match="must be a JSON object schema.*field 'input_schema'|field 'input_schema'"
-    ):
+    with pytest.raises(SpecError, match=r"file 'f.json', tool 'x', field 'input_schema': input schema must"):
         ToolSpec(name="x", input_schema={"type": "array"}, source=ToolSource(format="openai", file="f.json"))
 
 

@@ -31,7 +31,7 @@ def test_gymnasium_make_finds_bundled_environments() -> None:
     obs, info = env.reset(seed=0)
     assert json.loads(obs)[0]["role"] == "system"
     assert {t["function"]["name"] for t in info["tools"]} >= {"searchBooks", "createLoan"}
-    obs, reward, terminated, truncated, _ = env.step(
+    obs, reward, terminated, _truncated, _ = env.step(
         json.dumps({"name": "getBook", "arguments": {"bookId": "book_0001"}})
     )
     assert '"book_0001"' in json.loads(obs)[0]["content"] and reward == 0.0 and not terminated
@@ -61,7 +61,7 @@ def test_malformed_and_random_actions_are_observations(bundled_envs: dict[str, E
     ]
     actions += ["".join(rng.choice(string.printable) for _ in range(rng.randint(1, 300))) for _ in range(100)]
     for action in actions:
-        obs, reward, terminated, truncated, _ = env.step(action)
+        obs, reward, _terminated, _truncated, _ = env.step(action)
         assert env.observation_space.contains(obs) and reward == 0.0
         assert "error" in obs
     assert env.episode.steps == len(actions)
