@@ -17,7 +17,7 @@ HELP = """commands:
   TOOL arg=value ...          the same, values read as JSON when they parse (else text)
   state [ENTITY]              show the current rows
   diff                        rows changed in this episode
-  undo                        go back one call
+  undo                        take back the last call that changed the state
   hash                        the state hash
   reset                       start over
   quit                        leave"""
@@ -66,8 +66,10 @@ def run(env_dir: Path, seed: int) -> None:
             if isinstance(args, str):
                 console.print(f"[red]{escape(args)}[/]")
                 continue
-            history.append(episode.snapshot())
+            before, before_hash = episode.snapshot(), episode.state_hash()
             result = episode.call_tool(word, args)
+            if episode.state_hash() != before_hash:
+                history.append(before)
             colour = "green" if result.ok else "red"
             console.print(f"[{colour}]{escape(json.dumps(result.data, indent=2, ensure_ascii=False))}[/]")
         else:
