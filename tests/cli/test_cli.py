@@ -3,11 +3,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.conftest import SPECS, wild
 from typer.testing import CliRunner
 
 from envfactory.cli.main import app
 from envfactory.cli.play import parse_args
-from tests.conftest import SPECS, wild
 
 runner = CliRunner()
 
