@@ -17,7 +17,7 @@ MALFORMED = [
     ("get_order", {}, "invalid_arguments", "missing required argument(s): order_id"),
     ("get_order", {"order_id": 5}, "invalid_arguments", "argument 'order_id' must be string"),
     ("get_order", {"order_id": "order_0001", "extra": 1}, "invalid_arguments", "unknown argument(s) extra"),
-    ("get_order", {"order_id": "x" * 20_000}, "invalid_arguments", "the limit is 10000"),
+    ("get_order", {"order_id": "x" * 20_000}, "invalid_arguments", "shorter than or equal to 10000"),
     ("get_order", "x" * 200_000, "invalid_arguments", "the limit is 100000"),
     ("create_order", {"customer_id": "c", "product_id": "p", "quantity": 0}, "invalid_arguments", "quantity"),
     ("drop_tables", {}, "unknown_tool", "unknown tool 'drop_tables'"),

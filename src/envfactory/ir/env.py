@@ -32,6 +32,7 @@ class EnvConfig(BaseModel):
     seed: int = 0
     rows_per_entity: int = 12
     max_steps: int = 50
+    max_list_rows: int = 100  # a list call returns at most this many rows (observations stay readable)
     clock_start: str = "2026-01-05T09:00:00Z"
     state_source: str = "seeded"  # "seeded", "empty" or the path of a user-supplied JSON file
 

@@ -7,7 +7,6 @@ be decided ahead of time (field maps, filters, key types) is decided at compile 
 
 from __future__ import annotations
 
-import copy
 import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -25,11 +24,12 @@ from envfactory.ir.effect import (
     TransferEffect,
     UpdateEffect,
 )
+from envfactory.ir.env import EnvSpec
 from envfactory.ir.state import Entity, StateSchema
 from envfactory.ir.tool import ToolSpec
 from envfactory.registry import Registry
 from envfactory.runtime.result import ToolError
-from envfactory.runtime.store import Store
+from envfactory.runtime.store import Store, clone
 
 JSON = dict[str, Any]
 
@@ -44,12 +44,12 @@ class CallContext:
 
 
 Executor = Callable[[CallContext, JSON], Any]
-Compiler = Callable[[Any, ToolSpec, StateSchema], Executor]
+Compiler = Callable[[Any, ToolSpec, "EnvSpec"], Executor]
 COMPILERS: Registry[Compiler] = Registry("behaviour kind")
 
 
-def compile_executor(effect: Any, tool: ToolSpec, schema: StateSchema) -> Executor:
-    return COMPILERS[effect.kind](effect, tool, schema)
+def compile_executor(effect: Any, tool: ToolSpec, spec: EnvSpec) -> Executor:
+    return COMPILERS[effect.kind](effect, tool, spec)
 
 
 def key_caster(entity: Entity) -> Callable[[Any], Any]:
@@ -92,13 +92,14 @@ def _assign(row: JSON, args: JSON, mapping: dict[str, str]) -> list[str]:
     for arg, field in mapping.items():
         if arg in args:
             value = args[arg]
-            row[field] = copy.deepcopy(value) if isinstance(value, (dict, list)) else value
+            row[field] = clone(value) if isinstance(value, (dict, list)) else value
             written.append(field)
     return written
 
 
 @COMPILERS.register("create")
-def _create(effect: CreateEffect, tool: ToolSpec, schema: StateSchema) -> Executor:
+def _create(effect: CreateEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
+    schema = spec.state_schema
     entity = schema[effect.entity]
     refs, cast, order = _ref_checks(entity, schema), key_caster(entity), tuple(entity.fields)
     mapping = {a: f for a, f in effect.args.items() if f != entity.key}
@@ -119,7 +120,7 @@ def _create(effect: CreateEffect, tool: ToolSpec, schema: StateSchema) -> Execut
             values.setdefault(field, ctx.now())
         for field, default in defaults.items():
             if field not in values:
-                values[field] = copy.deepcopy(default) if isinstance(default, (dict, list)) else default
+                values[field] = clone(default) if isinstance(default, (dict, list)) else default
         row = {f: values[f] for f in order if f in values}
         store.put(entity.name, key, row)
         return row
@@ -128,14 +129,16 @@ def _create(effect: CreateEffect, tool: ToolSpec, schema: StateSchema) -> Execut
 
 
 @COMPILERS.register("read")
-def _read(effect: ReadEffect, tool: ToolSpec, schema: StateSchema) -> Executor:
+def _read(effect: ReadEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
+    schema = spec.state_schema
     entity = schema[effect.entity]
     cast, key_arg = key_caster(entity), effect.key_arg
     return lambda ctx, args: _fetch(ctx.store, entity, cast(args.get(key_arg)))
 
 
 @COMPILERS.register("update")
-def _update(effect: UpdateEffect, tool: ToolSpec, schema: StateSchema) -> Executor:
+def _update(effect: UpdateEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
+    schema = spec.state_schema
     entity = schema[effect.entity]
     refs, cast = _ref_checks(entity, schema), key_caster(entity)
     mapping = {a: f for a, f in effect.args.items() if f != entity.key}
@@ -154,7 +157,8 @@ def _update(effect: UpdateEffect, tool: ToolSpec, schema: StateSchema) -> Execut
 
 
 @COMPILERS.register("delete")
-def _delete(effect: DeleteEffect, tool: ToolSpec, schema: StateSchema) -> Executor:
+def _delete(effect: DeleteEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
+    schema = spec.state_schema
     entity = schema[effect.entity]
     cast = key_caster(entity)
     echo_row = tool.output_schema is not None
@@ -169,7 +173,8 @@ def _delete(effect: DeleteEffect, tool: ToolSpec, schema: StateSchema) -> Execut
 
 
 @COMPILERS.register("action")
-def _action(effect: ActionEffect, tool: ToolSpec, schema: StateSchema) -> Executor:
+def _action(effect: ActionEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
+    schema = spec.state_schema
     entity = schema[effect.entity]
     cast, verb = key_caster(entity), tool.name.replace("_", " ")
     allowed = frozenset(effect.allowed_from) if effect.allowed_from is not None else None
@@ -199,10 +204,11 @@ def _action(effect: ActionEffect, tool: ToolSpec, schema: StateSchema) -> Execut
 
 
 @COMPILERS.register("transfer")
-def _transfer(effect: TransferEffect, tool: ToolSpec, schema: StateSchema) -> Executor:
+def _transfer(effect: TransferEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
+    schema = spec.state_schema
     entity = schema[effect.entity]
     cast, field = key_caster(entity), effect.field
-    record = _create(effect.record, tool, schema) if effect.record else None
+    record = _create(effect.record, tool, spec) if effect.record else None
 
     def run(ctx: CallContext, args: JSON) -> Any:
         amount = args.get(effect.amount_arg)
@@ -247,7 +253,7 @@ def _money(value: float | int) -> float | int:
 
 
 @COMPILERS.register("fallback")
-def _fallback(effect: FallbackEffect, tool: ToolSpec, schema: StateSchema) -> Executor:
+def _fallback(effect: FallbackEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
     def run(ctx: CallContext, args: JSON) -> Any:
         if ctx.fallback is None:
             return {"status": "ok"}
@@ -257,7 +263,7 @@ def _fallback(effect: FallbackEffect, tool: ToolSpec, schema: StateSchema) -> Ex
 
 
 @COMPILERS.register("bound")
-def _bound(effect: BoundEffect, tool: ToolSpec, schema: StateSchema) -> Executor:
+def _bound(effect: BoundEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
     method = effect.target.rsplit(".", 1)[-1].rsplit(":", 1)[-1]
 
     def run(ctx: CallContext, args: JSON) -> Any:
@@ -338,14 +344,18 @@ def _comparable(a: Any, b: Any) -> bool:
 
 
 @COMPILERS.register("list")
-def _list(effect: ListEffect, tool: ToolSpec, schema: StateSchema) -> Executor:
+def _list(effect: ListEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
+    schema = spec.state_schema
     entity = schema[effect.entity]
     predicates = compile_filters(effect.filters, entity)
     paging = effect.paging
+    max_rows = spec.config.max_list_rows
 
     def run(ctx: CallContext, args: JSON) -> list[JSON]:
         active = [(p, args[a]) for a, p in predicates if args.get(a) is not None]
-        rows = [r for r in ctx.store.rows(entity.name) if all(p(r, v) for p, v in active)]
+        rows = list(ctx.store.rows(entity.name))
+        for predicate, value in active:
+            rows = [r for r in rows if predicate(r, value)]
         limit = args.get(paging.limit_arg) if paging.limit_arg else None
         limit = limit if isinstance(limit, int) and limit > 0 else paging.default_limit
         start = 0
@@ -355,6 +365,6 @@ def _list(effect: ListEffect, tool: ToolSpec, schema: StateSchema) -> Executor:
             start = max(0, args[paging.page_arg] - 1) * limit
         elif paging.cursor_arg and str(args.get(paging.cursor_arg) or "").isdigit():
             start = int(args[paging.cursor_arg])
-        return rows[start : start + limit] if limit else rows[start:]
+        return rows[start : start + min(limit or max_rows, max_rows)]
 
     return run

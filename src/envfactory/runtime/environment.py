@@ -47,7 +47,7 @@ class Environment:
             self.tools[tool.name] = CompiledTool(
                 name=tool.name,
                 validate=compile_validator(tool.input_schema),
-                execute=compile_executor(effect, tool, spec.state_schema),
+                execute=compile_executor(effect, tool, spec),
                 shape=compile_shaper(tool.output_schema),
                 read_only=effect.kind in ("read", "list") or bool(tool.annotations.read_only),
             )

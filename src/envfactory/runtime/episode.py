@@ -7,7 +7,6 @@ environment, task and seed give the same observations byte for byte.
 
 from __future__ import annotations
 
-import copy
 import json
 import time
 from typing import Any
@@ -16,9 +15,8 @@ from envfactory.errors import EnvFactoryError
 from envfactory.ir.task import Task, Verdict
 from envfactory.runtime.behaviours import CallContext, key_caster
 from envfactory.runtime.environment import Environment
-from envfactory.runtime.result import ToolError, ToolResult
-from envfactory.runtime.store import Store
-from envfactory.runtime.validation import MAX_STRING
+from envfactory.runtime.result import ToolError, ToolResult, to_json_text
+from envfactory.runtime.store import Store, clone
 from envfactory.users.base import ClosingUser, UserSimulator
 
 JSON = dict[str, Any]
@@ -124,7 +122,7 @@ class Episode:
             return ToolResult.failure(err.code, err.message)
         except Exception as err:  # a behaviour bug or odd user data must not crash the agent's loop
             return ToolResult.failure("precondition_failed", f"{name} failed: {type(err).__name__}: {err}")
-        return ToolResult(True, json.dumps(tool.shape(value), ensure_ascii=True))
+        return ToolResult(True, to_json_text(tool.shape(value)))
 
     def act(self, message: JSON) -> list[JSON]:
         """Take an OpenAI assistant message; return the tool (or user) messages it produced."""
@@ -221,7 +219,10 @@ class Episode:
             "truncated": self.truncated,
             "replies": list(self.replies),
             "task": self.task.model_dump(mode="json") if self.task is not None else None,
-            "log": [[n, a, r.content if isinstance(r, ToolResult) else None] for n, a, r in self.log],
+            "log": [
+                [n, a, r.content, r.error] if isinstance(r, ToolResult) else [n, a, None, None]
+                for n, a, r in self.log
+            ],
         }
 
     def restore(self, snap: JSON) -> None:
@@ -240,8 +241,8 @@ class Episode:
         )
         self.replies = list(snap["replies"])
         self.log = [
-            (n, a, ToolResult(not _is_error(c), c, _error_code(c)) if c is not None else None)
-            for n, a, c in copy.deepcopy(snap["log"])
+            (n, clone(a), ToolResult(e is None, c, e) if c is not None else None)
+            for n, a, c, e in snap["log"]
         ]
         self._ctx = CallContext(self.store, self._now, self.seed, self._ctx.owner, self._fallback)
 
@@ -304,12 +305,4 @@ def _short(row: Any) -> str:
     return text if len(text) <= 200 else text[:197] + "..."
 
 
-def _is_error(content: str) -> bool:
-    return content.startswith('{"error": {"code"')
-
-
-def _error_code(content: str) -> Any:
-    return json.loads(content)["error"]["code"] if _is_error(content) else None
-
-
-__all__ = ["MAX_ARGUMENT_CHARS", "MAX_STRING", "Episode"]
+__all__ = ["MAX_ARGUMENT_CHARS", "Episode"]

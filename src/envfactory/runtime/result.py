@@ -6,6 +6,10 @@ import json
 from dataclasses import dataclass
 from typing import Any, Literal
 
+import orjson
+
+_ORJSON_OPTS = orjson.OPT_NON_STR_KEYS
+
 ErrorCode = Literal[
     "invalid_arguments",
     "unknown_tool",
@@ -15,6 +19,14 @@ ErrorCode = Literal[
     "transient",
     "episode_over",
 ]
+
+
+def to_json_text(value: Any) -> str:
+    """Compact JSON text; orjson on the hot path, the standard library for what it refuses."""
+    try:
+        return orjson.dumps(value, option=_ORJSON_OPTS).decode()
+    except TypeError:  # integers beyond 64 bits, exotic objects
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
 
 
 class ToolError(Exception):
@@ -35,9 +47,8 @@ class ToolResult:
 
     @property
     def data(self) -> Any:
-        return json.loads(self.content)
+        return orjson.loads(self.content)
 
     @classmethod
     def failure(cls, code: ErrorCode, message: str) -> ToolResult:
-        body = {"error": {"code": code, "message": message}}
-        return cls(False, json.dumps(body, ensure_ascii=True), code)
+        return cls(False, to_json_text({"error": {"code": code, "message": message}}), code)

@@ -13,6 +13,8 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
+import orjson
+
 from envfactory.ir.state import StateSchema
 
 JSON = dict[str, Any]
@@ -20,11 +22,25 @@ MOD = 1 << 128
 _GONE: Any = None  # overlay value of a deleted row
 
 
+def clone(value: Any) -> Any:
+    """A deep copy of JSON data (much cheaper than ``copy.deepcopy``)."""
+    if isinstance(value, dict):
+        return {k: clone(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [clone(v) for v in value]
+    return value
+
+
 def row_digest(entity: str, key: Any, row: JSON | None) -> int:
+    """BLAKE2b of the canonical JSON of ``[entity, key, row]`` (keys sorted), as an integer."""
     if row is None:
         return 0
-    text = json.dumps([entity, key, row], sort_keys=True, separators=(",", ":"), ensure_ascii=True)
-    return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=16).digest(), "big")
+    try:
+        data = orjson.dumps([entity, key, row], option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS)
+    except TypeError:  # integers beyond 64 bits
+        text = json.dumps([entity, key, row], sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        data = text.encode()
+    return int.from_bytes(hashlib.blake2b(data, digest_size=16).digest(), "big")
 
 
 class BaseState:
@@ -59,12 +75,13 @@ def _max_counter(table: dict[Any, JSON]) -> int:
 class Store:
     """One episode's view of the state. Rows handed out must be treated as read-only."""
 
-    __slots__ = ("base", "counters", "overlay")
+    __slots__ = ("_digests", "base", "counters", "overlay")
 
     def __init__(self, base: BaseState) -> None:
         self.base = base
         self.overlay: dict[str, dict[Any, JSON | None]] = {}
         self.counters: dict[str, int] = {}
+        self._digests: dict[tuple[str, Any], tuple[JSON | None, int]] = {}  # rows are never mutated
 
     def get(self, entity: str, key: Any) -> JSON | None:
         changed = self.overlay.get(entity)
@@ -105,10 +122,15 @@ class Store:
 
     def hash(self) -> str:
         total = self.base.total
+        cache = self._digests
         for entity, changed in self.overlay.items():
             digests = self.base.digests[entity]
             for key, row in changed.items():
-                total += row_digest(entity, key, row) - digests.get(key, 0)
+                hit = cache.get((entity, key))
+                if hit is None or hit[0] is not row:
+                    hit = (row, row_digest(entity, key, row))
+                    cache[(entity, key)] = hit
+                total += hit[1] - digests.get(key, 0)
         return f"{total % MOD:032x}"
 
     # -- moving state around -----------------------------------------------------------------
@@ -125,9 +147,10 @@ class Store:
 
     def restore(self, snap: JSON) -> None:
         self.overlay = {
-            entity: {_native_key(self.base.key_types[entity], key): row for key, row in pairs}
+            entity: {_native_key(self.base.key_types[entity], key): clone(row) for key, row in pairs}
             for entity, pairs in snap["overlay"].items()
         }
+        self._digests = {}
         self.counters = dict(snap["counters"])
 
     def materialize(self) -> dict[str, list[JSON]]:

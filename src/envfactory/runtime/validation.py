@@ -50,7 +50,7 @@ def _formats(schema: Any, found: set[str]) -> set[str]:
 
 def compile_validator(schema: JSON, *, strict: bool = True) -> Validator:
     """A fast validator; with ``strict`` unknown top-level arguments are rejected."""
-    schema = dict(schema)
+    schema = _cap_strings(dict(schema))
     if strict and "additionalProperties" not in schema:
         schema["additionalProperties"] = False
     unknown = {f: (lambda _v: True) for f in _formats(schema, set()) - _KNOWN_FORMATS}
@@ -65,9 +65,23 @@ def compile_validator(schema: JSON, *, strict: bool = True) -> Validator:
             check(args)
         except fastjsonschema.JsonSchemaValueException as err:
             return _message(err, props)
-        return _too_long(args)
+        return None
 
     return validate
+
+
+def _cap_strings(schema: Any) -> Any:
+    """Give every string schema a ``maxLength`` so that huge strings are refused while validating."""
+    if isinstance(schema, list):
+        return [_cap_strings(s) for s in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {k: _cap_strings(v) if isinstance(v, (dict, list)) and k != "enum" and k != "const" else v
+           for k, v in schema.items()}  # fmt: skip
+    typ = out.get("type")
+    if (typ == "string" or (isinstance(typ, list) and "string" in typ)) and "maxLength" not in out:
+        out["maxLength"] = MAX_STRING
+    return out
 
 
 def _message(err: fastjsonschema.JsonSchemaValueException, props: list[str]) -> str:
@@ -88,21 +102,3 @@ def _message(err: fastjsonschema.JsonSchemaValueException, props: list[str]) -> 
     if not path:
         return "arguments must be a JSON object" if err.rule == "type" else f"arguments {tail}"
     return f"argument {path!r} {tail}"
-
-
-def _too_long(value: Any) -> str | None:
-    if isinstance(value, str):
-        return (
-            f"a string argument is {len(value)} characters; the limit is {MAX_STRING}"
-            if len(value) > MAX_STRING
-            else None
-        )
-    if isinstance(value, dict):
-        for v in value.values():
-            if (msg := _too_long(v)) is not None:
-                return msg
-    elif isinstance(value, list):
-        for v in value:
-            if (msg := _too_long(v)) is not None:
-                return msg
-    return None
