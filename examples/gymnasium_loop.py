@@ -1,6 +1,6 @@
 """A Gymnasium loop with a scripted policy: actions are OpenAI-style tool calls as JSON text.
 
-    python examples/gymnasium_loop.py
+python examples/gymnasium_loop.py
 """
 
 import json
