@@ -140,3 +140,20 @@ def test_wild_specs_synthesize_into_working_environments() -> None:
     assert ep.call_tool("find_pet_by_id", {"id": created["id"]}).data == created
     uspto = synthesize(wild("oai-uspto-v3.yaml"))
     assert {b.effect.kind for b in uspto.behaviours} == {"list"}  # a read/search-only API
+
+
+def test_tools_without_inferable_semantics_get_a_deterministic_low_fidelity_fallback() -> None:
+    import sys
+
+    from tests.conftest import FIXTURES
+
+    spec = synthesize(f"mcp+stdio:{sys.executable} {FIXTURES / 'mcp_server.py'}")
+    assert spec.low_fidelity_tools == ["close_ticket"]  # a "close" with no status field to change
+    assert "no status field" in spec.behaviour("close_ticket").notes[0]
+    ep = Environment(spec).episode()
+    first = ep.call_tool("close_ticket", {"ticket_id": "ticket_0001"})
+    again = ep.call_tool("close_ticket", {"ticket_id": "ticket_0001"})
+    assert first.ok and first.content == again.content
+    assert ep.state_hash() == Environment(spec).base.hash  # a fallback never changes the state
+    created = ep.call_tool("create_ticket", {"title": "Printer on fire"}).data
+    assert ep.call_tool("get_ticket", {"ticket_id": created["id"]}).data["title"] == "Printer on fire"

@@ -51,11 +51,11 @@ def synth(
                     write_json(path / "fidelity.json", report_json(report))
             except EnvFactoryError as err:
                 failed += 1
-                err_console.print(f"[bold red]error:[/] {escape(str(err))}")
+                err_console.print(f"[bold red]error:[/] {escape(str(err))}", soft_wrap=True)
                 progress.advance(task)
                 continue
             for warning in spec.tools.warnings:
-                err_console.print(f"[yellow]warning:[/] {escape(warning)}")
+                err_console.print(f"[yellow]warning:[/] {escape(warning)}", soft_wrap=True)
             summary.append(_summary_row(spec, report, path))
             progress.advance(task)
     if summary:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import functools
 import json
+import os
+import sys
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -13,8 +15,10 @@ from rich.table import Table
 
 from envfactory.errors import EnvFactoryError
 
-console = Console()
-err_console = Console(stderr=True)
+# Tables wrap badly at the 80 columns Rich assumes for pipes; keep them readable in logs.
+_WIDTH = None if sys.stdout.isatty() or "COLUMNS" in os.environ else 140
+console = Console(width=_WIDTH)
+err_console = Console(stderr=True, width=_WIDTH)
 F = TypeVar("F", bound=Callable[..., Any])
 
 
@@ -26,7 +30,7 @@ def friendly_errors(func: F) -> F:
         try:
             return func(*args, **kwargs)
         except EnvFactoryError as err:
-            err_console.print(f"[bold red]error:[/] {escape(str(err))}")
+            err_console.print(f"[bold red]error:[/] {escape(str(err))}", soft_wrap=True)
             raise typer.Exit(2) from None
 
     return wrapper  # type: ignore[return-value]

@@ -68,3 +68,22 @@ def action_ready(effect: ActionEffect) -> Any:
         return effect.allowed_from is None or current in effect.allowed_from
 
     return ok
+
+
+def ready_arguments(spec: EnvSpec, behaviour: Behaviour, store: Store, maker: ValueMaker) -> JSON:
+    """Like :func:`sample_arguments`, but aimed at rows the call can succeed on."""
+    args = sample_arguments(spec, behaviour, store, maker)
+    effect = behaviour.effect
+    if isinstance(effect, ActionEffect):
+        row = pick_row(store, effect.entity, maker.rng, action_ready(effect))
+        if row is not None:
+            args[effect.key_arg] = row[spec.state_schema[effect.entity].key]
+    elif isinstance(effect, TransferEffect):
+        key = spec.state_schema[effect.entity].key
+        usable = [r for r in store.rows(effect.entity)
+                  if not effect.status_field or r.get(effect.status_field) in effect.usable]  # fmt: skip
+        usable.sort(key=lambda r: -(r.get(effect.field) or 0))
+        if len(usable) >= 2:
+            args[effect.from_arg], args[effect.to_arg] = usable[0][key], usable[1][key]
+            args[effect.amount_arg] = 1
+    return args

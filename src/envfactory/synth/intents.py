@@ -91,6 +91,8 @@ def read_intent(tool: ToolSpec) -> Intent:
         intent.kind, intent.verb = by_name.kind, by_name.verb
     elif by_name.kind in ("list", "read") and intent.kind == "create" and by_name.verb != "post":
         intent.kind, intent.verb = "list", by_name.verb  # search through POST
+    if not intent.nouns and tool.source.http and tool.source.http.tags:
+        intent.nouns = _nouns(list(tokens(tool.source.http.tags[0])))  # tags: a last resort
     intent.item_schema = entity_schema(tool.output_schema)
     title = title_noun(intent.item_schema)
     if title and intent.kind in ("create", "read", "list") and title not in intent.nouns:

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from envfactory.runtime.environment import Environment
 from envfactory.seeding import derive_seed
-from envfactory.synth.arguments import action_ready, pick_row, sample_arguments
+from envfactory.synth.arguments import ready_arguments
 from envfactory.synth.values import ValueMaker
 
 ORDER = {
@@ -47,12 +47,7 @@ def smoke_episode(env: Environment, seed: int = 0) -> SmokeRun:
     maker = ValueMaker(derive_seed(seed, "smoke", spec.name), spec.config.clock_start)
     run = SmokeRun(env=spec.name)
     for behaviour in sorted(spec.behaviours, key=lambda b: ORDER.get(b.effect.kind, 9)):
-        args = sample_arguments(spec, behaviour, episode.store, maker)
-        effect = behaviour.effect
-        if effect.kind == "action":
-            row = pick_row(episode.store, effect.entity, maker.rng, action_ready(effect))  # type: ignore[union-attr]
-            if row is not None:
-                args[effect.key_arg] = row[spec.state_schema[effect.entity].key]  # type: ignore[union-attr]
+        args = ready_arguments(spec, behaviour, episode.store, maker)
         start = time.perf_counter()
         result = episode.call_tool(behaviour.tool, args)
         run.step_us.append((time.perf_counter() - start) * 1e6)
