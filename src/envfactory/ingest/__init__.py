@@ -60,10 +60,12 @@ def load(source: str | Path) -> Loaded:
         target = text[len(PY_PREFIX) :]
         toolset, owner = load_python_target(target)
         return Loaded(toolset, owner, target if owner is not None else None)
-    file_part = text.split(":", 1)[0] if ".py:" in text else text
-    if file_part.endswith(".py"):
+    file_part, _, attr = text.partition(".py:")
+    if text.endswith(".py") or attr:
+        file_part = file_part if attr else text[:-3]
         toolset, owner = load_python_target(text)
-        target = text if ":" in text else f"{text}:{type(owner).__name__}" if owner else None
+        resolved = f"{Path(file_part + '.py').resolve()}"  # bound behaviours must import it from anywhere
+        target = f"{resolved}:{attr or type(owner).__name__}" if owner is not None else None
         return Loaded(toolset, owner, target)
     path = Path(text)
     if path.is_dir():
