@@ -97,6 +97,14 @@ def _assign(row: JSON, args: JSON, mapping: dict[str, str]) -> list[str]:
     return written
 
 
+def _save(ctx: CallContext, entity: Entity, key: Any, row: JSON, timestamps: tuple[str, ...]) -> JSON:
+    """Stamp the clock fields of a changed row and write it to the episode's overlay."""
+    for field in timestamps:
+        row[field] = ctx.now()
+    ctx.store.put(entity.name, key, row)
+    return row
+
+
 @COMPILERS.register("create")
 def _create(effect: CreateEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
     schema = spec.state_schema
@@ -146,12 +154,8 @@ def _update(effect: UpdateEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
     def run(ctx: CallContext, args: JSON) -> JSON:
         key = cast(args.get(effect.key_arg))
         row = dict(_fetch(ctx.store, entity, key))
-        written = _assign(row, args, mapping)
-        _check_refs(ctx.store, refs, row, written)
-        for field in effect.timestamps:
-            row[field] = ctx.now()
-        ctx.store.put(entity.name, key, row)
-        return row
+        _check_refs(ctx.store, refs, row, _assign(row, args, mapping))
+        return _save(ctx, entity, key, row, effect.timestamps)
 
     return run
 
@@ -192,13 +196,9 @@ def _action(effect: ActionEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
                 "precondition_failed",
                 f"cannot {verb}: {_label(entity, key)} has {effect.field} {current!r}{hint}",
             )
-        new = dict(row)
-        new[effect.field] = effect.to
+        new = {**row, effect.field: effect.to}
         _assign(new, args, effect.args)
-        for field in effect.timestamps:
-            new[field] = ctx.now()
-        ctx.store.put(entity.name, key, new)
-        return new
+        return _save(ctx, entity, key, new, effect.timestamps)
 
     return run
 

@@ -19,6 +19,7 @@ from envfactory.ir.env import EnvSpec
 from envfactory.registry import Registry
 from envfactory.runtime.environment import Environment
 from envfactory.runtime.episode import Episode
+from envfactory.runtime.result import ToolResult
 from envfactory.runtime.validation import compile_validator
 from envfactory.seeding import derive_seed
 from envfactory.synth.arguments import action_ready, pick_row, sample_arguments
@@ -106,6 +107,13 @@ class _Probe:
             Check(name=name, status="skip" if ok is None else "pass" if ok else "fail", detail=detail)
         )
 
+    def read(self, entity: str, key: Any) -> ToolResult | None:
+        """Read ``key`` back through the entity's read tool (None when it has none)."""
+        reader = self.tool_of("read", entity)
+        if reader is None:
+            return None
+        return self.call(reader, {self.spec.behaviour(reader).effect.key_arg: key})  # type: ignore[union-attr]
+
     def tool_of(self, kind: str, entity: str) -> str | None:
         """A tool of ``kind`` on ``entity``, preferring one with the fewest required arguments."""
         tools = [
@@ -156,17 +164,13 @@ def _probe_create(p: _Probe) -> None:
     key = _created_key(p, effect.entity)
     if not result.ok or key is None:
         return
-    row = p.episode.store.get(effect.entity, key)
-    stored = all(
-        row.get(f) == args[a] for a, f in effect.args.items() if a in args and f != _key_of(p, effect.entity)
-    )
-    p.note("created row holds the arguments", stored, json.dumps(row)[:200])
-    reader = p.tool_of("read", effect.entity)
-    if reader is None:
+    row = p.episode.store.get(effect.entity, key) or {}
+    missing = _not_persisted(p, effect.entity, row, args)
+    p.note("created row holds the arguments", not missing, f"not stored: {missing}" if missing else "")
+    got = p.read(effect.entity, key)
+    if got is None:
         p.note("create -> read round trip", None, "no read tool")
     else:
-        read_arg = p.spec.behaviour(reader).effect.key_arg  # type: ignore[union-attr]
-        got = p.call(reader, {read_arg: key})
         same = (
             got.ok
             and isinstance(got.data, dict)
@@ -265,10 +269,8 @@ def _probe_delete(p: _Probe) -> None:
     args = p.args()
     result = p.call(p.behaviour.tool, args)
     p.note("delete succeeds", result.ok, result.content[:200])
-    reader = p.tool_of("read", effect.entity)
-    if result.ok and reader:
-        read_arg = p.spec.behaviour(reader).effect.key_arg  # type: ignore[union-attr]
-        again = p.call(reader, {read_arg: args[effect.key_arg]})
+    again = p.read(effect.entity, args[effect.key_arg]) if result.ok else None
+    if again is not None:
         p.note("delete -> read is not_found", again.error == "not_found", again.content[:200])
     again = p.call(p.behaviour.tool, args)
     p.note("deleting twice is not_found", again.error == "not_found", again.content[:200])
