@@ -17,15 +17,19 @@ from envfactory.ir.effect import (
 )
 from envfactory.ir.env import EnvConfig, EnvSpec
 from envfactory.ir.state import Entity, StateSchema
-from envfactory.ir.task import Goal, Task, Verdict
+from envfactory.ir.blueprint import Blueprint, Edge, Node
+from envfactory.ir.task import Call, Goal, Origin, Task, UserProfile, Verdict
 from envfactory.ir.tool import HttpBinding, ToolAnnotations, ToolSet, ToolSource, ToolSpec
 
 __all__ = [
     "ActionEffect",
     "Behaviour",
+    "Blueprint",
     "BoundEffect",
+    "Call",
     "CreateEffect",
     "DeleteEffect",
+    "Edge",
     "Effect",
     "Entity",
     "EnvConfig",
@@ -35,6 +39,8 @@ __all__ = [
     "Goal",
     "HttpBinding",
     "ListEffect",
+    "Node",
+    "Origin",
     "Paging",
     "ReadEffect",
     "StateSchema",
@@ -45,5 +51,6 @@ __all__ = [
     "ToolSpec",
     "TransferEffect",
     "UpdateEffect",
+    "UserProfile",
     "Verdict",
 ]

@@ -6,6 +6,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from envfactory.ir.blueprint import Blueprint
+
 JSON = dict[str, Any]
 
 
@@ -20,6 +22,34 @@ class Goal(BaseModel):
     answer: tuple[str, ...] = ()
 
 
+class Call(BaseModel):
+    """A concrete tool call of a gold plan."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    tool: str
+    args: JSON = Field(default_factory=dict)
+
+
+class UserProfile(BaseModel):
+    """What the simulated user knows but does not say up front, and how they speak."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    facts: dict[str, str] = Field(default_factory=dict)  # label (e.g. "title") -> value
+    persona: str = ""
+
+
+class Origin(BaseModel):
+    """How to regenerate the task: ``generate_task(env, seed, attempt)``."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    generator: str = "autoforge/1"
+    seed: int
+    attempt: int
+
+
 class Task(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -27,9 +57,14 @@ class Task(BaseModel):
     id: str
     seed: int = 0
     instruction: str
+    user: UserProfile = UserProfile()
+    blueprint: Blueprint | None = None
+    gold: tuple[Call, ...] = ()
     goal: Goal = Goal()
     max_steps: int | None = None
     difficulty: float = 0.0
+    level: int = 1
+    origin: Origin | None = None
 
 
 class Verdict(BaseModel):

@@ -53,7 +53,8 @@ class Environment:
             )
         self.openai_tools = spec.tools.to_openai()
         self.owner_factory = owner_factory or bound_owner_factory(spec)
-        self.clock_epoch = datetime.fromisoformat(spec.config.clock_start.replace("Z", "+00:00")).timestamp()
+        start = datetime.fromisoformat(spec.config.clock_start.replace("Z", "+00:00"))
+        self.now = start.strftime("%Y-%m-%dT%H:%M:%SZ")  # the simulated time of every episode
         self._values: Any = None  # a ValueMaker, made on first fallback call (Faker is slow to start)
 
     @classmethod

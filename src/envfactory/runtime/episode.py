@@ -8,7 +8,6 @@ environment, task and seed give the same observations byte for byte.
 from __future__ import annotations
 
 import json
-import time
 from typing import Any
 
 from envfactory.errors import EnvFactoryError
@@ -270,8 +269,9 @@ class Episode:
 
     # -- internals ---------------------------------------------------------------------------
     def _now(self) -> str:
-        stamp = self.env.clock_epoch + 60 * self.steps
-        return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(stamp))
+        # The clock does not tick within an episode: timestamps written by the agent must not
+        # depend on how many steps it took, or exact state verification would punish detours.
+        return self.env.now
 
     def _new_owner(self) -> Any:
         factory = self.env.owner_factory

@@ -1,0 +1,1 @@
+"""Task synthesis (AutoForge-style): tool graph -> walks -> blueprints -> instantiated, verified tasks."""

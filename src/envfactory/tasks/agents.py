@@ -1,0 +1,77 @@
+"""Reference agents that follow a call list (gold, mutated, truncated) or act at random.
+
+They exist to prove tasks: the gold agent must pass; the no-op, read-only and early-stopping
+agents and every mutation of the gold plan must fail; the random agent gives a chance baseline.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from typing import Protocol
+
+from envfactory.ir.task import Call, Task
+from envfactory.runtime.episode import Episode
+from envfactory.synth.arguments import sample_arguments
+from envfactory.synth.values import ValueMaker
+
+
+class Agent(Protocol):
+    name: str
+
+    def run(self, episode: Episode, task: Task) -> None: ...
+
+
+def report(task: Task) -> str:
+    """The final message: what was done and every fact the user asked for."""
+    facts = ", ".join(task.goal.answer)
+    return f"All done. {facts}".strip() if facts else "All done."
+
+
+class Replay:
+    """Asks for the held-back facts, makes the given calls, then reports."""
+
+    def __init__(self, name: str, calls: Sequence[Call], *, ask: bool = True, reply: bool = True) -> None:
+        self.name, self.calls, self.ask, self.reply = name, list(calls), ask, reply
+
+    def run(self, episode: Episode, task: Task) -> None:
+        if self.ask:
+            for label in task.user.facts:
+                episode.respond(f"What is the {label}?")
+        for call in self.calls:
+            episode.call_tool(call.tool, call.args)
+        if self.reply:
+            episode.respond(report(task))
+
+
+def gold(task: Task) -> Replay:
+    return Replay("gold", task.gold)
+
+
+def noop(task: Task) -> Replay:
+    return Replay("no-op", [], ask=False)
+
+
+def read_only(task: Task, writes: set[str]) -> Replay:
+    return Replay("read-only", [c for c in task.gold if c.tool not in writes])
+
+
+def early_stop(task: Task) -> Replay:
+    return Replay("stops one step early", task.gold[:-1])
+
+
+class RandomAgent:
+    """Random tools with arguments drawn from the live state; the gold budget plus five steps."""
+
+    name = "random"
+
+    def __init__(self, seed: int) -> None:
+        self.rng = random.Random(seed)
+        self.maker = ValueMaker(seed)
+
+    def run(self, episode: Episode, task: Task) -> None:
+        spec = episode.env.spec
+        for _ in range(len(task.gold) + 5):
+            behaviour = self.rng.choice(spec.behaviours)
+            episode.call_tool(behaviour.tool, sample_arguments(spec, behaviour, episode.store, self.maker))
+        episode.respond("All done.")

@@ -1,0 +1,145 @@
+"""generate_task / generate_tasks: the task factory of one environment.
+
+Every task is a pure function of ``(environment, seed, attempt)``; a task file line carries its
+``origin`` so that it can be regenerated from the line alone.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from envfactory.ir.task import Goal, Origin, Task, UserProfile
+from envfactory.runtime.environment import Environment
+from envfactory.seeding import derive_seed
+from envfactory.synth.values import ValueMaker
+from envfactory.tasks.graph import tool_graph
+from envfactory.tasks.instantiate import Binder, Rejected
+from envfactory.tasks.render import Renderer
+from envfactory.tasks.selftest import SelfTest
+from envfactory.tasks.walks import Style, Walker
+
+
+class TaskFactory:
+    """Holds what is shared by all tasks of an environment: its graph and a self-test episode."""
+
+    def __init__(self, env: Environment, style: Style = Style()) -> None:
+        self.env, self.spec, self.style = env, env.spec, style
+        self.graph = tool_graph(env.spec)
+        self.selftest = SelfTest(env)
+        self.maker = ValueMaker(0, env.spec.config.clock_start)
+
+    def task(self, seed: int, attempt: int) -> Task:
+        """Build one task (not yet self-tested); raises Rejected when the attempt is invalid."""
+        rng = random.Random(derive_seed(seed, "task", attempt))
+        self.maker.reseed(derive_seed(seed, "values", attempt))
+        sketch = Walker(self.spec, self.graph, rng, self.style).sketch()
+        bound = Binder(self.env, rng, self.maker).bind(sketch)
+        episode = bound.episode
+        final = episode.state_hash()
+        if final == self.env.base.hash:
+            raise Rejected("the gold plan leaves the state unchanged")
+        rows = {
+            entity: {str(key): row for key, row in changed.items()}
+            for entity, changed in episode.store.changes().items()
+        }
+        bp = bound.blueprint
+        instruction = Renderer(self.spec, bp, rng).instruction()
+        hidden = len(bound.hidden)
+        return Task(
+            env=self.spec.name,
+            id=f"{self.spec.name}-{seed}-{attempt}",
+            seed=attempt,
+            instruction=instruction,
+            user=UserProfile(facts=bound.hidden),
+            blueprint=bp,
+            gold=tuple(bound.gold),
+            goal=Goal(state_hash=final, rows=rows, answer=tuple(bound.facts)),
+            max_steps=2 * (len(bound.gold) + hidden) + 6,
+            difficulty=bp.difficulty,
+            level=bp.level,
+            origin=Origin(seed=seed, attempt=attempt),
+        )
+
+
+@dataclass
+class Report:
+    env: str
+    attempts: int = 0
+    kept: int = 0
+    rejected: Counter[str] = field(default_factory=Counter)  # instantiation failures by reason
+    dropped: Counter[str] = field(default_factory=Counter)  # self-test failures by agent
+    duplicates: int = 0
+    levels: Counter[int] = field(default_factory=Counter)
+    baselines: dict[str, float] = field(default_factory=dict)
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "env": self.env, "attempts": self.attempts, "kept": self.kept,
+            "rejected": dict(self.rejected), "dropped_by_selftest": dict(self.dropped),
+            "duplicates": self.duplicates, "levels": {str(k): v for k, v in sorted(self.levels.items())},
+            "baselines": self.baselines,
+        }  # fmt: skip
+
+
+def dedup_key(task: Task) -> str:
+    assert task.blueprint is not None
+    calls = [(c.tool, sorted(c.args.items(), key=lambda kv: kv[0])) for c in task.gold]
+    return json.dumps([task.blueprint.shape(), calls, list(task.goal.answer)], default=str, sort_keys=True)
+
+
+def generate_tasks(
+    env: Environment,
+    n: int,
+    *,
+    seed: int = 0,
+    max_attempts: int | None = None,
+    progress: Callable[[int], None] | None = None,
+    factory: TaskFactory | None = None,
+) -> tuple[list[Task], Report]:
+    """Up to ``n`` distinct, self-tested tasks; attempts stop at ``max_attempts`` (default 20 n)."""
+    factory = factory or TaskFactory(env)
+    report = Report(env=env.spec.name)
+    seen: set[str] = set()
+    tasks: list[Task] = []
+    limit = max_attempts if max_attempts is not None else 20 * n
+    attempt = 0
+    while len(tasks) < n and attempt < limit:
+        report.attempts += 1
+        try:
+            task = factory.task(seed, attempt)
+        except Rejected as why:
+            report.rejected[_reason(str(why))] += 1
+            attempt += 1
+            continue
+        attempt += 1
+        key = dedup_key(task)
+        if key in seen:
+            report.duplicates += 1
+            continue
+        failure = factory.selftest.check(task)
+        if failure is not None:
+            report.dropped[failure.split(":")[0]] += 1
+            continue
+        seen.add(key)
+        tasks.append(task)
+        report.levels[task.level] += 1
+        if progress:
+            progress(len(tasks))
+    report.kept = len(tasks)
+    return tasks, report
+
+
+def _reason(text: str) -> str:
+    return text.split(":")[0]
+
+
+def regenerate(env: Environment, task: Task) -> Task:
+    """Rebuild a task from its origin (the line alone is enough, given the environment)."""
+    if task.origin is None:
+        raise ValueError(f"task {task.id} has no origin to regenerate from")
+    return TaskFactory(env).task(task.origin.seed, task.origin.attempt)

@@ -1,0 +1,113 @@
+"""The tool dependency graph: an edge A -> B when an output of A can feed an input of B.
+
+Each edge carries its ``flows`` — ``(output field, input argument, confidence)`` — and a
+``weight`` (the best confidence). Nodes say which entity a tool yields and whether it writes.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import networkx as nx
+
+from envfactory.ir.env import EnvSpec
+from envfactory.synth.naming import same_field
+
+WRITES = ("create", "update", "delete", "action", "transfer")
+
+
+def yielded_entity(effect: Any) -> str | None:
+    """The entity whose rows a tool returns (for a transfer: the record it writes, if any)."""
+    if effect.kind == "transfer":
+        return effect.record.entity if effect.record else None
+    if effect.kind == "delete":
+        return None
+    return getattr(effect, "entity", None)
+
+
+def tool_graph(spec: EnvSpec) -> nx.DiGraph:
+    graph = nx.DiGraph(name=spec.name)
+    schema = spec.state_schema
+    for b in spec.behaviours:
+        graph.add_node(
+            b.tool,
+            kind=b.effect.kind,
+            entity=getattr(b.effect, "entity", None),
+            yields=yielded_entity(b.effect),
+            write=b.effect.kind in WRITES,
+        )
+    for a in spec.behaviours:
+        source = yielded_entity(a.effect)
+        if source is None or source not in schema:
+            continue
+        entity = schema[source]
+        for b in spec.behaviours:
+            if a.tool == b.tool:
+                continue
+            flows = _flows(entity, b.effect, schema)
+            if flows:
+                graph.add_edge(a.tool, b.tool, flows=flows, weight=max(c for *_, c in flows))
+    return graph
+
+
+def _flows(entity: Any, effect: Any, schema: Any) -> list[tuple[str, str, float]]:
+    name, key = entity.name, entity.key
+    flows: list[tuple[str, str, float]] = []
+    target = getattr(effect, "entity", None)
+    key_arg = getattr(effect, "key_arg", None)
+    if key_arg and target == name and effect.kind != "create":
+        flows.append((key, key_arg, 1.0))
+    if effect.kind == "transfer" and target == name:
+        flows += [(key, effect.from_arg, 0.9), (key, effect.to_arg, 0.9)]
+    if effect.kind in ("create", "update") and target in schema:
+        refs = schema[target].refs
+        flows += [(key, arg, 0.9) for arg, field in effect.args.items() if refs.get(field) == name]
+    if effect.kind == "list" and target in schema:
+        refs = schema[target].refs
+        for flt in effect.filters:
+            if flt.field and refs.get(flt.field) == name and flt.op == "eq":
+                flows.append((key, flt.arg, 0.8))
+    if key_arg and target in schema and target != name:  # lookup across entities: follow a reference
+        flows += [(field, key_arg, 0.8) for field, ref in entity.refs.items() if ref == target]
+    if effect.kind == "list" and target != name:
+        for flt in effect.filters:
+            if flt.op == "eq" and flt.field and any(same_field(f, flt.arg) for f in entity.fields):
+                if not any(arg == flt.arg for _, arg, _ in flows):
+                    flows.append((flt.field, flt.arg, 0.5))
+    return flows
+
+
+def describe(graph: nx.DiGraph) -> list[str]:
+    """One line per tool: what it yields and where its outputs can flow."""
+    lines = []
+    for tool, data in graph.nodes(data=True):
+        mark = "write" if data["write"] else "read "
+        outs = [
+            f"{dst} ({', '.join(f'{f}->{a}' for f, a, _ in graph.edges[tool, dst]['flows'])})"
+            for dst in graph.successors(tool)
+        ]
+        lines.append(f"[{mark}] {tool} -> {'; '.join(outs) or '(none)'}")
+    return lines
+
+
+def draw(graph: nx.DiGraph, path: str | Path, seed: int = 0) -> Path:
+    """Write a PNG picture of the graph (writes in red, reads in blue)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    path = Path(path)
+    fig, ax = plt.subplots(figsize=(10, 7))
+    pos = nx.spring_layout(graph, seed=seed, k=1.2)
+    colours = ["#d9534f" if d["write"] else "#5b9bd5" for _, d in graph.nodes(data=True)]
+    widths = [1 + 2 * d["weight"] for *_, d in graph.edges(data=True)]
+    nx.draw_networkx(graph, pos, ax=ax, node_color=colours, width=widths, font_size=8,
+                     node_size=900, arrowsize=12, edge_color="#888888")  # fmt: skip
+    ax.set_title(f"{graph.name}: tool dependency graph (red = writes state)")
+    ax.axis("off")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path

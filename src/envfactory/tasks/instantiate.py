@@ -1,0 +1,425 @@
+"""Bind a sketched blueprint to a seeded state and run it: the gold plan, final state and facts.
+
+Nodes are visited in order on a live episode. Reasoning nodes pick fields and values that are
+*decisive* on the data (a unique maximum, a filter that really splits the rows, a threshold the
+value is clearly above or below), preferring rows the downstream write can act on. Any call of
+the gold plan that fails, or any choice that cannot be made decisive, rejects the attempt.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from envfactory.ir.blueprint import Blueprint, Edge, Node
+from envfactory.ir.effect import ActionEffect, TransferEffect
+from envfactory.ir.jsonschema import primary_type
+from envfactory.ir.task import Call
+from envfactory.runtime.environment import Environment
+from envfactory.runtime.episode import Episode
+from envfactory.synth.arguments import action_ready
+from envfactory.synth.naming import tokens
+from envfactory.synth.values import ValueMaker
+from envfactory.tasks.walks import Draft, Sketch
+
+JSON = dict[str, Any]
+Accept = Callable[[JSON], bool]
+_IDENTIFYING = ("name", "title", "email", "username", "isbn", "sku", "code", "subject", "owner")
+_ADDITIVE = (
+    "price",
+    "amount",
+    "balance",
+    "quantity",
+    "stock",
+    "total",
+    "capacity",
+    "cost",
+    "copies",
+    "seats",
+    "left",
+    "points",
+    "credits",
+    "pages",
+    "qty",
+    "count",
+    "units",
+    "fee",
+)
+_LONG_TEXT = ("body", "description", "content", "text", "note", "notes", "message", "comment", "reason")
+
+
+class Rejected(Exception):
+    """This attempt cannot be made valid and decisive; the generator tries another."""
+
+
+@dataclass
+class Bound:
+    blueprint: Blueprint
+    gold: list[Call]
+    facts: list[str]
+    hidden: dict[str, str]
+    episode: Episode
+
+
+@dataclass
+class _State:
+    values: dict[str, Any] = field(default_factory=dict)
+    gold: list[Call] = field(default_factory=list)
+    taken: dict[str, set[Any]] = field(default_factory=dict)  # input node -> rows already picked
+    facts: list[str] = field(default_factory=list)
+    hidden: dict[str, str] = field(default_factory=dict)
+
+
+class Binder:
+    def __init__(self, env: Environment, rng: random.Random, maker: ValueMaker, hide: float = 0.25) -> None:
+        self.env, self.spec, self.rng, self.maker, self.hide = env, env.spec, rng, maker, hide
+        self.schema = self.spec.state_schema
+        self.effects = {b.tool: b.effect for b in self.spec.behaviours}
+
+    def bind(self, sk: Sketch) -> Bound:
+        episode = self.env.episode(max_steps=10_000)
+        st = _State()
+        self._sk = sk
+        for node in sk.nodes:
+            if node.guard and st.values.get(node.guard[0]) != node.guard[1]:
+                continue  # the branch the rule did not take
+            handler = getattr(self, f"_{node.kind}")
+            st.values[node.id] = handler(node, st, episode)
+        nodes = tuple(_freeze(n) for n in sk.nodes)
+        edges = tuple(Edge(src=s, dst=d, src_field=f, dst_arg=a) for s, d, f, a in sk.edges)
+        blueprint = Blueprint(nodes=nodes, edges=edges, answers=tuple(sk.answers))
+        return Bound(blueprint, st.gold, st.facts, st.hidden, episode)
+
+    # -- what a node's output must allow downstream ---------------------------------------------
+    def accept(self, node_id: str) -> Accept:
+        checks: list[Accept] = []
+        for src, dst, _, arg in self._sk.edges:
+            if src == node_id:
+                checks.append(self._arg_accept(self._sk.node(dst), arg))
+        for node in self._sk.nodes:
+            if node_id in node.inputs and node.kind in ("argmax", "argmin", "filter", "compare", "choose"):
+                if node.kind != "choose":
+                    checks.append(self.accept(node.id))
+        return lambda row: all(c(row) for c in checks)
+
+    def _arg_accept(self, call: Draft, arg: str | None) -> Accept:
+        effect = self.effects.get(call.tool or "")
+        if isinstance(effect, ActionEffect) and arg == effect.key_arg and not call.guard:
+            return action_ready(effect)
+        if isinstance(effect, TransferEffect):
+            usable = effect.usable
+            status = effect.status_field
+            ok_status: Accept = (lambda r: r.get(status) in usable) if status else (lambda r: True)
+            if arg == effect.from_arg:
+                return lambda r: ok_status(r) and (r.get(effect.field) or 0) >= 10
+            return ok_status
+        return lambda row: True
+
+    # -- node kinds ---------------------------------------------------------------------------------
+    def _call(self, node: Draft, st: _State, episode: Episode) -> Any:
+        tool = self.spec.tools[node.tool]  # type: ignore[index]
+        effect = self.effects[node.tool]  # type: ignore[index]
+        args: JSON = {}
+        for src, dst, src_field, arg in self._sk.edges:
+            if dst == node.id and arg is not None:
+                value = st.values[src]
+                args[arg] = value[src_field] if src_field is not None else value
+        for arg, entity in node.direct.items():
+            args[arg] = self._direct(node, arg, entity, episode, args)
+        if effect.kind == "list":
+            self._widen_page(node, args)
+        elif node.write:
+            self._literals(node, effect, episode, args)
+        result = episode.call_tool(node.tool, args)  # type: ignore[arg-type]
+        if not result.ok:
+            raise Rejected(f"gold call {node.tool} failed: {result.content[:120]}")
+        node.args = {a: v for a, v in args.items() if a not in self._ref_args(node)}
+        if node.write and node.args and self.rng.random() < self.hide:
+            self._hide(node, st)
+        st.gold.append(Call(tool=node.tool, args=args))  # type: ignore[arg-type]
+        data = result.data
+        if effect.kind == "list" and isinstance(data, dict):
+            data = next((v for v in data.values() if isinstance(v, list)), [])
+        return data
+
+    def _ref_args(self, node: Draft) -> set[str]:
+        """Arguments fed by another node (the agent finds them; the instruction never states them)."""
+        return {a for _, d, _, a in self._sk.edges if d == node.id and a}
+
+    def _direct(self, node: Draft, arg: str, entity: str, episode: Episode, args: JSON) -> Any:
+        accept = self._arg_accept(node, arg)
+        key = self.schema[entity].key
+        rows = [r for r in episode.store.rows(entity) if accept(r) and r[key] not in args.values()]
+        if not rows:
+            raise Rejected(f"no {entity} the call can act on")
+        return self.rng.choice(rows)[key]
+
+    def _widen_page(self, node: Draft, args: JSON) -> None:
+        paging = self.effects[node.tool].paging  # type: ignore[index, union-attr]
+        if paging.limit_arg:
+            prop = self.spec.tools[node.tool].properties.get(paging.limit_arg, {})  # type: ignore[index]
+            args[paging.limit_arg] = int(prop.get("maximum", self.spec.config.max_list_rows))
+
+    def _literals(self, node: Draft, effect: Any, episode: Episode, args: JSON) -> None:
+        tool = self.spec.tools[node.tool]  # type: ignore[index]
+        entity = self.schema[effect.entity] if getattr(effect, "entity", None) in self.schema else None
+        if effect.kind == "transfer":
+            src = episode.store.get(effect.entity, args[effect.from_arg]) or {}
+            balance = src.get(effect.field) or 0
+            options = [a for a in (5, 10, 20, 25, 40, 50, 75, 100, 150, 200, 250) if a <= balance]
+            if not options:
+                raise Rejected("the source cannot cover any amount")
+            args[effect.amount_arg] = self.rng.choice(options)
+            return
+        mapped: dict[str, str] = getattr(effect, "args", {})
+        free = [a for a in mapped if a not in args and entity and mapped[a] not in entity.refs]
+        if effect.kind == "create":
+            chosen = [a for a in free if a in tool.required]
+            chosen += [a for a in free if a not in chosen and self.rng.random() < 0.5]
+            missing = [a for a in tool.required if a not in args and a not in chosen]
+            if missing:
+                raise Rejected(f"cannot fill required arguments {missing}")
+        elif effect.kind == "update":
+            self.rng.shuffle(free)
+            chosen = free[: self.rng.choice((1, 1, 2))]
+            if not chosen:
+                raise Rejected("nothing to update")
+        else:
+            return
+        current = (
+            episode.store.get(effect.entity, args.get(effect.key_arg)) if effect.kind == "update" else None
+        )
+        chosen = self._with_interval_partner(chosen, mapped, tool.properties)
+        for arg in chosen:
+            prop = tool.properties[arg]
+            for _ in range(6):
+                value = self.maker.value(prop, arg, effect.entity)
+                if not current or current.get(mapped[arg]) != value:
+                    break
+            else:
+                raise Rejected(f"no new value for {arg}")
+            args[arg] = value
+        _order_interval(args, tool.properties, current, mapped)
+
+    @staticmethod
+    def _with_interval_partner(chosen: list[str], mapped: dict[str, str], props: JSON) -> list[str]:
+        """Setting a start without its end (or the reverse) could invert the interval: set both."""
+        for first, second in _interval_pairs(props):
+            if (first in chosen) != (second in chosen) and first in mapped and second in mapped:
+                chosen = [*chosen, second if first in chosen else first]
+        return chosen
+
+    def _hide(self, node: Draft, st: _State) -> None:
+        textual = [
+            a for a, v in node.args.items() if isinstance(v, str) and len(v) <= 80 and a not in node.direct
+        ]
+        if textual:
+            arg = self.rng.choice(textual)
+            node.hidden = [arg]
+            st.hidden[label(arg)] = str(node.args[arg])
+
+    def _filter(self, node: Draft, st: _State, episode: Episode) -> Any:
+        rows = _as_rows(st.values[node.inputs[0]])
+        accept = self.accept(node.id)
+        if node.op == "is":
+            return self._unique(node, rows, st, accept)
+        return self._split(node, rows, accept)
+
+    def _unique(self, node: Draft, rows: list[JSON], st: _State, accept: Accept) -> JSON:
+        taken = st.taken.setdefault(node.inputs[0], set())
+        key = self.schema[node.entity].key  # type: ignore[index]
+        candidates = [r for r in rows if r[key] not in taken]
+        self.rng.shuffle(candidates)
+        candidates.sort(key=lambda r: not accept(r))
+        fields = self._fields(node.entity, rows, _IDENTIFYING)  # type: ignore[arg-type]
+        for row in candidates:
+            for fld in fields:
+                value = row.get(fld)
+                if value is not None and sum(1 for r in rows if r.get(fld) == value) == 1:
+                    node.field, node.value = fld, value
+                    taken.add(row[key])
+                    return row
+        raise Rejected("no row can be singled out by a field")
+
+    def _split(self, node: Draft, rows: list[JSON], accept: Accept) -> list[JSON]:
+        options = []
+        for fld, schema in self.schema[node.entity].fields.items():  # type: ignore[index]
+            if fld == self.schema[node.entity].key or fld in self.schema[node.entity].refs:  # type: ignore[index]
+                continue
+            if schema.get("enum") or primary_type(schema) == "boolean":
+                for value in {r.get(fld) for r in rows if r.get(fld) is not None}:
+                    subset = [r for r in rows if r.get(fld) == value]
+                    if 2 <= len(subset) < len(rows):
+                        options.append((all(accept(r) for r in subset), fld, "eq", value, subset))
+        if not options:
+            raise Rejected("no field splits the rows")
+        self.rng.shuffle(options)
+        options.sort(key=lambda o: not o[0])
+        _, node.field, node.op, node.value, subset = options[0]
+        return subset
+
+    def _extreme(self, node: Draft, st: _State, episode: Episode) -> JSON:
+        rows = _as_rows(st.values[node.inputs[0]])
+        accept = self.accept(node.id)
+        options = []
+        for fld in self._ordered_fields(node.entity):  # type: ignore[arg-type]
+            values = [r.get(fld) for r in rows if r.get(fld) is not None]
+            if len(values) < 2 or len(values) < len(rows):
+                continue
+            best = max(values) if node.kind == "argmax" else min(values)
+            if values.count(best) != 1:
+                continue
+            row = next(r for r in rows if r.get(fld) == best)
+            options.append((accept(row), fld, row))
+        if not options:
+            raise Rejected("no field has a unique extreme")
+        self.rng.shuffle(options)
+        options.sort(key=lambda o: not o[0])
+        node.field = options[0][1]
+        return options[0][2]
+
+    _argmax = _extreme
+    _argmin = _extreme
+
+    def _compare(self, node: Draft, st: _State, episode: Episode) -> JSON:
+        a, b = st.values[node.inputs[0]], st.values[node.inputs[1]]
+        accept = self.accept(node.id)
+        options = []
+        for fld in self._ordered_fields(node.entity):  # type: ignore[arg-type]
+            if a.get(fld) is None or b.get(fld) is None or a[fld] == b[fld]:
+                continue
+            for op in ("gt", "lt"):
+                win = a if (a[fld] > b[fld]) == (op == "gt") else b
+                options.append((accept(win), fld, op, win))
+        if not options:
+            raise Rejected("the two rows do not differ in any ordered field")
+        self.rng.shuffle(options)
+        options.sort(key=lambda o: not o[0])
+        _, node.field, node.op, win = options[0]
+        return win
+
+    def _lookup(self, node: Draft, st: _State, episode: Episode) -> Any:
+        row = st.values[node.inputs[0]]
+        value = row.get(node.field)  # type: ignore[arg-type]
+        if value is None:
+            raise Rejected("the reference is empty")
+        return value
+
+    def _count(self, node: Draft, st: _State, episode: Episode) -> int:
+        n = len(_as_rows(st.values[node.inputs[0]]))
+        st.facts.append(str(n))
+        return n
+
+    def _sum(self, node: Draft, st: _State, episode: Episode) -> float:
+        rows = _as_rows(st.values[node.inputs[0]])
+        entity = self.schema[node.entity]  # type: ignore[index]
+        numeric = [f for f, s in entity.fields.items()
+                   if primary_type(s) in ("number", "integer") and tokens(f)[-1:] and tokens(f)[-1] in _ADDITIVE]  # fmt: skip
+        if not numeric:
+            raise Rejected("nothing to add up")
+        node.field = self.rng.choice(numeric)
+        total = sum(r.get(node.field) or 0 for r in rows)
+        total = round(total, 2) if isinstance(total, float) else total
+        st.facts.append(_number(total))
+        return total
+
+    def _choose(self, node: Draft, st: _State, episode: Episode) -> bool:
+        row = st.values[node.inputs[0]]
+        branches = {n.guard[1]: n for n in self._sk.nodes if n.guard and n.guard[0] == node.id}
+        allowed = [b for b, call in branches.items() if self._can_run(call, row)]
+        if not allowed:
+            raise Rejected("neither branch of the rule can act on the row")
+        branch = self.rng.choice(allowed)
+        numeric = [f for f in self._ordered_fields(node.entity) if isinstance(row.get(f), (int, float))]  # type: ignore[arg-type]
+        if not numeric:
+            raise Rejected("no number to base the rule on")
+        node.field = self.rng.choice(numeric)
+        value = row[node.field]
+        step = 1 if isinstance(value, int) else max(1, round(abs(value) * 0.1))
+        node.value = value - step if branch else value + step
+        node.op = "gt"
+        return branch
+
+    def _can_run(self, call: Draft, row: JSON) -> bool:
+        effect = self.effects[call.tool]  # type: ignore[index]
+        return action_ready(effect)(row) if isinstance(effect, ActionEffect) else True
+
+    # -- field helpers ------------------------------------------------------------------------------
+    def _fields(self, entity: str, rows: list[JSON], prefer: tuple[str, ...]) -> list[str]:
+        ent = self.schema[entity]
+        out = []
+        for fld, schema in ent.fields.items():
+            toks = tokens(fld)
+            if fld == ent.key or fld in ent.refs or (toks and toks[-1] in _LONG_TEXT):
+                continue
+            if primary_type(schema) == "string" and not schema.get("enum"):
+                out.append(fld)
+        out.sort(key=lambda f: not (tokens(f) and tokens(f)[-1] in prefer))
+        return out
+
+    def _ordered_fields(self, entity: str) -> list[str]:
+        ent = self.schema[entity]
+        out = []
+        for fld, schema in ent.fields.items():
+            if fld == ent.key or fld in ent.refs:
+                continue
+            typ = primary_type(schema)
+            if typ in ("integer", "number") or schema.get("format") in ("date", "date-time"):
+                out.append(fld)
+        return out
+
+
+def _interval_pairs(props: JSON) -> list[tuple[str, str]]:
+    starts = [a for a in props if tokens(a)[:1] in (("start",), ("begin",), ("from",), ("check",))
+              and props[a].get("format") in ("date", "date-time")]  # fmt: skip
+    pairs = []
+    for start in starts:
+        rest = tokens(start)[1:]
+        for end in props:
+            if (
+                end != start
+                and tokens(end)[:1] in (("end",), ("until",), ("to",), ("check",))
+                and tokens(end)[1:] == rest
+            ):
+                pairs.append((start, end))
+    return pairs
+
+
+def _order_interval(args: JSON, props: JSON, current: JSON | None, mapped: dict[str, str]) -> None:
+    """Make an end come after its start (an hour later), whichever of the two was chosen."""
+    for start, end in _interval_pairs(props):
+        begin = args.get(start, (current or {}).get(mapped.get(start, start)))
+        if isinstance(begin, str) and end in args and isinstance(args[end], str) and args[end] <= begin:
+            args[end] = _plus_hour(begin)
+
+
+def _plus_hour(stamp: str) -> str:
+    from datetime import datetime, timedelta
+
+    moment = datetime.fromisoformat(stamp.replace("Z", "+00:00")) + timedelta(hours=1)
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ") if "T" in stamp else moment.strftime("%Y-%m-%d")
+
+
+def _as_rows(value: Any) -> list[JSON]:
+    if isinstance(value, list):
+        return [r for r in value if isinstance(r, dict)]
+    return [value] if isinstance(value, dict) else []
+
+
+def _number(value: float | int) -> str:
+    return str(value) if isinstance(value, int) or value != int(value) else str(int(value))
+
+
+def label(name: str) -> str:
+    """``loyalty_tier`` / ``dueDate`` -> ``loyalty tier`` / ``due date``."""
+    return " ".join(tokens(name))
+
+
+def _freeze(node: Draft) -> Node:
+    return Node(
+        id=node.id, kind=node.kind, tool=node.tool, entity=node.entity, field=node.field, op=node.op,  # type: ignore[arg-type]
+        value=node.value, inputs=tuple(node.inputs), guard=node.guard, args=dict(node.args),
+        hidden=tuple(node.hidden), write=node.write,
+    )  # fmt: skip

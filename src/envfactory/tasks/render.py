@@ -1,0 +1,191 @@
+"""Instructions in natural language, rendered from a bound blueprint with seeded phrasings.
+
+The instruction states the goal and its constraints — which rows, which values, what to report
+— and never the tool sequence or any id the agent has to look up itself. Ids appear only where
+the user would know them ("my order order_0003"), i.e. for references the blueprint leaves direct.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from envfactory.ir.blueprint import Blueprint, Node
+from envfactory.ir.env import EnvSpec
+from envfactory.synth.naming import plural, tokens
+
+JSON = dict[str, Any]
+OPENERS = ("", "Please ", "Could you ", "I need you to ", "Hi! Please ")
+THEN = ("Then", "After that,", "Next,", "Once that is done,")
+HIGH = {"argmax": ("highest", "largest", "greatest"), "argmin": ("lowest", "smallest", "least")}
+LATEST = {"argmax": "latest", "argmin": "earliest"}
+
+
+class Renderer:
+    def __init__(self, spec: EnvSpec, blueprint: Blueprint, rng: random.Random) -> None:
+        self.spec, self.bp, self.rng = spec, blueprint, rng
+        self.effects = {b.tool: b.effect for b in spec.behaviours}
+        self.feeds: dict[str, dict[str, tuple[str, str | None]]] = {}
+        for e in blueprint.edges:
+            if e.dst_arg:
+                self.feeds.setdefault(e.dst, {})[e.dst_arg] = (e.src, e.src_field)
+
+    def instruction(self) -> str:
+        clauses = [self._answer(self.bp.node(a)) for a in self.bp.answers]
+        done: set[str] = set()
+        for node in self.bp.nodes:
+            if node.kind == "choose":
+                clauses.append(self._rule(node))
+                done |= {n.id for n in self.bp.nodes if n.guard and n.guard[0] == node.id}
+            elif node.kind == "call" and node.write and node.id not in done:
+                clauses.append(self._write(node))
+        text = ""
+        for i, clause in enumerate(c for c in clauses if c):
+            if i == 0:
+                opener = self.rng.choice(OPENERS)
+                text = opener + (clause[0].lower() + clause[1:] if opener else clause)
+            else:
+                text += f" {self.rng.choice(THEN)} {clause[0].lower() + clause[1:]}"
+        return text.strip()
+
+    # -- clauses ------------------------------------------------------------------------------------
+    def _write(self, node: Node, pronoun: bool = False) -> str:
+        effect = self.effects[node.tool]  # type: ignore[index]
+        entity = words(effect.entity) if getattr(effect, "entity", None) else "record"
+        target = "it" if pronoun else self._arg_ref(node, getattr(effect, "key_arg", None), effect.entity)
+        values = self._values(node)
+        kind = effect.kind
+        if kind == "update":
+            verb = self.rng.choice(("set", "change"))
+            if pronoun:
+                return f"{verb.capitalize()} its {values}."
+            return f"{self.rng.choice(('Update', 'Edit'))} {target}: {verb} its {values}."
+        if kind == "action":
+            return f"{self._verb(node.tool, effect.entity).capitalize()} {target}."  # type: ignore[arg-type]
+        if kind == "delete":
+            return f"{self.rng.choice(('Delete', 'Remove'))} {target}."
+        if kind == "transfer":
+            amount = node.args.get(effect.amount_arg)
+            src = self._arg_ref(node, effect.from_arg, effect.entity)
+            dst = self._arg_ref(node, effect.to_arg, effect.entity)
+            return f"Transfer {amount} from {src} to {dst}."
+        refs = [
+            f"{words(self._ref_entity(effect, a) or a)}: {self._arg_ref(node, a, self._ref_entity(effect, a))}"
+            for a in [*self.feeds.get(node.id, {}), *(a for a in node.args if self._ref_entity(effect, a))]
+        ]  # fmt: skip
+        details = ", ".join([*refs, values] if values else refs)
+        verb = self.rng.choice(("Create", "Add", "Make"))
+        return f"{verb} a new {entity}" + (f" with {details}." if details else ".")
+
+    def _values(self, node: Node) -> str:
+        effect = self.effects[node.tool]  # type: ignore[index]
+        parts = []
+        for arg, value in node.args.items():
+            if self._ref_entity(effect, arg) or arg in (
+                getattr(effect, "key_arg", None),
+                getattr(effect, "amount_arg", None),
+            ):
+                continue
+            if arg in node.hidden:
+                parts.append(f"{words(arg)} (ask me for the {words(arg)})")
+            else:
+                parts.append(f"{words(arg)} {'to ' if effect.kind == 'update' else ''}{show(value)}")
+        return (" and its " if effect.kind == "update" else " and ").join(parts)
+
+    def _rule(self, node: Node) -> str:
+        branches = {n.guard[1]: n for n in self.bp.nodes if n.guard and n.guard[0] == node.id}  # type: ignore[index]
+        subject = self.describe(node.inputs[0])
+        then = self._write(branches[True], pronoun=True)
+        other = self._write(branches[False], pronoun=True)
+        return (f"Look at {subject}: if its {words(node.field)} is above {show(node.value)}, "  # type: ignore[arg-type]
+                f"{then[0].lower() + then[1:-1]}; otherwise {other[0].lower() + other[1:]}")  # fmt: skip
+
+    def _answer(self, node: Node) -> str:
+        rows = self.describe_set(node.inputs[0])
+        if node.kind == "count":
+            return f"Tell me how many {rows} there are."
+        return f"Tell me the total {words(node.field)} of the {rows}."  # type: ignore[arg-type]
+
+    # -- references -------------------------------------------------------------------------------
+    def _arg_ref(self, node: Node, arg: str | None, entity: str | None) -> str:
+        fed = self.feeds.get(node.id, {}).get(arg or "")
+        if fed is not None:
+            return self.describe(fed[0])
+        value = node.args.get(arg or "")
+        if value is not None and entity:
+            owner = self.rng.choice(("my ", "the ", ""))
+            return f"{owner}{words(entity)} {value}"
+        return "it"
+
+    def describe(self, node_id: str) -> str:
+        """A phrase for the row a node yields ("the order with the highest quantity")."""
+        node = self.bp.node(node_id)
+        entity = words(node.entity) if node.entity else "record"
+        if node.kind == "filter" and node.op == "is":
+            return f"the {entity} whose {words(node.field)} is {show(node.value)}"  # type: ignore[arg-type]
+        if node.kind in ("argmax", "argmin"):
+            schema = self.spec.state_schema[node.entity].fields.get(node.field, {})  # type: ignore[index]
+            most = (
+                LATEST[node.kind]
+                if schema.get("format") in ("date", "date-time")
+                else self.rng.choice(HIGH[node.kind])
+            )
+            scope = self.describe_set(node.inputs[0])
+            fld = words(node.field)
+            if scope == plural(entity):
+                return f"the {entity} with the {most} {fld}"
+            return f"the one with the {most} {fld} among the {scope}"  # type: ignore[arg-type]
+        if node.kind == "compare":
+            a, b = (self.describe(i) for i in node.inputs)
+            side = "higher" if node.op == "gt" else "lower"
+            return f"whichever of {a} and {b} has the {side} {words(node.field)}"  # type: ignore[arg-type]
+        if node.kind == "lookup":
+            return f"the {entity} of {self.describe(node.inputs[0])}"
+        return f"that {entity}"
+
+    def describe_set(self, node_id: str) -> str:
+        node = self.bp.node(node_id)
+        if node.kind == "filter" and node.op in ("eq", "gte", "lte"):
+            base = self.describe_set(node.inputs[0])
+            relation = {"eq": "is", "gte": "is at least", "lte": "is at most"}[node.op]
+            return f"{base} whose {words(node.field)} {relation} {show(node.value)}"  # type: ignore[arg-type]
+        if node.kind == "call":
+            entities = plural(words(node.entity)) if node.entity else "records"
+            owners = [self.describe(src) for src, _ in self.feeds.get(node.id, {}).values()]
+            direct = [f"{words(self._ref_entity(self.effects[node.tool], a) or a)} {v}"  # type: ignore[index]
+                      for a, v in node.args.items() if self._ref_entity(self.effects[node.tool], a)]  # type: ignore[index]  # fmt: skip
+            of = owners + direct
+            return f"{entities} of {' and '.join(of)}" if of else entities
+        return self.describe(node_id)
+
+    def _ref_entity(self, effect: Any, arg: str) -> str | None:
+        """The entity an argument refers to (by key or foreign key), if any."""
+        if getattr(effect, "key_arg", None) == arg and effect.kind != "create":
+            return effect.entity
+        entity = getattr(effect, "entity", None)
+        schema = self.spec.state_schema
+        if effect.kind == "transfer" and arg in (effect.from_arg, effect.to_arg):
+            return effect.entity
+        if effect.kind == "list":
+            flt = next((f for f in effect.filters if f.arg == arg and f.field), None)
+            return schema[entity].refs.get(flt.field) if flt and entity in schema else None
+        mapped = getattr(effect, "args", {}).get(arg)
+        return schema[entity].refs.get(mapped) if mapped and entity in schema else None
+
+    def _verb(self, tool: str, entity: str) -> str:
+        toks = [t for t in tokens(tool) if t not in tokens(entity) and t not in ("by", "id")]
+        return " ".join(toks) or "update"
+
+
+def words(name: str | None) -> str:
+    return " ".join(tokens(name or ""))
+
+
+def show(value: Any) -> str:
+    if isinstance(value, str):
+        return f"'{value}'"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, list):
+        return ", ".join(show(v) for v in value) or "nothing"
+    return str(value)

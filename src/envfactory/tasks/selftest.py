@@ -1,0 +1,104 @@
+"""The verifier self-test every kept task must pass.
+
+The gold plan passes; the no-op agent, the read-only agent and the agent that stops one step
+early fail; and so does every single mutation of the gold plan: a write dropped, one literal
+argument changed, one referenced row swapped for another.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from envfactory.ir.task import Call, Task
+from envfactory.runtime.environment import Environment
+from envfactory.runtime.episode import Episode
+from envfactory.synth.values import ValueMaker
+from envfactory.tasks.agents import Agent, Replay, early_stop, gold, noop, read_only
+from envfactory.tasks.graph import WRITES
+from envfactory.users.scripted import ScriptedUser
+
+MAX_MUTATIONS = 6
+
+
+def run_agent(episode: Episode, task: Task, agent: Agent) -> bool:
+    episode.reset(task=task)
+    agent.run(episode, task)
+    return episode.verify().success
+
+
+class SelfTest:
+    """Reusable across tasks of one environment (one episode, one ValueMaker)."""
+
+    def __init__(self, env: Environment, seed: int = 0) -> None:
+        self.env, self.spec = env, env.spec
+        self.episode = env.episode(max_steps=10_000, user=ScriptedUser())
+        self.writes = {b.tool for b in self.spec.behaviours if b.effect.kind in WRITES}
+        self.rng = random.Random(seed)
+        self.maker = ValueMaker(seed, self.spec.config.clock_start)
+
+    def check(self, task: Task) -> str | None:
+        """None when the task is proven; otherwise the name of the agent that broke it."""
+        if not run_agent(self.episode, task, gold(task)):
+            return "gold plan fails"
+        for agent in (noop(task), read_only(task, self.writes), early_stop(task)):
+            if run_agent(self.episode, task, agent):
+                return f"{agent.name} agent passes"
+        for name, calls in self.mutations(task):
+            if run_agent(self.episode, task, Replay(name, calls)):
+                return f"mutation passes: {name}"
+        return None
+
+    def mutations(self, task: Task) -> list[tuple[str, list[Call]]]:
+        out: list[tuple[str, list[Call]]] = []
+        calls = list(task.gold)
+        for i, call in enumerate(calls):
+            if call.tool not in self.writes:
+                continue
+            out.append((f"drop write {call.tool}", calls[:i] + calls[i + 1 :]))
+            changed = self._change_literal(call)
+            if changed is not None:
+                out.append((f"change an argument of {call.tool}", [*calls[:i], changed, *calls[i + 1 :]]))
+            swapped = self._swap_reference(call)
+            if swapped is not None:
+                out.append((f"swap the row {call.tool} acts on", [*calls[:i], swapped, *calls[i + 1 :]]))
+        return out[:MAX_MUTATIONS]
+
+    def _references(self, tool: str) -> dict[str, str]:
+        effect = self.spec.behaviour(tool).effect
+        entity = getattr(effect, "entity", None)
+        refs: dict[str, str] = {}
+        if getattr(effect, "key_arg", None) and effect.kind != "create":
+            refs[effect.key_arg] = entity
+        if effect.kind == "transfer":
+            refs[effect.from_arg] = refs[effect.to_arg] = entity
+        if entity in self.spec.state_schema:
+            schema_refs = self.spec.state_schema[entity].refs
+            for arg, fld in getattr(effect, "args", {}).items():
+                if fld in schema_refs:
+                    refs[arg] = schema_refs[fld]
+        return refs
+
+    def _change_literal(self, call: Call) -> Call | None:
+        refs = self._references(call.tool)
+        literals = [a for a in call.args if a not in refs]
+        if not literals:
+            return None
+        arg = self.rng.choice(literals)
+        prop = self.spec.tools[call.tool].properties.get(arg, {})
+        for _ in range(6):
+            value: Any = self.maker.value(prop, arg)
+            if value != call.args[arg]:
+                return Call(tool=call.tool, args={**call.args, arg: value})
+        return None
+
+    def _swap_reference(self, call: Call) -> Call | None:
+        refs = [(a, e) for a, e in self._references(call.tool).items() if a in call.args]
+        if not refs:
+            return None
+        arg, entity = self.rng.choice(refs)
+        key = self.spec.state_schema[entity].key
+        others = [r[key] for r in self.env.base.tables[entity].values() if r[key] != call.args[arg]]
+        if not others:
+            return None
+        return Call(tool=call.tool, args={**call.args, arg: self.rng.choice(others)})

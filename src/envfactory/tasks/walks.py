@@ -1,0 +1,250 @@
+"""Seeded walks over the tool graph, merged into an abstract blueprint DAG.
+
+A walk starts from a state-changing tool and walks the graph *backwards*: every reference
+argument (a key, a foreign key, a transfer account) is traced to a tool that yields that entity,
+and the step from a list to one row becomes a reasoning node (arg-max/min, a unique filter, a
+comparison, a lookup across entities). Two walks are merged into one DAG with shared calls
+deduplicated; answer branches (count, sum) and rules (if X then A else B) are added on top.
+Field choices and values are left open: ``tasks.instantiate`` binds them to a state.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from dataclasses import field as _default
+from typing import Any
+
+import networkx as nx
+
+from envfactory.ir.env import EnvSpec
+from envfactory.tasks.graph import WRITES
+
+
+@dataclass
+class Draft:
+    """A mutable node while a blueprint is being built (frozen into ``ir.Node`` later)."""
+
+    id: str
+    kind: str
+    tool: str | None = None
+    entity: str | None = None
+    field: str | None = None
+    op: str | None = None
+    value: Any = None
+    inputs: list[str] = _default(default_factory=list)
+    guard: tuple[str, bool] | None = None
+    args: dict[str, Any] = _default(default_factory=dict)
+    hidden: list[str] = _default(default_factory=list)
+    write: bool = False
+    direct: dict[str, str] = _default(default_factory=dict)  # arg -> entity: the user names the row by id
+
+
+@dataclass
+class Sketch:
+    nodes: list[Draft] = _default(default_factory=list)
+    edges: list[tuple[str, str, str | None, str | None]] = _default(default_factory=list)
+    answers: list[str] = _default(default_factory=list)
+
+    def add(self, kind: str, **kw: Any) -> Draft:
+        node = Draft(id=f"n{len(self.nodes)}", kind=kind, **kw)
+        self.nodes.append(node)
+        return node
+
+    def node(self, node_id: str) -> Draft:
+        return next(n for n in self.nodes if n.id == node_id)
+
+
+@dataclass(frozen=True)
+class Style:
+    """Knobs of a walk: how often references are named directly, how deep walks go."""
+
+    direct: float = 0.3
+    max_depth: int = 2
+    second_walk: float = 0.45
+    answer: float = 0.35
+    rule: float = 0.25
+    compare: float = 0.15
+    lookup: float = 0.25
+    prefilter: float = 0.35
+
+
+class Walker:
+    def __init__(self, spec: EnvSpec, graph: nx.DiGraph, rng: random.Random, style: Style = Style()) -> None:
+        self.spec, self.graph, self.rng, self.style = spec, graph, rng, style
+        self.schema = spec.state_schema
+        self.effects = {b.tool: b.effect for b in spec.behaviours}
+        self.writes = [t for t, d in graph.nodes(data=True) if d["write"] and self._usable_write(t)]
+
+    def _usable_write(self, tool: str) -> bool:
+        effect = self.effects[tool]
+        return effect.kind in WRITES and bool(self.spec.initial_state.get(getattr(effect, "entity", ""), [1]))
+
+    # -- the sketch ---------------------------------------------------------------------------
+    def sketch(self) -> Sketch:
+        sk = Sketch()
+        first = self.rng.choice(self.writes)
+        if self.rng.random() < self.style.answer:
+            self._answer(sk)
+        self._write(sk, first)
+        if self.rng.random() < self.style.second_walk:
+            others = [t for t in self.writes if t != first] or self.writes
+            self._write(sk, self.rng.choice(others))
+        return merge_duplicates(sk)
+
+    def _write(self, sk: Sketch, tool: str) -> None:
+        effect = self.effects[tool]
+        needs = self.needs(tool)
+        rivals = self._rivals(tool)
+        if rivals and self.rng.random() < self.style.rule:
+            self._rule(sk, tool, self.rng.choice(rivals))
+            return
+        refs = {arg: self.reference(sk, entity, 0) for arg, entity in needs.items()}
+        call = sk.add("call", tool=tool, entity=getattr(effect, "entity", None), write=True)
+        self._connect(sk, call, refs)
+
+    def _connect(self, sk: Sketch, call: Draft, refs: dict[str, tuple[str, str | None] | str]) -> None:
+        for arg, ref in refs.items():
+            if isinstance(ref, str):  # the entity name: the user states the id
+                call.direct[arg] = ref
+            else:
+                sk.edges.append((ref[0], call.id, ref[1], arg))
+
+    def _rivals(self, tool: str) -> list[str]:
+        """Other argument-free writes on the same entity: the two branches of a rule."""
+        effect = self.effects[tool]
+        if effect.kind not in ("action", "delete"):
+            return []
+        return [
+            t for t in self.writes
+            if t != tool and self.effects[t].kind in ("action", "delete")
+            and getattr(self.effects[t], "entity", None) == getattr(effect, "entity", None)
+        ]  # fmt: skip
+
+    def _rule(self, sk: Sketch, then_tool: str, else_tool: str) -> None:
+        """If <a field of the row> is above a threshold, do one write, otherwise another."""
+        entity = self.effects[then_tool].entity
+        ref = self.reference(sk, entity, 0, allow_direct=False)
+        if isinstance(ref, str) or ref[1] is None:  # no row to look at: a plain write instead
+            call = sk.add("call", tool=then_tool, entity=entity, write=True)
+            self._connect(sk, call, {self.effects[then_tool].key_arg: ref})
+            return
+        choose = sk.add("choose", entity=entity, op="gt", inputs=[ref[0]])
+        for tool, branch in ((then_tool, True), (else_tool, False)):
+            call = sk.add("call", tool=tool, entity=entity, write=True, guard=(choose.id, branch))
+            self._connect(sk, call, {self.effects[tool].key_arg: ref})
+
+    def needs(self, tool: str) -> dict[str, str]:
+        """The reference arguments of a tool: argument -> entity whose key it takes."""
+        effect = self.effects[tool]
+        entity = getattr(effect, "entity", None)
+        out: dict[str, str] = {}
+        if getattr(effect, "key_arg", None) and effect.kind != "create":
+            out[effect.key_arg] = entity
+        if effect.kind == "transfer":
+            out[effect.from_arg] = out[effect.to_arg] = entity
+        if effect.kind in ("create", "update") and entity in self.schema:
+            refs = self.schema[entity].refs
+            spec_tool = self.spec.tools[tool]
+            for arg, fld in effect.args.items():
+                if fld in refs and (arg in spec_tool.required or self.rng.random() < 0.5):
+                    out[arg] = refs[fld]
+        return out
+
+    # -- references: how the agent finds a row --------------------------------------------------
+    def reference(
+        self, sk: Sketch, entity: str, depth: int, allow_direct: bool = True
+    ) -> tuple[str, str | None] | str:
+        """A node yielding a row (or key) of ``entity``; or the entity name when the user states the id."""
+        key = self.schema[entity].key
+        if allow_direct and (depth >= self.style.max_depth or self.rng.random() < self.style.direct):
+            return entity
+        lister = self._lister(entity)
+        if lister is None:
+            return entity
+        if depth == 0 and self.rng.random() < self.style.lookup:
+            found = self._lookup(sk, entity, depth)
+            if found is not None:
+                return found
+        rows = self._list_call(sk, lister, entity, depth)
+        if rows is None:
+            return entity
+        if self.rng.random() < self.style.prefilter:
+            rows = sk.add("filter", entity=entity, inputs=[rows]).id
+        if self.rng.random() < self.style.compare:
+            a = sk.add("filter", entity=entity, op="is", inputs=[rows])
+            b = sk.add("filter", entity=entity, op="is", inputs=[rows])
+            pick = sk.add("compare", entity=entity, inputs=[a.id, b.id])
+        else:
+            pick = sk.add(self.rng.choice(("argmax", "argmin", "filter")), entity=entity, inputs=[rows])
+            if pick.kind == "filter":
+                pick.op = "is"  # a unique filter: exactly one row matches
+        return pick.id, key
+
+    def _lister(self, entity: str) -> str | None:
+        listers = [t for t, e in self.effects.items() if e.kind == "list" and e.entity == entity]
+        return self.rng.choice(listers) if listers else None
+
+    def _list_call(self, sk: Sketch, lister: str, entity: str, depth: int) -> str | None:
+        tool = self.spec.tools[lister]
+        effect = self.effects[lister]
+        needs: dict[str, tuple[str, str | None] | str] = {}
+        for arg in tool.required:  # upstream nodes first, so that the sketch stays in run order
+            flt = next((f for f in effect.filters if f.arg == arg and f.field), None)
+            target = self.schema[entity].refs.get(flt.field) if flt else None
+            if target is None:
+                return None
+            needs[arg] = self.reference(sk, target, depth + 1)
+        call = sk.add("call", tool=lister, entity=entity)
+        self._connect(sk, call, needs)
+        return call.id
+
+    def _lookup(self, sk: Sketch, entity: str, depth: int) -> tuple[str, str | None] | None:
+        """Find the row through another entity that references it ("the product of that order")."""
+        holders = [
+            (e.name, f)
+            for e in self.schema.entities
+            for f, t in e.refs.items()
+            if t == entity and e.name != entity
+        ]
+        self.rng.shuffle(holders)
+        for holder, fld in holders:
+            if self._lister(holder) is None:
+                continue
+            ref = self.reference(sk, holder, depth + 1, allow_direct=False)
+            if isinstance(ref, str):
+                continue
+            node = sk.add("lookup", entity=entity, field=fld, inputs=[ref[0]])
+            return node.id, None
+        return None
+
+    def _answer(self, sk: Sketch) -> None:
+        entities = [e for e in self.schema.names if self._lister(e) and self.spec.initial_state.get(e)]
+        if not entities:
+            return
+        entity = self.rng.choice(entities)
+        rows = self._list_call(sk, self._lister(entity), entity, 1)  # type: ignore[arg-type]
+        if rows is None:
+            return
+        filtered = sk.add("filter", entity=entity, inputs=[rows])
+        node = sk.add(self.rng.choice(("count", "sum")), entity=entity, inputs=[filtered.id])
+        sk.answers.append(node.id)
+
+
+def merge_duplicates(sk: Sketch) -> Sketch:
+    """Merge read calls that are the same tool fed the same way (redundant calls)."""
+    seen: dict[tuple[Any, ...], str] = {}
+    rename: dict[str, str] = {}
+    kept: list[Draft] = []
+    for node in sk.nodes:
+        if node.kind == "call" and not node.write:
+            feeds = tuple(sorted((rename.get(s, s), f, a) for s, d, f, a in sk.edges if d == node.id))
+            signature = (node.tool, feeds, tuple(sorted(node.direct.items())))
+            if signature in seen:
+                rename[node.id] = seen[signature]
+                continue
+            seen[signature] = node.id
+        node.inputs = [rename.get(i, i) for i in node.inputs]
+        kept.append(node)
+    edges = [(rename.get(s, s), d, f, a) for s, d, f, a in sk.edges if d not in rename]
+    return Sketch(nodes=kept, edges=edges, answers=sk.answers)
