@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from envfactory.cli import commands, play
+from envfactory.cli import commands, play, tasks_cmd
 
 app = typer.Typer(
     name="envfactory",
@@ -80,6 +80,60 @@ def demo(
 ) -> None:
     """Synthesize every bundled spec, run a scripted episode in each, print a summary."""
     raise typer.Exit(commands.demo(out, seed))
+
+
+@app.command()
+def graph(
+    env_dir: Annotated[Path, typer.Argument(help="An environment folder made by `synth`.")],
+    out: Annotated[
+        Path | None, typer.Option("--out", "-o", help="PNG to write (default ENV_DIR/graph.png).")
+    ] = None,
+) -> None:
+    """Print the tool dependency graph and draw it."""
+    tasks_cmd.graph(env_dir, out)
+
+
+@app.command()
+def tasks(
+    env_dir: Annotated[Path, typer.Argument(help="An environment folder made by `synth`.")],
+    n: Annotated[int, typer.Option("-n", min=1, help="How many distinct, self-tested tasks.")] = 100,
+    seed: Annotated[int, typer.Option(help="Generation seed.")] = 0,
+    out: Annotated[Path, typer.Option("--out", "-o", help="The JSON-lines task file to write.")] = Path(
+        "tasks.jsonl"
+    ),
+    test: Annotated[float, typer.Option(min=0.0, max=1.0, help="Share of tasks in the test split.")] = 0.2,
+    heldout_tool: Annotated[
+        list[str] | None, typer.Option(help="A tool whose tasks form the held-out split.")
+    ] = None,
+    check_baselines: Annotated[
+        bool, typer.Option("--baselines/--no-baselines", help="Measure no-op/read-only/random agents.")
+    ] = True,
+) -> None:
+    """Synthesize N verified tasks (AutoForge-style) and write them as JSON lines."""
+    raise typer.Exit(tasks_cmd.tasks(env_dir, n, seed, out, test, heldout_tool or [], check_baselines))
+
+
+@app.command(name="show-task")
+def show_task(
+    file: Annotated[Path, typer.Argument(help="A task file made by `tasks`.")],
+    index: Annotated[int, typer.Argument(help="Which task (0-based).")] = 0,
+) -> None:
+    """Show one task: instruction, held-back facts, gold plan, blueprint and goal."""
+    tasks_cmd.show_task(file, index)
+
+
+@app.command()
+def solve(
+    env_dir: Annotated[Path, typer.Argument(help="The task's environment folder.")],
+    file: Annotated[Path, typer.Argument(help="A task file made by `tasks`.")],
+    index: Annotated[int, typer.Argument(help="Which task (0-based).")] = 0,
+    agent: Annotated[str, typer.Option(help=f"One of: {', '.join(tasks_cmd.AGENTS)}.")] = "gold",
+    seed: Annotated[int, typer.Option(help="Seed of the random agent.")] = 0,
+) -> None:
+    """Run an agent (the gold plan by default) through a task and print the transcript and verdict."""
+    if agent not in tasks_cmd.AGENTS:
+        raise typer.BadParameter(f"unknown agent {agent!r}; choose one of {', '.join(tasks_cmd.AGENTS)}")
+    raise typer.Exit(tasks_cmd.solve(env_dir, file, index, agent, seed))
 
 
 if __name__ == "__main__":

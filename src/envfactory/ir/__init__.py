@@ -1,5 +1,6 @@
 """The intermediate representation: frozen pydantic models that cross every boundary."""
 
+from envfactory.ir.blueprint import Blueprint, Edge, Node
 from envfactory.ir.effect import (
     ActionEffect,
     Behaviour,
@@ -17,7 +18,6 @@ from envfactory.ir.effect import (
 )
 from envfactory.ir.env import EnvConfig, EnvSpec
 from envfactory.ir.state import Entity, StateSchema
-from envfactory.ir.blueprint import Blueprint, Edge, Node
 from envfactory.ir.task import Call, Goal, Origin, Task, UserProfile, Verdict
 from envfactory.ir.tool import HttpBinding, ToolAnnotations, ToolSet, ToolSource, ToolSpec
 

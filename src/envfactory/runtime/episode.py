@@ -300,9 +300,21 @@ def _parse_arguments(arguments: JSON | str | None) -> JSON | ToolResult:
     return arguments
 
 
+def row_difference(expected: JSON | None, actual: JSON | None) -> str:
+    """What differs between two versions of a row, field by field."""
+    if expected is None:
+        return "should have been deleted"
+    if actual is None:
+        return "is missing"
+    fields = [f for f in {**expected, **actual} if expected.get(f) != actual.get(f)]
+    parts = [f"{f} is {_short(actual.get(f))}, expected {_short(expected.get(f))}" for f in fields[:4]]
+    more = f" (+{len(fields) - 4} more fields)" if len(fields) > 4 else ""
+    return "; ".join(parts) + more
+
+
 def _short(row: Any) -> str:
-    text = json.dumps(row, ensure_ascii=True, sort_keys=True)
-    return text if len(text) <= 200 else text[:197] + "..."
+    text = json.dumps(row, ensure_ascii=False, sort_keys=True)
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 __all__ = ["MAX_ARGUMENT_CHARS", "Episode"]

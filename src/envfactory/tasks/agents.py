@@ -7,7 +7,7 @@ agents and every mutation of the gold plan must fail; the random agent gives a c
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Protocol
 
 from envfactory.ir.task import Call, Task
@@ -75,3 +75,15 @@ class RandomAgent:
             behaviour = self.rng.choice(spec.behaviours)
             episode.call_tool(behaviour.tool, sample_arguments(spec, behaviour, episode.store, self.maker))
         episode.respond("All done.")
+
+
+def success_rate(episode: Episode, tasks: Sequence[Task], make: Callable[[Task], Agent]) -> float:
+    """The share of ``tasks`` the agent ``make(task)`` solves (each on a fresh reset)."""
+    if not tasks:
+        return 0.0
+    wins = 0
+    for task in tasks:
+        episode.reset(task=task)
+        make(task).run(episode, task)
+        wins += episode.verify().success
+    return wins / len(tasks)

@@ -143,3 +143,18 @@ def regenerate(env: Environment, task: Task) -> Task:
     if task.origin is None:
         raise ValueError(f"task {task.id} has no origin to regenerate from")
     return TaskFactory(env).task(task.origin.seed, task.origin.attempt)
+
+
+def baselines(env: Environment, tasks: list[Task], seed: int = 0) -> dict[str, float]:
+    """Success rates of agents that should fail: no-op, read-only, and random (gold budget + 5)."""
+    from envfactory.tasks.agents import RandomAgent, noop, read_only, success_rate
+    from envfactory.tasks.graph import WRITES
+    from envfactory.users.scripted import ScriptedUser
+
+    episode = env.episode(max_steps=10_000, user=ScriptedUser())
+    writes = {b.tool for b in env.spec.behaviours if b.effect.kind in WRITES}
+    return {
+        "no-op": success_rate(episode, tasks, noop),
+        "read-only": success_rate(episode, tasks, lambda t: read_only(t, writes)),
+        "random": success_rate(episode, tasks, lambda t: RandomAgent(derive_seed(seed, "random", t.id))),
+    }

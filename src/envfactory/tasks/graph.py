@@ -71,10 +71,11 @@ def _flows(entity: Any, effect: Any, schema: Any) -> list[tuple[str, str, float]
     if key_arg and target in schema and target != name:  # lookup across entities: follow a reference
         flows += [(field, key_arg, 0.8) for field, ref in entity.refs.items() if ref == target]
     if effect.kind == "list" and target != name:
+        taken = {arg for _, arg, _ in flows}
         for flt in effect.filters:
-            if flt.op == "eq" and flt.field and any(same_field(f, flt.arg) for f in entity.fields):
-                if not any(arg == flt.arg for _, arg, _ in flows):
-                    flows.append((flt.field, flt.arg, 0.5))
+            shared = flt.op == "eq" and flt.field and any(same_field(f, flt.arg) for f in entity.fields)
+            if shared and flt.arg not in taken:
+                flows.append((flt.field, flt.arg, 0.5))
     return flows
 
 

@@ -99,9 +99,8 @@ class Binder:
             if src == node_id:
                 checks.append(self._arg_accept(self._sk.node(dst), arg))
         for node in self._sk.nodes:
-            if node_id in node.inputs and node.kind in ("argmax", "argmin", "filter", "compare", "choose"):
-                if node.kind != "choose":
-                    checks.append(self.accept(node.id))
+            if node_id in node.inputs and node.kind in ("argmax", "argmin", "filter", "compare"):
+                checks.append(self.accept(node.id))
         return lambda row: all(c(row) for c in checks)
 
     def _arg_accept(self, call: Draft, arg: str | None) -> Accept:
@@ -119,7 +118,6 @@ class Binder:
 
     # -- node kinds ---------------------------------------------------------------------------------
     def _call(self, node: Draft, st: _State, episode: Episode) -> Any:
-        tool = self.spec.tools[node.tool]  # type: ignore[index]
         effect = self.effects[node.tool]  # type: ignore[index]
         args: JSON = {}
         for src, dst, src_field, arg in self._sk.edges:
@@ -315,8 +313,10 @@ class Binder:
     def _sum(self, node: Draft, st: _State, episode: Episode) -> float:
         rows = _as_rows(st.values[node.inputs[0]])
         entity = self.schema[node.entity]  # type: ignore[index]
-        numeric = [f for f, s in entity.fields.items()
-                   if primary_type(s) in ("number", "integer") and tokens(f)[-1:] and tokens(f)[-1] in _ADDITIVE]  # fmt: skip
+        numeric = [
+            f for f, s in entity.fields.items()
+            if primary_type(s) in ("number", "integer") and tokens(f)[-1:] and tokens(f)[-1] in _ADDITIVE
+        ]  # fmt: skip
         if not numeric:
             raise Rejected("nothing to add up")
         node.field = self.rng.choice(numeric)

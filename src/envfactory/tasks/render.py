@@ -69,10 +69,11 @@ class Renderer:
             src = self._arg_ref(node, effect.from_arg, effect.entity)
             dst = self._arg_ref(node, effect.to_arg, effect.entity)
             return f"Transfer {amount} from {src} to {dst}."
-        refs = [
-            f"{words(self._ref_entity(effect, a) or a)}: {self._arg_ref(node, a, self._ref_entity(effect, a))}"
-            for a in [*self.feeds.get(node.id, {}), *(a for a in node.args if self._ref_entity(effect, a))]
-        ]  # fmt: skip
+        ref_args = [*self.feeds.get(node.id, {}), *(a for a in node.args if self._ref_entity(effect, a))]
+        refs = []
+        for arg in ref_args:
+            entity_name = self._ref_entity(effect, arg)
+            refs.append(f"{words(entity_name or arg)}: {self._arg_ref(node, arg, entity_name)}")
         details = ", ".join([*refs, values] if values else refs)
         verb = self.rng.choice(("Create", "Add", "Make"))
         return f"{verb} a new {entity}" + (f" with {details}." if details else ".")
