@@ -14,6 +14,7 @@ from envfactory.errors import EnvFactoryError
 from envfactory.ir.task import Task, Verdict
 from envfactory.runtime.behaviours import CallContext, key_caster
 from envfactory.runtime.environment import Environment
+from envfactory.runtime.facts import states_fact
 from envfactory.runtime.result import ToolError, ToolResult, to_json_text
 from envfactory.runtime.store import Store, clone
 from envfactory.users.base import ClosingUser, UserSimulator
@@ -191,12 +192,10 @@ class Episode:
             for key, expected in rows.items():
                 actual = self.store.get(entity_name, cast(key))
                 if actual != expected:
-                    reasons.append(
-                        f"{entity_name} {key}: expected {_short(expected)}, found {_short(actual)}"
-                    )
-        said = " ".join(self.replies).casefold()
+                    reasons.append(f"{entity_name} {key}: {row_difference(expected, actual)}")
+        said = " ".join(self.replies)
         reasons += [
-            f"the reply does not state {fact!r}" for fact in goal.answer if fact.casefold() not in said
+            f"the reply does not state {fact!r}" for fact in goal.answer if not states_fact(said, fact)
         ]
         success = not reasons
         return Verdict(

@@ -81,7 +81,7 @@ class Binder:
     def bind(self, sk: Sketch) -> Bound:
         episode = self.env.episode(max_steps=10_000)
         st = _State()
-        self._sk = sk
+        self._sk, self._gold = sk, st.gold
         for node in sk.nodes:
             if node.guard and st.values.get(node.guard[0]) != node.guard[1]:
                 continue  # the branch the rule did not take
@@ -149,7 +149,14 @@ class Binder:
     def _direct(self, node: Draft, arg: str, entity: str, episode: Episode, args: JSON) -> Any:
         accept = self._arg_accept(node, arg)
         key = self.schema[entity].key
-        rows = [r for r in episode.store.rows(entity) if accept(r) and r[key] not in args.values()]
+        # never a row the task already reaches another way: naming its id would give that away
+        used = {
+            v
+            for call in [*self._gold, Call(tool="", args=args)]
+            for v in call.args.values()
+            if isinstance(v, (str, int))
+        }
+        rows = [r for r in episode.store.rows(entity) if accept(r) and r[key] not in used]
         if not rows:
             raise Rejected(f"no {entity} the call can act on")
         return self.rng.choice(rows)[key]
