@@ -5,6 +5,7 @@
     │   └── UnsupportedFormatError  no ingester recognises the input
     ├── SynthesisError              an environment cannot be built from a readable ToolSet
     ├── EnvSpecError                an environment directory is missing files or is inconsistent
+    ├── TaskSetError                a task file is missing, malformed, or has no such index
     └── RegistryError               a duplicate or unknown name in a Registry
 
 Errors raised *inside* an episode (bad arguments, unknown tools, missing rows) are not
@@ -51,6 +52,10 @@ class SynthesisError(EnvFactoryError):
 
 class EnvSpecError(EnvFactoryError):
     """An environment directory cannot be loaded."""
+
+
+class TaskSetError(EnvFactoryError, IndexError):
+    """A task file is missing or malformed, or an index is out of range."""
 
 
 class RegistryError(EnvFactoryError, KeyError):

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from envfactory.errors import EnvFactoryError
+from envfactory.errors import TaskSetError
 from envfactory.ir.task import Task
 from envfactory.seeding import derive_seed
 
@@ -33,7 +33,7 @@ class TaskSet:
         try:
             data = self.path.read_bytes()
         except FileNotFoundError:
-            raise EnvFactoryError(f"{self.path}: task file not found") from None
+            raise TaskSetError(f"{self.path}: task file not found") from None
         self._offsets: list[int] = []
         start = 0
         while start < len(data):
@@ -48,7 +48,7 @@ class TaskSet:
 
     def line(self, index: int) -> str:
         if not -len(self) <= index < len(self):
-            raise IndexError(f"{self.path}: no task {index} (the file has {len(self)})")
+            raise TaskSetError(f"{self.path}: no task {index} (the file has {len(self)})")
         with self.path.open("rb") as f:
             f.seek(self._offsets[index])
             return f.readline().decode("utf-8").rstrip("\n")
@@ -57,7 +57,7 @@ class TaskSet:
         try:
             return Task.model_validate_json(self.line(index))
         except ValidationError as err:
-            raise EnvFactoryError(
+            raise TaskSetError(
                 f"{self.path}: line {index + 1} is not a task: {err.errors()[0]['msg']}"
             ) from None
 
