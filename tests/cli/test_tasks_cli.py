@@ -1,9 +1,10 @@
 import json
 from pathlib import Path
 
-from envfactory.tasks.taskset import TaskSet
 from tests.cli.test_cli import run
 from tests.conftest import SPECS
+
+from envfactory.tasks.taskset import TaskSet
 
 
 def test_tasks_show_task_solve_and_graph(tmp_path: Path) -> None:
