@@ -38,6 +38,15 @@ def test_tasks_show_task_solve_and_graph(tmp_path: Path) -> None:
 
 def test_tasks_errors_are_clear(tmp_path: Path) -> None:
     run("synth", str(SPECS / "petstore.yaml"), "-o", str(tmp_path), "--no-check")
-    bad = run("tasks", str(tmp_path / "petstore"), "-n", "5", "--heldout-tool", "nope", "-o", str(tmp_path / "t.jsonl"))
+    bad = run(
+        "tasks",
+        str(tmp_path / "petstore"),
+        "-n",
+        "5",
+        "--heldout-tool",
+        "nope",
+        "-o",
+        str(tmp_path / "t.jsonl"),
+    )
     assert bad.exit_code == 2 and "unknown held-out tools ['nope']" in bad.output
     assert "task file not found" in run("show-task", str(tmp_path / "missing.jsonl")).output

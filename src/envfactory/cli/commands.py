@@ -14,6 +14,8 @@ from envfactory.runtime.gym_env import BUNDLED, bundled_specs_dir
 from envfactory.synth import synthesize
 from envfactory.synth.selfcheck import FidelityReport, self_check
 from envfactory.synth.smoke import smoke_episode
+from envfactory.tasks.generate import generate_tasks
+from envfactory.tasks.taskset import write_tasks
 
 
 def synth(
@@ -176,44 +178,37 @@ def check(env_dir: Path, seed: int) -> int:
     return 0 if report.passed else 1
 
 
+DEMO_TASKS = 50
+
+
 def demo(out: Path, seed: int) -> int:
+    """Synthesize, self-check, play and make tasks for every bundled spec; print one table."""
     specs_dir = bundled_specs_dir()
     rows, failures = [], 0
     with Progress(console=err_console, transient=True) as progress:
         task = progress.add_task("demo", total=len(BUNDLED))
         for name, file in BUNDLED.items():
-            progress.update(task, description=f"{name}: synthesize, check, play")
+            progress.update(task, description=f"{name}: synthesize, check, play, make tasks")
             spec = synthesize(specs_dir / file, name=name, seed=seed)
             path = spec.save(out / name)
             env = Environment(spec)
             report = self_check(spec, env=env, seed=seed)
             write_json(path / "fidelity.json", report_json(report))
             run = smoke_episode(env, seed)
-            failures += 0 if report.passed else 1
+            made, made_report = generate_tasks(env, DEMO_TASKS, seed=seed)
+            write_tasks(path / "tasks.jsonl", made)
+            failures += 0 if report.passed and len(made) == DEMO_TASKS else 1
             fmt = "/".join(sorted({t.source.format for t in spec.tools.tools}))
-            rows.append(
-                [
-                    name,
-                    fmt,
-                    len(spec.tools.tools),
-                    len(spec.state_schema.entities),
-                    len(spec.low_fidelity_tools),
-                    _check_cell(report),
-                    f"{run.ok}/{len(run.calls)}",
-                    run.state_hash[:8],
-                ]
-            )
+            levels = " ".join(str(made_report.levels.get(level, 0)) for level in range(1, 6))
+            rows.append([name, fmt, len(spec.tools.tools), len(spec.state_schema.entities),
+                         len(spec.low_fidelity_tools), _check_cell(report), f"{run.ok}/{len(run.calls)}",
+                         f"{len(made)} ({levels})", run.state_hash[:8]])  # fmt: skip
             progress.advance(task)
-    cols = [
-        "env",
-        "format",
-        "tools",
-        "entities",
-        "low fid.",
-        "self-check",
-        "script ok",
-        "state hash",
-    ]
+    cols = ["env", "format", "tools", "entities", "low fid.", "self-check", "script ok",
+            "tasks (by level 1-5)", "state hash"]  # fmt: skip
     console.print(table("envfactory demo: bundled environments", cols, rows))
-    console.print(f"Environments written to {out}/<name>; try `envfactory play {out}/shop`.")
+    console.print(
+        f"Environments and tasks written to {out}/<name>; try `envfactory play {out}/shop` "
+        f"or `envfactory solve {out}/shop {out}/shop/tasks.jsonl 0`."
+    )
     return 1 if failures else 0
