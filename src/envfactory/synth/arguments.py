@@ -7,6 +7,7 @@ from typing import Any
 
 from envfactory.ir.effect import ActionEffect, Behaviour, TransferEffect
 from envfactory.ir.env import EnvSpec
+from envfactory.ir.state import StateSchema
 from envfactory.runtime.store import Store
 from envfactory.synth.data import coerce_key
 from envfactory.synth.naming import id_stem
@@ -87,3 +88,28 @@ def ready_arguments(spec: EnvSpec, behaviour: Behaviour, store: Store, maker: Va
             args[effect.from_arg], args[effect.to_arg] = usable[0][key], usable[1][key]
             args[effect.amount_arg] = 1
     return args
+
+
+def reference_args(effect: Any, schema: StateSchema) -> dict[str, str]:
+    """The arguments of a tool that name a row: argument -> the entity whose key it takes.
+
+    The key of a read/update/delete/action, both sides of a transfer, foreign keys a create or
+    update writes, and list filters on a foreign key.
+    """
+    entity = getattr(effect, "entity", None)
+    refs: dict[str, str] = {}
+    if getattr(effect, "key_arg", None) and effect.kind != "create":
+        refs[effect.key_arg] = entity
+    if effect.kind == "transfer":
+        refs[effect.from_arg] = refs[effect.to_arg] = entity
+    if entity in schema:
+        fks = schema[entity].refs
+        refs.update({arg: fks[fld] for arg, fld in getattr(effect, "args", {}).items() if fld in fks})
+        if effect.kind == "list":
+            refs.update({f.arg: fks[f.field] for f in effect.filters if f.field in fks and f.op == "eq"})
+    return refs
+
+
+def tool_references(spec: EnvSpec) -> dict[str, dict[str, str]]:
+    """:func:`reference_args` of every tool, computed once."""
+    return {b.tool: reference_args(b.effect, spec.state_schema) for b in spec.behaviours}

@@ -48,7 +48,7 @@ class TaskFactory:
             for entity, changed in episode.store.changes().items()
         }
         bp = bound.blueprint
-        instruction = Renderer(self.spec, bp, rng).instruction()
+        instruction = Renderer(self.spec, bp, rng, self.selftest.references).instruction()
         hidden = len(bound.hidden)
         return Task(
             env=self.spec.name,

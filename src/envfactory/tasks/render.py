@@ -12,6 +12,7 @@ from typing import Any
 
 from envfactory.ir.blueprint import Blueprint, Node
 from envfactory.ir.env import EnvSpec
+from envfactory.synth.arguments import tool_references
 from envfactory.synth.naming import plural, tokens
 
 JSON = dict[str, Any]
@@ -22,8 +23,15 @@ LATEST = {"argmax": "latest", "argmin": "earliest"}
 
 
 class Renderer:
-    def __init__(self, spec: EnvSpec, blueprint: Blueprint, rng: random.Random) -> None:
+    def __init__(
+        self,
+        spec: EnvSpec,
+        blueprint: Blueprint,
+        rng: random.Random,
+        references: dict[str, dict[str, str]] | None = None,
+    ) -> None:
         self.spec, self.bp, self.rng = spec, blueprint, rng
+        self.references = references if references is not None else tool_references(spec)
         self.effects = {b.tool: b.effect for b in spec.behaviours}
         self.feeds: dict[str, dict[str, tuple[str, str | None]]] = {}
         for e in blueprint.edges:
@@ -69,10 +77,10 @@ class Renderer:
             src = self._arg_ref(node, effect.from_arg, effect.entity)
             dst = self._arg_ref(node, effect.to_arg, effect.entity)
             return f"Transfer {amount} from {src} to {dst}."
-        ref_args = [*self.feeds.get(node.id, {}), *(a for a in node.args if self._ref_entity(effect, a))]
+        ref_args = [*self.feeds.get(node.id, {}), *(a for a in node.args if self._ref_entity(node.tool, a))]
         refs = []
         for arg in ref_args:
-            entity_name = self._ref_entity(effect, arg)
+            entity_name = self._ref_entity(node.tool, arg)
             refs.append(f"{words(entity_name or arg)}: {self._arg_ref(node, arg, entity_name)}")
         details = ", ".join([*refs, values] if values else refs)
         verb = self.rng.choice(("Create", "Add", "Make"))
@@ -82,7 +90,7 @@ class Renderer:
         effect = self.effects[node.tool]  # type: ignore[index]
         parts = []
         for arg, value in node.args.items():
-            if self._ref_entity(effect, arg) or arg in (
+            if self._ref_entity(node.tool, arg) or arg in (
                 getattr(effect, "key_arg", None),
                 getattr(effect, "amount_arg", None),
             ):
@@ -153,25 +161,15 @@ class Renderer:
         if node.kind == "call":
             entities = plural(words(node.entity)) if node.entity else "records"
             owners = [self.describe(src) for src, _ in self.feeds.get(node.id, {}).values()]
-            direct = [f"{words(self._ref_entity(self.effects[node.tool], a) or a)} {v}"  # type: ignore[index]
-                      for a, v in node.args.items() if self._ref_entity(self.effects[node.tool], a)]  # type: ignore[index]  # fmt: skip
+            direct = [f"{words(self._ref_entity(node.tool, a) or a)} {v}"  # type: ignore[index]
+                      for a, v in node.args.items() if self._ref_entity(node.tool, a)]  # type: ignore[index]  # fmt: skip
             of = owners + direct
             return f"{entities} of {' and '.join(of)}" if of else entities
         return self.describe(node_id)
 
-    def _ref_entity(self, effect: Any, arg: str) -> str | None:
+    def _ref_entity(self, tool: str, arg: str) -> str | None:
         """The entity an argument refers to (by key or foreign key), if any."""
-        if getattr(effect, "key_arg", None) == arg and effect.kind != "create":
-            return effect.entity
-        entity = getattr(effect, "entity", None)
-        schema = self.spec.state_schema
-        if effect.kind == "transfer" and arg in (effect.from_arg, effect.to_arg):
-            return effect.entity
-        if effect.kind == "list":
-            flt = next((f for f in effect.filters if f.arg == arg and f.field), None)
-            return schema[entity].refs.get(flt.field) if flt and entity in schema else None
-        mapped = getattr(effect, "args", {}).get(arg)
-        return schema[entity].refs.get(mapped) if mapped and entity in schema else None
+        return self.references[tool].get(arg)
 
     def _verb(self, tool: str, entity: str) -> str:
         toks = [t for t in tokens(tool) if t not in tokens(entity) and t not in ("by", "id")]

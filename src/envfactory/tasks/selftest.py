@@ -13,6 +13,7 @@ from typing import Any
 from envfactory.ir.task import Call, Task
 from envfactory.runtime.environment import Environment
 from envfactory.runtime.episode import Episode
+from envfactory.synth.arguments import tool_references
 from envfactory.synth.values import ValueMaker
 from envfactory.tasks.agents import Agent, Replay, early_stop, gold, noop, read_only
 from envfactory.tasks.graph import WRITES
@@ -34,6 +35,7 @@ class SelfTest:
         self.env, self.spec = env, env.spec
         self.episode = env.episode(max_steps=10_000, user=ScriptedUser())
         self.writes = {b.tool for b in self.spec.behaviours if b.effect.kind in WRITES}
+        self.references = tool_references(self.spec)
         self.rng = random.Random(seed)
         self.maker = ValueMaker(seed, self.spec.config.clock_start)
 
@@ -65,19 +67,7 @@ class SelfTest:
         return out[:MAX_MUTATIONS]
 
     def _references(self, tool: str) -> dict[str, str]:
-        effect = self.spec.behaviour(tool).effect
-        entity = getattr(effect, "entity", None)
-        refs: dict[str, str] = {}
-        if getattr(effect, "key_arg", None) and effect.kind != "create":
-            refs[effect.key_arg] = entity
-        if effect.kind == "transfer":
-            refs[effect.from_arg] = refs[effect.to_arg] = entity
-        if entity in self.spec.state_schema:
-            schema_refs = self.spec.state_schema[entity].refs
-            for arg, fld in getattr(effect, "args", {}).items():
-                if fld in schema_refs:
-                    refs[arg] = schema_refs[fld]
-        return refs
+        return self.references[tool]
 
     def _change_literal(self, call: Call) -> Call | None:
         refs = self._references(call.tool)

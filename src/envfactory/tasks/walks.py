@@ -18,6 +18,7 @@ from typing import Any
 import networkx as nx
 
 from envfactory.ir.env import EnvSpec
+from envfactory.synth.arguments import reference_args
 from envfactory.tasks.graph import WRITES
 
 
@@ -135,21 +136,19 @@ class Walker:
             self._connect(sk, call, {self.effects[tool].key_arg: ref})
 
     def needs(self, tool: str) -> dict[str, str]:
-        """The reference arguments of a tool: argument -> entity whose key it takes."""
+        """The reference arguments a write must be given; optional foreign keys half of the time."""
         effect = self.effects[tool]
-        entity = getattr(effect, "entity", None)
-        out: dict[str, str] = {}
-        if getattr(effect, "key_arg", None) and effect.kind != "create":
-            out[effect.key_arg] = entity
-        if effect.kind == "transfer":
-            out[effect.from_arg] = out[effect.to_arg] = entity
-        if effect.kind in ("create", "update") and entity in self.schema:
-            refs = self.schema[entity].refs
-            spec_tool = self.spec.tools[tool]
-            for arg, fld in effect.args.items():
-                if fld in refs and (arg in spec_tool.required or self.rng.random() < 0.5):
-                    out[arg] = refs[fld]
-        return out
+        required = self.spec.tools[tool].required
+        key_like = {
+            getattr(effect, "key_arg", None),
+            getattr(effect, "from_arg", None),
+            getattr(effect, "to_arg", None),
+        }
+        return {
+            arg: entity
+            for arg, entity in reference_args(effect, self.schema).items()
+            if arg in key_like or arg in required or self.rng.random() < 0.5
+        }
 
     # -- references: how the agent finds a row --------------------------------------------------
     def reference(
