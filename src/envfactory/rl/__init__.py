@@ -1,0 +1,1 @@
+"""Reinforcement learning: advantage estimators, environment samplers (and, later, policies and trainers)."""
