@@ -15,7 +15,7 @@ from envfactory.ir.task import Task, Verdict
 from envfactory.runtime.behaviours import CallContext, key_caster
 from envfactory.runtime.environment import Environment
 from envfactory.runtime.facts import states_fact
-from envfactory.runtime.result import ToolError, ToolResult, to_json_text
+from envfactory.runtime.result import ErrorCode, ToolError, ToolResult, to_json_text
 from envfactory.runtime.store import Store, clone
 from envfactory.users.base import ClosingUser, UserSimulator
 
@@ -91,12 +91,13 @@ class Episode:
         self.log.append((name, arguments, result))
         return result
 
-    def reject(self, message: str) -> ToolResult:
-        """A malformed action: it costs a step (so loops end) and is answered with an error."""
+    def reject(self, message: str, code: ErrorCode = "invalid_arguments") -> ToolResult:
+        """An action answered with an error without running anything (a malformed action, an
+        injected fault): it costs a step, so loops end."""
         if self.done:
             return ToolResult.failure("episode_over", "the episode is over; call reset()")
         self._spend_step()
-        result = ToolResult.failure("invalid_arguments", message)
+        result = ToolResult.failure(code, message)
         self.log.append(("__invalid__", message, result))
         return result
 
@@ -126,25 +127,12 @@ class Episode:
 
     def act(self, message: JSON) -> list[JSON]:
         """Take an OpenAI assistant message; return the tool (or user) messages it produced."""
-        calls = message.get("tool_calls") if isinstance(message, dict) else None
-        if not calls:
-            content = message.get("content") if isinstance(message, dict) else None
-            return self.respond(content if isinstance(content, str) else "")
-        if not isinstance(calls, list):
-            result = self.reject("'tool_calls' must be a list")
-            return [{"role": "tool", "tool_call_id": "invalid", "content": result.content}]
-        out = []
-        for i, call in enumerate(calls):
-            fn = call.get("function") if isinstance(call, dict) else None
-            call_id = (
-                call.get("id") if isinstance(call, dict) and call.get("id") else f"call_{self.steps + i}"
-            )
-            if not isinstance(fn, dict):
-                result = self.reject("a tool call needs a 'function' with 'name' and 'arguments'")
-            else:
-                result = self.call_tool(fn.get("name"), fn.get("arguments"))  # type: ignore[arg-type]
-            out.append({"role": "tool", "tool_call_id": call_id, "content": result.content})
-        return out
+        return act_on(self, message)
+
+    @property
+    def tools(self) -> list[JSON]:
+        """The tools the agent is offered, in OpenAI ``tools=[...]`` form."""
+        return self.env.openai_tools
 
     def respond(self, text: str) -> list[JSON]:
         """Send a message to the user; returns the user's answer, or [] when the episode ends."""
@@ -278,6 +266,28 @@ class Episode:
 
     def _fallback(self, tool: str, args: JSON) -> Any:
         return self.env.fallback_value(tool, args, self.seed)
+
+
+def act_on(target: Any, message: JSON) -> list[JSON]:
+    """An assistant message, acted out on anything with ``call_tool``, ``respond`` and ``reject``
+    (an Episode or a wrapper around one)."""
+    calls = message.get("tool_calls") if isinstance(message, dict) else None
+    if not calls:
+        content = message.get("content") if isinstance(message, dict) else None
+        return target.respond(content if isinstance(content, str) else "")
+    if not isinstance(calls, list):
+        result = target.reject("'tool_calls' must be a list")
+        return [{"role": "tool", "tool_call_id": "invalid", "content": result.content}]
+    out = []
+    for i, call in enumerate(calls):
+        fn = call.get("function") if isinstance(call, dict) else None
+        call_id = call.get("id") if isinstance(call, dict) and call.get("id") else f"call_{i}"
+        if not isinstance(fn, dict):
+            result = target.reject("a tool call needs a 'function' with 'name' and 'arguments'")
+        else:
+            result = target.call_tool(fn.get("name"), fn.get("arguments"))
+        out.append({"role": "tool", "tool_call_id": call_id, "content": result.content})
+    return out
 
 
 def _parse_arguments(arguments: JSON | str | None) -> JSON | ToolResult:

@@ -24,6 +24,7 @@ from envfactory.ir.env import EnvSpec
 from envfactory.ir.task import Task
 from envfactory.runtime.environment import Environment
 from envfactory.runtime.episode import Episode
+from envfactory.users.scripted import ScriptedUser
 
 JSON = dict[str, Any]
 MAX_TEXT = 32_768
@@ -41,6 +42,7 @@ class ToolEnv(gymnasium.Env[str, str]):
         tasks: list[Task] | None = None,
         max_steps: int | None = None,
         render_mode: str | None = None,
+        randomization: Any = None,
     ) -> None:
         if isinstance(env, (str, Path)):
             env = Environment.load(env)
@@ -48,7 +50,9 @@ class ToolEnv(gymnasium.Env[str, str]):
             env = Environment(env)
         self.environment = env
         self.tasks = list(tasks or [])
-        self.episode: Episode = env.episode(max_steps=max_steps)
+        self.base: Episode = env.episode(max_steps=max_steps, user=ScriptedUser())
+        self.episode: Any = self.base  # the base episode, or randomization wrappers around it
+        self.randomization = randomization
         self.render_mode = render_mode
         self.observation_space = spaces.Text(max_length=MAX_TEXT, charset=CHARSET)
         self.action_space = spaces.Text(max_length=MAX_TEXT, charset=CHARSET)
@@ -57,7 +61,7 @@ class ToolEnv(gymnasium.Env[str, str]):
     @property
     def tools(self) -> list[JSON]:
         """The tools in OpenAI ``tools=[...]`` form, to put in the agent's prompt."""
-        return self.environment.openai_tools
+        return self.episode.tools
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, JSON]:
         super().reset(seed=seed)
@@ -65,8 +69,17 @@ class ToolEnv(gymnasium.Env[str, str]):
         task = options.get("task")
         if task is None and self.tasks:
             task = self.tasks[int(self.np_random.integers(len(self.tasks)))]
-        messages = self.episode.reset(task=task, seed=seed)
-        info = {"tools": self.tools, "task_id": task.id if task is not None else None}
+        episode_seed = seed if seed is not None else int(self.np_random.integers(2**31))
+        if self.randomization is not None:
+            from envfactory.wrappers import randomize
+
+            self.episode = randomize(self.base, self.randomization, episode_seed)
+        messages = self.episode.reset(task=task, seed=episode_seed)
+        info = {
+            "tools": self.tools,
+            "task_id": task.id if task is not None else None,
+            "randomization": getattr(self.episode, "randomization", {}),
+        }
         return self._observe(messages), info
 
     def step(self, action: str) -> tuple[str, SupportsFloat, bool, bool, JSON]:

@@ -1,0 +1,104 @@
+"""Description randomization: paraphrased and renamed tools, distractor tools, and a random
+subset of the tools per episode (never one the task's gold plan needs)."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from envfactory.runtime.result import ToolResult
+from envfactory.synth.naming import tokens
+from envfactory.wrappers.base import FAMILIES, EpisodeWrapper, Family
+from envfactory.wrappers.output import recase
+
+JSON = dict[str, Any]
+_LEADS = ("Use this to {d}", "{D}", "Call this tool to {d}", "This operation lets you {d}", "Tool: {D}")
+_SYNONYMS = {"get": "fetch", "list": "browse", "create": "new", "update": "modify", "delete": "remove",
+             "search": "find", "cancel": "void", "add": "create"}  # fmt: skip
+_DISTRACTORS = ("export_report", "sync_cache", "archive_everything", "send_newsletter", "rebuild_index",
+                "audit_log", "reset_all", "bulk_import")  # fmt: skip
+
+
+class Descriptions(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    paraphrase: bool = False
+    rename: bool = False
+    distractors: int = 0
+    keep_fraction: float = 1.0  # share of the tools not needed by the task that stay available
+
+
+def sample_descriptions(rng: random.Random) -> Descriptions:
+    return Descriptions(
+        paraphrase=rng.random() < 0.6,
+        rename=rng.random() < 0.4,
+        distractors=rng.choice((0, 0, 1, 2, 3)),
+        keep_fraction=rng.choice((1.0, 1.0, 0.8, 0.6)),
+    )
+
+
+def paraphrase(text: str, rng: random.Random) -> str:
+    first = (text.strip().split("\n")[0] or "Run this operation.").rstrip(".")
+    lead = rng.choice(_LEADS)
+    return lead.format(d=first[0].lower() + first[1:], D=first) + "."
+
+
+def rename(name: str, rng: random.Random) -> str:
+    words = list(tokens(name)) or [name]
+    words = [_SYNONYMS.get(w, w) if rng.random() < 0.7 else w for w in words]
+    if len(words) > 1 and rng.random() < 0.4:
+        words = [*words[1:], words[0]]  # order_get
+    joined = "_".join(words)
+    return recase(joined, rng.choice((None, "camel"))) if rng.random() < 0.5 else joined
+
+
+class DescriptionsWrapper(EpisodeWrapper):
+    family = "descriptions"
+    config: Descriptions
+
+    def on_reset(self) -> None:
+        task = self.inner.task
+        needed = {c.tool for c in task.gold} if task is not None else set()
+        offered: list[JSON] = []
+        self.real: dict[str, str] = {}  # shown name -> real name
+        for entry in self.inner.tools:
+            fn = entry["function"]
+            real = fn["name"]
+            if real not in needed and self.rng.random() > self.config.keep_fraction:
+                continue
+            shown = rename(real, self.rng) if self.config.rename else real
+            while shown in self.real:
+                shown += "_v2"
+            self.real[shown] = real
+            desc = (
+                paraphrase(fn.get("description", ""), self.rng)
+                if self.config.paraphrase
+                else fn.get("description", "")
+            )
+            offered.append({"type": "function", "function": {**fn, "name": shown, "description": desc}})
+        for name in self.rng.sample(_DISTRACTORS, k=min(self.config.distractors, len(_DISTRACTORS))):
+            offered.append({"type": "function", "function": {
+                "name": name, "description": f"{name.replace('_', ' ').capitalize()} (administrative).",
+                "parameters": {"type": "object", "properties": {}}}})  # fmt: skip
+        self.distractors = {e["function"]["name"] for e in offered} - set(self.real)
+        self.rng.shuffle(offered)
+        self.offered = offered
+
+    @property
+    def tools(self) -> list[JSON]:
+        return self.offered
+
+    def call_tool(self, name: str, arguments: JSON | str | None = None) -> ToolResult:
+        if name in self.distractors:
+            return self.inner.reject(f"{name} is not permitted for this account", "precondition_failed")
+        real = self.real.get(name) if isinstance(name, str) else None
+        if real is None:  # hidden or unknown: the same error as for any unknown tool
+            return self.inner.reject(
+                f"unknown tool {str(name)[:80]!r}; available: {', '.join(self.real)}", "unknown_tool"
+            )
+        return self.inner.call_tool(real, arguments)
+
+
+FAMILIES.add("descriptions", Family(Descriptions, DescriptionsWrapper, sample_descriptions))

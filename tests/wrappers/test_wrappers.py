@@ -1,0 +1,137 @@
+import json
+import warnings
+
+import pytest
+from gymnasium.utils.env_checker import check_env
+
+from envfactory.runtime.environment import Environment
+from envfactory.runtime.gym_env import ToolEnv
+from envfactory.tasks.generate import generate_tasks
+from envfactory.users.scripted import ScriptedUser
+from envfactory.wrappers import (
+    FAMILIES,
+    Descriptions,
+    Faults,
+    OutputShape,
+    Randomization,
+    UserStyle,
+    randomize,
+)
+from envfactory.wrappers.output import recase
+
+ALL_RANDOM = Randomization(output="random", faults="random", descriptions="random", users="random")
+
+
+@pytest.fixture(scope="module")
+def shop_tasks(bundled_envs: dict[str, Environment]):
+    return generate_tasks(bundled_envs["shop"], 12, seed=5)[0]
+
+
+def wrapped(env: Environment, task, **families):
+    episode = randomize(env.episode(max_steps=200, user=ScriptedUser()), Randomization(**families), seed=1)
+    episode.reset(task=task, seed=3)
+    return episode
+
+
+@pytest.mark.parametrize("family", [*FAMILIES, "all"])
+def test_wrapped_environments_pass_check_env(bundled_envs, shop_tasks, family: str) -> None:
+    randomization = ALL_RANDOM if family == "all" else Randomization(**{family: "random"})
+    env = ToolEnv(bundled_envs["shop"], tasks=shop_tasks, randomization=randomization)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        check_env(env, skip_render_check=True)
+
+
+def test_same_seed_same_perturbation(bundled_envs, shop_tasks) -> None:
+    env = ToolEnv(bundled_envs["shop"], tasks=shop_tasks, randomization=ALL_RANDOM)
+    first = env.reset(seed=11)
+    action = json.dumps({"name": env.tools[0]["function"]["name"], "arguments": {}})
+    step_a = env.step(action)[0]
+    second = env.reset(seed=11)
+    assert first[0] == second[0] and first[1]["tools"] == second[1]["tools"]
+    assert env.step(action)[0] == step_a
+    third = env.reset(seed=12)
+    assert third[1]["randomization"] != first[1]["randomization"] or third[0] != first[0]
+    assert set(first[1]["randomization"]) == {"output", "faults", "descriptions", "users"}
+
+
+def test_output_shape_changes_the_dress_not_the_data(bundled_envs, shop_tasks) -> None:
+    env = bundled_envs["shop"]
+    shape = {"wrap": ["result", "data"], "key_case": "camel", "numbers_as_strings": True, "extra_fields": 1}
+    ep = wrapped(env, shop_tasks[0], output=shape)
+    data = ep.call_tool("get_order", {"order_id": "order_0001"}).data
+    order = data["result"]["data"]
+    assert (
+        order["customerId"] == "customer_0009" and isinstance(order["quantity"], str) and "requestId" in order
+    )
+    page = wrapped(env, shop_tasks[0], output={"paginate": True}).call_tool("search_products", {}).data
+    assert set(page) == {"items", "page", "has_more"} and len(page["items"]) == 12
+    assert recase("loyalty_tier", "pascal") == "LoyaltyTier" and recase("petId", "snake") == "pet_id"
+    assert OutputShape.model_validate(shape).wrap == ("result", "data")
+
+
+def test_faults_succeed_on_retry_and_leave_state_alone(bundled_envs, shop_tasks) -> None:
+    env = bundled_envs["shop"]
+    ep = wrapped(env, shop_tasks[0], faults={"transient_rate": 1.0})
+    first = ep.call_tool("get_order", {"order_id": "order_0001"})
+    assert first.error == "transient" and "retry" in first.content
+    assert ep.call_tool("get_order", {"order_id": "order_0001"}).ok  # the retry goes through
+    assert ep.steps == 2 and ep.state_hash() == env.base.hash
+    reworded = wrapped(env, shop_tasks[0], faults={"reword_errors": True})
+    missing = reworded.call_tool("get_order", {"order_id": "order_9999"})
+    assert missing.error == "not_found" and missing.data["error"]["code"] in ("NOT_FOUND", "404")
+
+
+def test_retrying_gold_agent_still_solves_tasks_under_faults(bundled_envs, shop_tasks) -> None:
+    env = bundled_envs["shop"]
+    for task in shop_tasks:
+        ep = wrapped(env, task, faults={"transient_rate": 0.3, "rate_limit_rate": 0.1})
+        for label in task.user.facts:
+            ep.respond(f"What is the {label}?")
+        for call in task.gold:
+            for _ in range(3):
+                if ep.call_tool(call.tool, call.args).error != "transient":
+                    break
+        ep.respond("Done. " + ", ".join(task.goal.answer))
+        assert ep.verify().success, task.id
+
+
+def test_descriptions_rename_hide_and_distract_but_keep_the_needed_tools(bundled_envs, shop_tasks) -> None:
+    env = bundled_envs["shop"]
+    task = shop_tasks[0]
+    ep = wrapped(
+        env, task, descriptions={"rename": True, "paraphrase": True, "distractors": 2, "keep_fraction": 0.0}
+    )
+    shown = {t["function"]["name"] for t in ep.tools}
+    needed = {c.tool for c in task.gold}
+    assert len(shown) == len(needed) + 2  # only what the task needs, plus two distractors
+    real = {v: k for k, v in ep.real.items()}
+    for tool in needed:
+        assert real[tool] in shown
+    distractor = next(iter(ep.distractors))
+    assert ep.call_tool(distractor, {}).error == "precondition_failed"
+    hidden = next(t for t in env.tools if t not in needed)
+    assert ep.call_tool(hidden, {}).error == "unknown_tool"
+    call = task.gold[-1]
+    assert ep.call_tool(real[call.tool], call.args).ok
+    assert Descriptions(rename=True).rename
+
+
+def test_user_style_rephrases_requests_and_answers(bundled_envs, shop_tasks) -> None:
+    env = bundled_envs["shop"]
+    task = shop_tasks[0]
+    ep = randomize(
+        env.episode(user=ScriptedUser()), Randomization(users={"greeting": True, "sign_off": True}), seed=0
+    )
+    opening = ep.reset(task=task, seed=1)[-1]["content"]
+    assert opening != task.instruction and task.instruction[1:40] in opening
+    assert UserStyle(casual=True).casual
+    assert Faults().transient_rate == 0.0
+
+
+def test_randomization_is_recorded_in_snapshots(bundled_envs, shop_tasks) -> None:
+    ep = wrapped(bundled_envs["shop"], shop_tasks[0], output="random", faults={"timeout_rate": 0.5})
+    snap = json.loads(json.dumps(ep.snapshot()))
+    assert snap["randomization"]["faults"]["timeout_rate"] == 0.5 and "output" in snap["randomization"]
+    with pytest.raises(ValueError, match="expected 'random' or an object"):
+        Randomization(output="sometimes").resolve(__import__("random").Random(0))
