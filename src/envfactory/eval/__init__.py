@@ -1,0 +1,1 @@
+"""Evaluation: metrics over trajectories, runners, robustness tables."""

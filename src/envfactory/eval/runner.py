@@ -1,0 +1,58 @@
+"""Run a policy over a task set, optionally under randomization; the robustness table."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from envfactory.eval.metrics import summarize
+from envfactory.ir.task import Task
+from envfactory.rl.policy import Policy
+from envfactory.rl.rollout import Trajectory, rollout
+from envfactory.runtime.environment import Environment
+from envfactory.seeding import derive_seed
+from envfactory.users.scripted import ScriptedUser
+from envfactory.wrappers import FAMILIES, Randomization, randomize
+
+
+def evaluate(
+    env: Environment,
+    tasks: Sequence[Task],
+    make_policy: Callable[[int], Policy],
+    *,
+    trials: int = 1,
+    seed: int = 0,
+    randomization: Randomization | None = None,
+    keep_messages: bool = False,
+) -> list[Trajectory]:
+    """``trials`` seeded episodes per task; each gets its own policy seed and perturbation."""
+    base = env.episode(user=ScriptedUser())
+    out = []
+    for task in tasks:
+        for trial in range(trials):
+            episode_seed = derive_seed(seed, task.id, trial) % 2**31
+            episode = randomize(base, randomization, episode_seed) if randomization else base
+            out.append(
+                rollout(
+                    episode, task, make_policy(episode_seed), seed=episode_seed, keep_messages=keep_messages
+                )
+            )
+    return out
+
+
+def robustness(
+    env: Environment,
+    tasks: Sequence[Task],
+    make_policy: Callable[[int], Policy],
+    *,
+    trials: int = 1,
+    seed: int = 0,
+) -> dict[str, dict[str, Any]]:
+    """Success with no randomization and under each family alone (drawn per episode)."""
+    table = {"none": summarize(evaluate(env, tasks, make_policy, trials=trials, seed=seed))}
+    for family in FAMILIES:
+        randomization = Randomization(**{family: "random"})
+        table[family] = summarize(
+            evaluate(env, tasks, make_policy, trials=trials, seed=seed, randomization=randomization)
+        )
+    return table

@@ -1,0 +1,67 @@
+"""Rollouts: run any Policy through the Episode contract (plain or randomized) and record it."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from envfactory.ir.task import Task
+from envfactory.rl.policy import Policy
+
+JSON = dict[str, Any]
+
+
+class Trajectory(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    env: str
+    task_id: str
+    level: int
+    policy: str
+    seed: int
+    reward: float
+    success: bool
+    steps: int
+    tool_calls: int
+    tool_errors: int
+    masked: bool = False  # spoiled by the (simulated) user, excluded from advantage statistics
+    randomization: JSON = Field(default_factory=dict)
+    reasons: tuple[str, ...] = ()
+    messages: tuple[JSON, ...] = ()
+
+
+def rollout(
+    episode: Any, task: Task, policy: Policy, *, seed: int = 0, keep_messages: bool = False
+) -> Trajectory:
+    """Run ``policy`` on ``task`` until the episode ends (reply or step budget)."""
+    opening = episode.reset(task=task, seed=seed)
+    policy.begin(task, opening, episode.tools)
+    transcript: list[JSON] = list(opening)
+    new: list[JSON] = []
+    calls = errors = 0
+    while not episode.done:
+        action = policy.act(new)
+        new = episode.act(action)
+        transcript += [action, *new]
+        for message in new:
+            if message["role"] == "tool":
+                calls += 1
+                errors += '"error"' in message["content"][:12]
+    verdict = episode.verify()
+    return Trajectory(
+        env=episode.env.name,
+        task_id=task.id,
+        level=task.level,
+        policy=policy.name,
+        seed=seed,
+        reward=verdict.reward,
+        success=verdict.success,
+        steps=episode.steps,
+        tool_calls=calls,
+        tool_errors=errors,
+        randomization=getattr(episode, "randomization", {}),
+        reasons=verdict.reasons,
+        messages=tuple(json.loads(json.dumps(m)) for m in transcript) if keep_messages else (),
+    )
