@@ -143,9 +143,7 @@ def bench_memory(episodes: int, rows: int) -> dict[str, float]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--calls", type=int, default=20_000)
     parser.add_argument("--episodes", type=int, default=1000)
     args = parser.parse_args()

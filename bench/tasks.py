@@ -45,9 +45,7 @@ def verify_latency(env: Environment, tasks: list) -> tuple[float, float]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("-n", type=int, default=500)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()

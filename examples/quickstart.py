@@ -19,9 +19,7 @@ print(f"self-check passed: {report.passed} {report.counts()}")
 
 # 3. Act: the Episode contract (what every adapter wraps).
 episode = envfactory.Environment(spec).episode()
-order = episode.call_tool(
-    "create_order", {"customer_id": "customer_0001", "product_id": "product_0001", "quantity": 2}
-)
+order = episode.call_tool("create_order", {"customer_id": "customer_0001", "product_id": "product_0001", "quantity": 2})
 print("created:", order.content)
 print("ship before paying ->", episode.call_tool("ship_order", {"order_id": order.data["id"]}).content)
 print("bad arguments ->", episode.call_tool("get_order", '{"order_id": 5}').content)

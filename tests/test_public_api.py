@@ -4,9 +4,7 @@ import envfactory
 def test_public_names_are_importable_and_listed() -> None:
     for name in envfactory.__all__:
         assert getattr(envfactory, name) is not None
-    assert {"synthesize", "Environment", "Episode", "ToolEnv", "self_check", "load"} <= set(
-        envfactory.__all__
-    )
+    assert {"synthesize", "Environment", "Episode", "ToolEnv", "self_check", "load"} <= set(envfactory.__all__)
 
 
 def test_the_docstring_example_runs() -> None:

@@ -18,8 +18,6 @@ class Diagnostics:
 
     def warn(self, message: str, *, tool: str | None = None, field: str | None = None) -> None:
         where = ", ".join(
-            f"{label} {value!r}"
-            for label, value in (("file", self.file), ("tool", tool), ("field", field))
-            if value
+            f"{label} {value!r}" for label, value in (("file", self.file), ("tool", tool), ("field", field)) if value
         )
         self.warnings.append(f"{where}: {message}" if where else message)

@@ -35,9 +35,7 @@ class SpecError(EnvFactoryError):
     ) -> None:
         self.file, self.tool, self.field = file, tool, field
         where = ", ".join(
-            f"{label} {value!r}"
-            for label, value in (("file", file), ("tool", tool), ("field", field))
-            if value
+            f"{label} {value!r}" for label, value in (("file", file), ("tool", tool), ("field", field)) if value
         )
         super().__init__(f"{where}: {message}" if where else message)
 

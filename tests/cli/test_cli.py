@@ -88,9 +88,7 @@ def test_parse_args_reads_json_and_key_values() -> None:
 
 def test_demo_and_the_installed_command_end_to_end(tmp_path: Path) -> None:
     cmd = [sys.executable, "-m", "envfactory.cli.main", "demo", "--out", str(tmp_path)]
-    proc = subprocess.run(
-        cmd, capture_output=True, text=True, timeout=120, env={"COLUMNS": "200", "PATH": ""}
-    )
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120, env={"COLUMNS": "200", "PATH": ""})
     assert proc.returncode == 0, proc.stderr
     for name in ("petstore", "library", "shop", "notes", "calendar", "banking", "travel"):
         assert name in proc.stdout and (tmp_path / name / "fidelity.json").is_file()

@@ -55,9 +55,7 @@ def test_warts_are_normalized_with_warnings() -> None:
 def test_non_object_input_schema_names_the_tool(tmp_path: Path) -> None:
     path = tmp_path / "bad.json"
     path.write_text(json.dumps([{"name": "x", "description": "d", "parameters": {"type": "array"}}]))
-    with pytest.raises(
-        SpecError, match=r"tool 'x', field 'input_schema': input schema must be of type 'object'"
-    ):
+    with pytest.raises(SpecError, match=r"tool 'x', field 'input_schema': input schema must be of type 'object'"):
         load(path)
 
 

@@ -43,9 +43,7 @@ def test_behaviours_must_cover_every_tool(bundled_specs: dict[str, EnvSpec], tmp
         EnvSpec.load(path)
 
 
-def test_unknown_entity_in_an_edited_behaviour_is_reported(
-    bundled_specs: dict[str, EnvSpec], tmp_path: Path
-) -> None:
+def test_unknown_entity_in_an_edited_behaviour_is_reported(bundled_specs: dict[str, EnvSpec], tmp_path: Path) -> None:
     path = bundled_specs["shop"].save(tmp_path / "shop")
     behaviours = json.loads((path / "behaviours.json").read_text())
     behaviours[0]["effect"]["entity"] = "unicorn"

@@ -34,9 +34,7 @@ def test_python_type_names_become_json_schema_types_with_a_warning() -> None:
 
 
 def test_missing_type_is_inferred_from_the_schema_shape() -> None:
-    out, warnings = norm(
-        {"properties": {"tags": {"items": {"type": "string"}}, "kind": {"enum": ["a", "b"]}}}
-    )
+    out, warnings = norm({"properties": {"tags": {"items": {"type": "string"}}, "kind": {"enum": ["a", "b"]}}})
     assert out["type"] == "object"
     assert out["properties"]["tags"]["type"] == "array"
     assert out["properties"]["kind"]["type"] == "string"
@@ -44,9 +42,7 @@ def test_missing_type_is_inferred_from_the_schema_shape() -> None:
 
 
 def test_required_naming_absent_properties_is_trimmed() -> None:
-    out, warnings = norm(
-        {"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a", "ghost"]}
-    )
+    out, warnings = norm({"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a", "ghost"]})
     assert out["required"] == ["a"]
     assert "ghost" in warnings[0]
 

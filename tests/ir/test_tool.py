@@ -34,9 +34,7 @@ def test_tool_names_and_input_schemas_are_validated() -> None:
 def test_toolset_rejects_duplicate_names_naming_both_places() -> None:
     a = ToolSpec(name="dup", source=ToolSource(format="openapi", file="api.yaml", locator="GET /a"))
     b = ToolSpec(name="dup", source=ToolSource(format="openapi", file="api.yaml", locator="GET /b"))
-    with pytest.raises(
-        SpecError, match=r"file 'api.yaml', tool 'dup': duplicate tool name \(also defined at GET /a\)"
-    ):
+    with pytest.raises(SpecError, match=r"file 'api.yaml', tool 'dup': duplicate tool name \(also defined at GET /a\)"):
         ToolSet(name="api", tools=(a, b))
 
 

@@ -37,9 +37,7 @@ def test_erpo_scales_by_the_environment_not_the_group() -> None:
 def test_masked_rollouts_get_zero_and_leave_the_statistics() -> None:
     mask = [True, True, False, True, True, True]  # the third rollout failed by the user's fault
     # group a is now [1, 0]: mean 0.5, sample std sqrt(0.5)
-    assert np.allclose(
-        grpo(R, TASKS, mask, eps=0.0), [0.5 / math.sqrt(0.5), -0.5 / math.sqrt(0.5), 0, 0, 0, 0]
-    )
+    assert np.allclose(grpo(R, TASKS, mask, eps=0.0), [0.5 / math.sqrt(0.5), -0.5 / math.sqrt(0.5), 0, 0, 0, 0])
     assert np.allclose(rloo(R, TASKS, mask), [1.0, -1.0, 0, 0, 0, 0])
     # env x is now [1, 0, 1, 1]: mean .75, var = (.0625*3 + .5625)/3 = .25 -> std .5
     assert np.allclose(erpo(R, TASKS, mask, env_ids=ENVS, eps=0.0), [1.0, -1.0, 0, 0, 0, 0])
@@ -49,9 +47,7 @@ def test_degenerate_batches() -> None:
     for name, fn in ESTIMATORS.items():
         kwargs = {"env_ids": ["x"]} if name == "erpo" else {}
         assert np.allclose(fn([1.0], ["t"], **kwargs), [0.0])
-        all_masked = fn(
-            [1.0, 0.0], ["t", "t"], [False, False], **({"env_ids": ["x", "x"]} if name == "erpo" else {})
-        )
+        all_masked = fn([1.0, 0.0], ["t", "t"], [False, False], **({"env_ids": ["x", "x"]} if name == "erpo" else {}))
         assert np.allclose(all_masked, [0.0, 0.0])
     assert np.all(np.isfinite(grpo([1, 1, 1], ["t"] * 3)))
     with pytest.raises(ValueError, match="mask has 1 entries for 2 rewards"):

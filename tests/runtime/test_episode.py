@@ -79,17 +79,11 @@ def test_transfer_moves_money_and_refuses_overdrafts(bundled_envs: dict[str, Env
         {"from_account_id": src["id"], "to_account_id": dst["id"], "amount": 10.5, "memo": "rent"},
     )
     assert tx.ok and tx.data["amount"] == 10.5 and tx.data["memo"] == "rent"
-    assert ep.call_tool("get_account", {"account_id": src["id"]}).data["balance"] == round(
-        src["balance"] - 10.5, 2
-    )
-    big = ep.call_tool(
-        "transfer_funds", {"from_account_id": src["id"], "to_account_id": dst["id"], "amount": 1e9}
-    )
+    assert ep.call_tool("get_account", {"account_id": src["id"]}).data["balance"] == round(src["balance"] - 10.5, 2)
+    big = ep.call_tool("transfer_funds", {"from_account_id": src["id"], "to_account_id": dst["id"], "amount": 1e9})
     assert big.error == "precondition_failed" and "insufficient balance" in big.content
     ep.call_tool("freeze_account", {"account_id": dst["id"]})
-    frozen = ep.call_tool(
-        "transfer_funds", {"from_account_id": src["id"], "to_account_id": dst["id"], "amount": 1}
-    )
+    frozen = ep.call_tool("transfer_funds", {"from_account_id": src["id"], "to_account_id": dst["id"], "amount": 1})
     assert frozen.error == "precondition_failed" and "'frozen'" in frozen.content
 
 
@@ -127,9 +121,7 @@ def test_verify_compares_state_and_answer(shop: Environment) -> None:
 def test_snapshot_restore_moves_an_episode_between_environments(shop: Environment, tmp_path: Path) -> None:
     ep = shop.episode()
     ep.call_tool("pay_order", {"order_id": "order_0001"})
-    ep.call_tool(
-        "create_order", {"customer_id": "customer_0002", "product_id": "product_0003", "quantity": 1}
-    )
+    ep.call_tool("create_order", {"customer_id": "customer_0002", "product_id": "product_0003", "quantity": 1})
     snap = json.loads(json.dumps(ep.snapshot()))
     other_env = Environment(EnvSpec.load(shop.spec.save(tmp_path / "shop")))  # as in another process
     other = other_env.episode()
@@ -164,9 +156,7 @@ def test_act_takes_openai_messages(shop: Environment) -> None:
 
 def test_synthesizing_twice_and_replaying_gives_identical_bytes(bundled_envs: dict[str, Environment]) -> None:
     for name, env in bundled_envs.items():
-        twin = Environment(
-            synthesize(SPECS / Path(env.spec.tools.tools[0].source.file or "").name, name=name)
-        )
+        twin = Environment(synthesize(SPECS / Path(env.spec.tools.tools[0].source.file or "").name, name=name))
         first, second = smoke_episode(env, seed=3), smoke_episode(twin, seed=3)
         assert [c[2] for c in first.calls] == [c[2] for c in second.calls], name
         assert first.state_hash == second.state_hash and first.ok >= len(first.calls) - 1, name

@@ -16,9 +16,7 @@ from envfactory.runtime.gym_env import BUNDLED, ToolEnv, register_env_dir
 
 
 @pytest.mark.parametrize("name", list(BUNDLED))
-def test_check_env_passes_on_every_bundled_environment(
-    name: str, bundled_envs: dict[str, Environment]
-) -> None:
+def test_check_env_passes_on_every_bundled_environment(name: str, bundled_envs: dict[str, Environment]) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # gymnasium's checker reports problems as warnings
         warnings.filterwarnings("ignore", message=".*render.*")

@@ -21,12 +21,8 @@ def test_the_checks_that_prove_each_effect_kind(bundled_specs: dict[str, EnvSpec
     assert by_tool["cancel_order"]["repeating the action is refused"] == "pass"
     assert by_tool["get_order"]["read of a missing row is not_found"] == "pass"
     petstore = {t.tool: {c.name for c in t.checks} for t in self_check(bundled_specs["petstore"]).tools}
-    assert {"delete succeeds", "delete -> read is not_found", "deleting twice is not_found"} <= petstore[
-        "deletePet"
-    ]
-    banking = {
-        t.tool: {c.name: c.status for c in t.checks} for t in self_check(bundled_specs["banking"]).tools
-    }
+    assert {"delete succeeds", "delete -> read is not_found", "deleting twice is not_found"} <= petstore["deletePet"]
+    banking = {t.tool: {c.name: c.status for c in t.checks} for t in self_check(bundled_specs["banking"]).tools}
     assert banking["transfer_funds"] == {
         "transfer moves the amount": "pass",
         "output matches output schema": "pass",

@@ -26,9 +26,7 @@ def hand_blueprint() -> Blueprint:
     return Blueprint(
         nodes=(
             Node(id="n0", kind="call", tool="list_orders", entity="order"),
-            Node(
-                id="n1", kind="filter", entity="order", field="status", op="eq", value="paid", inputs=("n0",)
-            ),
+            Node(id="n1", kind="filter", entity="order", field="status", op="eq", value="paid", inputs=("n0",)),
             Node(id="n2", kind="argmax", entity="order", field="quantity", inputs=("n1",)),
             Node(id="n3", kind="call", tool="ship_order", entity="order", write=True),
             Node(id="n4", kind="count", entity="order", inputs=("n1",)),
@@ -50,9 +48,7 @@ def test_blueprint_structure_and_difficulty_by_hand() -> None:
 
 def test_shape_ignores_bound_values() -> None:
     bp = hand_blueprint()
-    other = bp.model_copy(
-        update={"nodes": tuple(n.model_copy(update={"value": "shipped"}) for n in bp.nodes)}
-    )
+    other = bp.model_copy(update={"nodes": tuple(n.model_copy(update={"value": "shipped"}) for n in bp.nodes)})
     assert other.shape() == bp.shape()
     fewer = bp.model_copy(update={"answers": ()})
     assert fewer.shape() != bp.shape()

@@ -41,16 +41,12 @@ def test_self_test_catches_an_under_determined_task(bundled_envs: dict[str, Envi
     env = bundled_envs["shop"]
     task = first_task(env, lambda t: len(t.gold) == 1 and t.gold[0].tool == "cancel_order")
     # a goal that is just the initial state: the no-op agent would pass, so the task is not kept
-    lazy = task.model_copy(
-        update={"goal": task.goal.model_copy(update={"state_hash": env.base.hash, "rows": {}})}
-    )
+    lazy = task.model_copy(update={"goal": task.goal.model_copy(update={"state_hash": env.base.hash, "rows": {}})})
     assert SelfTest(env).check(lazy) in ("gold plan fails", "no-op agent passes")
 
 
 def test_scripted_user_reveals_only_what_it_holds() -> None:
-    task = Task(
-        env="x", id="t", instruction="Book it.", user=UserProfile(facts={"passenger name": "Ada Byron"})
-    )
+    task = Task(env="x", id="t", instruction="Book it.", user=UserProfile(facts={"passenger name": "Ada Byron"}))
     user = ScriptedUser(task)
     assert user.opening(task) == "Book it."
     assert user.reply("What is the passenger name?") == "The passenger name is Ada Byron."
@@ -65,9 +61,7 @@ def test_hidden_facts_flow_through_an_episode(bundled_envs: dict[str, Environmen
     assert value not in task.instruction and f"ask me for the {label}" in task.instruction
     episode = env.episode(user=ScriptedUser(task))
     episode.reset(task=task)
-    assert episode.respond(f"What {label} should I use?") == [
-        {"role": "user", "content": f"The {label} is {value}."}
-    ]
+    assert episode.respond(f"What {label} should I use?") == [{"role": "user", "content": f"The {label} is {value}."}]
 
 
 def test_curriculum_moves_up_as_success_rises_and_keeps_reviewing() -> None:

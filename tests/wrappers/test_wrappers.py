@@ -61,9 +61,7 @@ def test_output_shape_changes_the_dress_not_the_data(bundled_envs, shop_tasks) -
     ep = wrapped(env, shop_tasks[0], output=shape)
     data = ep.call_tool("get_order", {"order_id": "order_0001"}).data
     order = data["result"]["data"]
-    assert (
-        order["customerId"] == "customer_0009" and isinstance(order["quantity"], str) and "requestId" in order
-    )
+    assert order["customerId"] == "customer_0009" and isinstance(order["quantity"], str) and "requestId" in order
     page = wrapped(env, shop_tasks[0], output={"paginate": True}).call_tool("search_products", {}).data
     assert set(page) == {"items", "page", "has_more"} and len(page["items"]) == 12
     assert recase("loyalty_tier", "pascal") == "LoyaltyTier" and recase("petId", "snake") == "pet_id"
@@ -99,9 +97,7 @@ def test_retrying_gold_agent_still_solves_tasks_under_faults(bundled_envs, shop_
 def test_descriptions_rename_hide_and_distract_but_keep_the_needed_tools(bundled_envs, shop_tasks) -> None:
     env = bundled_envs["shop"]
     task = shop_tasks[0]
-    ep = wrapped(
-        env, task, descriptions={"rename": True, "paraphrase": True, "distractors": 2, "keep_fraction": 0.0}
-    )
+    ep = wrapped(env, task, descriptions={"rename": True, "paraphrase": True, "distractors": 2, "keep_fraction": 0.0})
     shown = {t["function"]["name"] for t in ep.tools}
     needed = {c.tool for c in task.gold}
     assert len(shown) == len(needed) + 2  # only what the task needs, plus two distractors
@@ -120,9 +116,7 @@ def test_descriptions_rename_hide_and_distract_but_keep_the_needed_tools(bundled
 def test_user_style_rephrases_requests_and_answers(bundled_envs, shop_tasks) -> None:
     env = bundled_envs["shop"]
     task = shop_tasks[0]
-    ep = randomize(
-        env.episode(user=ScriptedUser()), Randomization(users={"greeting": True, "sign_off": True}), seed=0
-    )
+    ep = randomize(env.episode(user=ScriptedUser()), Randomization(users={"greeting": True, "sign_off": True}), seed=0)
     opening = ep.reset(task=task, seed=1)[-1]["content"]
     assert opening != task.instruction and task.instruction[1:40] in opening
     assert UserStyle(casual=True).casual

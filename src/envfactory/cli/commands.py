@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from rich.progress import Progress
 
@@ -108,9 +109,7 @@ def report_json(report: FidelityReport) -> dict[str, object]:
 @friendly_errors
 def inspect(env_dir: Path) -> None:
     spec = EnvSpec.load(env_dir)
-    console.print(
-        f"[bold]{spec.name}[/] — {escape(spec.description.splitlines()[0] if spec.description else '')}"
-    )
+    console.print(f"[bold]{spec.name}[/] — {escape(spec.description.splitlines()[0] if spec.description else '')}")
     rows = []
     for b in spec.behaviours:
         tool = spec.tools[b.tool]
@@ -170,33 +169,34 @@ def check(env_dir: Path, seed: int) -> int:
     console.print(f"deterministic replay: {'yes' if report.deterministic else '[red]NO[/]'}")
     low = [t.tool for t in report.tools if t.low_fidelity]
     if low:
-        console.print(
-            f"[yellow]low-fidelity tools (schema-faithful fallback, no state change):[/] {', '.join(low)}"
-        )
+        console.print(f"[yellow]low-fidelity tools (schema-faithful fallback, no state change):[/] {', '.join(low)}")
     write_json(env_dir / "fidelity.json", report_json(report))
     console.print(f"{_check_cell(report)}; saved {env_dir / 'fidelity.json'}")
     return 0 if report.passed else 1
 
 
-DEMO_TASKS = 50
+DEMO_TASKS = 150
 
 
-def demo(out: Path, seed: int) -> int:
+def environments(out: Path, seed: int) -> tuple[dict[str, Environment], dict[str, list[Any]], int]:
     """Synthesize, self-check, play and make tasks for every bundled spec; print one table."""
     specs_dir = bundled_specs_dir()
     rows, failures = [], 0
+    envs: dict[str, Environment] = {}
+    tasks: dict[str, list[Any]] = {}
     with Progress(console=err_console, transient=True) as progress:
         task = progress.add_task("demo", total=len(BUNDLED))
         for name, file in BUNDLED.items():
             progress.update(task, description=f"{name}: synthesize, check, play, make tasks")
             spec = synthesize(specs_dir / file, name=name, seed=seed)
-            path = spec.save(out / name)
+            path = spec.save(out / "envs" / name)
             env = Environment(spec)
             report = self_check(spec, env=env, seed=seed)
             write_json(path / "fidelity.json", report_json(report))
             run = smoke_episode(env, seed)
             made, made_report = generate_tasks(env, DEMO_TASKS, seed=seed)
             write_tasks(path / "tasks.jsonl", made)
+            envs[name], tasks[name] = env, made
             failures += 0 if report.passed and len(made) == DEMO_TASKS else 1
             fmt = "/".join(sorted({t.source.format for t in spec.tools.tools}))
             levels = " ".join(str(made_report.levels.get(level, 0)) for level in range(1, 6))
@@ -206,9 +206,29 @@ def demo(out: Path, seed: int) -> int:
             progress.advance(task)
     cols = ["env", "format", "tools", "entities", "low fid.", "self-check", "script ok",
             "tasks (by level 1-5)", "state hash"]  # fmt: skip
-    console.print(table("envfactory demo: bundled environments", cols, rows))
+    console.print(table("Bundled environments", cols, rows))
+    return envs, tasks, failures
+
+
+def demo(out: Path, seed: int, iterations: int, envs_only: bool) -> int:
+    """The end-to-end run: environments and tasks, robust training, held-out evaluation, report."""
+    envs, tasks, failures = environments(out, seed)
+    console.print(f"Environments and tasks written to {out}/envs/<name>.")
+    if envs_only:
+        return 1 if failures else 0
+    from envfactory.rl.demo import run_demo
+
+    report = run_demo(envs, tasks, out / "run", seed=seed, iterations=iterations,
+                      say=lambda text: err_console.print(f"[dim]{escape(text)}[/]"))  # fmt: skip
+    table_spec = report["tables"][0]
+    console.print(table("Evaluation (greedy policies, no randomization)", table_spec["header"],
+                        [[r[0], r[1], r[2], f"{r[3]:.1%}", f"{r[4]:.1%}", f"{r[5]:.1f}", f"{r[6]:.1%}"]
+                         for r in table_spec["rows"]]))  # fmt: skip
+    robust = report["tables"][2]
     console.print(
-        f"Environments and tasks written to {out}/<name>; try `envfactory play {out}/shop` "
-        f"or `envfactory solve {out}/shop {out}/shop/tasks.jsonl 0`."
+        table(robust["title"], robust["header"], [[r[0], *(f"{v:.1%}" for v in r[1:])] for r in robust["rows"]])
     )
+    for line in report["summary"]:
+        console.print(escape(line))
+    console.print(f"[bold]Report: {report['path']}[/]")
     return 1 if failures else 0

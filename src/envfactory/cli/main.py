@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from envfactory.cli import commands, play, tasks_cmd
+from envfactory.cli import commands, play, rl_cmd, tasks_cmd
 
 app = typer.Typer(
     name="envfactory",
@@ -34,9 +34,7 @@ def synth(
     name: Annotated[str | None, typer.Option(help="Environment name (only with one spec).")] = None,
     seed: Annotated[int, typer.Option(help="Seed for the generated data.")] = 0,
     rows: Annotated[int, typer.Option(min=0, help="Rows per entity in the seeded state.")] = 12,
-    state: Annotated[
-        str, typer.Option(help="'seeded', 'empty', or a JSON file {entity: [rows]}.")
-    ] = "seeded",
+    state: Annotated[str, typer.Option(help="'seeded', 'empty', or a JSON file {entity: [rows]}.")] = "seeded",
     bind: Annotated[bool, typer.Option(help="Python tools run their own implementation.")] = False,
     max_steps: Annotated[int, typer.Option(min=1, help="Step budget of an episode.")] = 50,
     check: Annotated[bool, typer.Option(help="Run the self-check and save fidelity.json.")] = True,
@@ -73,21 +71,62 @@ def play_cmd(
 
 @app.command()
 def demo(
-    out: Annotated[Path, typer.Option("--out", "-o", help="Where to write the environments.")] = Path(
+    out: Annotated[Path, typer.Option("--out", "-o", help="Where to write environments, tasks and the run.")] = Path(
         "out/demo"
     ),
-    seed: Annotated[int, typer.Option(help="Seed for data and episodes.")] = 0,
+    seed: Annotated[int, typer.Option(help="Seed for data, tasks, training and evaluation.")] = 0,
+    iterations: Annotated[int, typer.Option(min=1, help="Training iterations per policy.")] = 60,
+    envs_only: Annotated[bool, typer.Option("--envs-only", help="Stop after the environments and tasks.")] = False,
 ) -> None:
-    """Synthesize every bundled spec, run a scripted episode in each, print a summary."""
-    raise typer.Exit(commands.demo(out, seed))
+    """End to end: synthesize the bundled specs, make tasks, train with ERPO + randomization, evaluate, report."""
+    raise typer.Exit(commands.demo(out, seed, iterations, envs_only))
+
+
+@app.command(name="train")
+def train_command(
+    env_dirs: Annotated[list[Path], typer.Argument(help="Environment folders to train on.")],
+    tasks_file: Annotated[list[Path], typer.Option("--tasks", help="A task file per environment, in order.")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Run folder (metrics.jsonl, checkpoint.pt).")] = Path(
+        "runs/train"
+    ),
+    iterations: Annotated[int, typer.Option(min=1)] = 60,
+    estimator: Annotated[str, typer.Option(help="grpo, dr_grpo, rloo or erpo.")] = "erpo",
+    randomize: Annotated[bool, typer.Option(help="Train under domain randomization (all families).")] = True,
+    seed: Annotated[int, typer.Option()] = 0,
+    max_level: Annotated[int | None, typer.Option(help="Only tasks up to this level.")] = 2,
+    resume: Annotated[bool, typer.Option(help="Continue from OUT/checkpoint.pt.")] = False,
+) -> None:
+    """Train the compact DRRN policy with a clipped policy-gradient objective."""
+    raise typer.Exit(
+        rl_cmd.train_cmd(env_dirs, tasks_file, out, iterations, estimator, randomize, seed, max_level, resume)
+    )
+
+
+@app.command(name="eval")
+def eval_command(
+    env_dirs: Annotated[list[Path], typer.Argument(help="Environment folders.")],
+    tasks_file: Annotated[list[Path], typer.Option("--tasks", help="A task file per environment, in order.")],
+    policy: Annotated[str, typer.Option(help="random, noop, gold, or a run folder / checkpoint.pt.")] = "random",
+    trials: Annotated[int, typer.Option(min=1, help="Trials per task (for pass^k).")] = 1,
+    seed: Annotated[int, typer.Option()] = 0,
+    randomize: Annotated[list[str] | None, typer.Option(help="Also evaluate under this family (repeatable).")] = None,
+    max_level: Annotated[int | None, typer.Option(help="Only tasks up to this level.")] = None,
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="Save the metrics as JSON.")] = None,
+) -> None:
+    """Evaluate a policy: success, pass^k, steps, tool-error rate, by level and under randomization."""
+    raise typer.Exit(rl_cmd.eval_cmd(env_dirs, tasks_file, policy, trials, seed, randomize or [], max_level, out))
+
+
+@app.command()
+def report(run_dir: Annotated[Path, typer.Argument(help="A run folder from `demo` or `train`.")]) -> None:
+    """Write RUN_DIR/report.html: learning curves, tables and transcripts in one page."""
+    raise typer.Exit(rl_cmd.report_cmd(run_dir))
 
 
 @app.command()
 def graph(
     env_dir: Annotated[Path, typer.Argument(help="An environment folder made by `synth`.")],
-    out: Annotated[
-        Path | None, typer.Option("--out", "-o", help="PNG to write (default ENV_DIR/graph.png).")
-    ] = None,
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="PNG to write (default ENV_DIR/graph.png).")] = None,
 ) -> None:
     """Print the tool dependency graph and draw it."""
     tasks_cmd.graph(env_dir, out)
@@ -98,13 +137,9 @@ def tasks(
     env_dir: Annotated[Path, typer.Argument(help="An environment folder made by `synth`.")],
     n: Annotated[int, typer.Option("-n", min=1, help="How many distinct, self-tested tasks.")] = 100,
     seed: Annotated[int, typer.Option(help="Generation seed.")] = 0,
-    out: Annotated[Path, typer.Option("--out", "-o", help="The JSON-lines task file to write.")] = Path(
-        "tasks.jsonl"
-    ),
+    out: Annotated[Path, typer.Option("--out", "-o", help="The JSON-lines task file to write.")] = Path("tasks.jsonl"),
     test: Annotated[float, typer.Option(min=0.0, max=1.0, help="Share of tasks in the test split.")] = 0.2,
-    heldout_tool: Annotated[
-        list[str] | None, typer.Option(help="A tool whose tasks form the held-out split.")
-    ] = None,
+    heldout_tool: Annotated[list[str] | None, typer.Option(help="A tool whose tasks form the held-out split.")] = None,
     check_baselines: Annotated[
         bool, typer.Option("--baselines/--no-baselines", help="Measure no-op/read-only/random agents.")
     ] = True,

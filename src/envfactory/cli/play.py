@@ -137,6 +137,4 @@ def _diff(episode: Episode) -> None:
         return
     for entity, rows in changes.items():
         for key, row in rows.items():
-            console.print(
-                f"{entity} {key!r}: " + ("[red]deleted[/]" if row is None else escape(short_json(row, 200)))
-            )
+            console.print(f"{entity} {key!r}: " + ("[red]deleted[/]" if row is None else escape(short_json(row, 200))))

@@ -28,9 +28,7 @@ def graph(env_dir: Path, out: Path | None) -> None:
 
 
 @friendly_errors
-def tasks(
-    env_dir: Path, n: int, seed: int, out: Path, test: float, heldout: list[str], check_baselines: bool
-) -> int:
+def tasks(env_dir: Path, n: int, seed: int, out: Path, test: float, heldout: list[str], check_baselines: bool) -> int:
     env = Environment.load(env_dir)
     unknown = sorted(set(heldout) - set(env.tools))
     if unknown:

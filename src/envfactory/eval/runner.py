@@ -33,9 +33,7 @@ def evaluate(
             episode_seed = derive_seed(seed, task.id, trial) % 2**31
             episode = randomize(base, randomization, episode_seed) if randomization else base
             out.append(
-                rollout(
-                    episode, task, make_policy(episode_seed), seed=episode_seed, keep_messages=keep_messages
-                )
+                rollout(episode, task, make_policy(episode_seed), seed=episode_seed, keep_messages=keep_messages)
             )
     return out
 

@@ -37,9 +37,7 @@ class DocumentFormat:
 DOCUMENT_FORMATS: Registry[DocumentFormat] = Registry("document format")
 DOCUMENT_FORMATS.add("openapi", DocumentFormat(is_openapi, lambda p, d, doc: load_openapi(p, d, doc)))
 DOCUMENT_FORMATS.add("mcp", DocumentFormat(lambda doc: mcp_tools(doc) is not None, load_mcp_file))
-DOCUMENT_FORMATS.add(
-    "functions", DocumentFormat(lambda doc: function_entries(doc) is not None, load_functions)
-)
+DOCUMENT_FORMATS.add("functions", DocumentFormat(lambda doc: function_entries(doc) is not None, load_functions))
 
 
 @dataclass(frozen=True)

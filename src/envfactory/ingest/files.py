@@ -26,9 +26,7 @@ def _construct_mapping(loader: _DuplicateAwareLoader, node: yaml.MappingNode) ->
     for key_node, value_node in node.value:
         key = loader.construct_object(key_node, deep=True)
         if key in out and loader.diag is not None:
-            loader.diag.warn(
-                f"duplicate key {key!r} at line {key_node.start_mark.line + 1}; the later value wins"
-            )
+            loader.diag.warn(f"duplicate key {key!r} at line {key_node.start_mark.line + 1}; the later value wins")
         out[key] = loader.construct_object(value_node, deep=True)
     return out
 

@@ -55,11 +55,7 @@ def _toolset(entries: list[Any], name: str, file: str, diag: Diagnostics, fmt: s
                 input_schema=entry.get("inputSchema"),
                 output_schema=entry.get("outputSchema"),
                 annotations=ToolAnnotations(
-                    **{
-                        ours: hints[theirs]
-                        for theirs, ours in _HINTS.items()
-                        if isinstance(hints.get(theirs), bool)
-                    }
+                    **{ours: hints[theirs] for theirs, ours in _HINTS.items() if isinstance(hints.get(theirs), bool)}
                 ),
                 source=ToolSource(format=fmt, file=file, locator=where),
                 diag=diag,
@@ -78,16 +74,12 @@ def load_mcp_server(command: str | list[str], *, name: str | None = None, timeou
     try:
         listed, server_name = asyncio.run(asyncio.wait_for(_list_tools(argv), timeout))
     except TimeoutError:
-        raise SpecError(
-            f"MCP server did not answer tools/list within {timeout:.0f}s", file=diag.file
-        ) from None
+        raise SpecError(f"MCP server did not answer tools/list within {timeout:.0f}s", file=diag.file) from None
     except (OSError, ValueError) as err:
         raise SpecError(f"could not start MCP server: {err}", file=diag.file) from None
     except Exception as err:  # the SDK wraps transport failures in several exception groups
         raise SpecError(f"MCP server failed: {_root_cause(err)}", file=diag.file) from None
-    return _toolset(
-        listed, name or server_name or Path(argv[-1]).stem, diag.file or label, diag, "mcp-server"
-    )
+    return _toolset(listed, name or server_name or Path(argv[-1]).stem, diag.file or label, diag, "mcp-server")
 
 
 async def _list_tools(argv: list[str]) -> tuple[list[JSON], str | None]:

@@ -113,9 +113,7 @@ def _resolve_refs(doc: JSON, path: Path, diag: Diagnostics) -> JSON:
         raise SpecError("$ref cycle too deep to resolve", file=str(path)) from None
 
 
-def _operation_tool(
-    route: str, method: str, item: JSON, op: JSON, version: int, path: Path, diag: Diagnostics
-) -> Any:
+def _operation_tool(route: str, method: str, item: JSON, op: JSON, version: int, path: Path, diag: Diagnostics) -> Any:
     locator = f"{method.upper()} {route}"
     raw_name = op.get("operationId") or _derived_name(method, route)
     name = clean_tool_name(raw_name, diag, where=locator)

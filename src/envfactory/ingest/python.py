@@ -59,10 +59,7 @@ def load_python_target(target: str) -> tuple[ToolSet, Any]:
     classes = [
         c
         for n, c in vars(module).items()
-        if inspect.isclass(c)
-        and c.__module__ == module.__name__
-        and not n.startswith("_")
-        and _public_methods(c)
+        if inspect.isclass(c) and c.__module__ == module.__name__ and not n.startswith("_") and _public_methods(c)
     ]
     if len(classes) == 1:
         return load_python_target(f"{ref}:{classes[0].__name__}")
@@ -150,9 +147,7 @@ def _tool(func: Callable[..., Any], name: str, diag: Diagnostics, file: str | No
     try:
         schema = inline_local_refs(model.model_json_schema())
     except Exception as err:
-        raise SpecError(
-            f"cannot build an input schema from the type hints: {err}", tool=name, file=file
-        ) from None
+        raise SpecError(f"cannot build an input schema from the type hints: {err}", tool=name, file=file) from None
     schema.pop("title", None)
     for pname, prop in schema.get("properties", {}).items():
         prop.pop("title", None)

@@ -14,9 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 NodeKind = Literal["call", "filter", "argmax", "argmin", "count", "sum", "compare", "choose", "lookup"]
 LEVEL_BOUNDS = (1.25, 2.75, 4.5, 6.5)
-REASONING: frozenset[str] = frozenset(
-    {"filter", "argmax", "argmin", "count", "sum", "compare", "choose", "lookup"}
-)
+REASONING: frozenset[str] = frozenset({"filter", "argmax", "argmin", "count", "sum", "compare", "choose", "lookup"})
 
 
 class _Frozen(BaseModel):

@@ -103,14 +103,10 @@ class EnvSpec(BaseModel):
     def load(cls, directory: str | Path) -> EnvSpec:
         path = Path(directory)
         if not (path / "env.json").is_file():
-            raise EnvSpecError(
-                f"{path}: not an environment directory (no env.json); run `envfactory synth` first"
-            )
+            raise EnvSpecError(f"{path}: not an environment directory (no env.json); run `envfactory synth` first")
         meta = read_json(path / "env.json")
         if meta.get("format") != FORMAT:
-            raise EnvSpecError(
-                f"{path / 'env.json'}: unsupported format {meta.get('format')!r}, expected {FORMAT!r}"
-            )
+            raise EnvSpecError(f"{path / 'env.json'}: unsupported format {meta.get('format')!r}, expected {FORMAT!r}")
         try:
             return cls(
                 name=meta["name"],

@@ -272,9 +272,7 @@ def entity_schema(schema: JSON | None) -> JSON | None:
     if typ != "object":
         return None
     props = schema.get("properties") or {}
-    arrays = [
-        p for p in props.values() if primary_type(p) == "array" and primary_type(p.get("items")) == "object"
-    ]
+    arrays = [p for p in props.values() if primary_type(p) == "array" and primary_type(p.get("items")) == "object"]
     scalars = [p for p in props.values() if primary_type(p) in ("string", "integer", "number", "boolean")]
     has_id = any(k.lower() == "id" or k.lower().endswith(("_id", "id")) for k in props)
     if len(arrays) == 1 and len(scalars) <= 4 and not has_id:

@@ -59,9 +59,7 @@ class ToolSpec(_Frozen):
     @model_validator(mode="after")
     def _check(self) -> ToolSpec:
         if not TOOL_NAME.match(self.name):
-            raise SpecError(
-                "tool names must match [A-Za-z0-9_-]{1,64}", file=self.source.file, tool=self.name
-            )
+            raise SpecError("tool names must match [A-Za-z0-9_-]{1,64}", file=self.source.file, tool=self.name)
         if self.input_schema.get("type") != "object":
             raise SpecError(
                 f"input schema must be a JSON object schema, got type {self.input_schema.get('type')!r}",

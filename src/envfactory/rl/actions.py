@@ -14,12 +14,15 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from envfactory.synth.naming import same_field, tokens
+from envfactory.synth.naming import id_stem, same_field
 
 JSON = dict[str, Any]
 MAX_PER_TOOL = 12
 _QUOTED = re.compile(r"([A-Za-z_ ]{2,40}?)\s+(?:to\s+)?'([^']{1,120})'")
 _ID = re.compile(r"\b([a-z]+(?:_[a-z]+)*_\d{4})\b")
+_LIST = re.compile(r"([A-Za-z_ ]{2,40}?)\s+((?:'[^']{1,60}'(?:,\s*)?){2,})")
+_ID_NUMBER = re.compile(r"\b([a-z]+)\s+(\d+)\b")
+_ANSWER = re.compile(r"\bThe ([a-z][a-z ]{0,40}?) is (.+?)\.(?:\s|$)")
 _ASK = re.compile(r"ask me for the ([a-z ]+?)\)")
 _NUMBER = re.compile(r"(?<![\w.])([a-z][a-z ]{1,30}?)\s+(?:to\s+)?(-?\d+(?:\.\d+)?)\b")
 
@@ -71,8 +74,16 @@ class Memory:
         for label, number in _NUMBER.findall(text):
             words = label.strip().split()
             self.values.append(Value(float(number) if "." in number else int(number), words[-1], source))
+        for label, quoted in _LIST.findall(text):  # tags 'a', 'b' -> a list
+            self.values.append(Value(re.findall(r"'([^']*)'", quoted), label.strip().split()[-1], source))
+        for noun, number in _ID_NUMBER.findall(text):  # "order 7" -> an integer id of an order
+            self.values.append(Value(int(number), f"{noun} id", source))
         for ident in _ID.findall(text):
             self.values.append(Value(ident, "id", source))
+        if source == "user":  # "The species is dog." - a scripted user's answer
+            for label, value in _ANSWER.findall(text):
+                self.values.append(Value(value.strip("'"), label.split()[-1], source))
+                self.values.append(Value(value.strip("'"), label, source))
 
     def read_output(self, content: str) -> None:
         try:
@@ -98,14 +109,28 @@ def _scalars(data: Any, label: str = "") -> list[tuple[str, Any]]:
     return []
 
 
-def _matches(arg: str, value: Value) -> bool:
+def _matches(arg: str, value: Value, schema: JSON) -> bool:
+    typ = schema.get("type")
+    if typ == "array" and not isinstance(value.value, (list, str)):
+        return False
+    if typ in ("integer", "number") and not isinstance(value.value, (int, float)):
+        return False
+    if typ == "string" and not isinstance(value.value, str):
+        return False
     if same_field(arg, value.label):
         return True
-    arg_words = tokens(arg)
-    if arg_words[-1:] == ("id",) and value.label in ("id",) and isinstance(value.value, str):
-        stem = "_".join(arg_words[:-1])
-        return not stem or value.value.startswith(stem.replace("_", "")) or value.value.startswith(stem)
+    if value.label == "id" and isinstance(value.value, str):  # order_0003 for order_id / from_order_id
+        stem = id_stem(arg)
+        prefix, _, number = value.value.rpartition("_")
+        return stem is not None and number.isdigit() and prefix.replace("_", "") == stem.replace("_", "")
     return False
+
+
+_RANK = {"user": 0, "instruction": 1, "output": 2}
+
+
+def _shaped(value: Any, schema: JSON) -> Any:
+    return [value] if schema.get("type") == "array" and not isinstance(value, list) else value
 
 
 def candidates(tools: list[JSON], memory: Memory, instruction: str) -> list[Candidate]:
@@ -116,24 +141,33 @@ def candidates(tools: list[JSON], memory: Memory, instruction: str) -> list[Cand
         props = (fn.get("parameters") or {}).get("properties") or {}
         required = list((fn.get("parameters") or {}).get("required") or [])
         options: dict[str, list[Value]] = {}
-        for arg in props:
+        for arg, schema in props.items():
             seen: dict[str, Value] = {}
             for value in reversed(memory.values):  # the latest value of each kind first
-                if _matches(arg, value) and json.dumps(value.value) not in seen:
+                if _matches(arg, value, schema) and json.dumps(value.value) not in seen:
                     seen[json.dumps(value.value)] = value
-            options[arg] = list(seen.values())[:4]
+            if not seen and arg in required and schema.get("type") in ("integer", "number"):  # "transfer 10"
+                for value in memory.values:
+                    if value.source != "output" and isinstance(value.value, (int, float)):
+                        seen.setdefault(json.dumps(value.value), value)
+            ranked = sorted(seen.values(), key=lambda v: _RANK[v.source])  # stable: latest first within a source
+            options[arg] = ranked[:4]
         if any(not options[a] for a in required):
             continue
         optional = [a for a in props if a not in required and options[a] and options[a][0].source != "output"]
-        names = required + optional
-        for combo in itertools.islice(itertools.product(*(options[a] for a in names)), MAX_PER_TOOL):
-            arguments = tuple((a, v.value) for a, v in zip(names, combo, strict=True))
-            out.append(Candidate("call", fn["name"], arguments, sources=tuple(v.source for v in combo)))
+        subsets = [optional, []] + ([[a] for a in optional] if 1 < len(optional) <= 4 else [])
+        seen_calls: set[str] = set()
+        for subset in subsets:
+            names = required + subset
+            for combo in itertools.islice(itertools.product(*(options[a] for a in names)), MAX_PER_TOOL):
+                arguments = tuple((a, _shaped(v.value, props[a])) for a, v in zip(names, combo, strict=True))
+                signature = json.dumps(arguments)
+                if signature not in seen_calls:
+                    seen_calls.add(signature)
+                    out.append(Candidate("call", fn["name"], arguments, sources=tuple(v.source for v in combo)))
     for label in memory.hidden_labels(instruction):
         out.append(Candidate("reply", text=f"What is the {label}?"))
-    facts = [
-        str(v.value) for v in memory.values[-3:] if v.source == "output" and isinstance(v.value, (int, float))
-    ]
+    facts = [str(v.value) for v in memory.values[-3:] if v.source == "output" and isinstance(v.value, (int, float))]
     out.append(Candidate("reply", text="All done."))
     if facts:
         out.append(Candidate("reply", text="All done. " + ", ".join(facts)))

@@ -32,9 +32,7 @@ class Trajectory(BaseModel):
     messages: tuple[JSON, ...] = ()
 
 
-def rollout(
-    episode: Any, task: Task, policy: Policy, *, seed: int = 0, keep_messages: bool = False
-) -> Trajectory:
+def rollout(episode: Any, task: Task, policy: Policy, *, seed: int = 0, keep_messages: bool = False) -> Trajectory:
     """Run ``policy`` on ``task`` until the episode ends (reply or step budget)."""
     opening = episode.reset(task=task, seed=seed)
     policy.begin(task, opening, episode.tools)

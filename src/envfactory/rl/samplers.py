@@ -155,9 +155,7 @@ class WorstCaseSampler:
         group = self.owner[key]
         self.loss[group] += self.smoothing * ((1.0 - success) - self.loss[group])
         if self.objective == "dro":
-            self.weights = group_dro_weights(
-                self.weights, {group: self.loss[group]}, self.eta * self.smoothing
-            )
+            self.weights = group_dro_weights(self.weights, {group: self.loss[group]}, self.eta * self.smoothing)
 
     def group_probabilities(self) -> dict[Key, float]:
         base = self.weights if self.objective == "dro" else cvar_weights(self.loss, self.alpha)

@@ -73,9 +73,7 @@ def _ref_checks(entity: Entity, schema: StateSchema) -> dict[str, tuple[Entity, 
     return {f: (schema[t], key_caster(schema[t])) for f, t in entity.refs.items() if t in schema}
 
 
-def _check_refs(
-    store: Store, refs: dict[str, tuple[Entity, Callable[[Any], Any]]], row: JSON, fields: Any
-) -> None:
+def _check_refs(store: Store, refs: dict[str, tuple[Entity, Callable[[Any], Any]]], row: JSON, fields: Any) -> None:
     for field in fields:
         ref = refs.get(field)
         if ref is None or row.get(field) is None:
@@ -216,9 +214,7 @@ def _transfer(effect: TransferEffect, tool: ToolSpec, spec: EnvSpec) -> Executor
             raise ToolError("invalid_arguments", f"argument {effect.amount_arg!r} must be a positive number")
         src_key, dst_key = cast(args.get(effect.from_arg)), cast(args.get(effect.to_arg))
         if src_key == dst_key:
-            raise ToolError(
-                "precondition_failed", f"cannot transfer from {_label(entity, src_key)} to itself"
-            )
+            raise ToolError("precondition_failed", f"cannot transfer from {_label(entity, src_key)} to itself")
         src, dst = _fetch(ctx.store, entity, src_key), _fetch(ctx.store, entity, dst_key)
         if effect.status_field:
             for key, row in ((src_key, src), (dst_key, dst)):
@@ -303,9 +299,7 @@ def to_jsonable(value: Any) -> Any:
     return value
 
 
-def compile_filters(
-    filters: tuple[Filter, ...], entity: Entity
-) -> list[tuple[str, Callable[[JSON, Any], bool]]]:
+def compile_filters(filters: tuple[Filter, ...], entity: Entity) -> list[tuple[str, Callable[[JSON, Any], bool]]]:
     """(argument, predicate(row, value)) pairs for a list tool."""
     text_fields = [f for f, s in entity.fields.items() if s.get("type") == "string"]
     out = []

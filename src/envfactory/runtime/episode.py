@@ -41,9 +41,7 @@ class Episode:
         "user",
     )
 
-    def __init__(
-        self, env: Environment, *, max_steps: int | None = None, user: UserSimulator | None = None
-    ) -> None:
+    def __init__(self, env: Environment, *, max_steps: int | None = None, user: UserSimulator | None = None) -> None:
         self.env = env
         self.user: UserSimulator = user or ClosingUser()
         self.max_steps = max_steps or env.spec.config.max_steps
@@ -171,9 +169,7 @@ class Episode:
         goal = self.task.goal
         reasons: list[str] = []
         if goal.state_hash and goal.state_hash != current:
-            reasons.append(
-                f"final state differs from the goal state (hash {current[:12]} != {goal.state_hash[:12]})"
-            )
+            reasons.append(f"final state differs from the goal state (hash {current[:12]} != {goal.state_hash[:12]})")
         schema = self.env.spec.state_schema
         for entity_name, rows in goal.rows.items():
             cast = key_caster(schema[entity_name])
@@ -182,9 +178,7 @@ class Episode:
                 if actual != expected:
                     reasons.append(f"{entity_name} {key}: {row_difference(expected, actual)}")
         said = " ".join(self.replies)
-        reasons += [
-            f"the reply does not state {fact!r}" for fact in goal.answer if not states_fact(said, fact)
-        ]
+        reasons += [f"the reply does not state {fact!r}" for fact in goal.answer if not states_fact(said, fact)]
         success = not reasons
         return Verdict(
             reward=1.0 if success else 0.0,
@@ -206,8 +200,7 @@ class Episode:
             "replies": list(self.replies),
             "task": self.task.model_dump(mode="json") if self.task is not None else None,
             "log": [
-                [n, a, r.content, r.error] if isinstance(r, ToolResult) else [n, a, None, None]
-                for n, a, r in self.log
+                [n, a, r.content, r.error] if isinstance(r, ToolResult) else [n, a, None, None] for n, a, r in self.log
             ],
         }
 
@@ -226,10 +219,7 @@ class Episode:
             snap["truncated"],
         )
         self.replies = list(snap["replies"])
-        self.log = [
-            (n, clone(a), ToolResult(e is None, c, e) if c is not None else None)
-            for n, a, c, e in snap["log"]
-        ]
+        self.log = [(n, clone(a), ToolResult(e is None, c, e) if c is not None else None) for n, a, c, e in snap["log"]]
         self._ctx = CallContext(self.store, self._now, self.seed, self._ctx.owner, self._fallback)
 
     @property

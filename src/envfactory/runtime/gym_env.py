@@ -177,9 +177,7 @@ def register_envs() -> None:
     for name in BUNDLED:
         env_id = f"envfactory/{name}"
         if env_id not in gymnasium.registry:
-            gymnasium.register(
-                env_id, entry_point=make_bundled, kwargs={"name": name}, disable_env_checker=True
-            )
+            gymnasium.register(env_id, entry_point=make_bundled, kwargs={"name": name}, disable_env_checker=True)
 
 
 def register_env_dir(path: str | Path, env_id: str | None = None) -> str:
@@ -187,7 +185,5 @@ def register_env_dir(path: str | Path, env_id: str | None = None) -> str:
     spec = EnvSpec.load(path)
     env_id = env_id or f"envfactory/{spec.name}"
     if env_id not in gymnasium.registry:
-        gymnasium.register(
-            env_id, entry_point=make_from_dir, kwargs={"path": str(path)}, disable_env_checker=True
-        )
+        gymnasium.register(env_id, entry_point=make_from_dir, kwargs={"path": str(path)}, disable_env_checker=True)
     return env_id

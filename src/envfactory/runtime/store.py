@@ -139,8 +139,7 @@ class Store:
         return {
             "base": self.base.hash,
             "overlay": {
-                entity: [[key, row] for key, row in changed.items()]
-                for entity, changed in self.overlay.items()
+                entity: [[key, row] for key, row in changed.items()] for entity, changed in self.overlay.items()
             },
             "counters": dict(self.counters),
         }

@@ -96,9 +96,7 @@ def _message(err: fastjsonschema.JsonSchemaValueException, props: list[str]) -> 
         inside = f" in {where!r}" if where else ""
         return f"missing required argument(s){inside}: {', '.join(missing)}"
     path = _PREFIX.sub("", err.name or "")
-    tail = (
-        err.message[len(err.name or "") :].strip() if err.message.startswith(err.name or "") else err.message
-    )
+    tail = err.message[len(err.name or "") :].strip() if err.message.startswith(err.name or "") else err.message
     if not path:
         return "arguments must be a JSON object" if err.rule == "type" else f"arguments {tail}"
     return f"argument {path!r} {tail}"

@@ -74,13 +74,7 @@ def synthesize(
     ``state`` is ``"seeded"`` (Faker rows), ``"empty"`` or the path of a JSON file
     ``{entity: [rows]}``. ``bind=True`` makes a Python object's own methods the behaviour.
     """
-    loaded = (
-        source
-        if isinstance(source, Loaded)
-        else Loaded(source)
-        if isinstance(source, ToolSet)
-        else load(source)
-    )
+    loaded = source if isinstance(source, Loaded) else Loaded(source) if isinstance(source, ToolSet) else load(source)
     toolset = loaded.toolset
     intents = [read_intent(t) for t in toolset.tools]
     assigned = assign_entities(intents)
@@ -170,17 +164,13 @@ def _placeholder(schema: JSON) -> Any:
 def _stamps(entity: Entity, names: tuple[str, ...]) -> tuple[str, ...]:
     wanted = {n.replace("_", "") for n in names}
     return tuple(
-        f
-        for f, s in entity.fields.items()
-        if f.replace("_", "").lower() in wanted and s.get("type") != "integer"
+        f for f, s in entity.fields.items() if f.replace("_", "").lower() in wanted and s.get("type") != "integer"
     )
 
 
 def _bind(loaded: Loaded, behaviours: list[Behaviour]) -> list[Behaviour]:
     if not any(t.source.python for t in loaded.toolset.tools):
-        raise SynthesisError(
-            "--bind needs Python tools (a module or class); these tools have no implementation"
-        )
+        raise SynthesisError("--bind needs Python tools (a module or class); these tools have no implementation")
     ref = loaded.target.rsplit(":", 1)[0] if loaded.target else None
     out = []
     for behaviour, tool in zip(behaviours, loaded.toolset.tools, strict=True):

@@ -36,9 +36,7 @@ def seed_state(schema: StateSchema, *, rows: int, seed: int, clock_start: str) -
     return {name: state[name] for name in schema.names}
 
 
-def _row(
-    entity: Entity, n: int, maker: ValueMaker, state: dict[str, list[JSON]], keys: dict[str, str]
-) -> JSON:
+def _row(entity: Entity, n: int, maker: ValueMaker, state: dict[str, list[JSON]], keys: dict[str, str]) -> JSON:
     row: JSON = {}
     for field, schema in entity.fields.items():
         if field == entity.key:

@@ -228,9 +228,7 @@ def _action(intent: Intent, entity: Entity, schema: StateSchema) -> Behaviour:
             ignored = [*ignored]  # keep the grade honest below
             return Behaviour(tool=intent.tool.name, effect=effect, fidelity="medium", notes=tuple(notes))
         return _grade(intent.tool.name, effect, ignored, notes)
-    return fallback(
-        intent.tool.name, f"{intent.verb!r} on {entity.name}: no status field with a matching value"
-    )
+    return fallback(intent.tool.name, f"{intent.verb!r} on {entity.name}: no status field with a matching value")
 
 
 def _status_fields(entity: Entity) -> list[str]:
@@ -253,9 +251,7 @@ def _transfer(intent: Intent, schema: StateSchema) -> Behaviour | None:
         (
             a
             for a in props
-            if tokens(a)[-1:]
-            and tokens(a)[-1] in AMOUNT_ARGS
-            and primary_type(props[a]) in ("number", "integer")
+            if tokens(a)[-1:] and tokens(a)[-1] in AMOUNT_ARGS and primary_type(props[a]) in ("number", "integer")
         ),
         None,
     )

@@ -53,9 +53,7 @@ def assign_entities(intents: list[Intent]) -> dict[str, str]:
 
 def infer_schema(intents: list[Intent], assigned: dict[str, str]) -> StateSchema:
     nouns = list(dict.fromkeys(assigned.values()))
-    entities = [
-        _build_entity(noun, [i for i in intents if assigned.get(i.tool.name) == noun]) for noun in nouns
-    ]
+    entities = [_build_entity(noun, [i for i in intents if assigned.get(i.tool.name) == noun]) for noun in nouns]
     names = {e.name for e in entities}
     linked = []
     for entity in entities:
@@ -98,9 +96,7 @@ def _build_entity(noun: str, intents: list[Intent]) -> Entity:
     fields = {key: fields[key], **{k: v for k, v in fields.items() if k != key}}
     key_type = "integer" if primary_type(fields[key]) == "integer" else "string"
     if key_type == "string":
-        fields[key] = {k: v for k, v in fields[key].items() if k not in ("format", "pattern")} | {
-            "type": "string"
-        }
+        fields[key] = {k: v for k, v in fields[key].items() if k not in ("format", "pattern")} | {"type": "string"}
     return Entity(
         name=noun,
         key=key,

@@ -28,9 +28,7 @@ VERBS: dict[str, str] = {
         ),
         "read",
     ),
-    **dict.fromkeys(
-        ("list", "search", "find", "query", "browse", "filter", "all", "scan", "enumerate"), "list"
-    ),
+    **dict.fromkeys(("list", "search", "find", "query", "browse", "filter", "all", "scan", "enumerate"), "list"),
     **dict.fromkeys(
         (
             "create",
@@ -81,9 +79,7 @@ VERBS: dict[str, str] = {
         ),
         "update",
     ),
-    **dict.fromkeys(
-        ("delete", "remove", "destroy", "drop", "erase", "purge", "unregister", "discard"), "delete"
-    ),
+    **dict.fromkeys(("delete", "remove", "destroy", "drop", "erase", "purge", "unregister", "discard"), "delete"),
     **dict.fromkeys(("transfer",), "transfer"),
 }
 FILLER = {

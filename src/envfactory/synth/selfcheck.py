@@ -103,9 +103,7 @@ class _Probe:
     def note(self, name: str, ok: bool | None, detail: str = "") -> None:
         if any(c.name == name for c in self.checks) and ok:
             return  # record each passing check once
-        self.checks.append(
-            Check(name=name, status="skip" if ok is None else "pass" if ok else "fail", detail=detail)
-        )
+        self.checks.append(Check(name=name, status="skip" if ok is None else "pass" if ok else "fail", detail=detail))
 
     def read(self, entity: str, key: Any) -> ToolResult | None:
         """Read ``key`` back through the entity's read tool (None when it has none)."""
@@ -171,11 +169,7 @@ def _probe_create(p: _Probe) -> None:
     if got is None:
         p.note("create -> read round trip", None, "no read tool")
     else:
-        same = (
-            got.ok
-            and isinstance(got.data, dict)
-            and all(got.data[k] == v for k, v in row.items() if k in got.data)
-        )
+        same = got.ok and isinstance(got.data, dict) and all(got.data[k] == v for k, v in row.items() if k in got.data)
         p.note("create -> read round trip", same, got.content[:200])
     lister = p.tool_of("list", effect.entity)
     if lister is None:
@@ -324,9 +318,7 @@ def _probe_transfer(p: _Probe) -> None:
     effect = p.behaviour.effect
     store = p.episode.store
     usable = [
-        r
-        for r in store.rows(effect.entity)
-        if not effect.status_field or r.get(effect.status_field) in effect.usable
+        r for r in store.rows(effect.entity) if not effect.status_field or r.get(effect.status_field) in effect.usable
     ]
     usable.sort(key=lambda r: -(r.get(effect.field) or 0))
     if len(usable) < 2:

@@ -77,9 +77,7 @@ TERMINAL = frozenset(
 STATUS_FIELDS = ("status", "state", "stage", "phase")
 
 
-def transition_for(
-    verb: str, enum: list[str] | None
-) -> tuple[str, tuple[str, ...] | None, tuple[str, ...]] | None:
+def transition_for(verb: str, enum: list[str] | None) -> tuple[str, tuple[str, ...] | None, tuple[str, ...]] | None:
     """``(to, allowed_from, forbidden_from)`` for ``verb`` on a status with values ``enum``.
 
     With no enum (a free-text status) the verb's first target is used.

@@ -193,9 +193,7 @@ class Binder:
                 raise Rejected("nothing to update")
         else:
             return
-        current = (
-            episode.store.get(effect.entity, args.get(effect.key_arg)) if effect.kind == "update" else None
-        )
+        current = episode.store.get(effect.entity, args.get(effect.key_arg)) if effect.kind == "update" else None
         chosen = self._with_interval_partner(chosen, mapped, tool.properties)
         for arg in chosen:
             prop = tool.properties[arg]
@@ -217,9 +215,7 @@ class Binder:
         return chosen
 
     def _hide(self, node: Draft, st: _State) -> None:
-        textual = [
-            a for a, v in node.args.items() if isinstance(v, str) and len(v) <= 80 and a not in node.direct
-        ]
+        textual = [a for a, v in node.args.items() if isinstance(v, str) and len(v) <= 80 and a not in node.direct]
         if textual:
             arg = self.rng.choice(textual)
             node.hidden = [arg]

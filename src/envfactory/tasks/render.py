@@ -135,9 +135,7 @@ class Renderer:
         if node.kind in ("argmax", "argmin"):
             schema = self.spec.state_schema[node.entity].fields.get(node.field, {})  # type: ignore[index]
             most = (
-                LATEST[node.kind]
-                if schema.get("format") in ("date", "date-time")
-                else self.rng.choice(HIGH[node.kind])
+                LATEST[node.kind] if schema.get("format") in ("date", "date-time") else self.rng.choice(HIGH[node.kind])
             )
             scope = self.describe_set(node.inputs[0])
             fld = words(node.field)

@@ -57,9 +57,7 @@ class TaskSet:
         try:
             return Task.model_validate_json(self.line(index))
         except ValidationError as err:
-            raise TaskSetError(
-                f"{self.path}: line {index + 1} is not a task: {err.errors()[0]['msg']}"
-            ) from None
+            raise TaskSetError(f"{self.path}: line {index + 1} is not a task: {err.errors()[0]['msg']}") from None
 
     def __iter__(self) -> Iterator[Task]:
         for i in range(len(self)):

@@ -151,9 +151,7 @@ class Walker:
         }
 
     # -- references: how the agent finds a row --------------------------------------------------
-    def reference(
-        self, sk: Sketch, entity: str, depth: int, allow_direct: bool = True
-    ) -> tuple[str, str | None] | str:
+    def reference(self, sk: Sketch, entity: str, depth: int, allow_direct: bool = True) -> tuple[str, str | None] | str:
         """A node yielding a row (or key) of ``entity``; or the entity name when the user states the id."""
         key = self.schema[entity].key
         if allow_direct and (depth >= self.style.max_depth or self.rng.random() < self.style.direct):
@@ -201,10 +199,7 @@ class Walker:
     def _lookup(self, sk: Sketch, entity: str, depth: int) -> tuple[str, str | None] | None:
         """Find the row through another entity that references it ("the product of that order")."""
         holders = [
-            (e.name, f)
-            for e in self.schema.entities
-            for f, t in e.refs.items()
-            if t == entity and e.name != entity
+            (e.name, f) for e in self.schema.entities for f, t in e.refs.items() if t == entity and e.name != entity
         ]
         self.rng.shuffle(holders)
         for holder, fld in holders:

@@ -73,9 +73,7 @@ class DescriptionsWrapper(EpisodeWrapper):
                 shown += "_v2"
             self.real[shown] = real
             desc = (
-                paraphrase(fn.get("description", ""), self.rng)
-                if self.config.paraphrase
-                else fn.get("description", "")
+                paraphrase(fn.get("description", ""), self.rng) if self.config.paraphrase else fn.get("description", "")
             )
             offered.append({"type": "function", "function": {**fn, "name": shown, "description": desc}})
         for name in self.rng.sample(_DISTRACTORS, k=min(self.config.distractors, len(_DISTRACTORS))):

@@ -57,9 +57,7 @@ class FaultsWrapper(EpisodeWrapper):
         self.dialect = self.rng.randrange(2)
 
     def call_tool(self, name: str, arguments: JSON | str | None = None) -> ToolResult:
-        key = (
-            f"{name}\x1f{arguments if isinstance(arguments, str) else json.dumps(arguments, sort_keys=True)}"
-        )
+        key = f"{name}\x1f{arguments if isinstance(arguments, str) else json.dumps(arguments, sort_keys=True)}"
         if key not in self.failed:
             roll = self.rng.random()
             cfg = self.config

@@ -1,0 +1,138 @@
+"""CLI commands for learning: train, eval, report, and the end-to-end demo."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from envfactory.cli.common import console, err_console, friendly_errors, table
+from envfactory.errors import EnvFactoryError
+from envfactory.eval.metrics import breakdown, summarize
+from envfactory.eval.report import write_report
+from envfactory.eval.runner import evaluate
+from envfactory.runtime.environment import Environment
+from envfactory.tasks.taskset import TaskSet
+from envfactory.wrappers import FAMILIES, Randomization
+
+ALL_RANDOM = {name: "random" for name in ("output", "faults", "descriptions", "users")}
+
+
+def _load(env_dirs: list[Path], task_files: list[Path], max_level: int | None) -> tuple[dict, dict]:
+    if len(env_dirs) != len(task_files):
+        raise EnvFactoryError(
+            f"give one task file per environment ({len(env_dirs)} envs, {len(task_files)} task files)"
+        )
+    envs, tasks = {}, {}
+    for env_dir, file in zip(env_dirs, task_files, strict=True):
+        env = Environment.load(env_dir)
+        chosen = [t for t in TaskSet(file) if max_level is None or t.level <= max_level]
+        if any(t.env != env.name for t in chosen):
+            raise EnvFactoryError(f"{file}: tasks are not for environment {env.name!r}")
+        envs[env.name], tasks[env.name] = env, chosen
+    return envs, tasks
+
+
+def _policy(spec: str) -> Any:
+    from envfactory.rl.policy import GoldPolicy, NoopPolicy, RandomPolicy
+
+    named = {
+        "random": lambda s: RandomPolicy(s),
+        "noop": lambda s: NoopPolicy(),
+        "gold": lambda s: GoldPolicy(),
+    }
+    if spec in named:
+        return named[spec]
+    path = Path(spec)
+    checkpoint = path / "checkpoint.pt" if path.is_dir() else path
+    if not checkpoint.is_file():
+        raise EnvFactoryError(f"policy {spec!r}: not one of {', '.join(named)} and no checkpoint at {checkpoint}")
+    from envfactory.rl.drrn import DRRNPolicy
+    from envfactory.rl.trainer import load_model
+
+    model = load_model(checkpoint)
+    return lambda s: DRRNPolicy(model, seed=s, greedy=True)
+
+
+@friendly_errors
+def train_cmd(env_dirs: list[Path], task_files: list[Path], out: Path, iterations: int, estimator: str,
+              randomize: bool, seed: int, max_level: int | None, resume: bool) -> int:  # fmt: skip
+    from envfactory.rl.trainer import TrainConfig, train
+
+    envs, tasks = _load(env_dirs, task_files, max_level)
+    config = TrainConfig(
+        iterations=iterations, estimator=estimator, seed=seed, randomization=ALL_RANDOM if randomize else None
+    )
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, console=err_console) as progress:
+        bar = progress.add_task("training", total=iterations)
+
+        def show(i: int, m: dict[str, Any]) -> None:
+            progress.update(bar, completed=i, description=f"training (success {m['reward']:.0%})")
+
+        train(envs, tasks, config, out, resume=resume, progress=show)
+    console.print(
+        f"run written to {out} (metrics.jsonl, checkpoint.pt); evaluate with `envfactory eval ... --policy {out}`"
+    )
+    return 0
+
+
+@friendly_errors
+def eval_cmd(env_dirs: list[Path], task_files: list[Path], policy: str, trials: int, seed: int,
+             families: list[str], max_level: int | None, out: Path | None) -> int:  # fmt: skip
+    envs, tasks = _load(env_dirs, task_files, max_level)
+    unknown = sorted(set(families) - set(FAMILIES))
+    if unknown:
+        raise EnvFactoryError(f"unknown randomization families {unknown}; choose from {list(FAMILIES)}")
+    make = _policy(policy)
+    ks = tuple(k for k in (1, 2, 4, 8) if k <= trials)
+    results: dict[str, Any] = {}
+    for family in ["none", *families]:
+        randomization = None if family == "none" else Randomization(**{family: "random"})
+        trajs = [
+            t
+            for name in envs
+            for t in evaluate(envs[name], tasks[name], make, trials=trials, seed=seed, randomization=randomization)
+        ]
+        results[family] = {"all": summarize(trajs, ks), "by_env": breakdown(trajs, lambda t: t.env, ks),
+                           "by_level": breakdown(trajs, lambda t: t.level, ks)}  # fmt: skip
+    cols = ["randomization", "tasks", "success", *(f"pass^{k}" for k in ks), "avg steps", "tool-error rate"]
+    rows = []
+    for family, r in results.items():
+        a = r["all"]
+        passes = [f"{a[f'pass^{k}']:.1%}" for k in ks]
+        rows.append(
+            [family, a["tasks"], f"{a['success']:.1%}", *passes, f"{a['avg_steps']:.1f}", f"{a['tool_error_rate']:.1%}"]
+        )
+    console.print(table(f"Evaluation of {policy}", cols, rows))
+    by_level = results["none"]["by_level"]
+    console.print(table("By level (no randomization)", ["level", "tasks", "success"],
+                        [[lv, m["tasks"], f"{m['success']:.1%}"] for lv, m in by_level.items()]))  # fmt: skip
+    if out is not None:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(results, indent=2, default=str))
+        console.print(f"saved {out}")
+    return 0
+
+
+@friendly_errors
+def report_cmd(run_dir: Path) -> int:
+    results_file = run_dir / "results.json"
+    if results_file.is_file():
+        results = json.loads(results_file.read_text())
+    else:
+        metrics_file = run_dir / "metrics.jsonl"
+        if not metrics_file.is_file():
+            raise EnvFactoryError(
+                f"{run_dir}: no results.json or metrics.jsonl; run `envfactory train` or `demo` first"
+            )
+        metrics = [json.loads(line) for line in metrics_file.read_text().splitlines() if line.strip()]
+        results = {
+            "title": f"Training run {run_dir.name}",
+            "curves": [{"title": "Learning curve", "metrics": metrics}],
+        }
+    path = write_report(run_dir, results)
+    console.print(f"report: {path}")
+    return 0

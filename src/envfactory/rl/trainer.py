@@ -1,0 +1,149 @@
+"""Policy-gradient training of the DRRN policy: group rollouts, any advantage estimator, a
+clipped (PPO-style) objective, metrics as JSON lines, checkpoints and resume."""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from envfactory.ir.task import Task
+from envfactory.rl.advantages import ESTIMATORS, dynamic_sampling
+from envfactory.rl.drrn import DRRN, DRRNPolicy
+from envfactory.rl.rollout import rollout
+from envfactory.runtime.environment import Environment
+from envfactory.seeding import derive_seed
+from envfactory.users.scripted import ScriptedUser
+from envfactory.wrappers import Randomization, randomize
+
+JSON = dict[str, Any]
+
+
+@dataclass
+class TrainConfig:
+    iterations: int = 80
+    tasks_per_batch: int = 12
+    group: int = 4
+    lr: float = 0.02
+    clip: float = 0.2
+    epochs: int = 2
+    entropy: float = 0.01
+    estimator: str = "erpo"
+    dynamic_sampling: bool = True
+    randomization: JSON | None = None  # a Randomization as JSON; None trains on clean environments
+    seed: int = 0
+    checkpoint_every: int = 20
+
+
+def train(
+    envs: dict[str, Environment],
+    tasks: dict[str, list[Task]],
+    config: TrainConfig,
+    run_dir: str | Path | None = None,
+    *,
+    resume: bool = False,
+    progress: Callable[[int, JSON], None] | None = None,
+) -> DRRN:
+    """Train from scratch (or resume from ``run_dir/checkpoint.pt``); returns the model."""
+    if config.estimator not in ESTIMATORS:
+        raise ValueError(f"unknown estimator {config.estimator!r}; choose from {list(ESTIMATORS)}")
+    torch.manual_seed(config.seed)
+    model = DRRN()
+    optimizer = torch.optim.Adam(model.parameters(), lr=config.lr)
+    start = 0
+    run = Path(run_dir) if run_dir is not None else None
+    if run is not None:
+        run.mkdir(parents=True, exist_ok=True)
+        (run / "config.json").write_text(json.dumps(asdict(config), indent=2))
+        checkpoint = run / "checkpoint.pt"
+        if resume and checkpoint.is_file():
+            state = torch.load(checkpoint, weights_only=False)
+            model.load_state_dict(state["model"])
+            optimizer.load_state_dict(state["optimizer"])
+            start = state["iteration"]
+    randomization = Randomization.model_validate(config.randomization) if config.randomization else None
+    bases = {name: env.episode(user=ScriptedUser()) for name, env in envs.items()}
+    pool = [(name, task) for name, ts in tasks.items() for task in ts]
+    for iteration in range(start, config.iterations):
+        began = time.perf_counter()
+        rng = random.Random(derive_seed(config.seed, "batch", iteration))
+        batch = rng.sample(pool, min(config.tasks_per_batch, len(pool)))
+        records, rewards, task_ids, env_ids = [], [], [], []
+        for name, task in batch:
+            for g in range(config.group):
+                seed = derive_seed(config.seed, iteration, task.id, g) % 2**31
+                episode = randomize(bases[name], randomization, seed) if randomization else bases[name]
+                policy = DRRNPolicy(model, seed=seed)
+                result = rollout(episode, task, policy, seed=seed)
+                records.append(policy.record or [])
+                rewards.append(result.reward)
+                task_ids.append(task.id)
+                env_ids.append(name)
+        advantages = ESTIMATORS[config.estimator](rewards, task_ids, env_ids=env_ids)
+        keep = dynamic_sampling(rewards, task_ids) if config.dynamic_sampling else np.ones(len(rewards), bool)
+        loss, entropy = _update(model, optimizer, records, advantages, keep, config)
+        metrics = {
+            "iteration": iteration + 1,
+            "reward": float(np.mean(rewards)),
+            "success_by_env": {
+                n: float(np.mean([r for r, e in zip(rewards, env_ids, strict=True) if e == n]))
+                for n in sorted(set(env_ids))
+            },
+            "kept_fraction": float(keep.mean()),
+            "loss": loss,
+            "entropy": entropy,
+            "seconds": time.perf_counter() - began,
+        }
+        if run is not None:
+            with (run / "metrics.jsonl").open("a") as f:
+                f.write(json.dumps(metrics) + "\n")
+            if (iteration + 1) % config.checkpoint_every == 0 or iteration + 1 == config.iterations:
+                torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(),
+                            "iteration": iteration + 1}, run / "checkpoint.pt")  # fmt: skip
+        if progress is not None:
+            progress(iteration + 1, metrics)
+    return model
+
+
+def _update(
+    model: DRRN,
+    optimizer: torch.optim.Optimizer,
+    records: list,
+    advantages: np.ndarray,
+    keep: np.ndarray,
+    config: TrainConfig,
+) -> tuple[float, float]:
+    decisions = [
+        (d, float(a)) for rec, a, k in zip(records, advantages, keep, strict=True) if k and a != 0 for d in rec
+    ]
+    if not decisions:
+        return 0.0, 0.0
+    total_loss = total_entropy = 0.0
+    for _ in range(config.epochs):
+        optimizer.zero_grad()
+        losses = []
+        for (state, actions, index, old_logp), advantage in decisions:
+            logp = torch.log_softmax(model(state, actions), 0)
+            ratio = torch.exp(logp[index] - old_logp)
+            clipped = torch.clamp(ratio, 1 - config.clip, 1 + config.clip)
+            entropy = -(logp.exp() * logp).sum()
+            losses.append(-torch.min(ratio * advantage, clipped * advantage) - config.entropy * entropy)
+            total_entropy += float(entropy.detach())
+        loss = torch.stack(losses).mean()
+        loss.backward()
+        optimizer.step()
+        total_loss += float(loss.detach())
+    return total_loss / config.epochs, total_entropy / (config.epochs * len(decisions))
+
+
+def load_model(path: str | Path) -> DRRN:
+    model = DRRN()
+    model.load_state_dict(torch.load(Path(path), weights_only=False)["model"])
+    return model
