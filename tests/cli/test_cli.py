@@ -86,10 +86,14 @@ def test_parse_args_reads_json_and_key_values() -> None:
     assert parse_args("oops") == "expected arg=value, got 'oops'"
 
 
-def test_demo_and_the_installed_command_end_to_end(tmp_path: Path) -> None:
-    cmd = [sys.executable, "-m", "envfactory.cli.main", "demo", "--out", str(tmp_path)]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120, env={"COLUMNS": "200", "PATH": ""})
+def test_demo_end_to_end_through_the_installed_command(tmp_path: Path) -> None:
+    # the real demo trains for 60 iterations; two keep this test short and still exercise every stage
+    cmd = [sys.executable, "-m", "envfactory.cli.main", "demo", "--out", str(tmp_path), "--iterations", "2"]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300, env={"COLUMNS": "200", "PATH": ""})
     assert proc.returncode == 0, proc.stderr
     for name in ("petstore", "library", "shop", "notes", "calendar", "banking", "travel"):
-        assert name in proc.stdout and (tmp_path / name / "fidelity.json").is_file()
-    assert "FAIL" not in proc.stdout
+        assert name in proc.stdout and (tmp_path / "envs" / name / "fidelity.json").is_file()
+        assert (tmp_path / "envs" / name / "tasks.jsonl").is_file()
+    assert "FAIL" not in proc.stdout and "Robustness" in proc.stdout
+    report = (tmp_path / "run" / "report.html").read_text()
+    assert "Learning curve" in report and "data:image/png;base64," in report and "held-out environments" in report
