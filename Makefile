@@ -29,6 +29,8 @@ format: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python bench/env_step.py
+	$(BIN)/python bench/tasks.py
+	cd bench && ../$(BIN)/python robustness.py && ../$(BIN)/python advantages.py
 
 clean:
 	rm -rf $(VENV) out .pytest_cache .ruff_cache

@@ -65,9 +65,16 @@ class Renderer:
         kind = effect.kind
         if kind == "update":
             verb = self.rng.choice(("set", "change"))
+            key = getattr(effect, "key_arg", None)
+            moved = [  # references the update changes ("its room to the room whose name is ...")
+                f"{words(self._ref_entity(node.tool, a))} to {self._arg_ref(node, a, self._ref_entity(node.tool, a))}"
+                for a in [*self.feeds.get(node.id, {}), *node.args]
+                if a != key and self._ref_entity(node.tool, a)
+            ]
+            changes = " and its ".join(p for p in (values, *moved) if p)
             if pronoun:
-                return f"{verb.capitalize()} its {values}."
-            return f"{self.rng.choice(('Update', 'Edit'))} {target}: {verb} its {values}."
+                return f"{verb.capitalize()} its {changes}."
+            return f"{self.rng.choice(('Update', 'Edit'))} {target}: {verb} its {changes}."
         if kind == "action":
             return f"{self._verb(node.tool, effect.entity).capitalize()} {target}."  # type: ignore[arg-type]
         if kind == "delete":

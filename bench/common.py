@@ -1,0 +1,22 @@
+"""Shared set-up for the RL benches: bundled environments, their tasks, the demo's splits."""
+
+from __future__ import annotations
+
+from statistics import mean, pstdev
+
+from envfactory.rl.demo import HELD_OUT, split_for_demo
+from envfactory.runtime.environment import Environment
+from envfactory.runtime.gym_env import BUNDLED, bundled_specs_dir
+from envfactory.synth import synthesize
+from envfactory.tasks.generate import generate_tasks
+
+
+def setup(n_tasks: int = 150, seed: int = 0) -> tuple[dict, dict, dict, list[str]]:
+    envs = {name: Environment(synthesize(bundled_specs_dir() / file, name=name)) for name, file in BUNDLED.items()}
+    tasks = {name: generate_tasks(env, n_tasks, seed=seed)[0] for name, env in envs.items()}
+    train_tasks, test_tasks = split_for_demo(tasks, seed)
+    return envs, train_tasks, test_tasks, [n for n in envs if n not in HELD_OUT]
+
+
+def mean_std(values: list[float]) -> str:
+    return f"{mean(values):.1%} ± {pstdev(values):.1%}"
