@@ -48,3 +48,14 @@ def test_resume_continues_from_the_checkpoint(bundled_envs, library_tasks, tmp_p
     assert [json.loads(line)["iteration"] for line in lines] == [1, 2, 3]
     with pytest.raises(ValueError, match="unknown estimator"):
         train({"library": env}, {"library": train_tasks}, TrainConfig(estimator="ppo"))
+
+
+@pytest.mark.parametrize("sampler", ["curriculum", "adversarial", "dro", "cvar"])
+def test_every_sampler_drives_training(bundled_envs, library_tasks, sampler: str, tmp_path: Path) -> None:
+    env = bundled_envs["library"]
+    config = TrainConfig(iterations=2, tasks_per_batch=3, group=2, sampler=sampler)
+    train({"library": env}, {"library": library_tasks[0]}, config, tmp_path)
+    assert len((tmp_path / "metrics.jsonl").read_text().splitlines()) == 2
+    assert any((tmp_path / "tensorboard").iterdir())  # TensorBoard event files
+    with pytest.raises(ValueError, match="unknown sampler"):
+        train({"library": env}, {"library": library_tasks[0]}, TrainConfig(iterations=1, sampler="greedy"))

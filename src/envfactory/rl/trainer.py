@@ -38,6 +38,7 @@ class TrainConfig:
     estimator: str = "erpo"
     dynamic_sampling: bool = True
     randomization: JSON | None = None  # a Randomization as JSON; None trains on clean environments
+    sampler: str = "uniform"  # uniform | curriculum | adversarial | dro | cvar (over environment x task)
     seed: int = 0
     checkpoint_every: int = 20
 
@@ -70,11 +71,13 @@ def train(
             start = state["iteration"]
     randomization = Randomization.model_validate(config.randomization) if config.randomization else None
     bases = {name: env.episode(user=ScriptedUser()) for name, env in envs.items()}
-    pool = [(name, task) for name, ts in tasks.items() for task in ts]
+    by_key = {(name, task.id): (name, task) for name, ts in tasks.items() for task in ts}
+    sampler = make_sampler(config.sampler, by_key)
+    writer = _tensorboard(run)
     for iteration in range(start, config.iterations):
         began = time.perf_counter()
         rng = random.Random(derive_seed(config.seed, "batch", iteration))
-        batch = rng.sample(pool, min(config.tasks_per_batch, len(pool)))
+        batch = [by_key[sampler.sample(rng)] for _ in range(min(config.tasks_per_batch, len(by_key)))]
         records, rewards, task_ids, env_ids = [], [], [], []
         for name, task in batch:
             for g in range(config.group):
@@ -84,6 +87,7 @@ def train(
                 result = rollout(episode, task, policy, seed=seed)
                 records.append(policy.record or [])
                 rewards.append(result.reward)
+                sampler.update((name, task.id), result.reward)
                 task_ids.append(task.id)
                 env_ids.append(name)
         advantages = ESTIMATORS[config.estimator](rewards, task_ids, env_ids=env_ids)
@@ -107,9 +111,46 @@ def train(
             if (iteration + 1) % config.checkpoint_every == 0 or iteration + 1 == config.iterations:
                 torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(),
                             "iteration": iteration + 1}, run / "checkpoint.pt")  # fmt: skip
+        if writer is not None:
+            writer.add_scalar("train/success", metrics["reward"], iteration + 1)
+            writer.add_scalar("train/loss", loss, iteration + 1)
+            writer.add_scalar("train/entropy", entropy, iteration + 1)
+            for env_name, value in metrics["success_by_env"].items():
+                writer.add_scalar(f"success/{env_name}", value, iteration + 1)
         if progress is not None:
             progress(iteration + 1, metrics)
+    if writer is not None:
+        writer.close()
     return model
+
+
+def make_sampler(name: str, keys: dict[tuple[str, str], tuple[str, Task]]) -> Any:
+    """An environment sampler over (environment, task) keys (see ``rl.samplers``)."""
+    from envfactory.rl.samplers import AdversarialSampler, CurriculumSampler, UniformSampler, WorstCaseSampler
+
+    groups: dict[str, list[Any]] = {}
+    for key in keys:
+        groups.setdefault(key[0], []).append(key)
+    makers = {
+        "uniform": lambda: UniformSampler(list(keys)),
+        "curriculum": lambda: CurriculumSampler({k: t.level for k, (_, t) in keys.items()}),
+        "adversarial": lambda: AdversarialSampler(list(keys)),
+        "dro": lambda: WorstCaseSampler(groups, objective="dro"),
+        "cvar": lambda: WorstCaseSampler(groups, objective="cvar"),
+    }
+    if name not in makers:
+        raise ValueError(f"unknown sampler {name!r}; choose from {list(makers)}")
+    return makers[name]()
+
+
+def _tensorboard(run: Path | None) -> Any:
+    if run is None:
+        return None
+    try:
+        from torch.utils.tensorboard import SummaryWriter
+    except ImportError:  # TensorBoard is optional; metrics.jsonl is always written
+        return None
+    return SummaryWriter(log_dir=str(run / "tensorboard"))
 
 
 def _update(
