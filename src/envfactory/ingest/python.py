@@ -8,6 +8,7 @@ environment's behaviour, which is how a user plugs in a real implementation.
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import importlib.util
 import inspect
@@ -75,7 +76,8 @@ def import_module_ref(ref: str) -> ModuleType:
         path = Path(ref).resolve()
         if not path.is_file():
             raise SpecError("file not found", file=ref)
-        mod_name = f"envfactory_user_{path.stem}_{abs(hash(str(path))) % 10**8}"
+        digest = hashlib.blake2b(str(path).encode(), digest_size=4).hexdigest()  # stable across processes
+        mod_name = f"envfactory_user_{path.stem}_{digest}"
         if mod_name in sys.modules:
             return sys.modules[mod_name]
         spec = importlib.util.spec_from_file_location(mod_name, path)

@@ -250,7 +250,8 @@ class Binder:
             if fld == self.schema[node.entity].key or fld in self.schema[node.entity].refs:  # type: ignore[index]
                 continue
             if schema.get("enum") or primary_type(schema) == "boolean":
-                for value in {r.get(fld) for r in rows if r.get(fld) is not None}:
+                # sorted: iterating a set of strings follows PYTHONHASHSEED, which differs per process
+                for value in sorted({r.get(fld) for r in rows if r.get(fld) is not None}, key=repr):
                     subset = [r for r in rows if r.get(fld) == value]
                     if 2 <= len(subset) < len(rows):
                         options.append((all(accept(r) for r in subset), fld, "eq", value, subset))
