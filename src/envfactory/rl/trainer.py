@@ -38,6 +38,7 @@ class TrainConfig:
     estimator: str = "erpo"
     dynamic_sampling: bool = True
     randomization: JSON | None = None  # a Randomization as JSON; None trains on clean environments
+    randomize_fraction: float = 0.5  # share of rollouts that are randomized (the rest see the nominal environment)
     sampler: str = "uniform"  # uniform | curriculum | adversarial | dro | cvar (over environment x task)
     seed: int = 0
     checkpoint_every: int = 20
@@ -82,7 +83,8 @@ def train(
         for name, task in batch:
             for g in range(config.group):
                 seed = derive_seed(config.seed, iteration, task.id, g) % 2**31
-                episode = randomize(bases[name], randomization, seed) if randomization else bases[name]
+                randomized = randomization is not None and rng.random() < config.randomize_fraction
+                episode = randomize(bases[name], randomization, seed) if randomized else bases[name]
                 policy = DRRNPolicy(model, seed=seed)
                 result = rollout(episode, task, policy, seed=seed)
                 records.append(policy.record or [])
