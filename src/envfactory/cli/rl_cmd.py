@@ -107,6 +107,9 @@ def eval_cmd(env_dirs: list[Path], task_files: list[Path], policy: str, trials: 
             [family, a["tasks"], f"{a['success']:.1%}", *passes, f"{a['avg_steps']:.1f}", f"{a['tool_error_rate']:.1%}"]
         )
     console.print(table(f"Evaluation of {policy}", cols, rows))
+    by_env = results["none"]["by_env"]
+    console.print(table("By environment (no randomization)", ["env", "tasks", "success"],
+                        [[e, m["tasks"], f"{m['success']:.1%}"] for e, m in by_env.items()]))  # fmt: skip
     by_level = results["none"]["by_level"]
     console.print(table("By level (no randomization)", ["level", "tasks", "success"],
                         [[lv, m["tasks"], f"{m['success']:.1%}"] for lv, m in by_level.items()]))  # fmt: skip

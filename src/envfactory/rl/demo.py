@@ -57,7 +57,13 @@ def run_demo(
         say(f"training: {label} ({iterations} iterations)")
         config = TrainConfig(iterations=iterations, estimator="erpo", randomization=randomization, seed=seed)
         folder = run_dir / label.split(",")[0].replace(" + ", "-").replace(" ", "-").lower()
-        model = train({n: envs[n] for n in train_names}, {n: train_tasks[n] for n in train_names}, config, folder)
+
+        def report_progress(i: int, m: JSON, label: str = label) -> None:
+            if i % 10 == 0 or i == iterations:
+                say(f"  {label}: iteration {i}/{iterations}, success in training rollouts {m['reward']:.0%}")
+
+        model = train({n: envs[n] for n in train_names}, {n: train_tasks[n] for n in train_names}, config, folder,
+                      progress=report_progress)  # fmt: skip
         policies[label] = _greedy(model)
         metrics = [__import__("json").loads(line) for line in (folder / "metrics.jsonl").read_text().splitlines()]
         curves.append({"title": f"Learning curve: {label}", "metrics": metrics, "config": asdict(config)})
