@@ -54,6 +54,23 @@ def train(
     progress: Callable[[int, JSON], None] | None = None,
 ) -> DRRN:
     """Train from scratch (or resume from ``run_dir/checkpoint.pt``); returns the model."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # the network is tiny: threads only add overhead (and fight other processes)
+    try:
+        return _train(envs, tasks, config, run_dir, resume=resume, progress=progress)
+    finally:
+        torch.set_num_threads(threads)
+
+
+def _train(
+    envs: dict[str, Environment],
+    tasks: dict[str, list[Task]],
+    config: TrainConfig,
+    run_dir: str | Path | None,
+    *,
+    resume: bool,
+    progress: Callable[[int, JSON], None] | None,
+) -> DRRN:
     if config.estimator not in ESTIMATORS:
         raise ValueError(f"unknown estimator {config.estimator!r}; choose from {list(ESTIMATORS)}")
     torch.manual_seed(config.seed)
