@@ -9,12 +9,11 @@ success on held-out tasks of the training environments and on the held-out envir
 
 from __future__ import annotations
 
-import argparse
 import json
 from pathlib import Path
 from statistics import pstdev
 
-from common import mean_std, setup
+from common import arguments, mean_std, setup
 from rich.console import Console
 from rich.table import Table
 
@@ -28,10 +27,7 @@ ESTIMATORS = ("erpo", "grpo", "rloo", "dr_grpo")
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--seeds", type=int, default=3)
-    parser.add_argument("--iterations", type=int, default=60)
-    args = parser.parse_args()
+    args = arguments(__doc__)
     envs, train_tasks, test_tasks, names = setup()
     results: dict[str, dict[str, list[float]]] = {
         e: {"train_envs": [], "held_out_envs": [], "spread": []} for e in ESTIMATORS

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 from statistics import mean, pstdev
 
 from envfactory.rl.demo import HELD_OUT, split_for_demo
@@ -20,3 +21,10 @@ def setup(n_tasks: int = 150, seed: int = 0) -> tuple[dict, dict, dict, list[str
 
 def mean_std(values: list[float]) -> str:
     return f"{mean(values):.1%} ± {pstdev(values):.1%}"
+
+
+def arguments(doc: str | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument("--iterations", type=int, default=60)
+    return parser.parse_args()

@@ -10,11 +10,10 @@ clean success, mean ± std over seeds.
 
 from __future__ import annotations
 
-import argparse
 import json
 from pathlib import Path
 
-from common import mean_std, setup
+from common import arguments, mean_std, setup
 from rich.console import Console
 from rich.table import Table
 
@@ -27,10 +26,7 @@ from envfactory.wrappers import FAMILIES, Randomization
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--seeds", type=int, default=3)
-    parser.add_argument("--iterations", type=int, default=60)
-    args = parser.parse_args()
+    args = arguments(__doc__)
     envs, train_tasks, test_tasks, names = setup()
     families = ["none", *FAMILIES]
     success: dict[str, dict[str, list[float]]] = {p: {f: [] for f in families} for p in ("randomized", "clean")}

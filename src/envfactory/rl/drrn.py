@@ -123,7 +123,10 @@ class DRRNPolicy(CandidatePolicy):
         for message in new_messages:
             if message["role"] == "tool":
                 content = message["content"]
-                self.last = "error" if content.startswith('{"error"') else "ok"
+                if not content.startswith('{"error"'):
+                    self.last = "ok"
+                else:  # a transient failure invites a retry; other errors do not
+                    self.last = "transient" if '"code":"transient"' in content[:40] else "error"
             elif message["role"] == "user":
                 self.last = "user"
         return super().act(new_messages)
