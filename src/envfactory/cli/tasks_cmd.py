@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -10,7 +9,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from envfactory.cli.common import console, err_console, escape, friendly_errors, short_json, table
 from envfactory.ir.env import write_json
 from envfactory.runtime.environment import Environment
-from envfactory.tasks.agents import RandomAgent, Replay, gold, noop, read_only
+from envfactory.tasks.agents import RandomAgent, gold, noop, read_only
 from envfactory.tasks.generate import baselines, generate_tasks
 from envfactory.tasks.graph import WRITES, describe, draw, tool_graph
 from envfactory.tasks.taskset import TaskSet, split_tasks, write_tasks
@@ -142,6 +141,3 @@ def _print_message(message: dict) -> None:
     else:
         style = {"system": "dim", "user": "yellow", "assistant": "cyan"}[role]
         console.print(f"[{style}]{role}:[/] {escape(str(message['content']))}", soft_wrap=True)
-
-
-__all__ = ["AGENTS", "Replay", "graph", "json", "show_task", "solve", "tasks"]
