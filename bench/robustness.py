@@ -53,8 +53,8 @@ def main() -> None:
         table.add_column(col, justify="right")
     for family in families:
         drops = {p: [c - r for c, r in zip(success[p]["none"], success[p][family], strict=True)] for p in success}
-        less = sum(drops["randomized"]) / len(drops["randomized"]) <= sum(drops["clean"]) / len(drops["clean"])
-        verdict = "-" if family == "none" else ("yes" if less else "no")
+        ours, theirs = (sum(drops[p]) / len(drops[p]) for p in ("randomized", "clean"))
+        verdict = "-" if family == "none" else "yes" if ours < theirs else "equal" if ours == theirs else "no"
         cells = [mean_std(success["randomized"][family]), mean_std(drops["randomized"])]
         table.add_row(family, *cells, mean_std(success["clean"][family]), mean_std(drops["clean"]), verdict)
     Console(width=160).print(table)

@@ -110,6 +110,13 @@ def test_descriptions_rename_hide_and_distract_but_keep_the_needed_tools(bundled
     assert ep.call_tool(hidden, {}).error == "unknown_tool"
     call = task.gold[-1]
     assert ep.call_tool(real[call.tool], call.args).ok
+    described = [
+        p for t in ep.tools for p in t["function"]["parameters"]["properties"].values() if p.get("description")
+    ]
+    original = [
+        p for t in env.openai_tools for p in t["function"]["parameters"]["properties"].values() if p.get("description")
+    ]
+    assert not original or {p["description"] for p in described} - {p["description"] for p in original}
     assert Descriptions(rename=True).rename
 
 

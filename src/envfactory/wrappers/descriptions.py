@@ -72,10 +72,12 @@ class DescriptionsWrapper(EpisodeWrapper):
             while shown in self.real:
                 shown += "_v2"
             self.real[shown] = real
-            desc = (
-                paraphrase(fn.get("description", ""), self.rng) if self.config.paraphrase else fn.get("description", "")
+            desc, params = fn.get("description", ""), fn.get("parameters") or {}
+            if self.config.paraphrase:
+                desc, params = paraphrase(desc, self.rng), self._paraphrase_params(params)
+            offered.append(
+                {"type": "function", "function": {**fn, "name": shown, "description": desc, "parameters": params}}
             )
-            offered.append({"type": "function", "function": {**fn, "name": shown, "description": desc}})
         for name in self.rng.sample(_DISTRACTORS, k=min(self.config.distractors, len(_DISTRACTORS))):
             offered.append({"type": "function", "function": {
                 "name": name, "description": f"{name.replace('_', ' ').capitalize()} (administrative).",
@@ -83,6 +85,16 @@ class DescriptionsWrapper(EpisodeWrapper):
         self.distractors = {e["function"]["name"] for e in offered} - set(self.real)
         self.rng.shuffle(offered)
         self.offered = offered
+
+    def _paraphrase_params(self, schema: JSON) -> JSON:
+        """Parameter descriptions reworded too (names stay: they are the call's contract)."""
+        props = {
+            name: {**prop, "description": paraphrase(prop["description"], self.rng)}
+            if prop.get("description")
+            else prop
+            for name, prop in (schema.get("properties") or {}).items()
+        }
+        return {**schema, "properties": props}
 
     @property
     def tools(self) -> list[JSON]:
