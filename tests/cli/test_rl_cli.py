@@ -1,0 +1,37 @@
+import json
+from pathlib import Path
+
+from tests.cli.test_cli import run
+from tests.conftest import SPECS
+
+
+def test_train_eval_report(tmp_path: Path) -> None:
+    run("synth", str(SPECS / "library.json"), "-o", str(tmp_path / "envs"), "--no-check")
+    env, tasks = tmp_path / "envs" / "library", tmp_path / "library.jsonl"
+    run("tasks", str(env), "-n", "30", "-o", str(tasks), "--no-baselines")
+    trained = run("train", str(env), "--tasks", str(tasks), "-o", str(tmp_path / "run"), "--iterations", "2")
+    assert trained.exit_code == 0, trained.output
+    assert (tmp_path / "run" / "checkpoint.pt").is_file()
+    out = tmp_path / "run" / "eval.json"
+    evaluated = run("eval", str(env), "--tasks", str(tasks), "--policy", str(tmp_path / "run"), "--trials", "2",
+                    "--randomize", "output", "-o", str(out))  # fmt: skip
+    assert evaluated.exit_code == 0, evaluated.output
+    assert "pass^2" in evaluated.output and "By level" in evaluated.output
+    assert set(json.loads(out.read_text())) == {"none", "output"}
+    gold = run("eval", str(env), "--tasks", str(tasks), "--policy", "gold")
+    assert "100.0%" in gold.output
+    reported = run("report", str(tmp_path / "run"))
+    assert reported.exit_code == 0 and (tmp_path / "run" / "report.html").is_file()
+
+
+def test_rl_commands_explain_bad_input(tmp_path: Path) -> None:
+    run("synth", str(SPECS / "library.json"), "-o", str(tmp_path), "--no-check")
+    env = tmp_path / "library"
+    mismatch = run("eval", str(env), str(env), "--tasks", str(tmp_path / "x.jsonl"))
+    assert mismatch.exit_code == 2 and "one task file per environment" in mismatch.output
+    run("tasks", str(env), "-n", "5", "-o", str(tmp_path / "t.jsonl"), "--no-baselines")
+    unknown = run("eval", str(env), "--tasks", str(tmp_path / "t.jsonl"), "--policy", "nowhere")
+    assert unknown.exit_code == 2 and "no checkpoint" in unknown.output
+    family = run("eval", str(env), "--tasks", str(tmp_path / "t.jsonl"), "--randomize", "weather")
+    assert family.exit_code == 2 and "unknown randomization families" in family.output
+    assert "no results.json or metrics.jsonl" in run("report", str(tmp_path)).output
