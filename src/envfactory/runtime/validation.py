@@ -48,16 +48,24 @@ def _formats(schema: Any, found: set[str]) -> set[str]:
     return found
 
 
+def compile_schema(schema: JSON, *, fallback: JSON | None = None) -> Callable[[Any], Any]:
+    """fastjsonschema's checker; formats it does not know (OpenAPI's int32, ...) accept anything.
+
+    A schema fastjsonschema cannot compile is replaced by ``fallback`` (default: accept anything).
+    """
+    unknown = {f: (lambda _v: True) for f in _formats(schema, set()) - _KNOWN_FORMATS}
+    try:
+        return fastjsonschema.compile(schema, formats=unknown, use_default=False)
+    except fastjsonschema.JsonSchemaDefinitionException:
+        return fastjsonschema.compile(fallback or {})
+
+
 def compile_validator(schema: JSON, *, strict: bool = True) -> Validator:
-    """A fast validator; with ``strict`` unknown top-level arguments are rejected."""
+    """Argument validation; with ``strict`` unknown top-level arguments are rejected."""
     schema = _cap_strings(dict(schema))
     if strict and "additionalProperties" not in schema:
         schema["additionalProperties"] = False
-    unknown = {f: (lambda _v: True) for f in _formats(schema, set()) - _KNOWN_FORMATS}
-    try:
-        check = fastjsonschema.compile(schema, formats=unknown, use_default=False)
-    except fastjsonschema.JsonSchemaDefinitionException:
-        check = fastjsonschema.compile({"type": "object"})
+    check = compile_schema(schema, fallback={"type": "object"})
     props = list((schema.get("properties") or {}).keys())
 
     def validate(args: Any) -> str | None:

@@ -24,16 +24,15 @@ def sample_arguments(
     effect = behaviour.effect
     kind = effect.kind
     entity_name = getattr(effect, "entity", None)
-    mapped = getattr(effect, "args", {}) or {}
     schema = spec.state_schema
-    refs = schema[entity_name].refs if entity_name in schema else {}
+    references = reference_args(effect, schema)
     wanted = list(tool.required)
     if optional and kind in ("create", "update", "bound", "fallback", "transfer"):
         wanted += [a for a in tool.properties if a not in wanted]
     args: JSON = {}
     for arg in wanted:
         prop = tool.properties.get(arg) or {}
-        target = _target_entity(arg, effect, refs.get(mapped.get(arg, "")), spec)
+        target = references.get(arg) or _stem_entity(arg, spec)
         if target is not None:
             row = pick_row(store, target, maker.rng, lambda r: True)
             if row is not None:
@@ -43,13 +42,8 @@ def sample_arguments(
     return args
 
 
-def _target_entity(arg: str, effect: Any, ref: str | None, spec: EnvSpec) -> str | None:
-    if getattr(effect, "key_arg", None) == arg and effect.kind != "create":
-        return effect.entity
-    if isinstance(effect, TransferEffect) and arg in (effect.from_arg, effect.to_arg):
-        return effect.entity
-    if ref is not None:
-        return ref
+def _stem_entity(arg: str, spec: EnvSpec) -> str | None:
+    """``customer_id`` names a customer even where no effect says so (bound and fallback tools)."""
     stem = id_stem(arg)
     return stem if stem in spec.state_schema else None
 

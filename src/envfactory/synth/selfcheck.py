@@ -20,7 +20,7 @@ from envfactory.registry import Registry
 from envfactory.runtime.environment import Environment
 from envfactory.runtime.episode import Episode
 from envfactory.runtime.result import ToolResult
-from envfactory.runtime.validation import compile_validator
+from envfactory.runtime.validation import compile_schema
 from envfactory.seeding import derive_seed
 from envfactory.synth.arguments import action_ready, pick_row, sample_arguments
 from envfactory.synth.naming import same_field
@@ -123,20 +123,19 @@ class _Probe:
 
 
 def _output_validator(schema: JSON | None) -> Callable[[Any], str | None]:
+    """Outputs are checked against the schema as written (no argument limits, no strictness)."""
     if not schema:
         return lambda _v: None
-    check = compile_validator(schema, strict=False)
-    return lambda value: (
-        check(value) if isinstance(value, dict) or schema.get("type") != "object" else _plain(schema, value)
-    )
+    check = compile_schema(schema)
 
+    def validate(value: Any) -> str | None:
+        try:
+            check(value)
+        except fastjsonschema.JsonSchemaValueException as err:
+            return err.message.replace("data", "output", 1)
+        return None
 
-def _plain(schema: JSON, value: Any) -> str | None:
-    try:
-        fastjsonschema.validate(schema, value)
-    except fastjsonschema.JsonSchemaException as err:
-        return str(err)
-    return None
+    return validate
 
 
 Prober = Callable[[_Probe], None]
