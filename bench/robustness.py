@@ -1,17 +1,21 @@
 """Does training under domain randomization make the policy lose less when tools behave differently?
 
-    python bench/robustness.py [--seeds 3] [--iterations 60]
+    python bench/robustness.py [--seeds 5] [--iterations 60] [--tasks 300] [--repeats 2] [--workers 2]
 
 For each seed, the DRRN policy is trained with ERPO twice on the same tasks — with randomization
 (all families) and without — and both are evaluated on held-out tasks of the training
-environments, clean and under each randomization family. Reported: success and the drop from
-clean success, mean ± std over seeds.
+environments: clean, under each family drawn at random (the training distribution), and under each
+family's stress setting (every perturbation at once). Each task is run ``--repeats`` times with
+different perturbation seeds. Reported: success and the drop from clean success, mean ± std over
+seeds, and whether the randomized policy loses less.
 """
 
 from __future__ import annotations
 
 import json
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
+from statistics import mean
 
 from common import arguments, mean_std, setup
 from rich.console import Console
@@ -24,39 +28,63 @@ from envfactory.rl.drrn import DRRNPolicy
 from envfactory.rl.trainer import TrainConfig, train
 from envfactory.wrappers import FAMILIES, Randomization
 
+CONDITIONS = ["none", *(f"{f}:random" for f in FAMILIES), *(f"{f}:stress" for f in FAMILIES)]
+_DATA: tuple = ()
+
+
+def _load(n_tasks: int) -> None:
+    global _DATA
+    _DATA = setup(n_tasks)
+
+
+def _job(seed: int, randomized: bool, iterations: int, repeats: int) -> dict[str, float]:
+    """Train one policy and evaluate it under every condition: condition -> success."""
+    envs, train_tasks, test_tasks, names = _DATA
+    config = TrainConfig(iterations=iterations, randomization=ALL_RANDOM if randomized else None, seed=seed)
+    model = train({n: envs[n] for n in names}, {n: train_tasks[n] for n in names}, config)
+    out = {}
+    for condition in CONDITIONS:
+        family, _, level = condition.partition(":")
+        rnd = None if family == "none" else Randomization(**{family: level})
+        trajs = [
+            t
+            for r in range(repeats)
+            for n in names
+            for t in evaluate(
+                envs[n],
+                test_tasks[n],
+                lambda s, m=model: DRRNPolicy(m, seed=s, greedy=True),
+                seed=1000 * (seed + 1) + r,
+                randomization=rnd,
+            )
+        ]
+        out[condition] = summarize(trajs)["success"]
+    return out
+
 
 def main() -> None:
-    args = arguments(__doc__)
-    envs, train_tasks, test_tasks, names = setup()
-    families = ["none", *FAMILIES]
-    success: dict[str, dict[str, list[float]]] = {p: {f: [] for f in families} for p in ("randomized", "clean")}
-    for seed in range(args.seeds):
-        for label, randomization in (("randomized", ALL_RANDOM), ("clean", None)):
-            config = TrainConfig(iterations=args.iterations, randomization=randomization, seed=seed)
-            model = train({n: envs[n] for n in names}, {n: train_tasks[n] for n in names}, config)
-            for family in families:
-                rnd = None if family == "none" else Randomization(**{family: "random"})
-                policy = lambda s, m=model: DRRNPolicy(m, seed=s, greedy=True)  # noqa: E731
-                trajs = [
-                    t
-                    for n in names
-                    for t in evaluate(envs[n], test_tasks[n], policy, seed=100 + seed, randomization=rnd)
-                ]
-                success[label][family].append(summarize(trajs)["success"])
-            print(
-                f"seed {seed} {label}: " + ", ".join(f"{f} {success[label][f][-1]:.0%}" for f in families), flush=True
-            )
+    args = arguments(__doc__, seeds=5, tasks=300, repeats=2, workers=2)
+    jobs = [(seed, randomized) for seed in range(args.seeds) for randomized in (True, False)]
+    with ProcessPoolExecutor(args.workers, initializer=_load, initargs=(args.tasks,)) as pool:
+        futures = {job: pool.submit(_job, *job, args.iterations, args.repeats) for job in jobs}
+        results = {job: f.result() for job, f in futures.items()}
+    success = {
+        label: {c: [results[(s, randomized)][c] for s in range(args.seeds)] for c in CONDITIONS}
+        for label, randomized in (("randomized", True), ("clean", False))
+    }
+    _, _, test_tasks, names = setup(args.tasks)
     table = Table(
-        title=f"Success on held-out tasks of the training envs ({args.seeds} seeds, {args.iterations} iterations)"
+        title=f"Success on {sum(len(test_tasks[n]) for n in names)} held-out tasks of the training envs "
+        f"x {args.repeats} ({args.seeds} seeds, {args.iterations} iterations)"
     )
-    for col in ("family", "trained with randomization", "drop", "trained without", "drop", "randomized loses less"):
+    for col in ("condition", "trained with randomization", "drop", "trained without", "drop", "randomized loses less"):
         table.add_column(col, justify="right")
-    for family in families:
-        drops = {p: [c - r for c, r in zip(success[p]["none"], success[p][family], strict=True)] for p in success}
-        ours, theirs = (sum(drops[p]) / len(drops[p]) for p in ("randomized", "clean"))
-        verdict = "-" if family == "none" else "yes" if ours < theirs else "equal" if ours == theirs else "no"
-        cells = [mean_std(success["randomized"][family]), mean_std(drops["randomized"])]
-        table.add_row(family, *cells, mean_std(success["clean"][family]), mean_std(drops["clean"]), verdict)
+    for condition in CONDITIONS:
+        drops = {p: [c - r for c, r in zip(success[p]["none"], success[p][condition], strict=True)] for p in success}
+        ours, theirs = mean(drops["randomized"]), mean(drops["clean"])
+        verdict = "-" if condition == "none" else "yes" if ours < theirs else "equal" if ours == theirs else "no"
+        cells = [mean_std(success["randomized"][condition]), mean_std(drops["randomized"])]
+        table.add_row(condition, *cells, mean_std(success["clean"][condition]), mean_std(drops["clean"]), verdict)
     Console(width=160).print(table)
     Path("out").mkdir(exist_ok=True)
     Path("out/bench_robustness.json").write_text(json.dumps(success, indent=2))

@@ -62,8 +62,16 @@ def test_output_shape_changes_the_dress_not_the_data(bundled_envs, shop_tasks) -
     data = ep.call_tool("get_order", {"order_id": "order_0001"}).data
     order = data["result"]["data"]
     assert order["customerId"] == "customer_0009" and isinstance(order["quantity"], str) and "requestId" in order
-    page = wrapped(env, shop_tasks[0], output={"paginate": True}).call_tool("search_products", {}).data
-    assert set(page) == {"items", "page", "has_more"} and len(page["items"]) == 12
+    paged = wrapped(env, shop_tasks[0], output={"paginate": True, "page_size": 5})
+    page = paged.call_tool("search_products", {}).data
+    assert page["has_more"] and page["next_page"] == 2 and len(page["items"]) == 5
+    last = paged.call_tool("search_products", {"page": 3}).data
+    assert not last["has_more"] and "next_page" not in last and len(last["items"]) == 2  # 12 products
+    assert {p["id"] for p in page["items"]}.isdisjoint(p["id"] for p in last["items"])
+    params = next(t for t in paged.tools if t["function"]["name"] == "search_products")["function"]["parameters"]
+    assert params["properties"]["page"]["type"] == "integer"
+    assert paged.call_tool("search_products", {"page": 0}).error == "invalid_arguments"
+    assert "page" not in str(next(t for t in paged.tools if t["function"]["name"] == "get_order"))  # not a list
     assert recase("loyalty_tier", "pascal") == "LoyaltyTier" and recase("petId", "snake") == "pet_id"
     assert OutputShape.model_validate(shape).wrap == ("result", "data")
 
@@ -78,6 +86,9 @@ def test_faults_succeed_on_retry_and_leave_state_alone(bundled_envs, shop_tasks)
     reworded = wrapped(env, shop_tasks[0], faults={"reword_errors": True})
     missing = reworded.call_tool("get_order", {"order_id": "order_9999"})
     assert missing.error == "not_found" and missing.data["error"]["code"] in ("NOT_FOUND", "404")
+    busy = wrapped(env, shop_tasks[0], faults={"rate_limit_rate": 1.0, "reword_errors": True})
+    limited = busy.call_tool("get_order", {"order_id": "order_0001"})
+    assert limited.error == "transient" and limited.data["error"]["code"] in ("RESOURCE_EXHAUSTED", "429")
 
 
 def test_retrying_gold_agent_still_solves_tasks_under_faults(bundled_envs, shop_tasks) -> None:
@@ -120,6 +131,45 @@ def test_descriptions_rename_hide_and_distract_but_keep_the_needed_tools(bundled
     assert Descriptions(rename=True).rename
 
 
+def test_deprecated_twins_look_like_the_real_tool_and_fail() -> None:
+    from envfactory.runtime.gym_env import BUNDLED, bundled_specs_dir
+    from envfactory.synth import synthesize
+
+    env = Environment(synthesize(bundled_specs_dir() / BUNDLED["banking"], name="banking"))
+    task = generate_tasks(env, 3, seed=1)[0][0]
+    twins = []
+    for seed in range(6):
+        ep = randomize(env.episode(), Randomization(descriptions={"distractors": 3}), seed=seed)
+        ep.reset(task=task, seed=seed)
+        shown = {t["function"]["name"]: t["function"] for t in ep.tools}
+        for name in ep.distractors:
+            original = next((shown[o] for o in shown if name.startswith(o) and o != name), None)
+            if original is not None:
+                twins.append(name)
+                assert shown[name]["parameters"] == original["parameters"]
+                assert shown[name]["description"].startswith("Deprecated")
+                result = ep.call_tool(name, {})
+                assert result.error == "precondition_failed" and "retired" in result.content
+    assert twins  # some of the 18 distractors drawn are twins
+
+
+def test_rename_and_paraphrase_swap_verbs_for_synonyms() -> None:
+    import random
+
+    from envfactory.wrappers.descriptions import paraphrase, rename
+    from envfactory.wrappers.lexicon import NAME_SYNONYMS, USER_SYNONYMS, reword
+
+    names = {rename("freeze_account", random.Random(s)) for s in range(20)}
+    assert all("freeze" not in n.lower() and "account" in n.lower() for n in names) and len(names) > 3
+    assert all("Freeze" not in paraphrase("Freeze an account.", random.Random(s)) for s in range(10))
+    text = "Please cancel the order whose ship date is 'cancel me'. Then freeze my account account_0012."
+    out = reword(text, USER_SYNONYMS, random.Random(0))
+    assert "'cancel me'" in out and "ship date" in out and "account_0012" in out
+    assert "cancel the" not in out and "freeze my" not in out
+    assert reword("Book a flight.", NAME_SYNONYMS, random.Random(0)).startswith(("Reserve", "Ticket", "Hold"))
+    assert reword("Add a new book.", USER_SYNONYMS, random.Random(0)).endswith("a new book.")  # nouns stay
+
+
 def test_user_style_rephrases_requests_and_answers(bundled_envs, shop_tasks) -> None:
     env = bundled_envs["shop"]
     task = shop_tasks[0]
@@ -127,6 +177,9 @@ def test_user_style_rephrases_requests_and_answers(bundled_envs, shop_tasks) -> 
     opening = ep.reset(task=task, seed=1)[-1]["content"]
     assert opening != task.instruction and task.instruction[1:40] in opening
     assert UserStyle(casual=True).casual
+    reworded = randomize(env.episode(user=ScriptedUser()), Randomization(users={"reword": True}), seed=0)
+    changed = [reworded.reset(task=t, seed=1)[-1]["content"] != t.instruction for t in shop_tasks]
+    assert any(changed)
     assert Faults().transient_rate == 0.0
 
 
@@ -134,5 +187,7 @@ def test_randomization_is_recorded_in_snapshots(bundled_envs, shop_tasks) -> Non
     ep = wrapped(bundled_envs["shop"], shop_tasks[0], output="random", faults={"timeout_rate": 0.5})
     snap = json.loads(json.dumps(ep.snapshot()))
     assert snap["randomization"]["faults"]["timeout_rate"] == 0.5 and "output" in snap["randomization"]
-    with pytest.raises(ValueError, match="expected 'random' or an object"):
+    stressed = Randomization(output="stress", faults="stress").resolve(__import__("random").Random(0))
+    assert stressed["output"] == FAMILIES["output"].stress and stressed["faults"].reword_errors
+    with pytest.raises(ValueError, match="expected 'random', 'stress' or an object"):
         Randomization(output="sometimes").resolve(__import__("random").Random(0))

@@ -4,6 +4,11 @@ A compact policy does not write JSON; it picks one of these candidates (DRRN-sty
 from the instruction (quoted phrases after a field label, ids the user states), from the user's
 answers, and from earlier tool outputs, each with its provenance, so a scorer can learn *where*
 an argument should come from — knowledge that transfers to tools it never saw.
+
+Rows read from outputs also yield *derived* ids: the row whose field equals a phrase of the
+request (``match``), and the rows holding the largest or smallest value of a field the request
+mentions (``max`` / ``min``). A ``next_page`` in an output becomes a ``cursor`` value for a
+``page`` argument. Which of these a request wants is left to the scorer to learn.
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from envfactory.synth.naming import id_stem, same_field
+from envfactory.synth.naming import id_stem, same_field, singular, tokens
 
 JSON = dict[str, Any]
 MAX_PER_TOOL = 12
@@ -60,11 +65,12 @@ class Candidate:
 
 @dataclass
 class Memory:
-    """What the agent has seen in this episode, as labelled values."""
+    """What the agent has seen in this episode, as labelled values and rows."""
 
     values: list[Value] = field(default_factory=list)
     asked: set[str] = field(default_factory=set)
     calls: list[tuple[str, JSON]] = field(default_factory=list)
+    rows: dict[tuple[str, str], JSON] = field(default_factory=dict)  # (entity, id) -> latest row
 
     def read_instruction(self, text: str, source: str = "instruction") -> None:
         for label, value in _QUOTED.findall(text):
@@ -85,13 +91,42 @@ class Memory:
                 self.values.append(Value(value.strip("'"), label.split()[-1], source))
                 self.values.append(Value(value.strip("'"), label, source))
 
-    def read_output(self, content: str) -> None:
+    def read_output(self, content: str, tool: str = "") -> None:
         try:
             data = json.loads(content)
         except json.JSONDecodeError:
             return
         for label, value in _scalars(data):
-            self.values.append(Value(value, label, "output"))
+            if tokens(label)[:1] == ("next",) and len(tokens(label)) > 1:  # next_page -> a page cursor
+                self.values.append(Value(value, "_".join(tokens(label)[1:]), "cursor"))
+            else:
+                self.values.append(Value(value, label, "output"))
+        for row in _records(data):
+            entity = _entity(row, tool)
+            if entity:
+                self.rows[(entity, json.dumps(_row_id(row)))] = row
+
+    def derived(self, stem: str, instruction_words: set[str]) -> list[Value]:
+        """Ids of rows of entity ``stem`` that the request singles out (see the module doc)."""
+        rows = [row for (entity, _), row in self.rows.items() if entity == stem.replace("_", "")]
+        if not rows:
+            return []
+        phrases = {v.value for v in self.values if v.source != "output" and isinstance(v.value, str)}
+        matched = [r for r in rows if any(v in phrases for k, v in r.items() if not _is_id(k))]
+        out = [Value(_row_id(r), "id", "match") for r in matched[:4]]
+        pool = matched if len(matched) >= 2 else rows
+        for key in pool[0]:
+            if _is_id(key) or not set(tokens(key)) <= instruction_words:
+                continue
+            values = [(_comparable(r.get(key)), i) for i, r in enumerate(pool)]
+            values = [(v, i) for v, i in values if v is not None]
+            if len(values) < 2 or len({type(v) for v, _ in values}) > 1:
+                continue
+            values.sort()
+            for source, (best, i), (runner_up, _) in (("min", values[0], values[1]), ("max", values[-1], values[-2])):
+                if best != runner_up:
+                    out.append(Value(_row_id(pool[i]), "id", source))
+        return out
 
     def hidden_labels(self, instruction: str) -> list[str]:
         return [label for label in _ASK.findall(instruction) if label not in self.asked]
@@ -107,6 +142,60 @@ def _scalars(data: Any, label: str = "") -> list[tuple[str, Any]]:
     if isinstance(data, (str, int, float)) and not isinstance(data, bool) and label:
         return [(label, data)]
     return []
+
+
+def _is_id(key: str) -> bool:
+    return tokens(key) == ("id",)
+
+
+def _row_id(row: JSON) -> Any:
+    return next((v for k, v in row.items() if _is_id(k)), None)
+
+
+def _records(data: Any) -> list[JSON]:
+    """Objects with an ``id`` and other scalar fields, wherever they sit in an output."""
+    if isinstance(data, list):
+        return [r for item in data[:100] for r in _records(item)]
+    if not isinstance(data, dict):
+        return []
+    scalars = {k: v for k, v in data.items() if isinstance(v, (str, int, float)) and not isinstance(v, bool)}
+    nested = [r for v in data.values() if isinstance(v, (dict, list)) for r in _records(v)]
+    return ([scalars] if len(scalars) >= 2 and _row_id(scalars) is not None else []) + nested
+
+
+def _entity(row: JSON, tool: str) -> str:
+    """``account_0012`` -> ``account``; an integer id takes the entity from the tool's last word."""
+    ident = _row_id(row)
+    prefix, _, number = str(ident).rpartition("_")
+    if isinstance(ident, str) and prefix and number.isdigit():
+        return prefix.replace("_", "")
+    words = tokens(tool)
+    return singular(words[-1]) if words else ""
+
+
+def _comparable(value: Any) -> float | str | None:
+    """Numbers (also written as strings) and ISO dates compare; anything else does not."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    if isinstance(value, str):
+        try:
+            return float(value)
+        except ValueError:
+            return value if len(value) >= 10 and value[:4].isdigit() and value[4] == "-" else None
+    return None
+
+
+def _coerced(value: Value, schema: JSON) -> Value | None:
+    """An output's ``"7"`` read as the integer an integer argument needs (APIs send numbers as text)."""
+    if schema.get("type") in ("integer", "number") and isinstance(value.value, str):
+        try:
+            number = float(value.value)
+        except ValueError:
+            return None
+        if schema["type"] == "integer" and not number.is_integer():
+            return None
+        return Value(int(number) if schema["type"] == "integer" else number, value.label, value.source)
+    return value
 
 
 def _matches(arg: str, value: Value, schema: JSON) -> bool:
@@ -126,7 +215,7 @@ def _matches(arg: str, value: Value, schema: JSON) -> bool:
     return False
 
 
-_RANK = {"user": 0, "instruction": 1, "output": 2}
+_RANK = {"match": 0, "max": 0, "min": 0, "user": 1, "instruction": 2, "cursor": 3, "output": 4}
 
 
 def _shaped(value: Any, schema: JSON) -> Any:
@@ -136,6 +225,7 @@ def _shaped(value: Any, schema: JSON) -> Any:
 def candidates(tools: list[JSON], memory: Memory, instruction: str) -> list[Candidate]:
     """Every admissible action: calls whose required arguments can be filled, and replies."""
     out: list[Candidate] = []
+    said = set(tokens(instruction))
     for entry in tools:
         fn = entry["function"]
         props = (fn.get("parameters") or {}).get("properties") or {}
@@ -143,18 +233,26 @@ def candidates(tools: list[JSON], memory: Memory, instruction: str) -> list[Cand
         options: dict[str, list[Value]] = {}
         for arg, schema in props.items():
             seen: dict[str, Value] = {}
+            stem = id_stem(arg)
+            for value in memory.derived(stem, said) if stem and memory.rows else ():
+                value = _coerced(value, schema)
+                if value is not None:
+                    seen.setdefault(json.dumps(value.value), value)
             for value in reversed(memory.values):  # the latest value of each kind first
-                if _matches(arg, value, schema) and json.dumps(value.value) not in seen:
+                value = _coerced(value, schema) if value.source in ("output", "cursor") else value
+                if value is not None and _matches(arg, value, schema) and json.dumps(value.value) not in seen:
                     seen[json.dumps(value.value)] = value
             if not seen and arg in required and schema.get("type") in ("integer", "number"):  # "transfer 10"
                 for value in memory.values:
                     if value.source != "output" and isinstance(value.value, (int, float)):
                         seen.setdefault(json.dumps(value.value), value)
             ranked = sorted(seen.values(), key=lambda v: _RANK[v.source])  # stable: latest first within a source
-            options[arg] = ranked[:4]
+            options[arg] = ranked[:5]
         if any(not options[a] for a in required):
             continue
         optional = [a for a in props if a not in required and options[a] and options[a][0].source != "output"]
+        if any(options[a][0].source == "cursor" for a in optional):  # the next page: the same call, one more arg
+            optional = [a for a in optional if options[a][0].source == "cursor"]
         subsets = [optional, []] + ([[a] for a in optional] if 1 < len(optional) <= 4 else [])
         seen_calls: set[str] = set()
         for subset in subsets:

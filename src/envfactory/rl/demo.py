@@ -30,10 +30,14 @@ MAX_LEVEL = 2
 ALL_RANDOM: JSON = {"output": "random", "faults": "random", "descriptions": "random", "users": "random"}
 
 
-def split_for_demo(tasks: dict[str, list[Task]], seed: int) -> tuple[dict[str, list[Task]], dict[str, list[Task]]]:
+def split_for_demo(
+    tasks: dict[str, list[Task]], seed: int, max_level: int = MAX_LEVEL
+) -> tuple[dict[str, list[Task]], dict[str, list[Task]]]:
+    """Train/test split of each environment's tasks up to ``max_level``, leaving out tasks whose
+    answer must state a computed fact (the candidate policy cannot count or sum)."""
     train_tasks, test_tasks = {}, {}
     for name, ts in tasks.items():
-        easy = [t for t in ts if t.level <= MAX_LEVEL]
+        easy = [t for t in ts if t.level <= max_level and not t.goal.answer]
         splits = split_tasks(easy, test_fraction=0.3, seed=seed)
         train_tasks[name] = [t for t in easy if t.id in splits["train"]]
         test_tasks[name] = [t for t in easy if t.id in splits["test"]]

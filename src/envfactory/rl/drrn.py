@@ -8,7 +8,10 @@ action. Features are words, not tool ids, so the policy can act on tools it neve
 
 from __future__ import annotations
 
+import json
+import re
 import zlib
+from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -46,9 +49,10 @@ class Featurizer:
             desc_words = words(fn.get("description", ""))[:16]
             self.tool_words[fn["name"]] = (name_words, desc_words)
 
-    def state(self, last: str, steps: int, pending_ask: bool, calls: int) -> list[int]:
+    def state(self, last: str, steps: int, pending_ask: bool, calls: int, error: Sequence[str] = ()) -> list[int]:
         feats = [
             *self.state_base,
+            *(f"e:{w}" for w in error),
             f"last:{last}",
             f"step:{min(steps, 6)}",
             f"ask:{pending_ask}",
@@ -116,26 +120,22 @@ class DRRNPolicy(CandidatePolicy):
     def begin(self, task: Any, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> None:
         super().begin(task, messages, tools)
         self.features = Featurizer(tools, self.instruction)
-        self.last = "start"
+        self.last, self.error = "start", []
         self.record = []
 
     def act(self, new_messages: list[dict[str, Any]]) -> dict[str, Any]:
         for message in new_messages:
             if message["role"] == "tool":
-                content = message["content"]
-                if not content.startswith('{"error"'):
-                    self.last = "ok"
-                else:  # a transient failure invites a retry; other errors do not
-                    self.last = "transient" if '"code":"transient"' in content[:40] else "error"
+                self.last, self.error = _reading(message["content"])
             elif message["role"] == "user":
-                self.last = "user"
+                self.last, self.error = "user", []
         return super().act(new_messages)
 
     def choose(self, options: list[Candidate]) -> int:
         pending = bool(self.memory.hidden_labels(self.instruction))
         called = {(t, repr(tuple(a.items()))) for t, a in self.memory.calls}
         tools_called = {t for t, _ in self.memory.calls}
-        state = self.features.state(self.last, self.steps, pending, len(self.memory.calls))
+        state = self.features.state(self.last, self.steps, pending, len(self.memory.calls), self.error)
         actions = [self.features.action(c, called, tools_called, pending) for c in options]
         with torch.no_grad():
             logp = torch.log_softmax(self.model(state, actions), 0)
@@ -143,3 +143,23 @@ class DRRNPolicy(CandidatePolicy):
         if self.record is not None:
             self.record.append((state, actions, index, float(logp[index])))
         return index
+
+
+_MORE = re.compile(r'"has_?more":\s*true', re.IGNORECASE)
+
+
+def _reading(content: str) -> tuple[str, list[str]]:
+    """What a tool message tells the policy: ``ok``, ``more`` (a page of a longer list) or
+    ``error``, and the error's words.
+
+    The words of the code and message ("503", "busy", "retry", "not found") are the only hint
+    whether retrying can help; nothing is special-cased, so a policy must learn it.
+    """
+    if not content.startswith('{"error"'):
+        return ("more" if _MORE.search(content) else "ok"), []
+    try:
+        error = json.loads(content)["error"]
+        text = f"{error.get('code', '')} {error.get('message', '')}" if isinstance(error, dict) else str(error)
+    except (json.JSONDecodeError, KeyError, TypeError):
+        text = content
+    return "error", sorted(set(words(text[:200])))[:16]

@@ -43,7 +43,7 @@ class CandidatePolicy:
     def act(self, new_messages: list[JSON]) -> JSON:
         for message in new_messages:
             if message["role"] == "tool":
-                self.memory.read_output(message["content"])
+                self.memory.read_output(message["content"], self.memory.calls[-1][0] if self.memory.calls else "")
             elif message["role"] == "user":
                 self.memory.read_instruction(message["content"], source="user")
         options = candidates(self.tools, self.memory, self.instruction)

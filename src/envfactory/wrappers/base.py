@@ -78,13 +78,15 @@ class Family:
     config: type[BaseModel]
     wrapper: Callable[[Any, Any], EpisodeWrapper]
     sample: Callable[[random.Random], BaseModel]
+    stress: BaseModel  # every perturbation of the family at once, at the top of its range (for evaluation)
 
 
 FAMILIES: Registry[Family] = Registry("randomization family")
 
 
 class Randomization(BaseModel):
-    """Which families to apply, each a fixed config or ``"random"`` (drawn per episode).
+    """Which families to apply, each a fixed config, ``"random"`` (drawn per episode) or
+    ``"stress"`` (the family's hardest setting, for robustness evaluation).
 
     ``{"output": "random", "faults": {"transient_rate": 0.2}}`` is valid JSON for this model.
     """
@@ -106,10 +108,12 @@ class Randomization(BaseModel):
             family, value = FAMILIES[name], getattr(self, name)
             if value == "random":
                 out[name] = family.sample(rng)
+            elif value == "stress":
+                out[name] = family.stress
             elif isinstance(value, dict):
                 out[name] = family.config.model_validate(value)
             else:
-                raise ValueError(f"randomization {name!r}: expected 'random' or an object, got {value!r}")
+                raise ValueError(f"randomization {name!r}: expected 'random', 'stress' or an object, got {value!r}")
         return out
 
 

@@ -1,5 +1,11 @@
 """Description randomization: paraphrased and renamed tools, distractor tools, and a random
-subset of the tools per episode (never one the task's gold plan needs)."""
+subset of the tools per episode (never one the task's gold plan needs).
+
+Renaming and paraphrasing swap verbs for synonyms (:mod:`envfactory.wrappers.lexicon`), so a
+policy cannot lean on one API's vocabulary. Distractors are either administrative tools or
+*deprecated twins* of real ones (``freeze_account_v1``: same arguments, a description that says
+it is deprecated, and an error when called), the kind of wart real API catalogues carry.
+"""
 
 from __future__ import annotations
 
@@ -11,12 +17,11 @@ from pydantic import BaseModel, ConfigDict
 from envfactory.runtime.result import ToolResult
 from envfactory.synth.naming import tokens
 from envfactory.wrappers.base import FAMILIES, EpisodeWrapper, Family
+from envfactory.wrappers.lexicon import NAME_SYNONYMS, rename_verb, reword
 from envfactory.wrappers.output import recase
 
 JSON = dict[str, Any]
 _LEADS = ("Use this to {d}", "{D}", "Call this tool to {d}", "This operation lets you {d}", "Tool: {D}")
-_SYNONYMS = {"get": "fetch", "list": "browse", "create": "new", "update": "modify", "delete": "remove",
-             "search": "find", "cancel": "void", "add": "create"}  # fmt: skip
 _DISTRACTORS = ("export_report", "sync_cache", "archive_everything", "send_newsletter", "rebuild_index",
                 "audit_log", "reset_all", "bulk_import")  # fmt: skip
 
@@ -40,14 +45,14 @@ def sample_descriptions(rng: random.Random) -> Descriptions:
 
 
 def paraphrase(text: str, rng: random.Random) -> str:
+    """A new lead-in, and the verbs swapped for synonyms ("Freeze an account" -> "Use this to block an account")."""
     first = (text.strip().split("\n")[0] or "Run this operation.").rstrip(".")
     lead = rng.choice(_LEADS)
-    return lead.format(d=first[0].lower() + first[1:], D=first) + "."
+    return reword(lead.format(d=first[0].lower() + first[1:], D=first) + ".", NAME_SYNONYMS, rng)
 
 
 def rename(name: str, rng: random.Random) -> str:
-    words = list(tokens(name)) or [name]
-    words = [_SYNONYMS.get(w, w) if rng.random() < 0.7 else w for w in words]
+    words = rename_verb(list(tokens(name)) or [name], rng)
     if len(words) > 1 and rng.random() < 0.4:
         words = [*words[1:], words[0]]  # order_get
     joined = "_".join(words)
@@ -78,11 +83,22 @@ class DescriptionsWrapper(EpisodeWrapper):
             offered.append(
                 {"type": "function", "function": {**fn, "name": shown, "description": desc, "parameters": params}}
             )
-        for name in self.rng.sample(_DISTRACTORS, k=min(self.config.distractors, len(_DISTRACTORS))):
-            offered.append({"type": "function", "function": {
-                "name": name, "description": f"{name.replace('_', ' ').capitalize()} (administrative).",
-                "parameters": {"type": "object", "properties": {}}}})  # fmt: skip
-        self.distractors = {e["function"]["name"] for e in offered} - set(self.real)
+        self.distractors: set[str] = set()
+        twins = list(offered)
+        for _ in range(self.config.distractors):
+            if twins and self.rng.random() < 0.6:  # a deprecated twin of a tool on offer
+                fn = twins.pop(self.rng.randrange(len(twins)))["function"]
+                name = fn["name"] + self.rng.choice(("_v1", "_legacy", "V1", "_old"))
+                desc = f"Deprecated: {fn.get('description', '')} Kept for old clients; do not use."
+                entry = {**fn, "name": name, "description": desc}
+            else:
+                name = self.rng.choice([d for d in _DISTRACTORS if d not in self.distractors])
+                entry = {"name": name, "description": f"{name.replace('_', ' ').capitalize()} (administrative).",
+                         "parameters": {"type": "object", "properties": {}}}  # fmt: skip
+            if name in self.real or name in self.distractors:
+                continue
+            self.distractors.add(name)
+            offered.append({"type": "function", "function": entry})
         self.rng.shuffle(offered)
         self.offered = offered
 
@@ -102,7 +118,8 @@ class DescriptionsWrapper(EpisodeWrapper):
 
     def call_tool(self, name: str, arguments: JSON | str | None = None) -> ToolResult:
         if name in self.distractors:
-            return self.inner.reject(f"{name} is not permitted for this account", "precondition_failed")
+            why = "has been retired" if name.endswith(("_v1", "_legacy", "V1", "_old")) else "is not permitted"
+            return self.inner.reject(f"{name} {why} for this account", "precondition_failed")
         real = self.real.get(name) if isinstance(name, str) else None
         if real is None:  # hidden or unknown: the same error as for any unknown tool
             return self.inner.reject(
@@ -111,4 +128,5 @@ class DescriptionsWrapper(EpisodeWrapper):
         return self.inner.call_tool(real, arguments)
 
 
-FAMILIES.add("descriptions", Family(Descriptions, DescriptionsWrapper, sample_descriptions))
+STRESS = Descriptions(paraphrase=True, rename=True, distractors=3, keep_fraction=0.6)
+FAMILIES.add("descriptions", Family(Descriptions, DescriptionsWrapper, sample_descriptions, STRESS))

@@ -18,6 +18,11 @@ _FAULTS = {
     "rate_limit": "429 Too Many Requests: rate limit exceeded, retry after 1 second",
     "timeout": "504 Gateway Timeout: the request took too long, it was not applied",
 }
+_TRANSIENT = {  # gRPC-style and HTTP-style codes for the injected faults
+    "transient": [("UNAVAILABLE", "{m}"), ("503", "Service temporarily overloaded ({m})")],
+    "rate_limit": [("RESOURCE_EXHAUSTED", "{m}"), ("429", "Slow down: {m}")],
+    "timeout": [("DEADLINE_EXCEEDED", "{m}"), ("504", "Upstream timed out: {m}")],
+}
 _WORDING = {
     "not_found": [("NOT_FOUND", "Resource does not exist: {m}"), ("404", "Not found ({m})")],
     "invalid_arguments": [("BAD_REQUEST", "Validation failed: {m}"), ("400", "Invalid input - {m}")],
@@ -69,13 +74,18 @@ class FaultsWrapper(EpisodeWrapper):
             for kind, rate in rates:
                 if roll < rate:
                     self.failed.add(key)
-                    return self.inner.reject(_FAULTS[kind], "transient")  # the attempt costs a step
+                    result = self.inner.reject(_FAULTS[kind], "transient")  # the attempt costs a step
+                    return self._reworded(result, _TRANSIENT[kind]) if cfg.reword_errors else result
                 roll -= rate
         self.failed.discard(key)
         result = self.inner.call_tool(name, arguments)
         if result.ok or not self.config.reword_errors or result.error not in _WORDING:
             return result
-        code, template = _WORDING[result.error][self.dialect]
+        return self._reworded(result, _WORDING[result.error])
+
+    def _reworded(self, result: ToolResult, dialects: list[tuple[str, str]]) -> ToolResult:
+        """The same error (``result.error`` is unchanged) in this episode's service dialect."""
+        code, template = dialects[self.dialect]
         message = json.loads(result.content)["error"]["message"]
         return ToolResult(
             False,
@@ -84,4 +94,5 @@ class FaultsWrapper(EpisodeWrapper):
         )
 
 
-FAMILIES.add("faults", Family(Faults, FaultsWrapper, sample_faults))
+STRESS = Faults(transient_rate=0.2, rate_limit_rate=0.1, timeout_rate=0.05, reword_errors=True)
+FAMILIES.add("faults", Family(Faults, FaultsWrapper, sample_faults, STRESS))

@@ -6,7 +6,7 @@ import json
 import random
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from envfactory.runtime.result import ToolResult, to_json_text
 from envfactory.synth.naming import tokens
@@ -25,7 +25,10 @@ class OutputShape(BaseModel):
     shuffle_keys: bool = False
     extra_fields: int = 0  # irrelevant fields added to each object at the top level
     numbers_as_strings: bool = False
-    paginate: bool = False  # lists come back as {"items": [...], "page": 1, "has_more": false}
+    # lists come back a page at a time, {"items": [...], "page": 1, "has_more": true, "next_page": 2};
+    # list tools gain an optional ``page`` argument
+    paginate: bool = False
+    page_size: int = Field(default=5, ge=1)
 
 
 def sample_output(rng: random.Random) -> OutputShape:
@@ -36,6 +39,7 @@ def sample_output(rng: random.Random) -> OutputShape:
         extra_fields=rng.choice((0, 0, 1, 2)),
         numbers_as_strings=rng.random() < 0.25,
         paginate=rng.random() < 0.3,
+        page_size=rng.choice((4, 5, 8)),
     )
 
 
@@ -49,21 +53,63 @@ def recase(key: str, case: KeyCase | None) -> str:
     return head + "".join(w.capitalize() for w in words[1:])
 
 
+_PAGE = {"type": "integer", "minimum": 1, "description": "Page of results to return (1 = first)."}
+
+
 class OutputWrapper(EpisodeWrapper):
     family = "output"
     config: OutputShape
 
+    def on_reset(self) -> None:
+        self.paged: set[str] = set()  # tools whose lists come back a page at a time
+        if not self.config.paginate:
+            return
+        for entry in self.inner.tools:
+            fn = entry["function"]
+            tool = self.inner.env.spec.tools[fn["name"]] if fn["name"] in self.inner.env.spec.tools.names else None
+            props = (fn.get("parameters") or {}).get("properties") or {}
+            if tool is not None and (tool.output_schema or {}).get("type") == "array" and "page" not in props:
+                self.paged.add(fn["name"])
+
+    @property
+    def tools(self) -> list[JSON]:
+        if not self.paged:
+            return self.inner.tools
+        out = []
+        for entry in self.inner.tools:
+            fn = entry["function"]
+            if fn["name"] in self.paged:
+                params = fn.get("parameters") or {"type": "object"}
+                params = {**params, "properties": {**(params.get("properties") or {}), "page": _PAGE}}
+                entry = {**entry, "function": {**fn, "parameters": params}}
+            out.append(entry)
+        return out
+
     def call_tool(self, name: str, arguments: JSON | str | None = None) -> ToolResult:
+        page = 1
+        if name in self.paged:
+            args = _parsed(arguments)
+            if isinstance(args, dict) and "page" in args:
+                page = args.pop("page")
+                if not isinstance(page, int) or isinstance(page, bool) or page < 1:
+                    return self.inner.reject(f"argument 'page': expected an integer >= 1, got {page!r}")
+                arguments = args
         result = self.inner.call_tool(name, arguments)
         if not result.ok:
             return result
-        return ToolResult(True, to_json_text(self.reshape(json.loads(result.content))), None)
+        return ToolResult(True, to_json_text(self.reshape(json.loads(result.content), page, name)), None)
 
-    def reshape(self, value: Any) -> Any:
+    def reshape(self, value: Any, page: int = 1, tool: str = "") -> Any:
         cfg = self.config
         value = self._walk(value)
         if cfg.paginate and isinstance(value, list):
-            value = {"items": value, "page": 1, "has_more": False}
+            start = (page - 1) * cfg.page_size if tool in self.paged else 0
+            size = cfg.page_size if tool in self.paged else max(len(value), 1)
+            more = start + size < len(value)
+            value = {"items": value[start : start + size], "page": page, "has_more": more}
+            if more:
+                value["next_page"] = page + 1
+            value = {recase(k, cfg.key_case): v for k, v in value.items()}
         if isinstance(value, dict):
             for i in range(cfg.extra_fields):
                 key, template = list(_EXTRA.items())[i % len(_EXTRA)]
@@ -88,4 +134,15 @@ class OutputWrapper(EpisodeWrapper):
         return value
 
 
-FAMILIES.add("output", Family(OutputShape, OutputWrapper, sample_output))
+STRESS = OutputShape(wrap=("response", "data"), key_case="pascal", shuffle_keys=True, extra_fields=3,
+                     numbers_as_strings=True, paginate=True, page_size=4)  # fmt: skip
+FAMILIES.add("output", Family(OutputShape, OutputWrapper, sample_output, STRESS))
+
+
+def _parsed(arguments: JSON | str | None) -> Any:
+    if isinstance(arguments, str):
+        try:
+            return json.loads(arguments or "{}")
+        except json.JSONDecodeError:
+            return arguments
+    return dict(arguments or {})

@@ -1,4 +1,9 @@
-"""User randomization: the same request and answers, phrased by different people."""
+"""User randomization: the same request and answers, phrased by different people.
+
+Besides greetings, sign-offs and chatty answers, a user may ``reword`` the request: clause-opening
+verbs are swapped for everyday synonyms ("freeze" -> "put a hold on", "cancel" -> "call off"),
+quoted values and ids untouched.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +13,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from envfactory.wrappers.base import FAMILIES, EpisodeWrapper, Family
+from envfactory.wrappers.lexicon import USER_SYNONYMS, reword
 
 JSON = dict[str, Any]
 _GREETINGS = ("", "Hi there. ", "Hello! ", "Good morning. ", "hey, ")
@@ -22,6 +28,7 @@ class UserStyle(BaseModel):
     sign_off: bool = False
     casual: bool = False  # lower-case, fewer full stops
     chatty_answers: bool = False
+    reword: bool = False  # verbs swapped for synonyms
 
 
 def sample_users(rng: random.Random) -> UserStyle:
@@ -30,6 +37,7 @@ def sample_users(rng: random.Random) -> UserStyle:
         sign_off=rng.random() < 0.5,
         casual=rng.random() < 0.3,
         chatty_answers=rng.random() < 0.5,
+        reword=rng.random() < 0.5,
     )
 
 
@@ -45,6 +53,8 @@ class UserStyleWrapper(EpisodeWrapper):
 
     def _restyle(self, messages: list[JSON]) -> list[JSON]:
         text = messages[-1]["content"]
+        if self.config.reword:
+            text = reword(text, USER_SYNONYMS, self.rng)
         if self.config.casual:
             text = text[0].lower() + text[1:].replace(". ", ", ")
         if self.config.greeting:
@@ -60,4 +70,5 @@ class UserStyleWrapper(EpisodeWrapper):
         return [{**m, "content": self.rng.choice(_ANSWER).format(a=m["content"])} for m in answers]
 
 
-FAMILIES.add("users", Family(UserStyle, UserStyleWrapper, sample_users))
+STRESS = UserStyle(greeting=True, sign_off=True, casual=True, chatty_answers=True, reword=True)
+FAMILIES.add("users", Family(UserStyle, UserStyleWrapper, sample_users, STRESS))
