@@ -29,5 +29,5 @@ def arguments(doc: str | None, **defaults: int) -> argparse.Namespace:
     parser.add_argument("--seeds", type=int, default=defaults.pop("seeds", 3))
     parser.add_argument("--iterations", type=int, default=defaults.pop("iterations", 60))
     for name, default in defaults.items():
-        parser.add_argument(f"--{name}", type=int, default=default)
+        parser.add_argument(f"--{name.replace('_', '-')}", type=int, default=default)
     return parser.parse_args()

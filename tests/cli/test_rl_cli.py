@@ -9,9 +9,10 @@ def test_train_eval_report(tmp_path: Path) -> None:
     run("synth", str(SPECS / "library.json"), "-o", str(tmp_path / "envs"), "--no-check")
     env, tasks = tmp_path / "envs" / "library", tmp_path / "library.jsonl"
     run("tasks", str(env), "-n", "30", "-o", str(tasks), "--no-baselines")
-    trained = run("train", str(env), "--tasks", str(tasks), "-o", str(tmp_path / "run"), "--iterations", "2")
+    trained = run("train", str(env), "--tasks", str(tasks), "-o", str(tmp_path / "run"), "--iterations", "2",
+                  "--warm-start", "2")  # fmt: skip
     assert trained.exit_code == 0, trained.output
-    assert (tmp_path / "run" / "checkpoint.pt").is_file()
+    assert (tmp_path / "run" / "checkpoint.pt").is_file() and (tmp_path / "run" / "warm_start.json").is_file()
     out = tmp_path / "run" / "eval.json"
     evaluated = run("eval", str(env), "--tasks", str(tasks), "--policy", str(tmp_path / "run"), "--trials", "2",
                     "--randomize", "output", "-o", str(out))  # fmt: skip

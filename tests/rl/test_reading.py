@@ -44,8 +44,9 @@ def test_extremes_of_a_field_the_request_names() -> None:
     other = Memory()
     other.read_instruction("Close the account account_0001.")
     other.read_output(json.dumps(ACCOUNTS), "list_accounts")
-    assert other.derived("account", {"close", "account"}) == []  # balance is not mentioned: no extremes
-    assert {v.source for v in other.derived("account", {"close", "account", "balance"})} == {"min", "max"}
+    assert other.derived("account", ("close", "account")) == []  # balance is not mentioned: no extremes
+    singled = other.derived("account", ("close", "the", "least", "balance"))
+    assert {(v.source, v.hint) for v in singled} == {("min", "least"), ("max", "least")}
 
 
 def test_integer_ids_numbers_as_strings_and_the_entity_from_the_tool() -> None:

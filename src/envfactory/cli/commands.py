@@ -210,7 +210,7 @@ def environments(out: Path, seed: int) -> tuple[dict[str, Environment], dict[str
     return envs, tasks, failures
 
 
-def demo(out: Path, seed: int, iterations: int, envs_only: bool) -> int:
+def demo(out: Path, seed: int, iterations: int, envs_only: bool, warm_start: int = 8) -> int:
     """The end-to-end run: environments and tasks, robust training, held-out evaluation, report."""
     envs, tasks, failures = environments(out, seed)
     console.print(f"Environments and tasks written to {out}/envs/<name>.")
@@ -218,7 +218,7 @@ def demo(out: Path, seed: int, iterations: int, envs_only: bool) -> int:
         return 1 if failures else 0
     from envfactory.rl.demo import run_demo
 
-    report = run_demo(envs, tasks, out / "run", seed=seed, iterations=iterations,
+    report = run_demo(envs, tasks, out / "run", seed=seed, iterations=iterations, warm_start=warm_start,
                       say=lambda text: err_console.print(f"[dim]{escape(text)}[/]"))  # fmt: skip
     table_spec = report["tables"][0]
     console.print(table("Evaluation (greedy policies, no randomization)", table_spec["header"],

@@ -75,11 +75,12 @@ def demo(
         "out/demo"
     ),
     seed: Annotated[int, typer.Option(help="Seed for data, tasks, training and evaluation.")] = 0,
-    iterations: Annotated[int, typer.Option(min=1, help="Training iterations per policy.")] = 60,
+    iterations: Annotated[int, typer.Option(min=1, help="RL iterations per policy.")] = 40,
+    warm_start: Annotated[int, typer.Option(min=0, help="Epochs of cloning the gold plans before RL.")] = 8,
     envs_only: Annotated[bool, typer.Option("--envs-only", help="Stop after the environments and tasks.")] = False,
 ) -> None:
     """End to end: synthesize the bundled specs, make tasks, train with ERPO + randomization, evaluate, report."""
-    raise typer.Exit(commands.demo(out, seed, iterations, envs_only))
+    raise typer.Exit(commands.demo(out, seed, iterations, envs_only, warm_start))
 
 
 @app.command(name="train")
@@ -95,10 +96,15 @@ def train_command(
     seed: Annotated[int, typer.Option()] = 0,
     max_level: Annotated[int | None, typer.Option(help="Only tasks up to this level.")] = 2,
     resume: Annotated[bool, typer.Option(help="Continue from OUT/checkpoint.pt.")] = False,
+    warm_start: Annotated[
+        int, typer.Option(min=0, help="Epochs of cloning the gold plans' decisions before RL (0: RL from scratch).")
+    ] = 0,
 ) -> None:
     """Train the compact DRRN policy with a clipped policy-gradient objective."""
     raise typer.Exit(
-        rl_cmd.train_cmd(env_dirs, tasks_file, out, iterations, estimator, randomize, seed, max_level, resume)
+        rl_cmd.train_cmd(
+            env_dirs, tasks_file, out, iterations, estimator, randomize, seed, max_level, resume, warm_start
+        )
     )
 
 

@@ -58,13 +58,15 @@ def _policy(spec: str) -> Any:
 
 @friendly_errors
 def train_cmd(env_dirs: list[Path], task_files: list[Path], out: Path, iterations: int, estimator: str,
-              randomize: bool, seed: int, max_level: int | None, resume: bool) -> int:  # fmt: skip
+              randomize: bool, seed: int, max_level: int | None, resume: bool, warm_start: int = 0) -> int:  # fmt: skip
     from envfactory.rl.trainer import TrainConfig, train
 
     envs, tasks = _load(env_dirs, task_files, max_level)
-    config = TrainConfig(
-        iterations=iterations, estimator=estimator, seed=seed, randomization=ALL_RANDOM if randomize else None
-    )
+    config = TrainConfig(iterations=iterations, estimator=estimator, seed=seed, warm_start=warm_start,
+                         lr=0.005 if warm_start else 0.02,  # fine-tune a cloned policy gently
+                         randomization=ALL_RANDOM if randomize else None)  # fmt: skip
+    if warm_start and not resume:
+        err_console.print(f"warm start: cloning the gold plans' decisions for {warm_start} epochs")
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     with Progress(*columns, console=err_console) as progress:
         bar = progress.add_task("training", total=iterations)

@@ -36,7 +36,8 @@ _NUMBER = re.compile(r"(?<![\w.])([a-z][a-z ]{1,30}?)\s+(?:to\s+)?(-?\d+(?:\.\d+
 class Value:
     value: Any
     label: str  # the field or phrase it came with ("name", "order id")
-    source: str  # "instruction" | "user" | "output"
+    source: str  # "instruction" | "user" | "output" | "cursor" | derived: "match" | "max" | "min"
+    hint: str = ""  # max/min: the request's word before the field ("latest" in "latest created at"); cursor: its tool
 
 
 @dataclass(frozen=True)
@@ -46,6 +47,7 @@ class Candidate:
     arguments: tuple[tuple[str, Any], ...] = ()
     text: str = ""
     sources: tuple[str, ...] = ()  # where each argument value came from
+    hints: tuple[str, ...] = ()  # the word that singled each value out, if any (see Value.hint)
 
     @property
     def args(self) -> JSON:
@@ -97,8 +99,8 @@ class Memory:
         except json.JSONDecodeError:
             return
         for label, value in _scalars(data):
-            if tokens(label)[:1] == ("next",) and len(tokens(label)) > 1:  # next_page -> a page cursor
-                self.values.append(Value(value, "_".join(tokens(label)[1:]), "cursor"))
+            if tokens(label)[:1] == ("next",) and len(tokens(label)) > 1:  # next_page -> this tool's page cursor
+                self.values.append(Value(value, "_".join(tokens(label)[1:]), "cursor", hint=tool))
             else:
                 self.values.append(Value(value, label, "output"))
         for row in _records(data):
@@ -106,8 +108,9 @@ class Memory:
             if entity:
                 self.rows[(entity, json.dumps(_row_id(row)))] = row
 
-    def derived(self, stem: str, instruction_words: set[str]) -> list[Value]:
-        """Ids of rows of entity ``stem`` that the request singles out (see the module doc)."""
+    def derived(self, stem: str, instruction: tuple[str, ...]) -> list[Value]:
+        """Ids of rows of entity ``stem`` that the request (its word tokens) singles out."""
+        instruction_words = set(instruction)
         rows = [row for (entity, _), row in self.rows.items() if entity == stem.replace("_", "")]
         if not rows:
             return []
@@ -118,6 +121,7 @@ class Memory:
         for key in pool[0]:
             if _is_id(key) or not set(tokens(key)) <= instruction_words:
                 continue
+            hint = _word_before(instruction, tokens(key))
             values = [(_comparable(r.get(key)), i) for i, r in enumerate(pool)]
             values = [(v, i) for v, i in values if v is not None]
             if len(values) < 2 or len({type(v) for v, _ in values}) > 1:
@@ -125,7 +129,7 @@ class Memory:
             values.sort()
             for source, (best, i), (runner_up, _) in (("min", values[0], values[1]), ("max", values[-1], values[-2])):
                 if best != runner_up:
-                    out.append(Value(_row_id(pool[i]), "id", source))
+                    out.append(Value(_row_id(pool[i]), "id", source, hint))
         return out
 
     def hidden_labels(self, instruction: str) -> list[str]:
@@ -142,6 +146,12 @@ def _scalars(data: Any, label: str = "") -> list[tuple[str, Any]]:
     if isinstance(data, (str, int, float)) and not isinstance(data, bool) and label:
         return [(label, data)]
     return []
+
+
+def _word_before(text: tuple[str, ...], phrase: tuple[str, ...]) -> str:
+    """The token before the first occurrence of ``phrase`` in ``text`` ("" when absent or first)."""
+    n = len(phrase)
+    return next((text[i - 1] for i in range(1, len(text) - n + 1) if text[i : i + n] == phrase), "")
 
 
 def _is_id(key: str) -> bool:
@@ -225,7 +235,7 @@ def _shaped(value: Any, schema: JSON) -> Any:
 def candidates(tools: list[JSON], memory: Memory, instruction: str) -> list[Candidate]:
     """Every admissible action: calls whose required arguments can be filled, and replies."""
     out: list[Candidate] = []
-    said = set(tokens(instruction))
+    said = tokens(instruction)
     for entry in tools:
         fn = entry["function"]
         props = (fn.get("parameters") or {}).get("properties") or {}
@@ -239,6 +249,8 @@ def candidates(tools: list[JSON], memory: Memory, instruction: str) -> list[Cand
                 if value is not None:
                     seen.setdefault(json.dumps(value.value), value)
             for value in reversed(memory.values):  # the latest value of each kind first
+                if value.source == "cursor" and value.hint != fn["name"]:
+                    continue  # a page cursor belongs to the list it came from
                 value = _coerced(value, schema) if value.source in ("output", "cursor") else value
                 if value is not None and _matches(arg, value, schema) and json.dumps(value.value) not in seen:
                     seen[json.dumps(value.value)] = value
@@ -262,7 +274,8 @@ def candidates(tools: list[JSON], memory: Memory, instruction: str) -> list[Cand
                 signature = json.dumps(arguments)
                 if signature not in seen_calls:
                     seen_calls.add(signature)
-                    out.append(Candidate("call", fn["name"], arguments, sources=tuple(v.source for v in combo)))
+                    sources, hints = tuple(v.source for v in combo), tuple(v.hint for v in combo)
+                    out.append(Candidate("call", fn["name"], arguments, sources=sources, hints=hints))
     for label in memory.hidden_labels(instruction):
         out.append(Candidate("reply", text=f"What is the {label}?"))
     facts = [str(v.value) for v in memory.values[-3:] if v.source == "output" and isinstance(v.value, (int, float))]

@@ -68,7 +68,7 @@ class Featurizer:
             feats = [
                 f"reply:{kind}",
                 f"reply:{kind}:ask:{pending_ask}",
-                f"reply:{kind}:calls:{min(len(called), 3)}",
+                f"reply:{kind}:calls:{min(len(tools_called), 3)}",  # distinct tools: pages and retries do not count
             ]
             return [hashed(f) for f in feats]
         name_words, desc_words = self.tool_words.get(cand.tool, ([], []))
@@ -77,8 +77,11 @@ class Featurizer:
         feats = ["kind:call", f"ovn:{len(overlap_name)}", f"ovd:{min(overlap_desc, 4)}", f"ask:{pending_ask}"]
         feats += [f"t:{w}" for w in name_words] + [f"d:{w}" for w in desc_words]
         feats += [f"ov:{w}" for w in overlap_name]
-        for (arg, _), source in zip(cand.arguments, cand.sources, strict=True):
+        hints = cand.hints or ("",) * len(cand.arguments)
+        for (arg, _), source, hint in zip(cand.arguments, cand.sources, hints, strict=True):
             feats += [f"a:{w}" for w in words(arg)] + [f"src:{source}", f"as:{words(arg)[-1:]}:{source}"]
+            if hint and source in ("max", "min"):  # "max" after "latest": the pairing a scorer must learn
+                feats.append(f"hint:{source}&{hint}")
         feats.append(f"nargs:{min(len(cand.arguments), 4)}")
         if (cand.tool, repr(cand.arguments)) in called:
             feats.append("repeat")
@@ -131,12 +134,16 @@ class DRRNPolicy(CandidatePolicy):
                 self.last, self.error = "user", []
         return super().act(new_messages)
 
-    def choose(self, options: list[Candidate]) -> int:
+    def featurize(self, options: list[Candidate]) -> tuple[list[int], list[list[int]]]:
+        """The state's and each candidate's hashed features at this decision."""
         pending = bool(self.memory.hidden_labels(self.instruction))
         called = {(t, repr(tuple(a.items()))) for t, a in self.memory.calls}
         tools_called = {t for t, _ in self.memory.calls}
-        state = self.features.state(self.last, self.steps, pending, len(self.memory.calls), self.error)
-        actions = [self.features.action(c, called, tools_called, pending) for c in options]
+        state = self.features.state(self.last, self.steps, pending, len(tools_called), self.error)
+        return state, [self.features.action(c, called, tools_called, pending) for c in options]
+
+    def choose(self, options: list[Candidate]) -> int:
+        state, actions = self.featurize(options)
         with torch.no_grad():
             logp = torch.log_softmax(self.model(state, actions), 0)
         index = int(logp.argmax()) if self.greedy else int(torch.multinomial(logp.exp(), 1, generator=self.generator))

@@ -17,6 +17,7 @@ import torch
 from envfactory.ir.task import Task
 from envfactory.rl.advantages import ESTIMATORS, dynamic_sampling
 from envfactory.rl.drrn import DRRN, DRRNPolicy
+from envfactory.rl.imitation import clone, demonstrations
 from envfactory.rl.rollout import rollout
 from envfactory.runtime.environment import Environment
 from envfactory.seeding import derive_seed
@@ -42,6 +43,8 @@ class TrainConfig:
     sampler: str = "uniform"  # uniform | curriculum | adversarial | dro | cvar (over environment x task)
     seed: int = 0
     checkpoint_every: int = 20
+    warm_start: int = 0  # epochs of cloning the gold plans' decisions before RL (0: RL from scratch)
+    warm_start_lr: float = 0.02
 
 
 def train(
@@ -88,6 +91,12 @@ def _train(
             optimizer.load_state_dict(state["optimizer"])
             start = state["iteration"]
     randomization = Randomization.model_validate(config.randomization) if config.randomization else None
+    if config.warm_start and start == 0:
+        demos = demonstrations(envs, tasks, config.seed, randomization, config.randomize_fraction)
+        losses = clone(model, demos, config.warm_start, lr=config.warm_start_lr, seed=config.seed)
+        if run is not None:
+            record = {"warm_start": {"decisions": len(demos), "loss_by_epoch": losses}}
+            (run / "warm_start.json").write_text(json.dumps(record, indent=2))
     bases = {name: env.episode(user=ScriptedUser()) for name, env in envs.items()}
     by_key = {(name, task.id): (name, task) for name, ts in tasks.items() for task in ts}
     sampler = make_sampler(config.sampler, by_key)

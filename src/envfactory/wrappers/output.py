@@ -38,8 +38,8 @@ def sample_output(rng: random.Random) -> OutputShape:
         shuffle_keys=rng.random() < 0.5,
         extra_fields=rng.choice((0, 0, 1, 2)),
         numbers_as_strings=rng.random() < 0.25,
-        paginate=rng.random() < 0.3,
-        page_size=rng.choice((4, 5, 8)),
+        paginate=rng.random() < 0.5,
+        page_size=rng.choice((3, 4, 5, 8)),
     )
 
 
