@@ -263,8 +263,6 @@ def candidates(tools: list[JSON], memory: Memory, instruction: str) -> list[Cand
         if any(not options[a] for a in required):
             continue
         optional = [a for a in props if a not in required and options[a] and options[a][0].source != "output"]
-        if any(options[a][0].source == "cursor" for a in optional):  # the next page: the same call, one more arg
-            optional = [a for a in optional if options[a][0].source == "cursor"]
         subsets = [optional, []] + ([[a] for a in optional] if 1 < len(optional) <= 4 else [])
         seen_calls: set[str] = set()
         for subset in subsets:

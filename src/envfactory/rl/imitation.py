@@ -45,7 +45,6 @@ class Imitator(DRRNPolicy):
         self.task: Task = task
         self.next_gold = 0
         self.stuck = False
-        self.took_gold = False
         nodes = task.blueprint.nodes if task.blueprint else ()
         self.writes = {n.tool for n in nodes if n.kind == "call" and n.write}
 
@@ -60,16 +59,16 @@ class Imitator(DRRNPolicy):
         return index
 
     def _teacher(self, options: list[Candidate]) -> int | None:
-        took_gold, self.took_gold = self.took_gold, False
         for i, c in enumerate(options):
             if c.kind == "reply" and c.text.endswith("?"):
                 return i
-        if self.last == "error" and took_gold:  # the gold call failed (a fault): try it again
-            self.next_gold -= 1
-        if self.last == "more" and self.memory.calls:  # the next page of the list just read
+        if self.last in ("error", "more") and self.memory.calls:
             tool, args = self.memory.calls[-1]
+            # the teacher's calls are the plan's, so an error is a fault: the same call again;
+            # "more": the next page of the list just read
+            want = args if self.last == "error" else {**args, "page": args.get("page", 1) + 1}
             for i, c in enumerate(options):
-                if c.kind == "call" and c.tool == tool and c.args.get("page") == args.get("page", 1) + 1:
+                if c.kind == "call" and c.tool == tool and c.args == want:
                     return i
         if self.next_gold >= len(self.task.gold):
             return next(i for i, c in enumerate(options) if c.kind == "reply" and c.text == "All done.")
@@ -87,7 +86,6 @@ class Imitator(DRRNPolicy):
                 best, best_overlap = i, len(c.args)
         if best is not None:
             self.next_gold += 1
-            self.took_gold = True
         return best
 
 
