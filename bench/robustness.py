@@ -89,14 +89,19 @@ def main() -> None:
         f"training envs x {args.repeats} ({args.seeds} seeds, warm start {args.warm_start} epochs, "
         f"{args.iterations} RL iterations)"
     )
-    for col in ("condition", "trained with randomization", "drop", "trained without", "drop", "randomized loses less"):
+    columns = ("condition", "trained with randomization", "drop", "trained without", "drop", "randomized loses less",
+               "seeds where it does")  # fmt: skip
+    for col in columns:
         table.add_column(col, justify="right")
     for condition in CONDITIONS:
         drops = {p: [c - r for c, r in zip(success[p]["none"], success[p][condition], strict=True)] for p in success}
         ours, theirs = mean(drops["randomized"]), mean(drops["clean"])
         verdict = "-" if condition == "none" else "yes" if ours < theirs else "equal" if ours == theirs else "no"
-        cells = [mean_std(success["randomized"][condition]), mean_std(drops["randomized"])]
-        table.add_row(condition, *cells, mean_std(success["clean"][condition]), mean_std(drops["clean"]), verdict)
+        wins = sum(a < b for a, b in zip(drops["randomized"], drops["clean"], strict=True))
+        paired = "-" if condition == "none" else f"{wins} of {args.seeds}"
+        ours_cells = [mean_std(success["randomized"][condition]), mean_std(drops["randomized"])]
+        theirs_cells = [mean_std(success["clean"][condition]), mean_std(drops["clean"])]
+        table.add_row(condition, *ours_cells, *theirs_cells, verdict, paired)
     Console(width=160).print(table)
     Path("out").mkdir(exist_ok=True)
     Path("out/bench_robustness.json").write_text(json.dumps({"args": vars(args), "success": success}, indent=2))
