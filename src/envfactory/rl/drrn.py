@@ -49,14 +49,15 @@ class Featurizer:
             desc_words = words(fn.get("description", ""))[:16]
             self.tool_words[fn["name"]] = (name_words, desc_words)
 
-    def state(self, last: str, steps: int, pending_ask: bool, calls: int, error: Sequence[str] = ()) -> list[int]:
+    def state(self, last: str, steps: int, pending_ask: bool, tools_used: int, error: Sequence[str] = ()) -> list[int]:
+        """``last``: ok / more / error / user / start; ``tools_used``: distinct tools called so far."""
         feats = [
             *self.state_base,
             *(f"e:{w}" for w in error),
             f"last:{last}",
             f"step:{min(steps, 6)}",
             f"ask:{pending_ask}",
-            f"calls:{min(calls, 4)}",
+            f"calls:{min(tools_used, 4)}",
         ]
         return [hashed(f) for f in feats]
 
