@@ -31,9 +31,9 @@ from envfactory.eval.runner import evaluate
 from envfactory.rl.demo import ALL_RANDOM
 from envfactory.rl.drrn import DRRNPolicy
 from envfactory.rl.trainer import TrainConfig, train
-from envfactory.wrappers import FAMILIES, Randomization
+from envfactory.wrappers import condition, conditions
 
-CONDITIONS = ["none", *(f"{f}:random" for f in FAMILIES), *(f"{f}:stress" for f in FAMILIES)]
+CONDITIONS = conditions()
 _DATA: tuple = ()
 
 
@@ -50,13 +50,10 @@ def _job(seed: int, randomized: bool, iterations: int, warm_start: int, repeats:
         randomization=ALL_RANDOM if randomized else None,
         seed=seed,
         warm_start=warm_start,
-        lr=0.005 if warm_start else 0.02,  # fine-tune a cloned policy gently
     )
     model = train({n: envs[n] for n in names}, {n: train_tasks[n] for n in names}, config)
     out = {}
-    for condition in CONDITIONS:
-        family, _, level = condition.partition(":")
-        rnd = None if family == "none" else Randomization(**{family: level})
+    for name in CONDITIONS:
         trajs = [
             t
             for r in range(repeats)
@@ -66,10 +63,10 @@ def _job(seed: int, randomized: bool, iterations: int, warm_start: int, repeats:
                 test_tasks[n],
                 lambda s, m=model: DRRNPolicy(m, seed=s, greedy=True),
                 seed=1000 * (seed + 1) + r,
-                randomization=rnd,
+                randomization=condition(name),
             )
         ]
-        out[condition] = summarize(trajs)["success"]
+        out[name] = summarize(trajs)["success"]
     return out
 
 
@@ -93,15 +90,15 @@ def main() -> None:
                "seeds where it does")  # fmt: skip
     for col in columns:
         table.add_column(col, justify="right")
-    for condition in CONDITIONS:
-        drops = {p: [c - r for c, r in zip(success[p]["none"], success[p][condition], strict=True)] for p in success}
+    for setting in CONDITIONS:
+        drops = {p: [c - r for c, r in zip(success[p]["none"], success[p][setting], strict=True)] for p in success}
         ours, theirs = mean(drops["randomized"]), mean(drops["clean"])
-        verdict = "-" if condition == "none" else "yes" if ours < theirs else "equal" if ours == theirs else "no"
+        verdict = "-" if setting == "none" else "yes" if ours < theirs else "equal" if ours == theirs else "no"
         wins = sum(a < b for a, b in zip(drops["randomized"], drops["clean"], strict=True))
-        paired = "-" if condition == "none" else f"{wins} of {args.seeds}"
-        ours_cells = [mean_std(success["randomized"][condition]), mean_std(drops["randomized"])]
-        theirs_cells = [mean_std(success["clean"][condition]), mean_std(drops["clean"])]
-        table.add_row(condition, *ours_cells, *theirs_cells, verdict, paired)
+        paired = "-" if setting == "none" else f"{wins} of {args.seeds}"
+        ours_cells = [mean_std(success["randomized"][setting]), mean_std(drops["randomized"])]
+        theirs_cells = [mean_std(success["clean"][setting]), mean_std(drops["clean"])]
+        table.add_row(setting, *ours_cells, *theirs_cells, verdict, paired)
     Console(width=160).print(table)
     Path("out").mkdir(exist_ok=True)
     Path("out/bench_robustness.json").write_text(json.dumps({"args": vars(args), "success": success}, indent=2))

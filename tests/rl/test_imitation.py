@@ -26,7 +26,7 @@ def teach(env: Environment, task, randomization: Randomization | None = None):
     episode = env.episode(user=ScriptedUser())
     if randomization is not None:
         episode = randomize(episode, randomization, seed=2)
-    teacher = Imitator(DRRN(), episode=episode)
+    teacher = Imitator(episode=episode)
     return teacher, rollout(episode, task, teacher, seed=2)
 
 

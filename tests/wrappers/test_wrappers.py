@@ -15,6 +15,8 @@ from envfactory.wrappers import (
     OutputShape,
     Randomization,
     UserStyle,
+    condition,
+    conditions,
     randomize,
 )
 from envfactory.wrappers.output import recase
@@ -187,6 +189,9 @@ def test_randomization_is_recorded_in_snapshots(bundled_envs, shop_tasks) -> Non
     ep = wrapped(bundled_envs["shop"], shop_tasks[0], output="random", faults={"timeout_rate": 0.5})
     snap = json.loads(json.dumps(ep.snapshot()))
     assert snap["randomization"]["faults"]["timeout_rate"] == 0.5 and "output" in snap["randomization"]
+    assert conditions(("stress",)) == ["none", *(f"{f}:stress" for f in FAMILIES)]
+    assert condition("none") is None and condition("faults") == Randomization(faults="random")
+    assert condition("users:stress") == Randomization(users="stress")
     stressed = Randomization(output="stress", faults="stress").resolve(__import__("random").Random(0))
     assert stressed["output"] == FAMILIES["output"].stress and stressed["faults"].reword_errors
     with pytest.raises(ValueError, match="expected 'random', 'stress' or an object"):

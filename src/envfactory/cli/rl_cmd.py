@@ -15,7 +15,7 @@ from envfactory.eval.report import write_report
 from envfactory.eval.runner import evaluate
 from envfactory.runtime.environment import Environment
 from envfactory.tasks.taskset import TaskSet
-from envfactory.wrappers import FAMILIES, Randomization
+from envfactory.wrappers import FAMILIES, condition
 
 ALL_RANDOM = {name: "random" for name in ("output", "faults", "descriptions", "users")}
 
@@ -63,7 +63,6 @@ def train_cmd(env_dirs: list[Path], task_files: list[Path], out: Path, iteration
 
     envs, tasks = _load(env_dirs, task_files, max_level)
     config = TrainConfig(iterations=iterations, estimator=estimator, seed=seed, warm_start=warm_start,
-                         lr=0.005 if warm_start else 0.02,  # fine-tune a cloned policy gently
                          randomization=ALL_RANDOM if randomize else None)  # fmt: skip
     if warm_start and not resume:
         err_console.print(f"warm start: cloning the gold plans' decisions for {warm_start} epochs")
@@ -92,7 +91,7 @@ def eval_cmd(env_dirs: list[Path], task_files: list[Path], policy: str, trials: 
     ks = tuple(k for k in (1, 2, 4, 8) if k <= trials)
     results: dict[str, Any] = {}
     for family in ["none", *families]:
-        randomization = None if family == "none" else Randomization(**{family: "random"})
+        randomization = condition(family)
         trajs = [
             t
             for name in envs

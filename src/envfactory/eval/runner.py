@@ -12,7 +12,7 @@ from envfactory.rl.rollout import Trajectory, rollout
 from envfactory.runtime.environment import Environment
 from envfactory.seeding import derive_seed
 from envfactory.users.scripted import ScriptedUser
-from envfactory.wrappers import FAMILIES, Randomization, randomize
+from envfactory.wrappers import FAMILIES, Randomization, condition, randomize
 
 
 def evaluate(
@@ -49,7 +49,7 @@ def robustness(
     """Success with no randomization and under each family alone (drawn per episode)."""
     table = {"none": summarize(evaluate(env, tasks, make_policy, trials=trials, seed=seed))}
     for family in FAMILIES:
-        randomization = Randomization(**{family: "random"})
+        randomization = condition(family)
         table[family] = summarize(
             evaluate(env, tasks, make_policy, trials=trials, seed=seed, randomization=randomization)
         )

@@ -236,6 +236,7 @@ def candidates(tools: list[JSON], memory: Memory, instruction: str) -> list[Cand
     """Every admissible action: calls whose required arguments can be filled, and replies."""
     out: list[Candidate] = []
     said = tokens(instruction)
+    derived: dict[str, list[Value]] = {}  # per entity: many tools take the same kind of id
     for entry in tools:
         fn = entry["function"]
         props = (fn.get("parameters") or {}).get("properties") or {}
@@ -244,7 +245,9 @@ def candidates(tools: list[JSON], memory: Memory, instruction: str) -> list[Cand
         for arg, schema in props.items():
             seen: dict[str, Value] = {}
             stem = id_stem(arg)
-            for value in memory.derived(stem, said) if stem and memory.rows else ():
+            if stem and memory.rows and stem not in derived:
+                derived[stem] = memory.derived(stem, said)
+            for value in derived.get(stem, ()) if stem else ():
                 value = _coerced(value, schema)
                 if value is not None:
                     seen.setdefault(json.dumps(value.value), value)

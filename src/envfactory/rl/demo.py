@@ -23,7 +23,7 @@ from envfactory.rl.policy import RandomPolicy
 from envfactory.rl.trainer import TrainConfig, train
 from envfactory.runtime.environment import Environment
 from envfactory.tasks.taskset import split_tasks
-from envfactory.wrappers import FAMILIES, Randomization
+from envfactory.wrappers import condition, conditions
 
 JSON = dict[str, Any]
 HELD_OUT = ("calendar", "travel")
@@ -63,7 +63,7 @@ def run_demo(
     for label, randomization in (("ERPO + randomization", ALL_RANDOM), ("ERPO, no randomization", None)):
         say(f"training: {label} (warm start {warm_start} epochs, {iterations} iterations)")
         config = TrainConfig(iterations=iterations, estimator="erpo", randomization=randomization, seed=seed,
-                             warm_start=warm_start, lr=0.005 if warm_start else 0.02)  # fmt: skip
+                             warm_start=warm_start)  # fmt: skip
         folder = run_dir / label.split(",")[0].replace(" + ", "-").replace(" ", "-").lower()
 
         def report_progress(i: int, m: JSON, label: str = label) -> None:
@@ -99,24 +99,23 @@ def run_demo(
                 ][:3]
     say("robustness: success under each randomization family")
     robust_rows = []
-    conditions = ["none", *(f"{f}:{level}" for level in ("random", "stress") for f in FAMILIES)]
+    settings = conditions()
     for label in ("ERPO + randomization", "ERPO, no randomization", "random"):
         row: list[Any] = [label]
-        for condition in conditions:
-            family, _, level = condition.partition(":")
-            randomization = None if family == "none" else Randomization(**{family: level})
+        for name in settings:
+            randomization = condition(name)
             trajs = [t for n in train_names for t in evaluate(envs[n], test_tasks[n], policies[label], seed=seed + 1,
                                                               randomization=randomization)]  # fmt: skip
             row.append(summarize(trajs)["success"])
         robust_rows.append(row)
-    return _assemble(results, robust_rows, conditions, curves, transcripts, train_names, run_dir, seed, iterations)
+    return _assemble(results, robust_rows, settings, curves, transcripts, train_names, run_dir, seed, iterations)
 
 
 def _greedy(model: DRRN) -> Callable[[int], DRRNPolicy]:
     return lambda s: DRRNPolicy(model, seed=s, greedy=True)
 
 
-def _assemble(results: dict, robust_rows: list, conditions: list[str], curves: list, transcripts: list,
+def _assemble(results: dict, robust_rows: list, settings: list[str], curves: list, transcripts: list,
               train_names: list[str], run_dir: Path, seed: int, iterations: int) -> JSON:  # fmt: skip
     rows = []
     for key, value in results.items():
@@ -159,7 +158,7 @@ def _assemble(results: dict, robust_rows: list, conditions: list[str], curves: l
             {"title": "Per environment", "header": ["policy", "env", "tasks", "success"], "rows": env_rows},
             {
                 "title": "Robustness: success on held-out tasks of the training envs, under each randomization family",
-                "header": ["policy", *conditions],
+                "header": ["policy", *settings],
                 "rows": robust_rows,
             },
         ],

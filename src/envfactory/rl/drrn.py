@@ -111,15 +111,14 @@ class DRRN(nn.Module):
         return (a @ s.T).squeeze(1) + self.bias(ids, offsets).squeeze(1)
 
 
-class DRRNPolicy(CandidatePolicy):
-    """Samples (or, with ``greedy``, takes the best) admissible action under a :class:`DRRN`."""
+Decision = tuple[list[int], list[list[int]], int, float]  # state, candidates, index picked, its log-prob
 
-    name = "drrn"
 
-    def __init__(self, model: DRRN, *, seed: int = 0, greedy: bool = False) -> None:
-        self.model, self.greedy = model, greedy
-        self.generator = torch.Generator().manual_seed(seed)
-        self.record: list[tuple[list[int], list[list[int]], int, float]] | None = None
+class FeaturePolicy(CandidatePolicy):
+    """A candidate policy that tracks what a DRRN sees and records each decision's features;
+    subclasses decide (:class:`DRRNPolicy` by the model, the imitation teacher by the gold plan)."""
+
+    record: list[Decision] | None = None
 
     def begin(self, task: Any, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> None:
         super().begin(task, messages, tools)
@@ -142,6 +141,16 @@ class DRRNPolicy(CandidatePolicy):
         tools_called = {t for t, _ in self.memory.calls}
         state = self.features.state(self.last, self.steps, pending, len(tools_called), self.error)
         return state, [self.features.action(c, called, tools_called, pending) for c in options]
+
+
+class DRRNPolicy(FeaturePolicy):
+    """Samples (or, with ``greedy``, takes the best) admissible action under a :class:`DRRN`."""
+
+    name = "drrn"
+
+    def __init__(self, model: DRRN, *, seed: int = 0, greedy: bool = False) -> None:
+        self.model, self.greedy = model, greedy
+        self.generator = torch.Generator().manual_seed(seed)
 
     def choose(self, options: list[Candidate]) -> int:
         state, actions = self.featurize(options)

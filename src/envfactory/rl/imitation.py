@@ -21,23 +21,20 @@ import torch
 
 from envfactory.ir.task import Task
 from envfactory.rl.actions import Candidate
-from envfactory.rl.drrn import DRRN, DRRNPolicy
+from envfactory.rl.drrn import DRRN, Decision, FeaturePolicy
 from envfactory.rl.rollout import rollout
 from envfactory.runtime.environment import Environment
 from envfactory.seeding import derive_seed
 from envfactory.users.scripted import ScriptedUser
 from envfactory.wrappers import Randomization, randomize
 
-Decision = tuple[list[int], list[list[int]], int, float]
 
-
-class Imitator(DRRNPolicy):
-    """Records DRRN features for the teacher's choices (the model is not consulted)."""
+class Imitator(FeaturePolicy):
+    """Makes the teacher's choices and records their DRRN features."""
 
     name = "teacher"
 
-    def __init__(self, model: DRRN, *, seed: int = 0, episode: Any = None) -> None:
-        super().__init__(model, seed=seed)
+    def __init__(self, *, episode: Any = None) -> None:
         self.episode = episode  # to map renamed tools back to the gold plan's names
 
     def begin(self, task: Any, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> None:
@@ -108,7 +105,7 @@ def demonstrations(
             if randomization is not None and rng.random() < fraction:
                 episodes.append(randomize(base, randomization, episode_seed))
             for episode in episodes:
-                teacher = Imitator(DRRN(), seed=seed, episode=episode)
+                teacher = Imitator(episode=episode)
                 result = rollout(episode, task, teacher, seed=episode_seed)
                 if result.success and not teacher.stuck:
                     decisions += teacher.record or []

@@ -45,6 +45,7 @@ class TrainConfig:
     checkpoint_every: int = 20
     warm_start: int = 0  # epochs of cloning the gold plans' decisions before RL (0: RL from scratch)
     warm_start_lr: float = 0.02
+    finetune_lr: float = 0.005  # the RL learning rate after a warm start: fine-tune a cloned policy gently
 
 
 def train(
@@ -78,7 +79,7 @@ def _train(
         raise ValueError(f"unknown estimator {config.estimator!r}; choose from {list(ESTIMATORS)}")
     torch.manual_seed(config.seed)
     model = DRRN()
-    optimizer = torch.optim.Adam(model.parameters(), lr=config.lr)
+    optimizer = torch.optim.Adam(model.parameters(), lr=config.finetune_lr if config.warm_start else config.lr)
     start = 0
     run = Path(run_dir) if run_dir is not None else None
     if run is not None:

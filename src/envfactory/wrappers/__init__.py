@@ -5,7 +5,7 @@ JSON), a way to sample one from its distribution, and a wrapper. :func:`randomiz
 wrappers a :class:`Randomization` asks for; the config is recorded in every snapshot.
 """
 
-from envfactory.wrappers.base import FAMILIES, EpisodeWrapper, Randomization, randomize
+from envfactory.wrappers.base import FAMILIES, EpisodeWrapper, Randomization, condition, conditions, randomize
 from envfactory.wrappers.descriptions import Descriptions, DescriptionsWrapper
 from envfactory.wrappers.faults import Faults, FaultsWrapper
 from envfactory.wrappers.output import OutputShape, OutputWrapper
@@ -23,5 +23,7 @@ __all__ = [
     "Randomization",
     "UserStyle",
     "UserStyleWrapper",
+    "condition",
+    "conditions",
     "randomize",
 ]

@@ -117,6 +117,17 @@ class Randomization(BaseModel):
         return out
 
 
+def conditions(levels: tuple[str, ...] = ("random", "stress")) -> list[str]:
+    """The settings a robustness table reports: ``none``, then ``family:level`` for each level and family."""
+    return ["none", *(f"{family}:{level}" for level in levels for family in FAMILIES)]
+
+
+def condition(name: str) -> Randomization | None:
+    """``none`` -> None; ``faults`` or ``faults:random`` -> drawn per episode; ``faults:stress``."""
+    family, _, level = name.partition(":")
+    return None if family == "none" else Randomization(**{family: level or "random"})
+
+
 def randomize(episode: Any, randomization: Randomization, seed: int = 0) -> Any:
     """Stack the wrappers of ``randomization`` around ``episode`` (configs drawn from ``seed``)."""
     configs = randomization.resolve(random.Random(derive_seed("randomize", seed)))

@@ -84,9 +84,11 @@ class DescriptionsWrapper(EpisodeWrapper):
                 {"type": "function", "function": {**fn, "name": shown, "description": desc, "parameters": params}}
             )
         self.distractors: set[str] = set()
+        self.retired: set[str] = set()  # the deprecated twins among the distractors
         twins = list(offered)
         for _ in range(self.config.distractors):
-            if twins and self.rng.random() < 0.6:  # a deprecated twin of a tool on offer
+            twin = bool(twins) and self.rng.random() < 0.6  # a deprecated twin of a tool on offer
+            if twin:
                 fn = twins.pop(self.rng.randrange(len(twins)))["function"]
                 name = fn["name"] + self.rng.choice(("_v1", "_legacy", "V1", "_old"))
                 desc = f"Deprecated: {fn.get('description', '')} Kept for old clients; do not use."
@@ -98,6 +100,8 @@ class DescriptionsWrapper(EpisodeWrapper):
             if name in self.real or name in self.distractors:
                 continue
             self.distractors.add(name)
+            if twin:
+                self.retired.add(name)
             offered.append({"type": "function", "function": entry})
         self.rng.shuffle(offered)
         self.offered = offered
@@ -118,7 +122,7 @@ class DescriptionsWrapper(EpisodeWrapper):
 
     def call_tool(self, name: str, arguments: JSON | str | None = None) -> ToolResult:
         if name in self.distractors:
-            why = "has been retired" if name.endswith(("_v1", "_legacy", "V1", "_old")) else "is not permitted"
+            why = "has been retired" if name in self.retired else "is not permitted"
             return self.inner.reject(f"{name} {why} for this account", "precondition_failed")
         real = self.real.get(name) if isinstance(name, str) else None
         if real is None:  # hidden or unknown: the same error as for any unknown tool

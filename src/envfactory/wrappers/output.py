@@ -61,29 +61,27 @@ class OutputWrapper(EpisodeWrapper):
     config: OutputShape
 
     def on_reset(self) -> None:
-        self.paged: set[str] = set()  # tools whose lists come back a page at a time
+        """With pagination, list tools (an array output schema, no ``page`` of their own) gain ``page``."""
+        self.paged: set[str] = set()
+        self.offered: list[JSON] = self.inner.tools
         if not self.config.paginate:
             return
+        specs = {tool.name: tool for tool in self.inner.env.spec.tools.tools}
+        offered = []
         for entry in self.inner.tools:
             fn = entry["function"]
-            tool = self.inner.env.spec.tools[fn["name"]] if fn["name"] in self.inner.env.spec.tools.names else None
-            props = (fn.get("parameters") or {}).get("properties") or {}
-            if tool is not None and (tool.output_schema or {}).get("type") == "array" and "page" not in props:
+            params = fn.get("parameters") or {"type": "object"}
+            props = params.get("properties") or {}
+            spec = specs.get(fn["name"])
+            if spec is not None and (spec.output_schema or {}).get("type") == "array" and "page" not in props:
                 self.paged.add(fn["name"])
+                entry = {**entry, "function": {**fn, "parameters": {**params, "properties": {**props, "page": _PAGE}}}}
+            offered.append(entry)
+        self.offered = offered
 
     @property
     def tools(self) -> list[JSON]:
-        if not self.paged:
-            return self.inner.tools
-        out = []
-        for entry in self.inner.tools:
-            fn = entry["function"]
-            if fn["name"] in self.paged:
-                params = fn.get("parameters") or {"type": "object"}
-                params = {**params, "properties": {**(params.get("properties") or {}), "page": _PAGE}}
-                entry = {**entry, "function": {**fn, "parameters": params}}
-            out.append(entry)
-        return out
+        return self.offered
 
     def call_tool(self, name: str, arguments: JSON | str | None = None) -> ToolResult:
         page = 1
