@@ -5,6 +5,7 @@
     │   └── UnsupportedFormatError  no ingester recognises the input
     ├── SynthesisError              an environment cannot be built from a readable ToolSet
     ├── EnvSpecError                an environment directory is missing files or is inconsistent
+    ├── SnapshotError               an episode snapshot is malformed or from another environment
     ├── TaskSetError                a task file is missing, malformed, or has no such index
     └── RegistryError               a duplicate or unknown name in a Registry
 
@@ -50,6 +51,10 @@ class SynthesisError(EnvFactoryError):
 
 class EnvSpecError(EnvFactoryError):
     """An environment directory cannot be loaded."""
+
+
+class SnapshotError(EnvFactoryError, ValueError):
+    """An episode snapshot cannot be restored; the episode is left unchanged."""
 
 
 class TaskSetError(EnvFactoryError, IndexError):

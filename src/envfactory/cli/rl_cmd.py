@@ -14,7 +14,7 @@ from envfactory.eval.metrics import breakdown, summarize
 from envfactory.eval.report import write_report
 from envfactory.eval.runner import evaluate
 from envfactory.runtime.environment import Environment
-from envfactory.tasks.taskset import TaskSet
+from envfactory.tasks.taskset import TaskSet, check_task
 from envfactory.wrappers import FAMILIES, condition
 
 ALL_RANDOM = {name: "random" for name in ("output", "faults", "descriptions", "users")}
@@ -28,9 +28,11 @@ def _load(env_dirs: list[Path], task_files: list[Path], max_level: int | None) -
     envs, tasks = {}, {}
     for env_dir, file in zip(env_dirs, task_files, strict=True):
         env = Environment.load(env_dir)
-        chosen = [t for t in TaskSet(file) if max_level is None or t.level <= max_level]
-        if any(t.env != env.name for t in chosen):
-            raise EnvFactoryError(f"{file}: tasks are not for environment {env.name!r}")
+        chosen = [
+            check_task(t, env.spec, f"{file}: line {i + 1}")
+            for i, t in enumerate(TaskSet(file))
+            if max_level is None or t.level <= max_level
+        ]
         envs[env.name], tasks[env.name] = env, chosen
     return envs, tasks
 

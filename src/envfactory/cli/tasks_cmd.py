@@ -12,7 +12,7 @@ from envfactory.runtime.environment import Environment
 from envfactory.tasks.agents import RandomAgent, gold, noop, read_only
 from envfactory.tasks.generate import baselines, generate_tasks
 from envfactory.tasks.graph import WRITES, describe, draw, tool_graph
-from envfactory.tasks.taskset import TaskSet, split_tasks, write_tasks
+from envfactory.tasks.taskset import TaskSet, check_task, split_tasks, write_tasks
 from envfactory.users.scripted import ScriptedUser
 
 
@@ -105,10 +105,7 @@ AGENTS = ("gold", "noop", "read-only", "random")
 @friendly_errors
 def solve(env_dir: Path, file: Path, index: int, agent_name: str, seed: int) -> int:
     env = Environment.load(env_dir)
-    task = TaskSet(file)[index]
-    if task.env != env.name:
-        err_console.print(f"[bold red]error:[/] task {task.id} is for env {task.env!r}, not {env.name!r}")
-        return 2
+    task = check_task(TaskSet(file)[index], env.spec, f"{file}: task {index}")
     writes = {b.tool for b in env.spec.behaviours if b.effect.kind in WRITES}
     agent = {
         "gold": lambda: gold(task),

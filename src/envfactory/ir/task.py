@@ -61,9 +61,9 @@ class Task(BaseModel):
     blueprint: Blueprint | None = None
     gold: tuple[Call, ...] = ()
     goal: Goal = Goal()
-    max_steps: int | None = None
+    max_steps: int | None = Field(default=None, ge=1)
     difficulty: float = 0.0
-    level: int = 1
+    level: int = Field(default=1, ge=1)
     origin: Origin | None = None
 
 

@@ -7,6 +7,7 @@ of live episodes share one copy of the initial state.
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -56,6 +57,7 @@ class Environment:
         start = datetime.fromisoformat(spec.config.clock_start.replace("Z", "+00:00"))
         self.now = start.strftime("%Y-%m-%dT%H:%M:%SZ")  # the simulated time of every episode
         self._values: Any = None  # a ValueMaker, made on first fallback call (Faker is slow to start)
+        self._values_lock = threading.Lock()
 
     @classmethod
     def load(cls, directory: str | Path) -> Environment:
@@ -70,12 +72,16 @@ class Environment:
         """Deterministic, schema-faithful output for a tool without inferred semantics."""
         from envfactory.synth.values import ValueMaker
 
-        if self._values is None:
-            self._values = ValueMaker(0, self.spec.config.clock_start)
+        with self._values_lock:
+            if self._values is None:
+                self._values = ValueMaker(0, self.spec.config.clock_start)
         canonical = json.dumps(args, sort_keys=True, ensure_ascii=True)
-        self._values.reseed(derive_seed(seed, tool, canonical))
         schema = self.spec.tools[tool].output_schema
-        return to_jsonable(self._values.value(schema, tool)) if schema else {"status": "ok"}
+        if not schema:
+            return {"status": "ok"}
+        with self._values_lock:  # one generator, reseeded per call: episodes on several threads share it
+            self._values.reseed(derive_seed(seed, tool, canonical))
+            return to_jsonable(self._values.value(schema, tool))
 
 
 def bound_owner_factory(spec: EnvSpec) -> Callable[[], Any] | None:

@@ -10,17 +10,22 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from envfactory.errors import EnvFactoryError
+from pydantic import ValidationError
+
+from envfactory.errors import SnapshotError
+from envfactory.ir.snapshot import EpisodeSnapshot
 from envfactory.ir.task import Task, Verdict
 from envfactory.runtime.behaviours import CallContext, key_caster
+from envfactory.runtime.canonical import NotCanonical, canonical_value, json_safe, parse_json, safe_repr, safe_text
 from envfactory.runtime.environment import Environment
 from envfactory.runtime.facts import states_fact
-from envfactory.runtime.result import ErrorCode, ToolError, ToolResult, to_json_text
+from envfactory.runtime.result import ERROR_CODES, ErrorCode, ToolError, ToolResult, to_json_text
 from envfactory.runtime.store import Store, clone
 from envfactory.users.base import ClosingUser, UserSimulator
 
 JSON = dict[str, Any]
 MAX_ARGUMENT_CHARS = 100_000
+MAX_REPLY_CHARS = 4_000  # longer replies are cut: a reply is an answer, not a dump of candidates
 
 
 class Episode:
@@ -86,7 +91,8 @@ class Episode:
             return ToolResult.failure("episode_over", "the episode is over; call reset()")
         self._spend_step()
         result = self._run(name, arguments)
-        self.log.append((name, arguments, result))
+        shown = safe_text(name, 200) if isinstance(name, str) else safe_repr(name)
+        self.log.append((shown, json_safe(arguments), result))
         return result
 
     def reject(self, message: str, code: ErrorCode = "invalid_arguments") -> ToolResult:
@@ -95,6 +101,7 @@ class Episode:
         if self.done:
             return ToolResult.failure("episode_over", "the episode is over; call reset()")
         self._spend_step()
+        message = safe_text(message, 1000)
         result = ToolResult.failure(code, message)
         self.log.append(("__invalid__", message, result))
         return result
@@ -108,7 +115,7 @@ class Episode:
         tool = self.env.tools.get(name) if isinstance(name, str) else None
         if tool is None:
             known = ", ".join(self.env.tools)
-            return ToolResult.failure("unknown_tool", f"unknown tool {str(name)[:80]!r}; available: {known}")
+            return ToolResult.failure("unknown_tool", f"unknown tool {safe_repr(name)}; available: {known}")
         args = _parse_arguments(arguments)
         if isinstance(args, ToolResult):
             return args
@@ -119,8 +126,8 @@ class Episode:
             value = tool.execute(self._ctx, args)
         except ToolError as err:
             return ToolResult.failure(err.code, err.message)
-        except Exception as err:  # a behaviour bug or odd user data must not crash the agent's loop
-            return ToolResult.failure("precondition_failed", f"{name} failed: {type(err).__name__}: {err}")
+        except Exception as err:  # a behaviour bug must not crash the agent's loop, nor pass for a refusal
+            return ToolResult.failure("internal_error", f"{name} failed: {type(err).__name__}: {_error_text(err)}")
         return ToolResult(True, to_json_text(tool.shape(value)))
 
     def act(self, message: JSON) -> list[JSON]:
@@ -136,6 +143,7 @@ class Episode:
         """Send a message to the user; returns the user's answer, or [] when the episode ends."""
         if self.done:
             return []
+        text = safe_text(text, MAX_REPLY_CHARS)
         self.steps += 1
         self.replies.append(text)
         self.log.append(("__reply__", text, None))
@@ -153,8 +161,10 @@ class Episode:
         return self.store.hash()
 
     def state(self) -> dict[str, list[JSON]]:
-        """The whole current state, materialized (for people and tests; not the hot path)."""
-        return self.store.materialize()
+        """A copy of the whole current state (for people and tests; not the hot path).
+
+        A copy, because the rows inside the store are shared by every episode of the environment."""
+        return clone(self.store.materialize())
 
     def verify(self) -> Verdict:
         """Compare the final state and replies with the task's goal."""
@@ -172,6 +182,9 @@ class Episode:
             reasons.append(f"final state differs from the goal state (hash {current[:12]} != {goal.state_hash[:12]})")
         schema = self.env.spec.state_schema
         for entity_name, rows in goal.rows.items():
+            if entity_name not in schema:
+                reasons.append(f"the goal names entity {entity_name[:80]!r}, which this environment does not have")
+                continue
             cast = key_caster(schema[entity_name])
             for key, expected in rows.items():
                 actual = self.store.get(entity_name, cast(key))
@@ -205,21 +218,32 @@ class Episode:
         }
 
     def restore(self, snap: JSON) -> None:
-        if snap.get("env") != self.env.name or snap["store"]["base"] != self.env.base.hash:
-            raise EnvFactoryError(
-                f"snapshot is from environment {snap.get('env')!r} with another initial state; cannot restore"
+        """Continue from a :meth:`snapshot`; all or nothing: a bad snapshot raises
+        :class:`SnapshotError` and leaves the episode exactly as it was."""
+        try:
+            parsed = EpisodeSnapshot.model_validate(snap)
+        except ValidationError as err:
+            first = err.errors()[0]
+            where = ".".join(str(p) for p in first["loc"]) or "snapshot"
+            raise SnapshotError(f"invalid snapshot: {where}: {first['msg']}") from None
+        if parsed.env != self.env.name or parsed.store.base != self.env.base.hash:
+            raise SnapshotError(
+                f"snapshot is from environment {parsed.env!r} with another initial state; cannot restore"
             )
-        self.task = Task.model_validate(snap["task"]) if snap.get("task") else None
-        self.seed = snap["seed"]
-        self.store = Store(self.env.base)
-        self.store.restore(snap["store"])
-        self.steps, self.terminated, self.truncated = (
-            snap["steps"],
-            snap["terminated"],
-            snap["truncated"],
-        )
-        self.replies = list(snap["replies"])
-        self.log = [(n, clone(a), ToolResult(e is None, c, e) if c is not None else None) for n, a, c, e in snap["log"]]
+        store = Store(self.env.base)
+        store.restore(parsed.store.model_dump())  # raises SnapshotError on unknown entities or keys
+        log: list[tuple[Any, ...]] = []
+        for name, args, content, error in parsed.log:
+            if error is not None and error not in ERROR_CODES:
+                raise SnapshotError(f"invalid snapshot: log: unknown error code {safe_repr(error)}")
+            result = ToolResult(error is None, content, error) if content is not None else None  # type: ignore[arg-type]
+            log.append((name, json_safe(args), result))
+        self.task = parsed.task
+        self.seed = parsed.seed
+        self.store = store
+        self.steps, self.terminated, self.truncated = parsed.steps, parsed.terminated, parsed.truncated
+        self.replies = list(parsed.replies)
+        self.log = log
         self._ctx = CallContext(self.store, self._now, self.seed, self._ctx.owner, self._fallback)
 
     @property
@@ -290,13 +314,22 @@ def _parse_arguments(arguments: JSON | str | None) -> JSON | ToolResult:
                 f"arguments are {len(arguments)} characters; the limit is {MAX_ARGUMENT_CHARS}",
             )
         try:
-            arguments = json.loads(arguments)
-        except (json.JSONDecodeError, RecursionError) as err:
-            msg = err.msg if isinstance(err, json.JSONDecodeError) else "nested too deeply"
-            return ToolResult.failure("invalid_arguments", f"arguments are not valid JSON: {msg}")
+            arguments = parse_json(arguments)
+        except NotCanonical as err:
+            return ToolResult.failure("invalid_arguments", f"arguments: {err}")
     if not isinstance(arguments, dict):
         return ToolResult.failure("invalid_arguments", "arguments must be a JSON object")
-    return arguments
+    try:
+        return canonical_value(arguments)
+    except NotCanonical as err:
+        return ToolResult.failure("invalid_arguments", str(err))
+
+
+def _error_text(err: BaseException) -> str:
+    try:
+        return str(err)[:200]
+    except Exception:  # an exception whose message itself fails to print
+        return "(no message)"
 
 
 def row_difference(expected: JSON | None, actual: JSON | None) -> str:

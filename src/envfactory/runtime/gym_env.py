@@ -22,6 +22,7 @@ from gymnasium import spaces
 
 from envfactory.ir.env import EnvSpec
 from envfactory.ir.task import Task
+from envfactory.runtime.canonical import NotCanonical, parse_json, safe_repr, safe_text
 from envfactory.runtime.environment import Environment
 from envfactory.runtime.episode import Episode
 from envfactory.users.scripted import ScriptedUser
@@ -104,20 +105,18 @@ class ToolEnv(gymnasium.Env[str, str]):
     def _act(self, action: Any) -> tuple[list[JSON], str | None]:
         if self.episode.done:
             return [], "the episode is over; call reset()"
-        try:
-            parsed = json.loads(action) if isinstance(action, str) else action
-        except (json.JSONDecodeError, RecursionError):
-            return (
-                [],
-                "the action must be JSON: a tool call {name, arguments}, an assistant message, or {content}",
-            )
+        parsed, error = _parse_action(action)
+        if error is not None:
+            return [], error
         if not isinstance(parsed, dict):
             return [], "the action must be a JSON object"
         if "tool_calls" in parsed or "content" in parsed:
             return self.episode.act(parsed), None
         if "name" in parsed:
             result = self.episode.call_tool(parsed["name"], parsed.get("arguments"))
-            return [{"role": "tool", "name": str(parsed["name"]), "content": result.content}], None
+            name = parsed["name"]
+            shown = safe_text(name, 200) if isinstance(name, str) else safe_repr(name)
+            return [{"role": "tool", "name": shown, "content": result.content}], None
         return [], "unrecognised action: expected 'name', 'tool_calls' or 'content'"
 
     def _observe(self, messages: list[JSON]) -> str:
@@ -134,6 +133,20 @@ class ToolEnv(gymnasium.Env[str, str]):
         if self.render_mode == "human":
             print(self._last)
         return None
+
+
+def _parse_action(action: Any) -> tuple[Any, str | None]:
+    if isinstance(action, dict):  # callers in Python may skip the JSON text
+        return action, None
+    if not isinstance(action, str):
+        return None, "the action must be JSON text"
+    try:
+        return parse_json(action), None
+    except NotCanonical as err:
+        return (
+            None,
+            f"the action must be JSON ({err}): a tool call {{name, arguments}}, an assistant message, or {{content}}",
+        )
 
 
 # -- registration: gymnasium.make("envfactory/<name>") ---------------------------------------

@@ -18,7 +18,12 @@ ErrorCode = Literal[
     "precondition_failed",
     "transient",
     "episode_over",
+    "internal_error",
 ]
+ERROR_CODES: frozenset[str] = frozenset(ErrorCode.__args__)  # type: ignore[attr-defined]
+# Codes that mean "the environment is broken", never "the tool refused": probes and fidelity
+# measurements count them as failures.
+BROKEN: frozenset[str] = frozenset({"internal_error"})
 
 
 def to_json_text(value: Any) -> str:
@@ -26,7 +31,7 @@ def to_json_text(value: Any) -> str:
     try:
         return orjson.dumps(value, option=_ORJSON_OPTS).decode()
     except TypeError:  # integers beyond 64 bits, exotic objects
-        return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
+        return json.dumps(value, ensure_ascii=True, separators=(",", ":"), default=str)
 
 
 class ToolError(Exception):

@@ -15,7 +15,9 @@ from typing import Any
 
 import orjson
 
+from envfactory.errors import SnapshotError
 from envfactory.ir.state import StateSchema
+from envfactory.runtime.canonical import NotCanonical, canonical_number, canonical_value
 
 JSON = dict[str, Any]
 MOD = 1 << 128
@@ -31,14 +33,31 @@ def clone(value: Any) -> Any:
     return value
 
 
+def canonical_numbers(value: Any) -> Any:
+    """``value`` with integral floats as integers (``3.0`` -> ``3``): equal numbers hash equal.
+
+    Returns ``value`` itself when nothing changes, so rows without such floats are not copied."""
+    if type(value) is float:
+        return canonical_number(value)
+    if isinstance(value, dict):
+        fixed = {k: canonical_numbers(v) for k, v in value.items()}
+        return value if all(fixed[k] is value[k] for k in value) else fixed
+    if isinstance(value, list):
+        items = [canonical_numbers(v) for v in value]
+        return value if all(a is b for a, b in zip(items, value, strict=True)) else items
+    return value
+
+
 def row_digest(entity: str, key: Any, row: JSON | None) -> int:
-    """BLAKE2b of the canonical JSON of ``[entity, key, row]`` (keys sorted), as an integer."""
+    """BLAKE2b of the canonical JSON of ``[entity, key, row]`` (keys sorted, integral floats as
+    integers), as an integer."""
     if row is None:
         return 0
+    item = [entity, key, canonical_numbers(row)]
     try:
-        data = orjson.dumps([entity, key, row], option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS)
-    except TypeError:  # integers beyond 64 bits
-        text = json.dumps([entity, key, row], sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        data = orjson.dumps(item, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS)
+    except TypeError:  # integers beyond 64 bits, lone surrogates in user-supplied rows
+        text = json.dumps(item, sort_keys=True, separators=(",", ":"), ensure_ascii=True, default=repr)
         data = text.encode()
     return int.from_bytes(hashlib.blake2b(data, digest_size=16).digest(), "big")
 
@@ -145,10 +164,20 @@ class Store:
         }
 
     def restore(self, snap: JSON) -> None:
-        self.overlay = {
-            entity: {_native_key(self.base.key_types[entity], key): clone(row) for key, row in pairs}
-            for entity, pairs in snap["overlay"].items()
-        }
+        """Load a validated store snapshot (see ``ir.snapshot.StoreSnapshot``) into this empty store."""
+        overlay: dict[str, dict[Any, JSON | None]] = {}
+        for entity, pairs in snap["overlay"].items():
+            if entity not in self.base.key_types:
+                raise SnapshotError(f"invalid snapshot: store.overlay: unknown entity {entity[:80]!r}")
+            key_type = self.base.key_types[entity]
+            try:
+                overlay[entity] = {_native_key(key_type, key): canonical_value(row) for key, row in pairs}
+            except (NotCanonical, ValueError) as err:
+                raise SnapshotError(f"invalid snapshot: store.overlay.{entity[:80]}: {err}") from None
+        for entity, count in snap["counters"].items():
+            if entity not in self.base.key_types or count < 0:
+                raise SnapshotError(f"invalid snapshot: store.counters: bad entry {entity[:80]!r}: {count}")
+        self.overlay = overlay
         self._digests = {}
         self.counters = dict(snap["counters"])
 
@@ -161,4 +190,8 @@ class Store:
 
 
 def _native_key(key_type: str, key: Any) -> Any:
-    return int(key) if key_type == "integer" and isinstance(key, str) else key
+    if key_type == "integer" and isinstance(key, str):
+        return int(key)  # ValueError on non-digits: reported by restore()
+    if key_type != "integer" and not isinstance(key, str):
+        raise ValueError(f"key {key!r} must be a string")
+    return key

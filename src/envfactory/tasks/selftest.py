@@ -1,8 +1,9 @@
 """The verifier self-test every kept task must pass.
 
-The gold plan passes; the no-op agent, the read-only agent and the agent that stops one step
-early fail; and so does every single mutation of the gold plan: a write dropped, one literal
-argument changed, one referenced row swapped for another.
+The gold plan runs without an error result and passes; the no-op agent, the read-only agent
+and the agent that stops one step early fail; and so do these single mutations of the gold
+plan: each write dropped, each literal argument of each write changed (to one other value
+drawn from its schema), each referenced row of each write swapped (for one other row).
 """
 
 from __future__ import annotations
@@ -18,8 +19,6 @@ from envfactory.synth.values import ValueMaker
 from envfactory.tasks.agents import Agent, Replay, early_stop, gold, noop, read_only
 from envfactory.tasks.graph import WRITES
 from envfactory.users.scripted import ScriptedUser
-
-MAX_MUTATIONS = 6
 
 
 def run_agent(episode: Episode, task: Task, agent: Agent) -> bool:
@@ -43,6 +42,9 @@ class SelfTest:
         """None when the task is proven; otherwise the name of the agent that broke it."""
         if not run_agent(self.episode, task, gold(task)):
             return "gold plan fails"
+        failed = [entry[0] for entry in self.episode.log if entry[2] is not None and not entry[2].ok]
+        if failed:
+            return f"gold plan fails: {failed[0]} returns an error"
         for agent in (noop(task), read_only(task, self.writes), early_stop(task)):
             if run_agent(self.episode, task, agent):
                 return f"{agent.name} agent passes"
@@ -58,23 +60,18 @@ class SelfTest:
             if call.tool not in self.writes:
                 continue
             out.append((f"drop write {call.tool}", calls[:i] + calls[i + 1 :]))
-            changed = self._change_literal(call)
-            if changed is not None:
-                out.append((f"change an argument of {call.tool}", [*calls[:i], changed, *calls[i + 1 :]]))
-            swapped = self._swap_reference(call)
-            if swapped is not None:
-                out.append((f"swap the row {call.tool} acts on", [*calls[:i], swapped, *calls[i + 1 :]]))
-        return out[:MAX_MUTATIONS]
+            refs = self._references(call.tool)
+            for arg in call.args:
+                changed = self._swap_reference(call, arg, refs[arg]) if arg in refs else self._change_literal(call, arg)
+                if changed is not None:
+                    what = "swap the row in" if arg in refs else "change"
+                    out.append((f"{what} {arg} of {call.tool}", [*calls[:i], changed, *calls[i + 1 :]]))
+        return out
 
     def _references(self, tool: str) -> dict[str, str]:
         return self.references[tool]
 
-    def _change_literal(self, call: Call) -> Call | None:
-        refs = self._references(call.tool)
-        literals = [a for a in call.args if a not in refs]
-        if not literals:
-            return None
-        arg = self.rng.choice(literals)
+    def _change_literal(self, call: Call, arg: str) -> Call | None:
         prop = self.spec.tools[call.tool].properties.get(arg, {})
         for _ in range(6):
             value: Any = self.maker.value(prop, arg)
@@ -82,11 +79,7 @@ class SelfTest:
                 return Call(tool=call.tool, args={**call.args, arg: value})
         return None
 
-    def _swap_reference(self, call: Call) -> Call | None:
-        refs = [(a, e) for a, e in self._references(call.tool).items() if a in call.args]
-        if not refs:
-            return None
-        arg, entity = self.rng.choice(refs)
+    def _swap_reference(self, call: Call, arg: str, entity: str) -> Call | None:
         key = self.spec.state_schema[entity].key
         others = [r[key] for r in self.env.base.tables[entity].values() if r[key] != call.args[arg]]
         if not others:

@@ -8,6 +8,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from envfactory.errors import TaskSetError
+from envfactory.ir.env import EnvSpec
 from envfactory.ir.task import Task
 from envfactory.seeding import derive_seed
 
@@ -54,14 +55,42 @@ class TaskSet:
             return f.readline().decode("utf-8").rstrip("\n")
 
     def __getitem__(self, index: int) -> Task:
+        number = (index % len(self) + 1) if len(self) else index + 1
         try:
             return Task.model_validate_json(self.line(index))
+        except UnicodeDecodeError:
+            raise TaskSetError(f"{self.path}: line {number} is not UTF-8 text") from None
         except ValidationError as err:
-            raise TaskSetError(f"{self.path}: line {index + 1} is not a task: {err.errors()[0]['msg']}") from None
+            first = err.errors()[0]
+            where = ".".join(str(p) for p in first["loc"])
+            raise TaskSetError(f"{self.path}: line {number} is not a task: {where}: {first['msg']}") from None
 
     def __iter__(self) -> Iterator[Task]:
         for i in range(len(self)):
             yield self[i]
+
+
+def task_problems(task: Task, spec: EnvSpec) -> list[str]:
+    """Why ``task`` cannot run in the environment ``spec`` ([] when it can)."""
+    problems = []
+    if task.env != spec.name:
+        problems.append(f"task is for environment {task.env!r}, not {spec.name!r}")
+    tools = {t.name for t in spec.tools.tools}
+    missing = sorted({c.tool for c in task.gold if c.tool not in tools})
+    if missing:
+        problems.append(f"the gold plan calls tools the environment lacks: {', '.join(missing)}")
+    entities = [e for e in task.goal.rows if e not in spec.state_schema]
+    if entities:
+        problems.append(f"the goal names entities the environment lacks: {', '.join(sorted(entities))}")
+    return problems
+
+
+def check_task(task: Task, spec: EnvSpec, where: str = "") -> Task:
+    """``task``, or a :class:`TaskSetError` naming every reason it cannot run in ``spec``."""
+    problems = task_problems(task, spec)
+    if problems:
+        raise TaskSetError(f"{where or task.id}: " + "; ".join(problems))
+    return task
 
 
 def split_tasks(

@@ -1,0 +1,1 @@
+"""Helpers for testing envfactory and the environments it builds (hostile inputs)."""

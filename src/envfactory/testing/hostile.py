@@ -1,0 +1,199 @@
+"""Hostile inputs, seeded: what a careless or adversarial agent sends, and tampered snapshots.
+
+Shared by the regression tests and ``bench/hostile.py``; every generator is a pure function of
+an explicit ``random.Random``.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import random
+from collections.abc import Callable
+from typing import Any
+
+JSON = dict[str, Any]
+
+
+def _deep(n: int) -> Any:
+    value: Any = 1
+    for _ in range(n):
+        value = {"a": value} if n % 2 else [value]
+    return value
+
+
+# Values that JSON cannot carry canonically, or that stress a parser or validator.
+HOSTILE_VALUES: tuple[Callable[[random.Random], Any], ...] = (
+    lambda r: 10 ** r.randint(19, 30),
+    lambda r: -(10 ** r.randint(19, 30)),
+    lambda r: 10**5000,
+    lambda r: float("nan"),
+    lambda r: float("inf"),
+    lambda r: -float("inf"),
+    lambda r: 3.0,
+    lambda r: r.random() * 1e308,
+    lambda r: "\ud800",
+    lambda r: "ok\udfffok",
+    lambda r: "x" * r.choice([0, 1, 10_001, 200_000]),
+    lambda r: {1: "int key"},
+    lambda r: {None: 1},
+    lambda r: {(1, 2): 1},
+    lambda r: {"a": {2.5: 1}},
+    lambda r: (1, 2),
+    lambda r: {1, 2},
+    lambda r: b"bytes",
+    lambda r: object(),
+    lambda r: _deep(r.choice([70, 500, 3000])),
+    lambda r: [None] * 50,
+    lambda r: True,
+    lambda r: -1,
+    lambda r: "",
+    lambda r: "'; DROP TABLE users; --",
+    lambda r: "../../etc/passwd",
+    lambda r: "\x00\x01\x02",
+    lambda r: "🙂" * 10,
+)
+
+HOSTILE_TEXTS: tuple[Callable[[random.Random], str], ...] = (
+    lambda r: "{" * 5000,
+    lambda r: "[" * 100_000 + "]" * 100_000,
+    lambda r: '{"a": ' + "1" * 5000 + "}",
+    lambda r: '{"a": NaN}',
+    lambda r: '{"a": Infinity}',
+    lambda r: '{"a": "\\ud800"}',
+    lambda r: '{"a": 1e400}',
+    lambda r: "null",
+    lambda r: "[]",
+    lambda r: '"a string"',
+    lambda r: "not json",
+    lambda r: "",
+    lambda r: " " * 1000,
+    lambda r: '{"a": 1, "a": 2}',
+    lambda r: "\ufeff{}",
+    lambda r: '{"__proto__": {}}',
+)
+
+
+def hostile_value(rng: random.Random) -> Any:
+    return rng.choice(HOSTILE_VALUES)(rng)
+
+
+def hostile_arguments(rng: random.Random, valid: JSON) -> Any:
+    """Arguments for a call: a valid set with one value spoiled, a hostile object or a hostile text."""
+    roll = rng.random()
+    if roll < 0.45 and valid:
+        args = dict(valid)
+        key = rng.choice(list(args))
+        args[key] = hostile_value(rng)
+        return args
+    if roll < 0.6:
+        return {rng.choice(["a", "id", "", "\ud800", "x" * 300]): hostile_value(rng)}
+    if roll < 0.75:
+        return hostile_value(rng)
+    if roll < 0.9:
+        return rng.choice(HOSTILE_TEXTS)(rng)
+    return valid
+
+
+def hostile_name(rng: random.Random, names: list[str]) -> Any:
+    roll = rng.random()
+    if roll < 0.8:
+        return rng.choice(names)
+    return rng.choice([None, 5, 10**5000, "", "x" * 10_000, "\ud800", ["a"], {"a": 1}, rng.choice(names) + " "])
+
+
+def hostile_action(rng: random.Random, names: list[str], valid: JSON) -> Any:
+    """A Gymnasium action: JSON text (mostly), or not even text."""
+    name = hostile_name(rng, names)
+    args = hostile_arguments(rng, valid)
+    shapes: list[Callable[[], Any]] = [
+        lambda: {"name": name, "arguments": args},
+        lambda: {"role": "assistant", "tool_calls": [{"id": 1, "function": {"name": name, "arguments": args}}]},
+        lambda: {"tool_calls": hostile_value(rng)},
+        lambda: {"tool_calls": [hostile_value(rng)]},
+        lambda: {"content": hostile_value(rng)},
+        lambda: {"content": "done", "tool_calls": None},
+        lambda: hostile_value(rng),
+    ]
+    action = rng.choice(shapes)()
+    roll = rng.random()
+    if roll < 0.1:
+        return rng.choice(HOSTILE_TEXTS)(rng)
+    if roll < 0.15:
+        return action  # not even a string
+    try:
+        return json.dumps(action, default=type)
+    except (TypeError, ValueError, RecursionError):  # a huge integer or a deep structure
+        return '{"name": ' + "9" * 5000 + "}"
+
+
+# -- tampered snapshots -------------------------------------------------------------------------
+def _set(path: tuple[Any, ...], value: Any) -> Callable[[JSON], None]:
+    def apply(snap: JSON) -> None:
+        node = snap
+        for part in path[:-1]:
+            node = node[part]
+        node[path[-1]] = value
+
+    return apply
+
+
+def _drop(key: str) -> Callable[[JSON], None]:
+    return lambda snap: snap.pop(key, None)
+
+
+def snapshot_tampers(entity: str, key: Any) -> list[tuple[str, Callable[[JSON], None]]]:
+    """Named edits of a snapshot of an episode that changed row ``key`` of ``entity``."""
+    tampers: list[tuple[str, Callable[[JSON], None]]] = [
+        ("steps text", _set(("steps",), "abc")),
+        ("steps negative", _set(("steps",), -1000)),
+        ("steps float", _set(("steps",), 1.5)),
+        ("steps null", _set(("steps",), None)),
+        ("seed text", _set(("seed",), "x")),
+        ("terminated text", _set(("terminated",), "yes")),
+        ("replies not a list", _set(("replies",), "hello")),
+        ("replies numbers", _set(("replies",), [1, 2])),
+        ("task garbage", _set(("task",), {"nope": 1})),
+        ("task text", _set(("task",), "task")),
+        ("log not a list", _set(("log",), {"a": 1})),
+        ("log short entries", _set(("log",), [["a"]])),
+        ("log bad error code", _set(("log",), [["get", {}, "{}", "exploded"]])),
+        ("store missing", _drop("store")),
+        ("store text", _set(("store",), "store")),
+        ("base missing", lambda s: s["store"].pop("base")),
+        ("base other", _set(("store", "base"), "0" * 32)),
+        ("env other", _set(("env",), "other")),
+        ("env missing", _drop("env")),
+        ("overlay unknown entity", _set(("store", "overlay"), {"no_such_entity": [["k", {}]]})),
+        ("overlay not a dict", _set(("store", "overlay"), [1, 2])),
+        ("overlay row text", _set(("store", "overlay"), {entity: [[key, "row"]]})),
+        ("overlay pair short", _set(("store", "overlay"), {entity: [[key]]})),
+        ("overlay key object", _set(("store", "overlay"), {entity: [[{"k": 1}, {}]]})),
+        ("overlay key float", _set(("store", "overlay"), {entity: [[1.5, {}]]})),
+        ("overlay NaN", _set(("store", "overlay"), {entity: [[key, {"x": float("nan")}]]})),
+        ("counters text", _set(("store", "counters"), {entity: "many"})),
+        ("counters negative", _set(("store", "counters"), {entity: -5})),
+        ("counters unknown entity", _set(("store", "counters"), {"ghost": 3})),
+        ("counters not a dict", _set(("store", "counters"), [1])),
+        ("snapshot is a list", lambda s: s.clear()),
+        ("all values null", lambda s: s.update({k: None for k in list(s)})),
+    ]
+    return tampers
+
+
+def tampered(snap: JSON, tamper: Callable[[JSON], None]) -> Any:
+    out = copy.deepcopy(snap)
+    tamper(out)
+    return out
+
+
+__all__ = [
+    "HOSTILE_TEXTS",
+    "HOSTILE_VALUES",
+    "hostile_action",
+    "hostile_arguments",
+    "hostile_name",
+    "hostile_value",
+    "snapshot_tampers",
+    "tampered",
+]
