@@ -11,7 +11,7 @@ from tests.conftest import SPECS
 def cli(args: list[str], hash_seed: str) -> None:
     env = {**os.environ, "PYTHONHASHSEED": hash_seed, "COLUMNS": "200"}
     proc = subprocess.run(
-        [sys.executable, "-m", "envfactory.cli.main", *args], env=env, capture_output=True, text=True, timeout=180
+        [sys.executable, "-m", "envfactory.cli.main", *args], env=env, capture_output=True, text=True
     )
     assert proc.returncode == 0, proc.stderr
 
@@ -19,7 +19,15 @@ def cli(args: list[str], hash_seed: str) -> None:
 def test_synth_and_tasks_are_byte_identical_across_processes(tmp_path: Path) -> None:
     for run, hash_seed in (("a", "1"), ("b", "2")):
         cli(
-            ["synth", str(SPECS / "travel.py"), str(SPECS / "shop.yaml"), "-o", str(tmp_path / run), "--no-check"],
+            [
+                "synth",
+                str(SPECS / "travel.py"),
+                str(SPECS / "shop.yaml"),
+                "-o",
+                str(tmp_path / run),
+                "--no-check",
+                "--trust-code",
+            ],
             hash_seed,
         )
         cli(

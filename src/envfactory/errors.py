@@ -35,6 +35,7 @@ class SpecError(EnvFactoryError):
         field: str | None = None,
     ) -> None:
         self.file, self.tool, self.field = file, tool, field
+        self.reason = message
         where = ", ".join(
             f"{label} {value!r}" for label, value in (("file", file), ("tool", tool), ("field", field)) if value
         )

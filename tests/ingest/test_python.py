@@ -6,7 +6,7 @@ from envfactory.ingest import from_callables, from_object, load
 
 
 def test_functions_get_schemas_from_hints_and_all_docstring_styles() -> None:
-    ts = load(FIXTURES / "py_tools.py").toolset
+    ts = load(FIXTURES / "py_tools.py", trust_code=True).toolset
     assert ts.names == ["get_weather", "convert", "shout", "untyped"]
     weather = ts["get_weather"]
     assert weather.properties["unit"] == {
@@ -23,7 +23,7 @@ def test_functions_get_schemas_from_hints_and_all_docstring_styles() -> None:
 
 
 def test_class_instance_methods_become_bound_tools() -> None:
-    loaded = load(f"{SPECS / 'travel.py'}:TravelAgency")
+    loaded = load(f"{SPECS / 'travel.py'}:TravelAgency", trust_code=True)
     assert loaded.owner is not None and loaded.target.endswith("travel.py:TravelAgency")
     ts = loaded.toolset
     assert ts.name == "travel_agency"
@@ -42,7 +42,7 @@ def test_class_instance_methods_become_bound_tools() -> None:
 
 
 def test_a_file_with_one_class_is_read_as_that_class() -> None:
-    assert load(SPECS / "travel.py").owner is not None
+    assert load(SPECS / "travel.py", trust_code=True).owner is not None
 
 
 def test_in_memory_callables_and_objects() -> None:
@@ -67,8 +67,8 @@ def test_python_errors_name_the_file(tmp_path) -> None:
     broken = tmp_path / "broken.py"
     broken.write_text("raise RuntimeError('boom')\n")
     with pytest.raises(SpecError, match=r"broken.py'.*importing failed: RuntimeError: boom"):
-        load(broken)
+        load(broken, trust_code=True)
     with pytest.raises(SpecError, match="has no attribute 'Nope'"):
-        load(f"{SPECS / 'travel.py'}:Nope")
+        load(f"{SPECS / 'travel.py'}:Nope", trust_code=True)
     with pytest.raises(SpecError, match="file not found"):
-        load(tmp_path / "missing.py")
+        load(tmp_path / "missing.py", trust_code=True)

@@ -10,7 +10,7 @@ from envfactory.ir.env import EnvSpec
 def test_saved_environment_loads_back_identically(bundled_specs: dict[str, EnvSpec], tmp_path: Path) -> None:
     for name, spec in bundled_specs.items():
         path = spec.save(tmp_path / name)
-        assert sorted(p.name for p in path.iterdir()) == [
+        assert sorted(p.name for p in path.iterdir() if not p.name.startswith(".")) == [
             "behaviours.json",
             "env.json",
             "schema.json",

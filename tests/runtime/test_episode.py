@@ -156,7 +156,9 @@ def test_act_takes_openai_messages(shop: Environment) -> None:
 
 def test_synthesizing_twice_and_replaying_gives_identical_bytes(bundled_envs: dict[str, Environment]) -> None:
     for name, env in bundled_envs.items():
-        twin = Environment(synthesize(SPECS / Path(env.spec.tools.tools[0].source.file or "").name, name=name))
+        twin = Environment(
+            synthesize(SPECS / Path(env.spec.tools.tools[0].source.file or "").name, name=name, trust_code=True)
+        )
         first, second = smoke_episode(env, seed=3), smoke_episode(twin, seed=3)
         assert [c[2] for c in first.calls] == [c[2] for c in second.calls], name
         assert first.state_hash == second.state_hash and first.ok >= len(first.calls) - 1, name

@@ -4,7 +4,7 @@ from pathlib import Path
 import pytest
 from tests.conftest import SPECS, wild
 
-from envfactory.errors import SynthesisError
+from envfactory.errors import EnvSpecError, SynthesisError
 from envfactory.ir.env import EnvSpec
 from envfactory.runtime.environment import Environment
 from envfactory.synth import synthesize
@@ -115,7 +115,11 @@ def test_bad_initial_state_files_are_clear_errors(tmp_path: Path, doc: dict, mes
 def test_bound_python_class_runs_the_real_implementation(tmp_path: Path) -> None:
     spec = synthesize(SPECS / "travel.py", bind=True)
     assert {b.fidelity for b in spec.behaviours} == {"real"}
-    env = Environment(EnvSpec.load(spec.save(tmp_path / "travel")))  # re-imported from the saved target
+    saved = EnvSpec.load(spec.save(tmp_path / "travel"))
+    untrusted = Environment(saved)  # compiling runs nothing; an episode would import the file
+    with pytest.raises(EnvSpecError, match=r"runs Python code from .*travel\.py.*--trust-code"):
+        untrusted.episode()
+    env = Environment(saved, trust_code=True)  # re-imported from the saved target
     ep = env.episode()
     full = ep.call_tool("book_flight", {"flight_id": "flight_0004", "passenger_name": "Ada"})
     assert full.error == "invalid_arguments" and "is full" in full.content

@@ -10,7 +10,7 @@ from rich.progress import Progress
 from envfactory.cli.common import console, err_console, escape, friendly_errors, table
 from envfactory.errors import EnvFactoryError
 from envfactory.ir.env import EnvSpec, write_json
-from envfactory.runtime.environment import Environment
+from envfactory.runtime.environment import Environment, bound_targets
 from envfactory.runtime.gym_env import BUNDLED, bundled_specs_dir
 from envfactory.synth import synthesize
 from envfactory.synth.selfcheck import FidelityReport, self_check
@@ -29,11 +29,14 @@ def synth(
     bind: bool,
     max_steps: int,
     check: bool,
+    trust_code: bool = False,
+    ref_roots: tuple[Path, ...] = (),
 ) -> int:
     if name and len(specs) > 1:
         err_console.print("[bold red]error:[/] --name needs exactly one spec")
         return 2
     summary, failed = [], 0
+    written: dict[str, str] = {}  # env name -> the spec it came from in this run
     with Progress(console=err_console, transient=True) as progress:
         task = progress.add_task("synthesizing", total=len(specs))
         for source in specs:
@@ -47,11 +50,17 @@ def synth(
                     state=state,
                     bind=bind,
                     max_steps=max_steps,
+                    trust_code=trust_code,
+                    ref_roots=ref_roots,
                 )
-                path = spec.save(out / spec.name)
-                report = self_check(spec) if check else None
-                if report is not None:
-                    write_json(path / "fidelity.json", report_json(report))
+                if spec.name in written:
+                    raise EnvFactoryError(
+                        f"{source}: its environment name {spec.name!r} is taken by {written[spec.name]} "
+                        "in this run; synthesize it on its own with --name"
+                    )
+                written[spec.name] = source
+                report = self_check(spec, trust_code=trust_code) if check else None
+                path = spec.save(out / spec.name, extra={"fidelity.json": report_json(report)} if report else None)
             except EnvFactoryError as err:
                 failed += 1
                 err_console.print(f"[bold red]error:[/] {escape(str(err))}", soft_wrap=True)
@@ -110,6 +119,13 @@ def report_json(report: FidelityReport) -> dict[str, object]:
 def inspect(env_dir: Path) -> None:
     spec = EnvSpec.load(env_dir)
     console.print(f"[bold]{spec.name}[/] — {escape(spec.description.splitlines()[0] if spec.description else '')}")
+    code = bound_targets(spec)
+    if code:
+        console.print(
+            f"[bold yellow]runs code:[/] {escape(', '.join(sorted(code)))} — episodes import and execute it; "
+            "commands that run episodes need --trust-code",
+            soft_wrap=True,
+        )
     rows = []
     for b in spec.behaviours:
         tool = spec.tools[b.tool]
@@ -146,9 +162,9 @@ def inspect(env_dir: Path) -> None:
 
 
 @friendly_errors
-def check(env_dir: Path, seed: int) -> int:
+def check(env_dir: Path, seed: int, trust_code: bool = False) -> int:
     spec = EnvSpec.load(env_dir)
-    report = self_check(spec, seed=seed)
+    report = self_check(spec, seed=seed, trust_code=trust_code)
     rows = []
     for tool in report.tools:
         for c in tool.checks:
@@ -188,11 +204,10 @@ def environments(out: Path, seed: int) -> tuple[dict[str, Environment], dict[str
         task = progress.add_task("demo", total=len(BUNDLED))
         for name, file in BUNDLED.items():
             progress.update(task, description=f"{name}: synthesize, check, play, make tasks")
-            spec = synthesize(specs_dir / file, name=name, seed=seed)
-            path = spec.save(out / "envs" / name)
+            spec = synthesize(specs_dir / file, name=name, seed=seed, trust_code=True)  # our own files
             env = Environment(spec)
             report = self_check(spec, env=env, seed=seed)
-            write_json(path / "fidelity.json", report_json(report))
+            path = spec.save(out / "envs" / name, extra={"fidelity.json": report_json(report)})
             run = smoke_episode(env, seed)
             made, made_report = generate_tasks(env, DEMO_TASKS, seed=seed)
             write_tasks(path / "tasks.jsonl", made)

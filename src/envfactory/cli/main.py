@@ -17,6 +17,18 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
+TrustCode = Annotated[
+    bool,
+    typer.Option(
+        "--trust-code",
+        help="Allow running Python code the spec or environment names (this executes the file). Off by default.",
+    ),
+]
+RefRoot = Annotated[
+    list[Path] | None,
+    typer.Option("--ref-root", help="Another folder that $ref may read (besides the spec's own; repeatable)."),
+]
+
 SPECS_HELP = (
     "Tool descriptions: OpenAPI/Swagger (YAML/JSON, or a folder holding openapi.yaml), MCP tools/list "
     "JSON, OpenAI/Anthropic function JSON, a Python file (optionally FILE.py:Class), or "
@@ -38,9 +50,17 @@ def synth(
     bind: Annotated[bool, typer.Option(help="Python tools run their own implementation.")] = False,
     max_steps: Annotated[int, typer.Option(min=1, help="Step budget of an episode.")] = 50,
     check: Annotated[bool, typer.Option(help="Run the self-check and save fidelity.json.")] = True,
+    trust_code: TrustCode = False,
+    ref_root: RefRoot = None,
 ) -> None:
-    """Synthesize an environment from each SPEC and save it as a readable folder."""
-    raise typer.Exit(commands.synth(specs, out, name, seed, rows, state, bind, max_steps, check))
+    """Synthesize an environment from each SPEC and save it as a readable folder.
+
+    A Python SPEC is imported, which executes it: it needs --trust-code (or --bind, which asks to run it)."""
+    raise typer.Exit(
+        commands.synth(
+            specs, out, name, seed, rows, state, bind, max_steps, check, trust_code or bind, tuple(ref_root or ())
+        )
+    )
 
 
 @app.command()
@@ -55,18 +75,20 @@ def inspect(
 def check(
     env_dir: Annotated[Path, typer.Argument(help="An environment folder made by `synth`.")],
     seed: Annotated[int, typer.Option(help="Seed for the probe arguments.")] = 0,
+    trust_code: TrustCode = False,
 ) -> None:
     """Run the self-check (fidelity report); exit 1 if any check fails."""
-    raise typer.Exit(commands.check(env_dir, seed))
+    raise typer.Exit(commands.check(env_dir, seed, trust_code))
 
 
 @app.command(name="play")
 def play_cmd(
     env_dir: Annotated[Path, typer.Argument(help="An environment folder made by `synth`.")],
     seed: Annotated[int, typer.Option(help="Episode seed.")] = 0,
+    trust_code: TrustCode = False,
 ) -> None:
     """Call tools by hand and watch the state change (type `help` inside)."""
-    play.run(env_dir, seed)
+    play.run(env_dir, seed, trust_code)
 
 
 @app.command()
@@ -99,11 +121,12 @@ def train_command(
     warm_start: Annotated[
         int, typer.Option(min=0, help="Epochs of cloning the gold plans' decisions before RL (0: RL from scratch).")
     ] = 0,
+    trust_code: TrustCode = False,
 ) -> None:
     """Train the compact DRRN policy with a clipped policy-gradient objective."""
     raise typer.Exit(
         rl_cmd.train_cmd(
-            env_dirs, tasks_file, out, iterations, estimator, randomize, seed, max_level, resume, warm_start
+            env_dirs, tasks_file, out, iterations, estimator, randomize, seed, max_level, resume, warm_start, trust_code
         )
     )
 
@@ -118,9 +141,12 @@ def eval_command(
     randomize: Annotated[list[str] | None, typer.Option(help="Also evaluate under this family (repeatable).")] = None,
     max_level: Annotated[int | None, typer.Option(help="Only tasks up to this level.")] = None,
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Save the metrics as JSON.")] = None,
+    trust_code: TrustCode = False,
 ) -> None:
     """Evaluate a policy: success, pass^k, steps, tool-error rate, by level and under randomization."""
-    raise typer.Exit(rl_cmd.eval_cmd(env_dirs, tasks_file, policy, trials, seed, randomize or [], max_level, out))
+    raise typer.Exit(
+        rl_cmd.eval_cmd(env_dirs, tasks_file, policy, trials, seed, randomize or [], max_level, out, trust_code)
+    )
 
 
 @app.command()
@@ -149,9 +175,10 @@ def tasks(
     check_baselines: Annotated[
         bool, typer.Option("--baselines/--no-baselines", help="Measure no-op/read-only/random agents.")
     ] = True,
+    trust_code: TrustCode = False,
 ) -> None:
     """Synthesize N verified tasks (AutoForge-style) and write them as JSON lines."""
-    raise typer.Exit(tasks_cmd.tasks(env_dir, n, seed, out, test, heldout_tool or [], check_baselines))
+    raise typer.Exit(tasks_cmd.tasks(env_dir, n, seed, out, test, heldout_tool or [], check_baselines, trust_code))
 
 
 @app.command(name="show-task")
@@ -170,11 +197,12 @@ def solve(
     index: Annotated[int, typer.Argument(help="Which task (0-based).")] = 0,
     agent: Annotated[str, typer.Option(help=f"One of: {', '.join(tasks_cmd.AGENTS)}.")] = "gold",
     seed: Annotated[int, typer.Option(help="Seed of the random agent.")] = 0,
+    trust_code: TrustCode = False,
 ) -> None:
     """Run an agent (the gold plan by default) through a task and print the transcript and verdict."""
     if agent not in tasks_cmd.AGENTS:
         raise typer.BadParameter(f"unknown agent {agent!r}; choose one of {', '.join(tasks_cmd.AGENTS)}")
-    raise typer.Exit(tasks_cmd.solve(env_dir, file, index, agent, seed))
+    raise typer.Exit(tasks_cmd.solve(env_dir, file, index, agent, seed, trust_code))
 
 
 if __name__ == "__main__":

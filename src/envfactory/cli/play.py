@@ -24,8 +24,8 @@ HELP = """commands:
 
 
 @friendly_errors
-def run(env_dir: Path, seed: int) -> None:
-    env = Environment.load(env_dir)
+def run(env_dir: Path, seed: int, trust_code: bool = False) -> None:
+    env = Environment.load(env_dir, trust_code=trust_code)
     episode = env.episode(max_steps=10_000)
     episode.reset(seed=seed)
     history: list[dict[str, Any]] = []

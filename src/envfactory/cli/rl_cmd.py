@@ -20,14 +20,16 @@ from envfactory.wrappers import FAMILIES, condition
 ALL_RANDOM = {name: "random" for name in ("output", "faults", "descriptions", "users")}
 
 
-def _load(env_dirs: list[Path], task_files: list[Path], max_level: int | None) -> tuple[dict, dict]:
+def _load(
+    env_dirs: list[Path], task_files: list[Path], max_level: int | None, trust_code: bool = False
+) -> tuple[dict, dict]:
     if len(env_dirs) != len(task_files):
         raise EnvFactoryError(
             f"give one task file per environment ({len(env_dirs)} envs, {len(task_files)} task files)"
         )
     envs, tasks = {}, {}
     for env_dir, file in zip(env_dirs, task_files, strict=True):
-        env = Environment.load(env_dir)
+        env = Environment.load(env_dir, trust_code=trust_code)
         chosen = [
             check_task(t, env.spec, f"{file}: line {i + 1}")
             for i, t in enumerate(TaskSet(file))
@@ -60,10 +62,11 @@ def _policy(spec: str) -> Any:
 
 @friendly_errors
 def train_cmd(env_dirs: list[Path], task_files: list[Path], out: Path, iterations: int, estimator: str,
-              randomize: bool, seed: int, max_level: int | None, resume: bool, warm_start: int = 0) -> int:  # fmt: skip
+              randomize: bool, seed: int, max_level: int | None, resume: bool, warm_start: int = 0,
+              trust_code: bool = False) -> int:  # fmt: skip
     from envfactory.rl.trainer import TrainConfig, train
 
-    envs, tasks = _load(env_dirs, task_files, max_level)
+    envs, tasks = _load(env_dirs, task_files, max_level, trust_code)
     config = TrainConfig(iterations=iterations, estimator=estimator, seed=seed, warm_start=warm_start,
                          randomization=ALL_RANDOM if randomize else None)  # fmt: skip
     if warm_start and not resume:
@@ -84,8 +87,9 @@ def train_cmd(env_dirs: list[Path], task_files: list[Path], out: Path, iteration
 
 @friendly_errors
 def eval_cmd(env_dirs: list[Path], task_files: list[Path], policy: str, trials: int, seed: int,
-             families: list[str], max_level: int | None, out: Path | None) -> int:  # fmt: skip
-    envs, tasks = _load(env_dirs, task_files, max_level)
+             families: list[str], max_level: int | None, out: Path | None,
+             trust_code: bool = False) -> int:  # fmt: skip
+    envs, tasks = _load(env_dirs, task_files, max_level, trust_code)
     unknown = sorted(set(families) - set(FAMILIES))
     if unknown:
         raise EnvFactoryError(f"unknown randomization families {unknown}; choose from {list(FAMILIES)}")

@@ -7,7 +7,7 @@ from pathlib import Path
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from envfactory.cli.common import console, err_console, escape, friendly_errors, short_json, table
-from envfactory.ir.env import write_json
+from envfactory.ir.env import EnvSpec, write_json
 from envfactory.runtime.environment import Environment
 from envfactory.tasks.agents import RandomAgent, gold, noop, read_only
 from envfactory.tasks.generate import baselines, generate_tasks
@@ -18,8 +18,7 @@ from envfactory.users.scripted import ScriptedUser
 
 @friendly_errors
 def graph(env_dir: Path, out: Path | None) -> None:
-    env = Environment.load(env_dir)
-    g = tool_graph(env.spec)
+    g = tool_graph(EnvSpec.load(env_dir))
     for line in describe(g):
         console.print(escape(line), soft_wrap=True)
     path = draw(g, out or env_dir / "graph.png")
@@ -27,8 +26,17 @@ def graph(env_dir: Path, out: Path | None) -> None:
 
 
 @friendly_errors
-def tasks(env_dir: Path, n: int, seed: int, out: Path, test: float, heldout: list[str], check_baselines: bool) -> int:
-    env = Environment.load(env_dir)
+def tasks(
+    env_dir: Path,
+    n: int,
+    seed: int,
+    out: Path,
+    test: float,
+    heldout: list[str],
+    check_baselines: bool,
+    trust_code: bool,
+) -> int:
+    env = Environment.load(env_dir, trust_code=trust_code)
     unknown = sorted(set(heldout) - set(env.tools))
     if unknown:
         err_console.print(f"[bold red]error:[/] unknown held-out tools {unknown}", soft_wrap=True)
@@ -103,8 +111,8 @@ AGENTS = ("gold", "noop", "read-only", "random")
 
 
 @friendly_errors
-def solve(env_dir: Path, file: Path, index: int, agent_name: str, seed: int) -> int:
-    env = Environment.load(env_dir)
+def solve(env_dir: Path, file: Path, index: int, agent_name: str, seed: int, trust_code: bool) -> int:
+    env = Environment.load(env_dir, trust_code=trust_code)
     task = check_task(TaskSet(file)[index], env.spec, f"{file}: task {index}")
     writes = {b.tool for b in env.spec.behaviours if b.effect.kind in WRITES}
     agent = {

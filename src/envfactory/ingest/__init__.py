@@ -49,11 +49,22 @@ class Loaded:
     target: str | None = None  # how to import the owner again ("file.py:Class")
 
 
-def load(source: str | Path) -> Loaded:
-    """Read any supported tool description; raise SpecError naming the file on failure."""
+def load(source: str | Path, *, trust_code: bool = False, ref_roots: tuple[Path, ...] = ()) -> Loaded:
+    """Read any supported tool description; raise SpecError naming the file on failure.
+
+    Reading a Python source imports (executes) it, so it needs ``trust_code=True``; a
+    ``mcp+stdio:COMMAND`` source runs the command the caller wrote. ``$ref`` in OpenAPI reads
+    files only inside the spec's folder and ``ref_roots``.
+    """
     text = str(source)
     if text.startswith(MCP_PREFIX):
         return Loaded(load_mcp_server(text[len(MCP_PREFIX) :]))
+    if is_python_source(text) and not trust_code:
+        raise SpecError(
+            "reading tools from Python imports the file, which executes it; "
+            "pass --trust-code (API: trust_code=True) only if you trust it",
+            file=text,
+        )
     if text.startswith(PY_PREFIX):
         target = text[len(PY_PREFIX) :]
         toolset, owner = load_python_target(target)
@@ -70,6 +81,8 @@ def load(source: str | Path) -> Loaded:
         path = _find_root(path)
     diag = Diagnostics(file=str(path))
     doc = read_document(path, diag)
+    if is_openapi(doc):
+        return Loaded(load_openapi(path, diag, doc, ref_roots=ref_roots))
     for _, fmt in DOCUMENT_FORMATS.items():
         if fmt.detect(doc):
             return Loaded(fmt.load(path, diag, doc))
@@ -80,8 +93,13 @@ def load(source: str | Path) -> Loaded:
     )
 
 
-def load_toolset(source: str | Path) -> ToolSet:
-    return load(source).toolset
+def is_python_source(text: str) -> bool:
+    """Does ``load`` import this source as Python (``py:module``, ``file.py``, ``file.py:Class``)?"""
+    return text.startswith(PY_PREFIX) or text.endswith(".py") or ".py:" in text
+
+
+def load_toolset(source: str | Path, *, trust_code: bool = False) -> ToolSet:
+    return load(source, trust_code=trust_code).toolset
 
 
 def _find_root(directory: Path) -> Path:
@@ -101,6 +119,7 @@ __all__ = [
     "Loaded",
     "from_callables",
     "from_object",
+    "is_python_source",
     "load",
     "load_toolset",
 ]

@@ -2,11 +2,17 @@
 
 YAML parsers keep the last of two duplicate keys silently; we keep it too (that is what
 most tools do) but say so, because in the wild it usually hides a copy-paste mistake.
+
+A document is untrusted input, so reading it is bounded: at most ``ENVFACTORY_MAX_SPEC_MB``
+megabytes (default 25), nested at most :data:`MAX_DEPTH` levels, and a YAML document's aliases
+may expand it to at most :data:`MAX_NODES` nodes (an "alias bomb" of a few hundred bytes
+otherwise expands to billions). Each limit fails with one error that names it.
 """
 
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -39,8 +45,33 @@ _DuplicateAwareLoader.yaml_implicit_resolvers = {
 }
 
 
+MAX_DEPTH = 128
+MAX_NODES = 2_000_000
+DEFAULT_MAX_MB = 25
+
+
+def max_bytes() -> int:
+    raw = os.environ.get("ENVFACTORY_MAX_SPEC_MB", "")
+    try:
+        return int(float(raw) * 1_000_000) if raw else DEFAULT_MAX_MB * 1_000_000
+    except ValueError:
+        return DEFAULT_MAX_MB * 1_000_000
+
+
 def read_document(path: Path, diag: Diagnostics | None = None) -> Any:
     """Parse a YAML or JSON file; a syntax error becomes a SpecError with the line."""
+    try:
+        size = path.stat().st_size
+    except FileNotFoundError:
+        raise SpecError("file not found", file=str(path)) from None
+    except OSError as err:
+        raise SpecError(f"cannot read: {err.strerror}", file=str(path)) from None
+    if size > max_bytes():
+        raise SpecError(
+            f"the file is {size / 1e6:.1f} MB; the limit is {max_bytes() / 1e6:.0f} MB "
+            "(split the spec, or raise ENVFACTORY_MAX_SPEC_MB)",
+            file=str(path),
+        )
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -51,15 +82,27 @@ def read_document(path: Path, diag: Diagnostics | None = None) -> Any:
         raise SpecError("is a directory, expected a file", file=str(path)) from None
     if path.suffix.lower() == ".json":
         try:
-            return json.loads(text)
+            doc = json.loads(text)
         except json.JSONDecodeError as err:
             raise SpecError(
                 f"invalid JSON at line {err.lineno}, column {err.colno}: {err.msg}", file=str(path)
             ) from None
+        except RecursionError:
+            raise SpecError(f"nested more than {MAX_DEPTH} levels deep", file=str(path)) from None
+        except ValueError as err:  # integers of thousands of digits
+            raise SpecError(f"invalid JSON: {err}"[:200], file=str(path)) from None
+        check_depth(doc, str(path))
+        return doc
     loader = _DuplicateAwareLoader(text)
     loader.diag = diag
     try:
-        return loader.get_single_data()
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        _check_graph(node, str(path))
+        return loader.construct_document(node)
+    except RecursionError:
+        raise SpecError(f"nested more than {MAX_DEPTH} levels deep", file=str(path)) from None
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
@@ -67,3 +110,49 @@ def read_document(path: Path, diag: Diagnostics | None = None) -> Any:
         raise SpecError(f"invalid YAML{where}: {problem}", file=str(path)) from None
     finally:
         loader.dispose()
+
+
+def check_depth(doc: Any, file: str) -> None:
+    """Refuse documents nested deeper than :data:`MAX_DEPTH` (iteratively: no recursion limit)."""
+    stack: list[tuple[Any, int]] = [(doc, 0)]
+    while stack:
+        value, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise SpecError(f"nested more than {MAX_DEPTH} levels deep", file=file)
+        if isinstance(value, dict):
+            stack.extend((v, depth + 1) for v in value.values())
+        elif isinstance(value, list):
+            stack.extend((v, depth + 1) for v in value)
+
+
+def _check_graph(root: yaml.Node, file: str) -> None:
+    """Depth and expanded size of a composed YAML graph, before anything is constructed.
+
+    Aliases make the graph a DAG; its expanded size is counted with memoization per node."""
+    size: dict[int, int] = {}
+    stack: list[tuple[yaml.Node, int, bool]] = [(root, 0, False)]
+    while stack:
+        node, depth, children_done = stack.pop()
+        if depth > MAX_DEPTH:
+            raise SpecError(f"nested more than {MAX_DEPTH} levels deep", file=file)
+        children = _children(node)
+        if children_done:
+            total = 1 + sum(size[id(c)] for c in children)
+            if total > MAX_NODES:
+                raise SpecError(
+                    f"YAML aliases expand the document to more than {MAX_NODES:,} nodes (an alias bomb?)", file=file
+                )
+            size[id(node)] = total
+            continue
+        if id(node) in size:
+            continue
+        stack.append((node, depth, True))
+        stack.extend((c, depth + 1, False) for c in children if id(c) not in size)
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.MappingNode):
+        return [n for pair in node.value for n in pair]
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    return []

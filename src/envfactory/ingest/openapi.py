@@ -19,6 +19,7 @@ from envfactory.diagnostics import Diagnostics
 from envfactory.errors import SpecError, UnsupportedFormatError
 from envfactory.ingest.common import clean_tool_name, make_tool
 from envfactory.ingest.files import read_document
+from envfactory.ir.jsonschema import as_tree
 from envfactory.ir.tool import HttpBinding, ToolAnnotations, ToolSet, ToolSource
 
 JSON = dict[str, Any]
@@ -31,11 +32,12 @@ def is_openapi(doc: Any) -> bool:
     return isinstance(doc, dict) and ("openapi" in doc or "swagger" in doc)
 
 
-def load_openapi(path: Path, diag: Diagnostics, doc: Any = None) -> ToolSet:
+def load_openapi(path: Path, diag: Diagnostics, doc: Any = None, *, ref_roots: tuple[Path, ...] = ()) -> ToolSet:
+    """One tool per operation; ``$ref`` may read files in the spec's folder and in ``ref_roots``."""
     doc = read_document(path, diag) if doc is None else doc
     version = _version(doc, path)
     _title_components(doc, version)
-    resolved = _resolve_refs(doc, path, diag)
+    resolved = _resolve_refs(doc, path, diag, ref_roots)
     paths = resolved.get("paths")
     if not isinstance(paths, dict) or not paths:
         raise SpecError("no operations: 'paths' is missing or empty", file=str(path), field="paths")
@@ -44,10 +46,12 @@ def load_openapi(path: Path, diag: Diagnostics, doc: Any = None) -> ToolSet:
         if not isinstance(item, dict):
             diag.warn(f"path item {route!r} is not an object; skipped", field=f"paths.{route}")
             continue
+        item = {"parameters": item.get("parameters"), **{m: item[m] for m in METHODS if m in item}}
         for method in METHODS:
             op = item.get(method)
             if isinstance(op, dict):
-                tools.append(_operation_tool(route, method, item, op, version, path, diag))
+                op_tree, params = as_tree(op), {"parameters": as_tree(item.get("parameters"))}
+                tools.append(_operation_tool(route, method, params, op_tree, version, path, diag))
     if not tools:
         raise SpecError("no operations found under 'paths'", file=str(path), field="paths")
     info = resolved.get("info") or {}
@@ -80,9 +84,11 @@ def _title_components(doc: JSON, version: int) -> None:
             schema.setdefault("title", name)
 
 
-def _resolve_refs(doc: JSON, path: Path, diag: Diagnostics) -> JSON:
+def _resolve_refs(doc: JSON, path: Path, diag: Diagnostics, roots: tuple[Path, ...] = ()) -> JSON:
+    allowed = (path.resolve().parent, *(r.resolve() for r in roots))
+
     def loader(uri: str) -> Any:
-        file = Path(unquote(urlparse(uri).path))
+        file = ref_file(uri, allowed, spec=path)
         loaded = read_document(file, Diagnostics(file=str(file)))
         if isinstance(loaded, dict) and ("type" in loaded or "properties" in loaded):
             loaded.setdefault("title", file.stem)
@@ -103,7 +109,7 @@ def _resolve_refs(doc: JSON, path: Path, diag: Diagnostics) -> JSON:
         where = ".".join(str(p) for p in err.path) or None
         cause = err.cause
         if isinstance(cause, SpecError):
-            reason = str(cause)
+            reason = cause.reason
         elif isinstance(cause, (FileNotFoundError, OSError)):
             reason = f"file {getattr(cause, 'filename', None) or cause} does not exist"
         else:
@@ -111,6 +117,26 @@ def _resolve_refs(doc: JSON, path: Path, diag: Diagnostics) -> JSON:
         raise SpecError(f"cannot resolve $ref {ref!r}: {reason}", file=str(path), field=where) from None
     except RecursionError:
         raise SpecError("$ref cycle too deep to resolve", file=str(path)) from None
+
+
+def ref_file(uri: str, allowed: tuple[Path, ...], *, spec: Path) -> Path:
+    """The local file a ``$ref`` names, if it lies inside an allowed folder; else a SpecError.
+
+    Never the network: an http(s) ``$ref`` is refused, not fetched and not rewritten to a path."""
+    parsed = urlparse(uri)
+    if parsed.scheme not in ("", "file") or parsed.netloc not in ("", "localhost"):
+        raise SpecError(
+            f"$ref {uri!r} points outside this machine; envfactory does not fetch references "
+            "(save the document next to the spec and refer to it by a relative path)",
+            file=str(spec),
+        )
+    file = Path(unquote(parsed.path)).resolve()
+    if not any(file.is_relative_to(root) for root in allowed):
+        raise SpecError(
+            f"$ref {uri!r} reads {file}, outside the spec's folder {allowed[0]} (allow another folder with --ref-root)",
+            file=str(spec),
+        )
+    return file
 
 
 def _operation_tool(route: str, method: str, item: JSON, op: JSON, version: int, path: Path, diag: Diagnostics) -> Any:

@@ -7,11 +7,19 @@
     <dir>/state.json       the initial state: {entity: [rows]}
 
 All files are plain JSON, written deterministically so that diffs and hashes are meaningful.
+Writers hold an exclusive lock on ``<dir>/.lock`` and replace each file atomically (temp file +
+rename); readers hold a shared lock, so a load never sees half of one version and half of
+another. Files a new version does not write (a stale ``fidelity.json``) are removed.
 """
 
 from __future__ import annotations
 
+import fcntl
 import json
+import os
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +31,9 @@ from envfactory.ir.state import StateSchema
 from envfactory.ir.tool import ToolSet
 
 FORMAT = "envfactory-env/1"
+ENV_NAME = r"^[A-Za-z0-9][A-Za-z0-9_\-]{0,99}$"  # also a folder name: no '.', '..', '/'
+SPEC_FILES = ("env.json", "tools.json", "schema.json", "behaviours.json", "state.json")
+DERIVED_FILES = ("fidelity.json", "graph.png")  # made from the spec files; stale once those change
 JSON = dict[str, Any]
 
 
@@ -40,7 +51,7 @@ class EnvConfig(BaseModel):
 class EnvSpec(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    name: str
+    name: str = Field(pattern=ENV_NAME)
     description: str = ""
     config: EnvConfig = EnvConfig()
     tools: ToolSet
@@ -79,7 +90,9 @@ class EnvSpec(BaseModel):
         return [b.tool for b in self.behaviours if b.low_fidelity]
 
     # -- persistence ------------------------------------------------------------------------
-    def save(self, directory: str | Path) -> Path:
+    def save(self, directory: str | Path, *, extra: dict[str, Any] | None = None) -> Path:
+        """Write the folder (and ``extra`` derived files such as ``fidelity.json``); derived
+        files not given are removed, since they describe an earlier version."""
         path = Path(directory)
         path.mkdir(parents=True, exist_ok=True)
         meta = {
@@ -95,8 +108,13 @@ class EnvSpec(BaseModel):
             "behaviours.json": [b.model_dump(mode="json", exclude_none=True) for b in self.behaviours],
             "state.json": self.initial_state,
         }
-        for name, data in files.items():
-            write_json(path / name, data)
+        files.update(extra or {})
+        with folder_lock(path, exclusive=True):
+            for name, data in files.items():
+                write_json(path / name, data)
+            for name in DERIVED_FILES:
+                if name not in files:
+                    (path / name).unlink(missing_ok=True)
         return path
 
     @classmethod
@@ -104,8 +122,13 @@ class EnvSpec(BaseModel):
         path = Path(directory)
         if not (path / "env.json").is_file():
             raise EnvSpecError(f"{path}: not an environment directory (no env.json); run `envfactory synth` first")
+        with folder_lock(path, exclusive=False):
+            return cls._load(path)
+
+    @classmethod
+    def _load(cls, path: Path) -> EnvSpec:
         meta = read_json(path / "env.json")
-        if meta.get("format") != FORMAT:
+        if not isinstance(meta, dict) or meta.get("format") != FORMAT:
             raise EnvSpecError(f"{path / 'env.json'}: unsupported format {meta.get('format')!r}, expected {FORMAT!r}")
         try:
             return cls(
@@ -121,10 +144,48 @@ class EnvSpec(BaseModel):
             raise EnvSpecError(f"{path}: invalid environment files: {_first_error(err)}") from None
         except KeyError as err:
             raise EnvSpecError(f"{path / 'env.json'}: missing key {err}") from None
+        except TypeError as err:  # a file holding a list where an object belongs, or the like
+            raise EnvSpecError(f"{path}: invalid environment files: {err}") from None
+
+
+@contextmanager
+def folder_lock(path: Path, *, exclusive: bool) -> Iterator[None]:
+    """Hold ``<path>/.lock``: exclusively to write (refused at once if another writer holds it),
+    shared to read (waits for a writer to finish)."""
+    try:
+        lock = path / ".lock"
+        handle = lock.open("a" if exclusive else "r") if exclusive or lock.exists() else None
+    except OSError:  # a read-only folder: nobody can be writing to it
+        handle = None
+    if handle is None:
+        yield
+        return
+    with handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB if exclusive else fcntl.LOCK_SH)
+        except BlockingIOError:
+            raise EnvSpecError(f"{path}: another envfactory process is writing this folder; try again later") from None
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def write_json(path: Path, data: Any) -> None:
-    path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    """Write JSON atomically: a reader sees the old file or the new one, never a part."""
+    write_text(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+
+
+def write_text(path: Path, text: str) -> None:
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(text)
+        os.chmod(tmp, 0o644)  # mkstemp makes 0600; these files are for people to read
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
 
 
 def read_json(path: Path) -> Any:

@@ -225,6 +225,49 @@ def _infer_type(schema: JSON) -> str | None:
     return None
 
 
+class _Budget:
+    def __init__(self, nodes: int) -> None:
+        self.left = nodes
+        self.cut = 0
+
+
+def as_tree(value: Any, *, max_nodes: int = 100_000, max_depth: int = 2 * MAX_DEPTH) -> Any:
+    """A copy of resolved JSON whose shared parts are copied and whose cycles are cut.
+
+    ``$ref`` resolution turns a self-referencing schema (``Node.children: [Node]``, common in real
+    APIs) into a cyclic structure, and a schema referenced from many places into a DAG that
+    expands exponentially when walked as a tree. Here a schema met again inside itself is unrolled
+    once and then stands as ``{"type": "object", "title": ...}``; past ``max_nodes`` nodes or
+    ``max_depth`` levels every schema is cut the same way, so the result is always bounded.
+    """
+    return _tree(value, (), 0, max_depth, _Budget(max_nodes))
+
+
+def _stub(node: JSON) -> JSON:
+    stub: JSON = {"type": node.get("type") if isinstance(node.get("type"), str) else "object"}
+    if isinstance(node.get("title"), str):
+        stub["title"] = node["title"]
+        stub["description"] = f"a nested {node['title']} (recursive; not expanded further)"
+    return stub
+
+
+def _tree(value: Any, path: tuple[int, ...], depth: int, max_depth: int, budget: _Budget) -> Any:
+    if isinstance(value, dict):
+        if id(value) in path or depth >= max_depth or budget.left <= 0:
+            budget.cut += 1
+            return _stub(value)
+        budget.left -= 1
+        inner = (*path, id(value))
+        return {k: _tree(v, inner, depth + 1, max_depth, budget) for k, v in value.items()}
+    if isinstance(value, list):
+        if depth >= max_depth or budget.left <= 0:
+            budget.cut += 1
+            return []
+        budget.left -= 1
+        return [_tree(v, path, depth + 1, max_depth, budget) for v in value]
+    return value
+
+
 def inline_local_refs(schema: JSON) -> JSON:
     """Inline ``#/$defs/...`` and ``#/definitions/...`` references (as pydantic emits them)."""
     defs: JSON = {**schema.get("definitions", {}), **schema.get("$defs", {})}

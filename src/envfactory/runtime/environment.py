@@ -38,7 +38,12 @@ class CompiledTool:
 class Environment:
     """Everything shared by the episodes of one environment."""
 
-    def __init__(self, spec: EnvSpec, *, owner_factory: Callable[[], Any] | None = None) -> None:
+    def __init__(
+        self, spec: EnvSpec, *, owner_factory: Callable[[], Any] | None = None, trust_code: bool = False
+    ) -> None:
+        """Compile ``spec``. An environment whose behaviours are bound to Python code imports and
+        runs that code in its episodes; it does so only with ``trust_code=True`` (or when the
+        caller passes the ``owner_factory`` itself)."""
         self.spec = spec
         self.name = spec.name
         self.base = BaseState(spec.state_schema, spec.initial_state)
@@ -53,15 +58,31 @@ class Environment:
                 read_only=effect.kind in ("read", "list") or bool(tool.annotations.read_only),
             )
         self.openai_tools = spec.tools.to_openai()
-        self.owner_factory = owner_factory or bound_owner_factory(spec)
+        self.code = bound_targets(spec)
+        self.trust_code = trust_code
+        self._owner_factory = owner_factory
+        self._owner_loaded = owner_factory is not None or not self.code
         start = datetime.fromisoformat(spec.config.clock_start.replace("Z", "+00:00"))
         self.now = start.strftime("%Y-%m-%dT%H:%M:%SZ")  # the simulated time of every episode
         self._values: Any = None  # a ValueMaker, made on first fallback call (Faker is slow to start)
         self._values_lock = threading.Lock()
 
     @classmethod
-    def load(cls, directory: str | Path) -> Environment:
-        return cls(EnvSpec.load(directory))
+    def load(cls, directory: str | Path, *, trust_code: bool = False) -> Environment:
+        return cls(EnvSpec.load(directory), trust_code=trust_code)
+
+    @property
+    def owner_factory(self) -> Callable[[], Any] | None:
+        """What makes a fresh instance of the bound implementation per episode (imported on first use)."""
+        if not self._owner_loaded:
+            if not self.trust_code:
+                raise EnvSpecError(
+                    f"env {self.name!r} runs Python code from {', '.join(sorted(self.code))} (bound behaviours); "
+                    "this executes the file: pass --trust-code (API: trust_code=True) only if you trust it"
+                )
+            self._owner_factory = bound_owner_factory(self.spec)
+            self._owner_loaded = True
+        return self._owner_factory
 
     def episode(self, *, max_steps: int | None = None, user: Any = None) -> Any:
         from envfactory.runtime.episode import Episode
@@ -82,6 +103,11 @@ class Environment:
         with self._values_lock:  # one generator, reseeded per call: episodes on several threads share it
             self._values.reseed(derive_seed(seed, tool, canonical))
             return to_jsonable(self._values.value(schema, tool))
+
+
+def bound_targets(spec: EnvSpec) -> set[str]:
+    """The Python files an environment's bound behaviours import (empty when it runs no code)."""
+    return {b.effect.target.rsplit(":", 1)[0] for b in spec.behaviours if isinstance(b.effect, BoundEffect)}
 
 
 def bound_owner_factory(spec: EnvSpec) -> Callable[[], Any] | None:

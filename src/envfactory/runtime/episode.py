@@ -8,6 +8,7 @@ environment, task and seed give the same observations byte for byte.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from typing import Any
 
 from pydantic import ValidationError
@@ -18,7 +19,7 @@ from envfactory.ir.task import Task, Verdict
 from envfactory.runtime.behaviours import CallContext, key_caster
 from envfactory.runtime.canonical import NotCanonical, canonical_value, json_safe, parse_json, safe_repr, safe_text
 from envfactory.runtime.environment import Environment
-from envfactory.runtime.facts import states_fact
+from envfactory.runtime.facts import spray, states_fact
 from envfactory.runtime.result import ERROR_CODES, ErrorCode, ToolError, ToolResult, to_json_text
 from envfactory.runtime.store import Store, clone
 from envfactory.users.base import ClosingUser, UserSimulator
@@ -190,8 +191,12 @@ class Episode:
                 actual = self.store.get(entity_name, cast(key))
                 if actual != expected:
                     reasons.append(f"{entity_name} {key}: {row_difference(expected, actual)}")
-        said = " ".join(self.replies)
-        reasons += [f"the reply does not state {fact!r}" for fact in goal.answer if not states_fact(said, fact)]
+        if goal.answer:
+            said = " ".join(self.replies)
+            reasons += [f"the reply does not state {fact!r}" for fact in goal.answer if not states_fact(said, fact)]
+            sprayed = spray(said, goal.answer, context=self._told(), rows=self._all_rows())
+            if sprayed is not None:
+                reasons.append(sprayed)
         success = not reasons
         return Verdict(
             reward=1.0 if success else 0.0,
@@ -199,6 +204,16 @@ class Episode:
             reasons=tuple(reasons),
             state_hash=current,
         )
+
+    def _told(self) -> str:
+        """Everything the agent was told in words: the request and the user's answers."""
+        said_to_agent = [self.task.instruction if self.task is not None else ""]
+        said_to_agent += [str(args) for name, args, _ in self.log if name == "__user__"]
+        return " ".join(said_to_agent)
+
+    def _all_rows(self) -> Iterator[JSON]:
+        for entity in self.env.base.tables:
+            yield from self.store.rows(entity)
 
     # -- moving episodes around --------------------------------------------------------------
     def snapshot(self) -> JSON:

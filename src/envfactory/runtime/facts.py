@@ -1,19 +1,77 @@
-"""Does a reply state a fact? Text facts by substring, numbers by value (1,234.5 == 1234.50)."""
+"""Does a reply state a fact? Text facts by substring, numbers by value (1,234.5 == 1234.50).
+
+And does it state it honestly: a reply that lists every candidate value (every number from
+0.00 to N.NN, every title in the table) would contain any fact. :func:`spray` finds such
+replies: a reply may name at most ``facts + SLACK`` candidates of each kind a fact has, where
+a number's candidates are all the numbers in the reply that the request did not already hold,
+and a text fact's candidates are the values of the state field the fact was taken from.
+"""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
+from typing import Any
 
 _NUMBER = re.compile(r"-?\d{1,3}(?:,\d{3})+(?:\.\d+)?|-?\d+(?:\.\d+)?")
+SLACK = 3  # extra candidates a natural answer may mention ("moved 50 from 3 to 7, balance 120")
 
 
 def numbers_in(text: str) -> list[float]:
     return [float(m.replace(",", "")) for m in _NUMBER.findall(text)]
 
 
-def states_fact(text: str, fact: str) -> bool:
+def as_number(fact: str) -> float | None:
     try:
-        wanted = float(fact.replace(",", ""))
+        return float(fact.replace(",", ""))
     except ValueError:
+        return None
+
+
+def states_fact(text: str, fact: str) -> bool:
+    wanted = as_number(fact)
+    if wanted is None:
         return fact.casefold() in text.casefold()
     return any(abs(n - wanted) <= 0.005 for n in numbers_in(text))
+
+
+def spray(said: str, facts: Iterable[str], *, context: str = "", rows: Iterable[dict[str, Any]] = ()) -> str | None:
+    """Why ``said`` reads as a spray of candidate values rather than an answer (None when it does not).
+
+    ``context`` is what the agent was told (its numbers are not candidates it chose); ``rows``
+    are the state's rows, where text facts' candidate values are looked up.
+    """
+    facts = list(facts)
+    numeric = [f for f in facts if as_number(f) is not None]
+    if numeric:
+        known = {round(n, 2) for n in numbers_in(context)}
+        mentioned = {round(n, 2) for n in numbers_in(said)} - known
+        allowed = len(numeric) + SLACK
+        if len(mentioned) > allowed:
+            return f"the reply names {len(mentioned)} numbers; an answer with {len(numeric)} may name {allowed}"
+    texts = [f for f in facts if as_number(f) is None]
+    if texts:
+        folded = said.casefold()
+        for field, values in _candidate_fields(texts, rows).items():
+            named = sum(1 for v in values if v.casefold() in folded)
+            allowed = sum(1 for f in texts if f in values) + SLACK
+            if named > allowed:
+                return f"the reply names {named} values of {field!r}; an answer may name {allowed}"
+    return None
+
+
+def _candidate_fields(texts: list[str], rows: Iterable[dict[str, Any]]) -> dict[str, set[str]]:
+    """For every field holding one of ``texts`` in some row: all the text values of that field."""
+    wanted = {t.casefold() for t in texts}
+    values: dict[str, set[str]] = {}
+    hit: set[str] = set()
+    for row in rows:
+        for field, value in row.items():
+            if isinstance(value, str) and len(value) >= 2:
+                values.setdefault(field, set()).add(value)
+                if value.casefold() in wanted:
+                    hit.add(field)
+    return {field: values[field] for field in sorted(hit)}
+
+
+__all__ = ["SLACK", "as_number", "numbers_in", "spray", "states_fact"]

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 import fastjsonschema
+import re2
 
 JSON = dict[str, Any]
 Validator = Callable[[Any], str | None]  # returns an error message or None
@@ -33,6 +34,8 @@ _KNOWN_FORMATS = {
     "duration",
 }
 _PREFIX = re.compile(r"^data\.?")
+PATTERN_FORMAT = "envfactory-pattern-"
+_PATTERN_MESSAGE = re.compile(r"must be envfactory-pattern-\d+")
 
 
 def _formats(schema: Any, found: set[str]) -> set[str]:
@@ -51,13 +54,52 @@ def _formats(schema: Any, found: set[str]) -> set[str]:
 def compile_schema(schema: JSON, *, fallback: JSON | None = None) -> Callable[[Any], Any]:
     """fastjsonschema's checker; formats it does not know (OpenAPI's int32, ...) accept anything.
 
-    A schema fastjsonschema cannot compile is replaced by ``fallback`` (default: accept anything).
+    ``pattern`` is checked by RE2, in time linear in the string whatever the spec says (Python's
+    ``re`` takes seconds on ``^(a+)+$`` and 25 characters); a pattern RE2 cannot compile
+    (back-references, look-arounds) is not enforced. A schema fastjsonschema cannot compile is
+    replaced by ``fallback`` (default: accept anything).
     """
-    unknown = {f: (lambda _v: True) for f in _formats(schema, set()) - _KNOWN_FORMATS}
+    patterns: dict[str, tuple[str, Callable[[Any], bool]]] = {}
+    schema = _linear_patterns(schema, patterns)
+    unknown = {f: (lambda _v: True) for f in _formats(schema, set()) - _KNOWN_FORMATS - set(patterns)}
+    checks = {name: check for name, (_, check) in patterns.items()}
     try:
-        return fastjsonschema.compile(schema, formats=unknown, use_default=False)
-    except fastjsonschema.JsonSchemaDefinitionException:
+        return fastjsonschema.compile(schema, formats={**unknown, **checks}, use_default=False)
+    except (fastjsonschema.JsonSchemaDefinitionException, ValueError, TypeError, RecursionError):
         return fastjsonschema.compile(fallback or {})
+
+
+def linear_pattern(pattern: str) -> Callable[[str], bool] | None:
+    """A RE2 ``search`` for ``pattern``; None when RE2 cannot compile it."""
+    options = re2.Options()
+    options.log_errors = False
+    try:
+        compiled = re2.compile(pattern, options)
+    except Exception:  # re2.error, or TypeError for patterns that are not text
+        return None
+    return lambda value: compiled.search(value) is not None
+
+
+def _linear_patterns(schema: Any, found: dict[str, tuple[str, Callable[[Any], bool]]]) -> Any:
+    """``schema`` with every ``pattern`` moved into a format checked by RE2, and
+    ``patternProperties`` (regular expressions as keys) dropped."""
+    if isinstance(schema, list):
+        return [_linear_patterns(s, found) for s in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {
+        k: v if k in ("enum", "const", "default", "examples") else _linear_patterns(v, found)
+        for k, v in schema.items()
+        if k != "patternProperties"
+    }
+    pattern = out.pop("pattern", None)
+    if isinstance(pattern, str):
+        check = linear_pattern(pattern)
+        if check is not None:
+            name = f"{PATTERN_FORMAT}{len(found)}"
+            found[name] = (pattern, check)
+            out["allOf"] = [*(out.get("allOf") or []), {"format": name}]
+    return out
 
 
 def compile_validator(schema: JSON, *, strict: bool = True) -> Validator:
@@ -103,6 +145,10 @@ def _message(err: fastjsonschema.JsonSchemaValueException, props: list[str]) -> 
         where = _PREFIX.sub("", err.name or "")
         inside = f" in {where!r}" if where else ""
         return f"missing required argument(s){inside}: {', '.join(missing)}"
+    if err.rule == "format" and isinstance(err.definition, dict):
+        fmt = str(err.definition.get("format", ""))
+        if fmt.startswith(PATTERN_FORMAT):
+            err.message = _PATTERN_MESSAGE.sub("does not match the pattern the spec gives", err.message)
     path = _PREFIX.sub("", err.name or "")
     tail = err.message[len(err.name or "") :].strip() if err.message.startswith(err.name or "") else err.message
     if not path:

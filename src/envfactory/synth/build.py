@@ -68,13 +68,23 @@ def synthesize(
     state: str = "seeded",
     bind: bool = False,
     max_steps: int = 50,
+    trust_code: bool = False,
+    ref_roots: tuple[Path, ...] = (),
 ) -> EnvSpec:
     """Build an environment from tool descriptions.
 
     ``state`` is ``"seeded"`` (Faker rows), ``"empty"`` or the path of a JSON file
     ``{entity: [rows]}``. ``bind=True`` makes a Python object's own methods the behaviour.
+    A Python source is imported (executed) only with ``trust_code=True``; ``bind=True`` asks
+    to run it and so implies it. ``ref_roots`` are folders besides the spec's own that
+    ``$ref`` may read.
     """
-    loaded = source if isinstance(source, Loaded) else Loaded(source) if isinstance(source, ToolSet) else load(source)
+    if isinstance(source, Loaded):
+        loaded = source
+    elif isinstance(source, ToolSet):
+        loaded = Loaded(source)
+    else:
+        loaded = load(source, trust_code=trust_code or bind, ref_roots=ref_roots)
     toolset = loaded.toolset
     intents = [read_intent(t) for t in toolset.tools]
     assigned = assign_entities(intents)
