@@ -10,9 +10,7 @@ from tests.conftest import SPECS
 
 def cli(args: list[str], hash_seed: str) -> None:
     env = {**os.environ, "PYTHONHASHSEED": hash_seed, "COLUMNS": "200"}
-    proc = subprocess.run(
-        [sys.executable, "-m", "envfactory.cli.main", *args], env=env, capture_output=True, text=True
-    )
+    proc = subprocess.run([sys.executable, "-m", "envfactory.cli.main", *args], env=env, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
 
 

@@ -56,6 +56,9 @@ def make_tool(
             field="input_schema",
         )
     schema.setdefault("properties", {})
+    if description is not None and not isinstance(description, str):
+        diag.warn(f"description is {type(description).__name__}, not text; dropped", tool=name, field="description")
+        description = None
     out = None
     if isinstance(output_schema, dict) and output_schema:
         out = normalize_schema(inline_local_refs(output_schema), diag, tool=name, field="output")

@@ -47,7 +47,7 @@ def _toolset(entries: list[Any], name: str, file: str, diag: Diagnostics, fmt: s
         if not isinstance(entry, dict):
             raise SpecError(f"{where} is not an object", file=file)
         tool_name = clean_tool_name(entry.get("name"), diag, where=where)
-        hints = entry.get("annotations") or {}
+        hints = entry.get("annotations") if isinstance(entry.get("annotations"), dict) else {}
         tools.append(
             make_tool(
                 name=tool_name,

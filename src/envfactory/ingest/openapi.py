@@ -78,8 +78,9 @@ def _version(doc: JSON, path: Path) -> int:
 
 
 def _title_components(doc: JSON, version: int) -> None:
-    schemas = (doc.get("components") or {}).get("schemas") if version == 3 else doc.get("definitions")
-    for name, schema in (schemas or {}).items():
+    holder = doc.get("components") if version == 3 else doc
+    schemas = holder.get("schemas" if version == 3 else "definitions") if isinstance(holder, dict) else None
+    for name, schema in (schemas if isinstance(schemas, dict) else {}).items():
         if isinstance(schema, dict):
             schema.setdefault("title", name)
 
@@ -253,9 +254,9 @@ def _add_body(
         if body_required:
             required.append("body")
         return
-    body_required_names = set(schema.get("required") or ())
+    body_required_names = _names(schema.get("required"))
     for part in schema.get("allOf") or ():
-        body_required_names |= set((part or {}).get("required") or ())
+        body_required_names |= _names(part.get("required") if isinstance(part, dict) else None)
     for pname, sub in body_props.items():
         key = pname
         if key in props:
@@ -265,6 +266,10 @@ def _add_body(
         where[key] = "body"
         if pname in body_required_names and body_required:
             required.append(key)
+
+
+def _names(value: Any) -> set[str]:
+    return {v for v in value if isinstance(v, str)} if isinstance(value, list) else set()
 
 
 def _output_schema(responses: Any, version: int) -> JSON | None:

@@ -76,7 +76,10 @@ class _Normalizer:
             self.warn(field, "recursive schema cut here; accepting any object")
             return {"type": "object"}
         seen = (*seen, id(schema))
-        out: JSON = {k: v for k, v in schema.items() if k not in _DROPPED_KEYS and not k.startswith("x-")}
+        out: JSON = {
+            str(k): v for k, v in schema.items() if k not in _DROPPED_KEYS and not str(k).startswith("x-")
+        }
+        self._fix_keywords(out, field)
         if "allOf" in out:
             out = self._merge_all_of(out, field)
         self._fix_type(out, field)
@@ -98,6 +101,32 @@ class _Normalizer:
         self._fix_required(out, field)
         self._enum_from_prose(out, field)
         return out
+
+    def _fix_keywords(self, schema: JSON, field: str) -> None:
+        """Drop keywords whose value has the wrong shape (``required: [{}]``, ``minimum: "x"``,
+        ``description: 5``): each has no sensible reading, and left in place it breaks validators."""
+        ref = schema.pop("$ref", None)
+        if ref is not None:
+            self.warn(field, f"unresolved $ref {str(ref)[:80]!r}; accepting any value")
+        for key, value in list(schema.items()):
+            expected = _KEYWORD_SHAPES.get(key)
+            if expected is not None and not expected(value):
+                schema.pop(key)
+                self.warn(field, f"{key!r} is {_shown(value)}, which is not a valid {key!r}; dropped")
+        if isinstance(schema.get("required"), list):
+            schema["required"] = [r for r in schema["required"] if isinstance(r, str)]
+        if isinstance(schema.get("enum"), list):
+            scalars = [v for v in schema["enum"] if v is None or isinstance(v, (str, int, float, bool))]
+            if len(scalars) < len(schema["enum"]):
+                self.warn(field, "non-scalar values dropped from 'enum'")
+            schema["enum"] = list(dict.fromkeys(scalars))
+            if not schema["enum"]:
+                schema.pop("enum")
+        for key in ("allOf", "anyOf", "oneOf"):
+            if isinstance(schema.get(key), list):
+                schema[key] = [s for s in schema[key] if isinstance(s, dict)] or None
+                if schema[key] is None:
+                    schema.pop(key)
 
     def _merge_all_of(self, schema: JSON, field: str) -> JSON:
         parts = [p for p in schema.pop("allOf") if isinstance(p, dict)]
@@ -131,7 +160,7 @@ class _Normalizer:
         if isinstance(typ, list):
             fixed = [self._canonical_type(t, field) for t in typ]
             kept = [t for t in fixed if t]
-            if len(kept) < len(fixed):
+            if not kept or len(kept) < len(fixed):
                 schema.pop("type")
             else:
                 schema["type"] = kept if len(kept) > 1 else kept[0]
@@ -182,6 +211,8 @@ class _Normalizer:
             self.warn(field, f"'required' is {required!r}, not a list; dropped")
             schema.pop("required")
             return
+        required = [r for r in required if isinstance(r, str)]
+        schema["required"] = required
         props = schema.get("properties")
         if props is None:
             return
@@ -199,6 +230,54 @@ class _Normalizer:
         if values:
             schema["enum"] = values
             self.warn(field, f"enum {values} read from the description")
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+_KEYWORD_SHAPES: dict[str, Any] = {
+    "type": lambda v: isinstance(v, str) or (isinstance(v, list) and all(isinstance(t, str) for t in v)),
+    "required": lambda v: isinstance(v, (list, bool)),
+    "description": lambda v: isinstance(v, str),
+    "title": lambda v: isinstance(v, str),
+    "pattern": lambda v: isinstance(v, str),
+    "format": lambda v: isinstance(v, str),
+    "properties": lambda v: isinstance(v, dict),
+    "items": lambda v: isinstance(v, (dict, list, bool)),
+    "additionalProperties": lambda v: isinstance(v, (dict, bool)),
+    "enum": lambda v: isinstance(v, list),
+    "allOf": lambda v: isinstance(v, list),
+    "anyOf": lambda v: isinstance(v, list),
+    "oneOf": lambda v: isinstance(v, list),
+    "not": lambda v: isinstance(v, dict),
+    "minimum": _number,
+    "maximum": _number,
+    "multipleOf": lambda v: _number(v) and v > 0,
+    "exclusiveMinimum": lambda v: _number(v) or isinstance(v, bool),
+    "exclusiveMaximum": lambda v: _number(v) or isinstance(v, bool),
+    "minLength": _count,
+    "maxLength": _count,
+    "minItems": _count,
+    "maxItems": _count,
+    "minProperties": _count,
+    "maxProperties": _count,
+    "uniqueItems": lambda v: isinstance(v, bool),
+    "nullable": lambda v: isinstance(v, bool),
+    "readOnly": lambda v: isinstance(v, bool),
+    "writeOnly": lambda v: isinstance(v, bool),
+    "patternProperties": lambda v: isinstance(v, dict),
+    "dependencies": lambda v: isinstance(v, dict),
+}
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def enum_from_description(text: str) -> list[str]:
@@ -270,7 +349,10 @@ def _tree(value: Any, path: tuple[int, ...], depth: int, max_depth: int, budget:
 
 def inline_local_refs(schema: JSON) -> JSON:
     """Inline ``#/$defs/...`` and ``#/definitions/...`` references (as pydantic emits them)."""
-    defs: JSON = {**schema.get("definitions", {}), **schema.get("$defs", {})}
+    defs: JSON = {}
+    for key in ("definitions", "$defs"):
+        if isinstance(schema.get(key), dict):
+            defs.update(schema[key])
 
     def walk(node: Any, stack: tuple[str, ...]) -> Any:
         if isinstance(node, list):

@@ -319,7 +319,8 @@ def _probe_transfer(p: _Probe) -> None:
     usable = [
         r for r in store.rows(effect.entity) if not effect.status_field or r.get(effect.status_field) in effect.usable
     ]
-    usable.sort(key=lambda r: -(r.get(effect.field) or 0))
+    usable = [r for r in usable if isinstance(r.get(effect.field), (int, float))]
+    usable.sort(key=lambda r: -r[effect.field])
     if len(usable) < 2:
         p.note("transfer moves the amount", None, "fewer than two usable rows")
         return

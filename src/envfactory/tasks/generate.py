@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from envfactory.errors import SynthesisError
 from envfactory.ir.task import Goal, Origin, Task, UserProfile
 from envfactory.runtime.environment import Environment
 from envfactory.seeding import derive_seed
@@ -30,6 +31,11 @@ class TaskFactory:
     def __init__(self, env: Environment, style: Style = Style()) -> None:
         self.env, self.spec, self.style = env, env.spec, style
         self.graph = tool_graph(env.spec)
+        if not Walker(self.spec, self.graph, random.Random(0), style).writes:
+            raise SynthesisError(
+                f"env {self.spec.name!r} has no tool that changes the state of a seeded entity; task synthesis "
+                "starts from such a tool (answer-only tasks for read-only APIs are not built yet)"
+            )
         self.selftest = SelfTest(env)
         self.maker = ValueMaker(0, env.spec.config.clock_start)
 

@@ -50,6 +50,10 @@ _ADDITIVE = (
 _LONG_TEXT = ("body", "description", "content", "text", "note", "notes", "message", "comment", "reason")
 
 
+def _amount(value: Any) -> float:
+    return value if isinstance(value, (int, float)) and not isinstance(value, bool) else 0
+
+
 class Rejected(Exception):
     """This attempt cannot be made valid and decisive; the generator tries another."""
 
@@ -112,7 +116,7 @@ class Binder:
             status = effect.status_field
             ok_status: Accept = (lambda r: r.get(status) in usable) if status else (lambda r: True)
             if arg == effect.from_arg:
-                return lambda r: ok_status(r) and (r.get(effect.field) or 0) >= 10
+                return lambda r: ok_status(r) and _amount(r.get(effect.field)) >= 10
             return ok_status
         return lambda row: True
 
@@ -123,6 +127,8 @@ class Binder:
         for src, dst, src_field, arg in self._sk.edges:
             if dst == node.id and arg is not None:
                 value = st.values[src]
+                if src_field is not None and (not isinstance(value, dict) or src_field not in value):
+                    raise Rejected(f"the {node.tool} input {arg!r} comes from a field {src_field!r} the row lacks")
                 args[arg] = value[src_field] if src_field is not None else value
         for arg, entity in node.direct.items():
             args[arg] = self._direct(node, arg, entity, episode, args)
@@ -231,7 +237,7 @@ class Binder:
     def _unique(self, node: Draft, rows: list[JSON], st: _State, accept: Accept) -> JSON:
         taken = st.taken.setdefault(node.inputs[0], set())
         key = self.schema[node.entity].key  # type: ignore[index]
-        candidates = [r for r in rows if r[key] not in taken]
+        candidates = [r for r in rows if r.get(key) is not None and r[key] not in taken]
         self.rng.shuffle(candidates)
         candidates.sort(key=lambda r: not accept(r))
         fields = self._fields(node.entity, rows, _IDENTIFYING)  # type: ignore[arg-type]
@@ -251,7 +257,7 @@ class Binder:
                 continue
             if schema.get("enum") or primary_type(schema) == "boolean":
                 # sorted: iterating a set of strings follows PYTHONHASHSEED, which differs per process
-                for value in sorted({r.get(fld) for r in rows if r.get(fld) is not None}, key=repr):
+                for value in sorted({r.get(fld) for r in rows if isinstance(r.get(fld), (str, int, float))}, key=repr):
                     subset = [r for r in rows if r.get(fld) == value]
                     if 2 <= len(subset) < len(rows):
                         options.append((all(accept(r) for r in subset), fld, "eq", value, subset))

@@ -197,3 +197,47 @@ __all__ = [
     "snapshot_tampers",
     "tampered",
 ]
+
+
+# -- malformed specs ----------------------------------------------------------------------------
+MUTANT_KEYS = (
+    "type", "required", "description", "properties", "items", "enum", "minimum", "maximum", "pattern",
+    "format", "default", "$ref", "allOf", "anyOf", "oneOf", "name", "in", "parameters", "responses",
+    "paths", "operationId", "schema", "content", "additionalProperties", "inputSchema", "tools",
+    "function", "input_schema", "nullable", "maxLength", "title", "summary", "tags", "const",
+)  # fmt: skip
+MUTANT_VALUES: tuple[Any, ...] = (
+    [], {}, [{}], 5, -1, 2.5, "x", None, True, "^(a+)+$", [None], {"a": 1}, "#/nope", [[]], "",
+    ["string", "integer"], [1, "a"], {"type": []}, "../../../etc/passwd", "http://example.com/x.yaml",
+)  # fmt: skip
+
+
+def _nodes(doc: Any) -> list[Any]:
+    """Every dict and list inside ``doc`` (iteratively)."""
+    out, stack = [], [doc]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (dict, list)):
+            out.append(node)
+            stack.extend(node.values() if isinstance(node, dict) else node)
+    return out
+
+
+def mutate_spec(doc: Any, rng: random.Random) -> Any:
+    """A copy of a parsed spec with one structural edit: a keyword set to a value of the wrong
+    shape, a node emptied, or a list element replaced."""
+    out = copy.deepcopy(doc)
+    node = rng.choice(_nodes(out))
+    roll = rng.random()
+    if isinstance(node, dict):
+        if roll < 0.7 or not node:
+            node[rng.choice(MUTANT_KEYS)] = copy.deepcopy(rng.choice(MUTANT_VALUES))
+        elif roll < 0.85:
+            node.pop(rng.choice(list(node)))
+        else:
+            node[rng.choice(list(node))] = copy.deepcopy(rng.choice(MUTANT_VALUES))
+    elif node:
+        node[rng.randrange(len(node))] = copy.deepcopy(rng.choice(MUTANT_VALUES))
+    else:
+        node.append(copy.deepcopy(rng.choice(MUTANT_VALUES)))
+    return out
