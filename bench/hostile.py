@@ -57,6 +57,7 @@ from envfactory.testing.hostile import (
     mutate_spec,
     snapshot_tampers,
     tampered,
+    write_hostile_specs,
 )
 from envfactory.users.scripted import ScriptedUser
 
@@ -196,7 +197,7 @@ def hostile_specs(tmp: Path) -> list[tuple[str, str, float, int]]:
     """(case, outcome, seconds, files read outside the folder) for each hostile spec, in a child process."""
     folder = tmp / "specs"
     folder.mkdir()
-    cases = _write_hostile_specs(folder)
+    cases = write_hostile_specs(folder)
     (tmp / "bench_hostile_case.py").write_text(
         f"from pathlib import Path\nimport sys\nsys.path.insert(0, {str(Path(__file__).parent)!r})\n"
         + "from hostile import _spec_case\n"
@@ -230,52 +231,6 @@ def hostile_specs(tmp: Path) -> list[tuple[str, str, float, int]]:
         outcome, detail = data["result"]
         rows.append((case, f"{outcome}: {detail}" if detail else outcome, seconds, len(data["outside"])))
     return rows
-
-
-def _write_hostile_specs(folder: Path) -> dict[str, Path]:
-    def openapi(schema: Any) -> dict[str, Any]:
-        response = {"200": {"description": "ok", "content": {"application/json": {"schema": schema}}}}
-        return {
-            "openapi": "3.0.0",
-            "info": {"title": "hostile", "version": "1"},
-            "paths": {"/things": {"get": {"operationId": "listThings", "responses": response}}},
-        }
-
-    cases: dict[str, Path] = {}
-    lines = ['a0: &a0 ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
-    lines += [f"a{i}: &a{i} [" + ",".join([f"*a{i - 1}"] * 9) + "]" for i in range(1, 12)]
-    (folder / "bomb.yaml").write_text("\n".join(lines) + "\nopenapi: 3.0.0\n")
-    cases["YAML alias bomb"] = folder / "bomb.yaml"
-    text = json.dumps(openapi("DEEP"))
-    (folder / "deep.json").write_text(text.replace('"DEEP"', _deep_text(3000)))
-    cases["3,000-deep nesting"] = folder / "deep.json"
-    node = {"$ref": "#/components/schemas/Node"}
-    recursive = openapi({"type": "array", "items": node})
-    props = {"id": {"type": "string"}, "children": {"type": "array", "items": node}, "parent": node}
-    recursive["components"] = {"schemas": {"Node": {"type": "object", "properties": props}}}
-    (folder / "recursive.json").write_text(json.dumps(recursive))
-    cases["self-referencing schema"] = folder / "recursive.json"
-    for label, ref in (
-        ("$ref to an absolute path", "/etc/hostname"),
-        ("$ref climbing out with ../", "../../../../../../etc/hostname"),
-        ("$ref with file://", "file:///etc/hostname"),
-        ("$ref to an http URL", "http://127.0.0.1:9/etc/hostname"),
-    ):
-        path = folder / f"ref{len(cases)}.json"
-        path.write_text(json.dumps(openapi({"$ref": ref})))
-        cases[label] = path
-    big = folder / "big.yaml"
-    with big.open("w") as out:
-        out.write("openapi: 3.0.0\ninfo: {title: big, version: '1'}\npaths: {}\nx-filler:\n")
-        chunk = "".join(f"  - {'x' * 90}\n" for _ in range(10_000))
-        for _ in range(30):
-            out.write(chunk)
-    cases["a 28 MB spec"] = big
-    return cases
-
-
-def _deep_text(depth: int) -> str:
-    return '{"type":"object","properties":{"a":' * depth + '{"type":"string"}' + "}}" * depth
 
 
 def concurrency(seed: int) -> Counter[str]:

@@ -32,6 +32,7 @@ def summarize(trajectories: Sequence[Trajectory], ks: Sequence[int] = (1,)) -> d
         "success": mean(t.success for t in trajectories),
         "avg_steps": mean(t.steps for t in trajectories),
         "tool_error_rate": sum(t.tool_errors for t in trajectories) / max(1, sum(t.tool_calls for t in trajectories)),
+        "user_spoiled": sum(t.masked for t in trajectories),  # counted in success; the judge's mask
     }
     for k in ks:
         if k <= trials:

@@ -11,6 +11,7 @@ from envfactory.rl.policy import Policy
 from envfactory.rl.rollout import Trajectory, rollout
 from envfactory.runtime.environment import Environment
 from envfactory.seeding import derive_seed
+from envfactory.users.judge import FactJudge, Judge
 from envfactory.users.scripted import ScriptedUser
 from envfactory.wrappers import FAMILIES, Randomization, condition, randomize
 
@@ -24,8 +25,12 @@ def evaluate(
     seed: int = 0,
     randomization: Randomization | None = None,
     keep_messages: bool = False,
+    judge: Judge | None = None,
 ) -> list[Trajectory]:
-    """``trials`` seeded episodes per task; each gets its own policy seed and perturbation."""
+    """``trials`` seeded episodes per task; each gets its own policy seed and perturbation.
+
+    Episodes the ``judge`` (default: the fact judge) finds spoiled by the user are ``masked``."""
+    judge = judge if judge is not None else FactJudge()
     base = env.episode(user=ScriptedUser())
     out = []
     for task in tasks:
@@ -33,7 +38,14 @@ def evaluate(
             episode_seed = derive_seed(seed, task.id, trial) % 2**31
             episode = randomize(base, randomization, episode_seed) if randomization else base
             out.append(
-                rollout(episode, task, make_policy(episode_seed), seed=episode_seed, keep_messages=keep_messages)
+                rollout(
+                    episode,
+                    task,
+                    make_policy(episode_seed),
+                    seed=episode_seed,
+                    keep_messages=keep_messages,
+                    judge=judge,
+                )
             )
     return out
 

@@ -76,9 +76,7 @@ class _Normalizer:
             self.warn(field, "recursive schema cut here; accepting any object")
             return {"type": "object"}
         seen = (*seen, id(schema))
-        out: JSON = {
-            str(k): v for k, v in schema.items() if k not in _DROPPED_KEYS and not str(k).startswith("x-")
-        }
+        out: JSON = {str(k): v for k, v in schema.items() if k not in _DROPPED_KEYS and not str(k).startswith("x-")}
         self._fix_keywords(out, field)
         if "allOf" in out:
             out = self._merge_all_of(out, field)

@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from envfactory.ir.task import Task
 from envfactory.rl.policy import Policy
+from envfactory.users.judge import Judge
 
 JSON = dict[str, Any]
 
@@ -32,8 +33,19 @@ class Trajectory(BaseModel):
     messages: tuple[JSON, ...] = ()
 
 
-def rollout(episode: Any, task: Task, policy: Policy, *, seed: int = 0, keep_messages: bool = False) -> Trajectory:
-    """Run ``policy`` on ``task`` until the episode ends (reply or step budget)."""
+def rollout(
+    episode: Any,
+    task: Task,
+    policy: Policy,
+    *,
+    seed: int = 0,
+    keep_messages: bool = False,
+    judge: Judge | None = None,
+) -> Trajectory:
+    """Run ``policy`` on ``task`` until the episode ends (reply or step budget).
+
+    With a ``judge``, a trajectory the user spoiled (contradicted or invented facts) is
+    ``masked``: estimators and samplers leave it out."""
     opening = episode.reset(task=task, seed=seed)
     policy.begin(task, opening, episode.tools)
     transcript: list[JSON] = list(opening)
@@ -48,6 +60,7 @@ def rollout(episode: Any, task: Task, policy: Policy, *, seed: int = 0, keep_mes
                 calls += 1
                 errors += '"error"' in message["content"][:12]
     verdict = episode.verify()
+    judgement = judge.judge(task, transcript) if judge is not None else None
     return Trajectory(
         env=episode.env.name,
         task_id=task.id,
@@ -59,7 +72,8 @@ def rollout(episode: Any, task: Task, policy: Policy, *, seed: int = 0, keep_mes
         steps=episode.steps,
         tool_calls=calls,
         tool_errors=errors,
+        masked=judgement.spoiled if judgement is not None else False,
         randomization=getattr(episode, "randomization", {}),
-        reasons=verdict.reasons,
+        reasons=verdict.reasons + (judgement.reasons if judgement is not None else ()),
         messages=tuple(json.loads(json.dumps(m)) for m in transcript) if keep_messages else (),
     )

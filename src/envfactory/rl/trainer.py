@@ -18,13 +18,18 @@ from envfactory.ir.task import Task
 from envfactory.rl.advantages import ESTIMATORS, dynamic_sampling
 from envfactory.rl.drrn import DRRN, DRRNPolicy
 from envfactory.rl.imitation import clone, demonstrations
+from envfactory.rl.losses import aggregate, clipped_surrogate
 from envfactory.rl.rollout import rollout
 from envfactory.runtime.environment import Environment
 from envfactory.seeding import derive_seed
+from envfactory.users.judge import JUDGES
 from envfactory.users.scripted import ScriptedUser
 from envfactory.wrappers import Randomization, randomize
 
 JSON = dict[str, Any]
+# GRPO averages within each rollout (its 1/|o| term); Dr.GRPO removes that length bias; the
+# others keep the batch-wide mean over decisions they were measured with.
+DEFAULT_NORMALIZATION = {"grpo": "sequence", "dr_grpo": "constant"}
 
 
 @dataclass
@@ -46,6 +51,9 @@ class TrainConfig:
     warm_start: int = 0  # epochs of cloning the gold plans' decisions before RL (0: RL from scratch)
     warm_start_lr: float = 0.02
     finetune_lr: float = 0.005  # the RL learning rate after a warm start: fine-tune a cloned policy gently
+    judge: str | None = "facts"  # flags rollouts the user spoiled; they are masked out of the update
+    loss_normalization: str | None = None  # "sequence" | "token" | "constant"; None: the estimator's own
+    max_decisions: int = 50  # the "constant" normalization's longest rollout
 
 
 def train(
@@ -87,7 +95,7 @@ def _train(
         (run / "config.json").write_text(json.dumps(asdict(config), indent=2))
         checkpoint = run / "checkpoint.pt"
         if resume and checkpoint.is_file():
-            state = torch.load(checkpoint, weights_only=False)
+            state = torch.load(checkpoint, weights_only=True)
             model.load_state_dict(state["model"])
             optimizer.load_state_dict(state["optimizer"])
             start = state["iteration"]
@@ -99,6 +107,7 @@ def _train(
             record = {"warm_start": {"decisions": len(demos), "loss_by_epoch": losses}}
             (run / "warm_start.json").write_text(json.dumps(record, indent=2))
     bases = {name: env.episode(user=ScriptedUser()) for name, env in envs.items()}
+    judge = JUDGES[config.judge]() if config.judge else None
     by_key = {(name, task.id): (name, task) for name, ts in tasks.items() for task in ts}
     sampler = make_sampler(config.sampler, by_key)
     writer = _tensorboard(run)
@@ -106,22 +115,22 @@ def _train(
         began = time.perf_counter()
         rng = random.Random(derive_seed(config.seed, "batch", iteration))
         batch = [by_key[sampler.sample(rng)] for _ in range(min(config.tasks_per_batch, len(by_key)))]
-        records, rewards, task_ids, env_ids = [], [], [], []
+        records, rewards, task_ids, env_ids, mask = [], [], [], [], []
         for name, task in batch:
             for g in range(config.group):
                 seed = derive_seed(config.seed, iteration, task.id, g) % 2**31
                 randomized = randomization is not None and rng.random() < config.randomize_fraction
                 episode = randomize(bases[name], randomization, seed) if randomized else bases[name]
                 policy = DRRNPolicy(model, seed=seed)
-                result = rollout(episode, task, policy, seed=seed)
+                result = rollout(episode, task, policy, seed=seed, judge=judge)
                 records.append(policy.record or [])
                 rewards.append(result.reward)
-                sampler.update((name, task.id), result.reward)
+                mask.append(not result.masked)
+                if not result.masked:  # a user's mistake says nothing about how hard the task is
+                    sampler.update((name, task.id), result.reward)
                 task_ids.append(task.id)
                 env_ids.append(name)
-        advantages = ESTIMATORS[config.estimator](rewards, task_ids, env_ids=env_ids)
-        keep = dynamic_sampling(rewards, task_ids) if config.dynamic_sampling else np.ones(len(rewards), bool)
-        loss, entropy = _update(model, optimizer, records, advantages, keep, config)
+        loss, entropy, keep = update_batch(model, optimizer, records, rewards, task_ids, env_ids, mask, config)
         metrics = {
             "iteration": iteration + 1,
             "reward": float(np.mean(rewards)),
@@ -130,6 +139,7 @@ def _train(
                 for n in sorted(set(env_ids))
             },
             "kept_fraction": float(keep.mean()),
+            "masked_fraction": 1.0 - float(np.mean(mask)),
             "loss": loss,
             "entropy": entropy,
             "seconds": time.perf_counter() - began,
@@ -182,6 +192,24 @@ def _tensorboard(run: Path | None) -> Any:
     return SummaryWriter(log_dir=str(run / "tensorboard"))
 
 
+def update_batch(
+    model: DRRN,
+    optimizer: torch.optim.Optimizer,
+    records: list,
+    rewards: list[float],
+    task_ids: list[str],
+    env_ids: list[str],
+    mask: list[bool],
+    config: TrainConfig,
+) -> tuple[float, float, np.ndarray]:
+    """One policy update from a batch of rollouts; ``mask`` False marks rollouts a user spoiled,
+    which the estimator, dynamic sampling and the loss all leave out."""
+    advantages = ESTIMATORS[config.estimator](rewards, task_ids, mask, env_ids=env_ids)
+    keep = dynamic_sampling(rewards, task_ids, mask) if config.dynamic_sampling else np.asarray(mask, bool)
+    loss, entropy = _update(model, optimizer, records, advantages, keep, config)
+    return loss, entropy, keep
+
+
 def _update(
     model: DRRN,
     optimizer: torch.optim.Optimizer,
@@ -191,29 +219,38 @@ def _update(
     config: TrainConfig,
 ) -> tuple[float, float]:
     decisions = [
-        (d, float(a)) for rec, a, k in zip(records, advantages, keep, strict=True) if k and a != 0 for d in rec
+        (seq, d, float(a))
+        for seq, (rec, a, k) in enumerate(zip(records, advantages, keep, strict=True))
+        if k and a != 0
+        for d in rec
     ]
     if not decisions:
         return 0.0, 0.0
+    normalization = config.loss_normalization or DEFAULT_NORMALIZATION.get(config.estimator, "token")
+    sequence = torch.tensor([seq for seq, _, _ in decisions])
+    old_logp = torch.tensor([float(d[3]) for _, d, _ in decisions])
+    adv = torch.tensor([a for _, _, a in decisions])
     total_loss = total_entropy = 0.0
     for _ in range(config.epochs):
         optimizer.zero_grad()
-        losses = []
-        for (state, actions, index, old_logp), advantage in decisions:
+        chosen, entropies = [], []
+        for _, (state, actions, index, _), _ in decisions:
             logp = torch.log_softmax(model(state, actions), 0)
-            ratio = torch.exp(logp[index] - old_logp)
-            clipped = torch.clamp(ratio, 1 - config.clip, 1 + config.clip)
-            entropy = -(logp.exp() * logp).sum()
-            losses.append(-torch.min(ratio * advantage, clipped * advantage) - config.entropy * entropy)
-            total_entropy += float(entropy.detach())
-        loss = torch.stack(losses).mean()
+            chosen.append(logp[index])
+            entropies.append(-(logp.exp() * logp).sum())
+        entropy = torch.stack(entropies)
+        surrogate = clipped_surrogate(torch.stack(chosen), old_logp, adv, sequence, clip=config.clip,
+                                      normalization=normalization, max_length=config.max_decisions)  # fmt: skip
+        bonus = aggregate(entropy, sequence, normalization=normalization, max_length=config.max_decisions)
+        loss = surrogate - config.entropy * bonus
         loss.backward()
         optimizer.step()
         total_loss += float(loss.detach())
+        total_entropy += float(entropy.detach().sum())
     return total_loss / config.epochs, total_entropy / (config.epochs * len(decisions))
 
 
 def load_model(path: str | Path) -> DRRN:
     model = DRRN()
-    model.load_state_dict(torch.load(Path(path), weights_only=False)["model"])
+    model.load_state_dict(torch.load(Path(path), weights_only=True)["model"])
     return model

@@ -10,6 +10,7 @@ import copy
 import json
 import random
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 JSON = dict[str, Any]
@@ -187,18 +188,6 @@ def tampered(snap: JSON, tamper: Callable[[JSON], None]) -> Any:
     return out
 
 
-__all__ = [
-    "HOSTILE_TEXTS",
-    "HOSTILE_VALUES",
-    "hostile_action",
-    "hostile_arguments",
-    "hostile_name",
-    "hostile_value",
-    "snapshot_tampers",
-    "tampered",
-]
-
-
 # -- malformed specs ----------------------------------------------------------------------------
 MUTANT_KEYS = (
     "type", "required", "description", "properties", "items", "enum", "minimum", "maximum", "pattern",
@@ -241,3 +230,65 @@ def mutate_spec(doc: Any, rng: random.Random) -> Any:
     else:
         node.append(copy.deepcopy(rng.choice(MUTANT_VALUES)))
     return out
+
+
+def write_hostile_specs(folder: Path) -> dict[str, Path]:
+    def openapi(schema: Any) -> dict[str, Any]:
+        response = {"200": {"description": "ok", "content": {"application/json": {"schema": schema}}}}
+        return {
+            "openapi": "3.0.0",
+            "info": {"title": "hostile", "version": "1"},
+            "paths": {"/things": {"get": {"operationId": "listThings", "responses": response}}},
+        }
+
+    """Hostile spec files in ``folder``, by case name: an alias bomb, 3,000-deep nesting, a
+    self-referencing schema, ``$ref`` out of the folder (four ways) and a file over the size limit."""
+    cases: dict[str, Path] = {}
+    lines = ['a0: &a0 ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
+    lines += [f"a{i}: &a{i} [" + ",".join([f"*a{i - 1}"] * 9) + "]" for i in range(1, 12)]
+    (folder / "bomb.yaml").write_text("\n".join(lines) + "\nopenapi: 3.0.0\n")
+    cases["YAML alias bomb"] = folder / "bomb.yaml"
+    text = json.dumps(openapi("DEEP"))
+    (folder / "deep.json").write_text(text.replace('"DEEP"', _deep_text(3000)))
+    cases["3,000-deep nesting"] = folder / "deep.json"
+    node = {"$ref": "#/components/schemas/Node"}
+    recursive = openapi({"type": "array", "items": node})
+    props = {"id": {"type": "string"}, "children": {"type": "array", "items": node}, "parent": node}
+    recursive["components"] = {"schemas": {"Node": {"type": "object", "properties": props}}}
+    (folder / "recursive.json").write_text(json.dumps(recursive))
+    cases["self-referencing schema"] = folder / "recursive.json"
+    for label, ref in (
+        ("$ref to an absolute path", "/etc/hostname"),
+        ("$ref climbing out with ../", "../../../../../../etc/hostname"),
+        ("$ref with file://", "file:///etc/hostname"),
+        ("$ref to an http URL", "http://127.0.0.1:9/etc/hostname"),
+    ):
+        path = folder / f"ref{len(cases)}.json"
+        path.write_text(json.dumps(openapi({"$ref": ref})))
+        cases[label] = path
+    big = folder / "big.yaml"
+    with big.open("w") as out:
+        out.write("openapi: 3.0.0\ninfo: {title: big, version: '1'}\npaths: {}\nx-filler:\n")
+        chunk = "".join(f"  - {'x' * 90}\n" for _ in range(10_000))
+        for _ in range(30):
+            out.write(chunk)
+    cases["a 28 MB spec"] = big
+    return cases
+
+
+def _deep_text(depth: int) -> str:
+    return '{"type":"object","properties":{"a":' * depth + '{"type":"string"}' + "}}" * depth
+
+
+__all__ = [
+    "HOSTILE_TEXTS",
+    "HOSTILE_VALUES",
+    "hostile_action",
+    "hostile_arguments",
+    "hostile_name",
+    "hostile_value",
+    "mutate_spec",
+    "snapshot_tampers",
+    "tampered",
+    "write_hostile_specs",
+]

@@ -2,7 +2,9 @@
 
 Besides greetings, sign-offs and chatty answers, a user may ``reword`` the request: clause-opening
 verbs are swapped for everyday synonyms ("freeze" -> "put a hold on", "cancel" -> "call off"),
-quoted values and ids untouched.
+quoted values and ids untouched. And a user makes ``mistakes``: with that probability an answer
+states a held-back fact with a wrong value. Such episodes are the agent's bad luck, not its
+fault; a :class:`~envfactory.users.judge.FactJudge` flags them and training masks them out.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from envfactory.wrappers.base import FAMILIES, EpisodeWrapper, Family
 from envfactory.wrappers.lexicon import USER_SYNONYMS, reword
@@ -29,6 +31,7 @@ class UserStyle(BaseModel):
     casual: bool = False  # lower-case, fewer full stops
     chatty_answers: bool = False
     reword: bool = False  # verbs swapped for synonyms
+    mistakes: float = Field(default=0.0, ge=0.0, le=1.0)  # chance that an answer states a fact wrongly
 
 
 def sample_users(rng: random.Random) -> UserStyle:
@@ -38,6 +41,7 @@ def sample_users(rng: random.Random) -> UserStyle:
         casual=rng.random() < 0.3,
         chatty_answers=rng.random() < 0.5,
         reword=rng.random() < 0.5,
+        mistakes=0.2 if rng.random() < 0.3 else 0.0,
     )
 
 
@@ -65,9 +69,28 @@ class UserStyleWrapper(EpisodeWrapper):
 
     def respond(self, text: str) -> list[JSON]:
         answers = self.inner.respond(text)
+        if self.config.mistakes and answers:
+            answers = [{**m, "content": self._mistaken(m["content"])} for m in answers]
         if not self.config.chatty_answers:
             return answers
         return [{**m, "content": self.rng.choice(_ANSWER).format(a=m["content"])} for m in answers]
+
+    def _mistaken(self, text: str) -> str:
+        task = self.inner.task
+        for value in task.user.facts.values() if task is not None else ():
+            if str(value) in text and self.rng.random() < self.config.mistakes:
+                text = text.replace(str(value), wrong_value(str(value)))
+        return text
+
+
+def wrong_value(value: str) -> str:
+    """A plausible wrong version of a fact: a number off by a little, a text with a word changed."""
+    try:
+        number = float(value.replace(",", ""))
+    except ValueError:
+        words = value.split()
+        return " ".join([*words[:-1], words[-1] + "s"]) if words else "something else"
+    return f"{number + 7:g}" if "." not in value else f"{number + 7:.2f}"
 
 
 STRESS = UserStyle(greeting=True, sign_off=True, casual=True, chatty_answers=True, reword=True)
