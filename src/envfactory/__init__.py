@@ -7,19 +7,62 @@
 True
 """
 
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from envfactory.bundled import register_envs, register_when_imported
 from envfactory.errors import EnvFactoryError, EnvSpecError, SpecError, SynthesisError
-from envfactory.ingest import load, load_toolset
-from envfactory.ir import EnvSpec, Goal, Task, ToolSet, ToolSpec, Verdict
-from envfactory.runtime.environment import Environment
-from envfactory.runtime.episode import Episode
-from envfactory.runtime.gym_env import ToolEnv, register_env_dir, register_envs
-from envfactory.runtime.result import ToolResult
-from envfactory.synth import synthesize
-from envfactory.synth.selfcheck import FidelityReport, self_check
 
 __version__ = "0.1.0"
 
-register_envs()
+# Public names load on first use (PEP 562): `envfactory --help` and `import envfactory` stay fast.
+_LAZY = {
+    "load": "envfactory.ingest",
+    "load_toolset": "envfactory.ingest",
+    "EnvSpec": "envfactory.ir",
+    "Goal": "envfactory.ir",
+    "Task": "envfactory.ir",
+    "ToolSet": "envfactory.ir",
+    "ToolSpec": "envfactory.ir",
+    "Verdict": "envfactory.ir",
+    "Environment": "envfactory.runtime.environment",
+    "Episode": "envfactory.runtime.episode",
+    "ToolEnv": "envfactory.runtime.gym_env",
+    "register_env_dir": "envfactory.runtime.gym_env",
+    "ToolResult": "envfactory.runtime.result",
+    "synthesize": "envfactory.synth",
+    "FidelityReport": "envfactory.synth.selfcheck",
+    "self_check": "envfactory.synth.selfcheck",
+}
+
+if TYPE_CHECKING:
+    from envfactory.ingest import load, load_toolset
+    from envfactory.ir import EnvSpec, Goal, Task, ToolSet, ToolSpec, Verdict
+    from envfactory.runtime.environment import Environment
+    from envfactory.runtime.episode import Episode
+    from envfactory.runtime.gym_env import ToolEnv, register_env_dir
+    from envfactory.runtime.result import ToolResult
+    from envfactory.synth import synthesize
+    from envfactory.synth.selfcheck import FidelityReport, self_check
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'envfactory' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})
+
+
+register_when_imported()
+
 
 __all__ = [
     "EnvFactoryError",

@@ -7,8 +7,6 @@ from typing import Annotated
 
 import typer
 
-from envfactory.cli import commands, play, rl_cmd, tasks_cmd
-
 app = typer.Typer(
     name="envfactory",
     help="Turn tool descriptions into executable, verifiable environments for tool-using agents.",
@@ -28,6 +26,8 @@ RefRoot = Annotated[
     list[Path] | None,
     typer.Option("--ref-root", help="Another folder that $ref may read (besides the spec's own; repeatable)."),
 ]
+
+AGENTS = ("gold", "noop", "read-only", "random")  # the agents `solve` can run (AGENTS)
 
 SPECS_HELP = (
     "Tool descriptions: OpenAPI/Swagger (YAML/JSON, or a folder holding openapi.yaml), MCP tools/list "
@@ -56,6 +56,8 @@ def synth(
     """Synthesize an environment from each SPEC and save it as a readable folder.
 
     A Python SPEC is imported, which executes it: it needs --trust-code (or --bind, which asks to run it)."""
+    from envfactory.cli import commands
+
     raise typer.Exit(
         commands.synth(
             specs, out, name, seed, rows, state, bind, max_steps, check, trust_code or bind, tuple(ref_root or ())
@@ -68,6 +70,8 @@ def inspect(
     env_dir: Annotated[Path, typer.Argument(help="An environment folder made by `synth`.")],
 ) -> None:
     """Show an environment's tools, entities, relations and fidelity."""
+    from envfactory.cli import commands
+
     commands.inspect(env_dir)
 
 
@@ -78,6 +82,8 @@ def check(
     trust_code: TrustCode = False,
 ) -> None:
     """Run the self-check (fidelity report); exit 1 if any check fails."""
+    from envfactory.cli import commands
+
     raise typer.Exit(commands.check(env_dir, seed, trust_code))
 
 
@@ -88,6 +94,8 @@ def play_cmd(
     trust_code: TrustCode = False,
 ) -> None:
     """Call tools by hand and watch the state change (type `help` inside)."""
+    from envfactory.cli import play
+
     play.run(env_dir, seed, trust_code)
 
 
@@ -102,6 +110,8 @@ def demo(
     envs_only: Annotated[bool, typer.Option("--envs-only", help="Stop after the environments and tasks.")] = False,
 ) -> None:
     """End to end: synthesize the bundled specs, make tasks, train with ERPO + randomization, evaluate, report."""
+    from envfactory.cli import commands
+
     raise typer.Exit(commands.demo(out, seed, iterations, envs_only, warm_start))
 
 
@@ -124,6 +134,8 @@ def train_command(
     trust_code: TrustCode = False,
 ) -> None:
     """Train the compact DRRN policy with a clipped policy-gradient objective."""
+    from envfactory.cli import rl_cmd
+
     raise typer.Exit(
         rl_cmd.train_cmd(
             env_dirs, tasks_file, out, iterations, estimator, randomize, seed, max_level, resume, warm_start, trust_code
@@ -144,6 +156,8 @@ def eval_command(
     trust_code: TrustCode = False,
 ) -> None:
     """Evaluate a policy: success, pass^k, steps, tool-error rate, by level and under randomization."""
+    from envfactory.cli import rl_cmd
+
     raise typer.Exit(
         rl_cmd.eval_cmd(env_dirs, tasks_file, policy, trials, seed, randomize or [], max_level, out, trust_code)
     )
@@ -152,6 +166,8 @@ def eval_command(
 @app.command()
 def report(run_dir: Annotated[Path, typer.Argument(help="A run folder from `demo` or `train`.")]) -> None:
     """Write RUN_DIR/report.html: learning curves, tables and transcripts in one page."""
+    from envfactory.cli import rl_cmd
+
     raise typer.Exit(rl_cmd.report_cmd(run_dir))
 
 
@@ -161,6 +177,8 @@ def graph(
     out: Annotated[Path | None, typer.Option("--out", "-o", help="PNG to write (default ENV_DIR/graph.png).")] = None,
 ) -> None:
     """Print the tool dependency graph and draw it."""
+    from envfactory.cli import tasks_cmd
+
     tasks_cmd.graph(env_dir, out)
 
 
@@ -178,6 +196,8 @@ def tasks(
     trust_code: TrustCode = False,
 ) -> None:
     """Synthesize N verified tasks (AutoForge-style) and write them as JSON lines."""
+    from envfactory.cli import tasks_cmd
+
     raise typer.Exit(tasks_cmd.tasks(env_dir, n, seed, out, test, heldout_tool or [], check_baselines, trust_code))
 
 
@@ -187,6 +207,8 @@ def show_task(
     index: Annotated[int, typer.Argument(help="Which task (0-based).")] = 0,
 ) -> None:
     """Show one task: instruction, held-back facts, gold plan, blueprint and goal."""
+    from envfactory.cli import tasks_cmd
+
     tasks_cmd.show_task(file, index)
 
 
@@ -195,13 +217,15 @@ def solve(
     env_dir: Annotated[Path, typer.Argument(help="The task's environment folder.")],
     file: Annotated[Path, typer.Argument(help="A task file made by `tasks`.")],
     index: Annotated[int, typer.Argument(help="Which task (0-based).")] = 0,
-    agent: Annotated[str, typer.Option(help=f"One of: {', '.join(tasks_cmd.AGENTS)}.")] = "gold",
+    agent: Annotated[str, typer.Option(help=f"One of: {', '.join(AGENTS)}.")] = "gold",
     seed: Annotated[int, typer.Option(help="Seed of the random agent.")] = 0,
     trust_code: TrustCode = False,
 ) -> None:
     """Run an agent (the gold plan by default) through a task and print the transcript and verdict."""
-    if agent not in tasks_cmd.AGENTS:
-        raise typer.BadParameter(f"unknown agent {agent!r}; choose one of {', '.join(tasks_cmd.AGENTS)}")
+    from envfactory.cli import tasks_cmd
+
+    if agent not in AGENTS:
+        raise typer.BadParameter(f"unknown agent {agent!r}; choose one of {', '.join(AGENTS)}")
     raise typer.Exit(tasks_cmd.solve(env_dir, file, index, agent, seed, trust_code))
 
 

@@ -20,6 +20,7 @@ from typing import Any, SupportsFloat
 import gymnasium
 from gymnasium import spaces
 
+from envfactory.bundled import BUNDLED, register_envs
 from envfactory.ir.env import EnvSpec
 from envfactory.ir.task import Task
 from envfactory.runtime.canonical import NotCanonical, parse_json, safe_repr, safe_text
@@ -159,17 +160,6 @@ def bundled_specs_dir() -> Path:
     raise FileNotFoundError("bundled specs not found")
 
 
-BUNDLED = {
-    "petstore": "petstore.yaml",
-    "library": "library.json",
-    "shop": "shop.yaml",
-    "notes": "notes.mcp.json",
-    "calendar": "calendar.openai.json",
-    "banking": "banking.anthropic.json",
-    "travel": "travel.py",
-}
-
-
 @cache
 def bundled_environment(name: str) -> Environment:
     from envfactory.synth import synthesize
@@ -185,14 +175,6 @@ def make_from_dir(path: str, **kwargs: Any) -> ToolEnv:
     return ToolEnv(Environment.load(path), **kwargs)
 
 
-def register_envs() -> None:
-    """Register ``envfactory/<name>`` for each bundled spec (idempotent)."""
-    for name in BUNDLED:
-        env_id = f"envfactory/{name}"
-        if env_id not in gymnasium.registry:
-            gymnasium.register(env_id, entry_point=make_bundled, kwargs={"name": name}, disable_env_checker=True)
-
-
 def register_env_dir(path: str | Path, env_id: str | None = None) -> str:
     """Register a synthesized environment directory; returns the id for ``gymnasium.make``."""
     spec = EnvSpec.load(path)
@@ -200,3 +182,14 @@ def register_env_dir(path: str | Path, env_id: str | None = None) -> str:
     if env_id not in gymnasium.registry:
         gymnasium.register(env_id, entry_point=make_from_dir, kwargs={"path": str(path)}, disable_env_checker=True)
     return env_id
+
+
+__all__ = [
+    "BUNDLED",
+    "ToolEnv",
+    "bundled_environment",
+    "make_bundled",
+    "make_from_dir",
+    "register_env_dir",
+    "register_envs",
+]

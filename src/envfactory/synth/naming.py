@@ -5,9 +5,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-import inflect
+from envfactory.synth import inflection
 
-_ENGINE = inflect.engine()
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 _SPLIT = re.compile(r"[^A-Za-z0-9]+")
 
@@ -138,12 +137,11 @@ def singular(word: str) -> str:
     word = word.lower()
     if len(word) <= 3 or word.endswith(("ss", "us", "is", "data", "status", "news")):
         return word
-    result = _ENGINE.singular_noun(word)
-    return result if isinstance(result, str) and result else word
+    return inflection.singular(word)
 
 
 def plural(word: str) -> str:
-    return _ENGINE.plural_noun(word) or word + "s"
+    return inflection.plural(word.lower())
 
 
 def key_variants(name: str) -> set[str]:

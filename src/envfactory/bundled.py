@@ -1,0 +1,69 @@
+"""The bundled example specs, and their Gymnasium ids (registered by ``import envfactory``).
+
+Registration names entry points as text, so it imports none of envfactory's runtime; and it
+waits for Gymnasium to be imported by someone (:func:`register_when_imported`), so that
+``import envfactory`` and ``envfactory --help`` do not pay Gymnasium's and NumPy's start-up.
+"""
+
+from __future__ import annotations
+
+import importlib.abc
+import importlib.util
+import sys
+from importlib.machinery import ModuleSpec
+from types import ModuleType
+from typing import Any
+
+BUNDLED = {
+    "petstore": "petstore.yaml",
+    "library": "library.json",
+    "shop": "shop.yaml",
+    "notes": "notes.mcp.json",
+    "calendar": "calendar.openai.json",
+    "banking": "banking.anthropic.json",
+    "travel": "travel.py",
+}
+
+
+def register_envs() -> None:
+    """Register ``envfactory/<name>`` for each bundled spec (idempotent)."""
+    import gymnasium
+
+    for name in BUNDLED:
+        env_id = f"envfactory/{name}"
+        if env_id not in gymnasium.registry:
+            gymnasium.register(
+                env_id,
+                entry_point="envfactory.runtime.gym_env:make_bundled",
+                kwargs={"name": name},
+                disable_env_checker=True,
+            )
+
+
+def register_when_imported() -> None:
+    """Register now if Gymnasium is loaded, else right after whoever imports it first."""
+    if "gymnasium" in sys.modules:
+        register_envs()
+    elif not any(isinstance(f, _AfterGymnasium) for f in sys.meta_path):
+        sys.meta_path.insert(0, _AfterGymnasium())
+
+
+class _AfterGymnasium(importlib.abc.MetaPathFinder):
+    """Finds ``gymnasium`` the usual way and registers the bundled ids once its module has run."""
+
+    def find_spec(self, name: str, path: Any = None, target: ModuleType | None = None) -> ModuleSpec | None:
+        if name != "gymnasium":
+            return None
+        sys.meta_path.remove(self)
+        spec = importlib.util.find_spec(name)
+        if spec is None or spec.loader is None:
+            return spec
+        loader = spec.loader
+        run = loader.exec_module
+
+        def exec_module(module: ModuleType) -> None:
+            run(module)
+            register_envs()
+
+        loader.exec_module = exec_module  # type: ignore[method-assign]
+        return spec
