@@ -22,14 +22,17 @@ test: $(STAMP) lint
 lint: $(STAMP)
 	$(BIN)/ruff check src tests bench examples specs
 	$(BIN)/ruff format --check src tests bench examples specs
+	$(BIN)/mypy src
 
 format: $(STAMP)
 	$(BIN)/ruff check --fix src tests bench examples specs
 	$(BIN)/ruff format src tests bench examples specs
 
 bench: $(STAMP)
+	$(BIN)/python bench/startup.py
 	$(BIN)/python bench/env_step.py
 	$(BIN)/python bench/tasks.py
+	cd bench && ../$(BIN)/python hostile.py
 	cd bench && ../$(BIN)/python robustness.py && ../$(BIN)/python advantages.py
 
 clean:

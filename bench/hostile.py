@@ -72,6 +72,8 @@ def fuzz_calls(env: Environment, n: int, seed: int) -> Counter[str]:
     names = list(env.tools)
     out: Counter[str] = Counter(cases=n)
     for i in range(n):
+        if i % 500 == 499:
+            ep.reset(seed=i)  # episodes of 500 calls: the state stays the size agents see
         tool = hostile_name(rng, names)
         valid: dict[str, Any] = {}
         if isinstance(tool, str) and tool in env.tools:

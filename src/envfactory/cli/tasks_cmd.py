@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -9,7 +10,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from envfactory.cli.common import console, err_console, escape, friendly_errors, short_json, table
 from envfactory.ir.env import EnvSpec, write_json
 from envfactory.runtime.environment import Environment
-from envfactory.tasks.agents import RandomAgent, gold, noop, read_only
+from envfactory.tasks.agents import Agent, RandomAgent, gold, noop, read_only
 from envfactory.tasks.generate import baselines, generate_tasks
 from envfactory.tasks.graph import WRITES, describe, draw, tool_graph
 from envfactory.tasks.taskset import TaskSet, check_task, split_tasks, write_tasks
@@ -115,12 +116,13 @@ def solve(env_dir: Path, file: Path, index: int, agent_name: str, seed: int, tru
     env = Environment.load(env_dir, trust_code=trust_code)
     task = check_task(TaskSet(file)[index], env.spec, f"{file}: task {index}")
     writes = {b.tool for b in env.spec.behaviours if b.effect.kind in WRITES}
-    agent = {
+    makers: dict[str, Callable[[], Agent]] = {
         "gold": lambda: gold(task),
         "noop": lambda: noop(task),
         "read-only": lambda: read_only(task, writes),
         "random": lambda: RandomAgent(seed),
-    }[agent_name]()
+    }
+    agent = makers[agent_name]()
     episode = env.episode(max_steps=task.max_steps, user=ScriptedUser(task))
     episode.reset(task=task)
     agent.run(episode, task)

@@ -74,8 +74,8 @@ def load(source: str | Path, *, trust_code: bool = False, ref_roots: tuple[Path,
         file_part = file_part if attr else text[:-3]
         toolset, owner = load_python_target(text)
         resolved = f"{Path(file_part + '.py').resolve()}"  # bound behaviours must import it from anywhere
-        target = f"{resolved}:{attr or type(owner).__name__}" if owner is not None else None
-        return Loaded(toolset, owner, target)
+        bound_target: str | None = f"{resolved}:{attr or type(owner).__name__}" if owner is not None else None
+        return Loaded(toolset, owner, bound_target)
     path = Path(text)
     if path.is_dir():
         path = _find_root(path)

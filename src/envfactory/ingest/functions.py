@@ -59,5 +59,6 @@ def load_functions(path: Path, diag: Diagnostics, doc: Any) -> ToolSet:
                 diag=diag,
             )
         )
-    name = doc.get("name") if isinstance(doc, dict) and isinstance(doc.get("name"), str) else path.stem
+    given = doc.get("name") if isinstance(doc, dict) else None
+    name = given if isinstance(given, str) else path.stem
     return ToolSet(name=name, tools=tuple(tools), warnings=tuple(diag.warnings))

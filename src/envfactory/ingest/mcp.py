@@ -36,7 +36,8 @@ def load_mcp_file(path: Path, diag: Diagnostics, doc: Any) -> ToolSet:
     entries = mcp_tools(doc)
     if entries is None:
         raise SpecError("not an MCP tools/list document", file=str(path))
-    name = doc.get("name") if isinstance(doc, dict) and isinstance(doc.get("name"), str) else path.stem
+    given = doc.get("name") if isinstance(doc, dict) else None
+    name = given if isinstance(given, str) else path.stem
     return _toolset(entries, name, str(path), diag, "mcp")
 
 
@@ -47,7 +48,8 @@ def _toolset(entries: list[Any], name: str, file: str, diag: Diagnostics, fmt: s
         if not isinstance(entry, dict):
             raise SpecError(f"{where} is not an object", file=file)
         tool_name = clean_tool_name(entry.get("name"), diag, where=where)
-        hints = entry.get("annotations") if isinstance(entry.get("annotations"), dict) else {}
+        raw_hints = entry.get("annotations")
+        hints: JSON = raw_hints if isinstance(raw_hints, dict) else {}
         tools.append(
             make_tool(
                 name=tool_name,

@@ -20,7 +20,7 @@ from envfactory.errors import SpecError, UnsupportedFormatError
 from envfactory.ingest.common import clean_tool_name, make_tool
 from envfactory.ingest.files import read_document
 from envfactory.ir.jsonschema import as_tree
-from envfactory.ir.tool import HttpBinding, ToolAnnotations, ToolSet, ToolSource
+from envfactory.ir.tool import HttpBinding, ParamLocation, ToolAnnotations, ToolSet, ToolSource
 
 JSON = dict[str, Any]
 METHODS = ("get", "post", "put", "patch", "delete")
@@ -146,7 +146,7 @@ def _operation_tool(route: str, method: str, item: JSON, op: JSON, version: int,
     name = clean_tool_name(raw_name, diag, where=locator)
     props: JSON = {}
     required: list[str] = []
-    where: dict[str, str] = {}
+    where: dict[str, ParamLocation] = {}
     params = _merge_params(item.get("parameters"), op.get("parameters"))
     for param in params:
         loc = param.get("in")
@@ -237,7 +237,7 @@ def _add_body(
     body_required: bool,
     props: JSON,
     required: list[str],
-    where: dict[str, str],
+    where: dict[str, ParamLocation],
     tool: str,
     diag: Diagnostics,
 ) -> None:

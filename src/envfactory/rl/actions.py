@@ -247,14 +247,14 @@ def candidates(tools: list[JSON], memory: Memory, instruction: str) -> list[Cand
             stem = id_stem(arg)
             if stem and memory.rows and stem not in derived:
                 derived[stem] = memory.derived(stem, said)
-            for value in derived.get(stem, ()) if stem else ():
-                value = _coerced(value, schema)
+            for raw in derived.get(stem, ()) if stem else ():
+                value = _coerced(raw, schema)
                 if value is not None:
                     seen.setdefault(json.dumps(value.value), value)
-            for value in reversed(memory.values):  # the latest value of each kind first
-                if value.source == "cursor" and value.hint != fn["name"]:
+            for raw in reversed(memory.values):  # the latest value of each kind first
+                if raw.source == "cursor" and raw.hint != fn["name"]:
                     continue  # a page cursor belongs to the list it came from
-                value = _coerced(value, schema) if value.source in ("output", "cursor") else value
+                value = _coerced(raw, schema) if raw.source in ("output", "cursor") else raw
                 if value is not None and _matches(arg, value, schema) and json.dumps(value.value) not in seen:
                     seen[json.dumps(value.value)] = value
             if not seen and arg in required and schema.get("type") in ("integer", "number"):  # "transfer 10"

@@ -103,9 +103,9 @@ def run_demo(
     for label in ("ERPO + randomization", "ERPO, no randomization", "random"):
         row: list[Any] = [label]
         for name in settings:
-            randomization = condition(name)
+            setting = condition(name)
             trajs = [t for n in train_names for t in evaluate(envs[n], test_tasks[n], policies[label], seed=seed + 1,
-                                                              randomization=randomization)]  # fmt: skip
+                                                              randomization=setting)]  # fmt: skip
             row.append(summarize(trajs)["success"])
         robust_rows.append(row)
     return _assemble(results, robust_rows, settings, curves, transcripts, train_names, run_dir, seed, iterations)

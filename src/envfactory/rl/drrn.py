@@ -123,7 +123,8 @@ class FeaturePolicy(CandidatePolicy):
     def begin(self, task: Any, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> None:
         super().begin(task, messages, tools)
         self.features = Featurizer(tools, self.instruction)
-        self.last, self.error = "start", []
+        self.last = "start"
+        self.error: list[str] = []
         self.record = []
 
     def act(self, new_messages: list[dict[str, Any]]) -> dict[str, Any]:

@@ -6,10 +6,10 @@ from __future__ import annotations
 import json
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import torch
@@ -18,7 +18,7 @@ from envfactory.ir.task import Task
 from envfactory.rl.advantages import ESTIMATORS, dynamic_sampling
 from envfactory.rl.drrn import DRRN, DRRNPolicy
 from envfactory.rl.imitation import clone, demonstrations
-from envfactory.rl.losses import aggregate, clipped_surrogate
+from envfactory.rl.losses import NORMALIZATIONS, Normalization, aggregate, clipped_surrogate
 from envfactory.rl.rollout import rollout
 from envfactory.runtime.environment import Environment
 from envfactory.seeding import derive_seed
@@ -120,7 +120,7 @@ def _train(
             for g in range(config.group):
                 seed = derive_seed(config.seed, iteration, task.id, g) % 2**31
                 randomized = randomization is not None and rng.random() < config.randomize_fraction
-                episode = randomize(bases[name], randomization, seed) if randomized else bases[name]
+                episode = randomize(bases[name], randomization, seed) if randomized and randomization else bases[name]
                 policy = DRRNPolicy(model, seed=seed)
                 result = rollout(episode, task, policy, seed=seed, judge=judge)
                 records.append(policy.record or [])
@@ -131,7 +131,7 @@ def _train(
                 task_ids.append(task.id)
                 env_ids.append(name)
         loss, entropy, keep = update_batch(model, optimizer, records, rewards, task_ids, env_ids, mask, config)
-        metrics = {
+        metrics: JSON = {
             "iteration": iteration + 1,
             "reward": float(np.mean(rewards)),
             "success_by_env": {
@@ -167,7 +167,7 @@ def make_sampler(name: str, keys: dict[tuple[str, str], tuple[str, Task]]) -> An
     """An environment sampler over (environment, task) keys (see ``rl.samplers``)."""
     from envfactory.rl.samplers import AdversarialSampler, CurriculumSampler, UniformSampler, WorstCaseSampler
 
-    groups: dict[str, list[Any]] = {}
+    groups: dict[Hashable, list[Hashable]] = {}
     for key in keys:
         groups.setdefault(key[0], []).append(key)
     makers = {
@@ -190,6 +190,14 @@ def _tensorboard(run: Path | None) -> Any:
     except ImportError:  # TensorBoard is optional; metrics.jsonl is always written
         return None
     return SummaryWriter(log_dir=str(run / "tensorboard"))
+
+
+def normalization_of(config: TrainConfig) -> Normalization:
+    """How the loss averages decisions: the config's choice, else the estimator's own."""
+    chosen = config.loss_normalization or DEFAULT_NORMALIZATION.get(config.estimator, "token")
+    if chosen not in NORMALIZATIONS:
+        raise ValueError(f"unknown loss normalization {chosen!r}; choose from {NORMALIZATIONS}")
+    return cast(Normalization, chosen)
 
 
 def update_batch(
@@ -226,7 +234,7 @@ def _update(
     ]
     if not decisions:
         return 0.0, 0.0
-    normalization = config.loss_normalization or DEFAULT_NORMALIZATION.get(config.estimator, "token")
+    normalization = normalization_of(config)
     sequence = torch.tensor([seq for seq, _, _ in decisions])
     old_logp = torch.tensor([float(d[3]) for _, d, _ in decisions])
     adv = torch.tensor([a for _, _, a in decisions])

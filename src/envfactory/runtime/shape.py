@@ -71,7 +71,7 @@ def _envelope(schema: JSON, items_key: str) -> Shaper:
         ):
             extras[key] = len
         elif key in (schema.get("required") or ()):
-            extras[key] = lambda _rows, _t=primary_type(sub): _PLACEHOLDER.get(_t or "")
+            extras[key] = _placeholder(primary_type(sub))
 
     def shape(value: Any) -> JSON:
         rows = value if isinstance(value, list) else [value]
@@ -104,3 +104,9 @@ def _row_projector(schema: JSON | None) -> Shaper:
         return out
 
     return project
+
+
+def _placeholder(typ: str | None) -> Callable[[Any], Any]:
+    """A required envelope field the state cannot fill: a typed placeholder."""
+    value = _PLACEHOLDER.get(typ or "")
+    return lambda _rows: value

@@ -123,13 +123,14 @@ class Store:
             return
         for key, row in base.items():
             if key in changed:
-                row = changed[key]
-                if row is None:
-                    continue
-            yield row
-        for key, row in changed.items():
-            if row is not None and key not in base:
+                new = changed[key]
+                if new is not None:
+                    yield new
+            else:
                 yield row
+        for key, added in changed.items():
+            if added is not None and key not in base:
+                yield added
 
     def count(self, entity: str) -> int:
         return sum(1 for _ in self.rows(entity))

@@ -90,8 +90,10 @@ def reference_args(effect: Any, schema: StateSchema) -> dict[str, str]:
     The key of a read/update/delete/action, both sides of a transfer, foreign keys a create or
     update writes, and list filters on a foreign key.
     """
-    entity = getattr(effect, "entity", None)
+    entity: str | None = getattr(effect, "entity", None)
     refs: dict[str, str] = {}
+    if entity is None:
+        return refs
     if getattr(effect, "key_arg", None) and effect.kind != "create":
         refs[effect.key_arg] = entity
     if effect.kind == "transfer":

@@ -100,7 +100,7 @@ def synthesize(
         behaviours = _bind(loaded, behaviours)
     config = EnvConfig(seed=seed, rows_per_entity=rows, max_steps=max_steps, state_source=str(state))
     if bind and state == "seeded":
-        initial = {e: [] for e in schema.names}  # a bound implementation keeps its own state
+        initial: dict[str, list[JSON]] = {e: [] for e in schema.names}  # a bound implementation keeps its own state
     elif state == "seeded":
         initial = seed_state(schema, rows=rows, seed=seed, clock_start=config.clock_start)
     elif state == "empty":

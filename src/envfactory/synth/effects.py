@@ -8,7 +8,7 @@ schema-faithful fallback used when no semantics could be inferred.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal
 
 from envfactory.ir.effect import (
     ActionEffect,
@@ -180,15 +180,15 @@ def _filter(arg: str, arg_schema: JSON, intent: Intent, entity: Entity) -> Filte
     for field, field_schema in entity.fields.items():
         field_is_list = primary_type(field_schema) == "array"
         if same_field(field, arg):
-            op = "any" if field_is_list else "in" if is_list else "eq"
-            return Filter(arg=arg, field=field, op=op)
+            return Filter(arg=arg, field=field, op="any" if field_is_list else "in" if is_list else "eq")
         if is_list and same_field(plural(field), arg):
             return Filter(arg=arg, field=field, op="any" if field_is_list else "in")
         if field_is_list and same_field(field, plural(arg)):
             return Filter(arg=arg, field=field, op="any")
     toks = tokens(arg)
     if len(toks) > 1:
-        for bound, op in ((_LOWER, "gte"), (_UPPER, "lte")):
+        ranges: tuple[tuple[Any, Literal["gte", "lte"]], ...] = ((_LOWER, "gte"), (_UPPER, "lte"))
+        for bound, op in ranges:
             for word, rest in ((toks[-1], toks[:-1]), (toks[0], toks[1:])):
                 field = next((f for f in entity.fields if same_field(f, "_".join(rest))), None)
                 if word in bound and field:
@@ -244,7 +244,7 @@ def _transfer(intent: Intent, schema: StateSchema) -> Behaviour | None:
     by_target: dict[str, list[str]] = {}
     for arg in props:
         stem = id_stem(arg)
-        if stem in schema and role_of(arg):
+        if stem is not None and stem in schema and role_of(arg):
             by_target.setdefault(stem, []).append(arg)
     pair = next(((e, args) for e, args in by_target.items() if len(args) == 2), None)
     amount = next(
@@ -264,7 +264,7 @@ def _transfer(intent: Intent, schema: StateSchema) -> Behaviour | None:
     src, dst = sorted(pair[1], key=lambda a: role_of(a) not in ("from", "source", "src", "sender", "origin"))
     record = None
     record_noun = title_noun(intent.item_schema)
-    if record_noun in schema and record_noun != entity.name:
+    if record_noun is not None and record_noun in schema and record_noun != entity.name:
         rec_entity = schema[record_noun]
         mapped, _ = _field_args(intent, rec_entity, set())
         record = CreateEffect(entity=record_noun, args=mapped)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
+from typing import Any, Literal
 
 from envfactory.ir.jsonschema import primary_type
 from envfactory.ir.state import Entity, StateSchema
@@ -94,7 +94,7 @@ def _build_entity(noun: str, intents: list[Intent]) -> Entity:
         key_schema = next((i.tool.properties.get(i.key_arg) for i in intents if i.key_arg), None)
         fields = {key: _clean(key_schema or {"type": "string"}), **fields}
     fields = {key: fields[key], **{k: v for k, v in fields.items() if k != key}}
-    key_type = "integer" if primary_type(fields[key]) == "integer" else "string"
+    key_type: Literal["integer", "string"] = "integer" if primary_type(fields[key]) == "integer" else "string"
     if key_type == "string":
         fields[key] = {k: v for k, v in fields[key].items() if k not in ("format", "pattern")} | {"type": "string"}
     return Entity(

@@ -9,12 +9,22 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import fastjsonschema
 from pydantic import BaseModel, ConfigDict
 
-from envfactory.ir.effect import Behaviour
+from envfactory.ir.effect import (
+    ActionEffect,
+    Behaviour,
+    CreateEffect,
+    DeleteEffect,
+    Effect,
+    ListEffect,
+    ReadEffect,
+    TransferEffect,
+    UpdateEffect,
+)
 from envfactory.ir.env import EnvSpec
 from envfactory.registry import Registry
 from envfactory.runtime.environment import Environment
@@ -75,6 +85,9 @@ class FidelityReport(BaseModel):
         return {s: sum(c.status == s for c in checks) for s in ("pass", "fail", "skip")}
 
 
+E = TypeVar("E", bound=Effect)
+
+
 class _Probe:
     """One tool's checks: a fresh episode, seeded arguments, a transcript of outputs."""
 
@@ -105,12 +118,20 @@ class _Probe:
             return  # record each passing check once
         self.checks.append(Check(name=name, status="skip" if ok is None else "pass" if ok else "fail", detail=detail))
 
+    def effect(self, kind: type[E]) -> E:
+        """The probed tool's effect, as the type its probe was registered for."""
+        effect = self.behaviour.effect
+        if not isinstance(effect, kind):
+            raise TypeError(f"{self.behaviour.tool}: a {kind.__name__} probe got a {type(effect).__name__}")
+        return effect
+
     def read(self, entity: str, key: Any) -> ToolResult | None:
         """Read ``key`` back through the entity's read tool (None when it has none)."""
         reader = self.tool_of("read", entity)
         if reader is None:
             return None
-        return self.call(reader, {self.spec.behaviour(reader).effect.key_arg: key})  # type: ignore[union-attr]
+        effect = self.spec.behaviour(reader).effect
+        return self.call(reader, {effect.key_arg: key}) if isinstance(effect, ReadEffect) else None
 
     def tool_of(self, kind: str, entity: str) -> str | None:
         """A tool of ``kind`` on ``entity``, preferring one with the fewest required arguments."""
@@ -154,7 +175,7 @@ def _created_key(probe: _Probe, entity: str) -> Any:
 
 @PROBES.register("create")
 def _probe_create(p: _Probe) -> None:
-    effect = p.behaviour.effect
+    effect = p.effect(CreateEffect)
     args = p.args()
     result = p.call(p.behaviour.tool, args)
     p.note("create succeeds", result.ok, result.content[:200])
@@ -212,7 +233,7 @@ def _mentions(data: Any, key: Any) -> bool:
 
 @PROBES.register("read")
 def _probe_read(p: _Probe) -> None:
-    effect = p.behaviour.effect
+    effect = p.effect(ReadEffect)
     result = p.call(p.behaviour.tool, p.args())
     p.note("read of an existing row succeeds", result.ok, result.content[:200])
     missing = p.call(p.behaviour.tool, p.args(**{effect.key_arg: _absent_key(p, effect.entity)}))
@@ -229,7 +250,7 @@ def _probe_list(p: _Probe) -> None:
     tool = p.spec.tools[p.behaviour.tool]
     result = p.call(p.behaviour.tool, p.args())
     p.note("list succeeds", result.ok, result.content[:200])
-    if not tool.required and p.env.base.tables[p.behaviour.effect.entity]:
+    if not tool.required and p.env.base.tables[p.effect(ListEffect).entity]:
         p.note(
             "list returns rows",
             result.ok and result.content not in ("[]", "{}"),
@@ -239,7 +260,7 @@ def _probe_list(p: _Probe) -> None:
 
 @PROBES.register("update")
 def _probe_update(p: _Probe) -> None:
-    effect = p.behaviour.effect
+    effect = p.effect(UpdateEffect)
     args = p.args()
     key = _cast(p, effect.entity, args[effect.key_arg])
     result = p.call(p.behaviour.tool, args)
@@ -258,7 +279,7 @@ def _cast(p: _Probe, entity: str, value: Any) -> Any:
 
 @PROBES.register("delete")
 def _probe_delete(p: _Probe) -> None:
-    effect = p.behaviour.effect
+    effect = p.effect(DeleteEffect)
     args = p.args()
     result = p.call(p.behaviour.tool, args)
     p.note("delete succeeds", result.ok, result.content[:200])
@@ -271,7 +292,7 @@ def _probe_delete(p: _Probe) -> None:
 
 @PROBES.register("action")
 def _probe_action(p: _Probe) -> None:
-    effect = p.behaviour.effect
+    effect = p.effect(ActionEffect)
     row = pick_row(p.episode.store, effect.entity, p.maker.rng, action_ready(effect))
     if row is None:
         row = _prepare_row(p, effect)
@@ -314,7 +335,7 @@ def _prepare_row(p: _Probe, effect: Any) -> JSON | None:
 
 @PROBES.register("transfer")
 def _probe_transfer(p: _Probe) -> None:
-    effect = p.behaviour.effect
+    effect = p.effect(TransferEffect)
     store = p.episode.store
     usable = [
         r for r in store.rows(effect.entity) if not effect.status_field or r.get(effect.status_field) in effect.usable

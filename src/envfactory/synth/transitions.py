@@ -82,6 +82,8 @@ def transition_for(verb: str, enum: list[str] | None) -> tuple[str, tuple[str, .
 
     With no enum (a free-text status) the verb's first target is used.
     """
+    targets: tuple[str, ...]
+    allowed: tuple[str, ...] | None
     if verb.startswith("mark_") and len(verb) > 5:
         targets, allowed = (verb[5:],), None
     elif verb in TRANSITIONS:

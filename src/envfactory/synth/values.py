@@ -39,7 +39,7 @@ class ValueMaker:
             return self.rng.choice(schema["enum"])
         typ = primary_type(schema)
         if typ is None and (schema.get("anyOf") or schema.get("oneOf")):
-            options = [s for s in schema.get("anyOf") or schema.get("oneOf") if primary_type(s) != "null"]
+            options = [s for s in schema.get("anyOf") or schema.get("oneOf") or () if primary_type(s) != "null"]
             return self.value(options[0], name, entity) if options else None
         return _BY_TYPE.get(typ or "string", _string)(self, schema, name, entity)
 

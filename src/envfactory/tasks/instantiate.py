@@ -80,7 +80,7 @@ class Binder:
     def __init__(self, env: Environment, rng: random.Random, maker: ValueMaker, hide: float = 0.25) -> None:
         self.env, self.spec, self.rng, self.maker, self.hide = env, env.spec, rng, maker, hide
         self.schema = self.spec.state_schema
-        self.effects = {b.tool: b.effect for b in self.spec.behaviours}
+        self.effects: dict[str, Any] = {b.tool: b.effect for b in self.spec.behaviours}  # read by kind
 
     def bind(self, sk: Sketch) -> Bound:
         episode = self.env.episode(max_steps=10_000)
@@ -273,7 +273,7 @@ class Binder:
         accept = self.accept(node.id)
         options = []
         for fld in self._ordered_fields(node.entity):  # type: ignore[arg-type]
-            values = [r.get(fld) for r in rows if r.get(fld) is not None]
+            values: list[Any] = [r[fld] for r in rows if r.get(fld) is not None]
             if len(values) < 2 or len(values) < len(rows):
                 continue
             best = max(values) if node.kind == "argmax" else min(values)

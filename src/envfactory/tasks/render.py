@@ -32,7 +32,8 @@ class Renderer:
     ) -> None:
         self.spec, self.bp, self.rng = spec, blueprint, rng
         self.references = references if references is not None else tool_references(spec)
-        self.effects = {b.tool: b.effect for b in spec.behaviours}
+        # effects are read by kind, field by field (entity, key_arg, filters...): typed as Any here
+        self.effects: dict[str, Any] = {b.tool: b.effect for b in spec.behaviours}
         self.feeds: dict[str, dict[str, tuple[str, str | None]]] = {}
         for e in blueprint.edges:
             if e.dst_arg:
@@ -67,7 +68,8 @@ class Renderer:
             verb = self.rng.choice(("set", "change"))
             key = getattr(effect, "key_arg", None)
             moved = [  # references the update changes ("its room to the room whose name is ...")
-                f"{words(self._ref_entity(node.tool, a))} to {self._arg_ref(node, a, self._ref_entity(node.tool, a))}"
+                f"{words(self._ref_entity(node.tool, a) or a)} to "
+                f"{self._arg_ref(node, a, self._ref_entity(node.tool, a))}"
                 for a in [*self.feeds.get(node.id, {}), *node.args]
                 if a != key and self._ref_entity(node.tool, a)
             ]
@@ -140,7 +142,7 @@ class Renderer:
         if node.kind == "filter" and node.op == "is":
             return f"the {entity} whose {words(node.field)} is {show(node.value)}"  # type: ignore[arg-type]
         if node.kind in ("argmax", "argmin"):
-            schema = self.spec.state_schema[node.entity].fields.get(node.field, {})  # type: ignore[index]
+            schema = self.spec.state_schema[node.entity].fields.get(node.field or "", {})  # type: ignore[index]
             most = (
                 LATEST[node.kind] if schema.get("format") in ("date", "date-time") else self.rng.choice(HIGH[node.kind])
             )
@@ -166,15 +168,15 @@ class Renderer:
         if node.kind == "call":
             entities = plural(words(node.entity)) if node.entity else "records"
             owners = [self.describe(src) for src, _ in self.feeds.get(node.id, {}).values()]
-            direct = [f"{words(self._ref_entity(node.tool, a) or a)} {v}"  # type: ignore[index]
-                      for a, v in node.args.items() if self._ref_entity(node.tool, a)]  # type: ignore[index]  # fmt: skip
+            direct = [f"{words(self._ref_entity(node.tool, a) or a)} {v}"
+                      for a, v in node.args.items() if self._ref_entity(node.tool, a)]  # fmt: skip
             of = owners + direct
             return f"{entities} of {' and '.join(of)}" if of else entities
         return self.describe(node_id)
 
-    def _ref_entity(self, tool: str, arg: str) -> str | None:
+    def _ref_entity(self, tool: str | None, arg: str) -> str | None:
         """The entity an argument refers to (by key or foreign key), if any."""
-        return self.references[tool].get(arg)
+        return self.references[tool].get(arg) if tool is not None else None
 
     def _verb(self, tool: str, entity: str) -> str:
         toks = [t for t in tokens(tool) if t not in tokens(entity) and t not in ("by", "id")]

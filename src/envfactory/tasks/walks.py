@@ -74,7 +74,8 @@ class Walker:
     def __init__(self, spec: EnvSpec, graph: nx.DiGraph, rng: random.Random, style: Style = Style()) -> None:
         self.spec, self.graph, self.rng, self.style = spec, graph, rng, style
         self.schema = spec.state_schema
-        self.effects = {b.tool: b.effect for b in spec.behaviours}
+        # effects are read by kind, field by field (entity, key_arg, filters...): typed as Any here
+        self.effects: dict[str, Any] = {b.tool: b.effect for b in spec.behaviours}
         self.writes = [t for t, d in graph.nodes(data=True) if d["write"] and self._usable_write(t)]
 
     def _usable_write(self, tool: str) -> bool:

@@ -46,7 +46,8 @@ class FactJudge:
         reasons: list[str] = []
         users = [m for m in messages if m.get("role") == "user"][1:]  # the opening request is the task's own
         for message in users:
-            text = message.get("content") if isinstance(message.get("content"), str) else ""
+            content = message.get("content")
+            text = content if isinstance(content, str) else ""
             for label, value in _STATEMENT.findall(text):
                 label, value = label.casefold().strip(), value.strip()
                 if label in facts:
