@@ -17,9 +17,9 @@ from common import arguments, mean_std, setup
 from rich.console import Console
 from rich.table import Table
 
+from envfactory.demo import HELD_OUT
 from envfactory.eval.metrics import breakdown, summarize
 from envfactory.eval.runner import evaluate
-from envfactory.rl.demo import HELD_OUT
 from envfactory.rl.drrn import DRRNPolicy
 from envfactory.rl.trainer import TrainConfig, train
 

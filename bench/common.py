@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 from statistics import mean, pstdev
 
-from envfactory.rl.demo import HELD_OUT, MAX_LEVEL, split_for_demo
+from envfactory.bundled import BUNDLED, bundled_specs_dir
+from envfactory.demo import HELD_OUT, MAX_LEVEL, split_for_demo
 from envfactory.runtime.environment import Environment
-from envfactory.runtime.gym_env import BUNDLED, bundled_specs_dir
 from envfactory.synth import synthesize
 from envfactory.tasks.generate import generate_tasks
 

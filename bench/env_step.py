@@ -26,11 +26,11 @@ import jsonschema
 from rich.console import Console
 from rich.table import Table
 
+from envfactory.bundled import BUNDLED, bundled_specs_dir
 from envfactory.runtime.environment import Environment
-from envfactory.runtime.gym_env import BUNDLED, bundled_specs_dir
 from envfactory.synth import synthesize
 from envfactory.synth.arguments import sample_arguments
-from envfactory.synth.values import ValueMaker
+from envfactory.values import ValueMaker
 
 SPECS = bundled_specs_dir()
 

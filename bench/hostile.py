@@ -38,17 +38,17 @@ import orjson
 from rich.console import Console
 from rich.table import Table
 
+from envfactory.bundled import BUNDLED, bundled_environment, bundled_specs_dir
 from envfactory.errors import EnvFactoryError, SnapshotError
 from envfactory.ingest.files import read_document
 from envfactory.ir.task import Task, Verdict
 from envfactory.runtime.environment import Environment
 from envfactory.runtime.episode import Episode
-from envfactory.runtime.gym_env import BUNDLED, ToolEnv, bundled_environment, bundled_specs_dir
+from envfactory.runtime.gym_env import ToolEnv
 from envfactory.runtime.validation import compile_validator
 from envfactory.synth import synthesize
 from envfactory.synth.arguments import sample_arguments
 from envfactory.synth.selfcheck import self_check
-from envfactory.synth.values import ValueMaker
 from envfactory.tasks.generate import generate_tasks
 from envfactory.testing.hostile import (
     hostile_action,
@@ -60,6 +60,7 @@ from envfactory.testing.hostile import (
     write_hostile_specs,
 )
 from envfactory.users.scripted import ScriptedUser
+from envfactory.values import ValueMaker
 
 HANG_SECONDS = 20
 SPRAY_REASON = "the reply names"

@@ -26,9 +26,9 @@ from common import arguments, mean_std, setup
 from rich.console import Console
 from rich.table import Table
 
+from envfactory.demo import ALL_RANDOM
 from envfactory.eval.metrics import summarize
 from envfactory.eval.runner import evaluate
-from envfactory.rl.demo import ALL_RANDOM
 from envfactory.rl.drrn import DRRNPolicy
 from envfactory.rl.trainer import TrainConfig, train
 from envfactory.wrappers import condition, conditions

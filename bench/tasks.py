@@ -18,8 +18,8 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from envfactory.bundled import BUNDLED, bundled_specs_dir
 from envfactory.runtime.environment import Environment
-from envfactory.runtime.gym_env import BUNDLED, bundled_specs_dir
 from envfactory.synth import synthesize
 from envfactory.tasks.agents import gold
 from envfactory.tasks.generate import baselines, generate_tasks

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from envfactory.bundled import BUNDLED
 from envfactory.ir.env import EnvSpec
 from envfactory.runtime.environment import Environment
-from envfactory.runtime.gym_env import BUNDLED
 from envfactory.synth import synthesize
 
 ROOT = Path(__file__).resolve().parents[1]

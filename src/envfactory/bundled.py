@@ -1,4 +1,5 @@
-"""The bundled example specs, and their Gymnasium ids (registered by ``import envfactory``).
+"""The bundled example specs, their environments, and their Gymnasium ids (registered by
+``import envfactory``).
 
 Registration names entry points as text, so it imports none of envfactory's runtime; and it
 waits for Gymnasium to be imported by someone (:func:`register_when_imported`), so that
@@ -10,9 +11,15 @@ from __future__ import annotations
 import importlib.abc
 import importlib.util
 import sys
+from functools import cache
 from importlib.machinery import ModuleSpec
+from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from envfactory.runtime.environment import Environment
+    from envfactory.runtime.gym_env import ToolEnv
 
 BUNDLED = {
     "petstore": "petstore.yaml",
@@ -25,6 +32,30 @@ BUNDLED = {
 }
 
 
+def bundled_specs_dir() -> Path:
+    """Where the bundled example specs live (inside the wheel, or the source checkout)."""
+    here = Path(__file__).resolve().parent
+    for candidate in (here / "_specs", here.parents[1] / "specs"):
+        if candidate.is_dir():
+            return candidate
+    raise FileNotFoundError("bundled specs not found")
+
+
+@cache
+def bundled_environment(name: str) -> Environment:
+    """A bundled spec, synthesized and compiled once per process."""
+    from envfactory.runtime.environment import Environment
+    from envfactory.synth import synthesize
+
+    return Environment(synthesize(bundled_specs_dir() / BUNDLED[name], name=name, trust_code=True))  # our own files
+
+
+def make_bundled(name: str, **kwargs: Any) -> ToolEnv:
+    from envfactory.runtime.gym_env import ToolEnv
+
+    return ToolEnv(bundled_environment(name), **kwargs)
+
+
 def register_envs() -> None:
     """Register ``envfactory/<name>`` for each bundled spec (idempotent)."""
     import gymnasium
@@ -34,7 +65,7 @@ def register_envs() -> None:
         if env_id not in gymnasium.registry:
             gymnasium.register(
                 env_id,
-                entry_point="envfactory.runtime.gym_env:make_bundled",
+                entry_point="envfactory.bundled:make_bundled",
                 kwargs={"name": name},
                 disable_env_checker=True,
             )

@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 from tests.conftest import FIXTURES, SPECS
 
+from envfactory.bundled import BUNDLED, bundled_specs_dir
 from envfactory.errors import EnvFactoryError, EnvSpecError, SpecError
 from envfactory.ingest import load
 from envfactory.ingest.files import read_document
 from envfactory.ir.env import EnvSpec, folder_lock
 from envfactory.runtime.environment import Environment
-from envfactory.runtime.gym_env import BUNDLED, bundled_specs_dir
 from envfactory.runtime.validation import compile_validator
 from envfactory.synth import synthesize
 from envfactory.synth.selfcheck import self_check

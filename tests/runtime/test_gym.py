@@ -9,10 +9,11 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import envfactory
+from envfactory.bundled import BUNDLED
 from envfactory.ir.env import EnvSpec
 from envfactory.ir.task import Goal, Task
 from envfactory.runtime.environment import Environment
-from envfactory.runtime.gym_env import BUNDLED, ToolEnv, register_env_dir
+from envfactory.runtime.gym_env import ToolEnv, register_env_dir
 
 
 @pytest.mark.parametrize("name", list(BUNDLED))

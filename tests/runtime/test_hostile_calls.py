@@ -60,7 +60,7 @@ def test_an_integral_float_is_the_integer_in_state_and_hash(bundled_envs: dict) 
     arg = next(a for a, p in schema["properties"].items() if p.get("type") == "integer")
     episode = env.episode()
     from envfactory.synth.arguments import sample_arguments
-    from envfactory.synth.values import ValueMaker
+    from envfactory.values import ValueMaker
 
     args = sample_arguments(env.spec, env.spec.behaviour(tool), episode.store, ValueMaker(0))
     value = int(args[arg]) + 1
@@ -92,7 +92,7 @@ def test_a_crashing_behaviour_is_an_internal_error_and_fails_the_self_check(bund
 
     env.tools[tool] = CompiledTool(tool, env.tools[tool].validate, explode, env.tools[tool].shape, False)
     from envfactory.synth.arguments import sample_arguments
-    from envfactory.synth.values import ValueMaker
+    from envfactory.values import ValueMaker
 
     episode = env.episode()
     args = sample_arguments(env.spec, env.spec.behaviour(tool), episode.store, ValueMaker(0))

@@ -5,10 +5,10 @@ import random
 import pytest
 
 from envfactory.runtime.environment import Environment
-from envfactory.synth.values import ValueMaker
 from envfactory.tasks.instantiate import Binder, Rejected
 from envfactory.tasks.render import Renderer
 from envfactory.tasks.walks import Sketch
+from envfactory.values import ValueMaker
 
 
 def bind(env: Environment, sk: Sketch, seed: int = 0):

@@ -134,7 +134,7 @@ def test_descriptions_rename_hide_and_distract_but_keep_the_needed_tools(bundled
 
 
 def test_deprecated_twins_look_like_the_real_tool_and_fail() -> None:
-    from envfactory.runtime.gym_env import BUNDLED, bundled_specs_dir
+    from envfactory.bundled import BUNDLED, bundled_specs_dir
     from envfactory.synth import synthesize
 
     env = Environment(synthesize(bundled_specs_dir() / BUNDLED["banking"], name="banking"))

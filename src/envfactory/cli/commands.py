@@ -7,11 +7,11 @@ from typing import Any
 
 from rich.progress import Progress
 
+from envfactory.bundled import BUNDLED, bundled_specs_dir
 from envfactory.cli.common import console, err_console, escape, friendly_errors, table
 from envfactory.errors import EnvFactoryError
 from envfactory.ir.env import EnvSpec, write_json
 from envfactory.runtime.environment import Environment, bound_targets
-from envfactory.runtime.gym_env import BUNDLED, bundled_specs_dir
 from envfactory.synth import synthesize
 from envfactory.synth.selfcheck import FidelityReport, self_check
 from envfactory.synth.smoke import smoke_episode
@@ -231,7 +231,7 @@ def demo(out: Path, seed: int, iterations: int, envs_only: bool, warm_start: int
     console.print(f"Environments and tasks written to {out}/envs/<name>.")
     if envs_only:
         return 1 if failures else 0
-    from envfactory.rl.demo import run_demo
+    from envfactory.demo import run_demo
 
     report = run_demo(envs, tasks, out / "run", seed=seed, iterations=iterations, warm_start=warm_start,
                       say=lambda text: err_console.print(f"[dim]{escape(text)}[/]"))  # fmt: skip

@@ -8,7 +8,7 @@ from math import comb
 from statistics import mean
 from typing import Any
 
-from envfactory.rl.rollout import Trajectory
+from envfactory.ir.trajectory import Trajectory
 
 
 def pass_hat_k(successes: int, trials: int, k: int) -> float:

@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from envfactory.core import Policy
 from envfactory.eval.metrics import summarize
 from envfactory.ir.task import Task
-from envfactory.rl.policy import Policy
-from envfactory.rl.rollout import Trajectory, rollout
+from envfactory.ir.trajectory import Trajectory
+from envfactory.rl.rollout import rollout
 from envfactory.runtime.environment import Environment
 from envfactory.seeding import derive_seed
 from envfactory.users.judge import FactJudge, Judge

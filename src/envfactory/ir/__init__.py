@@ -20,6 +20,7 @@ from envfactory.ir.env import EnvConfig, EnvSpec
 from envfactory.ir.state import Entity, StateSchema
 from envfactory.ir.task import Call, Goal, Origin, Task, UserProfile, Verdict
 from envfactory.ir.tool import HttpBinding, ToolAnnotations, ToolSet, ToolSource, ToolSpec
+from envfactory.ir.trajectory import Trajectory
 
 __all__ = [
     "ActionEffect",
@@ -49,6 +50,7 @@ __all__ = [
     "ToolSet",
     "ToolSource",
     "ToolSpec",
+    "Trajectory",
     "TransferEffect",
     "UpdateEffect",
     "UserProfile",

@@ -19,6 +19,7 @@ from typing import Any
 
 import torch
 
+from envfactory.core import EpisodeLike
 from envfactory.ir.task import Task
 from envfactory.rl.actions import Candidate
 from envfactory.rl.drrn import DRRN, Decision, FeaturePolicy
@@ -101,7 +102,7 @@ def demonstrations(
         base = envs[name].episode(user=ScriptedUser())
         for task in ts:
             episode_seed = derive_seed(seed, "demo", task.id) % 2**31
-            episodes = [base]
+            episodes: list[EpisodeLike] = [base]
             if randomization is not None and rng.random() < fraction:
                 episodes.append(randomize(base, randomization, episode_seed))
             for episode in episodes:

@@ -8,24 +8,12 @@ from __future__ import annotations
 
 import json
 import random
-from typing import Any, Protocol
+from typing import Any
 
 from envfactory.ir.task import Task
 from envfactory.rl.actions import Candidate, Memory, candidates
 
 JSON = dict[str, Any]
-
-
-class Policy(Protocol):
-    name: str
-
-    def begin(self, task: Task | None, messages: list[JSON], tools: list[JSON]) -> None:
-        """A new episode: its opening messages and the tools on offer."""
-        ...
-
-    def act(self, new_messages: list[JSON]) -> JSON:
-        """The next assistant message, given what arrived since the last one."""
-        ...
 
 
 class CandidatePolicy:

@@ -5,36 +5,16 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
-
+from envfactory.core import EpisodeLike, Policy
 from envfactory.ir.task import Task
-from envfactory.rl.policy import Policy
+from envfactory.ir.trajectory import Trajectory
 from envfactory.users.judge import Judge
 
 JSON = dict[str, Any]
 
 
-class Trajectory(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
-    env: str
-    task_id: str
-    level: int
-    policy: str
-    seed: int
-    reward: float
-    success: bool
-    steps: int
-    tool_calls: int
-    tool_errors: int
-    masked: bool = False  # spoiled by the (simulated) user, excluded from advantage statistics
-    randomization: JSON = Field(default_factory=dict)
-    reasons: tuple[str, ...] = ()
-    messages: tuple[JSON, ...] = ()
-
-
 def rollout(
-    episode: Any,
+    episode: EpisodeLike,
     task: Task,
     policy: Policy,
     *,
@@ -62,7 +42,7 @@ def rollout(
     verdict = episode.verify()
     judgement = judge.judge(task, transcript) if judge is not None else None
     return Trajectory(
-        env=episode.env.name,
+        env=task.env,
         task_id=task.id,
         level=task.level,
         policy=policy.name,
@@ -77,3 +57,6 @@ def rollout(
         reasons=verdict.reasons + (judgement.reasons if judgement is not None else ()),
         messages=tuple(json.loads(json.dumps(m)) for m in transcript) if keep_messages else (),
     )
+
+
+__all__ = ["Trajectory", "rollout"]

@@ -12,8 +12,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from envfactory.core import UserSimulator
 from envfactory.errors import EnvSpecError, SpecError
 from envfactory.ir.effect import BoundEffect
 from envfactory.ir.env import EnvSpec
@@ -24,6 +25,9 @@ from envfactory.runtime.validation import Validator, compile_validator
 from envfactory.seeding import derive_seed
 
 JSON = dict[str, Any]
+
+if TYPE_CHECKING:
+    from envfactory.runtime.episode import Episode
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,14 +88,14 @@ class Environment:
             self._owner_loaded = True
         return self._owner_factory
 
-    def episode(self, *, max_steps: int | None = None, user: Any = None) -> Any:
+    def episode(self, *, max_steps: int | None = None, user: UserSimulator | None = None) -> Episode:
         from envfactory.runtime.episode import Episode
 
         return Episode(self, max_steps=max_steps, user=user)
 
     def fallback_value(self, tool: str, args: JSON, seed: int) -> Any:
         """Deterministic, schema-faithful output for a tool without inferred semantics."""
-        from envfactory.synth.values import ValueMaker
+        from envfactory.values import ValueMaker
 
         with self._values_lock:
             if self._values is None:

@@ -13,14 +13,13 @@ from __future__ import annotations
 import json
 import re
 import string
-from functools import cache
 from pathlib import Path
 from typing import Any, SupportsFloat
 
 import gymnasium
 from gymnasium import spaces
 
-from envfactory.bundled import BUNDLED, register_envs
+from envfactory.core import EpisodeLike
 from envfactory.ir.env import EnvSpec
 from envfactory.ir.task import Task
 from envfactory.runtime.canonical import NotCanonical, parse_json, safe_repr, safe_text
@@ -53,7 +52,7 @@ class ToolEnv(gymnasium.Env[str, str]):
         self.environment = env
         self.tasks = list(tasks or [])
         self.base: Episode = env.episode(max_steps=max_steps, user=ScriptedUser())
-        self.episode: Any = self.base  # the base episode, or randomization wrappers around it
+        self.episode: EpisodeLike = self.base  # the base episode, or randomization wrappers around it
         self.randomization = randomization
         self.render_mode = render_mode
         self.observation_space = spaces.Text(max_length=MAX_TEXT, charset=CHARSET)
@@ -151,26 +150,6 @@ def _parse_action(action: Any) -> tuple[Any, str | None]:
 
 
 # -- registration: gymnasium.make("envfactory/<name>") ---------------------------------------
-def bundled_specs_dir() -> Path:
-    """Where the bundled example specs live (inside the wheel, or the source checkout)."""
-    here = Path(__file__).resolve().parents[1]
-    for candidate in (here / "_specs", here.parents[1] / "specs"):
-        if candidate.is_dir():
-            return candidate
-    raise FileNotFoundError("bundled specs not found")
-
-
-@cache
-def bundled_environment(name: str) -> Environment:
-    from envfactory.synth import synthesize
-
-    return Environment(synthesize(bundled_specs_dir() / BUNDLED[name], name=name, trust_code=True))  # our own files
-
-
-def make_bundled(name: str, **kwargs: Any) -> ToolEnv:
-    return ToolEnv(bundled_environment(name), **kwargs)
-
-
 def make_from_dir(path: str, **kwargs: Any) -> ToolEnv:
     return ToolEnv(Environment.load(path), **kwargs)
 
@@ -187,12 +166,4 @@ def register_env_dir(path: str | Path, env_id: str | None = None) -> str:
     return env_id
 
 
-__all__ = [
-    "BUNDLED",
-    "ToolEnv",
-    "bundled_environment",
-    "make_bundled",
-    "make_from_dir",
-    "register_env_dir",
-    "register_envs",
-]
+__all__ = ["ToolEnv", "make_from_dir", "register_env_dir"]

@@ -4,26 +4,15 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 import orjson
 
+from envfactory.core import BROKEN, ERROR_CODES, ErrorCode
+
 _ORJSON_OPTS = orjson.OPT_NON_STR_KEYS
 
-ErrorCode = Literal[
-    "invalid_arguments",
-    "unknown_tool",
-    "not_found",
-    "conflict",
-    "precondition_failed",
-    "transient",
-    "episode_over",
-    "internal_error",
-]
-ERROR_CODES: frozenset[str] = frozenset(ErrorCode.__args__)  # type: ignore[attr-defined]
-# Codes that mean "the environment is broken", never "the tool refused": probes and fidelity
-# measurements count them as failures.
-BROKEN: frozenset[str] = frozenset({"internal_error"})
+__all__ = ["BROKEN", "ERROR_CODES", "ErrorCode", "ToolError", "ToolResult", "to_json_text"]
 
 
 def to_json_text(value: Any) -> str:

@@ -11,7 +11,7 @@ from envfactory.ir.state import StateSchema
 from envfactory.runtime.store import Store
 from envfactory.synth.data import coerce_key
 from envfactory.synth.naming import id_stem
-from envfactory.synth.values import ValueMaker
+from envfactory.values import ValueMaker
 
 JSON = dict[str, Any]
 

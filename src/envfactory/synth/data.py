@@ -11,7 +11,7 @@ from envfactory.errors import SynthesisError
 from envfactory.ir.jsonschema import primary_type
 from envfactory.ir.state import Entity, StateSchema
 from envfactory.seeding import derive_seed
-from envfactory.synth.values import ValueMaker
+from envfactory.values import ValueMaker
 
 JSON = dict[str, Any]
 

@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import re
 from functools import lru_cache
 
 from envfactory.synth import inflection
-
-_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
-_SPLIT = re.compile(r"[^A-Za-z0-9]+")
+from envfactory.words import tokens
 
 # verb -> effect kind; actions are looked up in synth.effects.TRANSITIONS
 VERBS: dict[str, str] = {
@@ -126,12 +123,6 @@ ROLE_PREFIXES = (
 
 
 @lru_cache(maxsize=4096)
-def tokens(name: str) -> tuple[str, ...]:
-    """``findPetsByStatus`` / ``list-data-sets`` / ``get_order`` -> lower-case word tokens."""
-    spaced = _CAMEL.sub(" ", name)
-    return tuple(t.lower() for t in _SPLIT.split(spaced) if t)
-
-
 @lru_cache(maxsize=4096)
 def singular(word: str) -> str:
     word = word.lower()

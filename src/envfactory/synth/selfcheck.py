@@ -14,6 +14,7 @@ from typing import Any, Literal, TypeVar
 import fastjsonschema
 from pydantic import BaseModel, ConfigDict
 
+from envfactory.core import BROKEN
 from envfactory.ir.effect import (
     ActionEffect,
     Behaviour,
@@ -34,7 +35,7 @@ from envfactory.runtime.validation import compile_schema
 from envfactory.seeding import derive_seed
 from envfactory.synth.arguments import action_ready, pick_row, sample_arguments
 from envfactory.synth.naming import same_field
-from envfactory.synth.values import ValueMaker
+from envfactory.values import ValueMaker
 
 JSON = dict[str, Any]
 Status = Literal["pass", "fail", "skip"]
@@ -108,6 +109,8 @@ class _Probe:
     def call(self, tool: str, args: JSON) -> Any:
         result = self.episode.call_tool(tool, args)
         self.transcript.append(result.content)
+        if result.error in BROKEN:  # a crash is never a refusal, whatever the probe expected
+            self.note("runs without an internal error", False, result.content[:200])
         if result.ok and tool == self.behaviour.tool:
             problem = self.out_check(result.data)
             self.note("output matches output schema", problem is None, problem or "")

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from envfactory.runtime.environment import Environment
 from envfactory.seeding import derive_seed
 from envfactory.synth.arguments import ready_arguments
-from envfactory.synth.values import ValueMaker
+from envfactory.values import ValueMaker
 
 ORDER = {
     "list": 0,

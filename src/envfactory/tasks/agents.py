@@ -13,7 +13,7 @@ from typing import Protocol
 from envfactory.ir.task import Call, Task
 from envfactory.runtime.episode import Episode
 from envfactory.synth.arguments import sample_arguments
-from envfactory.synth.values import ValueMaker
+from envfactory.values import ValueMaker
 
 
 class Agent(Protocol):

@@ -17,12 +17,12 @@ from envfactory.errors import SynthesisError
 from envfactory.ir.task import Goal, Origin, Task, UserProfile
 from envfactory.runtime.environment import Environment
 from envfactory.seeding import derive_seed
-from envfactory.synth.values import ValueMaker
 from envfactory.tasks.graph import tool_graph
 from envfactory.tasks.instantiate import Binder, Rejected
 from envfactory.tasks.render import Renderer
 from envfactory.tasks.selftest import SelfTest
 from envfactory.tasks.walks import Style, Walker
+from envfactory.values import ValueMaker
 
 
 class TaskFactory:

@@ -21,8 +21,8 @@ from envfactory.runtime.environment import Environment
 from envfactory.runtime.episode import Episode
 from envfactory.synth.arguments import action_ready
 from envfactory.synth.naming import tokens
-from envfactory.synth.values import ValueMaker
 from envfactory.tasks.walks import Draft, Sketch
+from envfactory.values import ValueMaker
 
 JSON = dict[str, Any]
 Accept = Callable[[JSON], bool]

@@ -15,10 +15,10 @@ from envfactory.ir.task import Call, Task
 from envfactory.runtime.environment import Environment
 from envfactory.runtime.episode import Episode
 from envfactory.synth.arguments import tool_references
-from envfactory.synth.values import ValueMaker
 from envfactory.tasks.agents import Agent, Replay, early_stop, gold, noop, read_only
 from envfactory.tasks.graph import WRITES
 from envfactory.users.scripted import ScriptedUser
+from envfactory.values import ValueMaker
 
 
 def run_agent(episode: Episode, task: Task, agent: Agent) -> bool:

@@ -2,20 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Protocol, runtime_checkable
-
+from envfactory.core import UserSimulator
 from envfactory.ir.task import Task
 
-
-@runtime_checkable
-class UserSimulator(Protocol):
-    def opening(self, task: Task | None) -> str:
-        """The first user message of an episode."""
-        ...
-
-    def reply(self, text: str) -> str | None:
-        """Answer the agent's message; ``None`` ends the conversation."""
-        ...
+__all__ = ["ClosingUser", "UserSimulator"]
 
 
 class ClosingUser:

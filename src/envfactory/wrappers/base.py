@@ -9,6 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from envfactory.core import EpisodeLike, ErrorCode
 from envfactory.ir.task import Task
 from envfactory.registry import Registry
 from envfactory.runtime.episode import act_on
@@ -28,7 +29,7 @@ class EpisodeWrapper:
 
     family = "base"
 
-    def __init__(self, inner: Any, config: BaseModel) -> None:
+    def __init__(self, inner: EpisodeLike, config: BaseModel) -> None:
         self.inner = inner
         self.config = config
         self.rng = random.Random(0)
@@ -54,7 +55,7 @@ class EpisodeWrapper:
     def respond(self, text: str) -> list[JSON]:
         return self.inner.respond(text)
 
-    def reject(self, message: str, code: Any = "invalid_arguments") -> ToolResult:
+    def reject(self, message: str, code: ErrorCode = "invalid_arguments") -> ToolResult:
         return self.inner.reject(message, code)
 
     def act(self, message: JSON) -> list[JSON]:
@@ -128,7 +129,7 @@ def condition(name: str) -> Randomization | None:
     return None if family == "none" else Randomization(**{family: level or "random"})
 
 
-def randomize(episode: Any, randomization: Randomization, seed: int = 0) -> Any:
+def randomize(episode: EpisodeLike, randomization: Randomization, seed: int = 0) -> EpisodeLike:
     """Stack the wrappers of ``randomization`` around ``episode`` (configs drawn from ``seed``)."""
     configs = randomization.resolve(random.Random(derive_seed("randomize", seed)))
     wrapped = episode

@@ -12,7 +12,7 @@ from typing import Any
 from faker import Faker
 
 from envfactory.ir.jsonschema import primary_type
-from envfactory.synth.naming import tokens
+from envfactory.words import tokens
 
 JSON = dict[str, Any]
 Maker = Callable[["ValueMaker", JSON, str, str], Any]
