@@ -172,8 +172,10 @@ def spec_mutants(n: int, seed: int) -> Counter[str]:
             name = rng.choice(files)
             path = Path(tmp) / name
             path.write_text(json.dumps(mutate_spec(docs[name], rng)))
-            outcome, _ = _spec_case(path)
+            outcome, detail = _spec_case(path)
             out[outcome] += 1
+            if outcome == "raw traceback":
+                out[f"raw at {detail}"] += 1
     return out
 
 
@@ -394,7 +396,8 @@ def main() -> None:
     table.add_row(
         "spec mutants: synth -> check -> tasks",
         f"{mutants['cases']:,}",
-        f"raw tracebacks {mutants['raw traceback']}",
+        f"raw tracebacks {mutants['raw traceback']}"
+        + "".join(f"; {k[4:]}" for k in mutants if k.startswith("raw at ")),
         f"ok {mutants['ok']}, one clear error {mutants['clear error']}",
     )
     for case, outcome, seconds, outside in specs:

@@ -170,3 +170,14 @@ def test_inspect_says_an_env_runs_code_before_anything_runs(tmp_path: Path) -> N
     assert refused.exit_code != 0 and "--trust-code" in refused.output
     with pytest.raises(EnvSpecError, match="trust"):
         Environment.load(tmp_path / "travel").episode()
+
+
+def test_a_remote_ref_left_in_a_saved_schema_is_never_fetched(monkeypatch: pytest.MonkeyPatch) -> None:
+    import urllib.request
+
+    def no_network(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the validator tried to fetch a $ref")
+
+    monkeypatch.setattr(urllib.request, "urlopen", no_network)
+    check = compile_validator({"type": "object", "properties": {"a": {"$ref": "http://127.0.0.1:9/x.json"}}})
+    assert check({"a": 1}) is None

@@ -363,7 +363,8 @@ def inline_local_refs(schema: JSON) -> JSON:
             if name in stack or name not in defs:
                 return {"type": "object"}
             extra = {k: v for k, v in node.items() if k != "$ref"}
-            return {**walk(defs[name], (*stack, name)), **extra}
+            target = walk(defs[name], (*stack, name))
+            return {**target, **extra} if isinstance(target, dict) else {"type": "object", **extra}
         return {k: walk(v, stack) for k, v in node.items() if k not in ("$defs", "definitions")}
 
     return walk(schema, ())

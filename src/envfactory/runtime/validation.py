@@ -65,7 +65,7 @@ def compile_schema(schema: JSON, *, fallback: JSON | None = None) -> Callable[[A
     checks = {name: check for name, (_, check) in patterns.items()}
     try:
         return fastjsonschema.compile(schema, formats={**unknown, **checks}, use_default=False)
-    except (fastjsonschema.JsonSchemaDefinitionException, ValueError, TypeError, RecursionError):
+    except Exception:  # JsonSchemaDefinitionException, or any error on a schema of the wrong shape
         return fastjsonschema.compile(fallback or {})
 
 
@@ -81,8 +81,8 @@ def linear_pattern(pattern: str) -> Callable[[str], bool] | None:
 
 
 def _linear_patterns(schema: Any, found: dict[str, tuple[str, Callable[[Any], bool]]]) -> Any:
-    """``schema`` with every ``pattern`` moved into a format checked by RE2, and
-    ``patternProperties`` (regular expressions as keys) dropped."""
+    """``schema`` with every ``pattern`` moved into a format checked by RE2, ``patternProperties``
+    (regular expressions as keys) dropped, and any ``$ref`` that is not local dropped."""
     if isinstance(schema, list):
         return [_linear_patterns(s, found) for s in schema]
     if not isinstance(schema, dict):
@@ -92,6 +92,9 @@ def _linear_patterns(schema: Any, found: dict[str, tuple[str, Callable[[Any], bo
         for k, v in schema.items()
         if k != "patternProperties"
     }
+    ref = out.get("$ref")
+    if ref is not None and not (isinstance(ref, str) and ref.startswith("#")):
+        out.pop("$ref")  # a remote $ref would make fastjsonschema fetch it: never touch the network
     pattern = out.pop("pattern", None)
     if isinstance(pattern, str):
         check = linear_pattern(pattern)

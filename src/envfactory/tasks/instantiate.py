@@ -178,7 +178,7 @@ class Binder:
         entity = self.schema[effect.entity] if getattr(effect, "entity", None) in self.schema else None
         if effect.kind == "transfer":
             src = episode.store.get(effect.entity, args[effect.from_arg]) or {}
-            balance = src.get(effect.field) or 0
+            balance = _amount(src.get(effect.field))
             options = [a for a in (5, 10, 20, 25, 40, 50, 75, 100, 150, 200, 250) if a <= balance]
             if not options:
                 raise Rejected("the source cannot cover any amount")
