@@ -6,6 +6,7 @@ import pytest
 from envfactory.ir.task import Goal, Task
 from envfactory.runtime.environment import Environment
 from envfactory.tasks.generate import TaskFactory, baselines, generate_tasks, regenerate
+from envfactory.tasks.instantiate import Rejected
 from envfactory.tasks.selftest import SelfTest
 from envfactory.tasks.taskset import TaskSet, split_tasks, task_line, write_tasks
 
@@ -108,5 +109,5 @@ def test_verifier_gives_reasons_and_reads_numbers_leniently(bundled_envs) -> Non
 def _try(factory: TaskFactory, attempt: int) -> Task | None:
     try:
         return factory.task(0, attempt)
-    except Exception:
+    except Rejected:
         return None

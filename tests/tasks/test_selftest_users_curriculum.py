@@ -5,6 +5,7 @@ from envfactory.runtime.environment import Environment
 from envfactory.tasks.agents import Replay, early_stop, gold, noop, read_only
 from envfactory.tasks.curriculum import Curriculum
 from envfactory.tasks.generate import TaskFactory
+from envfactory.tasks.instantiate import Rejected
 from envfactory.tasks.selftest import SelfTest, run_agent
 from envfactory.users.scripted import REFUSAL, ScriptedUser
 
@@ -14,7 +15,7 @@ def first_task(env: Environment, want) -> Task:
     for attempt in range(400):
         try:
             task = factory.task(1, attempt)
-        except Exception:
+        except Rejected:
             continue
         if want(task) and factory.selftest.check(task) is None:
             return task
