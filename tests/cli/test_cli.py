@@ -98,3 +98,20 @@ def test_demo_end_to_end_through_the_installed_command(tmp_path: Path) -> None:
     assert "FAIL" not in proc.stdout and "Robustness" in proc.stdout
     report = (tmp_path / "run" / "report.html").read_text()
     assert "Learning curve" in report and "data:image/png;base64," in report and "held-out environments" in report
+
+
+def test_two_specs_with_one_env_name_do_not_overwrite_each_other(tmp_path: Path) -> None:
+    first = tmp_path / "a"
+    first.mkdir()
+    (first / "api.yaml").write_text((SPECS / "shop.yaml").read_text())  # another file, the same API title
+    out = tmp_path / "envs"
+    result = run("synth", str(first / "api.yaml"), str(SPECS / "shop.yaml"), "-o", str(out), "--no-check")
+    assert result.exit_code == 1 and "is taken by" in result.output
+    assert len([p for p in out.iterdir() if p.is_dir()]) == 1
+
+
+def test_python_specs_need_trust_code_on_the_command_line(tmp_path: Path) -> None:
+    refused = run("synth", str(SPECS / "travel.py"), "-o", str(tmp_path))
+    assert refused.exit_code == 1 and "--trust-code" in refused.output and not (tmp_path / "travel_agency").exists()
+    trusted = run("synth", str(SPECS / "travel.py"), "-o", str(tmp_path), "--trust-code")
+    assert trusted.exit_code == 0, trusted.output
