@@ -88,3 +88,38 @@ def test_live_mcp_server_over_stdio() -> None:
 def test_mcp_server_that_cannot_start_is_a_clear_error() -> None:
     with pytest.raises(SpecError, match="MCP server"):
         load("mcp+stdio:/nonexistent/server --flag")
+
+
+def test_json_lines_and_yaml_in_json_and_output_keys_are_read_with_warnings(tmp_path) -> None:
+    import json
+
+    from envfactory.ingest import load
+
+    fn = {"name": "get_weather", "description": "Weather for a city.",
+          "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
+          "returns": {"type": "object", "properties": {"temp_c": {"type": "number"}}}}  # fmt: skip
+    other = {**fn, "name": "get_forecast", "returns": None, "response": fn["returns"]}
+    lines = tmp_path / "tools.jsonl"
+    lines.write_text(json.dumps(fn) + "\n" + json.dumps(other) + "\n")
+    toolset = load(lines).toolset
+    assert [t.name for t in toolset.tools] == ["get_weather", "get_forecast"]
+    assert all(t.output_schema and "temp_c" in t.output_schema["properties"] for t in toolset.tools)
+    assert any("JSON lines" in w for w in toolset.warnings) and any("'returns'" in w for w in toolset.warnings)
+    yaml_in_json = tmp_path / "tools.json"
+    yaml_in_json.write_text("- name: ping\n  description: Ping the server.\n  parameters: {type: object}\n")
+    loaded = load(yaml_in_json).toolset
+    assert loaded.tools[0].name == "ping" and any("YAML" in w for w in loaded.warnings)
+
+
+def test_quoted_parameter_names_in_a_description_are_not_an_enum() -> None:
+    from envfactory.diagnostics import Diagnostics
+    from envfactory.ir.jsonschema import normalize_schema
+
+    schema = {"type": "object", "properties": {
+        "file": {"type": "string", "description": "Either `file` or `url` must be given."},
+        "url": {"type": "string"},
+        "colour": {"type": "string", "description": "One of: 'red', 'green'."},
+    }}  # fmt: skip
+    diag = Diagnostics(file="f")
+    out = normalize_schema(schema, diag)
+    assert "enum" not in out["properties"]["file"] and out["properties"]["colour"]["enum"] == ["red", "green"]

@@ -80,19 +80,21 @@ def read_document(path: Path, diag: Diagnostics | None = None) -> Any:
         raise SpecError("not a UTF-8 text file", file=str(path)) from None
     except IsADirectoryError:
         raise SpecError("is a directory, expected a file", file=str(path)) from None
-    if path.suffix.lower() == ".json":
+    if path.suffix.lower() in (".json", ".jsonl"):
         try:
             doc = json.loads(text)
         except json.JSONDecodeError as err:
-            raise SpecError(
-                f"invalid JSON at line {err.lineno}, column {err.colno}: {err.msg}", file=str(path)
-            ) from None
+            doc = _not_quite_json(text, err, path, diag)
         except RecursionError:
             raise SpecError(f"nested more than {MAX_DEPTH} levels deep", file=str(path)) from None
         except ValueError as err:  # integers of thousands of digits
             raise SpecError(f"invalid JSON: {err}"[:200], file=str(path)) from None
         check_depth(doc, str(path))
         return doc
+    return _yaml(text, path, diag)
+
+
+def _yaml(text: str, path: Path, diag: Diagnostics | None) -> Any:
     loader = _DuplicateAwareLoader(text)
     loader.diag = diag
     try:
@@ -110,6 +112,30 @@ def read_document(path: Path, diag: Diagnostics | None = None) -> Any:
         raise SpecError(f"invalid YAML{where}: {problem}", file=str(path)) from None
     finally:
         loader.dispose()
+
+
+def _not_quite_json(text: str, err: json.JSONDecodeError, path: Path, diag: Diagnostics | None) -> Any:
+    """JSON lines (one document per line), or YAML saved as ``.json``: read them, with a warning;
+    anything else is the JSON error, with the line."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    if err.msg == "Extra data" and len(lines) > 1:
+        try:
+            docs = [json.loads(line) for line in lines]
+        except json.JSONDecodeError:
+            pass
+        else:
+            if diag is not None:
+                diag.warn(f"{len(docs)} JSON documents, one per line (JSON lines); read as a list")
+            return docs
+    try:
+        doc = _yaml(text, path, diag)
+    except SpecError:
+        doc = None
+    if isinstance(doc, (dict, list)):
+        if diag is not None:
+            diag.warn("not JSON but YAML; read as YAML")
+        return doc
+    raise SpecError(f"invalid JSON at line {err.lineno}, column {err.colno}: {err.msg}", file=str(path)) from None
 
 
 def check_depth(doc: Any, file: str) -> None:

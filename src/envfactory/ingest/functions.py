@@ -3,7 +3,9 @@
 Accepted shapes: a ``tools=[...]`` list (chat completions ``{"type": "function", "function":
 {...}}`` or the flat Responses-API form), legacy ``functions=[...]``, a single function, and
 Anthropic's ``{"name", "description", "input_schema"}``. Function-calling formats have no
-output schema; an ``output_schema`` key beside ``parameters`` is read when present.
+output schema; one given beside ``parameters`` under a common key (``output_schema``,
+``outputSchema``, ``returns``, ``response``, ``response_schema``) is read, with a warning naming
+the key when it is not ``output_schema``.
 """
 
 from __future__ import annotations
@@ -40,6 +42,19 @@ def function_entries(doc: Any) -> list[JSON] | None:
     return out
 
 
+OUTPUT_KEYS = ("output_schema", "outputSchema", "returns", "response", "response_schema", "responseSchema")
+
+
+def _output_schema(entry: JSON, diag: Diagnostics, tool: str) -> Any:
+    for key in OUTPUT_KEYS:
+        value = entry.get(key)
+        if isinstance(value, dict) and value:
+            if key != "output_schema":
+                diag.warn(f"output schema read from {key!r}", tool=tool, field=key)
+            return value
+    return None
+
+
 def load_functions(path: Path, diag: Diagnostics, doc: Any) -> ToolSet:
     entries = function_entries(doc)
     if entries is None:
@@ -54,7 +69,7 @@ def load_functions(path: Path, diag: Diagnostics, doc: Any) -> ToolSet:
                 name=name,
                 description=entry.get("description"),
                 input_schema=entry.get("parameters", entry.get("input_schema")),
-                output_schema=entry.get("output_schema") or entry.get("outputSchema"),
+                output_schema=_output_schema(entry, diag, name),
                 source=ToolSource(format=flavour, file=str(path), locator=where),
                 diag=diag,
             )

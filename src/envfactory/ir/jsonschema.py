@@ -196,6 +196,11 @@ class _Normalizer:
                     required.append(name)
                     self.warn(f"{field}.{name}", "'required: true' on a property moved to the parent")
             fixed[str(name)] = self.run(sub, f"{field}.{name}", depth + 1, seen)
+            prose_enum = fixed[str(name)].get("enum") if not (isinstance(sub, dict) and "enum" in sub) else None
+            if prose_enum and set(prose_enum) <= {str(n) for n in props}:
+                # "Either `file` or `url` must be given" names parameters, not values
+                fixed[str(name)].pop("enum")
+                self.warn(f"{field}.{name}", f"quoted words {prose_enum} name parameters; not read as an enum")
         schema["properties"] = fixed
         schema.setdefault("type", "object")
         if required:
