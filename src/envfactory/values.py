@@ -12,6 +12,7 @@ from typing import Any
 from faker import Faker
 
 from envfactory.ir.jsonschema import primary_type
+from envfactory.patterns import linear_pattern, matching_string
 from envfactory.words import tokens
 
 JSON = dict[str, Any]
@@ -209,6 +210,13 @@ def _string(vm: ValueMaker, schema: JSON, name: str, entity: str) -> str:
         return vm.fake.ipv4()
     toks = tokens(name)
     text = _string_by_name(vm, toks, entity)
+    pattern = schema.get("pattern")
+    if isinstance(pattern, str):
+        check = linear_pattern(pattern)
+        if check is None or not check(text):
+            made = matching_string(pattern, vm.rng)
+            text = made if made is not None else text
+        return text
     lo, hi = int(schema.get("minLength", 0)), schema.get("maxLength")
     if hi is not None:
         text = text[: int(hi)]

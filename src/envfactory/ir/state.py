@@ -18,14 +18,23 @@ class Entity(BaseModel):
     key: str = "id"
     key_type: Literal["integer", "string"] = "string"
     key_prefix: str = ""
+    key_schema: JSON = Field(default_factory=dict)  # format / pattern / length the API's ids must have
     fields: dict[str, JSON] = Field(default_factory=dict)  # field name -> JSON Schema
     required: tuple[str, ...] = ()
     refs: dict[str, str] = Field(default_factory=dict)  # field name -> referenced entity
     sources: tuple[str, ...] = ()  # the tools this entity was inferred from
 
     def format_key(self, n: int) -> int | str:
-        """The n-th generated key (1-based): ``7`` or ``"ord_0007"``."""
-        return n if self.key_type == "integer" else f"{self.key_prefix}_{n:04d}"
+        """The n-th generated key (1-based): ``7``, ``"ord_0007"``, or — when the API's ids have a
+        format or pattern — a value of that shape derived from the entity and ``n``."""
+        if self.key_type == "integer":
+            return n
+        plain = f"{self.key_prefix}_{n:04d}"
+        if not self.key_schema:
+            return plain
+        from envfactory.keys import shaped_key
+
+        return shaped_key(self.name, n, self.key_schema, plain)
 
 
 class Relation(BaseModel):

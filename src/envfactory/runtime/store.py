@@ -80,7 +80,7 @@ class BaseState:
 
 
 def _max_counter(table: dict[Any, JSON]) -> int:
-    best = 0
+    best = len(table)  # keys shaped like uuids or patterns carry no counter: continue after the rows
     for key in table:
         if isinstance(key, int):
             best = max(best, key)
@@ -136,9 +136,12 @@ class Store:
         return sum(1 for _ in self.rows(entity))
 
     def next_key(self, entity: str, format_key: Any) -> Any:
-        n = self.counters.get(entity, self.base.counters[entity]) + 1
-        self.counters[entity] = n
-        return format_key(n)
+        while True:  # a row a user supplied may already hold the next key
+            n = self.counters.get(entity, self.base.counters[entity]) + 1
+            self.counters[entity] = n
+            key = format_key(n)
+            if self.get(entity, key) is None:
+                return key
 
     def hash(self) -> str:
         total = self.base.total

@@ -7,7 +7,8 @@ from collections.abc import Callable
 from typing import Any
 
 import fastjsonschema
-import re2
+
+from envfactory.patterns import linear_pattern
 
 JSON = dict[str, Any]
 Validator = Callable[[Any], str | None]  # returns an error message or None
@@ -67,17 +68,6 @@ def compile_schema(schema: JSON, *, fallback: JSON | None = None) -> Callable[[A
         return fastjsonschema.compile(schema, formats={**unknown, **checks}, use_default=False)
     except Exception:  # JsonSchemaDefinitionException, or any error on a schema of the wrong shape
         return fastjsonschema.compile(fallback or {})
-
-
-def linear_pattern(pattern: str) -> Callable[[str], bool] | None:
-    """A RE2 ``search`` for ``pattern``; None when RE2 cannot compile it."""
-    options = re2.Options()
-    options.log_errors = False
-    try:
-        compiled = re2.compile(pattern, options)
-    except Exception:  # re2.error, or TypeError for patterns that are not text
-        return None
-    return lambda value: compiled.search(value) is not None
 
 
 def _linear_patterns(schema: Any, found: dict[str, tuple[str, Callable[[Any], bool]]]) -> Any:

@@ -94,18 +94,33 @@ def _build_entity(noun: str, intents: list[Intent]) -> Entity:
         key_schema = next((i.tool.properties.get(i.key_arg) for i in intents if i.key_arg), None)
         fields = {key: _clean(key_schema or {"type": "string"}), **fields}
     fields = {key: fields[key], **{k: v for k, v in fields.items() if k != key}}
-    key_type: Literal["integer", "string"] = "integer" if primary_type(fields[key]) == "integer" else "string"
+    # the id parameters decide the key's type and shape: they are what validates a key passed back
+    arg_schemas = [s for i in intents if i.key_arg and isinstance(s := i.tool.properties.get(i.key_arg), dict)]
+    typed = [primary_type(s) for s in arg_schemas if primary_type(s) in ("integer", "string")]
+    key_type: Literal["integer", "string"] = (
+        "integer" if (typed[0] if typed else primary_type(fields[key])) == "integer" else "string"
+    )
+    shape: JSON = {}
     if key_type == "string":
-        fields[key] = {k: v for k, v in fields[key].items() if k not in ("format", "pattern")} | {"type": "string"}
+        for schema in (*arg_schemas, fields[key]):
+            shape.update({k: v for k, v in schema.items() if k in KEY_CONSTRAINTS and k not in shape})
+        fields[key] = {**{k: v for k, v in fields[key].items() if k not in KEY_CONSTRAINTS}, **shape}
+        fields[key]["type"] = "string"
+    else:
+        fields[key] = {k: v for k, v in fields[key].items() if k not in ("format", "pattern")} | {"type": "integer"}
     return Entity(
         name=noun,
         key=key,
         key_type=key_type,
+        key_schema=shape,
         key_prefix=noun.replace("_", "")[:10],
         fields=fields,
         required=tuple(dict.fromkeys(r for r in required if r in fields)),
         sources=tuple(i.tool.name for i in intents),
     )
+
+
+KEY_CONSTRAINTS = ("format", "pattern", "minLength", "maxLength")
 
 
 def _key_field(noun: str, fields: JSON, key_args: list[str]) -> str:

@@ -1,0 +1,43 @@
+"""Generated keys in the shape the API's id parameters demand (uuid, date, pattern, length).
+
+A key is a pure function of the entity name and its counter ``n``: the same environment gives
+the same keys in every process, and ``n`` keeps them distinct.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import uuid
+from datetime import date, timedelta
+from typing import Any
+
+from envfactory.patterns import matching_string
+
+JSON = dict[str, Any]
+
+
+def shaped_key(entity: str, n: int, schema: JSON, plain: str) -> str:
+    """The ``n``-th key of ``entity`` satisfying ``schema`` (``plain`` when it already does)."""
+    digest = hashlib.blake2b(f"{entity}:{n}".encode(), digest_size=16).digest()
+    fmt = schema.get("format")
+    if fmt == "uuid":
+        return str(uuid.UUID(bytes=digest, version=4))
+    if fmt == "date":
+        return (date(2020, 1, 1) + timedelta(days=n)).isoformat()
+    if fmt == "date-time":
+        return (date(2020, 1, 1) + timedelta(days=n)).isoformat() + "T00:00:00Z"
+    pattern = schema.get("pattern")
+    text = plain
+    if isinstance(pattern, str):
+        made = matching_string(pattern, random.Random(int.from_bytes(digest, "big")))
+        text = made if made is not None else plain
+    low, high = schema.get("minLength"), schema.get("maxLength")
+    if isinstance(high, int) and len(text) > high and pattern is None:
+        text = (text[: max(0, high - len(str(n)))] + str(n))[-high:] if high else text
+    if isinstance(low, int) and len(text) < low and pattern is None:
+        text = text + "0" * (low - len(text))
+    return text
+
+
+__all__ = ["shaped_key"]

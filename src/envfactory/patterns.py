@@ -1,0 +1,128 @@
+"""Strings that match a regular expression, drawn from a seeded generator.
+
+Specs constrain ids and codes by ``pattern`` (``^[A-Z]{3}-[0-9]{4}$``, ULIDs, slugs); seeded data
+and generated keys must match them, or every call that passes them back is refused. The pattern is
+parsed with Python's own regular-expression parser and walked: literals, classes, ``.``,
+categories, bounded repeats (unbounded ones repeat at most ``min + 3`` times), groups,
+alternation and back-references. Look-arounds are skipped; the result is always checked, and
+:func:`matching_string` returns ``None`` rather than a string that does not match.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import string
+from collections.abc import Callable
+from typing import Any
+
+import re2
+
+try:  # Python 3.11+: the parser lives in re._parser
+    from re import _parser as sre_parse  # type: ignore[attr-defined]
+except ImportError:  # pragma: no cover - older interpreters
+    import sre_parse  # type: ignore[no-redef]
+
+_CATEGORY = {
+    "CATEGORY_DIGIT": string.digits,
+    "CATEGORY_NOT_DIGIT": string.ascii_letters,
+    "CATEGORY_WORD": string.ascii_letters + string.digits + "_",
+    "CATEGORY_NOT_WORD": "-.@ ",
+    "CATEGORY_SPACE": " ",
+    "CATEGORY_NOT_SPACE": string.ascii_letters + string.digits,
+}
+_PRINTABLE = string.ascii_letters + string.digits
+MAX_EXTRA = 3
+
+
+def matching_string(pattern: str, rng: random.Random, *, tries: int = 8) -> str | None:
+    """A string ``re.search(pattern, s)`` accepts, or None when none could be made."""
+    try:
+        parsed = sre_parse.parse(pattern)
+        compiled = re.compile(pattern)
+    except (re.error, RecursionError, OverflowError, ValueError):
+        return None
+    for _ in range(tries):
+        try:
+            text = _emit(parsed, rng, {})
+        except (_CannotEmit, RecursionError):
+            return None
+        if compiled.fullmatch(text) or compiled.search(text):
+            return text
+    return None
+
+
+class _CannotEmit(Exception):
+    pass
+
+
+def _emit(items: Any, rng: random.Random, groups: dict[int, str]) -> str:
+    return "".join(_emit_one(op, av, rng, groups) for op, av in items)
+
+
+def _emit_one(op: Any, av: Any, rng: random.Random, groups: dict[int, str]) -> str:
+    name = str(op)
+    if name == "LITERAL":
+        return chr(av)
+    if name == "NOT_LITERAL":
+        return rng.choice([c for c in _PRINTABLE if ord(c) != av])
+    if name == "ANY":
+        return rng.choice(_PRINTABLE)
+    if name == "IN":
+        return _from_class(av, rng)
+    if name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"):
+        low, high, item = av
+        high = low + MAX_EXTRA if high is sre_parse.MAXREPEAT or high > low + MAX_EXTRA else high
+        return "".join(_emit(item, rng, groups) for _ in range(rng.randint(low, high)))
+    if name == "SUBPATTERN":
+        group, _, _, item = av
+        text = _emit(item, rng, groups)
+        if group is not None:
+            groups[group] = text
+        return text
+    if name == "ATOMIC_GROUP":
+        return _emit(av, rng, groups)
+    if name == "BRANCH":
+        return _emit(rng.choice(av[1]), rng, groups)
+    if name == "GROUPREF":
+        return groups.get(av, "")
+    if name in ("AT", "ASSERT", "ASSERT_NOT"):
+        return ""
+    if name == "CATEGORY":
+        return rng.choice(_CATEGORY.get(str(av), _PRINTABLE))
+    raise _CannotEmit(name)
+
+
+def _from_class(items: Any, rng: random.Random) -> str:
+    allowed: list[str] = []
+    negate = False
+    for op, av in items:
+        name = str(op)
+        if name == "NEGATE":
+            negate = True
+        elif name == "LITERAL":
+            allowed.append(chr(av))
+        elif name == "RANGE":
+            low, high = av
+            allowed.extend(chr(c) for c in range(low, min(high, low + 200) + 1))
+        elif name == "CATEGORY":
+            allowed.extend(_CATEGORY.get(str(av), _PRINTABLE))
+    if negate:
+        allowed = [c for c in _PRINTABLE if c not in allowed]
+    if not allowed:
+        raise _CannotEmit("empty class")
+    return rng.choice(allowed)
+
+
+def linear_pattern(pattern: str) -> Callable[[str], bool] | None:
+    """A RE2 ``search`` for ``pattern``; None when RE2 cannot compile it."""
+    options = re2.Options()
+    options.log_errors = False
+    try:
+        compiled = re2.compile(pattern, options)
+    except Exception:  # re2.error, or TypeError for patterns that are not text
+        return None
+    return lambda value: compiled.search(value) is not None
+
+
+__all__ = ["linear_pattern", "matching_string"]
