@@ -1,0 +1,54 @@
+"""Seeded keys and values in the shape the spec demands: uuid ids, pattern ids, patterns, ranges."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from tests.conftest import FIXTURES
+
+from envfactory.patterns import matching_string
+from envfactory.runtime.environment import Environment
+from envfactory.runtime.validation import compile_schema
+from envfactory.synth import synthesize
+from envfactory.synth.selfcheck import self_check
+
+
+@pytest.mark.parametrize(
+    "pattern",
+    [r"^[A-Z]{3}-[0-9]{4}$", "^[0-9A-HJKMNP-TV-Z]{26}$", "^[a-z0-9]+(?:-[a-z0-9]+)*$", r"^\d{3}-\d{2}-\d{4}$",
+     "^(foo|bar)_[a-f0-9]{8}$", r"^v[0-9]+\.[0-9]+$", r"^([a-z])\1$"],
+)  # fmt: skip
+def test_matching_strings_match_their_pattern(pattern: str) -> None:
+    import re
+
+    rng = random.Random(0)
+    made = {matching_string(pattern, rng) for _ in range(20)}
+    assert all(m is not None and re.search(pattern, m) for m in made)
+    assert len(made) > 1 or pattern == r"^([a-z])\1$"
+
+
+def test_every_seeded_value_satisfies_its_own_schema() -> None:
+    spec = synthesize(FIXTURES / "vault.yaml")
+    for entity in spec.state_schema.entities:
+        for row in spec.initial_state[entity.name]:
+            for field, value in row.items():
+                schema = entity.fields.get(field)
+                if schema:
+                    compile_schema(schema)(value)  # raises on a value its schema refuses
+
+
+def test_uuid_and_pattern_ids_round_trip_through_the_tools() -> None:
+    spec = synthesize(FIXTURES / "vault.yaml")
+    vault = spec.state_schema["vault"]
+    assert vault.key_schema == {"format": "uuid"} and len(str(vault.format_key(3))) == 36
+    episode = Environment(spec).episode()
+    key = spec.initial_state["vault"][0]["id"]
+    assert episode.call_tool("getVault", {"vault_id": key}).ok
+    created = episode.call_tool("createVault", {"name": "Cellar"})
+    assert created.ok and episode.call_tool("getVault", {"vault_id": created.data["id"]}).ok
+    assert created.data["id"] not in {r["id"] for r in spec.initial_state["vault"]}
+    report = self_check(spec)
+    failing = [(t.tool, c.name) for t in report.tools for c in t.checks if c.status == "fail"]
+    # the one known gap: reading an item back needs its parent vault's id too (a sub-resource)
+    assert failing == [("createItem", "create -> read round trip")]
