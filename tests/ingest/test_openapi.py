@@ -86,3 +86,36 @@ def test_unrecognised_document_lists_the_formats_tried(tmp_path: Path) -> None:
         load(other)
     with pytest.raises(SpecError, match="file not found"):
         load(tmp_path / "missing.yaml")
+
+
+def test_transport_and_auth_parameters_stay_out_of_the_agents_input(tmp_path) -> None:
+    import json
+
+    from envfactory.ingest import load
+
+    params = [
+        {"name": "Accept", "in": "header", "required": True, "schema": {"type": "string"}},
+        {"name": "X-Api-Key", "in": "header", "required": True, "schema": {"type": "string"}},
+        {"name": "alt", "in": "query", "schema": {"type": "string", "enum": ["json"]}},
+        {
+            "name": "key",
+            "in": "query",
+            "description": "API key. Identifies your project.",
+            "schema": {"type": "string"},
+        },
+        {"name": "session", "in": "query", "schema": {"type": "string"}},
+        {"name": "q", "in": "query", "schema": {"type": "string"}},
+        {"name": "If-Match", "in": "header", "schema": {"type": "string"}},
+    ]
+    doc = {
+        "openapi": "3.0.0",
+        "info": {"title": "t"},
+        "components": {"securitySchemes": {"s": {"type": "apiKey", "in": "query", "name": "session"}}},
+        "paths": {"/things": {"get": {"operationId": "listThings", "parameters": params, "responses": {}}}},
+    }
+    path = tmp_path / "api.json"
+    path.write_text(json.dumps(doc))
+    tool = load(path).toolset.tools[0]
+    assert sorted(tool.input_schema["properties"]) == ["If-Match", "q"]
+    assert not tool.required
+    assert sorted(tool.source.http.transport) == ["Accept", "X-Api-Key", "alt", "key", "session"]

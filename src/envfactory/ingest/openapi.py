@@ -39,6 +39,7 @@ def load_openapi(path: Path, diag: Diagnostics, doc: Any = None, *, ref_roots: t
     _title_components(doc, version)
     resolved = _resolve_refs(doc, path, diag, ref_roots)
     paths = resolved.get("paths")
+    auth_names = auth_parameter_names(resolved)
     if not isinstance(paths, dict) or not paths:
         raise SpecError("no operations: 'paths' is missing or empty", file=str(path), field="paths")
     tools = []
@@ -51,7 +52,7 @@ def load_openapi(path: Path, diag: Diagnostics, doc: Any = None, *, ref_roots: t
             op = item.get(method)
             if isinstance(op, dict):
                 op_tree, params = as_tree(op), {"parameters": as_tree(item.get("parameters"))}
-                tools.append(_operation_tool(route, method, params, op_tree, version, path, diag))
+                tools.append(_operation_tool(route, method, params, op_tree, version, path, diag, auth_names))
     if not tools:
         raise SpecError("no operations found under 'paths'", file=str(path), field="paths")
     info = resolved.get("info") or {}
@@ -140,13 +141,57 @@ def ref_file(uri: str, allowed: tuple[Path, ...], *, spec: Path) -> Path:
     return file
 
 
-def _operation_tool(route: str, method: str, item: JSON, op: JSON, version: int, path: Path, diag: Diagnostics) -> Any:
+# Headers and query parameters that carry transport, format or credentials, not meaning
+TRANSPORT_HEADERS = frozenset({
+    "accept", "accept-encoding", "accept-language", "accept-charset", "content-type", "content-length",
+    "content-encoding", "authorization", "proxy-authorization", "user-agent", "cookie", "host", "origin",
+    "referer", "connection", "cache-control", "pragma", "x-api-key", "x-apikey", "api-key", "apikey",
+    "x-request-id", "x-correlation-id", "x-requested-with", "x-forwarded-for", "x-csrf-token", "x-xsrf-token",
+    "x-amz-date", "x-amz-security-token", "x-goog-user-project", "x-ms-version", "x-ms-client-request-id",
+})  # fmt: skip
+TRANSPORT_QUERY = frozenset({
+    "alt", "fields", "api_key", "apikey", "access_token", "oauth_token", "prettyprint", "quotauser",
+    "userip", "upload_protocol", "uploadtype", "callback", "$.xgafv", "pretty", "jsonp",
+})  # fmt: skip
+_CREDENTIAL = re.compile(r"\b(api[ _-]?key|access[ _-]?token|credential|secret)\b", re.IGNORECASE)
+
+
+def is_transport(param: JSON, auth_names: frozenset[str] = frozenset()) -> bool:
+    """Is this parameter plumbing (a transport header, a credential, a response-format switch)?"""
+    name, location = str(param.get("name")), param.get("in")
+    low = name.lower()
+    if low in auth_names:
+        return True
+    if location == "header":
+        return low in TRANSPORT_HEADERS or low.startswith(("x-ratelimit", "sec-"))
+    if location == "cookie":
+        return True
+    if location != "query":
+        return False
+    described = str(param.get("description") or "")
+    return low in TRANSPORT_QUERY or (low in ("key", "token") and bool(_CREDENTIAL.search(described)))
+
+
+def auth_parameter_names(doc: JSON) -> frozenset[str]:
+    """Names of apiKey credentials the spec declares (``securitySchemes`` / ``securityDefinitions``)."""
+    holder = (doc.get("components") or {}).get("securitySchemes") if isinstance(doc.get("components"), dict) else None
+    schemes = holder if isinstance(holder, dict) else doc.get("securityDefinitions")
+    names = set()
+    for scheme in (schemes if isinstance(schemes, dict) else {}).values():
+        if isinstance(scheme, dict) and scheme.get("type") == "apiKey" and isinstance(scheme.get("name"), str):
+            names.add(scheme["name"].lower())
+    return frozenset(names)
+
+
+def _operation_tool(route: str, method: str, item: JSON, op: JSON, version: int, path: Path, diag: Diagnostics,
+                    auth_names: frozenset[str] = frozenset()) -> Any:  # fmt: skip
     locator = f"{method.upper()} {route}"
     raw_name = op.get("operationId") or _derived_name(method, route)
     name = clean_tool_name(raw_name, diag, where=locator)
     props: JSON = {}
     required: list[str] = []
     where: dict[str, ParamLocation] = {}
+    transport: dict[str, ParamLocation] = {}
     params = _merge_params(item.get("parameters"), op.get("parameters"))
     for param in params:
         loc = param.get("in")
@@ -163,6 +208,9 @@ def _operation_tool(route: str, method: str, item: JSON, op: JSON, version: int,
             continue
         if loc == "body":
             _add_body(param.get("schema"), bool(param.get("required")), props, required, where, name, diag)
+            continue
+        if is_transport(param, auth_names):
+            transport[pname] = loc
             continue
         schema = _param_schema(param, version)
         if param.get("description") and "description" not in schema:
@@ -200,7 +248,7 @@ def _operation_tool(route: str, method: str, item: JSON, op: JSON, version: int,
             format="openapi",
             file=str(path),
             locator=locator,
-            http=HttpBinding(method=method.upper(), path=route, params=where, tags=tags),
+            http=HttpBinding(method=method.upper(), path=route, params=where, tags=tags, transport=transport),
         ),
         diag=diag,
     )

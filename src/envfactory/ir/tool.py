@@ -34,6 +34,8 @@ class HttpBinding(_Frozen):
     path: str
     params: dict[str, ParamLocation] = Field(default_factory=dict)
     tags: tuple[str, ...] = ()
+    # transport and auth parameters kept out of the agent's input (Accept, API keys, alt=json, ...)
+    transport: dict[str, ParamLocation] = Field(default_factory=dict)
 
 
 class ToolSource(_Frozen):
