@@ -113,7 +113,7 @@ def _build_entity(noun: str, intents: list[Intent]) -> Entity:
         key=key,
         key_type=key_type,
         key_schema=shape,
-        key_prefix=noun.replace("_", "")[:10],
+        key_prefix=noun[:40],
         fields=fields,
         required=tuple(dict.fromkeys(r for r in required if r in fields)),
         sources=tuple(i.tool.name for i in intents),

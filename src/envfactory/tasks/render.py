@@ -193,5 +193,13 @@ def show(value: Any) -> str:
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, list):
-        return ", ".join(show(v) for v in value) or "nothing"
+        return _joined([show(v) for v in value]) or "nothing"
+    if isinstance(value, dict):  # as a person would say it, not a Python literal
+        return _joined([f"{words(str(k))} {show(v)}" for k, v in value.items()]) or "nothing"
+    if value is None:
+        return "none"
     return str(value)
+
+
+def _joined(parts: list[str]) -> str:
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1] if parts else ""
