@@ -391,22 +391,57 @@ def primary_type(schema: JSON | None) -> str | None:
     return typ
 
 
+# Envelope members that describe the response, not the records in it
+META_KEYS = frozenset({"_links", "links", "meta", "metadata", "page", "pagination", "paging", "pageinfo",
+                       "page_info", "cursor", "next", "previous", "prev", "self", "errors", "warnings"})  # fmt: skip
+# Members that hold the data when they are an object beside other members
+DATA_KEYS = frozenset({"data", "result", "results", "item", "items", "response", "payload", "_embedded",
+                       "value", "values", "record", "records", "content", "body", "entity"})  # fmt: skip
+MAX_ENVELOPES = 6
+
+
+def data_path(schema: JSON | None) -> tuple[tuple[tuple[str, JSON], ...], JSON | None, bool]:
+    """Where the records sit in a response schema: the envelope levels passed through (each the
+    key taken and the object schema it was taken from), the record schema, and whether records
+    come as a list. ``{data: {accounts: [Account], server_knowledge}}`` gives
+    ``((data, ...), (accounts, ...))``, ``Account``, list; a HAL ``{_embedded: {orders: [...]},
+    _links, page}`` gives ``((_embedded, ...), (orders, ...))``, the order schema, list."""
+    path: list[tuple[str, JSON]] = []
+    node = schema
+    for _ in range(MAX_ENVELOPES):
+        if not node:
+            return tuple(path), None, False
+        typ = primary_type(node)
+        if typ == "array":
+            items = node.get("items")
+            return tuple(path), items if isinstance(items, dict) else None, True
+        if typ != "object":
+            return tuple(path), None, False
+        key = _data_member(node)
+        if key is None:
+            return tuple(path), node if node.get("properties") else None, False
+        path.append((key, node))
+        node = node["properties"][key]
+    return tuple(path), node, False
+
+
+def _data_member(node: JSON) -> str | None:
+    """The one member of an envelope object that holds the records (None: ``node`` is a record)."""
+    props = node.get("properties") or {}
+    if any(k.lower() == "id" or k.lower().endswith(("_id", "id")) for k in props if k.lower() not in META_KEYS):
+        return None
+    body = {k: p for k, p in props.items() if k.lower() not in META_KEYS and isinstance(p, dict)}
+    scalars = [k for k, p in body.items() if primary_type(p) in ("string", "integer", "number", "boolean")]
+    lists = [k for k, p in body.items() if primary_type(p) == "array" and primary_type(p.get("items")) == "object"]
+    objects = [k for k, p in body.items() if primary_type(p) == "object" and p.get("properties")]
+    if len(lists) == 1 and not objects and len(scalars) <= 4:
+        return lists[0]
+    if len(objects) == 1 and not lists and (not scalars or objects[0].lower() in DATA_KEYS):
+        return objects[0]
+    return None
+
+
 def entity_schema(schema: JSON | None) -> JSON | None:
-    """The object schema of the record a tool returns: unwraps arrays and list envelopes."""
-    if not schema:
-        return None
-    typ = primary_type(schema)
-    if typ == "array":
-        return entity_schema(schema.get("items"))
-    if typ != "object":
-        return None
-    props = schema.get("properties") or {}
-    arrays = [p for p in props.values() if primary_type(p) == "array" and primary_type(p.get("items")) == "object"]
-    scalars = [p for p in props.values() if primary_type(p) in ("string", "integer", "number", "boolean")]
-    has_id = any(k.lower() == "id" or k.lower().endswith(("_id", "id")) for k in props)
-    if len(arrays) == 1 and len(scalars) <= 4 and not has_id:
-        return entity_schema(arrays[0])  # {"items": [...], "total": 3}
-    objects = [p for p in props.values() if primary_type(p) == "object" and p.get("properties")]
-    if len(props) == 1 and len(objects) == 1:
-        return entity_schema(objects[0])  # {"data": {...}}
-    return schema if props else None
+    """The object schema of the record a tool returns: unwraps arrays and envelopes (see :func:`data_path`)."""
+    _, record, _ = data_path(schema)
+    return record if record and primary_type(record) == "object" and record.get("properties") else None

@@ -1,8 +1,11 @@
 """Output shaping: make a behaviour's rows look like the tool's declared output schema.
 
-Shapers are compiled once per tool. A row is projected onto the schema's properties (missing
-required properties get a typed placeholder), lists are wrapped in the envelope the schema
-declares (``{"items": [...], "total": n}``), and a non-object schema gets JSON text.
+Shapers are compiled once per tool. A row is projected onto the record schema's properties
+(missing required properties get a typed placeholder), and wrapped in every envelope the schema
+declares on the way to its records (:func:`~envfactory.ir.jsonschema.data_path`):
+``{"items": [...], "total": n}``, ``{"data": {"accounts": [...], "server_knowledge": 0}}``, HAL's
+``{"_embedded": {"orders": [...]}, "_links": ...}``, ``{"data": {"account": {...}}}``. A string
+schema gets JSON text.
 """
 
 from __future__ import annotations
@@ -11,7 +14,8 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from envfactory.ir.jsonschema import entity_schema, primary_type
+from envfactory.ir.jsonschema import data_path, primary_type
+from envfactory.runtime.store import clone
 
 JSON = dict[str, Any]
 Shaper = Callable[[Any], Any]
@@ -34,48 +38,38 @@ def compile_shaper(schema: JSON | None) -> Shaper:
     if not schema:
         return identity
     typ = primary_type(schema)
-    if typ == "array":
-        item = _row_projector(schema.get("items"))
-        return lambda value: [item(v) for v in value] if isinstance(value, list) else [item(value)]
-    if typ == "object":
-        return _object_shaper(schema)
     if typ in ("string",):
         return lambda value: value if isinstance(value, str) else json.dumps(value, ensure_ascii=True)
-    return identity
+    if typ not in ("array", "object"):
+        return identity
+    path, record, as_list = data_path(schema)
+    project = _row_projector(record)
+    if as_list:
+        shaper: Shaper = lambda value: [project(v) for v in (value if isinstance(value, list) else [value])]  # noqa: E731
+    else:
+        shaper = lambda value: [project(v) for v in value] if isinstance(value, list) else project(value)  # noqa: E731
+    for key, level in reversed(path):  # wrap from the innermost envelope out
+        shaper = _envelope(level, key, shaper)
+    return shaper
 
 
-def _object_shaper(schema: JSON) -> Shaper:
+def _envelope(schema: JSON, data_key: str, inner: Shaper) -> Shaper:
+    """``{data_key: inner(value)}`` plus the envelope's other members: counts of the rows, and
+    typed placeholders for required members the state cannot fill."""
     props = schema.get("properties") or {}
-    arrays = [k for k, p in props.items() if primary_type(p) == "array"]
-    inner = entity_schema(schema)
-    if arrays and inner is not schema and len(arrays) == 1:
-        return _envelope(schema, arrays[0])
-    wrappers = [k for k, p in props.items() if primary_type(p) == "object" and p.get("properties")]
-    if len(props) == 1 and len(wrappers) == 1:
-        key, project = wrappers[0], _row_projector(props[wrappers[0]])
-        return lambda value: {key: project(value)}
-    project = _row_projector(schema)
-    return lambda value: [project(v) for v in value] if isinstance(value, list) else project(value)
-
-
-def _envelope(schema: JSON, items_key: str) -> Shaper:
-    props = schema["properties"]
-    item = _row_projector(props[items_key].get("items"))
+    required = set(schema.get("required") or ())
     extras: dict[str, Callable[[list[Any]], Any]] = {}
     for key, sub in props.items():
-        if key == items_key:
+        if key == data_key or not isinstance(sub, dict):
             continue
-        if key.replace("_", "").lower() in _COUNT_NAMES and primary_type(sub) in (
-            "integer",
-            "number",
-        ):
+        if key.replace("_", "").lower() in _COUNT_NAMES and primary_type(sub) in ("integer", "number"):
             extras[key] = len
-        elif key in (schema.get("required") or ()):
-            extras[key] = _placeholder(primary_type(sub))
+        elif key in required:
+            extras[key] = _placeholder(sub)
 
     def shape(value: Any) -> JSON:
         rows = value if isinstance(value, list) else [value]
-        out: JSON = {items_key: [item(r) for r in rows]}
+        out: JSON = {data_key: inner(value)}
         for key, make in extras.items():
             out[key] = make(rows)
         return out
@@ -92,7 +86,7 @@ def _row_projector(schema: JSON | None) -> Shaper:
         # open schema: keep the row as it is when it already fits
         wanted = set(keys)
         return lambda row: {k: v for k, v in row.items() if k in wanted} if isinstance(row, dict) else row
-    required = {k: _PLACEHOLDER.get(primary_type(props[k]) or "") for k in schema.get("required") or ()}
+    required = {k: placeholder_value(props[k]) for k in schema.get("required") or () if isinstance(props.get(k), dict)}
 
     def project(row: Any) -> Any:
         if not isinstance(row, dict):
@@ -106,7 +100,25 @@ def _row_projector(schema: JSON | None) -> Shaper:
     return project
 
 
-def _placeholder(typ: str | None) -> Callable[[Any], Any]:
+def _placeholder(schema: JSON) -> Callable[[Any], Any]:
     """A required envelope field the state cannot fill: a typed placeholder."""
-    value = _PLACEHOLDER.get(typ or "")
-    return lambda _rows: value
+    value = placeholder_value(schema)
+    return lambda _rows: clone(value)
+
+
+def placeholder_value(schema: JSON, depth: int = 0) -> Any:
+    """The smallest value of ``schema``'s type that satisfies it: its first enum value, its
+    minimum, or an object with placeholders for its required members."""
+    if isinstance(schema.get("enum"), list) and schema["enum"]:
+        return schema["enum"][0]
+    typ = primary_type(schema) or ""
+    if typ in ("integer", "number") and isinstance(schema.get("minimum"), (int, float)):
+        return schema["minimum"]
+    if typ == "object" and depth < 4:
+        props = schema.get("properties") or {}
+        return {
+            k: placeholder_value(props[k], depth + 1)
+            for k in schema.get("required") or ()
+            if isinstance(props.get(k), dict)
+        }
+    return clone(_PLACEHOLDER.get(typ))

@@ -133,8 +133,12 @@ class _Probe:
         reader = self.tool_of("read", entity)
         if reader is None:
             return None
-        effect = self.spec.behaviour(reader).effect
-        return self.call(reader, {effect.key_arg: key}) if isinstance(effect, ReadEffect) else None
+        behaviour = self.spec.behaviour(reader)
+        if not isinstance(behaviour.effect, ReadEffect):
+            return None
+        # other required arguments (a parent's id in /budgets/{budget_id}/accounts/{id}) drawn as usual
+        scope = sample_arguments(self.spec, behaviour, self.episode.store, self.maker, optional=False)
+        return self.call(reader, {**scope, behaviour.effect.key_arg: key})
 
     def tool_of(self, kind: str, entity: str) -> str | None:
         """A tool of ``kind`` on ``entity``, preferring one with the fewest required arguments."""
