@@ -31,8 +31,10 @@ def report(task: Task) -> str:
 class Replay:
     """Asks for the held-back facts, makes the given calls, then reports."""
 
-    def __init__(self, name: str, calls: Sequence[Call], *, ask: bool = True, reply: bool = True) -> None:
-        self.name, self.calls, self.ask, self.reply = name, list(calls), ask, reply
+    def __init__(
+        self, name: str, calls: Sequence[Call], *, ask: bool = True, reply: bool = True, closing: str | None = None
+    ) -> None:
+        self.name, self.calls, self.ask, self.reply, self.closing = name, list(calls), ask, reply, closing
 
     def run(self, episode: Episode, task: Task) -> None:
         if self.ask:
@@ -42,6 +44,8 @@ class Replay:
             episode.call_tool(call.tool, call.args)
         if self.reply:
             episode.respond(report(task))
+        elif self.closing is not None:
+            episode.respond(self.closing)
 
 
 def gold(task: Task) -> Replay:
@@ -49,7 +53,8 @@ def gold(task: Task) -> Replay:
 
 
 def noop(task: Task) -> Replay:
-    return Replay("no-op", [], ask=False)
+    """Does nothing and says so: it does not know the answers either."""
+    return Replay("no-op", [], ask=False, reply=False, closing="All done.")
 
 
 def read_only(task: Task, writes: set[str]) -> Replay:
@@ -58,6 +63,36 @@ def read_only(task: Task, writes: set[str]) -> Replay:
 
 def early_stop(task: Task) -> Replay:
     return Replay("stops one step early", task.gold[:-1])
+
+
+class CarelessReader:
+    """Makes the gold calls, then answers each count or sum over *every* row of the entity,
+    ignoring the condition the task states: an answer task it solves is not decisive."""
+
+    name = "careless reader"
+
+    def run(self, episode: Episode, task: Task) -> None:
+        for label in task.user.facts:
+            episode.respond(f"What is the {label}?")
+        for call in task.gold:
+            episode.call_tool(call.tool, call.args)
+        episode.respond("All done. " + ", ".join(careless_answers(episode, task)))
+
+
+def careless_answers(episode: Episode, task: Task) -> list[str]:
+    bp = task.blueprint
+    out = []
+    for node_id in bp.answers if bp is not None else ():
+        node = bp.node(node_id)  # type: ignore[union-attr]
+        if node.entity is None or node.kind not in ("count", "sum"):
+            continue
+        rows = list(episode.store.rows(node.entity))
+        if node.kind == "count":
+            out.append(str(len(rows)))
+        else:
+            numbers = [r.get(node.field or "") for r in rows]
+            out.append(f"{sum(v for v in numbers if isinstance(v, (int, float))):.2f}")
+    return out
 
 
 class RandomAgent:

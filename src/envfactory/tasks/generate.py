@@ -31,10 +31,11 @@ class TaskFactory:
     def __init__(self, env: Environment, style: Style = Style()) -> None:
         self.env, self.spec, self.style = env, env.spec, style
         self.graph = tool_graph(env.spec)
-        if not Walker(self.spec, self.graph, random.Random(0), style).writes:
+        walker = Walker(self.spec, self.graph, random.Random(0), style)
+        if not walker.writes and not walker.answerable():
             raise SynthesisError(
-                f"env {self.spec.name!r} has no tool that changes the state of a seeded entity; task synthesis "
-                "starts from such a tool (answer-only tasks for read-only APIs are not built yet)"
+                f"env {self.spec.name!r} has no tool that changes the state of a seeded entity and no tool that "
+                "lists one: there is nothing to ask of an agent"
             )
         self.selftest = SelfTest(env)
         self.maker = ValueMaker(0, env.spec.config.clock_start)
@@ -47,7 +48,7 @@ class TaskFactory:
         bound = Binder(self.env, rng, self.maker).bind(sketch)
         episode = bound.episode
         final = episode.state_hash()
-        if final == self.env.base.hash:
+        if final == self.env.base.hash and not bound.blueprint.answers:
             raise Rejected("the gold plan leaves the state unchanged")
         rows = {
             entity: {str(key): row for key, row in changed.items()}
@@ -152,15 +153,20 @@ def regenerate(env: Environment, task: Task) -> Task:
 
 
 def baselines(env: Environment, tasks: list[Task], seed: int = 0) -> dict[str, float]:
-    """Success rates of agents that should fail: no-op, read-only, and random (gold budget + 5)."""
-    from envfactory.tasks.agents import RandomAgent, noop, read_only, success_rate
+    """Success rates of agents that should fail: no-op, read-only (tasks with a write), careless
+    reader (answer tasks), and random (gold budget + 5)."""
+    from envfactory.tasks.agents import CarelessReader, RandomAgent, noop, read_only, success_rate
     from envfactory.tasks.graph import WRITES
     from envfactory.users.scripted import ScriptedUser
 
     episode = env.episode(max_steps=10_000, user=ScriptedUser())
     writes = {b.tool for b in env.spec.behaviours if b.effect.kind in WRITES}
-    return {
-        "no-op": success_rate(episode, tasks, noop),
-        "read-only": success_rate(episode, tasks, lambda t: read_only(t, writes)),
-        "random": success_rate(episode, tasks, lambda t: RandomAgent(derive_seed(seed, "random", t.id))),
-    }
+    writing = [t for t in tasks if any(c.tool in writes for c in t.gold)]
+    answering = [t for t in tasks if t.goal.answer]
+    out = {"no-op": success_rate(episode, tasks, noop)}
+    if writing:
+        out["read-only"] = success_rate(episode, writing, lambda t: read_only(t, writes))
+    if answering:
+        out["careless reader"] = success_rate(episode, answering, lambda t: CarelessReader())
+    out["random"] = success_rate(episode, tasks, lambda t: RandomAgent(derive_seed(seed, "random", t.id)))
+    return out

@@ -21,7 +21,10 @@ from envfactory.runtime.environment import Environment
 from envfactory.runtime.episode import Episode
 from envfactory.synth.arguments import action_ready
 from envfactory.synth.naming import tokens
+from envfactory.tasks.errors import Rejected
 from envfactory.tasks.walks import Draft, Sketch
+
+__all__ = ["Binder", "Bound", "Rejected"]
 from envfactory.values import ValueMaker
 
 JSON = dict[str, Any]
@@ -52,10 +55,6 @@ _LONG_TEXT = ("body", "description", "content", "text", "note", "notes", "messag
 
 def _amount(value: Any) -> float:
     return value if isinstance(value, (int, float)) and not isinstance(value, bool) else 0
-
-
-class Rejected(Exception):
-    """This attempt cannot be made valid and decisive; the generator tries another."""
 
 
 @dataclass
@@ -310,9 +309,27 @@ class Binder:
 
     def _lookup(self, node: Draft, st: _State, episode: Episode) -> Any:
         row = st.values[node.inputs[0]]
+        if node.id in self._sk.answers:
+            return self._reported(node, row, st)
         value = row.get(node.field)  # type: ignore[arg-type]
         if value is None:
             raise Rejected("the reference is empty")
+        return value
+
+    def _reported(self, node: Draft, row: JSON, st: _State) -> Any:
+        """An answer: one field of the row the request singled out (not the field that singles it out)."""
+        entity = self.schema[node.entity]  # type: ignore[index]
+        chooser = self._sk.node(node.inputs[0])
+        fields = [
+            f for f in sorted(row)
+            if f not in (entity.key, chooser.field) and f not in entity.refs
+            and isinstance(row[f], (str, int, float)) and not isinstance(row[f], bool) and 0 < len(str(row[f])) <= 60
+        ]  # fmt: skip
+        if not fields:
+            raise Rejected("the row has nothing else to report")
+        node.field = self.rng.choice(fields)
+        value = row[node.field]
+        st.facts.append(_number(value) if isinstance(value, (int, float)) else str(value))
         return value
 
     def _count(self, node: Draft, st: _State, episode: Episode) -> int:

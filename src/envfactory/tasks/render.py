@@ -119,6 +119,8 @@ class Renderer:
                 f"{then[0].lower() + then[1:-1]}; otherwise {other[0].lower() + other[1:]}")  # fmt: skip
 
     def _answer(self, node: Node) -> str:
+        if node.kind == "lookup":
+            return f"Tell me the {words(node.field)} of {self.describe(node.inputs[0])}."  # type: ignore[arg-type]
         rows = self.describe_set(node.inputs[0])
         if node.kind == "count":
             return f"Tell me how many {rows} there are."

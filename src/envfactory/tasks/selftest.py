@@ -1,9 +1,12 @@
 """The verifier self-test every kept task must pass.
 
-The gold plan runs without an error result and passes; the no-op agent, the read-only agent
-and the agent that stops one step early fail; and so do these single mutations of the gold
-plan: each write dropped, each literal argument of each write changed (to one other value
-drawn from its schema), each referenced row of each write swapped (for one other row).
+The gold plan runs without an error result and passes; the no-op agent (which says "All done"),
+the read-only agent and the agent that stops one step early fail (for tasks with a write); an
+answer task is also failed by the careless reader (the gold calls, then each count or sum over
+every row, ignoring the task's condition), and its request must not already state the answer;
+and so do these single mutations of the gold plan: each write dropped, each literal argument of
+each write changed (to one other value drawn from its schema), each referenced row of each write
+swapped (for one other row).
 """
 
 from __future__ import annotations
@@ -14,8 +17,9 @@ from typing import Any
 from envfactory.ir.task import Call, Task
 from envfactory.runtime.environment import Environment
 from envfactory.runtime.episode import Episode
+from envfactory.runtime.facts import states_fact
 from envfactory.synth.arguments import tool_references
-from envfactory.tasks.agents import Agent, Replay, early_stop, gold, noop, read_only
+from envfactory.tasks.agents import Agent, CarelessReader, Replay, early_stop, gold, noop, read_only
 from envfactory.tasks.graph import WRITES
 from envfactory.users.scripted import ScriptedUser
 from envfactory.values import ValueMaker
@@ -45,9 +49,18 @@ class SelfTest:
         failed = [entry[0] for entry in self.episode.log if entry[2] is not None and not entry[2].ok]
         if failed:
             return f"gold plan fails: {failed[0]} returns an error"
-        for agent in (noop(task), read_only(task, self.writes), early_stop(task)):
+        writes = any(c.tool in self.writes for c in task.gold)
+        # without a write the gold calls are all reads: the read-only and early-stopping agents
+        # (which report the gold facts) are the gold agent; an answer must instead be decisive
+        trivial: list[Agent] = [noop(task), read_only(task, self.writes), early_stop(task)] if writes else [noop(task)]
+        if task.goal.answer:
+            trivial.append(CarelessReader())
+        for agent in trivial:
             if run_agent(self.episode, task, agent):
                 return f"{agent.name} agent passes"
+        told = " ".join([task.instruction, *task.user.facts.values()])
+        if not writes and any(states_fact(told, fact) for fact in task.goal.answer):
+            return "the request already states the answer"
         for name, calls in self.mutations(task):
             if run_agent(self.episode, task, Replay(name, calls)):
                 return f"mutation passes: {name}"

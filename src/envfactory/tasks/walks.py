@@ -19,6 +19,7 @@ import networkx as nx
 
 from envfactory.ir.env import EnvSpec
 from envfactory.synth.arguments import reference_args
+from envfactory.tasks.errors import Rejected
 from envfactory.tasks.graph import WRITES
 
 
@@ -85,6 +86,11 @@ class Walker:
     # -- the sketch ---------------------------------------------------------------------------
     def sketch(self) -> Sketch:
         sk = Sketch()
+        if not self.writes:  # a read-only API (search, catalogue, reference data): answer tasks
+            self._answer(sk)
+            if not sk.answers:
+                raise Rejected("no list to answer a question from")
+            return merge_duplicates(sk)
         first = self.rng.choice(self.writes)
         if self.rng.random() < self.style.answer:
             self._answer(sk)
@@ -213,6 +219,10 @@ class Walker:
             return node.id, None
         return None
 
+    def answerable(self) -> bool:
+        """Can an answer task be built here (an entity with rows and a tool that lists them)?"""
+        return any(self._lister(e) and self.spec.initial_state.get(e) for e in self.schema.names)
+
     def _answer(self, sk: Sketch) -> None:
         entities = [e for e in self.schema.names if self._lister(e) and self.spec.initial_state.get(e)]
         if not entities:
@@ -221,8 +231,13 @@ class Walker:
         rows = self._list_call(sk, self._lister(entity), entity, 1)  # type: ignore[arg-type]
         if rows is None:
             return
-        filtered = sk.add("filter", entity=entity, inputs=[rows])
-        node = sk.add(self.rng.choice(("count", "sum")), entity=entity, inputs=[filtered.id])
+        kind = self.rng.choice(("count", "sum", "lookup"))
+        if kind == "lookup":  # "what is the <field> of the <entity> whose <identifying field> is <value>?"
+            row = sk.add("filter", entity=entity, op="is", inputs=[rows])
+            node = sk.add("lookup", entity=entity, inputs=[row.id])
+        else:
+            filtered = sk.add("filter", entity=entity, inputs=[rows])
+            node = sk.add(kind, entity=entity, inputs=[filtered.id])
         sk.answers.append(node.id)
 
 
