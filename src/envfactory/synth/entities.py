@@ -84,9 +84,7 @@ def _build_entity(noun: str, intents: list[Intent]) -> Entity:
                 continue
             if intent.kind == "update" and (arg == "id" or same_field(arg, f"{noun}_id")):
                 continue  # the entity's own key, named after it
-            if intent.parent and arg == intent.parent[0]:
-                continue
-            fields[arg] = _clean(schema)
+            fields[arg] = _clean(schema)  # a parent's id too: the row remembers what it belongs to
             if intent.kind == "create" and arg in intent.tool.required:
                 required.append(arg)
     key = _key_field(noun, fields, [i.key_arg for i in intents if i.key_arg])
