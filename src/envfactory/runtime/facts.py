@@ -4,7 +4,8 @@ And does it state it honestly: a reply that lists every candidate value (every n
 0.00 to N.NN, every title in the table) would contain any fact. :func:`spray` finds such
 replies: a reply may name at most ``facts + SLACK`` candidates of each kind a fact has, where
 a number's candidates are all the numbers in the reply that the request did not already hold,
-and a text fact's candidates are the values of the state field the fact was taken from.
+and a text fact's candidates are the values of the state field the fact was taken from (of
+which at least one must stay unnamed: listing all three values of a small enum is a spray).
 """
 
 from __future__ import annotations
@@ -54,7 +55,10 @@ def spray(said: str, facts: Iterable[str], *, context: str = "", rows: Iterable[
         folded = said.casefold()
         for field, values in _candidate_fields(texts, rows).items():
             named = sum(1 for v in values if v.casefold() in folded)
-            allowed = sum(1 for f in texts if f in values) + SLACK
+            stated = sum(1 for f in texts if f in values)
+            # a few other values may come up naturally, but never all of them (a field of three
+            # values, named in full, is a spray however short)
+            allowed = stated + min(SLACK, max(0, len(values) - stated - 1))
             if named > allowed:
                 return f"the reply names {named} values of {field!r}; an answer may name {allowed}"
     return None
