@@ -35,3 +35,4 @@ class EpisodeSnapshot(BaseModel):
     replies: list[StrictStr] = Field(default_factory=list)
     task: Task | None = None
     log: list[tuple[StrictStr, Any, StrictStr | None, StrictStr | None]] = Field(default_factory=list)
+    owner: Any = None  # a bound implementation's state, for checking the replay

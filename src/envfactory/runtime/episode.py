@@ -20,6 +20,7 @@ from envfactory.runtime.behaviours import CallContext, key_caster
 from envfactory.runtime.canonical import NotCanonical, canonical_value, json_safe, parse_json, safe_repr, safe_text
 from envfactory.runtime.environment import Environment
 from envfactory.runtime.facts import spray, states_fact
+from envfactory.runtime.owner import owner_digest, owner_state
 from envfactory.runtime.result import ERROR_CODES, ErrorCode, ToolError, ToolResult, to_json_text
 from envfactory.runtime.store import Store, clone
 from envfactory.users.base import ClosingUser, UserSimulator
@@ -159,7 +160,11 @@ class Episode:
 
     # -- checking ----------------------------------------------------------------------------
     def state_hash(self) -> str:
-        return self.store.hash()
+        """The state's hash; with a bound implementation, its object's state is part of it."""
+        if self._ctx.owner is None:
+            return self.store.hash()
+        combined = (int(self.store.hash(), 16) + owner_digest(self._ctx.owner)) % (1 << 128)
+        return f"{combined:032x}"
 
     def state(self) -> dict[str, list[JSON]]:
         """A copy of the whole current state (for people and tests; not the hot path).
@@ -169,7 +174,7 @@ class Episode:
 
     def verify(self) -> Verdict:
         """Compare the final state and replies with the task's goal."""
-        current = self.store.hash()
+        current = self.state_hash()
         if self.task is None:
             return Verdict(
                 reward=0.0,
@@ -227,6 +232,7 @@ class Episode:
             "truncated": self.truncated,
             "replies": list(self.replies),
             "task": self.task.model_dump(mode="json") if self.task is not None else None,
+            "owner": json_safe(owner_state(self._ctx.owner)) if self._ctx.owner is not None else None,
             "log": [
                 [n, a, r.content, r.error] if isinstance(r, ToolResult) else [n, a, None, None] for n, a, r in self.log
             ],
@@ -253,13 +259,37 @@ class Episode:
                 raise SnapshotError(f"invalid snapshot: log: unknown error code {safe_repr(error)}")
             result = ToolResult(error is None, content, error) if content is not None else None  # type: ignore[arg-type]
             log.append((name, json_safe(args), result))
+        owner = self._new_owner()
+        if owner is not None:
+            owner = self._replayed(owner, log, snap.get("owner"))
         self.task = parsed.task
         self.seed = parsed.seed
         self.store = store
         self.steps, self.terminated, self.truncated = parsed.steps, parsed.terminated, parsed.truncated
         self.replies = list(parsed.replies)
         self.log = log
-        self._ctx = CallContext(self.store, self._now, self.seed, self._ctx.owner, self._fallback)
+        self._ctx = CallContext(self.store, self._now, self.seed, owner, self._fallback)
+
+    def _replayed(self, owner: Any, log: list[tuple[Any, ...]], recorded: Any) -> Any:
+        """A fresh implementation object brought to the snapshot's state by replaying its calls."""
+        ctx = CallContext(Store(self.env.base), self._now, self.seed, owner, self._fallback)
+        for name, args, result in log:
+            tool = self.env.tools.get(name) if isinstance(name, str) else None
+            if tool is None or result is None or not isinstance(args, (dict, str)):
+                continue
+            parsed = _parse_arguments(args)
+            if isinstance(parsed, ToolResult) or tool.validate(parsed) is not None:
+                continue
+            try:
+                tool.execute(ctx, parsed)
+            except Exception:  # the call failed when it was made too; its failure changed nothing
+                continue
+        if recorded is not None and json_safe(owner_state(owner)) != recorded:
+            raise SnapshotError(
+                "invalid snapshot: replaying its calls on a fresh implementation does not reach the recorded "
+                "state (is the implementation deterministic?)"
+            )
+        return owner
 
     @property
     def messages(self) -> list[JSON]:

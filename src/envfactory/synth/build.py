@@ -188,6 +188,9 @@ def _bind(loaded: Loaded, behaviours: list[Behaviour]) -> list[Behaviour]:
             out.append(behaviour)
             continue
         module, qualname = tool.source.python.split(":", 1)
+        named = loaded.target.rsplit(":", 1)[1] if loaded.target and ":" in loaded.target else None
+        if named and "." in qualname:  # the class the user named, not the one that defines the method
+            qualname = f"{named}.{qualname.rsplit('.', 1)[1]}"
         target = f"{ref or tool.source.file or module}:{qualname}"
         out.append(
             Behaviour(
