@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -156,7 +157,15 @@ def inspect(env_dir: Path) -> None:
         import json
 
         data = json.loads(fidelity.read_text())
-        console.print(f"fidelity.json: {'passed' if data.get('passed') else 'FAILED'} {data.get('counts')}")
+        if "counts" in data:
+            console.print(f"fidelity.json: {'passed' if data.get('passed') else 'FAILED'} {data.get('counts')}")
+        measured = data.get("measured")
+        if isinstance(measured, dict):
+            console.print(
+                f"measured against {measured.get('source')}: outcome agreement {measured.get('outcome', 0):.0%} "
+                f"(stub {measured.get('stub_outcome', 0):.0%}), output fields "
+                f"{(measured.get('output_fields') or 0):.0%} (stub {(measured.get('stub_output_fields') or 0):.0%})"
+            )
     else:
         console.print("no fidelity.json yet — run `envfactory check`")
 
@@ -247,3 +256,38 @@ def demo(out: Path, seed: int, iterations: int, envs_only: bool, warm_start: int
         console.print(escape(line))
     console.print(f"[bold]Report: {report['path']}[/]")
     return 1 if failures else 0
+
+
+@friendly_errors
+def fidelity(env_dir: Path, against: str, sequences: int, length: int, seed: int, trust_code: bool) -> int:
+    """Measure ENV_DIR against a real implementation; print it beside the stub; save it in fidelity.json."""
+    from envfactory.fidelity import measure
+
+    if not trust_code:
+        raise EnvFactoryError(
+            f"measuring against {against} imports and runs it; pass --trust-code only if you trust that file"
+        )
+    spec = EnvSpec.load(env_dir)
+    with Progress(console=err_console, transient=True) as progress:
+        bar = progress.add_task(f"replaying {sequences} sequences", total=sequences)
+        result = measure(spec, against, sequences=sequences, length=length, seed=seed,
+                         progress=lambda n: progress.update(bar, completed=n))  # fmt: skip
+
+    def pct(value: float | None) -> str:
+        return "-" if value is None else f"{value:.0%}"
+
+    rows = [[t.tool, t.calls, pct(t.outcome), pct(t.stub_outcome), pct(t.output_exact), pct(t.stub_output_exact),
+             pct(t.output_fields), pct(t.stub_output_fields)] for t in result.tools]  # fmt: skip
+    rows.append(["all", result.calls, pct(result.outcome), pct(result.stub_outcome), pct(result.output_exact),
+                 pct(result.stub_output_exact), pct(result.output_fields), pct(result.stub_output_fields)])  # fmt: skip
+    cols = ["tool", "calls", "outcome agrees", "stub", "output exact", "stub", "output fields", "stub"]
+    console.print(table(f"{spec.name} against {against} ({sequences} sequences of {length} calls)", cols, rows))
+    console.print(
+        f"final state equal after a sequence: {pct(result.final_state)}"
+        + ("" if result.final_state is not None else " (the real object's records map onto no entity)")
+    )
+    path = env_dir / "fidelity.json"
+    saved = json.loads(path.read_text()) if path.is_file() else {}
+    write_json(path, {**saved, "measured": result.model_dump(mode="json")})
+    console.print(f"saved in {path}")
+    return 0

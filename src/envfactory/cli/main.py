@@ -87,6 +87,24 @@ def check(
     raise typer.Exit(commands.check(env_dir, seed, trust_code))
 
 
+@app.command()
+def fidelity(
+    env_dir: Annotated[Path, typer.Argument(help="An environment folder made by `synth`.")],
+    against: Annotated[str, typer.Option(help="The real implementation of the same tools: FILE.py:Class.")],
+    sequences: Annotated[int, typer.Option(min=1, help="Seeded call sequences to replay on both sides.")] = 40,
+    length: Annotated[int, typer.Option(min=1, help="Calls per sequence.")] = 10,
+    seed: Annotated[int, typer.Option(help="Seed of the sequences.")] = 0,
+    trust_code: TrustCode = False,
+) -> None:
+    """Measure an environment against the real implementation, beside an always-succeeding stub.
+
+    Outcome, output and final-state agreement per tool; saved in ENV_DIR/fidelity.json. The
+    implementation is imported and run: this needs --trust-code."""
+    from envfactory.cli import commands
+
+    raise typer.Exit(commands.fidelity(env_dir, against, sequences, length, seed, trust_code))
+
+
 @app.command(name="play")
 def play_cmd(
     env_dir: Annotated[Path, typer.Argument(help="An environment folder made by `synth`.")],
