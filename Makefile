@@ -32,6 +32,8 @@ bench: $(STAMP)
 	$(BIN)/python bench/startup.py
 	$(BIN)/python bench/env_step.py
 	$(BIN)/python bench/tasks.py
+	$(BIN)/python bench/corpus.py
+	$(BIN)/python bench/fidelity.py
 	cd bench && ../$(BIN)/python hostile.py
 	cd bench && ../$(BIN)/python robustness.py && ../$(BIN)/python advantages.py
 
