@@ -40,3 +40,22 @@ def test_records_map_onto_entities_by_attribute_name() -> None:
     spec = synthesize(SPECS / "travel.py", trust_code=True)
     rows = entity_rows({"_flights": {"f1": {"id": "f1", "price": 2}}, "_bookings": {}, "other": 3}, spec.state_schema)
     assert rows == {"flight": [{"id": "f1", "price": 2}], "booking": []}
+
+
+def test_a_create_takes_from_the_counter_it_refers_to_and_a_cancel_gives_it_back() -> None:
+    from envfactory.runtime.environment import Environment
+
+    spec = synthesize(SPECS / "travel.py", trust_code=True)
+    assert spec.behaviour("book_flight").effect.consumes == {"flight_id": "seats_left"}
+    episode = Environment(spec).episode(max_steps=1000)
+    flight = next(r for r in spec.initial_state["flight"] if r["seats_left"] > 0)
+    seats = flight["seats_left"]
+    booked = episode.call_tool("book_flight", {"flight_id": flight["id"], "passenger_name": "Ada"})
+    assert booked.ok
+    assert episode.call_tool("get_flight", {"flight_id": flight["id"]}).data["seats_left"] == seats - 1
+    assert episode.call_tool("cancel_booking", {"booking_id": booked.data["id"]}).ok
+    assert episode.call_tool("get_flight", {"flight_id": flight["id"]}).data["seats_left"] == seats
+    for i in range(seats):
+        assert episode.call_tool("book_flight", {"flight_id": flight["id"], "passenger_name": f"P{i}"}).ok
+    full = episode.call_tool("book_flight", {"flight_id": flight["id"], "passenger_name": "Late"})
+    assert full.error == "precondition_failed" and "seats left" in full.content

@@ -46,6 +46,9 @@ class CreateEffect(_Frozen):
     key_arg: str | None = None  # when the caller chooses the key
     defaults: dict[str, Any] = Field(default_factory=dict)  # field -> value when not given
     timestamps: tuple[str, ...] = ()  # fields set to the simulated clock
+    # reference field -> counter on the row it references: creating takes one (a seat, a unit of
+    # stock) and is refused when none is left
+    consumes: dict[str, str] = Field(default_factory=dict)
 
 
 class ReadEffect(_Frozen):
@@ -87,6 +90,7 @@ class ActionEffect(_Frozen):
     forbidden_from: tuple[str, ...] = ()
     args: dict[str, str] = Field(default_factory=dict)  # extra arguments stored on the row
     timestamps: tuple[str, ...] = ()
+    releases: dict[str, str] = Field(default_factory=dict)  # reference field -> counter given back
 
 
 class TransferEffect(_Frozen):

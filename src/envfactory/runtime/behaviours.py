@@ -122,6 +122,7 @@ def _create(effect: CreateEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
         values: JSON = {entity.key: key}
         written = _assign(values, args, mapping)
         _check_refs(store, refs, values, written)
+        _adjust_counters(store, refs, values, effect.consumes, -1)
         for field in effect.timestamps:
             values.setdefault(field, ctx.now())
         for field, default in defaults.items():
@@ -181,6 +182,7 @@ def _action(effect: ActionEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
     cast, verb = key_caster(entity), tool.name.replace("_", " ")
     allowed = frozenset(effect.allowed_from) if effect.allowed_from is not None else None
     forbidden = frozenset(effect.forbidden_from)
+    refs = _ref_checks(entity, schema)
 
     def run(ctx: CallContext, args: JSON) -> JSON:
         key = cast(args.get(effect.key_arg))
@@ -196,6 +198,7 @@ def _action(effect: ActionEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
             )
         new = {**row, effect.field: effect.to}
         _assign(new, args, effect.args)
+        _adjust_counters(ctx.store, refs, row, effect.releases, +1)
         return _save(ctx, entity, key, new, effect.timestamps)
 
     return run
@@ -277,6 +280,34 @@ def _bound(effect: BoundEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
         return to_jsonable(result)
 
     return run
+
+
+def _adjust_counters(
+    store: Store, refs: dict[str, tuple[Entity, Callable[[Any], Any]]], row: JSON, counters: dict[str, str], step: int
+) -> None:
+    """Take (``step`` -1) or give back (+1) units of each counter on the rows ``row`` refers to —
+    the row's ``quantity`` when it has one, else one; taking more than is left is refused before
+    anything changes."""
+    quantity = row.get("quantity")
+    units = quantity if isinstance(quantity, int) and not isinstance(quantity, bool) and quantity > 0 else 1
+    updates = []
+    for field, counter in counters.items():
+        target = refs.get(field)
+        if target is None or row.get(field) is None:
+            continue
+        entity, cast = target
+        key = cast(row[field])
+        parent = store.get(entity.name, key)
+        left = parent.get(counter) if parent is not None else None
+        if not isinstance(left, (int, float)) or isinstance(left, bool):
+            continue
+        if step < 0 and left < units:
+            raise ToolError(
+                "precondition_failed", f"{_label(entity, key)} has {left} {counter.replace('_', ' ')}, {units} needed"
+            )
+        updates.append((entity.name, key, {**parent, counter: left + step * units}))  # type: ignore[dict-item]
+    for name, key, new in updates:
+        store.put(name, key, new)
 
 
 def _describe(err: Exception) -> str:

@@ -117,8 +117,34 @@ def _field_args(intent: Intent, entity: Entity, skip: set[str]) -> tuple[dict[st
 def _create(intent: Intent, entity: Entity, schema: StateSchema) -> Behaviour:
     mapped, ignored = _field_args(intent, entity, set())
     key_arg = next((a for a, f in mapped.items() if f == entity.key), None)
-    effect = CreateEffect(entity=entity.name, args=mapped, key_arg=key_arg)
-    return _grade(intent.tool.name, effect, ignored, [f"creates a {entity.name}"])
+    consumes = consumed_counters(entity, schema)
+    effect = CreateEffect(entity=entity.name, args=mapped, key_arg=key_arg, consumes=consumes)
+    notes = [f"creates a {entity.name}"] + [
+        f"takes {counter} of the {entity.refs[ref]} it refers to (its quantity, else one); refused when too few"
+        for ref, counter in consumes.items()
+    ]
+    return _grade(intent.tool.name, effect, ignored, notes)
+
+
+# integer fields that count what is left to take (a seat, a unit of stock)
+COUNTER_WORDS = (
+    "seats_left", "seats_available", "available_seats", "seats", "stock", "in_stock", "remaining",
+    "available", "quantity_available", "inventory", "slots", "spots", "tickets_left", "places",
+)  # fmt: skip
+RELEASING = frozenset({"cancelled", "canceled", "refunded", "returned", "released", "voided", "void"})
+
+
+def consumed_counters(entity: Entity, schema: StateSchema) -> dict[str, str]:
+    """For each reference of ``entity``: the one counter field on the referenced entity, if any."""
+    out = {}
+    for ref, target in entity.refs.items():
+        if target not in schema or target == entity.name:
+            continue
+        fields = schema[target].fields
+        counters = [f for f in COUNTER_WORDS if f in fields and primary_type(fields[f]) == "integer"]
+        if len(counters) >= 1:
+            out[ref] = counters[0]
+    return out
 
 
 def _keyed(kind: str) -> Builder:
@@ -213,6 +239,7 @@ def _action(intent: Intent, entity: Entity, schema: StateSchema) -> Behaviour:
         to, allowed, forbidden = found
         mapped, ignored = _field_args(intent, entity, {key_arg})
         mapped = {a: f for a, f in mapped.items() if f != field}
+        releases = consumed_counters(entity, schema) if to.lower() in RELEASING else {}
         effect = ActionEffect(
             entity=entity.name,
             key_arg=key_arg,
@@ -221,8 +248,10 @@ def _action(intent: Intent, entity: Entity, schema: StateSchema) -> Behaviour:
             allowed_from=allowed,
             forbidden_from=forbidden,
             args=mapped,
+            releases=releases,
         )
         notes = [f"sets {field} to {to!r}" + (f" from {list(allowed)}" if allowed else "")]
+        notes += [f"gives back one {c} of the {entity.refs[r]} it refers to" for r, c in releases.items()]
         if not enum:
             notes.append(f"{field} has no enum; the new value {to!r} is a guess")
             ignored = [*ignored]  # keep the grade honest below
