@@ -57,6 +57,20 @@ class ToolAgreement(BaseModel):
     stub_output_exact: float | None
     stub_output_fields: float | None
 
+    @property
+    def grade(self) -> str:
+        """``high`` only when measured so: outcomes agree on >= 90 % of calls, >= 70 % of output fields
+        agree, and one of the two beats the stub by 20 points (a search that always succeeds can
+        only beat it on its outputs); ``medium`` when either beats the stub at all; else ``low``."""
+        fields = self.output_fields if self.output_fields is not None else 0.0
+        stub_fields = self.stub_output_fields if self.stub_output_fields is not None else 0.0
+        margin = max(self.outcome - self.stub_outcome, fields - stub_fields)
+        if self.outcome >= 0.9 and fields >= 0.7 and margin >= 0.2:
+            return "high"
+        if self.outcome >= 0.7 and margin > 0:
+            return "medium"
+        return "low"
+
 
 class Measurement(BaseModel):
     model_config = ConfigDict(frozen=True)
@@ -72,6 +86,9 @@ class Measurement(BaseModel):
     stub_output_fields: float | None
     final_state: float | None  # None: the real object's records could not be mapped onto entities
     tools: tuple[ToolAgreement, ...]
+
+    def grades(self) -> dict[str, str]:
+        return {t.tool: t.grade for t in self.tools}
 
 
 def entity_rows(state: Any, schema: StateSchema) -> dict[str, list[JSON]] | None:

@@ -59,3 +59,24 @@ def test_a_create_takes_from_the_counter_it_refers_to_and_a_cancel_gives_it_back
         assert episode.call_tool("book_flight", {"flight_id": flight["id"], "passenger_name": f"P{i}"}).ok
     full = episode.call_tool("book_flight", {"flight_id": flight["id"], "passenger_name": "Late"})
     assert full.error == "precondition_failed" and "seats left" in full.content
+
+
+def test_a_tool_measured_to_behave_wrongly_is_not_graded_high(tmp_path) -> None:
+    from typer.testing import CliRunner
+
+    from envfactory.cli.main import app
+
+    spec = synthesize(SPECS / "travel.py", trust_code=True)
+    broken = tuple(
+        Behaviour(tool=b.tool, effect=FallbackEffect(reason="broken"), fidelity="high")
+        if b.tool == "get_booking" else b
+        for b in spec.behaviours
+    )  # fmt: skip
+    folder = spec.model_copy(update={"behaviours": broken}).save(tmp_path / "travel")
+    runner = CliRunner()
+    done = runner.invoke(app, ["fidelity", str(folder), "--against", TRAVEL, "--trust-code", "--sequences", "10"])
+    assert done.exit_code == 0, done.output
+    shown = runner.invoke(app, ["inspect", str(folder)], env={"COLUMNS": "250"}).output
+    line = next(row for row in shown.splitlines() if "get_booking" in row)
+    assert "high" not in line and "(measured)" in line
+    assert "high (measured)" in next(row for row in shown.splitlines() if "search_flights" in row)

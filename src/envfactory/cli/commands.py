@@ -127,6 +127,7 @@ def inspect(env_dir: Path) -> None:
             "commands that run episodes need --trust-code",
             soft_wrap=True,
         )
+    measured = measured_grades(env_dir / "fidelity.json")
     rows = []
     for b in spec.behaviours:
         tool = spec.tools[b.tool]
@@ -135,7 +136,7 @@ def inspect(env_dir: Path) -> None:
                 b.tool,
                 b.effect.kind,
                 getattr(b.effect, "entity", "-") or "-",
-                b.fidelity,
+                f"{measured[b.tool]} (measured)" if b.tool in measured else f"{b.fidelity} (inferred)",
                 ", ".join(tool.required) or "-",
                 "; ".join(b.notes) or "-",
             ]
@@ -168,6 +169,19 @@ def inspect(env_dir: Path) -> None:
             )
     else:
         console.print("no fidelity.json yet — run `envfactory check`")
+
+
+def measured_grades(path: Path) -> dict[str, str]:
+    """Per-tool grades measured against a real implementation (``envfactory fidelity``), if any.
+
+    Where a measurement exists it is the grade: a tool measured to behave unlike the real one is
+    not ``high``, whatever synthesis inferred."""
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {}
+    grades = data.get("measured", {}).get("grades") if isinstance(data, dict) else None
+    return {str(k): str(v) for k, v in grades.items()} if isinstance(grades, dict) else {}
 
 
 @friendly_errors
@@ -277,10 +291,11 @@ def fidelity(env_dir: Path, against: str, sequences: int, length: int, seed: int
         return "-" if value is None else f"{value:.0%}"
 
     rows = [[t.tool, t.calls, pct(t.outcome), pct(t.stub_outcome), pct(t.output_exact), pct(t.stub_output_exact),
-             pct(t.output_fields), pct(t.stub_output_fields)] for t in result.tools]  # fmt: skip
+             pct(t.output_fields), pct(t.stub_output_fields), t.grade] for t in result.tools]  # fmt: skip
     rows.append(["all", result.calls, pct(result.outcome), pct(result.stub_outcome), pct(result.output_exact),
-                 pct(result.stub_output_exact), pct(result.output_fields), pct(result.stub_output_fields)])  # fmt: skip
-    cols = ["tool", "calls", "outcome agrees", "stub", "output exact", "stub", "output fields", "stub"]
+                 pct(result.stub_output_exact), pct(result.output_fields), pct(result.stub_output_fields),
+                 ""])  # fmt: skip
+    cols = ["tool", "calls", "outcome agrees", "stub", "output exact", "stub", "output fields", "stub", "grade"]
     console.print(table(f"{spec.name} against {against} ({sequences} sequences of {length} calls)", cols, rows))
     console.print(
         f"final state equal after a sequence: {pct(result.final_state)}"
@@ -288,6 +303,6 @@ def fidelity(env_dir: Path, against: str, sequences: int, length: int, seed: int
     )
     path = env_dir / "fidelity.json"
     saved = json.loads(path.read_text()) if path.is_file() else {}
-    write_json(path, {**saved, "measured": result.model_dump(mode="json")})
+    write_json(path, {**saved, "measured": {**result.model_dump(mode="json"), "grades": result.grades()}})
     console.print(f"saved in {path}")
     return 0
