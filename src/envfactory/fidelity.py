@@ -22,6 +22,7 @@ from __future__ import annotations
 import random
 from collections import defaultdict
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
@@ -145,29 +146,80 @@ def measure(
             r, s, f = real.call_tool(tool.name, args), synth.call_tool(tool.name, args), fake.call_tool(tool.name, args)
             _learn(keys, r)
             t = tally[tool.name]
-            t["outcome"].append(float(r.ok == s.ok))
-            t["stub_outcome"].append(float(r.ok == f.ok))
+            _compare(t, r.ok, r.data if r.ok else None, s, f)
             if not r.ok and not s.ok:
                 t["same_error"].append(float(r.error == s.error))
-            if r.ok and s.ok:
-                t["exact"].append(float(_normal(r.data) == _normal(s.data)))
-                t["fields"].append(_leaf_share(r.data, s.data))
-            if r.ok and f.ok:
-                t["stub_exact"].append(float(_normal(r.data) == _normal(f.data)))
-                t["stub_fields"].append(_leaf_share(r.data, f.data))
         if start is not None:
             real_rows = entity_rows(owner_state(real._ctx.owner), synth_spec.state_schema) or {}
             synth_rows = {e: list(synth.store.rows(e)) for e in real_rows}
             finals.append(float(all(_same_rows(real_rows[e], synth_rows[e]) for e in real_rows)))
         if progress is not None:
             progress(n + 1)
-    tools = tuple(_tool_agreement(name, t) for name, t in sorted(tally.items()))
+    return _measurement(against, sequences, tally, finals)
+
+
+class TraceCall(BaseModel):
+    """One call a real system answered: a line of a trace file (JSON lines)."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    tool: str
+    arguments: JSON = {}
+    ok: bool
+    output: Any = None
+    sequence: str | int = 0  # calls of one sequence run in order on one episode
+
+
+def read_trace(path: Path) -> list[TraceCall]:
+    """A recorded trace: one JSON object per line with ``tool``, ``arguments``, ``ok``, ``output``
+    and optionally ``sequence``; a clear error names the line that is not one."""
+    calls = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            calls.append(TraceCall.model_validate_json(line))
+        except ValueError as err:
+            raise SpecError(f"line {number} is not a traced call: {str(err).splitlines()[0]}", file=str(path)) from None
+    return calls
+
+
+def measure_trace(spec: EnvSpec, path: Path) -> Measurement:
+    """Replay a recorded trace of a real system on ``spec`` (from its initial state) and on the stub;
+    final states are not compared (a trace records outputs, not the real system's state)."""
+    calls = read_trace(path)
+    env, stub = Environment(spec), Environment(_stub_spec(spec))
+    tally: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    episodes: dict[Any, tuple[Any, Any]] = {}
+    for call in calls:
+        if call.sequence not in episodes:
+            episodes[call.sequence] = (env.episode(max_steps=10**6), stub.episode(max_steps=10**6))
+        synth, fake = episodes[call.sequence]
+        s, f = synth.call_tool(call.tool, call.arguments), fake.call_tool(call.tool, call.arguments)
+        _compare(tally[call.tool], call.ok, call.output, s, f)
+    return _measurement(str(path), len(episodes), tally, [])
+
+
+def _compare(t: dict[str, list[float]], real_ok: bool, real_output: Any, s: Any, f: Any) -> None:
+    t["outcome"].append(float(real_ok == s.ok))
+    t["stub_outcome"].append(float(real_ok == f.ok))
+    if real_ok and s.ok:
+        t["exact"].append(float(_normal(real_output) == _normal(s.data)))
+        t["fields"].append(_leaf_share(real_output, s.data))
+    if real_ok and f.ok:
+        t["stub_exact"].append(float(_normal(real_output) == _normal(f.data)))
+        t["stub_fields"].append(_leaf_share(real_output, f.data))
+
+
+def _measurement(
+    source: str, sequences: int, tally: dict[str, dict[str, list[float]]], finals: list[float]
+) -> Measurement:
     every: dict[str, list[float]] = defaultdict(list)
     for t in tally.values():
         for k, v in t.items():
             every[k] += v
     return Measurement(
-        source=against,
+        source=source,
         sequences=sequences,
         calls=len(every["outcome"]),
         outcome=_mean(every["outcome"]) or 0.0,
@@ -177,7 +229,7 @@ def measure(
         output_fields=_mean(every["fields"]),
         stub_output_fields=_mean(every["stub_fields"]),
         final_state=_mean(finals),
-        tools=tools,
+        tools=tuple(_tool_agreement(name, t) for name, t in sorted(tally.items())),
     )
 
 
@@ -271,4 +323,4 @@ def _tool_agreement(name: str, t: dict[str, list[float]]) -> ToolAgreement:
     )
 
 
-__all__ = ["Measurement", "ToolAgreement", "entity_rows", "measure"]
+__all__ = ["Measurement", "ToolAgreement", "TraceCall", "entity_rows", "measure", "measure_trace", "read_trace"]

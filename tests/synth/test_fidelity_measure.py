@@ -80,3 +80,29 @@ def test_a_tool_measured_to_behave_wrongly_is_not_graded_high(tmp_path) -> None:
     line = next(row for row in shown.splitlines() if "get_booking" in row)
     assert "high" not in line and "(measured)" in line
     assert "high (measured)" in next(row for row in shown.splitlines() if "search_flights" in row)
+
+
+def test_a_recorded_trace_is_replayed_beside_the_stub(tmp_path) -> None:
+    import json
+
+    from envfactory.fidelity import measure_trace
+
+    spec = synthesize(SPECS / "travel.py", trust_code=True)
+    flight = spec.initial_state["flight"][0]
+    lines = [
+        {"tool": "get_flight", "arguments": {"flight_id": flight["id"]}, "ok": True, "output": flight},
+        {"tool": "get_flight", "arguments": {"flight_id": "flight_9999"}, "ok": False, "output": None},
+        {"tool": "get_booking", "arguments": {"booking_id": "nope"}, "ok": False, "sequence": 2},
+    ]
+    path = tmp_path / "trace.jsonl"
+    path.write_text("\n".join(json.dumps(line) for line in lines) + "\n")
+    result = measure_trace(spec, path)
+    assert result.calls == 3 and result.sequences == 2
+    assert result.outcome == 1.0 and result.stub_outcome < 0.5 and result.output_exact == 1.0
+    path.write_text('{"tool": "get_flight"}\n')
+    import pytest
+
+    from envfactory.errors import SpecError
+
+    with pytest.raises(SpecError, match="line 1 is not a traced call"):
+        measure_trace(spec, path)

@@ -275,17 +275,20 @@ def demo(out: Path, seed: int, iterations: int, envs_only: bool, warm_start: int
 @friendly_errors
 def fidelity(env_dir: Path, against: str, sequences: int, length: int, seed: int, trust_code: bool) -> int:
     """Measure ENV_DIR against a real implementation; print it beside the stub; save it in fidelity.json."""
-    from envfactory.fidelity import measure
+    from envfactory.fidelity import measure, measure_trace
 
-    if not trust_code:
-        raise EnvFactoryError(
-            f"measuring against {against} imports and runs it; pass --trust-code only if you trust that file"
-        )
     spec = EnvSpec.load(env_dir)
-    with Progress(console=err_console, transient=True) as progress:
-        bar = progress.add_task(f"replaying {sequences} sequences", total=sequences)
-        result = measure(spec, against, sequences=sequences, length=length, seed=seed,
-                         progress=lambda n: progress.update(bar, completed=n))  # fmt: skip
+    if against.endswith((".jsonl", ".json")):  # a recorded trace of a real system
+        result = measure_trace(spec, Path(against))
+    else:
+        if not trust_code:
+            raise EnvFactoryError(
+                f"measuring against {against} imports and runs it; pass --trust-code only if you trust that file"
+            )
+        with Progress(console=err_console, transient=True) as progress:
+            bar = progress.add_task(f"replaying {sequences} sequences", total=sequences)
+            result = measure(spec, against, sequences=sequences, length=length, seed=seed,
+                             progress=lambda n: progress.update(bar, completed=n))  # fmt: skip
 
     def pct(value: float | None) -> str:
         return "-" if value is None else f"{value:.0%}"

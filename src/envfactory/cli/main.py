@@ -90,7 +90,13 @@ def check(
 @app.command()
 def fidelity(
     env_dir: Annotated[Path, typer.Argument(help="An environment folder made by `synth`.")],
-    against: Annotated[str, typer.Option(help="The real implementation of the same tools: FILE.py:Class.")],
+    against: Annotated[
+        str,
+        typer.Option(
+            help="The real thing: FILE.py:Class implementing the same tools, or a recorded trace (JSON lines of "
+            "tool, arguments, ok, output, sequence)."
+        ),
+    ],
     sequences: Annotated[int, typer.Option(min=1, help="Seeded call sequences to replay on both sides.")] = 40,
     length: Annotated[int, typer.Option(min=1, help="Calls per sequence.")] = 10,
     seed: Annotated[int, typer.Option(help="Seed of the sequences.")] = 0,
