@@ -300,10 +300,11 @@ def fidelity(env_dir: Path, against: str, sequences: int, length: int, seed: int
                  ""])  # fmt: skip
     cols = ["tool", "calls", "outcome agrees", "stub", "output exact", "stub", "output fields", "stub", "grade"]
     console.print(table(f"{spec.name} against {against} ({sequences} sequences of {length} calls)", cols, rows))
-    console.print(
-        f"final state equal after a sequence: {pct(result.final_state)}"
-        + ("" if result.final_state is not None else " (the real object's records map onto no entity)")
-    )
+    if against.endswith((".jsonl", ".json")):
+        console.print("final state: not measured (a trace records outputs, not the real system's state)")
+    else:
+        why = "" if result.final_state is not None else " (the real object's records map onto no entity)"
+        console.print(f"final state equal after a sequence: {pct(result.final_state)}{why}")
     path = env_dir / "fidelity.json"
     saved = json.loads(path.read_text()) if path.is_file() else {}
     write_json(path, {**saved, "measured": {**result.model_dump(mode="json"), "grades": result.grades()}})
