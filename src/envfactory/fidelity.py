@@ -218,19 +218,11 @@ def _measurement(
     for t in tally.values():
         for k, v in t.items():
             every[k] += v
-    return Measurement(
-        source=source,
-        sequences=sequences,
-        calls=len(every["outcome"]),
-        outcome=_mean(every["outcome"]) or 0.0,
-        stub_outcome=_mean(every["stub_outcome"]) or 0.0,
-        output_exact=_mean(every["exact"]),
-        stub_output_exact=_mean(every["stub_exact"]),
-        output_fields=_mean(every["fields"]),
-        stub_output_fields=_mean(every["stub_fields"]),
-        final_state=_mean(finals),
-        tools=tuple(_tool_agreement(name, t) for name, t in sorted(tally.items())),
-    )
+    tools = tuple(_tool_agreement(name, t) for name, t in sorted(tally.items()))
+    return Measurement.model_validate(
+        {"source": source, "sequences": sequences, "calls": len(every["outcome"]), "final_state": _mean(finals),
+         "tools": tools, **_scores(every)}
+    )  # fmt: skip
 
 
 def _stub_spec(spec: EnvSpec) -> EnvSpec:
@@ -309,17 +301,22 @@ def _mean(values: list[float]) -> float | None:
     return sum(values) / len(values) if values else None
 
 
+def _scores(t: dict[str, list[float]]) -> dict[str, float | None]:
+    """The agreement figures of a tally, ours and the stub's (shared by a tool's and the overall)."""
+    return {
+        "outcome": _mean(t["outcome"]) or 0.0,
+        "stub_outcome": _mean(t["stub_outcome"]) or 0.0,
+        "output_exact": _mean(t["exact"]),
+        "stub_output_exact": _mean(t["stub_exact"]),
+        "output_fields": _mean(t["fields"]),
+        "stub_output_fields": _mean(t["stub_fields"]),
+    }
+
+
 def _tool_agreement(name: str, t: dict[str, list[float]]) -> ToolAgreement:
-    return ToolAgreement(
-        tool=name,
-        calls=len(t["outcome"]),
-        outcome=_mean(t["outcome"]) or 0.0,
-        same_error=_mean(t["same_error"]) or 0.0,
-        output_exact=_mean(t["exact"]),
-        output_fields=_mean(t["fields"]),
-        stub_outcome=_mean(t["stub_outcome"]) or 0.0,
-        stub_output_exact=_mean(t["stub_exact"]),
-        stub_output_fields=_mean(t["stub_fields"]),
+    same_error = _mean(t["same_error"]) or 0.0
+    return ToolAgreement.model_validate(
+        {"tool": name, "calls": len(t["outcome"]), "same_error": same_error, **_scores(t)}
     )
 
 

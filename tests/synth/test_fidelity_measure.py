@@ -6,9 +6,20 @@ from tests.conftest import SPECS
 
 from envfactory.fidelity import entity_rows, measure
 from envfactory.ir.effect import Behaviour, FallbackEffect
+from envfactory.ir.env import EnvSpec
 from envfactory.synth import synthesize
 
 TRAVEL = f"{SPECS / 'travel.py'}:TravelAgency"
+
+
+def _broken(spec: EnvSpec, tool: str, graded: str = "low") -> EnvSpec:
+    """``spec`` with ``tool`` replaced by a fallback that always succeeds (graded ``graded``)."""
+    broken = tuple(
+        Behaviour(tool=b.tool, effect=FallbackEffect(reason="broken on purpose"), fidelity=graded)  # type: ignore[arg-type]
+        if b.tool == tool else b
+        for b in spec.behaviours
+    )  # fmt: skip
+    return spec.model_copy(update={"behaviours": broken})
 
 
 def test_a_synthesized_environment_is_measured_against_the_real_one() -> None:
@@ -25,14 +36,8 @@ def test_a_synthesized_environment_is_measured_against_the_real_one() -> None:
 
 def test_a_wrong_behaviour_measures_worse() -> None:
     spec = synthesize(SPECS / "travel.py", trust_code=True)
-    broken = tuple(
-        Behaviour(tool=b.tool, effect=FallbackEffect(reason="broken on purpose"), fidelity="low")
-        if b.tool == "cancel_booking" else b
-        for b in spec.behaviours
-    )  # fmt: skip
     good = {t.tool: t for t in measure(spec, TRAVEL, sequences=12, length=8).tools}
-    bad = {t.tool: t for t in measure(spec.model_copy(update={"behaviours": broken}), TRAVEL, sequences=12,
-                                      length=8).tools}  # fmt: skip
+    bad = {t.tool: t for t in measure(_broken(spec, "cancel_booking"), TRAVEL, sequences=12, length=8).tools}
     assert bad["cancel_booking"].outcome < good["cancel_booking"].outcome - 0.3
 
 
@@ -66,13 +71,8 @@ def test_a_tool_measured_to_behave_wrongly_is_not_graded_high(tmp_path) -> None:
 
     from envfactory.cli.main import app
 
-    spec = synthesize(SPECS / "travel.py", trust_code=True)
-    broken = tuple(
-        Behaviour(tool=b.tool, effect=FallbackEffect(reason="broken"), fidelity="high")
-        if b.tool == "get_booking" else b
-        for b in spec.behaviours
-    )  # fmt: skip
-    folder = spec.model_copy(update={"behaviours": broken}).save(tmp_path / "travel")
+    spec = _broken(synthesize(SPECS / "travel.py", trust_code=True), "get_booking", graded="high")
+    folder = spec.save(tmp_path / "travel")
     runner = CliRunner()
     done = runner.invoke(app, ["fidelity", str(folder), "--against", TRAVEL, "--trust-code", "--sequences", "10"])
     assert done.exit_code == 0, done.output
