@@ -161,3 +161,28 @@ def test_tools_without_inferable_semantics_get_a_deterministic_low_fidelity_fall
     assert ep.state_hash() == Environment(spec).base.hash  # a fallback never changes the state
     created = ep.call_tool("create_ticket", {"title": "Printer on fire"}).data
     assert ep.call_tool("get_ticket", {"ticket_id": created["id"]}).data["title"] == "Printer on fire"
+
+
+def test_a_tool_annotated_read_only_never_writes(tmp_path: Path) -> None:
+    import json
+
+    tools = {"tools": [
+        {"name": "create_note", "description": "Create a note.", "inputSchema": {"type": "object", "properties": {
+            "title": {"type": "string"}}, "required": ["title"]}},
+        {"name": "get_note", "description": "Get a note.", "inputSchema": {"type": "object", "properties": {
+            "note_id": {"type": "string"}}, "required": ["note_id"]}},
+        {"name": "delete_note", "description": "Preview which note a deletion would remove.",
+         "annotations": {"readOnlyHint": True},
+         "inputSchema": {"type": "object", "properties": {"note_id": {"type": "string"}}, "required": ["note_id"]}},
+    ]}  # fmt: skip
+    path = tmp_path / "tools.json"
+    path.write_text(json.dumps(tools))
+    spec = synthesize(path)
+    effect = spec.behaviour("delete_note").effect
+    assert effect.kind == "read" and "annotated read-only" in " ".join(spec.behaviour("delete_note").notes)
+    from envfactory.runtime.environment import Environment
+
+    episode = Environment(spec).episode()
+    before = episode.state_hash()
+    key = spec.initial_state["note"][0]["id"]
+    assert episode.call_tool("delete_note", {"note_id": key}).ok and episode.state_hash() == before

@@ -68,7 +68,22 @@ def infer_behaviour(intent: Intent, entity: Entity | None, schema: StateSchema) 
     if entity is None or intent.kind not in BUILDERS:
         why = "no entity could be inferred" if entity is None else f"unsupported kind {intent.kind!r}"
         return fallback(intent.tool.name, f"{why} (verb {intent.verb or '?'!r})")
-    return BUILDERS[intent.kind](intent, entity, schema)
+    behaviour = BUILDERS[intent.kind](intent, entity, schema)
+    if intent.tool.annotations.read_only and behaviour.effect.kind in WRITE_KINDS:
+        return _read_only(intent, entity, schema, behaviour.effect.kind)
+    return behaviour
+
+
+WRITE_KINDS = frozenset({"create", "update", "delete", "action", "transfer"})
+
+
+def _read_only(intent: Intent, entity: Entity, schema: StateSchema, inferred: str) -> Behaviour:
+    """A tool annotated read-only (MCP ``readOnlyHint``, HTTP GET) never writes, whatever its name
+    suggests: it reads the row its key names, else lists."""
+    kind = "read" if _key_arg(intent, entity) is not None else "list"
+    behaviour = BUILDERS[kind](intent, entity, schema)
+    note = f"annotated read-only, so a {kind} rather than the {inferred} its name suggests"
+    return behaviour.model_copy(update={"notes": (*behaviour.notes, note)})
 
 
 def fallback(tool: str, reason: str) -> Behaviour:
