@@ -34,6 +34,7 @@ ErrorCode = Literal[
     "transient",
     "episode_over",
     "internal_error",
+    "unsupported",  # the environment cannot simulate this write; nothing was done
 ]
 ERROR_CODES: frozenset[str] = frozenset(ErrorCode.__args__)  # type: ignore[attr-defined]
 BROKEN: frozenset[str] = frozenset({"internal_error"})

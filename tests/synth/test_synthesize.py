@@ -157,7 +157,8 @@ def test_tools_without_inferable_semantics_get_a_deterministic_low_fidelity_fall
     ep = Environment(spec).episode()
     first = ep.call_tool("close_ticket", {"ticket_id": "ticket_0001"})
     again = ep.call_tool("close_ticket", {"ticket_id": "ticket_0001"})
-    assert first.ok and first.content == again.content
+    # a write it cannot simulate is refused, never reported as done
+    assert first.error == "unsupported" and first.content == again.content
     assert ep.state_hash() == Environment(spec).base.hash  # a fallback never changes the state
     created = ep.call_tool("create_ticket", {"title": "Printer on fire"}).data
     assert ep.call_tool("get_ticket", {"ticket_id": created["id"]}).data["title"] == "Printer on fire"
@@ -186,3 +187,25 @@ def test_a_tool_annotated_read_only_never_writes(tmp_path: Path) -> None:
     before = episode.state_hash()
     key = spec.initial_state["note"][0]["id"]
     assert episode.call_tool("delete_note", {"note_id": key}).ok and episode.state_hash() == before
+
+
+def test_a_write_that_cannot_be_inferred_refuses_instead_of_pretending(tmp_path: Path) -> None:
+    import json
+
+    from envfactory.runtime.environment import Environment
+    from envfactory.synth.selfcheck import self_check
+
+    tools = [{"name": "archive_everything", "description": "Archive all the things.",
+              "parameters": {"type": "object", "properties": {"reason": {"type": "string"}}}},
+             {"name": "get_weather", "description": "Weather.", "parameters": {"type": "object", "properties": {
+                 "city": {"type": "string"}}}}]  # fmt: skip
+    path = tmp_path / "tools.json"
+    path.write_text(json.dumps(tools))
+    spec = synthesize(path)
+    assert spec.behaviour("archive_everything").effect.kind == "fallback"
+    episode = Environment(spec).episode()
+    refused = episode.call_tool("archive_everything", {"reason": "tidy"})
+    assert refused.error == "unsupported" and "nothing was done" in refused.content
+    assert episode.call_tool("get_weather", {"city": "Oslo"}).ok  # a read it cannot infer still answers
+    report = self_check(spec)
+    assert report.passed

@@ -108,10 +108,14 @@ class TransferEffect(_Frozen):
 
 
 class FallbackEffect(_Frozen):
-    """Schema-faithful, deterministic output; no state change. Always ``low`` fidelity."""
+    """Schema-faithful, deterministic output; no state change. Always ``low`` fidelity.
+
+    A tool whose name says it writes (``writes``) answers ``unsupported`` instead: it must not
+    report success for a write it did not perform."""
 
     kind: Literal["fallback"] = "fallback"
     reason: str
+    writes: bool = False
 
 
 class BoundEffect(_Frozen):

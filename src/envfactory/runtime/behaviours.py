@@ -254,6 +254,11 @@ def _money(value: float | int) -> float | int:
 @COMPILERS.register("fallback")
 def _fallback(effect: FallbackEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
     def run(ctx: CallContext, args: JSON) -> Any:
+        if effect.writes:
+            raise ToolError(
+                "unsupported",
+                f"{tool.name}: this environment cannot simulate what it changes ({effect.reason}); nothing was done",
+            )
         if ctx.fallback is None:
             return {"status": "ok"}
         return ctx.fallback(tool.name, args)

@@ -67,7 +67,8 @@ def infer_behaviour(intent: Intent, entity: Entity | None, schema: StateSchema) 
         return transfer
     if entity is None or intent.kind not in BUILDERS:
         why = "no entity could be inferred" if entity is None else f"unsupported kind {intent.kind!r}"
-        return fallback(intent.tool.name, f"{why} (verb {intent.verb or '?'!r})")
+        writes = intent.kind in WRITE_KINDS and not intent.tool.annotations.read_only
+        return fallback(intent.tool.name, f"{why} (verb {intent.verb or '?'!r})", writes=writes)
     behaviour = BUILDERS[intent.kind](intent, entity, schema)
     if intent.tool.annotations.read_only and behaviour.effect.kind in WRITE_KINDS:
         return _read_only(intent, entity, schema, behaviour.effect.kind)
@@ -86,8 +87,9 @@ def _read_only(intent: Intent, entity: Entity, schema: StateSchema, inferred: st
     return behaviour.model_copy(update={"notes": (*behaviour.notes, note)})
 
 
-def fallback(tool: str, reason: str) -> Behaviour:
-    return Behaviour(tool=tool, effect=FallbackEffect(reason=reason), fidelity="low", notes=(reason,))
+def fallback(tool: str, reason: str, *, writes: bool = False) -> Behaviour:
+    notes = (reason, "refuses as unsupported rather than pretend a write") if writes else (reason,)
+    return Behaviour(tool=tool, effect=FallbackEffect(reason=reason, writes=writes), fidelity="low", notes=notes)
 
 
 def _grade(tool: str, effect: Any, ignored: list[str], notes: list[str]) -> Behaviour:
@@ -166,7 +168,8 @@ def _keyed(kind: str) -> Builder:
     def build(intent: Intent, entity: Entity, schema: StateSchema) -> Behaviour:
         key_arg = _key_arg(intent, entity)
         if key_arg is None:
-            return fallback(intent.tool.name, f"{kind} of {entity.name} but no argument holds its key")
+            return fallback(intent.tool.name, f"{kind} of {entity.name} but no argument holds its key",
+                            writes=kind in WRITE_KINDS)  # fmt: skip
         if kind == "read":
             ignored = [a for a in intent.tool.properties if a != key_arg]
             return _grade(intent.tool.name, ReadEffect(entity=entity.name, key_arg=key_arg), ignored, [])
@@ -245,7 +248,7 @@ def _filter(arg: str, arg_schema: JSON, intent: Intent, entity: Entity) -> Filte
 def _action(intent: Intent, entity: Entity, schema: StateSchema) -> Behaviour:
     key_arg = _key_arg(intent, entity)
     if key_arg is None:
-        return fallback(intent.tool.name, f"{intent.verb} on {entity.name} but no argument holds its key")
+        return fallback(intent.tool.name, f"{intent.verb} on {entity.name} but no argument holds its key", writes=True)
     for field in _status_fields(entity):
         enum = entity.fields[field].get("enum")
         found = transition_for(intent.verb, enum)
@@ -272,7 +275,9 @@ def _action(intent: Intent, entity: Entity, schema: StateSchema) -> Behaviour:
             ignored = [*ignored]  # keep the grade honest below
             return Behaviour(tool=intent.tool.name, effect=effect, fidelity="medium", notes=tuple(notes))
         return _grade(intent.tool.name, effect, ignored, notes)
-    return fallback(intent.tool.name, f"{intent.verb!r} on {entity.name}: no status field with a matching value")
+    return fallback(
+        intent.tool.name, f"{intent.verb!r} on {entity.name}: no status field with a matching value", writes=True
+    )
 
 
 def _status_fields(entity: Entity) -> list[str]:

@@ -21,6 +21,7 @@ from envfactory.ir.effect import (
     CreateEffect,
     DeleteEffect,
     Effect,
+    FallbackEffect,
     ListEffect,
     ReadEffect,
     TransferEffect,
@@ -373,6 +374,10 @@ def _probe_transfer(p: _Probe) -> None:
 @PROBES.register("fallback")
 def _probe_fallback(p: _Probe) -> None:
     args = p.args()
+    if p.effect(FallbackEffect).writes:
+        refused = p.call(p.behaviour.tool, args)
+        p.note("refuses a write it cannot simulate", refused.error == "unsupported", refused.content[:200])
+        return
     first = p.call(p.behaviour.tool, args)
     second = p.call(p.behaviour.tool, args)
     p.note(
