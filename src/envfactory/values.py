@@ -16,6 +16,18 @@ from envfactory.patterns import linear_pattern, matching_string
 from envfactory.words import tokens
 
 JSON = dict[str, Any]
+EXAMPLE_SHARE = 0.5
+_TYPES: dict[str, tuple[type, ...]] = {"string": (str,), "integer": (int,), "number": (int, float), "boolean": (bool,)}
+
+
+def _fits(value: Any, typ: str | None) -> bool:
+    """Can an example stand for a value of JSON type ``typ`` (booleans are not numbers)?"""
+    if typ is None:
+        return True
+    kinds = _TYPES.get(typ)
+    return kinds is not None and isinstance(value, kinds) and (typ == "boolean" or not isinstance(value, bool))
+
+
 Maker = Callable[["ValueMaker", JSON, str, str], Any]
 
 
@@ -39,6 +51,9 @@ class ValueMaker:
         if schema.get("enum"):
             return self.rng.choice(schema["enum"])
         typ = primary_type(schema)
+        examples = [v for v in schema.get("examples") or () if _fits(v, typ)]
+        if examples and self.rng.random() < EXAMPLE_SHARE:  # the spec's own examples, for half the values
+            return self.rng.choice(examples)
         if typ is None and (schema.get("anyOf") or schema.get("oneOf")):
             options = [s for s in schema.get("anyOf") or schema.get("oneOf") or () if primary_type(s) != "null"]
             return self.value(options[0], name, entity) if options else None

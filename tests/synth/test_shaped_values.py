@@ -64,3 +64,26 @@ def test_outputs_follow_declared_envelopes_and_hal() -> None:
     orders = episode.call_tool("listOrders", {}).data
     assert len(orders["_embedded"]["orders"]) == 12
     assert self_check(spec).passed
+
+
+def test_the_specs_own_examples_feed_seeded_values(tmp_path) -> None:
+    import json
+
+    doc = {
+        "openapi": "3.0.0",
+        "info": {"title": "cities"},
+        "paths": {"/cities": {"get": {"operationId": "listCities", "responses": {"200": {"description": "ok",
+            "content": {"application/json": {"schema": {"type": "array", "items": {"type": "object", "properties": {
+                "id": {"type": "string"},
+                "name": {"type": "string", "example": "Lisbon", "examples": ["Oslo", "Quito", 7]},
+                "population": {"type": "integer", "example": 545000},
+            }}}}}}}}}},
+    }  # fmt: skip
+    path = tmp_path / "cities.json"
+    path.write_text(json.dumps(doc))
+    spec = synthesize(path)
+    rows = spec.initial_state["city"]
+    names = {r["name"] for r in rows}
+    assert names & {"Lisbon", "Oslo", "Quito"} and 7 not in names  # an example of the wrong type is never used
+    assert len(names) > 3  # examples are a share of the values, not all of them
+    assert 545000 in {r["population"] for r in rows}

@@ -44,7 +44,8 @@ _TYPE_ALIASES: dict[str, str | None] = {
     "any": None,
 }
 _CANONICAL = {"integer", "number", "string", "boolean", "object", "array", "null"}
-_DROPPED_KEYS = {"xml", "discriminator", "externalDocs", "example", "examples", "$schema"}
+_DROPPED_KEYS = {"xml", "discriminator", "externalDocs", "$schema"}
+_SCALAR = (str, int, float, bool)
 _PROSE_ENUM = re.compile(
     r"(?:one of|possible values(?: are)?|allowed values(?: are)?|valid values(?: are)?|"
     r"must be(?: one of)?|either)\s*[:\-]?\s*(.+)",
@@ -78,6 +79,7 @@ class _Normalizer:
         seen = (*seen, id(schema))
         out: JSON = {str(k): v for k, v in schema.items() if k not in _DROPPED_KEYS and not str(k).startswith("x-")}
         self._fix_keywords(out, field)
+        _examples(out)
         if "allOf" in out:
             out = self._merge_all_of(out, field)
         self._fix_type(out, field)
@@ -233,6 +235,20 @@ class _Normalizer:
         if values:
             schema["enum"] = values
             self.warn(field, f"enum {values} read from the description")
+
+
+def _examples(schema: JSON) -> None:
+    """OpenAPI's ``example: v`` and JSON Schema's ``examples: [...]`` as one list of scalar examples
+    (seeded data and task values draw from it); anything else is dropped."""
+    found = []
+    if "example" in schema:
+        found.append(schema.pop("example"))
+    raw = schema.pop("examples", None)
+    if isinstance(raw, list):
+        found += raw
+    scalars = [v for v in found if isinstance(v, _SCALAR) and (not isinstance(v, str) or len(v) <= 200)]
+    if scalars:
+        schema["examples"] = list(dict.fromkeys(scalars))
 
 
 def _number(value: Any) -> bool:
