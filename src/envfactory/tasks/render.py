@@ -123,7 +123,7 @@ class Renderer:
             return f"Tell me the {words(node.field)} of {self.describe(node.inputs[0])}."  # type: ignore[arg-type]
         rows = self.describe_set(node.inputs[0])
         if node.kind == "count":
-            return f"Tell me how many {rows} there are."
+            return f"Tell me the number of {rows}."
         return f"Tell me the total {words(node.field)} of the {rows}."  # type: ignore[arg-type]
 
     # -- references -------------------------------------------------------------------------------
