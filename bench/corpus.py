@@ -29,12 +29,14 @@ from envfactory.synth import synthesize
 from envfactory.synth.selfcheck import self_check
 from envfactory.tasks.agents import gold, noop, success_rate
 from envfactory.tasks.generate import generate_tasks
+from envfactory.testing.shared import shared_dir
 from envfactory.users.scripted import ScriptedUser
 
 ROOT = Path(__file__).resolve().parents[1]
+SHARED = shared_dir(ROOT)
 DEFAULT_FOLDERS = (
-    ROOT.parent / "shared" / "specs-wild",
-    ROOT.parent / "shared" / "corpus",
+    SHARED / "specs-wild",
+    SHARED / "corpus",
     ROOT / "tests" / "fixtures",
 )
 SUFFIXES = (".yaml", ".yml", ".json", ".jsonl")

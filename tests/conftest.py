@@ -11,10 +11,11 @@ from envfactory.bundled import BUNDLED
 from envfactory.ir.env import EnvSpec
 from envfactory.runtime.environment import Environment
 from envfactory.synth import synthesize
+from envfactory.testing.shared import shared_dir
 
 ROOT = Path(__file__).resolve().parents[1]
 SPECS = ROOT / "specs"
-WILD = ROOT.parent / "shared" / "specs-wild"
+WILD = shared_dir(ROOT) / "specs-wild"
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
 

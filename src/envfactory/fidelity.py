@@ -204,10 +204,10 @@ def _compare(t: dict[str, list[float]], real_ok: bool, real_output: Any, s: Any,
     t["outcome"].append(float(real_ok == s.ok))
     t["stub_outcome"].append(float(real_ok == f.ok))
     if real_ok and s.ok:
-        t["exact"].append(float(_normal(real_output) == _normal(s.data)))
+        t["exact"].append(float(canonical_numbers(real_output) == canonical_numbers(s.data)))
         t["fields"].append(_leaf_share(real_output, s.data))
     if real_ok and f.ok:
-        t["stub_exact"].append(float(_normal(real_output) == _normal(f.data)))
+        t["stub_exact"].append(float(canonical_numbers(real_output) == canonical_numbers(f.data)))
         t["stub_fields"].append(_leaf_share(real_output, f.data))
 
 
@@ -268,10 +268,6 @@ def _arguments(schema: JSON, keys: list[Any], rng: random.Random, maker: ValueMa
     return args
 
 
-def _normal(value: Any) -> Any:
-    return canonical_numbers(value)
-
-
 def _leaves(value: Any, path: str = "") -> dict[str, Any]:
     if isinstance(value, dict):
         out: dict[str, Any] = {}
@@ -283,7 +279,7 @@ def _leaves(value: Any, path: str = "") -> dict[str, Any]:
         for i, v in enumerate(value):
             out.update(_leaves(v, f"{path}[{i}]"))
         return out
-    return {path: _normal(value)}
+    return {path: canonical_numbers(value)}
 
 
 def _leaf_share(real: Any, other: Any) -> float:
@@ -294,7 +290,7 @@ def _leaf_share(real: Any, other: Any) -> float:
 
 def _same_rows(real: list[JSON], synth: list[JSON]) -> bool:
     key = lambda r: str(r.get("id"))  # noqa: E731
-    return sorted(map(_normal, real), key=key) == sorted(map(_normal, synth), key=key)
+    return sorted(map(canonical_numbers, real), key=key) == sorted(map(canonical_numbers, synth), key=key)
 
 
 def _mean(values: list[float]) -> float | None:

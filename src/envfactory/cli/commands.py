@@ -155,8 +155,6 @@ def inspect(env_dir: Path) -> None:
     console.print(table("Entities", ["entity", "key", "fields", "references", "rows"], ents))
     fidelity = env_dir / "fidelity.json"
     if fidelity.is_file():
-        import json
-
         data = json.loads(fidelity.read_text())
         if "counts" in data:
             console.print(f"fidelity.json: {'passed' if data.get('passed') else 'FAILED'} {data.get('counts')}")

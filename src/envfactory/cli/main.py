@@ -27,7 +27,7 @@ RefRoot = Annotated[
     typer.Option("--ref-root", help="Another folder that $ref may read (besides the spec's own; repeatable)."),
 ]
 
-AGENTS = ("gold", "noop", "read-only", "random")  # the agents `solve` can run (AGENTS)
+AGENTS = ("gold", "noop", "read-only", "random")  # the agents `solve` can run
 
 SPECS_HELP = (
     "Tool descriptions: OpenAPI/Swagger (YAML/JSON, or a folder holding openapi.yaml), MCP tools/list "

@@ -108,9 +108,6 @@ def show_task(file: Path, index: int) -> None:
     console.print(table("Goal: rows that must end up like this", ["entity", "key", "row"], changes))
 
 
-AGENTS = ("gold", "noop", "read-only", "random")
-
-
 @friendly_errors
 def solve(env_dir: Path, file: Path, index: int, agent_name: str, seed: int, trust_code: bool) -> int:
     env = Environment.load(env_dir, trust_code=trust_code)

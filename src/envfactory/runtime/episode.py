@@ -92,9 +92,9 @@ class Episode:
         if self.done:
             return ToolResult.failure("episode_over", "the episode is over; call reset()")
         self._spend_step()
-        result = self._run(name, arguments)
+        result, logged = self._run(name, arguments, self._ctx)
         shown = safe_text(name, 200) if isinstance(name, str) else safe_repr(name)
-        self.log.append((shown, json_safe(arguments), result))
+        self.log.append((shown, logged, result))
         return result
 
     def reject(self, message: str, code: ErrorCode = "invalid_arguments") -> ToolResult:
@@ -113,24 +113,28 @@ class Episode:
         if self.steps >= self.budget:
             self.truncated = True
 
-    def _run(self, name: str, arguments: JSON | str | None) -> ToolResult:
+    def _run(self, name: str, arguments: JSON | str | None, ctx: CallContext) -> tuple[ToolResult, Any]:
+        """The call's result, and its arguments as the log keeps them (JSON text as sent, a
+        canonical copy of an object, or a description of what is not JSON)."""
+        args = _parse_arguments(arguments)
+        logged = json_safe(arguments) if isinstance(arguments, str) or isinstance(args, ToolResult) else args
         tool = self.env.tools.get(name) if isinstance(name, str) else None
         if tool is None:
             known = ", ".join(self.env.tools)
-            return ToolResult.failure("unknown_tool", f"unknown tool {safe_repr(name)}; available: {known}")
-        args = _parse_arguments(arguments)
+            return ToolResult.failure("unknown_tool", f"unknown tool {safe_repr(name)}; available: {known}"), logged
         if isinstance(args, ToolResult):
-            return args
+            return args, logged
         problem = tool.validate(args)
         if problem is not None:
-            return ToolResult.failure("invalid_arguments", f"{name}: {problem}")
+            return ToolResult.failure("invalid_arguments", f"{name}: {problem}"), logged
         try:
-            value = tool.execute(self._ctx, args)
+            value = tool.execute(ctx, args)
         except ToolError as err:
-            return ToolResult.failure(err.code, err.message)
+            return ToolResult.failure(err.code, err.message), logged
         except Exception as err:  # a behaviour bug must not crash the agent's loop, nor pass for a refusal
-            return ToolResult.failure("internal_error", f"{name} failed: {type(err).__name__}: {_error_text(err)}")
-        return ToolResult(True, to_json_text(tool.shape(value)))
+            failure = f"{name} failed: {type(err).__name__}: {_error_text(err)}"
+            return ToolResult.failure("internal_error", failure), logged
+        return ToolResult(True, to_json_text(tool.shape(value))), logged
 
     def act(self, message: JSON) -> list[JSON]:
         """Take an OpenAI assistant message; return the tool (or user) messages it produced."""
@@ -274,16 +278,8 @@ class Episode:
         """A fresh implementation object brought to the snapshot's state by replaying its calls."""
         ctx = CallContext(Store(self.env.base), self._now, self.seed, owner, self._fallback)
         for name, args, result in log:
-            tool = self.env.tools.get(name) if isinstance(name, str) else None
-            if tool is None or result is None or not isinstance(args, (dict, str)):
-                continue
-            parsed = _parse_arguments(args)
-            if isinstance(parsed, ToolResult) or tool.validate(parsed) is not None:
-                continue
-            try:
-                tool.execute(ctx, parsed)
-            except Exception:  # the call failed when it was made too; its failure changed nothing
-                continue
+            if result is not None and isinstance(args, (dict, str)):  # a tool call, not a reply
+                self._run(name, args, ctx)
         if recorded is not None and json_safe(owner_state(owner)) != recorded:
             raise SnapshotError(
                 "invalid snapshot: replaying its calls on a fresh implementation does not reach the recorded "

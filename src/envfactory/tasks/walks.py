@@ -221,10 +221,13 @@ class Walker:
 
     def answerable(self) -> bool:
         """Can an answer task be built here (an entity with rows and a tool that lists them)?"""
-        return any(self._lister(e) and self.spec.initial_state.get(e) for e in self.schema.names)
+        return bool(self._listed_entities())
+
+    def _listed_entities(self) -> list[str]:
+        return [e for e in self.schema.names if self._lister(e) and self.spec.initial_state.get(e)]
 
     def _answer(self, sk: Sketch) -> None:
-        entities = [e for e in self.schema.names if self._lister(e) and self.spec.initial_state.get(e)]
+        entities = self._listed_entities()
         if not entities:
             return
         entity = self.rng.choice(entities)
