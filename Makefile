@@ -3,6 +3,9 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# published MCP servers (npm registry, pinned) that tests and bench/fidelity.py measure against
+MCP_SERVERS := tests/mcp-servers
+MCP_STAMP := $(MCP_SERVERS)/node_modules/.installed
 
 .PHONY: demo test lint format bench clean
 
@@ -13,10 +16,14 @@ $(STAMP): requirements.lock pyproject.toml
 	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation -e .
 	touch $(STAMP)
 
+$(MCP_STAMP): $(MCP_SERVERS)/package.json $(MCP_SERVERS)/package-lock.json
+	cd $(MCP_SERVERS) && npm ci --no-audit --no-fund --loglevel=error
+	touch $(MCP_STAMP)
+
 demo: $(STAMP)
 	$(BIN)/envfactory demo --out out/demo
 
-test: $(STAMP) lint
+test: $(STAMP) $(MCP_STAMP) lint
 	$(BIN)/python -m pytest
 
 lint: $(STAMP)
@@ -28,7 +35,7 @@ format: $(STAMP)
 	$(BIN)/ruff check --fix src tests bench examples specs
 	$(BIN)/ruff format src tests bench examples specs
 
-bench: $(STAMP)
+bench: $(STAMP) $(MCP_STAMP)
 	$(BIN)/python bench/startup.py
 	$(BIN)/python bench/env_step.py
 	$(BIN)/python bench/tasks.py
@@ -38,4 +45,4 @@ bench: $(STAMP)
 	cd bench && ../$(BIN)/python robustness.py && ../$(BIN)/python advantages.py
 
 clean:
-	rm -rf $(VENV) out .pytest_cache .ruff_cache
+	rm -rf $(VENV) out .pytest_cache .ruff_cache $(MCP_SERVERS)/node_modules

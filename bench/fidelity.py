@@ -7,22 +7,51 @@ leaf fields) and final-state agreement of the environment synthesized from its d
 (no binding), and the stub's scores on the same calls. Targets (issue #10): outcome >= 90 % and
 >= 20 points above the stub; output fields >= 70 %; final state equal in >= 60 % of sequences.
 
-Today the only implementation here is the bundled ``specs/travel.py`` (written in this
-repository); foreign implementations (published Python packages, MCP servers) are still to come.
+Implementations: the bundled ``specs/travel.py`` (written in this repository, so it proves
+little) and published MCP servers from the npm registry (TypeScript; ``envfactory.testing.foreign``,
+installed by ``make bench``), each synthesized from its live ``tools/list`` and measured against a
+fresh server per sequence.
 """
 
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from rich.console import Console
 from rich.table import Table
 
 from envfactory.bundled import bundled_specs_dir
-from envfactory.fidelity import measure
+from envfactory.fidelity import Measurement, measure
+from envfactory.ingest import load
 from envfactory.synth import synthesize
+from envfactory.testing.foreign import FOREIGN_MCP, ensure_installed
 
-IMPLEMENTATIONS = {"travel (bundled, ours)": ("travel.py", "TravelAgency")}
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def travel(args: argparse.Namespace) -> Measurement:
+    path = bundled_specs_dir() / "travel.py"
+    spec = synthesize(path, trust_code=True)
+    return measure(spec, f"{path}:TravelAgency", sequences=args.sequences, length=args.length, seed=args.seed)
+
+
+def foreign(name: str) -> object:
+    server = FOREIGN_MCP[name]
+
+    def run(args: argparse.Namespace) -> Measurement:
+        target = server.target(ROOT)
+        spec = synthesize(load(target), state="empty")
+        return measure(spec, target, env=dict(server.env), final_tool=server.final_tool, sequences=args.sequences,
+                       length=args.length, seed=args.seed)  # fmt: skip
+
+    return run
+
+
+IMPLEMENTATIONS = {
+    "travel (bundled, ours)": travel,
+    **{f"{name} ({server.package}, MCP)": foreign(name) for name, server in FOREIGN_MCP.items()},
+}
 
 
 def main() -> None:
@@ -39,10 +68,9 @@ def main() -> None:
     def pct(value: float | None) -> str:
         return "-" if value is None else f"{value:.0%}"
 
-    for label, (file, cls) in IMPLEMENTATIONS.items():
-        path = bundled_specs_dir() / file
-        spec = synthesize(path, trust_code=True)
-        m = measure(spec, f"{path}:{cls}", sequences=args.sequences, length=args.length, seed=args.seed)
+    ensure_installed(ROOT)
+    for label, run in IMPLEMENTATIONS.items():
+        m = run(args)  # type: ignore[operator]
         met = [m.outcome >= 0.9 and m.outcome >= m.stub_outcome + 0.2, (m.output_fields or 0) >= 0.7,
                (m.final_state or 0) >= 0.6]  # fmt: skip
         table.add_row(label, str(m.calls), f"{pct(m.outcome)} ({pct(m.stub_outcome)})",

@@ -19,19 +19,24 @@ schema, on the same calls. A figure counts only above the stub's.
 
 from __future__ import annotations
 
+import contextlib
 import random
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
+import orjson
 from pydantic import BaseModel, ConfigDict
 
 from envfactory.errors import SpecError
 from envfactory.ingest import load
 from envfactory.ir.env import EnvSpec
 from envfactory.ir.state import StateSchema
+from envfactory.keypool import KeyPool
+from envfactory.mcplive import PREFIX, TMP, McpSession, McpTarget
 from envfactory.runtime.environment import Environment
+from envfactory.runtime.episode import Episode
 from envfactory.runtime.owner import owner_state
 from envfactory.runtime.store import canonical_numbers
 from envfactory.seeding import derive_seed
@@ -40,7 +45,6 @@ from envfactory.synth.naming import singular
 from envfactory.values import ValueMaker
 
 JSON = dict[str, Any]
-ID_SHARE = 0.8  # how often an id argument takes a key the real side holds
 
 
 class ToolAgreement(BaseModel):
@@ -115,47 +119,190 @@ def measure(
     sequences: int = 40,
     length: int = 10,
     seed: int = 0,
+    env: dict[str, str] | None = None,
+    log: Path | None = None,
+    final_tool: str | None = None,
     progress: Callable[[int], None] | None = None,
 ) -> Measurement:
-    """Replay seeded call sequences on the environment ``spec`` and on ``against`` (a trusted
-    ``file.py:Class`` implementing the same tools); see the module docstring."""
-    loaded = load(against, trust_code=True)
-    real_env = Environment(synthesize(loaded, bind=True, state="empty"), trust_code=True)
-    missing = sorted(set(spec.tools.names) - {t.name for t in loaded.toolset.tools})
-    if missing:
-        raise SpecError(f"the implementation lacks tools of {spec.name!r}: {', '.join(missing)}", file=against)
-    synth_spec = spec
-    fresh = real_env.owner_factory() if real_env.owner_factory else None
-    start = entity_rows(owner_state(fresh), synth_spec.state_schema)
-    if start is not None:
-        full = {name: start.get(name, []) for name in synth_spec.state_schema.names}
-        synth_spec = synth_spec.model_copy(update={"initial_state": full})
-    synth_env = Environment(synth_spec)
-    stub = Environment(_stub_spec(synth_spec))
+    """Replay seeded call sequences on the environment ``spec`` and on ``against``: a trusted
+    ``file.py:Class`` implementing the same tools, or a live server ``mcp+stdio:CMD`` (started fresh
+    for every sequence, with ``env`` and its stderr appended to ``log``); see the module docstring.
+
+    Final states are compared through the object's records (Python) or through ``final_tool``, a
+    read-everything tool called on both sides at the end (by default the read-only tool without
+    required arguments whose name says it reads everything, if there is one)."""
+    real_side: RealSide
+    if against.startswith(PREFIX):
+        real_side = McpSide(spec, McpTarget.parse(against, env), log, final_tool)
+    else:
+        real_side = PythonSide(spec, against, final_tool)
+    synth_spec = real_side.synth_spec
+    synth_env, stub = Environment(synth_spec), Environment(_stub_spec(synth_spec))
     tally: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     finals: list[float] = []
     for n in range(sequences):
         rng = random.Random(derive_seed(seed, "fidelity", n))
         maker = ValueMaker(derive_seed(seed, "values", n), synth_spec.config.clock_start)
-        real, synth, fake = real_env.episode(max_steps=10**6), synth_env.episode(max_steps=10**6), stub.episode()
-        fake.max_steps = 10**6
-        keys = _known_keys(start)
-        for _ in range(length):
-            tool = rng.choice(synth_spec.tools.tools)
-            args = _arguments(tool.input_schema, keys, rng, maker)
-            r, s, f = real.call_tool(tool.name, args), synth.call_tool(tool.name, args), fake.call_tool(tool.name, args)
-            _learn(keys, r)
-            t = tally[tool.name]
-            _compare(t, r.ok, r.data if r.ok else None, s, f)
-            if not r.ok and not s.ok:
-                t["same_error"].append(float(r.error == s.error))
-        if start is not None:
-            real_rows = entity_rows(owner_state(real._ctx.owner), synth_spec.state_schema) or {}
-            synth_rows = {e: list(synth.store.rows(e)) for e in real_rows}
-            finals.append(float(all(_same_rows(real_rows[e], synth_rows[e]) for e in real_rows)))
+        synth, fake = synth_env.episode(max_steps=10**6), stub.episode(max_steps=10**6)
+        with real_side.sequence() as real:
+            keys = KeyPool(real.known_keys())
+            for _ in range(length):
+                tool = rng.choice(synth_spec.tools.tools)
+                args = keys.arguments(tool.input_schema, rng, maker)
+                r, s, f = real.call(tool.name, args), synth.call_tool(tool.name, args), fake.call_tool(tool.name, args)
+                if r.ok:
+                    keys.learn(args)
+                    keys.learn(r.data)
+                t = tally[tool.name]
+                _compare(t, r.ok, r.data if r.ok else None, s, f)
+                if not r.ok and not s.ok and r.error_code is not None:
+                    t["same_error"].append(float(r.error_code == s.error))
+            final = real.same_final_state(synth)
+        if final is not None:
+            finals.append(float(final))
         if progress is not None:
             progress(n + 1)
     return _measurement(against, sequences, tally, finals)
+
+
+class RealCall(BaseModel):
+    """What the real side answered: ok or not, its data, and an error code where it has ours."""
+
+    model_config = ConfigDict(frozen=True)
+
+    ok: bool
+    data: Any = None
+    error_code: str | None = None
+
+
+class RealSequence(Protocol):
+    def known_keys(self) -> list[Any]: ...
+    def call(self, tool: str, args: JSON) -> RealCall: ...
+    def same_final_state(self, synth: Episode) -> bool | None: ...
+
+
+class RealSide(Protocol):
+    synth_spec: EnvSpec
+
+    def sequence(self) -> contextlib.AbstractContextManager[RealSequence]: ...
+
+
+class PythonSide:
+    """A trusted ``file.py:Class``: a fresh bound object per sequence; the synthesized environment
+    starts from the object's own initial records (mapped onto its entities)."""
+
+    def __init__(self, spec: EnvSpec, against: str, final_tool: str | None) -> None:
+        loaded = load(against, trust_code=True)
+        self.env = Environment(synthesize(loaded, bind=True, state="empty"), trust_code=True)
+        missing = sorted(set(spec.tools.names) - {t.name for t in loaded.toolset.tools})
+        if missing:
+            raise SpecError(f"the implementation lacks tools of {spec.name!r}: {', '.join(missing)}", file=against)
+        fresh = self.env.owner_factory() if self.env.owner_factory else None
+        self.start = entity_rows(owner_state(fresh), spec.state_schema)
+        self.synth_spec = spec
+        if self.start is not None:
+            full = {name: self.start.get(name, []) for name in spec.state_schema.names}
+            self.synth_spec = spec.model_copy(update={"initial_state": full})
+        self.final_tool = final_tool
+
+    @contextlib.contextmanager
+    def sequence(self) -> Iterator[RealSequence]:
+        yield _PythonSequence(self, self.env.episode(max_steps=10**6))
+
+
+class _PythonSequence:
+    def __init__(self, side: PythonSide, episode: Episode) -> None:
+        self.side, self.episode = side, episode
+
+    def known_keys(self) -> list[Any]:
+        return [r.get("id") for rows in (self.side.start or {}).values() for r in rows if r.get("id") is not None]
+
+    def call(self, tool: str, args: JSON) -> RealCall:
+        r = self.episode.call_tool(tool, args)
+        return RealCall(ok=r.ok, data=r.data if r.ok else None, error_code=r.error)
+
+    def same_final_state(self, synth: Episode) -> bool | None:
+        if self.side.final_tool:
+            return _same_dump(self.side.final_tool, self.call, synth)
+        if self.side.start is None:
+            return None
+        real_rows = entity_rows(owner_state(self.episode._ctx.owner), self.side.synth_spec.state_schema) or {}
+        return all(_same_rows(rows, list(synth.store.rows(e))) for e, rows in real_rows.items())
+
+
+class McpSide:
+    """A live MCP server, started fresh (with a fresh ``{tmp}`` folder) for every sequence; both
+    sides start empty. When the command names ``{tmp}`` (a file server's root), it is a known key,
+    so path arguments point inside it."""
+
+    def __init__(self, spec: EnvSpec, target: McpTarget, log: Path | None, final_tool: str | None) -> None:
+        self.target, self.log = target, log
+        with McpSession(target, log=log) as probe:  # fail early, and check the tools are the server's
+            listed = set(probe.tool_names())
+        missing = sorted(set(spec.tools.names) - listed)
+        if missing:
+            raise SpecError(f"the server lacks tools of {spec.name!r}: {', '.join(missing)}", file=target.label)
+        self.synth_spec = spec.model_copy(update={"initial_state": {name: [] for name in spec.state_schema.names}})
+        self.final_tool = final_tool or dump_tool(spec)
+
+    @contextlib.contextmanager
+    def sequence(self) -> Iterator[RealSequence]:
+        with McpSession(self.target, log=self.log) as session:
+            yield _McpSequence(self, session)
+
+
+class _McpSequence:
+    """Calls on one fresh server. Its ``{tmp}`` folder is random, so both sides see the literal
+    ``{tmp}``: it is put in for the server and taken out of its answers (runs stay reproducible)."""
+
+    def __init__(self, side: McpSide, session: McpSession) -> None:
+        self.side, self.session = side, session
+
+    def known_keys(self) -> list[Any]:
+        return [TMP] if any(TMP in a for a in self.side.target.argv) else []
+
+    def call(self, tool: str, args: JSON) -> RealCall:
+        folder = self.session.folder
+        r = self.session.call(tool, _replaced(args, TMP, folder))
+        return RealCall(ok=r.ok, data=_replaced(r.data, folder, TMP))
+
+    def same_final_state(self, synth: Episode) -> bool | None:
+        return _same_dump(self.side.final_tool, self.call, synth) if self.side.final_tool else None
+
+
+def _replaced(value: Any, old: str, new: str) -> Any:
+    if isinstance(value, str):
+        return value.replace(old, new)
+    if isinstance(value, dict):
+        return {k: _replaced(v, old, new) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_replaced(v, old, new) for v in value]
+    return value
+
+
+def dump_tool(spec: EnvSpec) -> str | None:
+    """The tool that reads everything, if the spec has one: no required arguments, read-only (by
+    annotation or name), and a name that says "all", "graph", "tree", "dump" or "everything"."""
+    for tool in spec.tools.tools:
+        toks = set(tool.name.lower().replace("-", "_").split("_"))
+        reads = tool.annotations.read_only or toks & {"read", "list", "get", "dump", "export"}
+        if reads and not tool.input_schema.get("required") and toks & {"all", "graph", "tree", "dump", "everything"}:
+            return tool.name
+    return None
+
+
+def _same_dump(tool: str, real_call: Callable[[str, JSON], RealCall], synth: Episode) -> bool:
+    r, s = real_call(tool, {}), synth.call_tool(tool, {})
+    return r.ok and s.ok and _normalized(r.data) == _normalized(s.data)
+
+
+def _normalized(value: Any) -> Any:
+    """Canonical numbers, and lists compared as multisets (a dump's order is not the state)."""
+    if isinstance(value, dict):
+        return {k: _normalized(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return sorted((_normalized(v) for v in value), key=lambda v: orjson.dumps(v, option=orjson.OPT_SORT_KEYS))
+    return canonical_numbers(value)
 
 
 class TraceCall(BaseModel):
@@ -236,39 +383,10 @@ def _stub_spec(spec: EnvSpec) -> EnvSpec:
     return spec.model_copy(update={"behaviours": stubbed})
 
 
-def _known_keys(start: dict[str, list[JSON]] | None) -> list[Any]:
-    return [r.get("id") for rows in (start or {}).values() for r in rows if r.get("id") is not None]
-
-
-def _learn(keys: list[Any], result: Any) -> None:
-    """Remember the ids a successful real call returned (a booking just made can be cancelled next)."""
-    if not result.ok:
-        return
-    data = result.data
-    for item in data if isinstance(data, list) else [data]:
-        if isinstance(item, dict):
-            for field, value in item.items():
-                if (field == "id" or field.endswith("_id")) and isinstance(value, (str, int)) and value not in keys:
-                    keys.append(value)
-
-
-def _arguments(schema: JSON, keys: list[Any], rng: random.Random, maker: ValueMaker) -> JSON:
-    props = schema.get("properties") or {}
-    required = set(schema.get("required") or ())
-    args: JSON = {}
-    for name, prop in props.items():
-        if name not in required and rng.random() < 0.5:
-            continue
-        if (name == "id" or name.endswith("_id")) and keys and rng.random() < ID_SHARE:
-            typed = [k for k in keys if isinstance(k, int) == (prop.get("type") == "integer")]
-            if typed:
-                args[name] = rng.choice(typed)
-                continue
-        args[name] = maker.value(prop, name)
-    return args
-
-
 def _leaves(value: Any, path: str = "") -> dict[str, Any]:
+    """Every leaf by its path; an empty object or list is a leaf too (else ``[]`` matches anything)."""
+    if isinstance(value, (dict, list)) and not value:
+        return {path: value}
     if isinstance(value, dict):
         out: dict[str, Any] = {}
         for k, v in value.items():

@@ -271,22 +271,41 @@ def demo(out: Path, seed: int, iterations: int, envs_only: bool, warm_start: int
 
 
 @friendly_errors
-def fidelity(env_dir: Path, against: str, sequences: int, length: int, seed: int, trust_code: bool) -> int:
+def fidelity(
+    env_dir: Path,
+    against: str,
+    sequences: int,
+    length: int,
+    seed: int,
+    trust_code: bool,
+    env: list[str] | None = None,
+    log: Path | None = None,
+    final_tool: str | None = None,
+) -> int:
     """Measure ENV_DIR against a real implementation; print it beside the stub; save it in fidelity.json."""
     from envfactory.fidelity import measure, measure_trace
+    from envfactory.mcplive import PREFIX, parse_env
 
     spec = EnvSpec.load(env_dir)
-    if against.endswith((".jsonl", ".json")):  # a recorded trace of a real system
+    server_env = parse_env(env or [])
+    live = against.startswith(PREFIX)
+    if server_env and not live:
+        raise EnvFactoryError("--env is passed to an MCP server; --against names none")
+    if final_tool is not None and final_tool not in spec.tools.names:
+        raise EnvFactoryError(f"--final-tool {final_tool!r} is not a tool of {spec.name}")
+    if live:
+        log = log or env_dir / "mcp-server.log"
+    if against.endswith((".jsonl", ".json")) and not live:  # a recorded trace of a real system
         result = measure_trace(spec, Path(against))
     else:
-        if not trust_code:
+        if not trust_code and not live:
             raise EnvFactoryError(
                 f"measuring against {against} imports and runs it; pass --trust-code only if you trust that file"
             )
         with Progress(console=err_console, transient=True) as progress:
             bar = progress.add_task(f"replaying {sequences} sequences", total=sequences)
-            result = measure(spec, against, sequences=sequences, length=length, seed=seed,
-                             progress=lambda n: progress.update(bar, completed=n))  # fmt: skip
+            result = measure(spec, against, sequences=sequences, length=length, seed=seed, env=server_env, log=log,
+                             final_tool=final_tool, progress=lambda n: progress.update(bar, completed=n))  # fmt: skip
 
     def pct(value: float | None) -> str:
         return "-" if value is None else f"{value:.0%}"
@@ -298,10 +317,12 @@ def fidelity(env_dir: Path, against: str, sequences: int, length: int, seed: int
                  ""])  # fmt: skip
     cols = ["tool", "calls", "outcome agrees", "stub", "output exact", "stub", "output fields", "stub", "grade"]
     console.print(table(f"{spec.name} against {against} ({sequences} sequences of {length} calls)", cols, rows))
-    if against.endswith((".jsonl", ".json")):
+    if live:
+        console.print(f"server stderr: {log}")
+    if against.endswith((".jsonl", ".json")) and not live:
         console.print("final state: not measured (a trace records outputs, not the real system's state)")
     else:
-        why = "" if result.final_state is not None else " (the real object's records map onto no entity)"
+        why = "" if result.final_state is not None else " (no records map onto entities; name a --final-tool)"
         console.print(f"final state equal after a sequence: {pct(result.final_state)}{why}")
     path = env_dir / "fidelity.json"
     saved = json.loads(path.read_text()) if path.is_file() else {}

@@ -93,22 +93,36 @@ def fidelity(
     against: Annotated[
         str,
         typer.Option(
-            help="The real thing: FILE.py:Class implementing the same tools, or a recorded trace (JSON lines of "
-            "tool, arguments, ok, output, sequence)."
+            help="The real thing: FILE.py:Class implementing the same tools; a live MCP server "
+            "'mcp+stdio:COMMAND' (started fresh per sequence; {tmp} in COMMAND or --env becomes a fresh empty "
+            "folder); or a recorded trace (JSON lines of tool, arguments, ok, output, sequence)."
         ),
     ],
     sequences: Annotated[int, typer.Option(min=1, help="Seeded call sequences to replay on both sides.")] = 40,
     length: Annotated[int, typer.Option(min=1, help="Calls per sequence.")] = 10,
     seed: Annotated[int, typer.Option(help="Seed of the sequences.")] = 0,
+    env: Annotated[
+        list[str] | None, typer.Option("--env", help="KEY=VALUE passed to the MCP server (repeatable).")
+    ] = None,
+    log: Annotated[
+        Path | None, typer.Option(help="Where the MCP server's stderr goes [default: ENV_DIR/mcp-server.log].")
+    ] = None,
+    final_tool: Annotated[
+        str | None,
+        typer.Option(help="A read-everything tool called on both sides after each sequence to compare final states."),
+    ] = None,
     trust_code: TrustCode = False,
 ) -> None:
     """Measure an environment against the real implementation, beside an always-succeeding stub.
 
-    Outcome, output and final-state agreement per tool; saved in ENV_DIR/fidelity.json. The
-    implementation is imported and run: this needs --trust-code."""
+    Outcome, output and final-state agreement per tool; saved in ENV_DIR/fidelity.json. A Python
+    implementation is imported and run: this needs --trust-code. An MCP server runs as the
+    command you give, with its stderr in a log file."""
     from envfactory.cli import commands
 
-    raise typer.Exit(commands.fidelity(env_dir, against, sequences, length, seed, trust_code))
+    raise typer.Exit(
+        commands.fidelity(env_dir, against, sequences, length, seed, trust_code, env or [], log, final_tool)
+    )
 
 
 @app.command(name="play")

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import asyncio
 import shlex
 from pathlib import Path
 from typing import Any
 
 from envfactory.diagnostics import Diagnostics
-from envfactory.errors import SpecError
+from envfactory.errors import EnvFactoryError, SpecError
 from envfactory.ingest.common import clean_tool_name, make_tool
 from envfactory.ir.tool import ToolAnnotations, ToolSet, ToolSource
 
@@ -66,48 +65,24 @@ def _toolset(entries: list[Any], name: str, file: str, diag: Diagnostics, fmt: s
     return ToolSet(name=name, tools=tuple(tools), warnings=tuple(diag.warnings))
 
 
-def load_mcp_server(command: str | list[str], *, name: str | None = None, timeout: float = 30.0) -> ToolSet:
-    """Start an MCP server over stdio, list its tools and stop it."""
-    argv = shlex.split(command) if isinstance(command, str) else list(command)
-    if not argv:
-        raise SpecError("empty MCP server command")
-    label = shlex.join(argv)
-    diag = Diagnostics(file=f"mcp+stdio:{label}")
+def load_mcp_server(
+    command: str | list[str], *, name: str | None = None, timeout: float = 30.0, env: dict[str, str] | None = None
+) -> ToolSet:
+    """Start an MCP server over stdio (``{tmp}`` in the command: a fresh empty folder), list its
+    tools and stop it. The server's stderr is discarded."""
+    from envfactory.mcplive import McpSession, McpTarget
+
+    text = command if isinstance(command, str) else shlex.join(command)
+    target = McpTarget.parse(text, env)
+    diag = Diagnostics(file=target.label)
     try:
-        listed, server_name = asyncio.run(asyncio.wait_for(_list_tools(argv), timeout))
+        with McpSession(target, timeout=timeout) as session:
+            listed, server_name = session.tools(), session.server_name
+    except EnvFactoryError as err:
+        raise SpecError(f"MCP server {str(err).removeprefix(f'{target.label}: ')}", file=target.label) from None
     except TimeoutError:
-        raise SpecError(f"MCP server did not answer tools/list within {timeout:.0f}s", file=diag.file) from None
-    except (OSError, ValueError) as err:
-        raise SpecError(f"could not start MCP server: {err}", file=diag.file) from None
-    except Exception as err:  # the SDK wraps transport failures in several exception groups
-        raise SpecError(f"MCP server failed: {_root_cause(err)}", file=diag.file) from None
-    return _toolset(listed, name or server_name or Path(argv[-1]).stem, diag.file or label, diag, "mcp-server")
-
-
-async def _list_tools(argv: list[str]) -> tuple[list[JSON], str | None]:
-    from mcp import ClientSession, StdioServerParameters, stdio_client
-
-    params = StdioServerParameters(command=argv[0], args=argv[1:])
-    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
-        init = await session.initialize()
-        tools: list[JSON] = []
-        cursor: str | None = None
-        while True:
-            page = await session.list_tools(params=_page(cursor))
-            tools.extend(t.model_dump(by_alias=True, exclude_none=True) for t in page.tools)
-            cursor = getattr(page, "next_cursor", None) or getattr(page, "nextCursor", None)
-            if not cursor:
-                break
-        server = getattr(init, "server_info", None) or getattr(init, "serverInfo", None)
-        return tools, getattr(server, "name", None)
-
-
-def _page(cursor: str | None) -> Any:
-    if cursor is None:
-        return None
-    from mcp import types
-
-    return types.PaginatedRequestParams(cursor=cursor)
+        raise SpecError(f"MCP server did not answer tools/list within {timeout:.0f}s", file=target.label) from None
+    return _toolset(listed, name or server_name or Path(target.argv[-1]).stem, target.label, diag, "mcp-server")
 
 
 def _root_cause(err: BaseException) -> str:

@@ -107,6 +107,60 @@ class TransferEffect(_Frozen):
     usable: tuple[str, ...] = ()
 
 
+class CreateManyEffect(_Frozen):
+    """A batch create: one row per item of the array argument ``items_arg``. An item whose key
+    (or, for an entity without a natural key, every given field) matches an existing row or an
+    earlier item is skipped; the answer lists the rows made."""
+
+    kind: Literal["create_many"] = "create_many"
+    entity: str
+    items_arg: str
+    fields: dict[str, str] = Field(default_factory=dict)  # item field -> entity field
+    defaults: dict[str, Any] = Field(default_factory=dict)
+
+
+class DeleteManyEffect(_Frozen):
+    """A batch delete: ``items_arg`` holds keys (``by="key"``) or whole items matched field by field
+    (``by="fields"``). Missing things are ignored; rows of other entities that refer to a deleted
+    row (``cascade``: entity -> its referring fields) go with it."""
+
+    kind: Literal["delete_many"] = "delete_many"
+    entity: str
+    items_arg: str
+    by: Literal["key", "fields"] = "key"
+    fields: dict[str, str] = Field(default_factory=dict)  # item field -> entity field (by="fields")
+    cascade: dict[str, tuple[str, ...]] = Field(default_factory=dict)
+
+
+class EditListEffect(_Frozen):
+    """Add values to, or remove them from, a list field of rows (tags, members, notes), in a batch:
+    each item of ``items_arg`` names its row (``owner_arg``) and its values (``values_arg``).
+    Adding skips values already there and needs every named row to exist; removing ignores what
+    is not there. ``result_field`` is the answer's field for the values actually added."""
+
+    kind: Literal["edit_list"] = "edit_list"
+    entity: str
+    field: str
+    items_arg: str
+    owner_arg: str
+    values_arg: str
+    op: Literal["add", "remove"] = "add"
+    result_field: str | None = None
+
+
+class DumpEffect(_Frozen):
+    """Several collections in one answer (``members``: output member -> entity): everything, or the
+    rows of ``primary`` a search (``search_arg``) or a list of keys (``keys_arg``) selects, with the
+    rows of other entities whose every referring field (``links``) points at a selected row."""
+
+    kind: Literal["dump"] = "dump"
+    members: dict[str, str]
+    primary: str | None = None
+    search_arg: str | None = None
+    keys_arg: str | None = None
+    links: dict[str, tuple[str, ...]] = Field(default_factory=dict)
+
+
 class FallbackEffect(_Frozen):
     """Schema-faithful, deterministic output; no state change. Always ``low`` fidelity.
 
@@ -133,6 +187,10 @@ Effect = Annotated[
     | DeleteEffect
     | ActionEffect
     | TransferEffect
+    | CreateManyEffect
+    | DeleteManyEffect
+    | EditListEffect
+    | DumpEffect
     | FallbackEffect
     | BoundEffect,
     Field(discriminator="kind"),

@@ -18,6 +18,7 @@ from envfactory.core import UserSimulator
 from envfactory.errors import EnvSpecError, SpecError
 from envfactory.ir.effect import BoundEffect
 from envfactory.ir.env import EnvSpec
+from envfactory.runtime import batch as _batch  # noqa: F401  (registers the collection executors)
 from envfactory.runtime.behaviours import Executor, compile_executor, to_jsonable
 from envfactory.runtime.shape import Shaper, compile_shaper
 from envfactory.runtime.store import BaseState

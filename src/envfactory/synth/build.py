@@ -12,6 +12,7 @@ from envfactory.ir.effect import ActionEffect, Behaviour, BoundEffect, CreateEff
 from envfactory.ir.env import EnvConfig, EnvSpec
 from envfactory.ir.state import Entity, StateSchema
 from envfactory.ir.tool import ToolSet
+from envfactory.synth.batches import plan_batches
 from envfactory.synth.data import load_state, seed_state
 from envfactory.synth.effects import infer_behaviour
 from envfactory.synth.entities import assign_entities, infer_schema
@@ -86,16 +87,20 @@ def synthesize(
     else:
         loaded = load(source, trust_code=trust_code or bind, ref_roots=ref_roots)
     toolset = loaded.toolset
-    intents = [read_intent(t) for t in toolset.tools]
+    batches = plan_batches(toolset.tools)  # collection-shaped tools first; the rest as resources
+    intents = [read_intent(t) for t in toolset.tools if t.name not in batches.behaviours]
     assigned = assign_entities(intents)
-    schema = infer_schema(intents, assigned)
-    behaviours = [
-        _finish(
+    inferred = infer_schema(intents, assigned)
+    taken = {e.name for e in batches.entities}
+    schema = StateSchema(entities=(*batches.entities, *(e for e in inferred.entities if e.name not in taken)))
+    by_tool = {
+        i.tool.name: _finish(
             infer_behaviour(i, schema[assigned[i.tool.name]] if i.tool.name in assigned else None, schema),
             schema,
         )
         for i in intents
-    ]
+    }
+    behaviours = [batches.behaviours.get(t.name) or by_tool[t.name] for t in toolset.tools]
     if bind:
         behaviours = _bind(loaded, behaviours)
     config = EnvConfig(seed=seed, rows_per_entity=rows, max_steps=max_steps, state_source=str(state))

@@ -123,7 +123,6 @@ ROLE_PREFIXES = (
 
 
 @lru_cache(maxsize=4096)
-@lru_cache(maxsize=4096)
 def singular(word: str) -> str:
     word = word.lower()
     if len(word) <= 3 or word.endswith(("ss", "us", "is", "data", "status", "news")):

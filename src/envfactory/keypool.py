@@ -1,0 +1,78 @@
+"""Arguments for replayed call sequences that hit existing things.
+
+A ``KeyPool`` remembers the identifying values (ids, names, paths) that the real side returned or
+accepted, and draws most identifying arguments from them, so that reads find what was made,
+repeats collide and deletes delete. Identifying is judged by the field's name: ``id``, ``name``,
+``path``, ``from``/``to``/``source``/``destination``, ``*_id``/``*Id``, ``*_name``/``*Name``, and
+their plurals for arrays of strings. Other values come from the schema (``ValueMaker``).
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from envfactory.ir.jsonschema import primary_type
+from envfactory.values import ValueMaker
+
+JSON = dict[str, Any]
+SHARE = 0.8  # how often an identifying argument takes a known value
+_EXACT = {"id", "name", "path", "from", "to", "source", "destination", "key", "title", "uri"}
+_SUFFIXES = ("_id", "Id", "_name", "Name", "_path", "Path", "_key", "Key")
+
+
+def identifying(name: str) -> bool:
+    base = name[:-1] if name.endswith("s") and len(name) > 2 else name
+    return base in _EXACT or base.endswith(_SUFFIXES)
+
+
+class KeyPool:
+    def __init__(self, known: list[Any] | None = None) -> None:
+        self.values: list[Any] = []
+        for value in known or ():
+            self._add(value)
+
+    def _add(self, value: Any) -> None:
+        if isinstance(value, (str, int)) and not isinstance(value, bool) and value not in self.values:
+            self.values.append(value)
+
+    def learn(self, data: Any, field: str = "") -> None:
+        """Remember every identifying value inside ``data`` (an output or accepted arguments)."""
+        if isinstance(data, dict):
+            for k, v in data.items():
+                self.learn(v, k if isinstance(k, str) else "")
+        elif isinstance(data, list):
+            for item in data:
+                self.learn(item, field)
+        elif field and identifying(field):
+            self._add(data)
+
+    def arguments(self, schema: JSON, rng: random.Random, maker: ValueMaker) -> JSON:
+        value = self._value(schema, "", rng, maker)
+        return value if isinstance(value, dict) else {}
+
+    def _value(self, schema: JSON, name: str, rng: random.Random, maker: ValueMaker) -> Any:
+        typ = primary_type(schema)
+        if typ == "object" or (typ is None and "properties" in schema):
+            props = schema.get("properties") or {}
+            required = set(schema.get("required") or ())
+            return {
+                k: self._value(p if isinstance(p, dict) else {}, k, rng, maker)
+                for k, p in props.items()
+                if k in required or rng.random() >= 0.5
+            }
+        if typ == "array" and isinstance(schema.get("items"), dict):
+            items = schema["items"]
+            low = max(1, int(schema.get("minItems") or 1))
+            return [self._value(items, name, rng, maker) for _ in range(rng.randint(low, max(low, 3)))]
+        if typ in ("string", "integer", None) and identifying(name) and "enum" not in schema:
+            typed = [v for v in self.values if isinstance(v, int) == (typ == "integer")]
+            if typed and rng.random() < SHARE:
+                pick = rng.choice(typed)
+                if isinstance(pick, str) and "path" in name.lower() and pick.startswith("/") and rng.random() < 0.5:
+                    return f"{pick.rstrip('/')}/{maker.value({'type': 'string'}, 'word')}"  # somewhere inside it
+                return pick
+        return maker.value(schema, name)
+
+
+__all__ = ["KeyPool", "identifying"]

@@ -1,0 +1,210 @@
+"""A live MCP server over stdio, driven synchronously: one server process per ``McpSession``.
+
+``McpTarget.parse("mcp+stdio:CMD")`` names a server; ``{tmp}`` in the command or in an
+environment value becomes a fresh, empty folder per session (the server's working folder too),
+so every session starts from the same empty state::
+
+    target = McpTarget.parse("mcp+stdio:mcp-server-memory", env={"MEMORY_FILE_PATH": "{tmp}/m.jsonl"})
+    with McpSession(target, log=Path("server.log")) as server:
+        outcome = server.call("create_entities", {"entities": [...]})
+
+The server's stderr goes to ``log`` (or is discarded), never to the console. A tool call gives a
+``ToolOutcome``: ``ok`` is the inverse of the result's ``isError``, ``data`` the structured content
+when the server gives one, else the text content parsed as JSON when it is JSON, else the text.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import contextlib
+import json
+import os
+import shlex
+import shutil
+import tempfile
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+from envfactory.errors import EnvFactoryError
+
+PREFIX = "mcp+stdio:"
+TMP = "{tmp}"
+
+
+@dataclass(frozen=True)
+class McpTarget:
+    """How to start a server: its argv and the environment variables passed to it."""
+
+    argv: tuple[str, ...]
+    env: tuple[tuple[str, str], ...] = ()
+
+    @classmethod
+    def parse(cls, source: str, env: dict[str, str] | None = None) -> McpTarget:
+        command = source.removeprefix(PREFIX)
+        argv = tuple(shlex.split(command))
+        if not argv:
+            raise EnvFactoryError(f"empty MCP server command in {source!r}")
+        if "/" in argv[0] and not os.path.isabs(argv[0]):  # the server runs in its own folder
+            argv = (os.path.abspath(argv[0]), *argv[1:])
+        return cls(argv=argv, env=tuple(sorted((env or {}).items())))
+
+    @property
+    def label(self) -> str:
+        return PREFIX + shlex.join(self.argv)
+
+    def resolved(self, tmp: str) -> tuple[list[str], dict[str, str]]:
+        return [a.replace(TMP, tmp) for a in self.argv], {k: v.replace(TMP, tmp) for k, v in self.env}
+
+
+def parse_env(pairs: list[str]) -> dict[str, str]:
+    """``["KEY=VALUE", ...]`` as a dict; a pair without ``=`` is a clear error."""
+    out = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise EnvFactoryError(f"--env takes KEY=VALUE, got {pair!r}")
+        out[key] = value
+    return out
+
+
+@dataclass(frozen=True)
+class ToolOutcome:
+    ok: bool
+    data: Any = None
+    error: str | None = None
+
+
+@dataclass
+class McpSession:
+    """One running server; ``call`` blocks until it answers or ``timeout`` seconds pass."""
+
+    target: McpTarget
+    log: Path | None = None
+    timeout: float = 30.0
+    _loop: asyncio.AbstractEventLoop | None = field(default=None, init=False, repr=False)
+    _thread: threading.Thread | None = field(default=None, init=False, repr=False)
+    _stop: asyncio.Event | None = field(default=None, init=False, repr=False)
+    _session: Any = field(default=None, init=False, repr=False)
+    _tmp: str = field(default="", init=False, repr=False)
+    _errlog: TextIO | None = field(default=None, init=False, repr=False)
+    server_name: str | None = field(default=None, init=False)
+
+    def __enter__(self) -> McpSession:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def folder(self) -> str:
+        """The fresh folder ``{tmp}`` stands for in this session."""
+        return self._tmp
+
+    def start(self) -> None:
+        self._tmp = tempfile.mkdtemp(prefix="envfactory-mcp-")
+        self._errlog = open(self.log, "a", encoding="utf-8") if self.log else open(os.devnull, "w")  # noqa: SIM115
+        ready: concurrent.futures.Future[None] = concurrent.futures.Future()
+        self._thread = threading.Thread(target=lambda: asyncio.run(self._main(ready)), daemon=True)
+        self._thread.start()
+        try:
+            ready.result(self.timeout)
+        except concurrent.futures.TimeoutError:
+            self.close()
+            raise EnvFactoryError(f"{self.target.label}: did not start within {self.timeout:.0f}s") from None
+        except Exception as err:
+            self.close()
+            raise EnvFactoryError(f"{self.target.label}: could not start: {_root_cause(err)}") from None
+
+    async def _main(self, ready: concurrent.futures.Future[None]) -> None:
+        from mcp import ClientSession, StdioServerParameters, stdio_client
+
+        argv, env = self.target.resolved(self._tmp)
+        params = StdioServerParameters(command=argv[0], args=argv[1:], env=env or None, cwd=self._tmp)
+        self._loop, self._stop = asyncio.get_running_loop(), asyncio.Event()
+        try:
+            assert self._errlog is not None
+            async with stdio_client(params, errlog=self._errlog) as (read, write), ClientSession(read, write) as s:
+                init = await s.initialize()
+                info = getattr(init, "server_info", None) or getattr(init, "serverInfo", None)
+                self.server_name = getattr(info, "name", None)
+                self._session = s
+                ready.set_result(None)
+                await self._stop.wait()
+        except BaseException as err:  # reported to the caller waiting on ready
+            if not ready.done():
+                ready.set_exception(err if isinstance(err, Exception) else RuntimeError(str(err)))
+
+    def call(self, tool: str, arguments: dict[str, Any]) -> ToolOutcome:
+        if self._loop is None or self._session is None:
+            raise EnvFactoryError(f"{self.target.label}: the session is not started")
+        future = asyncio.run_coroutine_threadsafe(self._session.call_tool(tool, arguments), self._loop)
+        try:
+            result = future.result(self.timeout)
+        except concurrent.futures.TimeoutError:
+            future.cancel()
+            return ToolOutcome(ok=False, error=f"timeout: no answer within {self.timeout:.0f}s")
+        except Exception as err:  # a protocol-level error: the server refused the request itself
+            return ToolOutcome(ok=False, error=_root_cause(err))
+        return outcome_of(result)
+
+    def tools(self) -> list[dict[str, Any]]:
+        """The server's ``tools/list`` entries (every page), as JSON."""
+        if self._loop is None or self._session is None:
+            raise EnvFactoryError(f"{self.target.label}: the session is not started")
+        return asyncio.run_coroutine_threadsafe(self._tools(), self._loop).result(self.timeout)
+
+    def tool_names(self) -> list[str]:
+        return [t["name"] for t in self.tools()]
+
+    async def _tools(self) -> list[dict[str, Any]]:
+        from mcp import types
+
+        tools: list[dict[str, Any]] = []
+        cursor: str | None = None
+        while True:
+            params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
+            page = await self._session.list_tools(params=params)
+            tools += [t.model_dump(by_alias=True, exclude_none=True) for t in page.tools]
+            cursor = getattr(page, "next_cursor", None) or getattr(page, "nextCursor", None)
+            if not cursor:
+                return tools
+
+    def close(self) -> None:
+        if self._loop is not None and self._stop is not None:
+            with contextlib.suppress(RuntimeError):
+                self._loop.call_soon_threadsafe(self._stop.set)
+        if self._thread is not None:
+            self._thread.join(self.timeout)
+        if self._errlog is not None:
+            self._errlog.close()
+        if self._tmp:
+            shutil.rmtree(self._tmp, ignore_errors=True)
+        self._loop = self._session = self._thread = self._errlog = None
+
+
+def outcome_of(result: Any) -> ToolOutcome:
+    """A ``CallToolResult`` as a ``ToolOutcome`` (see the module docstring)."""
+    texts = [getattr(c, "text", "") for c in getattr(result, "content", None) or () if getattr(c, "type", "") == "text"]
+    text = "\n".join(texts)
+    if getattr(result, "is_error", None) or getattr(result, "isError", None):
+        return ToolOutcome(ok=False, error=text or "error")
+    structured = getattr(result, "structured_content", None) or getattr(result, "structuredContent", None)
+    if structured is not None:
+        return ToolOutcome(ok=True, data=structured)
+    try:
+        return ToolOutcome(ok=True, data=json.loads(text))
+    except ValueError:
+        return ToolOutcome(ok=True, data=text)
+
+
+def _root_cause(err: BaseException) -> str:
+    while isinstance(err, BaseExceptionGroup) and err.exceptions:
+        err = err.exceptions[0]
+    return f"{type(err).__name__}: {err}"
+
+
+__all__ = ["McpSession", "McpTarget", "ToolOutcome", "outcome_of", "parse_env"]

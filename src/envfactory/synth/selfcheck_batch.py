@@ -1,0 +1,117 @@
+"""Self-checks of the collection-shaped effects (batch creates and deletes, list edits, dumps).
+
+Registered into ``selfcheck.PROBES`` when ``self_check`` runs. Each probe builds its own
+arguments from the episode's rows, so that it tests the effect rather than the value generator.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from envfactory.ir.effect import CreateManyEffect, DeleteManyEffect, DumpEffect, EditListEffect
+from envfactory.synth.selfcheck import PROBES, _Probe
+
+JSON = dict[str, Any]
+
+
+def _rows(p: _Probe, entity: str) -> list[JSON]:
+    return list(p.episode.store.rows(entity))
+
+
+@PROBES.register("create_many")
+def _probe_create_many(p: _Probe) -> None:
+    effect = p.effect(CreateManyEffect)
+    entity = p.spec.state_schema[effect.entity]
+    items_schema = p.spec.tools[p.behaviour.tool].properties[effect.items_arg].get("items") or {}
+    items = []
+    for n in range(2):
+        item = p.maker.value(items_schema, effect.items_arg, entity.name)
+        if isinstance(item, dict) and entity.key in item and isinstance(item[entity.key], str):
+            item[entity.key] = f"{item[entity.key]} {n}"  # two different natural keys
+        items.append(item)
+    before = len(_rows(p, entity.name))
+    result = p.call(p.behaviour.tool, {effect.items_arg: items})
+    p.note("batch create succeeds", result.ok, result.content[:200])
+    made = len(_rows(p, entity.name)) - before
+    p.note("creates one row per new item", made == len(items), f"{made} rows for {len(items)} items")
+    again = p.call(p.behaviour.tool, {effect.items_arg: items})
+    p.note("repeating the batch creates nothing", again.ok and len(_rows(p, entity.name)) - before == made,
+           again.content[:200])  # fmt: skip
+
+
+@PROBES.register("delete_many")
+def _probe_delete_many(p: _Probe) -> None:
+    effect = p.effect(DeleteManyEffect)
+    entity = p.spec.state_schema[effect.entity]
+    rows = _rows(p, entity.name)[:2]
+    if not rows:
+        p.note("batch delete removes the rows", None, f"no {entity.name} rows")
+        return
+    if effect.by == "key":
+        items: list[Any] = [r[entity.key] for r in rows]
+    else:
+        items = [{a: r.get(f) for a, f in effect.fields.items()} for r in rows]
+    result = p.call(p.behaviour.tool, {effect.items_arg: items})
+    gone = [r[entity.key] for r in rows if p.episode.store.get(entity.name, r[entity.key]) is not None]
+    p.note("batch delete removes the rows", result.ok and not gone, result.content[:200])
+    keys = {r[entity.key] for r in rows}
+    dangling = [e for e, fields in effect.cascade.items() for r in _rows(p, e) if any(r.get(f) in keys for f in fields)]
+    p.note("rows referring to deleted ones go too", not dangling, f"left in {sorted(set(dangling))}")
+    before = p.episode.state_hash()
+    again = p.call(p.behaviour.tool, {effect.items_arg: items})
+    p.note("deleting again changes nothing", again.ok and p.episode.state_hash() == before, again.content[:200])
+
+
+@PROBES.register("edit_list")
+def _probe_edit_list(p: _Probe) -> None:
+    effect = p.effect(EditListEffect)
+    entity = p.spec.state_schema[effect.entity]
+    rows = [r for r in _rows(p, entity.name) if effect.op == "add" or r.get(effect.field)]
+    if not rows:
+        p.note("list edit changes the row", None, f"no {entity.name} row to edit")
+        return
+    key = rows[0][entity.key]
+    values = [f"probe value {p.maker.rng.randrange(10**6)}"] if effect.op == "add" else rows[0][effect.field][:1]
+    args = {effect.items_arg: [{effect.owner_arg: key, effect.values_arg: values}]}
+    result = p.call(p.behaviour.tool, args)
+    after = (p.episode.store.get(entity.name, key) or {}).get(effect.field) or []
+    changed = all(v in after for v in values) if effect.op == "add" else not any(v in after for v in values)
+    p.note("list edit changes the row", result.ok and changed, result.content[:200])
+    if effect.op == "add":
+        p.call(p.behaviour.tool, args)
+        again = (p.episode.store.get(entity.name, key) or {}).get(effect.field) or []
+        p.note("adding twice keeps one copy", len(again) == len(after), f"{len(after)} -> {len(again)}")
+        missing = {effect.items_arg: [{effect.owner_arg: entity.format_key(99_999), effect.values_arg: values}]}
+        refused = p.call(p.behaviour.tool, missing)
+        p.note("adding to a missing row is not_found", refused.error == "not_found", refused.content[:200])
+
+
+@PROBES.register("dump")
+def _probe_dump(p: _Probe) -> None:
+    effect = p.effect(DumpEffect)
+    schema = p.spec.state_schema
+    if effect.primary is None:
+        result = p.call(p.behaviour.tool, {})
+        counts = {m: len(_rows(p, e)) for m, e in effect.members.items()}
+        got = {m: len(result.data.get(m) or []) for m in counts} if result.ok and isinstance(result.data, dict) else {}
+        p.note("answers every row", got == counts, f"{got} for {counts}")
+        return
+    primary = schema[effect.primary]
+    rows = _rows(p, primary.name)
+    if not rows:
+        p.note("answers the selected rows", None, f"no {primary.name} rows")
+        return
+    row = rows[0]
+    if effect.search_arg:
+        text = next((v for v in row.values() if isinstance(v, str) and len(v) >= 3), str(row[primary.key]))
+        args: JSON = {effect.search_arg: text[1:-1] if len(text) > 4 else text}
+    else:
+        args = {effect.keys_arg or "": [row[primary.key]]}
+    result = p.call(p.behaviour.tool, args)
+    member = next(m for m, e in effect.members.items() if e == primary.name)
+    listed = result.data.get(member) if result.ok and isinstance(result.data, dict) else None
+    found = isinstance(listed, list) and any(all(r.get(k) == row.get(k) for k in r) for r in listed)
+    p.note("answers the selected rows", found, result.content[:200])
+
+
+__all__: list[str] = []
