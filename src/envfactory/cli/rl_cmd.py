@@ -88,23 +88,52 @@ def train_cmd(env_dirs: list[Path], task_files: list[Path], out: Path, iteration
 @friendly_errors
 def eval_cmd(env_dirs: list[Path], task_files: list[Path], policy: str, trials: int, seed: int,
              families: list[str], max_level: int | None, out: Path | None,
-             trust_code: bool = False) -> int:  # fmt: skip
+             trust_code: bool = False, model: str | None = None, base_url: str | None = None,
+             limit: int | None = None, workers: int = 1, report_dir: Path | None = None,
+             cache: Path | None = None, no_cache: bool = False, max_tokens: int = 256) -> int:  # fmt: skip
     envs, tasks = _load(env_dirs, task_files, max_level, trust_code)
+    if limit is not None:
+        tasks = {name: chosen[:limit] for name, chosen in tasks.items()}
     unknown = sorted(set(families) - set(FAMILIES))
     if unknown:
         raise EnvFactoryError(f"unknown randomization families {unknown}; choose from {list(FAMILIES)}")
-    make = _policy(policy)
+    client = None
+    if model is not None:
+        from envfactory.llm import make_client
+        from envfactory.llm.agent import LLMAgent
+        from envfactory.llm.client import DEFAULT_CACHE
+
+        client = make_client(model, base_url=base_url, cache=None if no_cache else (cache or DEFAULT_CACHE),
+                             concurrency=max(1, workers))  # fmt: skip
+        make = lambda s: LLMAgent(client, seed=s, max_tokens=max_tokens)  # noqa: E731
+        policy = client.model
+    else:
+        make = _policy(policy)
     ks = tuple(k for k in (1, 2, 4, 8) if k <= trials)
     results: dict[str, Any] = {}
-    for family in ["none", *families]:
-        randomization = condition(family)
-        trajs = [
-            t
-            for name in envs
-            for t in evaluate(envs[name], tasks[name], make, trials=trials, seed=seed, randomization=randomization)
-        ]
-        results[family] = {"all": summarize(trajs, ks), "by_env": breakdown(trajs, lambda t: t.env, ks),
-                           "by_level": breakdown(trajs, lambda t: t.level, ks)}  # fmt: skip
+    transcripts: list[Any] = []
+    total = sum(len(t) for t in tasks.values()) * trials * (1 + len(families))
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=err_console, transient=True) as bar:  # fmt: skip
+        job = bar.add_task(f"episodes of {policy}", total=total)
+        finished = 0
+        for family in ["none", *families]:
+            randomization = condition(family)
+            trajs = []
+            for name in envs:
+                start = finished
+
+                def advance(n: int, start: int = start) -> None:
+                    bar.update(job, completed=start + n)
+
+                trajs += evaluate(envs[name], tasks[name], make, trials=trials, seed=seed,
+                                  randomization=randomization, keep_messages=report_dir is not None,
+                                  workers=workers, progress=advance)  # fmt: skip
+                finished = start + len(tasks[name]) * trials
+            if report_dir is not None:
+                transcripts += [{**t.model_dump(mode="json"), "randomization_family": family} for t in trajs]
+            results[family] = {"all": summarize(trajs, ks), "by_env": breakdown(trajs, lambda t: t.env, ks),
+                               "by_level": breakdown(trajs, lambda t: t.level, ks)}  # fmt: skip
     cols = ["randomization", "tasks", "success", *(f"pass^{k}" for k in ks), "avg steps", "tool-error rate"]
     rows = []
     for family, r in results.items():
@@ -120,10 +149,31 @@ def eval_cmd(env_dirs: list[Path], task_files: list[Path], policy: str, trials: 
     by_level = results["none"]["by_level"]
     console.print(table("By level (no randomization)", ["level", "tasks", "success"],
                         [[lv, m["tasks"], f"{m['success']:.1%}"] for lv, m in by_level.items()]))  # fmt: skip
+    if client is not None:
+        stats = client.stats.as_dict()
+        results["model"] = {"name": client.model, **stats}
+        console.print(
+            f"model {client.model}: {int(stats['requests'])} requests, {int(stats['prompt_tokens'])} prompt + "
+            f"{int(stats['completion_tokens'])} completion tokens, {stats['tokens_per_second']:.1f} tokens/s "
+            f"generated, cache {int(stats['cache_hits'])} hits / {int(stats['cache_misses'])} misses, "
+            f"{int(stats['retries'])} retries"
+        )
     if out is not None:
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(json.dumps(results, indent=2, default=str))
         console.print(f"saved {out}")
+    if report_dir is not None:
+        report_dir.mkdir(parents=True, exist_ok=True)
+        with open(report_dir / "transcripts.jsonl", "w", encoding="utf-8") as f:
+            for t in transcripts:
+                f.write(json.dumps(t, default=str) + "\n")
+        page = write_report(report_dir, {
+            "title": f"Evaluation of {policy}",
+            "summary": [f"{sum(len(t) for t in tasks.values())} tasks x {trials} trials on {', '.join(envs)}"],
+            "tables": [{"title": f"Evaluation of {policy}", "header": cols, "rows": rows}],
+            "transcripts": transcripts[:20],
+        })  # fmt: skip
+        console.print(f"transcripts: {report_dir / 'transcripts.jsonl'}; report: {page}")
     return 0
 
 

@@ -27,28 +27,42 @@ def evaluate(
     randomization: Randomization | None = None,
     keep_messages: bool = False,
     judge: Judge | None = None,
+    workers: int = 1,
+    progress: Callable[[int], None] | None = None,
 ) -> list[Trajectory]:
     """``trials`` seeded episodes per task; each gets its own policy seed and perturbation.
 
-    Episodes the ``judge`` (default: the fact judge) finds spoiled by the user are ``masked``."""
+    Episodes the ``judge`` (default: the fact judge) finds spoiled by the user are ``masked``.
+    ``workers`` > 1 runs episodes on that many threads (a served model kept busy); the result
+    is the same list in the same order."""
     judge = judge if judge is not None else FactJudge()
-    base = env.episode(user=ScriptedUser())
-    out = []
-    for task in tasks:
-        for trial in range(trials):
-            episode_seed = derive_seed(seed, task.id, trial) % 2**31
-            episode = randomize(base, randomization, episode_seed) if randomization else base
-            out.append(
-                rollout(
-                    episode,
-                    task,
-                    make_policy(episode_seed),
-                    seed=episode_seed,
-                    keep_messages=keep_messages,
-                    judge=judge,
-                )
-            )
-    return out
+    jobs = [(task, trial) for task in tasks for trial in range(trials)]
+
+    def run(job: tuple[Task, int]) -> Trajectory:
+        task, trial = job
+        episode_seed = derive_seed(seed, task.id, trial) % 2**31
+        base = env.episode(user=ScriptedUser())
+        episode = randomize(base, randomization, episode_seed) if randomization else base
+        return rollout(episode, task, make_policy(episode_seed), seed=episode_seed, keep_messages=keep_messages,
+                       judge=judge)  # fmt: skip
+
+    if workers <= 1:
+        out = []
+        for job in jobs:
+            out.append(run(job))
+            if progress is not None:
+                progress(len(out))
+        return out
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        futures = [pool.submit(run, job) for job in jobs]
+        done = []
+        for future in futures:
+            done.append(future.result())
+            if progress is not None:
+                progress(len(done))
+    return done
 
 
 def robustness(
