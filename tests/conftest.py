@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 import pytest
+
+# model responses cached by tests go to a fresh folder, never to the user's ~/.cache
+os.environ.setdefault("ENVFACTORY_CACHE", tempfile.mkdtemp(prefix="envfactory-test-cache-"))
 
 from envfactory.bundled import BUNDLED
 from envfactory.ir.env import EnvSpec

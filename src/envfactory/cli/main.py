@@ -22,6 +22,10 @@ TrustCode = Annotated[
         help="Allow running Python code the spec or environment names (this executes the file). Off by default.",
     ),
 ]
+JUDGE_HELP = (
+    "Who flags episodes the user spoiled (masked in training, reported in evaluation): facts (rules), local (the "
+    "embedded model), openai:NAME (an endpoint, with the --base-url / --judge-base-url given), or none."
+)
 RefRoot = Annotated[
     list[Path] | None,
     typer.Option("--ref-root", help="Another folder that $ref may read (besides the spec's own; repeatable)."),
@@ -170,13 +174,27 @@ def train_command(
         int, typer.Option(min=0, help="Epochs of cloning the gold plans' decisions before RL (0: RL from scratch).")
     ] = 0,
     trust_code: TrustCode = False,
+    judge: Annotated[str, typer.Option(help=JUDGE_HELP)] = "facts",
+    judge_base_url: Annotated[str | None, typer.Option(help="The endpoint of an openai: judge.")] = None,
 ) -> None:
     """Train the compact DRRN policy with a clipped policy-gradient objective."""
     from envfactory.cli import rl_cmd
 
     raise typer.Exit(
         rl_cmd.train_cmd(
-            env_dirs, tasks_file, out, iterations, estimator, randomize, seed, max_level, resume, warm_start, trust_code
+            env_dirs,
+            tasks_file,
+            out,
+            iterations,
+            estimator,
+            randomize,
+            seed,
+            max_level,
+            resume,
+            warm_start,
+            trust_code,
+            judge,
+            judge_base_url,
         )
     )
 
@@ -209,6 +227,13 @@ def eval_command(
     cache: Annotated[Path | None, typer.Option(help="The model response cache (SQLite).")] = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not read or write the response cache.")] = False,
     max_tokens: Annotated[int, typer.Option(min=1, help="Tokens a model may write per turn.")] = 256,
+    judge: Annotated[str, typer.Option(help=JUDGE_HELP)] = "facts",
+    user_model: Annotated[
+        str | None, typer.Option(help="Play the user with a model ('local' or 'openai:NAME') instead of the script.")
+    ] = None,
+    persona: Annotated[str, typer.Option(help="The LLM user's persona: cooperative, terse, confused, impatient.")] = (
+        "cooperative"
+    ),
 ) -> None:
     """Evaluate a policy or a language model: success, pass^k, steps, tool-error rate, by level and
     under randomization."""
@@ -233,6 +258,9 @@ def eval_command(
             cache,
             no_cache,
             max_tokens,
+            judge,
+            user_model,
+            persona,
         )
     )
 

@@ -63,12 +63,14 @@ def _policy(spec: str) -> Any:
 @friendly_errors
 def train_cmd(env_dirs: list[Path], task_files: list[Path], out: Path, iterations: int, estimator: str,
               randomize: bool, seed: int, max_level: int | None, resume: bool, warm_start: int = 0,
-              trust_code: bool = False) -> int:  # fmt: skip
+              trust_code: bool = False, judge: str | None = "facts",
+              judge_base_url: str | None = None) -> int:  # fmt: skip
     from envfactory.rl.trainer import TrainConfig, train
 
     envs, tasks = _load(env_dirs, task_files, max_level, trust_code)
     config = TrainConfig(iterations=iterations, estimator=estimator, seed=seed, warm_start=warm_start,
-                         randomization=ALL_RANDOM if randomize else None)  # fmt: skip
+                         randomization=ALL_RANDOM if randomize else None, judge=judge or None,
+                         judge_base_url=judge_base_url)  # fmt: skip
     if warm_start and not resume:
         err_console.print(f"warm start: cloning the gold plans' decisions for {warm_start} epochs")
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
@@ -90,8 +92,22 @@ def eval_cmd(env_dirs: list[Path], task_files: list[Path], policy: str, trials: 
              families: list[str], max_level: int | None, out: Path | None,
              trust_code: bool = False, model: str | None = None, base_url: str | None = None,
              limit: int | None = None, workers: int = 1, report_dir: Path | None = None,
-             cache: Path | None = None, no_cache: bool = False, max_tokens: int = 256) -> int:  # fmt: skip
+             cache: Path | None = None, no_cache: bool = False, max_tokens: int = 256,
+             judge: str | None = "facts", user_model: str | None = None,
+             persona: str = "cooperative") -> int:  # fmt: skip
+    from envfactory.users.judge import make_judge
+
     envs, tasks = _load(env_dirs, task_files, max_level, trust_code)
+    the_judge = make_judge(judge, base_url=base_url)
+    make_user = None
+    if user_model is not None:
+        from envfactory.llm import make_client
+        from envfactory.users.llm_user import PERSONAS, LLMUser
+
+        if persona not in PERSONAS:
+            raise EnvFactoryError(f"unknown persona {persona!r}; choose from {', '.join(PERSONAS)}")
+        user_client = make_client(user_model, base_url=base_url)
+        make_user = lambda s: LLMUser(user_client, persona=persona, seed=s)  # noqa: E731
     if limit is not None:
         tasks = {name: chosen[:limit] for name, chosen in tasks.items()}
     unknown = sorted(set(families) - set(FAMILIES))
@@ -128,7 +144,7 @@ def eval_cmd(env_dirs: list[Path], task_files: list[Path], policy: str, trials: 
 
                 trajs += evaluate(envs[name], tasks[name], make, trials=trials, seed=seed,
                                   randomization=randomization, keep_messages=report_dir is not None,
-                                  workers=workers, progress=advance)  # fmt: skip
+                                  workers=workers, progress=advance, judge=the_judge, make_user=make_user)  # fmt: skip
                 finished = start + len(tasks[name]) * trials
             if report_dir is not None:
                 transcripts += [{**t.model_dump(mode="json"), "randomization_family": family} for t in trajs]

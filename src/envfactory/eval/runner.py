@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from envfactory.core import Policy
+from envfactory.core import Policy, UserSimulator
 from envfactory.eval.metrics import summarize
 from envfactory.ir.task import Task
 from envfactory.ir.trajectory import Trajectory
@@ -29,19 +29,21 @@ def evaluate(
     judge: Judge | None = None,
     workers: int = 1,
     progress: Callable[[int], None] | None = None,
+    make_user: Callable[[int], UserSimulator] | None = None,
 ) -> list[Trajectory]:
     """``trials`` seeded episodes per task; each gets its own policy seed and perturbation.
 
     Episodes the ``judge`` (default: the fact judge) finds spoiled by the user are ``masked``.
-    ``workers`` > 1 runs episodes on that many threads (a served model kept busy); the result
-    is the same list in the same order."""
+    ``make_user`` gives each episode its user (default: the scripted user). ``workers`` > 1 runs
+    episodes on that many threads (a served model kept busy); the result is the same list in the
+    same order."""
     judge = judge if judge is not None else FactJudge()
     jobs = [(task, trial) for task in tasks for trial in range(trials)]
 
     def run(job: tuple[Task, int]) -> Trajectory:
         task, trial = job
         episode_seed = derive_seed(seed, task.id, trial) % 2**31
-        base = env.episode(user=ScriptedUser())
+        base = env.episode(user=make_user(episode_seed) if make_user is not None else ScriptedUser())
         episode = randomize(base, randomization, episode_seed) if randomization else base
         return rollout(episode, task, make_policy(episode_seed), seed=episode_seed, keep_messages=keep_messages,
                        judge=judge)  # fmt: skip

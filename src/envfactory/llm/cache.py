@@ -13,14 +13,16 @@ from envfactory.llm.client import LLMClient, Stats
 from envfactory.llm.types import ChatRequest, ChatResponse
 
 
-def request_key(model: str, request: ChatRequest) -> str:
-    body = json.dumps({"model": model, **request.model_dump(mode="json")}, sort_keys=True, ensure_ascii=True)
+def request_key(model: str, request: ChatRequest, scope: str = "") -> str:
+    """The cache key: the endpoint (``scope``), the model and the whole request."""
+    body = json.dumps({"scope": scope, "model": model, **request.model_dump(mode="json")}, sort_keys=True,
+                      ensure_ascii=True)  # fmt: skip
     return hashlib.sha256(body.encode()).hexdigest()
 
 
 class CachedClient:
-    def __init__(self, inner: LLMClient, path: Path, *, stats: Stats | None = None) -> None:
-        self.inner, self.model, self.path = inner, inner.model, Path(path)
+    def __init__(self, inner: LLMClient, path: Path, *, stats: Stats | None = None, scope: str = "") -> None:
+        self.inner, self.model, self.path, self.scope = inner, inner.model, Path(path), scope
         self.stats = stats or Stats()
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
@@ -29,7 +31,7 @@ class CachedClient:
         self._db.execute("CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, response TEXT NOT NULL)")
 
     def chat(self, request: ChatRequest) -> ChatResponse:
-        key = request_key(self.model, request)
+        key = request_key(self.model, request, self.scope)
         with self._lock:
             row = self._db.execute("SELECT response FROM responses WHERE key = ?", (key,)).fetchone()
         if row is not None:

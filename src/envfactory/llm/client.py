@@ -147,7 +147,7 @@ def make_client(
     if cache is not None:
         from envfactory.llm.cache import CachedClient
 
-        inner = CachedClient(inner, cache, stats=stats)
+        inner = CachedClient(inner, cache, stats=stats, scope=base_url or "")
     return Managed(inner, retries=retries, concurrency=concurrency, stats=stats)
 
 

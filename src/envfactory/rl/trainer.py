@@ -22,7 +22,7 @@ from envfactory.rl.losses import NORMALIZATIONS, Normalization, aggregate, clipp
 from envfactory.rl.rollout import rollout
 from envfactory.runtime.environment import Environment
 from envfactory.seeding import derive_seed
-from envfactory.users.judge import JUDGES
+from envfactory.users.judge import make_judge
 from envfactory.users.scripted import ScriptedUser
 from envfactory.wrappers import Randomization, randomize
 
@@ -51,7 +51,8 @@ class TrainConfig:
     warm_start: int = 0  # epochs of cloning the gold plans' decisions before RL (0: RL from scratch)
     warm_start_lr: float = 0.02
     finetune_lr: float = 0.005  # the RL learning rate after a warm start: fine-tune a cloned policy gently
-    judge: str | None = "facts"  # flags rollouts the user spoiled; they are masked out of the update
+    judge: str | None = "facts"  # flags rollouts the user spoiled (masked out of the update): facts, local, openai:NAME
+    judge_base_url: str | None = None  # the endpoint of an openai: judge
     loss_normalization: str | None = None  # "sequence" | "token" | "constant"; None: the estimator's own
     max_decisions: int = 50  # the "constant" normalization's longest rollout
 
@@ -107,7 +108,7 @@ def _train(
             record = {"warm_start": {"decisions": len(demos), "loss_by_epoch": losses}}
             (run / "warm_start.json").write_text(json.dumps(record, indent=2))
     bases = {name: env.episode(user=ScriptedUser()) for name, env in envs.items()}
-    judge = JUDGES[config.judge]() if config.judge else None
+    judge = make_judge(config.judge, base_url=config.judge_base_url)
     by_key = {(name, task.id): (name, task) for name, ts in tasks.items() for task in ts}
     sampler = make_sampler(config.sampler, by_key)
     writer = _tensorboard(run)

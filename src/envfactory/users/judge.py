@@ -58,7 +58,91 @@ class FactJudge:
         return Judgement(spoiled=bool(reasons), reasons=tuple(reasons))
 
 
+VERDICT_SCHEMA: JSON = {
+    "type": "object",
+    "properties": {"spoiled": {"type": "boolean"}, "reasons": {"type": "array", "items": {"type": "string"}}},
+    "required": ["spoiled", "reasons"],
+}
+
+
+class LLMJudge:
+    """A language model reads the user's turns against the task's facts and answers
+    ``{"spoiled": bool, "reasons": [...]}``; an answer it cannot give or that does not parse counts
+    as not spoiled (a judge must not mask what it did not flag), and is counted in ``unreadable``."""
+
+    def __init__(self, client: Any) -> None:
+        self.client, self.name, self.unreadable = client, f"llm:{client.model}", 0
+
+    def judge(self, task: Task, messages: Sequence[JSON]) -> Judgement:
+        from envfactory.llm.client import LLMError
+        from envfactory.llm.types import ChatRequest
+
+        users = [str(m.get("content") or "") for m in messages if m.get("role") == "user"][1:]
+        if not users:
+            return Judgement(spoiled=False)
+        facts = "\n".join(f"- {label}: {value}" for label, value in task.user.facts.items()) or "- (none)"
+        said = "\n".join(f"- {text}" for text in users)
+        prompt = (
+            "A simulated user answered an assistant's questions. The user may only state these facts, with "
+            f"exactly these values:\n{facts}\n\nThe user said:\n{said}\n\nDid the user state any fact with a "
+            "different value, or state a fact that is not listed? Answer with JSON: "
+            '{"spoiled": true or false, "reasons": ["..."]}'
+        )
+        request = ChatRequest(
+            messages=({"role": "user", "content": prompt},), json_schema=VERDICT_SCHEMA, max_tokens=80
+        )
+        try:
+            text = self.client.chat(request).text
+        except LLMError:
+            self.unreadable += 1
+            return Judgement(spoiled=False)
+        verdict = _verdict(text)
+        if verdict is None:
+            self.unreadable += 1
+            return Judgement(spoiled=False)
+        return verdict
+
+
+def _verdict(text: str) -> Judgement | None:
+    import json
+
+    start, end = text.find("{"), text.rfind("}")
+    if start < 0 or end <= start:
+        word = re.match(r"\s*(yes|no)\b", text, re.IGNORECASE)
+        return Judgement(spoiled=word.group(1).lower() == "yes") if word else None
+    try:
+        data = json.loads(text[start : end + 1])
+    except ValueError:
+        return None
+    if not isinstance(data, dict) or not isinstance(data.get("spoiled"), bool):
+        return None
+    reasons = tuple(str(r) for r in data.get("reasons") or () if r)[:5]
+    return Judgement(spoiled=data["spoiled"], reasons=reasons)
+
+
+class NoJudge:
+    """Flags nothing: every episode counts."""
+
+    name = "none"
+
+    def judge(self, task: Task, messages: Sequence[JSON]) -> Judgement:
+        return Judgement(spoiled=False)
+
+
 JUDGES: Registry[Callable[[], Judge]] = Registry("judge")
 JUDGES.add("facts", FactJudge)
+JUDGES.add("none", NoJudge)
 
-__all__ = ["JUDGES", "FactJudge", "Judge", "Judgement"]
+
+def make_judge(spec: str | None, *, base_url: str | None = None, cache: Any = "default") -> Judge | None:
+    """``facts`` (the rule judge), ``local`` or ``openai:NAME`` (an LLM judge), or None for no judge."""
+    if not spec:
+        return None
+    if spec in JUDGES:
+        return JUDGES[spec]()
+    from envfactory.llm.client import DEFAULT_CACHE, make_client
+
+    return LLMJudge(make_client(spec, base_url=base_url, cache=DEFAULT_CACHE if cache == "default" else cache))
+
+
+__all__ = ["JUDGES", "FactJudge", "Judge", "Judgement", "LLMJudge", "NoJudge", "make_judge"]
