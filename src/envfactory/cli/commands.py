@@ -329,3 +329,27 @@ def fidelity(
     write_json(path, {**saved, "measured": {**result.model_dump(mode="json"), "grades": result.grades()}})
     console.print(f"saved in {path}")
     return 0
+
+
+@friendly_errors
+def write_code(env_dir: Path, model: str, base_url: str | None, tools: list[str]) -> int:
+    """Ask a model for code behaviours; keep the ones that pass; save the environment."""
+    from envfactory.llm import make_client
+    from envfactory.synth.llm_code import write_behaviours
+
+    spec = EnvSpec.load(env_dir)
+    unknown = sorted(set(tools) - set(spec.tools.names))
+    if unknown:
+        raise EnvFactoryError(f"not tools of {spec.name}: {', '.join(unknown)}")
+    client = make_client(model, base_url=base_url)
+    with err_console.status(f"{client.model} is writing code"):
+        new, results = write_behaviours(spec, client, tools or None)
+    if not results:
+        console.print("no fallback tools: nothing to write")
+        return 0
+    console.print(table(f"Code written by {client.model}", ["tool", "accepted", "reason"],
+                        [[r.tool, "yes" if r.accepted else "no", r.reason] for r in results]))  # fmt: skip
+    if any(r.accepted for r in results):
+        path = new.save(env_dir)
+        console.print(f"saved {path}; run `envfactory check {env_dir}` to re-run every probe")
+    return 0 if all(r.accepted for r in results) else 1

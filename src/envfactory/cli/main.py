@@ -129,6 +129,25 @@ def fidelity(
     )
 
 
+@app.command(name="write-code")
+def write_code(
+    env_dir: Annotated[Path, typer.Argument(help="An environment folder made by `synth`.")],
+    model: Annotated[str, typer.Option(help="'local' (embedded SmolLM2-135M) or 'openai:NAME'.")] = "local",
+    base_url: Annotated[str | None, typer.Option(help="The endpoint of an openai: model.")] = None,
+    tool: Annotated[
+        list[str] | None, typer.Option(help="A tool to write (repeatable; default: every fallback).")
+    ] = None,
+) -> None:
+    """Let a language model write code for tools the templates could not express.
+
+    Each candidate runs in a sandbox (CPU, memory and wall-clock limits, no files, no network,
+    no subprocesses, a fixed set of modules) and must pass the self-check probes; accepted code
+    replaces the behaviour (fidelity medium, author noted), rejected tools stay flagged fallbacks."""
+    from envfactory.cli import commands
+
+    raise typer.Exit(commands.write_code(env_dir, model, base_url, tool or []))
+
+
 @app.command(name="play")
 def play_cmd(
     env_dir: Annotated[Path, typer.Argument(help="An environment folder made by `synth`.")],

@@ -161,6 +161,18 @@ class DumpEffect(_Frozen):
     links: dict[str, tuple[str, ...]] = Field(default_factory=dict)
 
 
+class CodeEffect(_Frozen):
+    """A behaviour written as code (by a language model, on request): ``run(state, args)`` over the
+    rows of ``entities``, run in the sandbox (``envfactory.sandbox``) on every call. It returns
+    ``{"result": ..., "put": {entity: [rows]}, "delete": {entity: [keys]}}`` or
+    ``{"error": {"code": ..., "message": ...}}``; changes are checked before any is applied."""
+
+    kind: Literal["code"] = "code"
+    code: str
+    entities: tuple[str, ...] = ()
+    author: str = ""  # the model that wrote it
+
+
 class FallbackEffect(_Frozen):
     """Schema-faithful, deterministic output; no state change. Always ``low`` fidelity.
 
@@ -191,6 +203,7 @@ Effect = Annotated[
     | DeleteManyEffect
     | EditListEffect
     | DumpEffect
+    | CodeEffect
     | FallbackEffect
     | BoundEffect,
     Field(discriminator="kind"),

@@ -19,6 +19,7 @@ from envfactory.errors import EnvSpecError, SpecError
 from envfactory.ir.effect import BoundEffect
 from envfactory.ir.env import EnvSpec
 from envfactory.runtime import batch as _batch  # noqa: F401  (registers the collection executors)
+from envfactory.runtime import code as _code  # noqa: F401  (registers the code executor)
 from envfactory.runtime.behaviours import Executor, compile_executor, to_jsonable
 from envfactory.runtime.shape import Shaper, compile_shaper
 from envfactory.runtime.store import BaseState

@@ -104,20 +104,25 @@ class LLMJudge:
 
 
 def _verdict(text: str) -> Judgement | None:
+    """A verdict read leniently: the JSON object asked for; else the first ``"spoiled": true|false``
+    anywhere in the text (small models wrap it in schema-like JSON); else a leading yes or no."""
     import json
 
     start, end = text.find("{"), text.rfind("}")
-    if start < 0 or end <= start:
-        word = re.match(r"\s*(yes|no)\b", text, re.IGNORECASE)
-        return Judgement(spoiled=word.group(1).lower() == "yes") if word else None
-    try:
-        data = json.loads(text[start : end + 1])
-    except ValueError:
-        return None
-    if not isinstance(data, dict) or not isinstance(data.get("spoiled"), bool):
-        return None
-    reasons = tuple(str(r) for r in data.get("reasons") or () if r)[:5]
-    return Judgement(spoiled=data["spoiled"], reasons=reasons)
+    data = None
+    if 0 <= start < end:
+        try:
+            data = json.loads(text[start : end + 1])
+        except ValueError:
+            data = None
+    if isinstance(data, dict) and isinstance(data.get("spoiled"), bool):
+        reasons = tuple(str(r) for r in data.get("reasons") or () if r)[:5]
+        return Judgement(spoiled=data["spoiled"], reasons=reasons)
+    found = re.search(r'"?spoiled"?\s*:\s*(true|false)', text, re.IGNORECASE)
+    if found:
+        return Judgement(spoiled=found.group(1).lower() == "true")
+    word = re.match(r"\s*(yes|no)\b", text, re.IGNORECASE)
+    return Judgement(spoiled=word.group(1).lower() == "yes") if word else None
 
 
 class NoJudge:

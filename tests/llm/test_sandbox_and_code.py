@@ -1,0 +1,113 @@
+"""LLM-written behaviours: the sandbox stops hostile code and reports it; written code must pass
+the probes or is rejected; accepted code runs in the sandbox and changes state only by checked
+changes; the environment keeps working whatever the code does."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from tests.conftest import FIXTURES
+from tests.llm.fake_openai import FakeOpenAI, completion
+
+from envfactory.llm import make_client
+from envfactory.runtime.environment import Environment
+from envfactory.sandbox import run_sandboxed
+from envfactory.synth import synthesize
+from envfactory.synth.llm_code import extract_code, write_behaviours
+from envfactory.synth.selfcheck import self_check
+
+TALLY = """def run(state, args):
+    rows = state["ticket"]
+    return {"result": {"open": sum(r.get("status") == "open" for r in rows),
+                       "closed": sum(r.get("status") == "closed" for r in rows)}}
+"""
+
+
+@pytest.mark.parametrize(
+    ("code", "outcome", "detail"),
+    [
+        ("def run(s, a):\n    open('{tmp}/pwned', 'w').write('x')", "forbidden", "open"),
+        ("import socket\ndef run(s, a):\n    return 1", "forbidden", "import socket"),
+        ("def run(s, a):\n    import os\n    return os.system('true')", "forbidden", "os.system"),
+        ("import subprocess\ndef run(s, a):\n    return 1", "forbidden", "import subprocess"),
+        ("def run(s, a):\n    while True:\n        pass", "timeout", "CPU"),
+        ("import time\ndef run(s, a):\n    time.sleep(60)", "timeout", "killed"),
+        ("def run(s, a):\n    x = []\n    while True:\n        x.append(' ' * 10**6)", "memory", "memory"),
+        ("def run(s, a):\n    raise ValueError('bad input')", "error", "ValueError: bad input"),
+    ],
+)
+def test_hostile_code_is_stopped_and_reported(code: str, outcome: str, detail: str, tmp_path: Path) -> None:
+    result = run_sandboxed(code.replace("{tmp}", str(tmp_path)), "run", {}, {}, cpu_seconds=1, wall_seconds=3)
+    assert result.outcome == outcome and detail in result.detail
+    assert not (tmp_path / "pwned").exists()
+
+
+def test_good_code_answers_and_printing_does_not_corrupt_the_answer() -> None:
+    code = "import json\ndef run(state, args):\n    print('noise')\n    return {'n': len(state['x']) + args['k']}"
+    result = run_sandboxed(code, "run", {"x": [1, 2]}, {"k": 1})
+    assert result.ok and result.value == {"n": 3}
+
+
+def test_extract_code_reads_fenced_and_bare_answers() -> None:
+    assert extract_code(f"Here you go:\n```python\n{TALLY}```\nEnjoy") == TALLY.strip()
+    assert extract_code("def run(state, args):\n    return {}") == "def run(state, args):\n    return {}"
+    assert extract_code("I cannot do that.") is None
+
+
+def _write(answers: list[str], tools: list[str] | None = None):
+    spec = synthesize(FIXTURES / "tickets_tally.json")
+    replies = iter(answers)
+    with FakeOpenAI(lambda body: (200, completion({"role": "assistant", "content": next(replies)}))) as server:
+        client = make_client("openai:coder", base_url=server.url, cache=None)
+        new, results = write_behaviours(spec, client, tools)
+        prompts = [r["messages"][0]["content"] for r in server.requests]
+    return spec, new, results, prompts
+
+
+def test_code_that_passes_the_probes_replaces_the_fallback_and_counts_the_state() -> None:
+    _, new, results, prompts = _write([f"```python\n{TALLY}```"])
+    assert [(r.tool, r.accepted) for r in results] == [("tally_workload", True)]
+    assert (
+        "How many tickets are open" in prompts[0] and '"ticket"' in prompts[0] and "def run(state, args)" in prompts[0]
+    )
+    behaviour = new.behaviour("tally_workload")
+    assert behaviour.effect.kind == "code" and behaviour.fidelity == "medium" and "coder" in behaviour.notes[0]
+    episode = Environment(new).episode()
+    rows = list(episode.store.rows("ticket"))
+    expected = {"open": sum(r["status"] == "open" for r in rows), "closed": sum(r["status"] == "closed" for r in rows)}
+    assert episode.call_tool("tally_workload", {}).data == expected
+    episode.call_tool("create_ticket", {"title": "Printer on fire", "status": "open"})
+    assert episode.call_tool("tally_workload", {}).data["open"] == expected["open"] + 1
+    assert self_check(new).passed
+
+
+def test_code_that_fails_the_probes_is_rejected_with_the_reason_and_the_tool_stays_flagged() -> None:
+    hostile = "def run(state, args):\n    open('/tmp/envfactory-pwned', 'w')\n    return {'result': {}}"
+    wrong = "def run(state, args):\n    return {'result': {'open': 'many'}}"
+    _, new, results, prompts = _write([hostile, wrong])
+    assert not results[0].accepted and "schema" in results[0].reason
+    assert "rejected: " in prompts[1] and "forbidden: open" in prompts[1]  # the retry was told why
+    assert new.behaviour("tally_workload").effect.kind == "fallback"
+    assert not os.path.exists("/tmp/envfactory-pwned")
+    assert Environment(new).episode().call_tool("tally_workload", {}).ok  # the environment keeps working
+
+
+def test_changes_from_code_are_checked_before_any_is_applied(tmp_path: Path) -> None:
+    sneaky = (
+        "def run(state, args):\n    row = dict(state['ticket'][0], status='closed')\n"
+        "    return {'result': {'open': 0, 'closed': 1}, 'put': {'ticket': [row, {'title': 'no key'}]}}"
+    )
+    spec = synthesize(FIXTURES / "tickets_tally.json")
+    from envfactory.ir.effect import Behaviour, CodeEffect
+
+    effect = CodeEffect(code=sneaky, entities=("ticket",))
+    code = Behaviour(tool="tally_workload", effect=effect, fidelity="medium")
+    behaviours = tuple(code if b.tool == "tally_workload" else b for b in spec.behaviours)
+    episode = Environment(spec.model_copy(update={"behaviours": behaviours})).episode()
+    before = episode.state_hash()
+    result = episode.call_tool("tally_workload", {})
+    assert result.error == "internal_error" and "without its key" in json.loads(result.content)["error"]["message"]
+    assert episode.state_hash() == before
