@@ -353,3 +353,19 @@ def write_code(env_dir: Path, model: str, base_url: str | None, tools: list[str]
         path = new.save(env_dir)
         console.print(f"saved {path}; run `envfactory check {env_dir}` to re-run every probe")
     return 0 if all(r.accepted for r in results) else 1
+
+
+@friendly_errors
+def serve(env_dir: Path, mcp: bool, tasks_file: Path | None, control: bool, trust_code: bool) -> int:
+    """Serve ENV_DIR (``--mcp``: over MCP stdio; stdout belongs to the protocol, messages go to stderr)."""
+    from envfactory.tasks.taskset import TaskSet
+
+    if not mcp:
+        raise EnvFactoryError("say how to serve: --mcp (stdio). An HTTP server is not part of this version yet")
+    spec = EnvSpec.load(env_dir)
+    tasks = {t.id: t for t in TaskSet(tasks_file)} if tasks_file is not None else {}
+    from envfactory.serve_mcp import serve_stdio
+
+    err_console.print(f"serving {spec.name} over MCP (stdio): {len(spec.tools.tools)} tools, {len(tasks)} tasks")
+    serve_stdio(env_dir, tasks, control=control, trust_code=trust_code)
+    return 0

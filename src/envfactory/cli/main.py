@@ -148,6 +148,24 @@ def write_code(
     raise typer.Exit(commands.write_code(env_dir, model, base_url, tool or []))
 
 
+@app.command()
+def serve(
+    env_dir: Annotated[Path, typer.Argument(help="An environment folder made by `synth`.")],
+    mcp: Annotated[bool, typer.Option("--mcp", help="Serve the episode's tools over MCP (stdio).")] = False,
+    tasks_file: Annotated[Path | None, typer.Option("--tasks", help="Tasks env_reset can start (JSON lines).")] = None,
+    control: Annotated[
+        bool, typer.Option(help="Also list env_reset, env_reply and env_verify for the harness.")
+    ] = True,
+    trust_code: TrustCode = False,
+) -> None:
+    """Serve an environment to clients that are not Python: each connection gets its own episode.
+
+    --mcp speaks MCP over stdio, so any MCP client or agent can be evaluated on the environment."""
+    from envfactory.cli import commands
+
+    raise typer.Exit(commands.serve(env_dir, mcp, tasks_file, control, trust_code))
+
+
 @app.command(name="play")
 def play_cmd(
     env_dir: Annotated[Path, typer.Argument(help="An environment folder made by `synth`.")],

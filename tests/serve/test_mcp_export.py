@@ -1,0 +1,38 @@
+"""An environment served over MCP (stdio), driven by the mcp SDK client through a full episode."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from envfactory.mcplive import McpSession, McpTarget
+from envfactory.runtime.environment import Environment
+from envfactory.tasks.agents import report
+from envfactory.tasks.generate import generate_tasks
+from envfactory.tasks.taskset import write_tasks
+
+
+def test_a_full_episode_over_mcp_stdio_succeeds_with_the_gold_plan(shop: Environment, tmp_path: Path) -> None:
+    env_dir = shop.spec.save(tmp_path / "shop")
+    task = next(t for t in generate_tasks(shop, 10, seed=0)[0] if not t.user.facts)
+    write_tasks(tmp_path / "tasks.jsonl", [task])
+    command = (
+        f"mcp+stdio:{sys.executable} -m envfactory.cli.main serve {env_dir} --mcp --tasks {tmp_path / 'tasks.jsonl'}"
+    )
+    with McpSession(McpTarget.parse(command), log=tmp_path / "server.log") as server:
+        tools = {t["name"]: t for t in server.tools()}
+        assert set(shop.spec.tools.names) | {"env_reset", "env_reply", "env_verify"} == set(tools)
+        assert tools["list_customers"]["inputSchema"] == shop.spec.tools["list_customers"].input_schema
+        opened = server.call("env_reset", {"task_id": task.id})
+        assert opened.ok and opened.data["request"] == task.instruction
+        refused = server.call("get_order", {"order_id": "no-such-order"})
+        assert not refused.ok and json.loads(refused.error)["error"]["code"] == "not_found"
+        for call in task.gold:
+            assert server.call(call.tool, call.args).ok
+        assert server.call("env_reply", {"text": report(task)}).data == {"user": None, "done": True}
+        verdict = server.call("env_verify", {}).data
+        assert verdict["success"] and verdict["reward"] == 1.0
+        fresh = server.call("env_reset", {"task_id": task.id})  # the same connection, a new episode
+        assert fresh.ok and server.call("env_verify", {}).data["success"] is False
+    assert "serving shop over MCP" in (tmp_path / "server.log").read_text()
