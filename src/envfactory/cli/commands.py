@@ -356,14 +356,24 @@ def write_code(env_dir: Path, model: str, base_url: str | None, tools: list[str]
 
 
 @friendly_errors
-def serve(env_dir: Path, mcp: bool, tasks_file: Path | None, control: bool, trust_code: bool) -> int:
-    """Serve ENV_DIR (``--mcp``: over MCP stdio; stdout belongs to the protocol, messages go to stderr)."""
+def serve(env_dir: Path, mcp: bool, tasks_file: Path | None, control: bool, trust_code: bool, *,
+          host: str = "127.0.0.1", port: int = 8000, max_sessions: int = 64) -> int:  # fmt: skip
+    """Serve ENV_DIR over HTTP/WebSocket (OpenEnv) or, with ``--mcp``, over MCP stdio (where stdout
+    belongs to the protocol and messages go to stderr)."""
     from envfactory.tasks.taskset import TaskSet
 
-    if not mcp:
-        raise EnvFactoryError("say how to serve: --mcp (stdio). An HTTP server is not part of this version yet")
     spec = EnvSpec.load(env_dir)
     tasks = {t.id: t for t in TaskSet(tasks_file)} if tasks_file is not None else {}
+    if not mcp:
+        import uvicorn
+
+        from envfactory.integrations.openenv import make_app
+
+        app = make_app(env_dir, tasks, max_sessions=max_sessions, trust_code=trust_code)
+        err_console.print(f"serving {spec.name} (OpenEnv protocol) on http://{host}:{port}: {len(tasks)} tasks, "
+                          f"at most {max_sessions} sessions; Ctrl-C stops")  # fmt: skip
+        uvicorn.run(app, host=host, port=port, log_level="warning")
+        return 0
     from envfactory.serve_mcp import serve_stdio
 
     err_console.print(f"serving {spec.name} over MCP (stdio): {len(spec.tools.tools)} tools, {len(tasks)} tasks")

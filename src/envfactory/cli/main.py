@@ -152,18 +152,25 @@ def write_code(
 def serve(
     env_dir: Annotated[Path, typer.Argument(help="An environment folder made by `synth`.")],
     mcp: Annotated[bool, typer.Option("--mcp", help="Serve the episode's tools over MCP (stdio).")] = False,
-    tasks_file: Annotated[Path | None, typer.Option("--tasks", help="Tasks env_reset can start (JSON lines).")] = None,
+    tasks_file: Annotated[Path | None, typer.Option("--tasks", help="Tasks a reset can start (JSON lines).")] = None,
     control: Annotated[
-        bool, typer.Option(help="Also list env_reset, env_reply and env_verify for the harness.")
+        bool, typer.Option(help="MCP: also list env_reset, env_reply and env_verify for the harness.")
     ] = True,
+    host: Annotated[str, typer.Option(help="HTTP: the address to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="HTTP: the port.")] = 8000,
+    max_sessions: Annotated[int, typer.Option(min=1, help="HTTP: concurrent WebSocket sessions.")] = 64,
     trust_code: TrustCode = False,
 ) -> None:
-    """Serve an environment to clients that are not Python: each connection gets its own episode.
+    """Serve an environment to other processes: each session or connection gets its own episode.
 
-    --mcp speaks MCP over stdio, so any MCP client or agent can be evaluated on the environment."""
+    By default an HTTP/WebSocket server in the OpenEnv protocol (reset, step, state, schema, health,
+    /ws sessions), so OpenEnv clients and the trainers that use them drive it unchanged. --mcp
+    speaks MCP over stdio instead, so any MCP client or agent can be evaluated on it."""
     from envfactory.cli import commands
 
-    raise typer.Exit(commands.serve(env_dir, mcp, tasks_file, control, trust_code))
+    raise typer.Exit(
+        commands.serve(env_dir, mcp, tasks_file, control, trust_code, host=host, port=port, max_sessions=max_sessions)
+    )
 
 
 @app.command(name="play")

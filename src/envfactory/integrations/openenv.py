@@ -1,0 +1,182 @@
+"""envfactory environments in the OpenEnv protocol (``openenv-core``, pinned in the ``openenv`` extra).
+
+The server side is OpenEnv's own FastAPI app (``create_fastapi_app``: ``/reset``, ``/step``,
+``/state``, ``/schema``, ``/health``, ``/metadata`` and the ``/ws`` session protocol, with its
+session limit); each WebSocket session holds its own :class:`EpisodeEnv`. An action is one
+assistant turn in OpenAI form (tool calls, or words to the user); an observation is what came
+back (tool results, the user's answer, or the opening request with the tools on offer); the
+reward is the task's verdict when the episode ends. OpenEnv clients — and the trainers that use
+them — drive envfactory environments unchanged::
+
+    envfactory serve ENV_DIR --tasks tasks.jsonl --port 8000
+    with EnvfactoryClient(base_url="http://127.0.0.1:8000").sync() as env:
+        first = env.reset(task_id="shop-0-1")
+        result = env.step(ToolCallAction(tool_calls=[...]))
+
+:class:`RemoteEpisode` wraps that client in the ``EpisodeLike`` contract, so every policy, the
+rollout loop and the evaluator run against a remote environment as against a local one.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from openenv.core.client_types import StepResult
+from openenv.core.env_client import EnvClient
+from openenv.core.env_server import Environment as OpenEnvEnvironment
+from openenv.core.env_server import create_fastapi_app
+from openenv.core.env_server.types import Action, EnvironmentMetadata, Observation, State
+from pydantic import Field
+
+from envfactory.ir.task import Task, Verdict
+from envfactory.runtime.environment import Environment
+from envfactory.runtime.result import ToolResult
+from envfactory.users.scripted import ScriptedUser
+
+JSON = dict[str, Any]
+
+
+class ToolCallAction(Action):
+    """One assistant turn: ``tool_calls`` in OpenAI form, or ``content`` for the user."""
+
+    tool_calls: list[JSON] = Field(default_factory=list)
+    content: str | None = None
+
+
+class ToolObservation(Observation):
+    """What the environment answered: tool results, the user's reply, or (after a reset) the
+    opening messages with ``tools``; ``verdict`` once the episode is over."""
+
+    messages: list[JSON] = Field(default_factory=list)
+    tools: list[JSON] = Field(default_factory=list)
+    verdict: JSON | None = None
+
+
+def _verdict(v: Verdict) -> JSON:
+    return {"success": v.success, "reward": v.reward, "reasons": list(v.reasons)}
+
+
+class EpisodeEnv(OpenEnvEnvironment[ToolCallAction, ToolObservation, State]):
+    """One OpenEnv session: an episode of ``env`` (with the scripted user) on one of ``tasks``."""
+
+    SUPPORTS_CONCURRENT_SESSIONS = True  # episodes share the read-only base state only
+
+    def __init__(self, env: Environment, tasks: dict[str, Task]) -> None:
+        super().__init__()
+        self.env, self.tasks = env, tasks
+        self.episode = env.episode(user=ScriptedUser())
+        self.episode_id: str | None = None
+
+    def reset(self, seed: int | None = None, episode_id: str | None = None, **kwargs: Any) -> ToolObservation:
+        task_id = kwargs.get("task_id")
+        if task_id is not None and task_id not in self.tasks:
+            raise ValueError(f"no task {task_id!r} on this server")
+        self.episode_id = episode_id
+        messages = self.episode.reset(task=self.tasks.get(task_id) if task_id else None, seed=seed)
+        return ToolObservation(messages=messages, tools=self.episode.tools, done=False, reward=None)
+
+    def step(self, action: ToolCallAction, timeout_s: float | None = None, **kwargs: Any) -> ToolObservation:
+        message: JSON = {"role": "assistant", "content": action.content}
+        if action.tool_calls:
+            message["tool_calls"] = action.tool_calls
+        new = self.episode.act(message)
+        done = self.episode.done
+        verdict = _verdict(self.episode.verify()) if done else None
+        return ToolObservation(messages=new, done=done, reward=verdict["reward"] if verdict else 0.0, verdict=verdict)
+
+    @property
+    def state(self) -> State:
+        task = self.episode.task
+        return State(episode_id=self.episode_id, step_count=self.episode.steps, task_id=task.id if task else None,
+                     state_hash=self.episode.state_hash(), done=self.episode.done,
+                     verdict=_verdict(self.episode.verify()))  # fmt: skip
+
+    def get_metadata(self) -> EnvironmentMetadata:
+        spec = self.env.spec
+        about = spec.description or f"envfactory environment {spec.name}"
+        return EnvironmentMetadata(name=spec.name, description=about, version="1.0.0")
+
+
+def make_app(env_dir: Path, tasks: dict[str, Task], *, max_sessions: int = 64, trust_code: bool = False) -> Any:
+    """OpenEnv's FastAPI app serving ``env_dir``: each session gets a fresh :class:`EpisodeEnv`."""
+    env = Environment.load(env_dir, trust_code=trust_code)
+    return create_fastapi_app(lambda: EpisodeEnv(env, tasks), ToolCallAction, ToolObservation,
+                              max_concurrent_envs=max_sessions)  # fmt: skip
+
+
+class EnvfactoryClient(EnvClient[ToolCallAction, ToolObservation, State]):
+    """The OpenEnv client for an envfactory server (async; ``.sync()`` for plain calls)."""
+
+    def _step_payload(self, action: ToolCallAction) -> JSON:
+        return action.model_dump(exclude={"metadata"})
+
+    def _parse_result(self, payload: JSON) -> StepResult[ToolObservation]:
+        observation = ToolObservation.model_validate(
+            {**payload.get("observation", {}), "done": payload.get("done", False), "reward": payload.get("reward")}
+        )
+        return StepResult(observation=observation, reward=payload.get("reward"), done=bool(payload.get("done")))
+
+    def _parse_state(self, payload: JSON) -> State:
+        return State.model_validate(payload)
+
+
+class RemoteEpisode:
+    """The ``EpisodeLike`` contract over an OpenEnv session: policies, ``rollout`` and the
+    evaluator run against a served environment unchanged. ``close()`` ends the session."""
+
+    def __init__(self, base_url: str) -> None:
+        self._client = EnvfactoryClient(base_url=base_url).sync()
+        self._client.connect()
+        self.tools: list[JSON] = []
+        self.done, self.steps = False, 0
+        self.task: Task | None = None
+        self._opening: list[JSON] = []
+
+    def reset(self, task: Task | None = None, seed: int | None = None) -> list[JSON]:
+        kwargs: JSON = {"seed": seed} if seed is not None else {}
+        if task is not None:
+            kwargs["task_id"] = task.id
+        result = self._client.reset(**kwargs)
+        self.task, self.done, self.steps = task, False, 0
+        self.tools, self._opening = result.observation.tools, result.observation.messages
+        return self._opening
+
+    def opening(self) -> list[JSON]:
+        return self._opening
+
+    def act(self, message: JSON) -> list[JSON]:
+        result = self._client.step(ToolCallAction(tool_calls=message.get("tool_calls") or [],
+                                                  content=message.get("content")))  # fmt: skip
+        self.steps += 1
+        self.done = result.done
+        return result.observation.messages
+
+    def call_tool(self, name: str, arguments: JSON | str | None = None) -> ToolResult:
+        text = arguments if isinstance(arguments, str) else json.dumps(arguments or {})
+        call = {"id": "call_0", "type": "function", "function": {"name": name, "arguments": text}}
+        content = self.act({"role": "assistant", "content": None, "tool_calls": [call]})[0]["content"]
+        try:
+            error = json.loads(content).get("error") if content.startswith('{"error"') else None
+        except ValueError:
+            error = None
+        code = error.get("code") if isinstance(error, dict) else None
+        return ToolResult(ok=error is None, content=content, error=code)
+
+    def respond(self, text: str) -> list[JSON]:
+        return self.act({"role": "assistant", "content": text})
+
+    def verify(self) -> Verdict:
+        data = self._client.state().model_dump().get("verdict") or {}
+        return Verdict(reward=float(data.get("reward", 0.0)), success=bool(data.get("success")),
+                       reasons=tuple(data.get("reasons") or ()))  # fmt: skip
+
+    def state_hash(self) -> str:
+        return str(self._client.state().model_dump().get("state_hash"))
+
+    def close(self) -> None:
+        self._client.close()
+
+
+__all__ = ["EnvfactoryClient", "EpisodeEnv", "RemoteEpisode", "ToolCallAction", "ToolObservation", "make_app"]

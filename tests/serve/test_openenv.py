@@ -1,0 +1,87 @@
+"""An envfactory environment served in the OpenEnv protocol, driven by the openenv-core client
+through full episodes; RemoteEpisode runs a policy and the rollout loop against it unchanged."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import uvicorn
+
+from envfactory.integrations.openenv import EnvfactoryClient, RemoteEpisode, ToolCallAction, make_app
+from envfactory.rl.policy import GoldPolicy
+from envfactory.rl.rollout import rollout
+from envfactory.runtime.environment import Environment
+from envfactory.tasks.agents import report
+from envfactory.tasks.generate import generate_tasks
+
+
+@pytest.fixture(scope="module")
+def served(bundled_envs: dict[str, Environment], tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple]:
+    shop = bundled_envs["shop"]
+    env_dir = shop.spec.save(tmp_path_factory.mktemp("served") / "shop")
+    tasks = generate_tasks(shop, 12, seed=0)[0]
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(make_app(Path(env_dir), {t.id: t for t in tasks}, max_sessions=8),
+                                           host="127.0.0.1", port=port, log_level="error"))  # fmt: skip
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    while not server.started:
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}", tasks
+    server.should_exit = True
+    thread.join(10)
+
+
+def _call(name: str, args: dict) -> dict:
+    import json
+
+    return {"id": "c1", "type": "function", "function": {"name": name, "arguments": json.dumps(args)}}
+
+
+def test_the_openenv_client_plays_a_full_episode(served: tuple) -> None:
+    url, tasks = served
+    task = next(t for t in tasks if not t.user.facts)
+    with EnvfactoryClient(base_url=url).sync() as env:
+        first = env.reset(task_id=task.id, seed=1)
+        assert first.observation.messages[-1]["content"] == task.instruction and first.observation.tools
+        for call in task.gold:
+            result = env.step(ToolCallAction(tool_calls=[_call(call.tool, call.args)]))
+            assert not result.done and '"error"' not in result.observation.messages[0]["content"][:12]
+        last = env.step(ToolCallAction(content=report(task)))
+        assert last.done and last.reward == 1.0 and last.observation.verdict["success"]
+        state = env.state()
+        assert state.step_count == len(task.gold) + 1 and state.model_dump()["task_id"] == task.id
+
+
+def test_sessions_are_isolated_and_bad_input_is_answered_not_fatal(served: tuple) -> None:
+    url, tasks = served
+    task = next(t for t in tasks if t.goal.state_hash)  # a task that changes the state
+    with EnvfactoryClient(base_url=url).sync() as a, EnvfactoryClient(base_url=url).sync() as b:
+        a.reset(task_id=task.id)
+        b.reset(task_id=task.id)
+        untouched = b.state().model_dump()["state_hash"]
+        answer = a.step(ToolCallAction(tool_calls=[_call("no_such_tool", {})]))
+        assert '"unknown_tool"' in answer.observation.messages[0]["content"]
+        a.step(ToolCallAction(tool_calls=[_call(c.tool, c.args) for c in task.gold]))  # parallel calls, in order
+        assert a.state().model_dump()["state_hash"] == task.goal.state_hash != untouched
+        assert b.state().model_dump()["state_hash"] == untouched  # the other session saw nothing
+
+
+def test_a_policy_and_the_rollout_loop_run_against_a_remote_episode_unchanged(served: tuple) -> None:
+    url, tasks = served
+    remote = RemoteEpisode(url)
+    try:
+        for task in tasks[:4]:
+            trajectory = rollout(remote, task, GoldPolicy(), seed=3)
+            assert trajectory.success and trajectory.reward == 1.0 and trajectory.tool_calls >= len(task.gold)
+        remote.reset(task=tasks[0])
+        assert remote.call_tool("get_order", {"order_id": "missing"}).error == "not_found"
+    finally:
+        remote.close()
