@@ -64,6 +64,22 @@ def _load() -> tuple[Any, Any]:
         return _LOADED["tokenizer"], _LOADED["model"]
 
 
+def trainable() -> tuple[Any, Any]:
+    """A fresh copy of the embedded model and its tokenizer, to fine-tune (TRL and the like). The
+    GGUF loader marks the model as quantized, but its weights were de-quantized to float32 on load:
+    the copy drops the mark, so trainers accept it."""
+    import copy
+
+    tokenizer, model = _load()
+    clone = copy.deepcopy(model)
+    clone.is_quantized = False
+    clone.hf_quantizer = None
+    if hasattr(clone.config, "quantization_config"):
+        del clone.config.quantization_config
+    clone.train()
+    return copy.deepcopy(tokenizer), clone
+
+
 class LocalClient:
     """``make_client("local")``. One model per process; requests run one at a time."""
 
@@ -104,4 +120,4 @@ class LocalClient:
         return ChatResponse(message={"role": "assistant", "content": text.strip()}, usage=usage, model=self.model)
 
 
-__all__ = ["LocalClient", "weights_file"]
+__all__ = ["LocalClient", "trainable", "weights_file"]
