@@ -10,6 +10,10 @@ import pytest
 
 # model responses cached by tests go to a fresh folder, never to the user's ~/.cache
 os.environ.setdefault("ENVFACTORY_CACHE", tempfile.mkdtemp(prefix="envfactory-test-cache-"))
+# nothing in the tests reaches for a model or dataset hub; their caches stay out of ~/.cache too
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
+os.environ.setdefault("HF_HOME", tempfile.mkdtemp(prefix="envfactory-test-hf-"))
 
 from envfactory.bundled import BUNDLED
 from envfactory.ir.env import EnvSpec

@@ -379,3 +379,27 @@ def serve(env_dir: Path, mcp: bool, tasks_file: Path | None, control: bool, trus
     err_console.print(f"serving {spec.name} over MCP (stdio): {len(spec.tools.tools)} tools, {len(tasks)} tasks")
     serve_stdio(env_dir, tasks, control=control, trust_code=trust_code)
     return 0
+
+
+@friendly_errors
+def export(out: Path, tasks_file: Path | None, env_dir: Path | None, trajectories: Path | None, name: str) -> int:
+    from envfactory.export import export_dataset
+    from envfactory.ir.trajectory import Trajectory
+    from envfactory.tasks.taskset import TaskSet
+
+    if tasks_file is None and trajectories is None:
+        raise EnvFactoryError("nothing to export: give --tasks and/or --trajectories")
+    tasks = list(TaskSet(tasks_file)) if tasks_file is not None else []
+    env = Environment.load(env_dir) if env_dir is not None else None
+    trajs = []
+    if trajectories is not None:
+        fields = set(Trajectory.model_fields)
+        for number, line in enumerate(trajectories.read_text(encoding="utf-8").splitlines(), 1):
+            if line.strip():
+                try:
+                    trajs.append(Trajectory.model_validate({k: v for k, v in json.loads(line).items() if k in fields}))
+                except ValueError as err:
+                    raise EnvFactoryError(f"{trajectories}: line {number} is not a trajectory: {err}") from None
+    path = export_dataset(out, tasks=tasks, trajectories=trajs, env=env, name=name)
+    console.print(f"wrote {len(tasks)} tasks and {len(trajs)} trajectories to {path} (JSON lines, Parquet, README.md)")
+    return 0

@@ -173,6 +173,22 @@ def serve(
     )
 
 
+@app.command()
+def export(
+    out: Annotated[Path, typer.Argument(help="The dataset folder to write.")],
+    tasks_file: Annotated[Path | None, typer.Option("--tasks", help="A task file (JSON lines).")] = None,
+    env_dir: Annotated[Path | None, typer.Option("--env", help="The tasks' environment: adds its tools.")] = None,
+    trajectories: Annotated[
+        Path | None, typer.Option(help="Trajectories (transcripts.jsonl from `eval --report`).")
+    ] = None,
+    name: Annotated[str, typer.Option(help="The dataset's title in its card.")] = "envfactory tasks",
+) -> None:
+    """Write tasks and trajectories as a Hugging Face dataset: JSON lines, Parquet and a dataset card."""
+    from envfactory.cli import commands
+
+    raise typer.Exit(commands.export(out, tasks_file, env_dir, trajectories, name))
+
+
 @app.command(name="play")
 def play_cmd(
     env_dir: Annotated[Path, typer.Argument(help="An environment folder made by `synth`.")],
