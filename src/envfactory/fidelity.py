@@ -242,7 +242,11 @@ class McpSide:
         missing = sorted(set(spec.tools.names) - listed)
         if missing:
             raise SpecError(f"the server lacks tools of {spec.name!r}: {', '.join(missing)}", file=target.label)
-        self.synth_spec = spec.model_copy(update={"initial_state": {name: [] for name in spec.state_schema.names}})
+        start: dict[str, list[JSON]] = {name: [] for name in spec.state_schema.names}
+        if any(TMP in a for a in target.argv):  # a file server rooted at {tmp}: the tree starts with that folder
+            for entity in {b.effect.entity for b in spec.behaviours if b.effect.kind == "tree"}:
+                start[entity] = [{"path": TMP, "type": "directory", "content": ""}]
+        self.synth_spec = spec.model_copy(update={"initial_state": start})
         self.final_tool = final_tool or dump_tool(spec)
 
     @contextlib.contextmanager
@@ -292,7 +296,10 @@ def dump_tool(spec: EnvSpec) -> str | None:
 
 
 def _same_dump(tool: str, real_call: Callable[[str, JSON], RealCall], synth: Episode) -> bool:
-    r, s = real_call(tool, {}), synth.call_tool(tool, {})
+    """The read-everything tool on both sides (a required ``path`` is the ``{tmp}`` root)."""
+    required = synth.env.spec.tools[tool].required
+    args = {"path": TMP} if required == ["path"] else {}
+    r, s = real_call(tool, args), synth.call_tool(tool, args)
     return r.ok and s.ok and _normalized(r.data) == _normalized(s.data)
 
 

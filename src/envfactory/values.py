@@ -54,7 +54,7 @@ class ValueMaker:
         examples = [v for v in schema.get("examples") or () if _fits(v, typ)]
         if examples and self.rng.random() < EXAMPLE_SHARE:  # the spec's own examples, for half the values
             return self.rng.choice(examples)
-        if typ is None and (schema.get("anyOf") or schema.get("oneOf")):
+        if (schema.get("anyOf") or schema.get("oneOf")) and not schema.get("properties"):
             options = [s for s in schema.get("anyOf") or schema.get("oneOf") or () if primary_type(s) != "null"]
             return self.value(options[0], name, entity) if options else None
         return _BY_TYPE.get(typ or "string", _string)(self, schema, name, entity)

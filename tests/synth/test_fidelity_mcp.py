@@ -73,3 +73,13 @@ def test_a_wrong_behaviour_is_not_graded_high_against_the_live_server(
     )  # fmt: skip
     grades = measure(spec.model_copy(update={"behaviours": broken}), target, env=env, sequences=6, length=8).grades()
     assert grades["read_graph"] != "high"
+
+
+def test_the_filesystem_server_is_matched_as_a_tree(tmp_path: Path) -> None:
+    ensure_installed(ROOT)
+    server = FOREIGN_MCP["filesystem"]
+    target = server.target(ROOT)
+    spec = synthesize(load(target), state="empty")
+    result = measure(spec, target, sequences=6, length=8, final_tool="directory_tree", log=tmp_path / "fs.log")
+    assert result.outcome >= 0.9 and result.outcome >= result.stub_outcome + 0.2
+    assert result.final_state is not None and result.final_state >= 0.6

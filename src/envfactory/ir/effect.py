@@ -161,6 +161,25 @@ class DumpEffect(_Frozen):
     links: dict[str, tuple[str, ...]] = Field(default_factory=dict)
 
 
+TreeOp = Literal[
+    "write", "mkdir", "read", "read_many", "list", "tree", "move", "remove", "info", "search", "edit", "roots"
+]
+
+
+class TreeEffect(_Frozen):
+    """Path-addressed state: a tree of directories and files (rows of ``entity`` keyed by their
+    absolute path, with ``type`` and ``content``) under root directories. Every op checks that its
+    paths lie under a root (``precondition_failed``), that what it reads exists (``not_found``),
+    that what it creates does not (``conflict``) and that parents are directories."""
+
+    kind: Literal["tree"] = "tree"
+    entity: str
+    op: TreeOp
+    path_arg: str | None = None  # source for move
+    to_arg: str | None = None  # destination for move; content for write; pattern for search; edits for edit
+    extra_arg: str | None = None  # paths for read_many
+
+
 class CodeEffect(_Frozen):
     """A behaviour written as code (by a language model, on request): ``run(state, args)`` over the
     rows of ``entities``, run in the sandbox (``envfactory.sandbox``) on every call. It returns
@@ -203,6 +222,7 @@ Effect = Annotated[
     | DeleteManyEffect
     | EditListEffect
     | DumpEffect
+    | TreeEffect
     | CodeEffect
     | FallbackEffect
     | BoundEffect,

@@ -20,8 +20,9 @@ from envfactory.ir.effect import BoundEffect
 from envfactory.ir.env import EnvSpec
 from envfactory.runtime import batch as _batch  # noqa: F401  (registers the collection executors)
 from envfactory.runtime import code as _code  # noqa: F401  (registers the code executor)
+from envfactory.runtime import tree as _tree  # noqa: F401  (registers the tree executor)
 from envfactory.runtime.behaviours import Executor, compile_executor, to_jsonable
-from envfactory.runtime.shape import Shaper, compile_shaper
+from envfactory.runtime.shape import Shaper, compile_shaper, identity
 from envfactory.runtime.store import BaseState
 from envfactory.runtime.validation import Validator, compile_validator
 from envfactory.seeding import derive_seed
@@ -39,6 +40,9 @@ class CompiledTool:
     execute: Executor
     shape: Shaper
     read_only: bool
+
+
+SHAPED_BY_EFFECT = frozenset({"fallback", "code", "tree"})
 
 
 class Environment:
@@ -60,7 +64,8 @@ class Environment:
                 name=tool.name,
                 validate=compile_validator(tool.input_schema),
                 execute=compile_executor(effect, tool, spec),
-                shape=compile_shaper(tool.output_schema),
+                # these produce the declared output themselves: shaping again would wrap it twice
+                shape=identity if effect.kind in SHAPED_BY_EFFECT else compile_shaper(tool.output_schema),
                 read_only=effect.kind in ("read", "list") or bool(tool.annotations.read_only),
             )
         self.openai_tools = spec.tools.to_openai()

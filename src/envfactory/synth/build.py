@@ -19,6 +19,7 @@ from envfactory.synth.entities import assign_entities, infer_schema
 from envfactory.synth.intents import read_intent
 from envfactory.synth.naming import tokens
 from envfactory.synth.transitions import STATUS_FIELDS
+from envfactory.synth.tree import plan_tree, seed_tree
 
 JSON = dict[str, Any]
 _INITIAL = (
@@ -88,6 +89,10 @@ def synthesize(
         loaded = load(source, trust_code=trust_code or bind, ref_roots=ref_roots)
     toolset = loaded.toolset
     batches = plan_batches(toolset.tools)  # collection-shaped tools first; the rest as resources
+    tree, tree_behaviours = plan_tree(toolset.tools)  # a file server's path-addressed tree
+    if tree is not None:
+        batches.entities.append(tree)
+        batches.behaviours.update(tree_behaviours)
     intents = [read_intent(t) for t in toolset.tools if t.name not in batches.behaviours]
     assigned = assign_entities(intents)
     inferred = infer_schema(intents, assigned)
@@ -108,6 +113,8 @@ def synthesize(
         initial: dict[str, list[JSON]] = {e: [] for e in schema.names}  # a bound implementation keeps its own state
     elif state == "seeded":
         initial = seed_state(schema, rows=rows, seed=seed, clock_start=config.clock_start)
+        if tree is not None:
+            initial[tree.name] = seed_tree(seed)
     elif state == "empty":
         initial = {e: [] for e in schema.names}
     else:

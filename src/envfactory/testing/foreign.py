@@ -41,6 +41,7 @@ FOREIGN_MCP: dict[str, ForeignServer] = {
     "filesystem": ForeignServer(
         "@modelcontextprotocol/server-filesystem",
         "mcp-server-filesystem {tmp}",
+        final_tool="directory_tree",
         shapes="hierarchical path-addressed state, text contents, moves, not-found and duplicate errors",
     ),
 }
