@@ -230,6 +230,17 @@ Effect = Annotated[
 ]
 
 
+STATE_CHANGING = frozenset(
+    {"create", "update", "delete", "action", "transfer", "create_many", "delete_many", "edit_list"}
+)
+TREE_WRITES = frozenset({"write", "mkdir", "move", "remove", "edit"})
+
+
+def changes_state(effect: Any) -> bool:
+    """Whether an effect writes (the self-test's read-only agent leaves such calls out)."""
+    return effect.kind in STATE_CHANGING or (isinstance(effect, TreeEffect) and effect.op in TREE_WRITES)
+
+
 class Behaviour(_Frozen):
     tool: str
     effect: Effect

@@ -33,7 +33,28 @@ def seed_state(schema: StateSchema, *, rows: int, seed: int, clock_start: str) -
         entity = schema[name]
         maker.reseed(derive_seed(seed, "rows", name))
         state[name] = [_row(entity, i + 1, maker, state, keys) for i in range(rows)]
+        if entity.key in NATURAL_KEYS and entity.key_type == "string" and not entity.key_schema:
+            _natural_keys(entity, state[name], maker)
     return {name: state[name] for name in schema.names}
+
+
+NATURAL_KEYS = ("name", "title", "slug")
+
+
+def _natural_keys(entity: Entity, rows: list[JSON], maker: ValueMaker) -> None:
+    """Things keyed by name or title get names and titles (``'Quarterly report'``), not ``task_0001``;
+    a repeat gets a number, so keys stay unique. Rows that refer to them are seeded after them
+    (reference order) and read the new keys."""
+    seen: set[str] = set()
+    for row in rows:
+        value = str(maker.value(entity.fields[entity.key], entity.key, entity.name)).strip() or str(
+            entity.format_key(1)
+        )
+        candidate, n = value, 2
+        while candidate in seen:
+            candidate, n = f"{value} {n}", n + 1
+        seen.add(candidate)
+        row[entity.key] = candidate
 
 
 def _row(entity: Entity, n: int, maker: ValueMaker, state: dict[str, list[JSON]], keys: dict[str, str]) -> JSON:

@@ -17,12 +17,15 @@ from envfactory.errors import SynthesisError
 from envfactory.ir.task import Goal, Origin, Task, UserProfile
 from envfactory.runtime.environment import Environment
 from envfactory.seeding import derive_seed
+from envfactory.tasks.direct import DirectTasks, direct_tools
 from envfactory.tasks.graph import tool_graph
 from envfactory.tasks.instantiate import Binder, Rejected
 from envfactory.tasks.render import Renderer
 from envfactory.tasks.selftest import SelfTest
 from envfactory.tasks.walks import Style, Walker
 from envfactory.values import ValueMaker
+
+DIRECT_SHARE = 0.25
 
 
 class TaskFactory:
@@ -32,7 +35,9 @@ class TaskFactory:
         self.env, self.spec, self.style = env, env.spec, style
         self.graph = tool_graph(env.spec)
         walker = Walker(self.spec, self.graph, random.Random(0), style)
-        if not walker.writes and not walker.answerable():
+        self.walks = bool(walker.writes or walker.answerable())
+        self.direct = DirectTasks(env) if direct_tools(env.spec) else None
+        if not self.walks and self.direct is None:
             raise SynthesisError(
                 f"env {self.spec.name!r} has no tool that changes the state of a seeded entity and no tool that "
                 "lists one: there is nothing to ask of an agent"
@@ -41,8 +46,12 @@ class TaskFactory:
         self.maker = ValueMaker(0, env.spec.config.clock_start)
 
     def task(self, seed: int, attempt: int) -> Task:
-        """Build one task (not yet self-tested); raises Rejected when the attempt is invalid."""
+        """Build one task (not yet self-tested); raises Rejected when the attempt is invalid. Tools the
+        walks cannot follow (batches, list fields, file trees) get direct tasks, a quarter of the time
+        when walks work too."""
         rng = random.Random(derive_seed(seed, "task", attempt))
+        if self.direct is not None and (not self.walks or rng.random() < DIRECT_SHARE):
+            return self.direct.task(seed, attempt)
         self.maker.reseed(derive_seed(seed, "values", attempt))
         sketch = Walker(self.spec, self.graph, rng, self.style).sketch()
         bound = Binder(self.env, rng, self.maker).bind(sketch)
@@ -94,9 +103,9 @@ class Report:
 
 
 def dedup_key(task: Task) -> str:
-    assert task.blueprint is not None
+    shape = task.blueprint.shape() if task.blueprint is not None else "direct"
     calls = [(c.tool, sorted(c.args.items(), key=lambda kv: kv[0])) for c in task.gold]
-    return json.dumps([task.blueprint.shape(), calls, list(task.goal.answer)], default=str, sort_keys=True)
+    return json.dumps([shape, calls, list(task.goal.answer)], default=str, sort_keys=True)
 
 
 def generate_tasks(

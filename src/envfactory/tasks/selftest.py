@@ -14,6 +14,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from envfactory.ir.effect import changes_state
 from envfactory.ir.task import Call, Task
 from envfactory.runtime.environment import Environment
 from envfactory.runtime.episode import Episode
@@ -37,7 +38,7 @@ class SelfTest:
     def __init__(self, env: Environment, seed: int = 0) -> None:
         self.env, self.spec = env, env.spec
         self.episode = env.episode(max_steps=10_000, user=ScriptedUser())
-        self.writes = {b.tool for b in self.spec.behaviours if b.effect.kind in WRITES}
+        self.writes = {b.tool for b in self.spec.behaviours if b.effect.kind in WRITES or changes_state(b.effect)}
         self.references = tool_references(self.spec)
         self.rng = random.Random(seed)
         self.maker = ValueMaker(seed, self.spec.config.clock_start)

@@ -1,0 +1,169 @@
+"""Tasks for collection-shaped and path-addressed tools, where the walk-based factory has no key
+arguments to follow: batch creates, list-field edits, batch deletes, and file-tree operations.
+
+Each scenario reads the seeded state, picks real rows (an existing folder, a named entity), makes
+a gold plan of one or two calls and says it the way a person would ("Add 'urgent' to the labels
+of the task 'Ship it'."). The factory gold-runs it on a fresh episode and keeps the final state as
+the goal; the usual self-test (gold passes; no-op, read-only, stopping early and every mutation of
+the plan fail) then decides whether the task is kept.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from typing import Any
+
+from envfactory.ir.effect import CreateManyEffect, DeleteManyEffect, EditListEffect, TreeEffect, changes_state
+from envfactory.ir.env import EnvSpec
+from envfactory.ir.task import Call, Goal, Origin, Task
+from envfactory.registry import Registry
+from envfactory.runtime.environment import Environment
+from envfactory.runtime.store import Store
+from envfactory.seeding import derive_seed
+from envfactory.tasks.errors import Rejected
+from envfactory.tasks.render import show, words
+from envfactory.values import ValueMaker
+
+JSON = dict[str, Any]
+Scenario = tuple[list[Call], str]
+Builder = Callable[["Context", str, Any], Scenario | None]
+SCENARIOS: Registry[Builder] = Registry("direct task scenario")
+_WORDS = ("budget", "launch", "review", "roadmap", "invoice", "summary", "backlog", "retro", "offsite", "hiring")
+
+
+class Context:
+    def __init__(self, spec: EnvSpec, store: Store, rng: random.Random, maker: ValueMaker) -> None:
+        self.spec, self.store, self.rng, self.maker = spec, store, rng, maker
+
+    def rows(self, entity: str) -> list[JSON]:
+        return list(self.store.rows(entity))
+
+    def word(self) -> str:
+        return f"{self.rng.choice(_WORDS)}-{self.rng.randint(2, 99)}"
+
+
+def direct_tools(spec: EnvSpec) -> list[str]:
+    return [b.tool for b in spec.behaviours if b.effect.kind in SCENARIOS and changes_state(b.effect)]
+
+
+@SCENARIOS.register("create_many")
+def _create_many(ctx: Context, tool: str, e: CreateManyEffect) -> Scenario | None:
+    entity = ctx.spec.state_schema[e.entity]
+    schema = ctx.spec.tools[tool].properties[e.items_arg].get("items") or {}
+    item = ctx.maker.value(schema, e.items_arg, entity.name)
+    if not isinstance(item, dict):
+        return None
+    key_field = next((a for a, f in e.fields.items() if f == entity.key), None)
+    if key_field is not None:
+        item[key_field] = f"{ctx.word().replace('-', ' ').title()}"
+    details = ", ".join(f"{words(k)} {show(v)}" for k, v in item.items() if k != key_field and v not in ([], "", None))
+    name = f" {show(item[key_field])}" if key_field else ""
+    return [Call(tool=tool, args={e.items_arg: [item]})], f"Add a {words(entity.name)}{name}" + (
+        f" with {details}." if details else ".")  # fmt: skip
+
+
+@SCENARIOS.register("edit_list")
+def _edit_list(ctx: Context, tool: str, e: EditListEffect) -> Scenario | None:
+    entity = ctx.spec.state_schema[e.entity]
+    rows = [r for r in ctx.rows(e.entity) if e.op == "add" or r.get(e.field)]
+    if not rows:
+        return None
+    row = ctx.rng.choice(rows)
+    key = row[entity.key]
+    value = ctx.word() if e.op == "add" else ctx.rng.choice(row[e.field])
+    call = Call(tool=tool, args={e.items_arg: [{e.owner_arg: key, e.values_arg: [value]}]})
+    verb = f"Add {show(value)} to" if e.op == "add" else f"Remove {show(value)} from"
+    return [call], f"{verb} the {words(e.field)} of the {words(entity.name)} {show(key)}."
+
+
+@SCENARIOS.register("delete_many")
+def _delete_many(ctx: Context, tool: str, e: DeleteManyEffect) -> Scenario | None:
+    entity = ctx.spec.state_schema[e.entity]
+    rows = ctx.rows(e.entity)
+    if not rows:
+        return None
+    row = ctx.rng.choice(rows)
+    if e.by == "key":
+        return [Call(tool=tool, args={e.items_arg: [row[entity.key]]})], (
+            f"Delete the {words(entity.name)} {show(row[entity.key])}.")  # fmt: skip
+    item = {a: row.get(f) for a, f in e.fields.items()}
+    described = ", ".join(f"{words(a)} {show(v)}" for a, v in item.items())
+    return [Call(tool=tool, args={e.items_arg: [item]})], f"Remove the {words(entity.name)} with {described}."
+
+
+@SCENARIOS.register("tree")
+def _tree(ctx: Context, tool: str, e: TreeEffect) -> Scenario | None:
+    rows = ctx.rows(e.entity)
+    folders = [r["path"] for r in rows if r.get("type") == "directory"]
+    files = [r for r in rows if r.get("type") == "file"]
+    if not folders:
+        return None
+    folder = ctx.rng.choice(folders)
+    if e.op == "write":
+        name, text = f"{ctx.word()}.txt", " ".join(ctx.rng.choice(_WORDS) for _ in range(5))
+        args = {e.path_arg or "path": f"{folder}/{name}", e.to_arg or "content": text}
+        return [Call(tool=tool, args=args)], f"Create a file {name} in {folder} that says '{text}'."
+    if e.op == "mkdir":
+        name = ctx.word()
+        return [Call(tool=tool, args={e.path_arg or "path": f"{folder}/{name}"})], (
+            f"Make a new folder {name} inside {folder}.")  # fmt: skip
+    if not files:
+        return None
+    file = ctx.rng.choice(files)
+    path, base = file["path"], file["path"].rsplit("/", 1)[-1]
+    if e.op == "move":
+        targets = [f for f in folders if f != path.rsplit("/", 1)[0]]
+        if not targets:
+            return None
+        target = ctx.rng.choice(targets)
+        args = {e.path_arg or "source": path, e.to_arg or "destination": f"{target}/{base}"}
+        return [Call(tool=tool, args=args)], f"Move the file {path} into the folder {target}."
+    if e.op == "remove":
+        return [Call(tool=tool, args={e.path_arg or "path": path})], f"Delete the file {path}."
+    if e.op == "edit":
+        words_in = str(file.get("content") or "").split()
+        if not words_in:
+            return None
+        old, new = ctx.rng.choice(words_in), ctx.rng.choice(_WORDS)
+        if old == new:
+            return None
+        edit: JSON = {e.path_arg or "path": path, e.to_arg or "edits": [{"oldText": old, "newText": new}]}
+        return [Call(tool=tool, args=edit)], f"In {path}, replace the first '{old}' with '{new}'."
+    return None
+
+
+class DirectTasks:
+    """``task(seed, attempt)`` like the walk-based factory, for the tools :func:`direct_tools` names."""
+
+    def __init__(self, env: Environment) -> None:
+        self.env, self.spec = env, env.spec
+        self.tools = direct_tools(env.spec)
+        self.maker = ValueMaker(0, env.spec.config.clock_start)
+
+    def task(self, seed: int, attempt: int) -> Task:
+        rng = random.Random(derive_seed(seed, "direct", attempt))
+        self.maker.reseed(derive_seed(seed, "direct-values", attempt))
+        episode = self.env.episode(max_steps=100)
+        ctx = Context(self.spec, episode.store, rng, self.maker)
+        tool = rng.choice(self.tools)
+        effect = self.spec.behaviour(tool).effect
+        scenario = SCENARIOS[effect.kind](ctx, tool, effect)
+        if scenario is None:
+            raise Rejected(f"no rows to ask about with {tool}")
+        calls, instruction = scenario
+        for call in calls:
+            result = episode.call_tool(call.tool, call.args)
+            if not result.ok:
+                raise Rejected(f"the gold call fails: {result.content[:80]}")
+        final = episode.state_hash()
+        if final == self.env.base.hash:
+            raise Rejected("the gold plan leaves the state unchanged")
+        rows = {e: {str(k): r for k, r in changed.items()} for e, changed in episode.store.changes().items()}
+        return Task(env=self.spec.name, id=f"{self.spec.name}-{seed}-{attempt}", seed=attempt, instruction=instruction,
+                    gold=tuple(calls), goal=Goal(state_hash=final, rows=rows), max_steps=2 * len(calls) + 6,
+                    difficulty=float(len(calls)), level=len(calls),
+                    origin=Origin(generator="direct/1", seed=seed, attempt=attempt))  # fmt: skip
+
+
+__all__ = ["SCENARIOS", "DirectTasks", "direct_tools"]
