@@ -161,6 +161,16 @@ class DumpEffect(_Frozen):
     links: dict[str, tuple[str, ...]] = Field(default_factory=dict)
 
 
+class SingletonEffect(_Frozen):
+    """The one record of a singleton resource (the signed-in user, settings, a balance): ``get``
+    answers it; ``set`` writes the arguments it maps (``args``: argument -> field) and answers it."""
+
+    kind: Literal["singleton"] = "singleton"
+    entity: str
+    op: Literal["get", "set"] = "get"
+    args: dict[str, str] = Field(default_factory=dict)
+
+
 TreeOp = Literal[
     "write", "mkdir", "read", "read_many", "list", "tree", "move", "remove", "info", "search", "edit", "roots"
 ]
@@ -222,6 +232,7 @@ Effect = Annotated[
     | DeleteManyEffect
     | EditListEffect
     | DumpEffect
+    | SingletonEffect
     | TreeEffect
     | CodeEffect
     | FallbackEffect
@@ -238,7 +249,11 @@ TREE_WRITES = frozenset({"write", "mkdir", "move", "remove", "edit"})
 
 def changes_state(effect: Any) -> bool:
     """Whether an effect writes (the self-test's read-only agent leaves such calls out)."""
-    return effect.kind in STATE_CHANGING or (isinstance(effect, TreeEffect) and effect.op in TREE_WRITES)
+    return (
+        effect.kind in STATE_CHANGING
+        or (isinstance(effect, TreeEffect) and effect.op in TREE_WRITES)
+        or (isinstance(effect, SingletonEffect) and effect.op == "set")
+    )
 
 
 class Behaviour(_Frozen):

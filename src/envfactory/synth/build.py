@@ -18,6 +18,8 @@ from envfactory.synth.effects import infer_behaviour
 from envfactory.synth.entities import assign_entities, infer_schema
 from envfactory.synth.intents import read_intent
 from envfactory.synth.naming import tokens
+from envfactory.synth.singletons import KEY as SINGLETON_KEY
+from envfactory.synth.singletons import SELF, plan_singletons
 from envfactory.synth.transitions import STATUS_FIELDS
 from envfactory.synth.tree import plan_tree, seed_tree
 
@@ -93,6 +95,9 @@ def synthesize(
     if tree is not None:
         batches.entities.append(tree)
         batches.behaviours.update(tree_behaviours)
+    singles, single_behaviours = plan_singletons([t for t in toolset.tools if t.name not in batches.behaviours])
+    batches.entities += singles
+    batches.behaviours.update(single_behaviours)
     intents = [read_intent(t) for t in toolset.tools if t.name not in batches.behaviours]
     assigned = assign_entities(intents)
     inferred = infer_schema(intents, assigned)
@@ -119,6 +124,10 @@ def synthesize(
         initial = {e: [] for e in schema.names}
     else:
         initial = load_state(state, schema)
+    for single in singles:  # a singleton always exists: one seeded record, whatever the state source
+        if not initial.get(single.name) or len(initial[single.name]) != 1:
+            one = seed_state(StateSchema(entities=(single,)), rows=1, seed=seed, clock_start=config.clock_start)
+            initial[single.name] = [{**one[single.name][0], SINGLETON_KEY: SELF}]
     return EnvSpec(
         name=_env_name(name or toolset.name),
         description=toolset.description,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from envfactory.ir.effect import CreateManyEffect, DeleteManyEffect, DumpEffect, EditListEffect
+from envfactory.ir.effect import CreateManyEffect, DeleteManyEffect, DumpEffect, EditListEffect, SingletonEffect
 from envfactory.synth.selfcheck import PROBES, _Probe
 
 JSON = dict[str, Any]
@@ -112,6 +112,20 @@ def _probe_dump(p: _Probe) -> None:
     listed = result.data.get(member) if result.ok and isinstance(result.data, dict) else None
     found = isinstance(listed, list) and any(all(r.get(k) == row.get(k) for k in r) for r in listed)
     p.note("answers the selected rows", found, result.content[:200])
+
+
+@PROBES.register("singleton")
+def _probe_singleton(p: _Probe) -> None:
+    effect = p.effect(SingletonEffect)
+    if effect.op == "get":
+        result = p.call(p.behaviour.tool, p.args())
+        p.note("answers the one record", result.ok and isinstance(result.data, dict), result.content[:200])
+        return
+    args = {a: v for a, v in p.args().items() if a in effect.args}
+    result = p.call(p.behaviour.tool, args)
+    row = p.episode.store.get(effect.entity, "self") or {}
+    stored = all(row.get(effect.args[a]) == v for a, v in args.items())
+    p.note("set writes the record", result.ok and stored, result.content[:200])
 
 
 __all__: list[str] = []

@@ -14,7 +14,14 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from envfactory.ir.effect import CreateManyEffect, DeleteManyEffect, EditListEffect, TreeEffect, changes_state
+from envfactory.ir.effect import (
+    CreateManyEffect,
+    DeleteManyEffect,
+    EditListEffect,
+    SingletonEffect,
+    TreeEffect,
+    changes_state,
+)
 from envfactory.ir.env import EnvSpec
 from envfactory.ir.task import Call, Goal, Origin, Task
 from envfactory.registry import Registry
@@ -90,6 +97,24 @@ def _delete_many(ctx: Context, tool: str, e: DeleteManyEffect) -> Scenario | Non
     item = {a: row.get(f) for a, f in e.fields.items()}
     described = ", ".join(f"{words(a)} {show(v)}" for a, v in item.items())
     return [Call(tool=tool, args={e.items_arg: [item]})], f"Remove the {words(entity.name)} with {described}."
+
+
+@SCENARIOS.register("singleton")
+def _singleton(ctx: Context, tool: str, e: SingletonEffect) -> Scenario | None:
+    row = ctx.store.get(e.entity, "self") or {}
+    schemas = ctx.spec.tools[tool].properties
+    choices = [a for a in e.args if schemas.get(a, {}).get("enum") or schemas.get(a, {}).get("type") == "boolean"]
+    if not choices:
+        return None
+    arg = ctx.rng.choice(choices)
+    schema = schemas[arg]
+    options = [v for v in (schema.get("enum") or [True, False]) if v != row.get(e.args[arg])]
+    if not options:
+        return None
+    value = ctx.rng.choice(options)
+    where = f"the {words(arg)} in my {words(e.entity)}"
+    said = f"turn {'on' if value else 'off'} {where}" if isinstance(value, bool) else f"set {where} to {show(value)}"
+    return [Call(tool=tool, args={arg: value})], f"Please {said}."
 
 
 @SCENARIOS.register("tree")

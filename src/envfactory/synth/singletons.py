@@ -1,0 +1,103 @@
+"""Singleton resources: ``GET /me``, ``GET``/``PATCH /settings``, ``GET /balance``, ``get_profile``.
+
+One record, not a table: the resource's path has no parameters and its read answers one object
+(not a list), and nothing on that path creates (no ``POST``); or, for function and MCP tools, the
+name's noun is a known singleton (settings, preferences, profile, account, balance, ...) and the
+tool takes no id. The record is stored under a fixed hidden key (``SELF``) and answered without
+it; ``set`` tools (``PUT``/``PATCH``, ``update_*``/``set_*``) write the fields their arguments name.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+from envfactory.ir.effect import Behaviour, SingletonEffect
+from envfactory.ir.jsonschema import data_path, entity_schema, primary_type
+from envfactory.ir.state import Entity
+from envfactory.ir.tool import ToolSpec
+from envfactory.synth.naming import singular, tokens
+
+JSON = dict[str, Any]
+KEY, SELF = "_id", "self"
+NOUNS = {"me": "profile", "profile": "profile", "settings": "settings", "preferences": "preferences",
+         "account": "account", "balance": "balance", "config": "config", "configuration": "config",
+         "session": "session", "quota": "quota", "usage": "usage", "device": "device", "whoami": "profile"}  # fmt: skip
+_SET = {"update", "set", "patch", "put", "change", "edit", "configure", "toggle"}
+_GET = {"get", "read", "show", "fetch", "view", "describe", "whoami"}
+
+
+def _one_object(tool: ToolSpec) -> JSON | None:
+    """The object a read answers, when it answers one (not a list, not an envelope of a list)."""
+    schema = tool.output_schema
+    if primary_type(schema) != "object":
+        return None
+    _, record, as_list = data_path(schema)
+    if as_list:
+        return None
+    found = entity_schema(schema) or record
+    return found if isinstance(found, dict) and found.get("properties") else None
+
+
+def _groups(tools: list[ToolSpec] | tuple[ToolSpec, ...]) -> dict[str, list[ToolSpec]]:
+    """Candidate singletons: noun -> its tools."""
+    by_path: dict[str, list[ToolSpec]] = defaultdict(list)
+    named: dict[str, list[ToolSpec]] = defaultdict(list)
+    for tool in tools:
+        http = tool.source.http
+        if http is not None:
+            by_path[http.path.rstrip("/")].append(tool)
+            continue
+        toks = list(tokens(tool.name))
+        noun = next((NOUNS[t] for t in reversed(toks) if t in NOUNS), None)
+        ids = [a for a in tool.required if a == "id" or a.endswith(("_id", "Id"))]
+        if noun and toks and (toks[0] in _SET or toks[0] in _GET) and not ids:
+            named[noun].append(tool)
+    out = {noun: group for noun, group in named.items() if any(tokens(t.name)[0] in _GET for t in group)}
+    paths = set(by_path)
+    for path, group in by_path.items():
+        last = path.rsplit("/", 1)[-1]
+        if not last or "{" in path or any(p.startswith(path + "/{") for p in paths):
+            continue
+        methods = {t.source.http.method.upper() for t in group if t.source.http}
+        reads = [t for t in group if t.source.http and t.source.http.method.upper() == "GET"]
+        if "POST" in methods or "DELETE" in methods or not reads or _one_object(reads[0]) is None:
+            continue
+        words = list(tokens(last))
+        noun = NOUNS.get(words[-1], "_".join([*words[:-1], singular(words[-1])]) if words else last)
+        out.setdefault(noun, group)
+    return out
+
+
+def plan_singletons(tools: list[ToolSpec] | tuple[ToolSpec, ...]) -> tuple[list[Entity], dict[str, Behaviour]]:
+    entities: list[Entity] = []
+    behaviours: dict[str, Behaviour] = {}
+    for noun, group in _groups(tools).items():
+        reads = [t for t in group if (t.source.http and t.source.http.method.upper() == "GET")
+                 or (not t.source.http and tokens(t.name)[0] in _GET)]  # fmt: skip
+        record = next((r for r in (_one_object(t) for t in reads) if r is not None), None)
+        fields: JSON = {k: v for k, v in ((record or {}).get("properties") or {}).items() if isinstance(v, dict)}
+        writes = [t for t in group if t not in reads]
+        for tool in writes:
+            for arg, schema in tool.properties.items():
+                fields.setdefault(arg, schema if isinstance(schema, dict) else {})
+        if not fields:
+            continue
+        required = tuple((record or {}).get("required") or ())
+        sources = tuple(t.name for t in group)
+        entities.append(Entity(name=noun, key=KEY, key_prefix=noun, fields={KEY: {"type": "string"}, **fields},
+                               required=required, sources=sources))  # fmt: skip
+        for tool in reads:
+            behaviours[tool.name] = Behaviour(tool=tool.name, effect=SingletonEffect(entity=noun, op="get"),
+                                              fidelity="high", notes=(f"the one {noun} record",))  # fmt: skip
+        for tool in writes:
+            mapped = {a: a for a in tool.properties if a in fields}
+            ignored = [a for a in tool.properties if a not in fields]
+            notes = [f"sets fields of the one {noun} record"] + ([f"ignored: {ignored}"] if ignored else [])
+            effect = SingletonEffect(entity=noun, op="set", args=mapped)
+            behaviours[tool.name] = Behaviour(tool=tool.name, effect=effect, fidelity="medium" if ignored else "high",
+                                              notes=tuple(notes))  # fmt: skip
+    return entities, behaviours
+
+
+__all__ = ["KEY", "NOUNS", "SELF", "plan_singletons"]
