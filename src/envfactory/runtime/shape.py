@@ -77,7 +77,16 @@ def _envelope(schema: JSON, data_key: str, inner: Shaper) -> Shaper:
     return shape
 
 
+_JSON_TYPES: dict[str, tuple[type, ...]] = {"object": (dict,), "array": (list,), "string": (str,),
+                                             "integer": (int,), "number": (int, float), "boolean": (bool,)}  # fmt: skip
+
+
 def _row_projector(schema: JSON | None) -> Shaper:
+    if schema and primary_type(schema) == "object" and not schema.get("properties"):
+        extra = schema.get("additionalProperties")
+        kinds = _JSON_TYPES.get(primary_type(extra) or "") if isinstance(extra, dict) else None
+        if kinds is not None:  # a map of one value type: keep only the fields of that type
+            return lambda row: {k: v for k, v in row.items() if isinstance(v, kinds)} if isinstance(row, dict) else row
     if not schema or primary_type(schema) != "object" or not schema.get("properties"):
         return identity
     props = schema["properties"]

@@ -127,7 +127,9 @@ def _from_name(tool: ToolSpec) -> Intent:
 
 
 def _nouns(words: list[str]) -> list[str]:
-    words = [w for w in words if w not in FILLER and not w.isdigit()]
+    # filler words go, except "data" leading a compound ("data set", "data source")
+    words = [w for i, w in enumerate(words)
+             if (w not in FILLER or (w == "data" and i < len(words) - 1)) and not w.isdigit()]  # fmt: skip
     if not words:
         return []
     last = singular(words[-1])
