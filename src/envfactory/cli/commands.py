@@ -403,3 +403,30 @@ def export(out: Path, tasks_file: Path | None, env_dir: Path | None, trajectorie
     path = export_dataset(out, tasks=tasks, trajectories=trajs, env=env, name=name)
     console.print(f"wrote {len(tasks)} tasks and {len(trajs)} trajectories to {path} (JSON lines, Parquet, README.md)")
     return 0
+
+
+@friendly_errors
+def simulate(env_dir: Path, model: str, base_url: str | None, tools: list[str]) -> int:
+    """Mark tools as simulated by a model; save the environment."""
+    from envfactory.ir.effect import Behaviour, FallbackEffect, SimulatedEffect, changes_state
+
+    spec = EnvSpec.load(env_dir)
+    unknown = sorted(set(tools) - set(spec.tools.names))
+    if unknown:
+        raise EnvFactoryError(f"not tools of {spec.name}: {', '.join(unknown)}")
+    chosen = tools or [b.tool for b in spec.behaviours if isinstance(b.effect, FallbackEffect) and not b.effect.writes]
+    writes = [b.tool for b in spec.behaviours if b.tool in chosen and (changes_state(b.effect) or
+                                                                      getattr(b.effect, "writes", False))]  # fmt: skip
+    if writes:
+        raise EnvFactoryError(f"a simulated tool never writes; these do: {', '.join(writes)}")
+    if not chosen:
+        console.print("no read-only fallback tools: nothing to simulate")
+        return 0
+    entities = tuple(spec.state_schema.names)
+    effect = SimulatedEffect(model=model, base_url=base_url, entities=entities)
+    note = (f"answered by {model}, validated against the output schema and cached",)
+    new = tuple(Behaviour(tool=b.tool, effect=effect, fidelity="simulated", notes=note) if b.tool in chosen else b
+                for b in spec.behaviours)  # fmt: skip
+    path = spec.model_copy(update={"behaviours": new}).save(env_dir)
+    console.print(f"simulated by {model}: {', '.join(chosen)}; saved {path}")
+    return 0

@@ -129,6 +129,23 @@ def fidelity(
     )
 
 
+@app.command()
+def simulate(
+    env_dir: Annotated[Path, typer.Argument(help="An environment folder made by `synth`.")],
+    model: Annotated[str, typer.Option(help="'local' (embedded SmolLM2-135M) or 'openai:NAME'.")] = "local",
+    base_url: Annotated[str | None, typer.Option(help="The endpoint of an openai: model.")] = None,
+    tool: Annotated[list[str] | None, typer.Option(help="A tool to simulate (default: read-only fallbacks).")] = None,
+) -> None:
+    """Let a language model answer tools the templates could not express (reads only).
+
+    Answers are validated against the tool's output schema (one retry, then the schema-faithful
+    fallback) and cached by the whole request, so replays are deterministic; the tools are graded
+    `simulated`. Episodes of the environment then call the model (over the network for openai:)."""
+    from envfactory.cli import commands
+
+    raise typer.Exit(commands.simulate(env_dir, model, base_url, tool or []))
+
+
 @app.command(name="write-code")
 def write_code(
     env_dir: Annotated[Path, typer.Argument(help="An environment folder made by `synth`.")],

@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 FilterOp = Literal["eq", "in", "any", "contains", "search", "gte", "lte"]
-Fidelity = Literal["real", "high", "medium", "low"]
+Fidelity = Literal["real", "high", "medium", "low", "simulated"]
 
 
 class _Frozen(BaseModel):
@@ -190,6 +190,19 @@ class TreeEffect(_Frozen):
     extra_arg: str | None = None  # paths for read_many
 
 
+class SimulatedEffect(_Frozen):
+    """A read the templates could not express, answered by a language model (``model``: ``local`` or
+    ``openai:NAME`` at ``base_url``) from the tool's description, the arguments and the rows of
+    ``entities``. Answers are validated against the output schema (one retry; then the schema-faithful
+    fallback) and cached by the whole request, so replays are deterministic. It never writes."""
+
+    kind: Literal["simulated"] = "simulated"
+    model: str
+    base_url: str | None = None
+    entities: tuple[str, ...] = ()
+    max_rows: int = 20
+
+
 class CodeEffect(_Frozen):
     """A behaviour written as code (by a language model, on request): ``run(state, args)`` over the
     rows of ``entities``, run in the sandbox (``envfactory.sandbox``) on every call. It returns
@@ -234,6 +247,7 @@ Effect = Annotated[
     | DumpEffect
     | SingletonEffect
     | TreeEffect
+    | SimulatedEffect
     | CodeEffect
     | FallbackEffect
     | BoundEffect,
