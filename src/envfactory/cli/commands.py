@@ -32,7 +32,14 @@ def synth(
     check: bool,
     trust_code: bool = False,
     ref_roots: tuple[Path, ...] = (),
+    model: str | None = None,
+    base_url: str | None = None,
 ) -> int:
+    reader = None
+    if model is not None:
+        from envfactory.llm import make_client
+
+        reader = make_client(model, base_url=base_url)
     if name and len(specs) > 1:
         err_console.print("[bold red]error:[/] --name needs exactly one spec")
         return 2
@@ -53,6 +60,7 @@ def synth(
                     max_steps=max_steps,
                     trust_code=trust_code,
                     ref_roots=ref_roots,
+                    reader=reader,
                 )
                 if spec.name in written:
                     raise EnvFactoryError(

@@ -56,15 +56,33 @@ def synth(
     check: Annotated[bool, typer.Option(help="Run the self-check and save fidelity.json.")] = True,
     trust_code: TrustCode = False,
     ref_root: RefRoot = None,
+    model: Annotated[
+        str | None, typer.Option(help="Read plain docs (.md, .html, .txt) with this model: local or openai:NAME.")
+    ] = None,
+    base_url: Annotated[str | None, typer.Option(help="The endpoint of an openai: model.")] = None,
 ) -> None:
     """Synthesize an environment from each SPEC and save it as a readable folder.
 
-    A Python SPEC is imported, which executes it: it needs --trust-code (or --bind, which asks to run it)."""
+    A Python SPEC is imported, which executes it: it needs --trust-code (or --bind, which asks to run it).
+    Plain documentation is read by a language model (--model); every tool and parameter it reports
+    must quote the text it came from, or it is dropped."""
     from envfactory.cli import commands
 
     raise typer.Exit(
         commands.synth(
-            specs, out, name, seed, rows, state, bind, max_steps, check, trust_code or bind, tuple(ref_root or ())
+            specs,
+            out,
+            name,
+            seed,
+            rows,
+            state,
+            bind,
+            max_steps,
+            check,
+            trust_code or bind,
+            tuple(ref_root or ()),
+            model,
+            base_url,
         )
     )
 

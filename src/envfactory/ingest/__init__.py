@@ -24,6 +24,7 @@ from envfactory.ir.tool import ToolSet
 from envfactory.registry import Registry
 
 MCP_PREFIX = "mcp+stdio:"
+DOC_SUFFIXES = (".md", ".markdown", ".html", ".htm", ".txt")
 PY_PREFIX = "py:"
 _ROOT_NAMES = ("openapi", "swagger", "api", "spec")
 
@@ -49,14 +50,24 @@ class Loaded:
     target: str | None = None  # how to import the owner again ("file.py:Class")
 
 
-def load(source: str | Path, *, trust_code: bool = False, ref_roots: tuple[Path, ...] = ()) -> Loaded:
+def load(
+    source: str | Path, *, trust_code: bool = False, ref_roots: tuple[Path, ...] = (), reader: Any = None
+) -> Loaded:
     """Read any supported tool description; raise SpecError naming the file on failure.
 
     Reading a Python source imports (executes) it, so it needs ``trust_code=True``; a
     ``mcp+stdio:COMMAND`` source runs the command the caller wrote. ``$ref`` in OpenAPI reads
-    files only inside the spec's folder and ``ref_roots``.
+    files only inside the spec's folder and ``ref_roots``. Plain documentation (Markdown, HTML,
+    text) is read by a language model, ``reader`` (an ``LLMClient``), and traced to its text.
     """
     text = str(source)
+    if Path(text).suffix.lower() in DOC_SUFFIXES and Path(text).is_file():
+        if reader is None:
+            raise SpecError("plain documentation is read by a language model: pass --model local or openai:NAME",
+                            file=text)  # fmt: skip
+        from envfactory.ingest.docs import load_docs
+
+        return Loaded(load_docs(Path(text), reader))
     if text.startswith(MCP_PREFIX):
         return Loaded(load_mcp_server(text[len(MCP_PREFIX) :]))
     if is_python_source(text) and not trust_code:

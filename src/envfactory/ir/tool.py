@@ -46,6 +46,8 @@ class ToolSource(_Frozen):
     locator: str | None = None
     http: HttpBinding | None = None
     python: str | None = None  # "module:qualname" of a callable, for bound real implementations
+    # documentation read by a model: the words each part came from ("tool", then each parameter)
+    quotes: dict[str, str] = Field(default_factory=dict)
 
 
 class ToolSpec(_Frozen):

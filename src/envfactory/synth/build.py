@@ -74,6 +74,7 @@ def synthesize(
     max_steps: int = 50,
     trust_code: bool = False,
     ref_roots: tuple[Path, ...] = (),
+    reader: Any = None,
 ) -> EnvSpec:
     """Build an environment from tool descriptions.
 
@@ -81,14 +82,14 @@ def synthesize(
     ``{entity: [rows]}``. ``bind=True`` makes a Python object's own methods the behaviour.
     A Python source is imported (executed) only with ``trust_code=True``; ``bind=True`` asks
     to run it and so implies it. ``ref_roots`` are folders besides the spec's own that
-    ``$ref`` may read.
+    ``$ref`` may read. ``reader`` (an ``LLMClient``) reads plain documentation.
     """
     if isinstance(source, Loaded):
         loaded = source
     elif isinstance(source, ToolSet):
         loaded = Loaded(source)
     else:
-        loaded = load(source, trust_code=trust_code or bind, ref_roots=ref_roots)
+        loaded = load(source, trust_code=trust_code or bind, ref_roots=ref_roots, reader=reader)
     toolset = loaded.toolset
     batches = plan_batches(toolset.tools)  # collection-shaped tools first; the rest as resources
     tree, tree_behaviours = plan_tree(toolset.tools)  # a file server's path-addressed tree
