@@ -111,3 +111,30 @@ def test_changes_from_code_are_checked_before_any_is_applied(tmp_path: Path) -> 
     result = episode.call_tool("tally_workload", {})
     assert result.error == "internal_error" and "without its key" in json.loads(result.content)["error"]["message"]
     assert episode.state_hash() == before
+
+
+GET_FLIGHT = """def run(state, args):
+    row = next((r for r in state["flight"] if r["id"] == args["flight_id"]), None)
+    if row is None:
+        return {"error": {"code": "not_found", "message": "no such flight"}}
+    return {"result": row}
+"""
+
+
+def test_where_a_real_implementation_exists_written_code_must_agree_with_it() -> None:
+    from tests.conftest import SPECS
+
+    from envfactory.ir.effect import Behaviour, FallbackEffect
+
+    spec = synthesize(SPECS / "travel.py", trust_code=True)
+    stub = Behaviour(tool="get_flight", effect=FallbackEffect(reason="pretend"), fidelity="low")
+    spec = spec.model_copy(update={"behaviours": tuple(stub if b.tool == "get_flight" else b for b in spec.behaviours)})
+    wrong = "def run(state, args):\n    return {'error': {'code': 'not_found', 'message': 'never heard of it'}}"
+    answers = iter([wrong, wrong, GET_FLIGHT])
+    with FakeOpenAI(lambda body: (200, completion({"role": "assistant", "content": next(answers)}))) as server:
+        client = make_client("openai:coder", base_url=server.url, cache=None)
+        real = f"{SPECS / 'travel.py'}:TravelAgency"
+        _, rejected = write_behaviours(spec, client, ["get_flight"], against=real)
+        assert not rejected[0].accepted and "disagrees with" in rejected[0].reason
+        new, accepted = write_behaviours(spec, client, ["get_flight"], against=real)
+    assert accepted[0].accepted and "agreed with" in new.behaviour("get_flight").notes[0]

@@ -340,18 +340,22 @@ def fidelity(
 
 
 @friendly_errors
-def write_code(env_dir: Path, model: str, base_url: str | None, tools: list[str]) -> int:
+def write_code(env_dir: Path, model: str, base_url: str | None, tools: list[str], against: str | None = None,
+               trust_code: bool = False) -> int:  # fmt: skip
     """Ask a model for code behaviours; keep the ones that pass; save the environment."""
     from envfactory.llm import make_client
+    from envfactory.mcplive import PREFIX
     from envfactory.synth.llm_code import write_behaviours
 
+    if against is not None and not against.startswith(PREFIX) and not trust_code:
+        raise EnvFactoryError(f"checking against {against} imports and runs it; pass --trust-code if you trust it")
     spec = EnvSpec.load(env_dir)
     unknown = sorted(set(tools) - set(spec.tools.names))
     if unknown:
         raise EnvFactoryError(f"not tools of {spec.name}: {', '.join(unknown)}")
     client = make_client(model, base_url=base_url)
     with err_console.status(f"{client.model} is writing code"):
-        new, results = write_behaviours(spec, client, tools or None)
+        new, results = write_behaviours(spec, client, tools or None, against=against)
     if not results:
         console.print("no fallback tools: nothing to write")
         return 0

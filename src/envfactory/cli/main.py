@@ -172,6 +172,14 @@ def write_code(
     tool: Annotated[
         list[str] | None, typer.Option(help="A tool to write (repeatable; default: every fallback).")
     ] = None,
+    against: Annotated[
+        str | None,
+        typer.Option(
+            help="A real implementation the code must agree with: FILE.py:Class (needs --trust-code) or "
+            "mcp+stdio:COMMAND."
+        ),
+    ] = None,
+    trust_code: TrustCode = False,
 ) -> None:
     """Let a language model write code for tools the templates could not express.
 
@@ -180,7 +188,7 @@ def write_code(
     replaces the behaviour (fidelity medium, author noted), rejected tools stay flagged fallbacks."""
     from envfactory.cli import commands
 
-    raise typer.Exit(commands.write_code(env_dir, model, base_url, tool or []))
+    raise typer.Exit(commands.write_code(env_dir, model, base_url, tool or [], against, trust_code))
 
 
 @app.command()

@@ -5,8 +5,9 @@ schemas, the entities' schemas, the related tools and the state API, and writes
 ``run(state, args)``. The candidate runs in the sandbox (``envfactory.sandbox``) and must pass the
 same probes as every behaviour: calls with sampled arguments never give ``internal_error``,
 successful outputs validate against the output schema, and the same call on the same state gives
-the same bytes and the same state. A candidate that fails is rejected with the reason (the model
-gets one more try with the reason in the prompt); the tool then stays a flagged fallback.
+the same bytes and the same state; where a real implementation is given, it must also agree with
+it (its measured grade may not be ``low``). A candidate that fails is rejected with the reason
+(the model gets one more try with the reason in the prompt); the tool then stays a flagged fallback.
 """
 
 from __future__ import annotations
@@ -120,8 +121,34 @@ def check_code(spec: EnvSpec, tool_name: str, effect: CodeEffect, seed: int = 0)
     return None
 
 
+def check_against(
+    spec: EnvSpec, tool_name: str, effect: CodeEffect, against: str, env: dict[str, str] | None
+) -> str | None:
+    """Where a real implementation exists, the candidate must also agree with it: measured on
+    seeded sequences, its tool may not grade ``low``."""
+    from envfactory.fidelity import measure
+
+    candidate = Behaviour(tool=tool_name, effect=effect, fidelity="medium")
+    trial = spec.model_copy(
+        update={"behaviours": tuple(candidate if b.tool == tool_name else b for b in spec.behaviours)}
+    )
+    grades = {t.tool: t for t in measure(trial, against, sequences=8, length=8, env=env).tools}
+    found = grades.get(tool_name)
+    if found is not None and found.grade == "low":
+        return (f"disagrees with {against}: outcome {found.outcome:.0%} (stub {found.stub_outcome:.0%}), "
+                f"output fields {found.output_fields or 0:.0%}")  # fmt: skip
+    return None
+
+
 def write_behaviour(
-    spec: EnvSpec, tool_name: str, client: LLMClient, *, attempts: int = 2, max_tokens: int = 600
+    spec: EnvSpec,
+    tool_name: str,
+    client: LLMClient,
+    *,
+    attempts: int = 2,
+    max_tokens: int = 600,
+    against: str | None = None,
+    against_env: dict[str, str] | None = None,
 ) -> Written:
     entities = tuple(e.name for e in spec.state_schema.entities)
     reason: str | None = None
@@ -138,20 +165,32 @@ def write_behaviour(
             continue
         effect = CodeEffect(code=code, entities=entities, author=client.model)
         reason = check_code(spec, tool_name, effect)
+        if reason is None and against is not None:
+            reason = check_against(spec, tool_name, effect, against, against_env)
         if reason is None:
-            notes = (f"written by {client.model}; passed {PROBE_CALLS} sandboxed probes",)
+            measured = f" and agreed with {against}" if against else ""
+            notes = (f"written by {client.model}; passed {PROBE_CALLS} sandboxed probes{measured}",)
             return Written(tool_name, True, "passed", Behaviour(tool=tool_name, effect=effect, fidelity="medium",
                                                                 notes=notes))  # fmt: skip
     return Written(tool_name, False, reason or "rejected")
 
 
-def write_behaviours(spec: EnvSpec, client: LLMClient, tools: list[str] | None = None) -> tuple[EnvSpec, list[Written]]:
-    """Code for ``tools`` (default: every fallback); accepted ones replace their behaviour."""
+def write_behaviours(
+    spec: EnvSpec,
+    client: LLMClient,
+    tools: list[str] | None = None,
+    *,
+    against: str | None = None,
+    against_env: dict[str, str] | None = None,
+) -> tuple[EnvSpec, list[Written]]:
+    """Code for ``tools`` (default: every fallback); accepted ones replace their behaviour. With
+    ``against`` (a real implementation: ``file.py:Class`` or ``mcp+stdio:CMD``) a candidate must
+    also agree with it."""
     names = tools or [b.tool for b in spec.behaviours if b.effect.kind == "fallback"]
-    results = [write_behaviour(spec, name, client) for name in names]
+    results = [write_behaviour(spec, name, client, against=against, against_env=against_env) for name in names]
     accepted = {r.tool: r.behaviour for r in results if r.behaviour is not None}
     behaviours = tuple(accepted.get(b.tool) or b for b in spec.behaviours)
     return spec.model_copy(update={"behaviours": behaviours}), results
 
 
-__all__ = ["CONTRACT", "Written", "check_code", "extract_code", "write_behaviour", "write_behaviours"]
+__all__ = ["CONTRACT", "Written", "check_against", "check_code", "extract_code", "write_behaviour", "write_behaviours"]
