@@ -141,6 +141,10 @@ class _Probe:
         scope = sample_arguments(self.spec, behaviour, self.episode.store, self.maker, optional=False)
         return self.call(reader, {**scope, behaviour.effect.key_arg: key})
 
+    def rows(self, entity: str) -> list[JSON]:
+        """The episode's live rows of ``entity``."""
+        return list(self.episode.store.rows(entity))
+
     def tool_of(self, kind: str, entity: str) -> str | None:
         """A tool of ``kind`` on ``entity``, preferring one with the fewest required arguments."""
         tools = [

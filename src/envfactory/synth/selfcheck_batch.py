@@ -14,10 +14,6 @@ from envfactory.synth.selfcheck import PROBES, _Probe
 JSON = dict[str, Any]
 
 
-def _rows(p: _Probe, entity: str) -> list[JSON]:
-    return list(p.episode.store.rows(entity))
-
-
 @PROBES.register("create_many")
 def _probe_create_many(p: _Probe) -> None:
     effect = p.effect(CreateManyEffect)
@@ -29,13 +25,13 @@ def _probe_create_many(p: _Probe) -> None:
         if isinstance(item, dict) and entity.key in item and isinstance(item[entity.key], str):
             item[entity.key] = f"{item[entity.key]} {n}"  # two different natural keys
         items.append(item)
-    before = len(_rows(p, entity.name))
+    before = len(p.rows(entity.name))
     result = p.call(p.behaviour.tool, {effect.items_arg: items})
     p.note("batch create succeeds", result.ok, result.content[:200])
-    made = len(_rows(p, entity.name)) - before
+    made = len(p.rows(entity.name)) - before
     p.note("creates one row per new item", made == len(items), f"{made} rows for {len(items)} items")
     again = p.call(p.behaviour.tool, {effect.items_arg: items})
-    p.note("repeating the batch creates nothing", again.ok and len(_rows(p, entity.name)) - before == made,
+    p.note("repeating the batch creates nothing", again.ok and len(p.rows(entity.name)) - before == made,
            again.content[:200])  # fmt: skip
 
 
@@ -43,7 +39,7 @@ def _probe_create_many(p: _Probe) -> None:
 def _probe_delete_many(p: _Probe) -> None:
     effect = p.effect(DeleteManyEffect)
     entity = p.spec.state_schema[effect.entity]
-    rows = _rows(p, entity.name)[:2]
+    rows = p.rows(entity.name)[:2]
     if not rows:
         p.note("batch delete removes the rows", None, f"no {entity.name} rows")
         return
@@ -55,7 +51,7 @@ def _probe_delete_many(p: _Probe) -> None:
     gone = [r[entity.key] for r in rows if p.episode.store.get(entity.name, r[entity.key]) is not None]
     p.note("batch delete removes the rows", result.ok and not gone, result.content[:200])
     keys = {r[entity.key] for r in rows}
-    dangling = [e for e, fields in effect.cascade.items() for r in _rows(p, e) if any(r.get(f) in keys for f in fields)]
+    dangling = [e for e, fields in effect.cascade.items() for r in p.rows(e) if any(r.get(f) in keys for f in fields)]
     p.note("rows referring to deleted ones go too", not dangling, f"left in {sorted(set(dangling))}")
     before = p.episode.state_hash()
     again = p.call(p.behaviour.tool, {effect.items_arg: items})
@@ -66,7 +62,7 @@ def _probe_delete_many(p: _Probe) -> None:
 def _probe_edit_list(p: _Probe) -> None:
     effect = p.effect(EditListEffect)
     entity = p.spec.state_schema[effect.entity]
-    rows = [r for r in _rows(p, entity.name) if effect.op == "add" or r.get(effect.field)]
+    rows = [r for r in p.rows(entity.name) if effect.op == "add" or r.get(effect.field)]
     if not rows:
         p.note("list edit changes the row", None, f"no {entity.name} row to edit")
         return
@@ -92,12 +88,12 @@ def _probe_dump(p: _Probe) -> None:
     schema = p.spec.state_schema
     if effect.primary is None:
         result = p.call(p.behaviour.tool, {})
-        counts = {m: len(_rows(p, e)) for m, e in effect.members.items()}
+        counts = {m: len(p.rows(e)) for m, e in effect.members.items()}
         got = {m: len(result.data.get(m) or []) for m in counts} if result.ok and isinstance(result.data, dict) else {}
         p.note("answers every row", got == counts, f"{got} for {counts}")
         return
     primary = schema[effect.primary]
-    rows = _rows(p, primary.name)
+    rows = p.rows(primary.name)
     if not rows:
         p.note("answers the selected rows", None, f"no {primary.name} rows")
         return

@@ -12,14 +12,10 @@ from envfactory.synth.selfcheck import PROBES, _Probe
 JSON = dict[str, Any]
 
 
-def _rows(p: _Probe, entity: str) -> list[JSON]:
-    return list(p.episode.store.rows(entity))
-
-
 @PROBES.register("tree")
 def _probe_tree(p: _Probe) -> None:
     e = p.effect(TreeEffect)
-    rows = _rows(p, e.entity)
+    rows = p.rows(e.entity)
     roots = sorted(r["path"] for r in rows if r["type"] == DIR and r["path"].rsplit("/", 1)[0] not in
                    {x["path"] for x in rows})  # fmt: skip
     files = [r for r in rows if r["type"] == FILE]
