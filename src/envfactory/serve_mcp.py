@@ -1,6 +1,6 @@
 """An environment's episode served over MCP, so any MCP client or agent can be evaluated on it.
 
-``envfactory serve ENV_DIR --mcp`` (stdio) or ``--mcp --port N`` (streamable HTTP). The server
+``envfactory serve ENV_DIR --mcp`` (stdio) or ``--mcp-http --port N`` (streamable HTTP). The server
 holds one episode per connection. It lists the environment's tools (description, input and
 output schemas, read-only hints) and, unless ``control=False``, three more for the harness:
 
@@ -28,6 +28,7 @@ from envfactory.users.scripted import ScriptedUser
 
 JSON = dict[str, Any]
 CONTROL = ("env_reset", "env_reply", "env_verify")
+MAX_HOSTS = 1024
 
 
 def control_tools() -> list[JSON]:
@@ -97,6 +98,8 @@ def build_server(host_factory: Any, name: str) -> Any:
         headers = getattr(getattr(ctx, "request", None), "headers", None)
         key = headers.get("mcp-session-id", "") if headers is not None else "stdio"
         if key not in hosts:
+            while len(hosts) >= MAX_HOSTS:  # sessions the transport expired leave their episodes behind
+                hosts.pop(next(iter(hosts)))
             hosts[key] = host_factory()
         return hosts[key]
 
@@ -124,4 +127,15 @@ def serve_stdio(env_dir: Path, tasks: dict[str, Task], *, control: bool = True, 
     anyio.run(main)
 
 
-__all__ = ["CONTROL", "EpisodeHost", "build_server", "control_tools", "serve_stdio"]
+def http_app(
+    env_dir: Path, tasks: dict[str, Task], *, control: bool = True, trust_code: bool = False,
+    max_sessions: int = 64, host: str = "127.0.0.1",
+) -> Any:  # fmt: skip
+    """The MCP streamable-HTTP app at ``/mcp``: a session (and an episode) per client, with the SDK's
+    session limit, idle expiry, request-size limit and DNS-rebinding protection on loopback."""
+    env = Environment.load(env_dir, trust_code=trust_code)
+    server = build_server(lambda: EpisodeHost(env, tasks, control), env.name)
+    return server.streamable_http_app(max_sessions=max_sessions, host=host)
+
+
+__all__ = ["CONTROL", "EpisodeHost", "build_server", "control_tools", "http_app", "serve_stdio"]

@@ -36,3 +36,47 @@ def test_a_full_episode_over_mcp_stdio_succeeds_with_the_gold_plan(shop: Environ
         fresh = server.call("env_reset", {"task_id": task.id})  # the same connection, a new episode
         assert fresh.ok and server.call("env_verify", {}).data["success"] is False
     assert "serving shop over MCP" in (tmp_path / "server.log").read_text()
+
+
+def test_a_full_episode_over_mcp_streamable_http(shop: Environment, tmp_path: Path) -> None:
+    import asyncio
+    import socket
+    import threading
+    import time
+
+    import uvicorn
+    from mcp import ClientSession
+    from mcp.client.streamable_http import streamable_http_client
+
+    from envfactory.serve_mcp import http_app
+
+    env_dir = shop.spec.save(tmp_path / "shop")
+    task = next(t for t in generate_tasks(shop, 10, seed=0)[0] if not t.user.facts)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(http_app(env_dir, {task.id: task}), host="127.0.0.1", port=port,
+                                           log_level="error"))  # fmt: skip
+    threading.Thread(target=server.run, daemon=True).start()
+    while not server.started:
+        time.sleep(0.05)
+
+    async def play() -> dict:
+        async with (
+            streamable_http_client(f"http://127.0.0.1:{port}/mcp") as (read, write, *_),
+            ClientSession(read, write) as session,
+        ):
+            await session.initialize()
+            listed = {t.name for t in (await session.list_tools()).tools}
+            assert {"env_reset", "env_verify"} <= listed and set(shop.spec.tools.names) <= listed
+            await session.call_tool("env_reset", {"task_id": task.id})
+            for call in task.gold:
+                assert not (await session.call_tool(call.tool, call.args)).is_error
+            await session.call_tool("env_reply", {"text": report(task)})
+            verdict = await session.call_tool("env_verify", {})
+            return json.loads(verdict.content[0].text)
+
+    try:
+        assert asyncio.run(play())["success"] is True
+    finally:
+        server.should_exit = True

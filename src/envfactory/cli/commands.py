@@ -369,13 +369,25 @@ def write_code(env_dir: Path, model: str, base_url: str | None, tools: list[str]
 
 @friendly_errors
 def serve(env_dir: Path, mcp: bool, tasks_file: Path | None, control: bool, trust_code: bool, *,
-          host: str = "127.0.0.1", port: int = 8000, max_sessions: int = 64) -> int:  # fmt: skip
+          host: str = "127.0.0.1", port: int = 8000, max_sessions: int = 64,
+          mcp_http: bool = False) -> int:  # fmt: skip
     """Serve ENV_DIR over HTTP/WebSocket (OpenEnv) or, with ``--mcp``, over MCP stdio (where stdout
     belongs to the protocol and messages go to stderr)."""
     from envfactory.tasks.taskset import TaskSet
 
     spec = EnvSpec.load(env_dir)
     tasks = {t.id: t for t in TaskSet(tasks_file)} if tasks_file is not None else {}
+    if mcp and mcp_http:
+        raise EnvFactoryError("choose one: --mcp (stdio) or --mcp-http")
+    if mcp_http:
+        import uvicorn
+
+        from envfactory.serve_mcp import http_app
+
+        app = http_app(env_dir, tasks, control=control, trust_code=trust_code, max_sessions=max_sessions, host=host)
+        err_console.print(f"serving {spec.name} over MCP (streamable HTTP) at http://{host}:{port}/mcp")
+        uvicorn.run(app, host=host, port=port, log_level="warning")
+        return 0
     if not mcp:
         import uvicorn
 

@@ -195,6 +195,9 @@ def write_code(
 def serve(
     env_dir: Annotated[Path, typer.Argument(help="An environment folder made by `synth`.")],
     mcp: Annotated[bool, typer.Option("--mcp", help="Serve the episode's tools over MCP (stdio).")] = False,
+    mcp_http: Annotated[
+        bool, typer.Option("--mcp-http", help="Serve them over MCP's streamable HTTP at /mcp on --host/--port.")
+    ] = False,
     tasks_file: Annotated[Path | None, typer.Option("--tasks", help="Tasks a reset can start (JSON lines).")] = None,
     control: Annotated[
         bool, typer.Option(help="MCP: also list env_reset, env_reply and env_verify for the harness.")
@@ -212,7 +215,17 @@ def serve(
     from envfactory.cli import commands
 
     raise typer.Exit(
-        commands.serve(env_dir, mcp, tasks_file, control, trust_code, host=host, port=port, max_sessions=max_sessions)
+        commands.serve(
+            env_dir,
+            mcp,
+            tasks_file,
+            control,
+            trust_code,
+            host=host,
+            port=port,
+            max_sessions=max_sessions,
+            mcp_http=mcp_http,
+        )
     )
 
 
