@@ -367,6 +367,15 @@ def write_code(env_dir: Path, model: str, base_url: str | None, tools: list[str]
     return 0 if all(r.accepted for r in results) else 1
 
 
+def _quiet_gc() -> None:
+    """Move everything loaded at start-up out of the collector's reach, so that full collections
+    (which otherwise walk the web stack's many objects) stay short while sessions step."""
+    import gc
+
+    gc.collect()
+    gc.freeze()
+
+
 @friendly_errors
 def serve(env_dir: Path, mcp: bool, tasks_file: Path | None, control: bool, trust_code: bool, *,
           host: str = "127.0.0.1", port: int = 8000, max_sessions: int = 64,
@@ -385,6 +394,7 @@ def serve(env_dir: Path, mcp: bool, tasks_file: Path | None, control: bool, trus
         from envfactory.serve_mcp import http_app
 
         app = http_app(env_dir, tasks, control=control, trust_code=trust_code, max_sessions=max_sessions, host=host)
+        _quiet_gc()
         err_console.print(f"serving {spec.name} over MCP (streamable HTTP) at http://{host}:{port}/mcp")
         uvicorn.run(app, host=host, port=port, log_level="warning")
         return 0
@@ -394,6 +404,7 @@ def serve(env_dir: Path, mcp: bool, tasks_file: Path | None, control: bool, trus
         from envfactory.integrations.openenv import make_app
 
         app = make_app(env_dir, tasks, max_sessions=max_sessions, trust_code=trust_code)
+        _quiet_gc()
         err_console.print(f"serving {spec.name} (OpenEnv protocol) on http://{host}:{port}: {len(tasks)} tasks, "
                           f"at most {max_sessions} sessions; Ctrl-C stops")  # fmt: skip
         uvicorn.run(app, host=host, port=port, log_level="warning")
