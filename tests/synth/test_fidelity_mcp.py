@@ -83,3 +83,12 @@ def test_the_filesystem_server_is_matched_as_a_tree(tmp_path: Path) -> None:
     result = measure(spec, target, sequences=6, length=8, final_tool="directory_tree", log=tmp_path / "fs.log")
     assert result.outcome >= 0.9 and result.outcome >= result.stub_outcome + 0.2
     assert result.final_state is not None and result.final_state >= 0.6
+
+
+def test_a_server_the_synthesizer_cannot_model_is_measured_low_not_high(tmp_path: Path) -> None:
+    ensure_installed(ROOT)
+    server = FOREIGN_MCP["git"]
+    target = server.target(ROOT)
+    spec = synthesize(load(target), state="empty")
+    result = measure(spec, target, env=dict(server.env), sequences=4, length=8, log=tmp_path / "git.log")
+    assert result.calls == 32 and "high" not in result.grades().values()
