@@ -382,6 +382,30 @@ def eval_command(
 
 
 @app.command()
+def rollout(
+    env_dir: Annotated[Path, typer.Argument(help="An environment folder made by `synth`.")],
+    tasks_file: Annotated[Path, typer.Option("--tasks", help="A task file (JSON lines).")],
+    policy: Annotated[
+        str,
+        typer.Option(help="random, noop, gold, a run folder / checkpoint.pt, or model:local / model:openai:NAME@URL."),
+    ] = "random",
+    workers: Annotated[int, typer.Option(min=1, help="Ray actors playing episodes.")] = 2,
+    address: Annotated[
+        str | None, typer.Option(help="A Ray cluster to join (ray://HOST:10001 or auto); default: local Ray.")
+    ] = None,
+    trials: Annotated[int, typer.Option(min=1, help="Episodes per task.")] = 1,
+    seed: Annotated[int, typer.Option()] = 0,
+    out: Annotated[Path, typer.Option("--out", "-o", help="Trajectories as JSON lines.")] = Path("rollouts.jsonl"),
+    trust_code: TrustCode = False,
+) -> None:
+    """Play episodes on Ray actors (local, or a cluster): backpressure, and a lost worker's episodes
+    are played again elsewhere; the trajectories are those an in-process run gives."""
+    from envfactory.cli import rl_cmd
+
+    raise typer.Exit(rl_cmd.rollout_cmd(env_dir, tasks_file, policy, workers, address, trials, seed, out, trust_code))
+
+
+@app.command()
 def report(run_dir: Annotated[Path, typer.Argument(help="A run folder from `demo` or `train`.")]) -> None:
     """Write RUN_DIR/report.html: learning curves, tables and transcripts in one page."""
     from envfactory.cli import rl_cmd

@@ -40,24 +40,9 @@ def _load(
 
 
 def _policy(spec: str) -> Any:
-    from envfactory.rl.policy import GoldPolicy, NoopPolicy, RandomPolicy
+    from envfactory.rl.named import policy_factory
 
-    named = {
-        "random": lambda s: RandomPolicy(s),
-        "noop": lambda s: NoopPolicy(),
-        "gold": lambda s: GoldPolicy(),
-    }
-    if spec in named:
-        return named[spec]
-    path = Path(spec)
-    checkpoint = path / "checkpoint.pt" if path.is_dir() else path
-    if not checkpoint.is_file():
-        raise EnvFactoryError(f"policy {spec!r}: not one of {', '.join(named)} and no checkpoint at {checkpoint}")
-    from envfactory.rl.drrn import DRRNPolicy
-    from envfactory.rl.trainer import load_model
-
-    model = load_model(checkpoint)
-    return lambda s: DRRNPolicy(model, seed=s, greedy=True)
+    return policy_factory(spec)
 
 
 @friendly_errors
@@ -211,4 +196,31 @@ def report_cmd(run_dir: Path) -> int:
         }
     path = write_report(run_dir, results)
     console.print(f"report: {path}")
+    return 0
+
+
+@friendly_errors
+def rollout_cmd(env_dir: Path, tasks_file: Path, policy: str, workers: int, address: str | None, trials: int,
+                seed: int, out: Path, trust_code: bool = False) -> int:  # fmt: skip
+    import time
+
+    from envfactory.rl.distributed import ray_rollouts
+
+    _, tasks = _load([env_dir], [tasks_file], None, trust_code)
+    chosen = next(iter(tasks.values()))
+    total = len(chosen) * trials
+    start = time.perf_counter()
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=err_console, transient=True) as bar:  # fmt: skip
+        job = bar.add_task(f"episodes on {workers} Ray workers", total=total)
+        trajs = ray_rollouts(env_dir, chosen, policy, workers=workers, address=address, trials=trials, seed=seed,
+                             trust_code=trust_code, progress=lambda n: bar.update(job, completed=n))  # fmt: skip
+    seconds = time.perf_counter() - start
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with open(out, "w", encoding="utf-8") as f:
+        for t in trajs:
+            f.write(t.model_dump_json() + "\n")
+    summary = summarize(trajs)
+    console.print(f"{len(trajs)} episodes in {seconds:.1f} s ({len(trajs) / seconds:.1f}/s) on {workers} workers; "
+                  f"success {summary['success']:.1%}; saved {out}")  # fmt: skip
     return 0
