@@ -93,6 +93,18 @@ class ActionEffect(_Frozen):
     releases: dict[str, str] = Field(default_factory=dict)  # reference field -> counter given back
 
 
+class AdjustEffect(_Frozen):
+    """Add ``amount_arg`` to a numeric ``field`` of one row (``sign`` +1: top up, deposit, credit) or
+    take it away (-1: withdraw, charge, debit; refused when too little is left)."""
+
+    kind: Literal["adjust"] = "adjust"
+    entity: str
+    key_arg: str
+    field: str
+    amount_arg: str
+    sign: Literal[1, -1] = 1
+
+
 class TransferEffect(_Frozen):
     """Move ``amount_arg`` of ``field`` from one row of ``entity`` to another."""
 
@@ -241,6 +253,7 @@ Effect = Annotated[
     | DeleteEffect
     | ActionEffect
     | TransferEffect
+    | AdjustEffect
     | CreateManyEffect
     | DeleteManyEffect
     | EditListEffect
@@ -256,7 +269,7 @@ Effect = Annotated[
 
 
 STATE_CHANGING = frozenset(
-    {"create", "update", "delete", "action", "transfer", "create_many", "delete_many", "edit_list"}
+    {"create", "update", "delete", "action", "transfer", "adjust", "create_many", "delete_many", "edit_list"}
 )
 TREE_WRITES = frozenset({"write", "mkdir", "move", "remove", "edit"})
 

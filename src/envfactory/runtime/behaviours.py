@@ -14,6 +14,7 @@ from typing import Any
 
 from envfactory.ir.effect import (
     ActionEffect,
+    AdjustEffect,
     BoundEffect,
     CreateEffect,
     DeleteEffect,
@@ -243,6 +244,28 @@ def _transfer(effect: TransferEffect, tool: ToolSpec, spec: EnvSpec) -> Executor
             effect.to_arg: dst_key,
             effect.amount_arg: amount,
         }
+
+    return run
+
+
+@COMPILERS.register("adjust")
+def _adjust(effect: AdjustEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
+    entity = spec.state_schema[effect.entity]
+    cast, field = key_caster(entity), effect.field
+
+    def run(ctx: CallContext, args: JSON) -> JSON:
+        amount = args.get(effect.amount_arg)
+        if not isinstance(amount, (int, float)) or isinstance(amount, bool) or amount <= 0:
+            raise ToolError("invalid_arguments", f"argument {effect.amount_arg!r} must be a positive number")
+        key = cast(args.get(effect.key_arg))
+        row = _fetch(ctx.store, entity, key)
+        current = row.get(field) or 0
+        new = current + effect.sign * amount
+        if new < 0:
+            raise ToolError("precondition_failed", f"insufficient {field}: {_label(entity, key)} has {current}")
+        row = {**row, field: _money(new)}
+        ctx.store.put(entity.name, key, row)
+        return row
 
     return run
 

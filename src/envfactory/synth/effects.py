@@ -12,6 +12,7 @@ from typing import Any, Literal
 
 from envfactory.ir.effect import (
     ActionEffect,
+    AdjustEffect,
     Behaviour,
     CreateEffect,
     DeleteEffect,
@@ -244,11 +245,31 @@ def _filter(arg: str, arg_schema: JSON, intent: Intent, entity: Entity) -> Filte
     return None
 
 
+DEPOSIT_VERBS = {"top_up", "topup", "deposit", "credit", "recharge", "refill", "add_funds", "fund", "load"}
+WITHDRAW_VERBS = {"withdraw", "charge", "debit", "spend", "deduct"}
+
+
+def _adjust(intent: Intent, entity: Entity, key_arg: str) -> Behaviour | None:
+    """top_up / deposit / withdraw one row's balance by an amount argument."""
+    verb = intent.verb.lower()
+    amount = next((a for a in intent.tool.properties if a.lower() in AMOUNT_ARGS), None)
+    field = next((f for f in BALANCE_FIELDS if f in entity.fields), None)
+    if verb not in DEPOSIT_VERBS | WITHDRAW_VERBS or amount is None or field is None:
+        return None
+    sign: Literal[1, -1] = 1 if verb in DEPOSIT_VERBS else -1
+    effect = AdjustEffect(entity=entity.name, key_arg=key_arg, field=field, amount_arg=amount, sign=sign)
+    note = f"{'adds' if sign > 0 else 'takes'} {amount!r} {'to' if sign > 0 else 'from'} the {entity.name}'s {field}"
+    return Behaviour(tool=intent.tool.name, effect=effect, fidelity="high", notes=(note,))
+
+
 @BUILDERS.register("action")
 def _action(intent: Intent, entity: Entity, schema: StateSchema) -> Behaviour:
     key_arg = _key_arg(intent, entity)
     if key_arg is None:
         return fallback(intent.tool.name, f"{intent.verb} on {entity.name} but no argument holds its key", writes=True)
+    adjusted = _adjust(intent, entity, key_arg)
+    if adjusted is not None:
+        return adjusted
     for field in _status_fields(entity):
         enum = entity.fields[field].get("enum")
         found = transition_for(intent.verb, enum)

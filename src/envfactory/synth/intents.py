@@ -6,6 +6,7 @@ are merged; ``synth.entities`` and ``synth.effects`` turn intents into a schema 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,6 +28,11 @@ RECORD_VERBS = {
     "order": "order",
 }
 GENERIC_TITLES = {
+    "inline",
+    "inline_object",
+    "inline_response",
+    "request",
+    "request_body",
     "response",
     "result",
     "results",
@@ -142,7 +148,9 @@ def _nouns(words: list[str]) -> list[str]:
 def _from_http(tool: ToolSpec) -> Intent | None:
     http = tool.source.http
     assert http is not None
-    segments = [s for s in http.path.strip("/").split("/") if s]
+    # plumbing in paths: a format extension (/wallets.json, /{id}.xml) names no resource
+    segments = [re.sub(r"\.(json|xml|yaml|yml|csv|txt)$", "", s, flags=re.IGNORECASE)
+                for s in http.path.strip("/").split("/") if s]  # fmt: skip
     method = http.method.upper()
     if not segments:
         return None
@@ -164,12 +172,19 @@ def _from_http(tool: ToolSpec) -> Intent | None:
         return intent
     words = list(tokens(last))
     prev_param = len(segments) > 1 and is_param[-2]
-    if words and (words[0] in TRANSITIONS or words[0] in VERBS) and len(segments) > 1:
+    operation = (
+        prev_param and method in ("POST", "PUT", "PATCH") and singular(words[-1]) == words[-1] if words else False
+    )
+    if words and (words[0] in TRANSITIONS or words[0] in VERBS or operation) and len(segments) > 1:
+        # a write on /wallets/{id}/top_up or /wallets/{id}/clear (a singular word after an id) is an
+        # operation on that wallet, not a table of top_ups: unknown verbs end as flagged fallbacks
         # /orders/{id}/cancel or /pets/findByStatus: a named operation on the previous resource
         owner_at = len(segments) - 3 if prev_param else len(segments) - 2
         if owner_at < 0 or is_param[owner_at]:
             return None
         named = _from_name(tool.model_copy(update={"name": last}))
+        if operation and named.kind in ("unknown", "create"):
+            named.kind, named.verb = "action", "_".join(words)
         named.nouns = _nouns(list(tokens(segments[owner_at])))
         named.key_arg = segments[-2][1:-1] if prev_param else None
         named.evidence = "http"
@@ -200,7 +215,9 @@ def title_noun(schema: JSON | None) -> str | None:
     title = (schema or {}).get("title")
     if not isinstance(title, str):
         return None
-    words = [w for w in tokens(title) if w not in FILLER]
+    words = [w for w in tokens(title) if w not in FILLER and not w.isdigit()]
+    words = [re.sub(r"\d+$", "", w) for w in words]  # Response6, InlineObject12: generated names
+    words = [w for w in words if w]
     if words and words[-1] in _TITLE_SUFFIXES:
         words = words[:-1]
     if not words or "_".join(words) in GENERIC_TITLES:

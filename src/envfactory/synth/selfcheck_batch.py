@@ -8,7 +8,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from envfactory.ir.effect import CreateManyEffect, DeleteManyEffect, DumpEffect, EditListEffect, SingletonEffect
+from envfactory.ir.effect import (
+    AdjustEffect,
+    CreateManyEffect,
+    DeleteManyEffect,
+    DumpEffect,
+    EditListEffect,
+    SingletonEffect,
+)
 from envfactory.synth.selfcheck import PROBES, _Probe
 
 JSON = dict[str, Any]
@@ -108,6 +115,23 @@ def _probe_dump(p: _Probe) -> None:
     listed = result.data.get(member) if result.ok and isinstance(result.data, dict) else None
     found = isinstance(listed, list) and any(all(r.get(k) == row.get(k) for k in r) for r in listed)
     p.note("answers the selected rows", found, result.content[:200])
+
+
+@PROBES.register("adjust")
+def _probe_adjust(p: _Probe) -> None:
+    effect = p.effect(AdjustEffect)
+    entity = p.spec.state_schema[effect.entity]
+    rows = [r for r in p.rows(entity.name) if isinstance(r.get(effect.field), (int, float))]
+    if not rows:
+        p.note("the amount moves the balance", None, f"no {entity.name} with a numeric {effect.field}")
+        return
+    row = max(rows, key=lambda r: r[effect.field])
+    before = row[effect.field]
+    result = p.call(p.behaviour.tool, {**p.args(), effect.key_arg: row[entity.key], effect.amount_arg: 1})
+    after = (p.episode.store.get(entity.name, row[entity.key]) or {}).get(effect.field)
+    p.note("the amount moves the balance", result.ok and after == before + effect.sign, result.content[:200])
+    refused = p.call(p.behaviour.tool, {**p.args(), effect.key_arg: row[entity.key], effect.amount_arg: -5})
+    p.note("a negative amount is refused", refused.error == "invalid_arguments", refused.content[:200])
 
 
 @PROBES.register("singleton")
