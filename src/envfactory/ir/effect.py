@@ -70,6 +70,9 @@ class UpdateEffect(_Frozen):
     key_arg: str
     args: dict[str, str] = Field(default_factory=dict)
     timestamps: tuple[str, ...] = ()
+    # a patch object (`updates`, `changes`, ...) applied member by member: member -> field
+    patch_arg: str | None = None
+    patch: dict[str, str] = Field(default_factory=dict)
 
 
 class DeleteEffect(_Frozen):

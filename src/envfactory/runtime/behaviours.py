@@ -154,7 +154,11 @@ def _update(effect: UpdateEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
     def run(ctx: CallContext, args: JSON) -> JSON:
         key = cast(args.get(effect.key_arg))
         row = dict(_fetch(ctx.store, entity, key))
-        _check_refs(ctx.store, refs, row, _assign(row, args, mapping))
+        written = _assign(row, args, mapping)
+        patch = args.get(effect.patch_arg) if effect.patch_arg else None
+        if isinstance(patch, dict):  # members that are not fields of the row are left alone
+            written += _assign(row, patch, effect.patch)
+        _check_refs(ctx.store, refs, row, written)
         return _save(ctx, entity, key, row, effect.timestamps)
 
     return run

@@ -27,7 +27,7 @@ from envfactory.ir.effect import (
 from envfactory.ir.jsonschema import primary_type
 from envfactory.ir.state import Entity, StateSchema
 from envfactory.registry import Registry
-from envfactory.synth.entities import PAGING_ARGS
+from envfactory.synth.entities import PAGING_ARGS, PATCH_ARGS
 from envfactory.synth.intents import Intent, title_noun
 from envfactory.synth.naming import id_stem, plural, role_of, same_field, tokens
 from envfactory.synth.transitions import STATUS_FIELDS, transition_for
@@ -165,6 +165,19 @@ def consumed_counters(entity: Entity, schema: StateSchema) -> dict[str, str]:
     return out
 
 
+def _patch(intent: Intent, entity: Entity, ignored: list[str]) -> tuple[str | None, dict[str, str]]:
+    """An object argument (``updates``, ``changes``, ...) whose members are the entity's fields."""
+    for arg in ignored:
+        schema = intent.tool.properties.get(arg) or {}
+        if arg.lower() not in PATCH_ARGS or primary_type(schema) not in ("object", None):
+            continue
+        members = schema.get("properties") or {f: {} for f in entity.fields if f != entity.key}
+        patch = {m: f for m in members for f in entity.fields if same_field(f, m) and f != entity.key}
+        if patch:
+            return arg, patch
+    return None, {}
+
+
 def _keyed(kind: str) -> Builder:
     def build(intent: Intent, entity: Entity, schema: StateSchema) -> Behaviour:
         key_arg = _key_arg(intent, entity)
@@ -178,8 +191,12 @@ def _keyed(kind: str) -> Builder:
             ignored = [a for a in intent.tool.properties if a != key_arg]
             return _grade(intent.tool.name, DeleteEffect(entity=entity.name, key_arg=key_arg), ignored, [])
         mapped, ignored = _field_args(intent, entity, {key_arg})
-        effect = UpdateEffect(entity=entity.name, key_arg=key_arg, args=mapped)
-        return _grade(intent.tool.name, effect, ignored, [])
+        patch_arg, patch = _patch(intent, entity, ignored)
+        if patch_arg is not None:
+            ignored = [a for a in ignored if a != patch_arg]
+        effect = UpdateEffect(entity=entity.name, key_arg=key_arg, args=mapped, patch_arg=patch_arg, patch=patch)
+        notes = [f"applies {patch_arg!r} field by field"] if patch_arg else []
+        return _grade(intent.tool.name, effect, ignored, notes)
 
     return build
 

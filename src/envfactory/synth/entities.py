@@ -39,6 +39,10 @@ PAGING_ARGS = {
 }
 
 
+# an update's object argument whose members are the entity's fields (applied one by one)
+PATCH_ARGS = {"updates", "update", "changes", "patch", "fields", "attributes", "properties", "values", "data"}
+
+
 def assign_entities(intents: list[Intent]) -> dict[str, str]:
     """tool name -> entity noun, choosing for each tool the candidate most tools agree on."""
     support = Counter(n for i in intents if i.kind in ENTITY_KINDS for n in dict.fromkeys(i.nouns))
@@ -81,6 +85,12 @@ def _build_entity(noun: str, intents: list[Intent]) -> Entity:
             continue
         for arg, schema in intent.tool.properties.items():
             if arg == intent.key_arg or arg.lower() in PAGING_ARGS or _matching(fields, arg):
+                continue
+            members = schema.get("properties") if isinstance(schema, dict) else None
+            if intent.kind == "update" and arg.lower() in PATCH_ARGS and isinstance(members, dict):
+                for member, sub in members.items():  # the patch's members are the entity's fields
+                    if not _matching(fields, member):
+                        fields[member] = _clean(sub)
                 continue
             if intent.kind == "update" and (arg == "id" or same_field(arg, f"{noun}_id")):
                 continue  # the entity's own key, named after it
