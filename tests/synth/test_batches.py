@@ -105,3 +105,12 @@ def test_dumps_answer_everything_a_search_or_named_rows_with_the_links_between_t
     named = ep.call_tool("get_tasks", {"titles": ["Ship it", "Write spec"]}).data
     assert {t["title"] for t in named["tasks"]} == {"Ship it", "Write spec"}
     assert named["dependencies"] == [{"waiting": "Ship it", "blocker": "Write spec", "kind": "blocks"}]
+
+
+def test_deleting_a_name_no_row_holds_still_takes_the_references_to_it(board: Environment) -> None:
+    ep = board.episode()
+    ep.call_tool("create_tasks", {"tasks": _tasks("a")})
+    ep.call_tool("create_dependencies", {"dependencies": [{"waiting": "a", "blocker": "ghost", "kind": "blocks"}]})
+    assert ep.store.count("dependency") == 1  # a dangling reference, as the real servers allow
+    assert ep.call_tool("delete_tasks", {"taskTitles": ["ghost"]}).ok
+    assert ep.store.count("dependency") == 0 and ep.store.count("task") == 1

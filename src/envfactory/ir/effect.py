@@ -137,7 +137,8 @@ class CreateManyEffect(_Frozen):
 class DeleteManyEffect(_Frozen):
     """A batch delete: ``items_arg`` holds keys (``by="key"``) or whole items matched field by field
     (``by="fields"``). Missing things are ignored; rows of other entities that refer to a deleted
-    row (``cascade``: entity -> its referring fields) go with it."""
+    row, or to a key named for deletion that no row holds (a dangling reference), go with it
+    (``cascade``: entity -> its referring fields)."""
 
     kind: Literal["delete_many"] = "delete_many"
     entity: str

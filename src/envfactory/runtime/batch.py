@@ -78,8 +78,10 @@ def _delete_many(effect: DeleteManyEffect, tool: ToolSpec, spec: EnvSpec) -> Exe
 
     def run(ctx: CallContext, args: JSON) -> JSON:
         store = ctx.store
+        named: list[Any] = []  # in the caller's order: what a run does never depends on hashing
         if effect.by == "key":
-            keys = [k for k in (cast(v) for v in _items(args, effect.items_arg)) if store.get(entity.name, k)]
+            named = list(dict.fromkeys(cast(v) for v in _items(args, effect.items_arg) if isinstance(v, (str, int))))
+            keys = [k for k in named if store.get(entity.name, k)]
         else:
             wanted = [
                 {f: i[a] for a, f in effect.fields.items() if a in i}
@@ -90,7 +92,7 @@ def _delete_many(effect: DeleteManyEffect, tool: ToolSpec, spec: EnvSpec) -> Exe
         gone = set(keys)
         for key in dict.fromkeys(keys):
             store.delete(entity.name, key)
-        _cascade(store, cascade, gone)
+        _cascade(store, cascade, gone | set(named))  # rows referring to a named key go, even one never stored
         return {"success": True, "deleted": len(gone)}
 
     return run
