@@ -15,6 +15,7 @@ from typing import Any
 
 from envfactory.diagnostics import Diagnostics
 from envfactory.errors import SpecError, UnsupportedFormatError
+from envfactory.ingest.docs import SUFFIXES as DOC_SUFFIXES  # plain documentation, read by a model
 from envfactory.ingest.files import read_document
 from envfactory.ingest.functions import function_entries, load_functions
 from envfactory.ingest.mcp import load_mcp_file, load_mcp_server, mcp_tools
@@ -24,7 +25,6 @@ from envfactory.ir.tool import ToolSet
 from envfactory.registry import Registry
 
 MCP_PREFIX = "mcp+stdio:"
-DOC_SUFFIXES = (".md", ".markdown", ".html", ".htm", ".txt")
 PY_PREFIX = "py:"
 _ROOT_NAMES = ("openapi", "swagger", "api", "spec")
 

@@ -12,7 +12,6 @@ cleaned. Each kept tool records its section in ``source.locator`` and the quotes
 from __future__ import annotations
 
 import html
-import json
 import re
 from pathlib import Path
 from typing import Any
@@ -78,6 +77,7 @@ def traced(quote: Any, section: str) -> bool:
 def load_docs(path: Path, client: Any, diag: Diagnostics | None = None) -> ToolSet:
     """Tools described in the document at ``path``, read by ``client`` (an ``LLMClient``)."""
     from envfactory.llm.client import LLMError
+    from envfactory.llm.toolcalls import json_in
     from envfactory.llm.types import ChatRequest
 
     diag = diag or Diagnostics(file=str(path))
@@ -97,7 +97,7 @@ def load_docs(path: Path, client: Any, diag: Diagnostics | None = None) -> ToolS
         )
         request = ChatRequest(messages=({"role": "user", "content": prompt},), json_schema=SCHEMA, max_tokens=800)
         try:
-            answer = _json_object(client.chat(request).text)
+            answer = json_in(client.chat(request).text, "{")
         except LLMError as err:
             raise SpecError(f"the model did not answer for section {heading!r}: {err}", file=str(path)) from None
         for entry in (answer or {}).get("tools") or []:
@@ -139,16 +139,6 @@ def _tool(entry: Any, heading: str, body: str, number: int, path: Path, diag: Di
     return make_tool(name=name, description=str(entry.get("description") or heading), input_schema=schema,
                      source=ToolSource(format="docs", file=str(path), locator=where, quotes=quotes),
                      diag=diag)  # fmt: skip
-
-
-def _json_object(text: str) -> Any:
-    start, end = text.find("{"), text.rfind("}")
-    if 0 <= start < end:
-        try:
-            return json.loads(text[start : end + 1])
-        except ValueError:
-            return None
-    return None
 
 
 __all__ = ["SUFFIXES", "load_docs", "plain_text", "sections", "traced"]

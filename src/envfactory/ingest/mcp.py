@@ -83,9 +83,3 @@ def load_mcp_server(
     except TimeoutError:
         raise SpecError(f"MCP server did not answer tools/list within {timeout:.0f}s", file=target.label) from None
     return _toolset(listed, name or server_name or Path(target.argv[-1]).stem, target.label, diag, "mcp-server")
-
-
-def _root_cause(err: BaseException) -> str:
-    while isinstance(err, BaseExceptionGroup) and err.exceptions:
-        err = err.exceptions[0]
-    return f"{type(err).__name__}: {err}"

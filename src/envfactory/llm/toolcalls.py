@@ -120,6 +120,20 @@ def parse_tool_calls(text: str, tool_names: list[str] | tuple[str, ...]) -> tupl
     return message, tuple(repairs)
 
 
+def json_in(text: str, openers: str = "{[") -> Any:
+    """The JSON value a model's answer holds: the span from the first ``{`` (or ``[``) to the last
+    matching closer, parsed; None when there is none or it does not parse."""
+    for opener in openers:
+        closer = "}" if opener == "{" else "]"
+        start, end = text.find(opener), text.rfind(closer)
+        if 0 <= start < end:
+            try:
+                return json.loads(text[start : end + 1])
+            except ValueError:
+                continue
+    return None
+
+
 def _json_objects(text: str) -> list[str]:
     """Balanced ``{...}`` spans of ``text`` that mention a name (unclosed ones run to the end)."""
     spans, depth, start, quote, escaped = [], 0, -1, "", False
@@ -192,4 +206,4 @@ def _as_call(obj: JSON, tool_names: list[str] | tuple[str, ...], repairs: list[s
     return {"type": "function", "function": {"name": name, "arguments": json.dumps(args, ensure_ascii=False)}}
 
 
-__all__ = ["EXAMPLES", "FORMAT", "describe_tools", "parse_tool_calls", "prompt_messages"]
+__all__ = ["EXAMPLES", "FORMAT", "describe_tools", "json_in", "parse_tool_calls", "prompt_messages"]

@@ -27,20 +27,10 @@ def _client(model: str, base_url: str | None) -> Any:
         return _CLIENTS[(model, base_url)]
 
 
-def _json_in(text: str) -> Any:
-    for opener, closer in (("{", "}"), ("[", "]")):
-        start, end = text.find(opener), text.rfind(closer)
-        if 0 <= start < end:
-            try:
-                return json.loads(text[start : end + 1])
-            except ValueError:
-                continue
-    return None
-
-
 @COMPILERS.register("simulated")
 def _simulated(effect: SimulatedEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
     from envfactory.llm.client import LLMError
+    from envfactory.llm.toolcalls import json_in
     from envfactory.llm.types import ChatRequest
 
     schema = tool.output_schema or {"type": "object"}
@@ -67,7 +57,7 @@ def _simulated(effect: SimulatedEffect, tool: ToolSpec, spec: EnvSpec) -> Execut
             request = ChatRequest(messages=({"role": "user", "content": prompt},), json_schema=schema,
                                   max_tokens=300, seed=attempt)  # fmt: skip
             try:
-                value = _json_in(client.chat(request).text)
+                value = json_in(client.chat(request).text)
             except LLMError as err:
                 raise ToolError("transient", f"{tool.name}: the simulating model did not answer: {err}") from None
             if value is not None and valid(value):

@@ -106,15 +106,9 @@ class LLMJudge:
 def _verdict(text: str) -> Judgement | None:
     """A verdict read leniently: the JSON object asked for; else the first ``"spoiled": true|false``
     anywhere in the text (small models wrap it in schema-like JSON); else a leading yes or no."""
-    import json
+    from envfactory.llm.toolcalls import json_in
 
-    start, end = text.find("{"), text.rfind("}")
-    data = None
-    if 0 <= start < end:
-        try:
-            data = json.loads(text[start : end + 1])
-        except ValueError:
-            data = None
+    data = json_in(text, "{")
     if isinstance(data, dict) and isinstance(data.get("spoiled"), bool):
         reasons = tuple(str(r) for r in data.get("reasons") or () if r)[:5]
         return Judgement(spoiled=data["spoiled"], reasons=reasons)
