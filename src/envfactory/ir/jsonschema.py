@@ -83,6 +83,11 @@ class _Normalizer:
         if "allOf" in out:
             out = self._merge_all_of(out, field)
         self._fix_type(out, field)
+        if out.get("type") == "array" and isinstance(out.get("enum"), list):
+            # ``{type: array, enum: [a, b], items: {type: string}}``: the enum is the items'
+            items = out.get("items") if isinstance(out.get("items"), dict) else {}
+            out["items"] = {**items, "enum": out.pop("enum")}
+            self.warn(field, "'enum' of an array moved to its items")
         for key in ("anyOf", "oneOf"):
             if isinstance(out.get(key), list):
                 out[key] = [self.run(s, f"{field}.{key}", depth + 1, seen) for s in out[key]]
@@ -412,7 +417,7 @@ META_KEYS = frozenset({"_links", "links", "meta", "metadata", "page", "paginatio
                        "page_info", "cursor", "next", "previous", "prev", "self", "errors", "warnings"})  # fmt: skip
 # Members that hold the data when they are an object beside other members
 DATA_KEYS = frozenset({"data", "result", "results", "item", "items", "response", "payload", "_embedded",
-                       "value", "values", "record", "records", "content", "body", "entity"})  # fmt: skip
+                       "value", "values", "record", "records", "content", "body", "entity", "entries"})  # fmt: skip
 MAX_ENVELOPES = 6
 
 
@@ -450,6 +455,8 @@ def _data_member(node: JSON) -> str | None:
     scalars = [k for k, p in body.items() if primary_type(p) in ("string", "integer", "number", "boolean")]
     lists = [k for k, p in body.items() if primary_type(p) == "array" and primary_type(p.get("items")) == "object"]
     objects = [k for k, p in body.items() if primary_type(p) == "object" and p.get("properties")]
+    if len(lists) > 1:  # ``{entries: [...], order: [{by, direction}]}``: the data-named one
+        lists = [k for k in lists if k.lower() in DATA_KEYS] or lists
     if len(lists) == 1 and not objects and len(scalars) <= 4:
         return lists[0]
     if len(objects) == 1 and not lists and (not scalars or objects[0].lower() in DATA_KEYS):

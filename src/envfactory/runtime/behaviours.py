@@ -8,6 +8,7 @@ be decided ahead of time (field maps, filters, key types) is decided at compile 
 from __future__ import annotations
 
 import inspect
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -26,6 +27,7 @@ from envfactory.ir.effect import (
     UpdateEffect,
 )
 from envfactory.ir.env import EnvSpec
+from envfactory.ir.jsonschema import data_path
 from envfactory.ir.state import Entity, StateSchema
 from envfactory.ir.tool import ToolSpec
 from envfactory.registry import Registry
@@ -372,7 +374,12 @@ def compile_filters(filters: tuple[Filter, ...], entity: Entity) -> list[tuple[s
 
 
 def _norm(value: Any) -> Any:
-    return value.casefold() if isinstance(value, str) else value
+    """A comparable, hashable form: case-folded text; JSON text for objects and lists."""
+    if isinstance(value, str):
+        return value.casefold()
+    if isinstance(value, (dict, list)):
+        return json.dumps(value, sort_keys=True, default=str)
+    return value
 
 
 def _predicate(flt: Filter, text_fields: list[str]) -> Callable[[JSON, Any], bool]:
@@ -407,8 +414,10 @@ def _list(effect: ListEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
     predicates = compile_filters(effect.filters, entity)
     paging = effect.paging
     max_rows = spec.config.max_list_rows
+    _, record, as_list = data_path(tool.output_schema)
+    one = record is not None and not as_list  # the tool declares one record: the first match, or not_found
 
-    def run(ctx: CallContext, args: JSON) -> list[JSON]:
+    def run(ctx: CallContext, args: JSON) -> list[JSON] | JSON:
         active = [(p, args[a]) for a, p in predicates if args.get(a) is not None]
         rows = list(ctx.store.rows(entity.name))
         for predicate, value in active:
@@ -422,6 +431,11 @@ def _list(effect: ListEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
             start = max(0, args[paging.page_arg] - 1) * limit
         elif paging.cursor_arg and str(args.get(paging.cursor_arg) or "").isdigit():
             start = int(args[paging.cursor_arg])
+        if one:
+            if not rows:
+                given = ", ".join(f"{a}={args[a]!r}" for a, _ in predicates if args.get(a) is not None)
+                raise ToolError("not_found", f"no {entity.name}" + (f" with {given}" if given else ""))
+            return rows[0]
         return rows[start : start + min(limit or max_rows, max_rows)]
 
     return run

@@ -15,18 +15,11 @@ from collections.abc import Callable
 from typing import Any
 
 from envfactory.ir.jsonschema import data_path, primary_type
+from envfactory.runtime.conform import compile_conformer, placeholder_value
 from envfactory.runtime.store import clone
 
 JSON = dict[str, Any]
 Shaper = Callable[[Any], Any]
-_PLACEHOLDER = {
-    "string": "",
-    "integer": 0,
-    "number": 0,
-    "boolean": False,
-    "array": [],
-    "object": {},
-}
 _COUNT_NAMES = {"total", "count", "totalcount", "numfound", "totalresults", "size", "totalitems"}
 
 
@@ -43,7 +36,7 @@ def compile_shaper(schema: JSON | None) -> Shaper:
     if typ not in ("array", "object"):
         return identity
     path, record, as_list = data_path(schema)
-    project = _row_projector(record)
+    project = _fitted(_row_projector(record), compile_conformer(record))
     if as_list:
         shaper: Shaper = lambda value: [project(v) for v in (value if isinstance(value, list) else [value])]  # noqa: E731
     else:
@@ -81,6 +74,11 @@ _JSON_TYPES: dict[str, tuple[type, ...]] = {"object": (dict,), "array": (list,),
                                              "integer": (int,), "number": (int, float), "boolean": (bool,)}  # fmt: skip
 
 
+def _fitted(project: Shaper, conform: Shaper | None) -> Shaper:
+    """``project`` then make the record fit its declared schema (:mod:`~envfactory.runtime.conform`)."""
+    return project if conform is None else lambda row: conform(project(row))
+
+
 def _row_projector(schema: JSON | None) -> Shaper:
     if schema and primary_type(schema) == "object" and not schema.get("properties"):
         extra = schema.get("additionalProperties")
@@ -113,21 +111,3 @@ def _placeholder(schema: JSON) -> Callable[[Any], Any]:
     """A required envelope field the state cannot fill: a typed placeholder."""
     value = placeholder_value(schema)
     return lambda _rows: clone(value)
-
-
-def placeholder_value(schema: JSON, depth: int = 0) -> Any:
-    """The smallest value of ``schema``'s type that satisfies it: its first enum value, its
-    minimum, or an object with placeholders for its required members."""
-    if isinstance(schema.get("enum"), list) and schema["enum"]:
-        return schema["enum"][0]
-    typ = primary_type(schema) or ""
-    if typ in ("integer", "number") and isinstance(schema.get("minimum"), (int, float)):
-        return schema["minimum"]
-    if typ == "object" and depth < 4:
-        props = schema.get("properties") or {}
-        return {
-            k: placeholder_value(props[k], depth + 1)
-            for k in schema.get("required") or ()
-            if isinstance(props.get(k), dict)
-        }
-    return clone(_PLACEHOLDER.get(typ))

@@ -33,6 +33,8 @@ def sample_arguments(
     for arg in wanted:
         prop = tool.properties.get(arg) or {}
         target = references.get(arg) or _stem_entity(arg, spec)
+        if kind == "create" and target == entity_name and arg == getattr(effect, "key_arg", None):
+            target = None  # the key of the row being created: a new one, not one that exists
         if target is not None:
             row = pick_row(store, target, maker.rng, lambda r: True)
             if row is not None:

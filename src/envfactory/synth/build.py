@@ -15,7 +15,7 @@ from envfactory.ir.tool import ToolSet
 from envfactory.synth.batches import plan_batches
 from envfactory.synth.data import load_state, seed_state
 from envfactory.synth.effects import infer_behaviour
-from envfactory.synth.entities import assign_entities, infer_schema
+from envfactory.synth.entities import assign_entities, infer_schema, keys_follow_parameters
 from envfactory.synth.intents import read_intent
 from envfactory.synth.naming import tokens
 from envfactory.synth.singletons import KEY as SINGLETON_KEY
@@ -112,6 +112,7 @@ def synthesize(
         for i in intents
     }
     behaviours = [batches.behaviours.get(t.name) or by_tool[t.name] for t in toolset.tools]
+    schema = keys_follow_parameters(schema, behaviours, toolset)
     if bind:
         behaviours = _bind(loaded, behaviours)
     config = EnvConfig(seed=seed, rows_per_entity=rows, max_steps=max_steps, state_source=str(state))

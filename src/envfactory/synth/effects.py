@@ -241,6 +241,8 @@ def _filter(arg: str, arg_schema: JSON, intent: Intent, entity: Entity) -> Filte
     is_list = primary_type(arg_schema) == "array"
     for field, field_schema in entity.fields.items():
         field_is_list = primary_type(field_schema) == "array"
+        if same_field(field, arg) and primary_type(field_schema) == "object":
+            return None  # ``properties: [names]`` beside a ``properties`` object: a projection, not a filter
         if same_field(field, arg):
             return Filter(arg=arg, field=field, op="any" if field_is_list else "in" if is_list else "eq")
         if is_list and same_field(plural(field), arg):

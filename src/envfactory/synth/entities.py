@@ -5,8 +5,10 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any, Literal
 
+from envfactory.ir.effect import Behaviour
 from envfactory.ir.jsonschema import primary_type
 from envfactory.ir.state import Entity, StateSchema
+from envfactory.ir.tool import ToolSet
 from envfactory.synth.intents import Intent
 from envfactory.synth.naming import id_stem, same_field, tokens
 
@@ -104,9 +106,9 @@ def _build_entity(noun: str, intents: list[Intent]) -> Entity:
     fields = {key: fields[key], **{k: v for k, v in fields.items() if k != key}}
     # the id parameters decide the key's type and shape: they are what validates a key passed back
     arg_schemas = [s for i in intents if i.key_arg and isinstance(s := i.tool.properties.get(i.key_arg), dict)]
-    typed = [primary_type(s) for s in arg_schemas if primary_type(s) in ("integer", "string")]
+    typed = [primary_type(s) for s in arg_schemas if primary_type(s) in ("integer", "number", "string")]
     key_type: Literal["integer", "string"] = (
-        "integer" if (typed[0] if typed else primary_type(fields[key])) == "integer" else "string"
+        "integer" if (typed[0] if typed else primary_type(fields[key])) in ("integer", "number") else "string"
     )
     shape: JSON = {}
     if key_type == "string":
@@ -129,6 +131,25 @@ def _build_entity(noun: str, intents: list[Intent]) -> Entity:
 
 
 KEY_CONSTRAINTS = ("format", "pattern", "minLength", "maxLength")
+
+
+def keys_follow_parameters(schema: StateSchema, behaviours: list[Behaviour], tools: ToolSet) -> StateSchema:
+    """An entity whose every id parameter (``comicId: number``, ``{id}: integer``) takes a number
+    gets integer keys: they are what validates a key passed back, whatever the record schema said."""
+    numeric: dict[str, bool] = {}
+    by_name = {t.name: t for t in tools.tools}
+    for b in behaviours:
+        entity, key_arg = getattr(b.effect, "entity", None), getattr(b.effect, "key_arg", None)
+        if entity in schema and key_arg and b.tool in by_name:
+            prop = by_name[b.tool].properties.get(key_arg) or {}
+            numeric[entity] = numeric.get(entity, True) and primary_type(prop) in ("integer", "number")
+    changed = [e for e in schema.entities if e.key_type == "string" and numeric.get(e.name) and e.key != "_id"]
+    if not changed:
+        return schema
+    updated = {e.name: e.model_copy(update={"key_type": "integer", "key_schema": {}, "fields": {**e.fields,
+               e.key: {k: v for k, v in e.fields.get(e.key, {}).items() if k not in KEY_CONSTRAINTS} | {"type": "integer"}}})
+               for e in changed}  # fmt: skip
+    return StateSchema(entities=tuple(updated.get(e.name, e) for e in schema.entities))
 
 
 def _key_field(noun: str, fields: JSON, key_args: list[str]) -> str:

@@ -28,6 +28,7 @@ from envfactory.ir.effect import (
     UpdateEffect,
 )
 from envfactory.ir.env import EnvSpec
+from envfactory.ir.jsonschema import data_path, primary_type
 from envfactory.registry import Registry
 from envfactory.runtime.environment import Environment
 from envfactory.runtime.episode import Episode
@@ -207,10 +208,13 @@ def _probe_create(p: _Probe) -> None:
     if lister is None:
         p.note("create -> list contains it", None, "no list tool")
         return
-    filters = {f.arg: row.get(f.field) for f in p.spec.behaviour(lister).effect.filters if f.field}  # type: ignore[union-attr]
+    filters = _filters_matching(p, lister, row)
     required = {a: filters[a] for a in p.spec.tools[lister].required if a in filters}
     if len(required) < len(p.spec.tools[lister].required):
         p.note("create -> list contains it", None, f"cannot fill the required arguments of {lister}")
+        return
+    if _answers_one(p, lister):
+        p.note("create -> list contains it", None, f"{lister} answers with one record, not a list")
         return
     listed = p.call(lister, {**_max_page(p, lister), **required})
     p.note(
@@ -231,12 +235,28 @@ def _not_persisted(p: _Probe, entity: str, row: JSON, args: JSON, skip: str | No
     return missing
 
 
+def _filters_matching(p: _Probe, lister: str, row: JSON) -> JSON:
+    """Arguments of ``lister``'s filters that ``row`` satisfies."""
+    out: JSON = {}
+    for f in p.spec.behaviour(lister).effect.filters:  # type: ignore[union-attr]
+        if f.field and row.get(f.field) is not None:
+            value = row[f.field]
+            out[f.arg] = [value] if f.op == "in" else value
+    return out
+
+
+def _answers_one(p: _Probe, lister: str) -> bool:
+    _, record, as_list = data_path(p.spec.tools[lister].output_schema)
+    return record is not None and not as_list
+
+
 def _max_page(p: _Probe, lister: str) -> JSON:
     paging = p.spec.behaviour(lister).effect.paging  # type: ignore[union-attr]
     if not paging.limit_arg:
         return {}
     prop = p.spec.tools[lister].properties.get(paging.limit_arg, {})
-    return {paging.limit_arg: int(prop.get("maximum", 1000))}
+    most = int(prop.get("maximum", 1000))
+    return {paging.limit_arg: str(most) if primary_type(prop) == "string" else most}
 
 
 def _mentions(data: Any, key: Any) -> bool:
@@ -260,7 +280,11 @@ def _absent_key(p: _Probe, entity: str) -> Any:
 @PROBES.register("list")
 def _probe_list(p: _Probe) -> None:
     tool = p.spec.tools[p.behaviour.tool]
-    result = p.call(p.behaviour.tool, p.args())
+    args = p.args()
+    rows = p.env.base.tables[p.effect(ListEffect).entity]
+    if _answers_one(p, tool.name) and rows:  # one record declared: ask for one that exists
+        args.update(_filters_matching(p, tool.name, next(iter(rows.values()))))
+    result = p.call(p.behaviour.tool, args)
     p.note("list succeeds", result.ok, result.content[:200])
     if not tool.required and p.env.base.tables[p.effect(ListEffect).entity]:
         p.note(
@@ -279,7 +303,8 @@ def _probe_update(p: _Probe) -> None:
     p.note("update succeeds", result.ok, result.content[:200])
     if result.ok:
         row = p.episode.store.get(effect.entity, key) or {}
-        missing = _not_persisted(p, effect.entity, row, args, skip=effect.key_arg)
+        missing = [a for a in _not_persisted(p, effect.entity, row, args, skip=effect.key_arg)
+                   if a not in effect.timestamps]  # the clock sets these, whatever the caller sent  # fmt: skip
         p.note("update persists", not missing, f"not stored: {missing}" if missing else "")
 
 

@@ -55,6 +55,8 @@ def _groups(tools: list[ToolSpec] | tuple[ToolSpec, ...]) -> dict[str, list[Tool
             named[noun].append(tool)
     out = {noun: group for noun, group in named.items() if any(tokens(t.name)[0] in _GET for t in group)}
     paths = set(by_path)
+    collections = {_noun(seg) for path in paths for seg, nxt in zip(path.split("/"), path.split("/")[1:])
+                   if seg and "{" not in seg and nxt.startswith("{")}  # fmt: skip
     for path, group in by_path.items():
         last = path.rsplit("/", 1)[-1]
         if not last or "{" in path or any(p.startswith(path + "/{") for p in paths):
@@ -63,10 +65,15 @@ def _groups(tools: list[ToolSpec] | tuple[ToolSpec, ...]) -> dict[str, list[Tool
         reads = [t for t in group if t.source.http and t.source.http.method.upper() == "GET"]
         if "POST" in methods or "DELETE" in methods or not reads or _one_object(reads[0]) is None:
             continue
-        words = list(tokens(last))
-        noun = NOUNS.get(words[-1], "_".join([*words[:-1], singular(words[-1])]) if words else last)
-        out.setdefault(noun, group)
+        noun = _noun(last)
+        if noun not in collections:  # ``/search/series`` beside ``/series/{id}``: a search, not one record
+            out.setdefault(noun, group)
     return out
+
+
+def _noun(segment: str) -> str:
+    words = list(tokens(segment))
+    return NOUNS.get(words[-1], "_".join([*words[:-1], singular(words[-1])])) if words else segment
 
 
 def plan_singletons(tools: list[ToolSpec] | tuple[ToolSpec, ...]) -> tuple[list[Entity], dict[str, Behaviour]]:

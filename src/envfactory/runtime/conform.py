@@ -1,0 +1,134 @@
+"""Make a value fit the schema a tool declares for its output, deterministically.
+
+Real descriptions contradict themselves: a language's ``id`` is a string parameter but an integer
+in the record, a field is a number in one response and an object in another. The state keeps one
+value; the output must still be what the tool declares. :func:`compile_conformer` builds, once
+per schema, a function that leaves fitting values alone (the common case costs one ``isinstance``
+per field) and replaces a misfit with a value of the declared type derived from it: ``"12"``
+becomes ``12``, ``"shelf_3"`` a stable integer, a value outside an enum one of its members chosen
+by the value's hash, a non-uuid a uuid derived from it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import uuid
+import zlib
+from collections.abc import Callable
+from typing import Any
+
+from envfactory.ir.jsonschema import primary_type
+from envfactory.runtime.store import clone
+
+JSON = dict[str, Any]
+Conformer = Callable[[Any], Any]
+MAX_DEPTH = 6
+_PLACEHOLDER: dict[str, Any] = {"string": "", "integer": 0, "number": 0, "boolean": False, "array": [], "object": {}}
+_DATE_TIME = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:?\d\d)?$")
+_DATE = re.compile(r"^\d{4}-\d\d-\d\d$")
+_UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
+
+
+def _stable(value: Any) -> int:
+    return zlib.crc32(repr(value).encode())
+
+
+def _to_int(value: Any) -> int:
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    text = str(value)
+    return int(text) if re.fullmatch(r"-?\d{1,18}", text) else _stable(value) % 100_000
+
+
+def _to_number(value: Any) -> int | float:
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return value
+    try:
+        return float(str(value))
+    except ValueError:
+        return _stable(value) % 100_000
+
+
+_FORMATS: dict[str, tuple[re.Pattern[str], Callable[[Any], str]]] = {
+    "uuid": (_UUID, lambda v: str(uuid.UUID(int=_stable(v) * 0x9E3779B97F4A7C15 % (1 << 128)))),
+    "date-time": (_DATE_TIME, lambda v: f"2025-{_stable(v) % 12 + 1:02d}-{_stable(v) % 28 + 1:02d}T12:00:00Z"),
+    "date": (_DATE, lambda v: f"2025-{_stable(v) % 12 + 1:02d}-{_stable(v) % 28 + 1:02d}"),
+}
+
+
+def compile_conformer(schema: JSON | None, depth: int = 0) -> Conformer | None:
+    """A function making values fit ``schema``; None when ``schema`` constrains nothing checkable."""
+    if not isinstance(schema, dict) or depth > MAX_DEPTH:
+        return None
+    typ = primary_type(schema)
+    if isinstance(schema.get("type"), list) and "null" in schema["type"]:
+        inner = compile_conformer({**schema, "type": typ}, depth) if typ else None
+        return (lambda v: v if v is None else inner(v)) if inner else None
+    enum = schema.get("enum")
+    if isinstance(enum, list) and enum:
+        members = list(enum)
+        allowed = set(map(repr, members))
+        return lambda v: v if repr(v) in allowed else members[_stable(v) % len(members)]
+    if typ == "object":
+        return _object(schema, depth)
+    if typ == "array":
+        item = compile_conformer(schema.get("items"), depth + 1)
+
+        def array(v: Any) -> Any:
+            values = v if isinstance(v, list) else [] if v is None or isinstance(v, dict) else [v]
+            return [item(x) for x in values] if item else values
+
+        return array
+    if typ == "integer":
+        return lambda v: v if isinstance(v, int) and not isinstance(v, bool) else _to_int(v)
+    if typ == "number":
+        return lambda v: v if isinstance(v, (int, float)) and not isinstance(v, bool) else _to_number(v)
+    if typ == "boolean":
+        return lambda v: v if isinstance(v, bool) else bool(v)
+    if typ == "string":
+        pattern, make = _FORMATS.get(str(schema.get("format")), (None, None))
+        if pattern is not None and make is not None:
+            check, fix = pattern, make
+            return lambda v: v if isinstance(v, str) and check.match(v) else fix(v)
+        return lambda v: v if isinstance(v, str) else json.dumps(v) if isinstance(v, (dict, list)) else str(v)
+    return None
+
+
+def _object(schema: JSON, depth: int) -> Conformer:
+    props = schema.get("properties") or {}
+    members = {k: c for k, sub in props.items() if (c := compile_conformer(sub, depth + 1)) is not None}
+    empty = placeholder_value(schema)
+
+    def obj(v: Any) -> Any:
+        if not isinstance(v, dict):
+            return dict(empty) if isinstance(empty, dict) else {}
+        if not members:
+            return v
+        out = dict(v)
+        for key, conform in members.items():
+            if key in out:
+                out[key] = conform(out[key])
+        return out
+
+    return obj
+
+
+def placeholder_value(schema: JSON, depth: int = 0) -> Any:
+    """The smallest value of ``schema``'s type that satisfies it: its first enum value, its
+    minimum, or an object with placeholders for its required members."""
+    if isinstance(schema.get("enum"), list) and schema["enum"]:
+        return schema["enum"][0]
+    typ = primary_type(schema) or ""
+    if typ in ("integer", "number") and isinstance(schema.get("minimum"), (int, float)):
+        return schema["minimum"]
+    if typ == "object" and depth < 4:
+        props = schema.get("properties") or {}
+        return {
+            k: placeholder_value(props[k], depth + 1)
+            for k in schema.get("required") or ()
+            if isinstance(props.get(k), dict)
+        }
+    return clone(_PLACEHOLDER.get(typ))

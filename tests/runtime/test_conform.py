@@ -1,0 +1,55 @@
+"""Outputs made to fit their declared schema (runtime.conform), value by value."""
+
+import re
+
+from envfactory.runtime.conform import compile_conformer
+from envfactory.runtime.shape import compile_shaper
+
+
+def fit(schema: dict, value: object) -> object:
+    conform = compile_conformer(schema)
+    assert conform is not None
+    return conform(value)
+
+
+def test_fitting_values_are_left_alone() -> None:
+    record = {"type": "object", "properties": {"id": {"type": "integer"}, "name": {"type": "string"},
+                                               "tags": {"type": "array", "items": {"type": "string"}}}}  # fmt: skip
+    row = {"id": 7, "name": "Ada", "tags": ["a"], "extra": 1}
+    assert fit(record, row) == row
+
+
+def test_misfits_become_values_of_the_declared_type() -> None:
+    assert fit({"type": "integer"}, "12") == 12
+    assert fit({"type": "integer"}, 3.0) == 3
+    assert fit({"type": "integer"}, "shelf_3") == fit({"type": "integer"}, "shelf_3")  # stable
+    assert isinstance(fit({"type": "integer"}, "shelf_3"), int)
+    assert fit({"type": "number"}, "2.5") == 2.5
+    assert fit({"type": "string"}, 5) == "5"
+    assert fit({"type": "string"}, {"a": 1}) == '{"a": 1}'
+    assert fit({"type": "boolean"}, 1) is True
+    assert fit({"type": "array", "items": {"type": "integer"}}, "4") == [4]
+    assert fit({"type": "object", "properties": {"n": {"type": "integer"}}}, "x") == {}
+    assert fit({"type": ["integer", "null"]}, None) is None
+
+
+def test_enums_and_formats_are_met() -> None:
+    assert fit({"type": "string", "enum": ["track"]}, "album") == "track"
+    assert fit({"type": "string", "enum": ["a", "b"]}, "b") == "b"
+    made = fit({"type": "string", "format": "uuid"}, "ticket_0001")
+    assert isinstance(made, str) and re.fullmatch(r"[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}", made)
+    assert made == fit({"type": "string", "format": "uuid"}, "ticket_0001")
+    assert fit({"type": "string", "format": "date-time"}, "2025-03-01T10:00:00Z") == "2025-03-01T10:00:00Z"
+    assert re.fullmatch(r"2025-\d\d-\d\dT12:00:00Z", str(fit({"type": "string", "format": "date-time"}, "soon")))
+    assert re.fullmatch(r"2025-\d\d-\d\d", str(fit({"type": "string", "format": "date"}, 20250101)))
+
+
+def test_the_shaper_fits_records_inside_their_envelope() -> None:
+    schema = {"type": "object", "properties": {
+        "data": {"type": "array", "items": {"type": "object", "properties": {"id": {"type": "integer"}}}}}}  # fmt: skip
+    assert compile_shaper(schema)([{"id": "41"}, {"id": 2}]) == {"data": [{"id": 41}, {"id": 2}]}
+
+
+def test_nothing_checkable_compiles_to_none() -> None:
+    assert compile_conformer(None) is None
+    assert compile_conformer({}) is None
