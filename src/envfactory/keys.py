@@ -20,6 +20,9 @@ JSON = dict[str, Any]
 def shaped_key(entity: str, n: int, schema: JSON, plain: str) -> str:
     """The ``n``-th key of ``entity`` satisfying ``schema`` (``plain`` when it already does)."""
     digest = hashlib.blake2b(f"{entity}:{n}".encode(), digest_size=16).digest()
+    members = schema.get("enum")
+    if isinstance(members, list) and members:  # ``ride_type: lyft | lyft_plus | ...``: the members in turn
+        return str(members[(n - 1) % len(members)])
     fmt = schema.get("format")
     if fmt == "uuid":
         return str(uuid.UUID(bytes=digest, version=4))

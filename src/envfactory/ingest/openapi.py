@@ -97,6 +97,7 @@ def _resolve_refs(doc: JSON, path: Path, diag: Diagnostics, roots: tuple[Path, .
         _title_components(loaded, 3) if isinstance(loaded, dict) else None
         return loaded
 
+    doc = {k: v for k, v in doc.items() if not str(k).startswith("x-")}  # vendor extensions: docs, not tools
     try:
         return jsonref.replace_refs(
             doc,

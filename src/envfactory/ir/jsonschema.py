@@ -85,9 +85,14 @@ class _Normalizer:
         self._fix_type(out, field)
         if out.get("type") == "array" and isinstance(out.get("enum"), list):
             # ``{type: array, enum: [a, b], items: {type: string}}``: the enum is the items'
-            items = out.get("items") if isinstance(out.get("items"), dict) else {}
+            items = out["items"] if isinstance(out.get("items"), dict) else {}
             out["items"] = {**items, "enum": out.pop("enum")}
             self.warn(field, "'enum' of an array moved to its items")
+        elif out.get("type") == "object" and not out.get("properties") and isinstance(out.get("enum"), list):
+            kinds = {type(v) for v in out["enum"] if v is not None}
+            if kinds and kinds <= {str}:  # ``{type: object, enum: [personal, business]}``: a string enum
+                out["type"] = "string"
+                self.warn(field, "'object' with an enum of strings read as a string")
         for key in ("anyOf", "oneOf"):
             if isinstance(out.get(key), list):
                 out[key] = [self.run(s, f"{field}.{key}", depth + 1, seen) for s in out[key]]

@@ -63,7 +63,7 @@ def compile_conformer(schema: JSON | None, depth: int = 0) -> Conformer | None:
     """A function making values fit ``schema``; None when ``schema`` constrains nothing checkable."""
     if not isinstance(schema, dict) or depth > MAX_DEPTH:
         return None
-    typ = primary_type(schema)
+    typ = primary_type(schema) or ("object" if "properties" in schema else "array" if "items" in schema else None)
     if isinstance(schema.get("type"), list) and "null" in schema["type"]:
         inner = compile_conformer({**schema, "type": typ}, depth) if typ else None
         return (lambda v: v if v is None else inner(v)) if inner else None
@@ -100,17 +100,22 @@ def compile_conformer(schema: JSON | None, depth: int = 0) -> Conformer | None:
 def _object(schema: JSON, depth: int) -> Conformer:
     props = schema.get("properties") or {}
     members = {k: c for k, sub in props.items() if (c := compile_conformer(sub, depth + 1)) is not None}
-    empty = placeholder_value(schema)
+    required = {k: placeholder_value(props[k], depth + 1) for k in schema.get("required") or ()
+                if isinstance(props.get(k), dict)}  # fmt: skip
+    empty = placeholder_value(schema, depth)
 
     def obj(v: Any) -> Any:
         if not isinstance(v, dict):
-            return dict(empty) if isinstance(empty, dict) else {}
-        if not members:
+            return clone(empty) if isinstance(empty, dict) else {}
+        if not members and all(k in v for k in required):
             return v
         out = dict(v)
         for key, conform in members.items():
             if key in out:
                 out[key] = conform(out[key])
+        for key, default in required.items():
+            if key not in out:
+                out[key] = clone(default)
         return out
 
     return obj
@@ -124,6 +129,8 @@ def placeholder_value(schema: JSON, depth: int = 0) -> Any:
     typ = primary_type(schema) or ""
     if typ in ("integer", "number") and isinstance(schema.get("minimum"), (int, float)):
         return schema["minimum"]
+    if typ == "string" and str(schema.get("format")) in _FORMATS:
+        return _FORMATS[str(schema["format"])][1]("")
     if typ == "object" and depth < 4:
         props = schema.get("properties") or {}
         return {

@@ -7,6 +7,7 @@ from typing import Any
 
 from envfactory.ir.effect import ActionEffect, Behaviour, TransferEffect
 from envfactory.ir.env import EnvSpec
+from envfactory.ir.jsonschema import primary_type
 from envfactory.ir.state import StateSchema
 from envfactory.runtime.store import Store
 from envfactory.synth.data import coerce_key
@@ -37,11 +38,20 @@ def sample_arguments(
             target = None  # the key of the row being created: a new one, not one that exists
         if target is not None:
             row = pick_row(store, target, maker.rng, lambda r: True)
-            if row is not None:
-                args[arg] = coerce_key(row[schema[target].key], prop)
+            key = coerce_key(row[schema[target].key], prop) if row is not None else None
+            if key is not None and _fits(key, prop):  # a key the parameter cannot take points at nothing
+                args[arg] = key
                 continue
         args[arg] = maker.value(prop, arg, entity_name or "")
     return args
+
+
+_TYPES: dict[str, tuple[type, ...]] = {"integer": (int,), "number": (int, float), "string": (str,), "array": (list,)}
+
+
+def _fits(value: Any, prop: JSON) -> bool:
+    kinds = _TYPES.get(primary_type(prop) or "")
+    return kinds is None or (isinstance(value, kinds) and not isinstance(value, bool))
 
 
 def _stem_entity(arg: str, spec: EnvSpec) -> str | None:

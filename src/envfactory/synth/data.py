@@ -32,7 +32,9 @@ def seed_state(schema: StateSchema, *, rows: int, seed: int, clock_start: str) -
     for name in entity_order(schema):
         entity = schema[name]
         maker.reseed(derive_seed(seed, "rows", name))
-        state[name] = [_row(entity, i + 1, maker, state, keys) for i in range(rows)]
+        members = entity.key_schema.get("enum")
+        count = min(rows, len(members)) if isinstance(members, list) and members else rows  # keys stay distinct
+        state[name] = [_row(entity, i + 1, maker, state, keys) for i in range(count)]
         if entity.key in NATURAL_KEYS and entity.key_type == "string" and not entity.key_schema:
             _natural_keys(entity, state[name], maker)
     return {name: state[name] for name in schema.names}

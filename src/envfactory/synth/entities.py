@@ -130,7 +130,7 @@ def _build_entity(noun: str, intents: list[Intent]) -> Entity:
     )
 
 
-KEY_CONSTRAINTS = ("format", "pattern", "minLength", "maxLength")
+KEY_CONSTRAINTS = ("format", "pattern", "minLength", "maxLength", "enum")
 
 
 def keys_follow_parameters(schema: StateSchema, behaviours: list[Behaviour], tools: ToolSet) -> StateSchema:
@@ -139,20 +139,31 @@ def keys_follow_parameters(schema: StateSchema, behaviours: list[Behaviour], too
     numeric: dict[str, bool] = {}
     by_name = {t.name: t for t in tools.tools}
     for b in behaviours:
-        entity, key_arg = getattr(b.effect, "entity", None), getattr(b.effect, "key_arg", None)
-        if entity in schema and key_arg and b.tool in by_name:
+        entity = getattr(b.effect, "entity", None)
+        if not isinstance(entity, str) or entity not in schema or b.tool not in by_name:
+            continue
+        key_args = [getattr(b.effect, "key_arg", None)] + [  # a read by key, or a list filtered on the key
+            f.arg for f in getattr(b.effect, "filters", ()) if f.field == schema[entity].key and f.op == "eq"
+        ]
+        for key_arg in filter(None, key_args):
             prop = by_name[b.tool].properties.get(key_arg) or {}
             numeric[entity] = numeric.get(entity, True) and primary_type(prop) in ("integer", "number")
     changed = [e for e in schema.entities if e.key_type == "string" and numeric.get(e.name) and e.key != "_id"]
     if not changed:
         return schema
-    updated = {e.name: e.model_copy(update={"key_type": "integer", "key_schema": {}, "fields": {**e.fields,
-               e.key: {k: v for k, v in e.fields.get(e.key, {}).items() if k not in KEY_CONSTRAINTS} | {"type": "integer"}}})
-               for e in changed}  # fmt: skip
+    updated = {}
+    for e in changed:
+        key_field = {k: v for k, v in e.fields.get(e.key, {}).items() if k not in KEY_CONSTRAINTS} | {"type": "integer"}
+        fields = {**e.fields, e.key: key_field}
+        updated[e.name] = e.model_copy(update={"key_type": "integer", "key_schema": {}, "fields": fields})
     return StateSchema(entities=tuple(updated.get(e.name, e) for e in schema.entities))
 
 
 def _key_field(noun: str, fields: JSON, key_args: list[str]) -> str:
+    for arg in key_args:  # addressed by ``{permalink}``, ``{username}``: that field is the key, not ``id``
+        found = _matching(fields, arg)
+        if found and tokens(found)[-1:] != ("id",) and all(_matching(fields, a) == found for a in key_args):
+            return found
     for candidate in ("id", f"{noun}_id", f"{noun}Id", "uuid", "key"):
         if candidate in fields:
             return candidate

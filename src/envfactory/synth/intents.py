@@ -149,7 +149,7 @@ def _from_http(tool: ToolSpec) -> Intent | None:
     http = tool.source.http
     assert http is not None
     # plumbing in paths: a format extension (/wallets.json, /{id}.xml) names no resource
-    segments = [re.sub(r"\.(json|xml|yaml|yml|csv|txt)$", "", s, flags=re.IGNORECASE)
+    segments = [re.sub(r"\.(json|xml|yaml|yml|csv|txt|\{[^}/]*\})$", "", s, flags=re.IGNORECASE)
                 for s in http.path.strip("/").split("/") if s]  # fmt: skip
     method = http.method.upper()
     if not segments:

@@ -241,6 +241,14 @@ def _filters_matching(p: _Probe, lister: str, row: JSON) -> JSON:
     for f in p.spec.behaviour(lister).effect.filters:  # type: ignore[union-attr]
         if f.field and row.get(f.field) is not None:
             value = row[f.field]
+            if (
+                f.op == "any"
+                and isinstance(value, list)
+                and primary_type(p.spec.tools[lister].properties.get(f.arg)) != "array"
+            ):
+                if not value:
+                    continue
+                value = value[0]  # one tag of the row's tags
             out[f.arg] = [value] if f.op == "in" else value
     return out
 

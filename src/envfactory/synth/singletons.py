@@ -10,6 +10,7 @@ it; ``set`` tools (``PUT``/``PATCH``, ``update_*``/``set_*``) write the fields t
 from __future__ import annotations
 
 from collections import defaultdict
+from itertools import pairwise
 from typing import Any
 
 from envfactory.ir.effect import Behaviour, SingletonEffect
@@ -55,7 +56,7 @@ def _groups(tools: list[ToolSpec] | tuple[ToolSpec, ...]) -> dict[str, list[Tool
             named[noun].append(tool)
     out = {noun: group for noun, group in named.items() if any(tokens(t.name)[0] in _GET for t in group)}
     paths = set(by_path)
-    collections = {_noun(seg) for path in paths for seg, nxt in zip(path.split("/"), path.split("/")[1:])
+    collections = {_noun(seg) for path in paths for seg, nxt in pairwise(path.split("/"))
                    if seg and "{" not in seg and nxt.startswith("{")}  # fmt: skip
     for path, group in by_path.items():
         last = path.rsplit("/", 1)[-1]

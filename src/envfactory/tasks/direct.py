@@ -18,6 +18,7 @@ from envfactory.ir.effect import (
     CreateManyEffect,
     DeleteManyEffect,
     EditListEffect,
+    ReadEffect,
     SingletonEffect,
     TreeEffect,
     changes_state,
@@ -52,6 +53,28 @@ class Context:
 
 def direct_tools(spec: EnvSpec) -> list[str]:
     return [b.tool for b in spec.behaviours if b.effect.kind in SCENARIOS and changes_state(b.effect)]
+
+
+def lookup_tools(spec: EnvSpec) -> list[str]:
+    """Reads by key: what a read-only API without a list tool can still be asked about."""
+    return [b.tool for b in spec.behaviours if isinstance(b.effect, ReadEffect)]
+
+
+def _lookup(ctx: Context, tool: str, e: ReadEffect) -> tuple[list[Call], str, str] | None:
+    """``What is the title of the comic 614?``: one read, one fact in the answer."""
+    entity = ctx.spec.state_schema[e.entity]
+    rows = ctx.rows(e.entity)
+    if not rows or not e.key_arg:
+        return None
+    row = ctx.rng.choice(rows)
+    fields = [f for f, v in row.items() if f != entity.key and isinstance(v, (str, int, float)) and not
+              isinstance(v, bool) and str(v).strip() and len(str(v)) <= 60]  # fmt: skip
+    if not fields:
+        return None
+    field = ctx.rng.choice(sorted(fields))
+    key = row[entity.key]
+    said = f"What is the {words(field)} of the {words(entity.name)} {show(key)}? Tell me."
+    return [Call(tool=tool, args={e.key_arg: key})], said, str(row[field])
 
 
 @SCENARIOS.register("create_many")
@@ -161,9 +184,11 @@ def _tree(ctx: Context, tool: str, e: TreeEffect) -> Scenario | None:
 class DirectTasks:
     """``task(seed, attempt)`` like the walk-based factory, for the tools :func:`direct_tools` names."""
 
-    def __init__(self, env: Environment) -> None:
+    def __init__(self, env: Environment, *, lookups: bool = False) -> None:
+        """``lookups``: ask look-up questions with the read tools (for APIs with nothing else to ask)."""
         self.env, self.spec = env, env.spec
-        self.tools = direct_tools(env.spec)
+        self.lookups = lookups
+        self.tools = lookup_tools(env.spec) if lookups else direct_tools(env.spec)
         self.maker = ValueMaker(0, env.spec.config.clock_start)
 
     def task(self, seed: int, attempt: int) -> Task:
@@ -173,7 +198,13 @@ class DirectTasks:
         ctx = Context(self.spec, episode.store, rng, self.maker)
         tool = rng.choice(self.tools)
         effect = self.spec.behaviour(tool).effect
-        scenario = SCENARIOS[effect.kind](ctx, tool, effect)
+        answer: tuple[str, ...] = ()
+        if self.lookups and isinstance(effect, ReadEffect):
+            found = _lookup(ctx, tool, effect)
+            scenario = None if found is None else (found[0], found[1])
+            answer = () if found is None else (found[2],)
+        else:
+            scenario = SCENARIOS[effect.kind](ctx, tool, effect)
         if scenario is None:
             raise Rejected(f"no rows to ask about with {tool}")
         calls, instruction = scenario
@@ -181,14 +212,17 @@ class DirectTasks:
             result = episode.call_tool(call.tool, call.args)
             if not result.ok:
                 raise Rejected(f"the gold call fails: {result.content[:80]}")
+            if answer and answer[0] not in result.content:
+                raise Rejected("the read does not show the fact asked for")
         final = episode.state_hash()
-        if final == self.env.base.hash:
+        if final == self.env.base.hash and not answer:
             raise Rejected("the gold plan leaves the state unchanged")
         rows = {e: {str(k): r for k, r in changed.items()} for e, changed in episode.store.changes().items()}
         return Task(env=self.spec.name, id=f"{self.spec.name}-{seed}-{attempt}", seed=attempt, instruction=instruction,
-                    gold=tuple(calls), goal=Goal(state_hash=final, rows=rows), max_steps=2 * len(calls) + 6,
+                    gold=tuple(calls), goal=Goal(state_hash=final, rows=rows, answer=answer),
+                    max_steps=2 * len(calls) + 6,
                     difficulty=float(len(calls)), level=len(calls),
                     origin=Origin(generator="direct/1", seed=seed, attempt=attempt))  # fmt: skip
 
 
-__all__ = ["SCENARIOS", "DirectTasks", "direct_tools"]
+__all__ = ["SCENARIOS", "DirectTasks", "direct_tools", "lookup_tools"]

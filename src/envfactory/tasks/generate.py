@@ -17,7 +17,7 @@ from envfactory.errors import SynthesisError
 from envfactory.ir.task import Goal, Origin, Task, UserProfile
 from envfactory.runtime.environment import Environment
 from envfactory.seeding import derive_seed
-from envfactory.tasks.direct import DirectTasks, direct_tools
+from envfactory.tasks.direct import DirectTasks, direct_tools, lookup_tools
 from envfactory.tasks.graph import tool_graph
 from envfactory.tasks.instantiate import Binder, Rejected
 from envfactory.tasks.render import Renderer
@@ -37,6 +37,8 @@ class TaskFactory:
         walker = Walker(self.spec, self.graph, random.Random(0), style)
         self.walks = bool(walker.writes or walker.answerable())
         self.direct = DirectTasks(env) if direct_tools(env.spec) else None
+        if not self.walks and self.direct is None and lookup_tools(env.spec):
+            self.direct = DirectTasks(env, lookups=True)  # a read-only API without lists: look-up questions
         if not self.walks and self.direct is None:
             raise SynthesisError(
                 f"env {self.spec.name!r} has no tool that changes the state of a seeded entity and no tool that "
