@@ -401,6 +401,11 @@ def inline_local_refs(schema: JSON) -> JSON:
     return walk(schema, ())
 
 
+# the Python types a JSON value of each JSON Schema type arrives as
+PYTHON_TYPES: dict[str, tuple[type, ...]] = {"object": (dict,), "array": (list,), "string": (str,),
+                                             "integer": (int,), "number": (int, float), "boolean": (bool,)}  # fmt: skip
+
+
 def primary_type(schema: JSON | None) -> str | None:
     """The first non-null JSON type of ``schema`` (``None`` when untyped)."""
     if not schema:

@@ -14,7 +14,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from envfactory.ir.jsonschema import data_path, primary_type
+from envfactory.ir.jsonschema import PYTHON_TYPES, data_path, primary_type
 from envfactory.runtime.conform import compile_conformer, placeholder_value
 from envfactory.runtime.store import clone
 
@@ -70,10 +70,6 @@ def _envelope(schema: JSON, data_key: str, inner: Shaper) -> Shaper:
     return shape
 
 
-_JSON_TYPES: dict[str, tuple[type, ...]] = {"object": (dict,), "array": (list,), "string": (str,),
-                                             "integer": (int,), "number": (int, float), "boolean": (bool,)}  # fmt: skip
-
-
 def _fitted(project: Shaper, conform: Shaper | None) -> Shaper:
     """``project`` then make the record fit its declared schema (:mod:`~envfactory.runtime.conform`)."""
     return project if conform is None else lambda row: conform(project(row))
@@ -82,7 +78,7 @@ def _fitted(project: Shaper, conform: Shaper | None) -> Shaper:
 def _row_projector(schema: JSON | None) -> Shaper:
     if schema and primary_type(schema) == "object" and not schema.get("properties"):
         extra = schema.get("additionalProperties")
-        kinds = _JSON_TYPES.get(primary_type(extra) or "") if isinstance(extra, dict) else None
+        kinds = PYTHON_TYPES.get(primary_type(extra) or "") if isinstance(extra, dict) else None
         if kinds is not None:  # a map of one value type: keep only the fields of that type
             return lambda row: {k: v for k, v in row.items() if isinstance(v, kinds)} if isinstance(row, dict) else row
     if not schema or primary_type(schema) != "object" or not schema.get("properties"):

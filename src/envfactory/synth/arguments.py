@@ -7,7 +7,7 @@ from typing import Any
 
 from envfactory.ir.effect import ActionEffect, Behaviour, TransferEffect
 from envfactory.ir.env import EnvSpec
-from envfactory.ir.jsonschema import primary_type
+from envfactory.ir.jsonschema import PYTHON_TYPES, primary_type
 from envfactory.ir.state import StateSchema
 from envfactory.runtime.store import Store
 from envfactory.synth.data import coerce_key
@@ -46,11 +46,8 @@ def sample_arguments(
     return args
 
 
-_TYPES: dict[str, tuple[type, ...]] = {"integer": (int,), "number": (int, float), "string": (str,), "array": (list,)}
-
-
 def _fits(value: Any, prop: JSON) -> bool:
-    kinds = _TYPES.get(primary_type(prop) or "")
+    kinds = PYTHON_TYPES.get(primary_type(prop) or "")
     return kinds is None or (isinstance(value, kinds) and not isinstance(value, bool))
 
 
