@@ -34,7 +34,10 @@ Maker = Callable[["ValueMaker", JSON, str, str], Any]
 class ValueMaker:
     """Produces values that respect type, format, enum and bounds; names pick the flavour."""
 
-    def __init__(self, seed: int, clock_start: str = "2026-01-05T09:00:00Z") -> None:
+    def __init__(self, seed: int, clock_start: str = "2026-01-05T09:00:00Z", *, brief: bool = False) -> None:
+        """``brief``: values a person would type into a request (tasks): an object's required members
+        and at most two optional ones, lists of one or two items; otherwise whole records (seeds)."""
+        self.brief = brief
         self.fake = Faker("en_US")
         self.fake.seed_instance(seed)
         self.rng: random.Random = self.fake.random
@@ -117,7 +120,7 @@ def _boolean(vm: ValueMaker, schema: JSON, name: str, entity: str) -> bool:
 
 def _array(vm: ValueMaker, schema: JSON, name: str, entity: str) -> list[Any]:
     lo = int(schema.get("minItems", 1))
-    hi = int(schema.get("maxItems", max(lo, 3)))
+    hi = max(lo, min(int(schema.get("maxItems", 3)), 2 if vm.brief else 3))
     item_name = name[:-1] if name.endswith("s") else name
     items = [vm.value(schema.get("items"), item_name, entity) for _ in range(vm.rng.randint(lo, hi))]
     if schema.get("uniqueItems"):
@@ -127,6 +130,11 @@ def _array(vm: ValueMaker, schema: JSON, name: str, entity: str) -> list[Any]:
 
 def _object(vm: ValueMaker, schema: JSON, name: str, entity: str) -> JSON:
     props = schema.get("properties") or {}
+    if vm.brief:
+        required = set(schema.get("required") or ())
+        optional = [k for k in props if k not in required]
+        kept = required | set(vm.rng.sample(optional, min(2, len(optional))))
+        props = {k: v for k, v in props.items() if k in kept}
     return {k: vm.value(v, k, entity) for k, v in props.items()}
 
 

@@ -67,12 +67,15 @@ def test_evaluation_with_an_llm_judge_reports_its_masks(shop: Environment) -> No
 
 
 def test_train_uses_the_llm_judges_flags_as_user_error_masks(shop: Environment, tmp_path) -> None:
-    tasks = {"shop": generate_tasks(shop, 4, seed=0)[0]}
+    asking = [t for t in generate_tasks(shop, 40, seed=0)[0] if t.user.facts]  # the user holds facts back
+    tasks = {"shop": asking[:1]}  # many rollouts of one such task: some of them ask the user
+    assert tasks["shop"]
     with FakeOpenAI(lambda body: _say('{"spoiled": true, "reasons": ["x"]}')) as server:
-        config = TrainConfig(iterations=1, judge="openai:judge", judge_base_url=server.url, tasks_per_batch=2, group=2)
+        config = TrainConfig(iterations=1, judge="openai:judge", judge_base_url=server.url, tasks_per_batch=1, group=32)
         train({"shop": shop}, tasks, config, tmp_path)
         judged = len(server.requests)
     metrics = [json.loads(line) for line in (tmp_path / "metrics.jsonl").read_text().splitlines()]
-    # the judge is asked about every rollout in which the user spoke after the request, and flags each:
-    # exactly those rollouts leave the update
-    assert judged > 0 and metrics[0]["masked_fraction"] == judged / 4
+    # the judge is asked about every rollout in which the user spoke after the request (the same
+    # transcript once: the client caches it) and flags each: those rollouts leave the update
+    masked = round(metrics[0]["masked_fraction"] * 32)
+    assert judged > 0 and masked >= judged and masked < 32

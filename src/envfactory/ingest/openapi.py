@@ -148,12 +148,14 @@ TRANSPORT_HEADERS = frozenset({
     "content-encoding", "authorization", "proxy-authorization", "user-agent", "cookie", "host", "origin",
     "referer", "connection", "cache-control", "pragma", "x-api-key", "x-apikey", "api-key", "apikey",
     "x-request-id", "x-correlation-id", "x-requested-with", "x-forwarded-for", "x-csrf-token", "x-xsrf-token",
-    "x-amz-date", "x-amz-security-token", "x-goog-user-project", "x-ms-version", "x-ms-client-request-id",
+    "x-amz-date", "x-amz-security-token", "idempotency-key", "x-idempotency-key",
+    "x-goog-user-project", "x-ms-version", "x-ms-client-request-id",
 })  # fmt: skip
 TRANSPORT_QUERY = frozenset({
     "alt", "fields", "api_key", "apikey", "access_token", "oauth_token", "prettyprint", "quotauser",
     "userip", "upload_protocol", "uploadtype", "callback", "$.xgafv", "pretty", "jsonp",
 })  # fmt: skip
+_PROTOCOL = ("action", "version")  # AWS query protocol headers
 _CREDENTIAL = re.compile(r"\b(api[ _-]?key|access[ _-]?token|credential|secret)\b", re.IGNORECASE)
 
 
@@ -164,7 +166,8 @@ def is_transport(param: JSON, auth_names: frozenset[str] = frozenset()) -> bool:
     if low in auth_names:
         return True
     if location == "header":
-        return low in TRANSPORT_HEADERS or low.startswith(("x-ratelimit", "sec-"))
+        # AWS's signature headers and its query-protocol ``Action``/``Version`` name no resource either
+        return low in TRANSPORT_HEADERS or low.startswith(("x-ratelimit", "sec-", "x-amz-")) or low in _PROTOCOL
     if location == "cookie":
         return True
     if location != "query":
@@ -210,8 +213,8 @@ def _operation_tool(route: str, method: str, item: JSON, op: JSON, version: int,
         if loc == "body":
             _add_body(param.get("schema"), bool(param.get("required")), props, required, where, name, diag)
             continue
-        if is_transport(param, auth_names):
-            transport[pname] = loc
+        if is_transport(param, auth_names) or (loc == "path" and f".{{{pname}}}" in route):
+            transport[pname] = loc  # ``/lists.{format}``: the response format, not a resource
             continue
         schema = _param_schema(param, version)
         if param.get("description") and "description" not in schema:

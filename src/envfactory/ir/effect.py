@@ -49,6 +49,9 @@ class CreateEffect(_Frozen):
     # reference field -> counter on the row it references: creating takes one (a seat, a unit of
     # stock) and is refused when none is left
     consumes: dict[str, str] = Field(default_factory=dict)
+    # the record wrapped in one object argument (AWS's ``Budget``, Rails' ``user``): member -> field
+    body_arg: str | None = None
+    body: dict[str, str] = Field(default_factory=dict)
 
 
 class ReadEffect(_Frozen):

@@ -96,6 +96,16 @@ class _Normalizer:
         for key in ("anyOf", "oneOf"):
             if isinstance(out.get(key), list):
                 out[key] = [self.run(s, f"{field}.{key}", depth + 1, seen) for s in out[key]]
+        if (
+            isinstance(out.get("oneOf"), list)
+            and len(out["oneOf"]) > 1
+            and "anyOf" not in out
+            and all(primary_type(s) == "object" or "properties" in s for s in out["oneOf"])
+        ):
+            # open objects overlap: OpenAPI picks the branch by its discriminator, which JSON Schema
+            # cannot; "exactly one" would refuse every valid body, so any one branch will do
+            out["anyOf"] = out.pop("oneOf")
+            self.warn(field, "'oneOf' of objects read as 'anyOf' (open objects match several branches)")
         if "properties" in out:
             self._fix_properties(out, field, depth, seen)
         if "items" in out:
@@ -431,6 +441,13 @@ DATA_KEYS = frozenset({"data", "result", "results", "item", "items", "response",
 MAX_ENVELOPES = 6
 
 
+def singular_word(word: str) -> str:
+    """``plans`` -> ``plan``, ``categories`` -> ``category`` (enough to match a sibling's name)."""
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    return word[:-1] if word.endswith("s") and not word.endswith("ss") else word
+
+
 def data_path(schema: JSON | None) -> tuple[tuple[tuple[str, JSON], ...], JSON | None, bool]:
     """Where the records sit in a response schema: the envelope levels passed through (each the
     key taken and the object schema it was taken from), the record schema, and whether records
@@ -448,7 +465,7 @@ def data_path(schema: JSON | None) -> tuple[tuple[tuple[str, JSON], ...], JSON |
             return tuple(path), items if isinstance(items, dict) else None, True
         if typ != "object":
             return tuple(path), None, False
-        key = _data_member(node)
+        key = _data_member(node, inside_data=bool(path) and path[-1][0].lower() in DATA_KEYS)
         if key is None:
             return tuple(path), node if node.get("properties") else None, False
         path.append((key, node))
@@ -456,8 +473,28 @@ def data_path(schema: JSON | None) -> tuple[tuple[tuple[str, JSON], ...], JSON |
     return tuple(path), node, False
 
 
-def _data_member(node: JSON) -> str | None:
-    """The one member of an envelope object that holds the records (None: ``node`` is a record)."""
+def declares_one_record(schema: JSON | None) -> bool:
+    """Whether a response declares one record rather than a list of them: a record schema, maybe
+    enveloped, or a bare free-form ``{type: object}`` (Box's shared item)."""
+    path, record, as_list = data_path(schema)
+    return not as_list and (record is not None or (not path and primary_type(schema) == "object"))
+
+
+def min_records(schema: JSON | None) -> int:
+    """The ``minItems`` of the list a response holds its records in (0 when none is declared):
+    a list the API never returns empty (AWS's subscribers of a notification)."""
+    path, _, as_list = data_path(schema)
+    if not as_list:
+        return 0
+    holder = path[-1][1]["properties"][path[-1][0]] if path else schema
+    value = holder.get("minItems", 0) if isinstance(holder, dict) else 0
+    return value if isinstance(value, int) else 0
+
+
+def _data_member(node: JSON, inside_data: bool = False) -> str | None:
+    """The one member of an envelope object that holds the records (None: ``node`` is a record).
+    ``inside_data``: ``node`` is what a ``data`` member holds, itself an envelope in YNAB's
+    ``{data: {plans: [...], default_plan}}`` and ``{data: {plan: {...}, server_knowledge}}``."""
     props = node.get("properties") or {}
     if any(k.lower() == "id" or k.lower().endswith(("_id", "id")) for k in props if k.lower() not in META_KEYS):
         return None
@@ -467,8 +504,13 @@ def _data_member(node: JSON) -> str | None:
     objects = [k for k, p in body.items() if primary_type(p) == "object" and p.get("properties")]
     if len(lists) > 1:  # ``{entries: [...], order: [{by, direction}]}``: the data-named one
         lists = [k for k in lists if k.lower() in DATA_KEYS] or lists
+    if inside_data and len(lists) == 1:  # ``default_plan`` beside ``plans``: one of them, shown apart
+        record = singular_word(lists[0].lower())
+        objects = [k for k in objects if not k.lower().endswith(record)]
     if len(lists) == 1 and not objects and len(scalars) <= 4:
         return lists[0]
+    if inside_data and len(objects) == 1 and not lists and len(scalars) <= 2:
+        return objects[0]
     if len(objects) == 1 and not lists and (not scalars or objects[0].lower() in DATA_KEYS):
         return objects[0]
     return None

@@ -27,7 +27,7 @@ from envfactory.ir.effect import (
     UpdateEffect,
 )
 from envfactory.ir.env import EnvSpec
-from envfactory.ir.jsonschema import data_path
+from envfactory.ir.jsonschema import declares_one_record, min_records
 from envfactory.ir.state import Entity, StateSchema
 from envfactory.ir.tool import ToolSpec
 from envfactory.registry import Registry
@@ -114,16 +114,23 @@ def _create(effect: CreateEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
     mapping = {a: f for a, f in effect.args.items() if f != entity.key}
     defaults = dict(effect.defaults)
 
+    body = {m: f for m, f in effect.body.items() if f != entity.key}
+    body_key = next((m for m, f in effect.body.items() if f == entity.key), None)
+
     def run(ctx: CallContext, args: JSON) -> JSON:
         store = ctx.store
-        if effect.key_arg and effect.key_arg in args:
-            key = cast(args[effect.key_arg])
+        wrapped = args.get(effect.body_arg) if effect.body_arg else None
+        wrapped = wrapped if isinstance(wrapped, dict) else {}
+        given = args.get(effect.key_arg) if effect.key_arg else None
+        given = wrapped.get(body_key) if given is None and body_key else given
+        if given is not None:
+            key = cast(given)
             if store.get(entity.name, key) is not None:
                 raise ToolError("conflict", f"{_label(entity, key)} already exists")
         else:
             key = store.next_key(entity.name, entity.format_key)
         values: JSON = {entity.key: key}
-        written = _assign(values, args, mapping)
+        written = _assign(values, args, mapping) + _assign(values, wrapped, body)
         _check_refs(store, refs, values, written)
         _adjust_counters(store, refs, values, effect.consumes, -1)
         for field in effect.timestamps:
@@ -414,8 +421,8 @@ def _list(effect: ListEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
     predicates = compile_filters(effect.filters, entity)
     paging = effect.paging
     max_rows = spec.config.max_list_rows
-    _, record, as_list = data_path(tool.output_schema)
-    one = record is not None and not as_list  # the tool declares one record: the first match, or not_found
+    one = declares_one_record(tool.output_schema)  # the first match, or not_found
+    never_empty = min_records(tool.output_schema) > 0  # ``minItems: 1``: none found is not_found
 
     def run(ctx: CallContext, args: JSON) -> list[JSON] | JSON:
         active = [(p, args[a]) for a, p in predicates if args.get(a) is not None]
@@ -436,6 +443,8 @@ def _list(effect: ListEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
                 given = ", ".join(f"{a}={args[a]!r}" for a, _ in predicates if args.get(a) is not None)
                 raise ToolError("not_found", f"no {entity.name}" + (f" with {given}" if given else ""))
             return rows[0]
+        if never_empty and not rows:
+            raise ToolError("not_found", f"no {entity.name} matches")
         return rows[start : start + min(limit or max_rows, max_rows)]
 
     return run

@@ -39,14 +39,41 @@ def sample_arguments(
         if target is not None:
             row = pick_row(store, target, maker.rng, lambda r: True)
             key = coerce_key(row[schema[target].key], prop) if row is not None else None
-            if key is not None and _fits(key, prop):  # a key the parameter cannot take points at nothing
+            if key is not None and fits(key, prop):  # a key the parameter cannot take points at nothing
                 args[arg] = key
                 continue
         args[arg] = maker.value(prop, arg, entity_name or "")
+    return fill_wrapped_references(spec, behaviour.tool, args, store, maker.rng)
+
+
+def fill_wrapped_references(spec: EnvSpec, tool: str, args: JSON, store: Store, rng: random.Random) -> JSON:
+    """Members of a wrapped record (YNAB's ``scheduled_transaction.account_id``) that refer to
+    another entity point at a row that exists, as the argument's own references do."""
+    effect = spec.behaviour(tool).effect
+    holder = getattr(effect, "body_arg", None) or getattr(effect, "patch_arg", None)
+    members: dict[str, str] = getattr(effect, "body", None) or getattr(effect, "patch", None) or {}
+    wrapped = args.get(holder) if holder else None
+    entity = getattr(effect, "entity", None)
+    if not isinstance(wrapped, dict) or not isinstance(entity, str) or entity not in spec.state_schema:
+        return args
+    refs = spec.state_schema[entity].refs
+    props = (spec.tools[tool].properties.get(holder or "") or {}).get("properties") or {}
+    for member, field in members.items():
+        target = refs.get(field)
+        if target is None or member not in wrapped:
+            continue
+        row = pick_row(store, target, rng, lambda r: True)
+        key = coerce_key(row[spec.state_schema[target].key], props.get(member) or {}) if row else None
+        if key is not None and fits(key, props.get(member) or {}):
+            wrapped[member] = key
     return args
 
 
-def _fits(value: Any, prop: JSON) -> bool:
+def fits(value: Any, prop: JSON) -> bool:
+    """Whether ``value`` has the type the parameter declares and is one of its enum members, if any."""
+    enum = prop.get("enum")
+    if isinstance(enum, list) and enum and value not in enum:
+        return False
     kinds = PYTHON_TYPES.get(primary_type(prop) or "")
     return kinds is None or (isinstance(value, kinds) and not isinstance(value, bool))
 

@@ -15,8 +15,8 @@ from envfactory.ir.tool import ToolSet
 from envfactory.synth.batches import plan_batches
 from envfactory.synth.data import load_state, seed_state
 from envfactory.synth.effects import infer_behaviour
-from envfactory.synth.entities import assign_entities, infer_schema, keys_follow_parameters
-from envfactory.synth.intents import read_intent
+from envfactory.synth.entities import assign_entities, fields_follow_filters, infer_schema, keys_follow_parameters
+from envfactory.synth.intents import collection_paths, read_intent
 from envfactory.synth.naming import tokens
 from envfactory.synth.singletons import KEY as SINGLETON_KEY
 from envfactory.synth.singletons import SELF, plan_singletons
@@ -99,7 +99,8 @@ def synthesize(
     singles, single_behaviours = plan_singletons([t for t in toolset.tools if t.name not in batches.behaviours])
     batches.entities += singles
     batches.behaviours.update(single_behaviours)
-    intents = [read_intent(t) for t in toolset.tools if t.name not in batches.behaviours]
+    collections = collection_paths(list(toolset.tools))
+    intents = [read_intent(t, collections) for t in toolset.tools if t.name not in batches.behaviours]
     assigned = assign_entities(intents)
     inferred = infer_schema(intents, assigned)
     taken = {e.name for e in batches.entities}
@@ -112,7 +113,7 @@ def synthesize(
         for i in intents
     }
     behaviours = [batches.behaviours.get(t.name) or by_tool[t.name] for t in toolset.tools]
-    schema = keys_follow_parameters(schema, behaviours, toolset)
+    schema = fields_follow_filters(keys_follow_parameters(schema, behaviours, toolset), behaviours, toolset)
     if bind:
         behaviours = _bind(loaded, behaviours)
     config = EnvConfig(seed=seed, rows_per_entity=rows, max_steps=max_steps, state_source=str(state))

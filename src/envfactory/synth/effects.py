@@ -27,7 +27,7 @@ from envfactory.ir.effect import (
 from envfactory.ir.jsonschema import primary_type
 from envfactory.ir.state import Entity, StateSchema
 from envfactory.registry import Registry
-from envfactory.synth.entities import PAGING_ARGS, PATCH_ARGS
+from envfactory.synth.entities import PAGING_ARGS, PATCH_ARGS, wraps_entity
 from envfactory.synth.intents import Intent, title_noun
 from envfactory.synth.naming import id_stem, plural, role_of, same_field, tokens
 from envfactory.synth.transitions import STATUS_FIELDS, transition_for
@@ -136,11 +136,18 @@ def _create(intent: Intent, entity: Entity, schema: StateSchema) -> Behaviour:
     mapped, ignored = _field_args(intent, entity, set())
     key_arg = next((a for a, f in mapped.items() if f == entity.key), None)
     consumes = consumed_counters(entity, schema)
-    effect = CreateEffect(entity=entity.name, args=mapped, key_arg=key_arg, consumes=consumes)
-    notes = [f"creates a {entity.name}"] + [
-        f"takes {counter} of the {entity.refs[ref]} it refers to (its quantity, else one); refused when too few"
-        for ref, counter in consumes.items()
-    ]
+    body_arg, body = _patch(intent, entity, ignored)
+    ignored = [a for a in ignored if a != body_arg]
+    effect = CreateEffect(entity=entity.name, args=mapped, key_arg=key_arg, consumes=consumes,
+                          body_arg=body_arg, body=body)  # fmt: skip
+    notes = (
+        [f"creates a {entity.name}"]
+        + ([f"takes its fields from {body_arg!r}"] if body_arg else [])
+        + [
+            f"takes {counter} of the {entity.refs[ref]} it refers to (its quantity, else one); refused when too few"
+            for ref, counter in consumes.items()
+        ]
+    )
     return _grade(intent.tool.name, effect, ignored, notes)
 
 
@@ -166,13 +173,17 @@ def consumed_counters(entity: Entity, schema: StateSchema) -> dict[str, str]:
 
 
 def _patch(intent: Intent, entity: Entity, ignored: list[str]) -> tuple[str | None, dict[str, str]]:
-    """An object argument (``updates``, ``changes``, ...) whose members are the entity's fields."""
+    """An object argument (``updates``, ``changes``, ``NewBudget``...) whose members are the entity's
+    fields: member -> field (the key too, for a create whose wrapper names the new row)."""
     for arg in ignored:
         schema = intent.tool.properties.get(arg) or {}
-        if arg.lower() not in PATCH_ARGS or primary_type(schema) not in ("object", None):
+        wrapper = wraps_entity(arg, schema, entity.name, intent.kind)
+        if not wrapper and (intent.kind != "update" or arg.lower() not in PATCH_ARGS
+                            or primary_type(schema) not in ("object", None)):  # fmt: skip
             continue
         members = schema.get("properties") or {f: {} for f in entity.fields if f != entity.key}
-        patch = {m: f for m in members for f in entity.fields if same_field(f, m) and f != entity.key}
+        keep_key = intent.kind == "create"
+        patch = {m: f for m in members for f in entity.fields if same_field(f, m) and (keep_key or f != entity.key)}
         if patch:
             return arg, patch
     return None, {}
@@ -240,6 +251,8 @@ def _filter(arg: str, arg_schema: JSON, intent: Intent, entity: Entity) -> Filte
         return Filter(arg=arg, op="search")
     is_list = primary_type(arg_schema) == "array"
     for field, field_schema in entity.fields.items():
+        if field == "_id" == entity.key:
+            continue  # an invented row key: no argument of the API can name it
         field_is_list = primary_type(field_schema) == "array"
         if same_field(field, arg) and primary_type(field_schema) == "object":
             return None  # ``properties: [names]`` beside a ``properties`` object: a projection, not a filter

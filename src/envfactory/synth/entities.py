@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any, Literal
 
-from envfactory.ir.effect import Behaviour
+from envfactory.ir.effect import Behaviour, ListEffect
 from envfactory.ir.jsonschema import primary_type
 from envfactory.ir.state import Entity, StateSchema
 from envfactory.ir.tool import ToolSet
@@ -45,14 +45,28 @@ PAGING_ARGS = {
 PATCH_ARGS = {"updates", "update", "changes", "patch", "fields", "attributes", "properties", "values", "data"}
 
 
+def wraps_entity(arg: str, schema: Any, noun: str, kind: str) -> bool:
+    """Is ``arg`` an object whose members are the entity's fields: a patch (``updates``) of an
+    update, or the record itself wrapped in its name (AWS's ``Budget`` / ``NewBudget``, Rails'
+    ``{"user": {...}}``)?"""
+    if not isinstance(schema, dict) or not isinstance(schema.get("properties"), dict) or not schema["properties"]:
+        return False
+    named = same_field(arg, noun) or same_field(arg, f"new_{noun}")
+    return named or (kind == "update" and arg.lower() in PATCH_ARGS)
+
+
 def assign_entities(intents: list[Intent]) -> dict[str, str]:
-    """tool name -> entity noun, choosing for each tool the candidate most tools agree on."""
-    support = Counter(n for i in intents if i.kind in ENTITY_KINDS for n in dict.fromkeys(i.nouns))
+    """tool name -> entity noun: the most specific candidate that another tool names first
+    (``word_list`` for ``createWordList`` when ``getWordListByPermalink`` names it first, not the
+    ``word`` many tools mention; ``word`` for ``getRelatedWords``), else the candidate named first
+    most often (``ssh_key``, not the ``key`` that only trails other compounds)."""
+    entity_intents = [i for i in intents if i.kind in ENTITY_KINDS and i.nouns]
+    first = Counter(i.nouns[0] for i in entity_intents)
+    support = Counter(n for i in entity_intents for n in dict.fromkeys(i.nouns))
     out: dict[str, str] = {}
-    for intent in intents:
-        if intent.kind not in ENTITY_KINDS or not intent.nouns:
-            continue
-        best = max(intent.nouns, key=lambda n: (support[n], -intent.nouns.index(n)))
+    for intent in entity_intents:
+        shared = [n for n in intent.nouns if first[n] > 1]
+        best = shared[0] if shared else max(intent.nouns, key=lambda n: (first[n], support[n], -intent.nouns.index(n)))
         out[intent.tool.name] = best
     return out
 
@@ -88,9 +102,8 @@ def _build_entity(noun: str, intents: list[Intent]) -> Entity:
         for arg, schema in intent.tool.properties.items():
             if arg == intent.key_arg or arg.lower() in PAGING_ARGS or _matching(fields, arg):
                 continue
-            members = schema.get("properties") if isinstance(schema, dict) else None
-            if intent.kind == "update" and arg.lower() in PATCH_ARGS and isinstance(members, dict):
-                for member, sub in members.items():  # the patch's members are the entity's fields
+            if wraps_entity(arg, schema, noun, intent.kind):
+                for member, sub in schema["properties"].items():  # the wrapper's members are the entity's fields
                     if not _matching(fields, member):
                         fields[member] = _clean(sub)
                 continue
@@ -149,14 +162,66 @@ def keys_follow_parameters(schema: StateSchema, behaviours: list[Behaviour], too
             prop = by_name[b.tool].properties.get(key_arg) or {}
             numeric[entity] = numeric.get(entity, True) and primary_type(prop) in ("integer", "number")
     changed = [e for e in schema.entities if e.key_type == "string" and numeric.get(e.name) and e.key != "_id"]
-    if not changed:
-        return schema
     updated = {}
     for e in changed:
         key_field = {k: v for k, v in e.fields.get(e.key, {}).items() if k not in KEY_CONSTRAINTS} | {"type": "integer"}
         fields = {**e.fields, e.key: key_field}
         updated[e.name] = e.model_copy(update={"key_type": "integer", "key_schema": {}, "fields": fields})
+    for name, shape in _shapes_named_elsewhere(schema, tools).items():
+        e = updated.get(name, schema[name])
+        if e.key_type == "string" and not e.key_schema and e.key != "_id":
+            fields = {**e.fields, e.key: {**e.fields.get(e.key, {}), **shape}}
+            updated[name] = e.model_copy(update={"key_schema": shape, "fields": fields})
+    if not updated:
+        return schema
     return StateSchema(entities=tuple(updated.get(e.name, e) for e in schema.entities))
+
+
+def fields_follow_filters(schema: StateSchema, behaviours: list[Behaviour], tools: ToolSet) -> StateSchema:
+    """A field an equality filter compares with an enum parameter takes that enum (NYT's
+    ``/{section}``: articles are in one of the sections the parameter allows), so seeded rows can
+    be found by the values the tool accepts."""
+    enums: dict[tuple[str, str], list[Any]] = {}
+    by_name = {t.name: t for t in tools.tools}
+    for b in behaviours:
+        if not isinstance(b.effect, ListEffect) or b.tool not in by_name or b.effect.entity not in schema:
+            continue
+        for f in b.effect.filters:
+            prop = by_name[b.tool].properties.get(f.arg) or {}
+            members = prop.get("enum") if f.op == "eq" else None
+            field = schema[b.effect.entity].fields.get(f.field or "")
+            if (
+                isinstance(members, list)
+                and members
+                and isinstance(field, dict)
+                and "enum" not in field
+                and primary_type(field) in (None, primary_type(prop))
+                and f.field != schema[b.effect.entity].key
+            ):
+                enums.setdefault((b.effect.entity, f.field or ""), members)
+    if not enums:
+        return schema
+    updated = []
+    for e in schema.entities:
+        fields = {f: ({**v, "enum": enums[(e.name, f)]} if (e.name, f) in enums else v) for f, v in e.fields.items()}
+        updated.append(e.model_copy(update={"fields": fields}) if fields != e.fields else e)
+    return StateSchema(entities=tuple(updated))
+
+
+def _shapes_named_elsewhere(schema: StateSchema, tools: ToolSet) -> dict[str, JSON]:
+    """Key shapes the API gives where another route names the entity: Resend's
+    ``/emails/{email_id}/attachments`` declares ``email_id`` a uuid though ``/emails/{id}`` says
+    nothing; an ``email`` key passed there must be one."""
+    found: dict[str, JSON] = {}
+    for tool in tools.tools:
+        for arg, prop in tool.properties.items():
+            stem = id_stem(arg)
+            if stem is None or stem not in schema or not isinstance(prop, dict) or primary_type(prop) != "string":
+                continue
+            shape = {k: v for k, v in prop.items() if k in ("format", "pattern")}
+            if shape:
+                found.setdefault(stem, shape)
+    return found
 
 
 def _key_field(noun: str, fields: JSON, key_args: list[str]) -> str:
@@ -164,7 +229,7 @@ def _key_field(noun: str, fields: JSON, key_args: list[str]) -> str:
         found = _matching(fields, arg)
         if found and tokens(found)[-1:] != ("id",) and all(_matching(fields, a) == found for a in key_args):
             return found
-    for candidate in ("id", f"{noun}_id", f"{noun}Id", "uuid", "key"):
+    for candidate in ("id", f"{noun}_id", f"{noun}Id", "uuid"):
         if candidate in fields:
             return candidate
     for arg in key_args:
@@ -174,7 +239,7 @@ def _key_field(noun: str, fields: JSON, key_args: list[str]) -> str:
     for name in fields:
         if tokens(name)[-1:] == ("id",) and id_stem(name) in (None, noun):
             return name
-    return "id"
+    return _matching(fields, f"{noun}_name") or "id"  # AWS budgets are named, not numbered: ``BudgetName``
 
 
 def _matching(fields: JSON, arg: str) -> str | None:
@@ -185,6 +250,8 @@ def _link(entity: Entity, names: set[str], parents: dict[str, str]) -> Entity:
     fields = dict(entity.fields)
     refs: dict[str, str] = {}
     for arg, parent in parents.items():
+        if parent == entity.name:
+            continue  # /ratings/{itemType}/{itemId}: a qualifier of the rating, not a parent rating
         field = _matching(fields, arg) or (arg if id_stem(arg) == parent else f"{parent}_id")
         fields.setdefault(field, {"type": "string"})
         refs[field] = parent

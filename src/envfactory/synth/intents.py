@@ -10,9 +10,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from envfactory.ir.jsonschema import entity_schema
+from envfactory.ir.jsonschema import data_path, entity_schema
 from envfactory.ir.tool import ToolSpec
-from envfactory.synth.naming import FILLER, VERBS, singular, tokens
+from envfactory.synth.naming import FILLER, VERBS, id_stem, singular, tokens
 from envfactory.synth.transitions import TRANSITIONS
 
 JSON = dict[str, Any]
@@ -88,8 +88,38 @@ class Intent:
         return self.nouns[0] if self.nouns else None
 
 
-def read_intent(tool: ToolSpec) -> Intent:
-    intent = _from_http(tool) if tool.source.http else None
+def collection_paths(tools: list[ToolSpec]) -> frozenset[str]:
+    """Paths with an item route below them (``/project/{u}/{p}/envvar`` when
+    ``/project/{u}/{p}/envvar/{name}`` exists), parameters blanked: collections, not operations."""
+    out = set()
+    for tool in tools:
+        segments = _segments(tool.source.http.path) if tool.source.http else []
+        if len(segments) > 1 and _is_param(segments[-1]):
+            out.add(_blank(segments[:-1]))
+    return frozenset(out)
+
+
+def _segments(path: str) -> list[str]:
+    # plumbing in paths: a format extension (/wallets.json, /{id}.xml) names no resource
+    return [
+        re.sub(r"\.(json|xml|yaml|yml|csv|txt|\{[^}/]*\})$", "", s, flags=re.IGNORECASE)
+        for s in path.split("#")[0].strip("/").split("/")
+        if s
+    ]  # fmt: skip  (AWS: /#CreateNotification)
+
+
+def _is_param(segment: str) -> bool:
+    return segment.startswith("{") and segment.endswith("}")
+
+
+def _blank(segments: list[str]) -> str:
+    return "/".join("{}" if _is_param(s) else s for s in segments)
+
+
+def read_intent(tool: ToolSpec, collections: frozenset[str] = frozenset()) -> Intent:
+    """What ``tool`` does to which noun; ``collections`` (:func:`collection_paths` of its tool set)
+    tells a sub-collection (``POST .../envvar``) from an operation (``POST .../cancel``)."""
+    intent = _from_http(tool, collections) if tool.source.http else None
     by_name = _from_name(tool)
     if intent is None or not intent.nouns:
         intent = by_name
@@ -99,7 +129,11 @@ def read_intent(tool: ToolSpec) -> Intent:
         intent.kind, intent.verb = "list", by_name.verb  # search through POST
     if not intent.nouns and tool.source.http and tool.source.http.tags:
         intent.nouns = _nouns(list(tokens(tool.source.http.tags[0])))  # tags: a last resort
+    if intent.kind == "unknown" and tool.source.http and tool.source.http.method.upper() == "GET":
+        intent.kind = "read"  # ``top_stories``: whatever the name's first word, a GET reads
     intent.item_schema = entity_schema(tool.output_schema)
+    if intent.kind == "read" and intent.key_arg is None and data_path(tool.output_schema)[2]:
+        intent.kind = "list"  # GET /{section}: no key names one record, and records come back as a list
     title = title_noun(intent.item_schema)
     if title and intent.kind in ("create", "read", "list") and title not in intent.nouns:
         if intent.verb in RECORD_VERBS or intent.evidence == "name":
@@ -145,47 +179,64 @@ def _nouns(words: list[str]) -> list[str]:
     return out
 
 
-def _from_http(tool: ToolSpec) -> Intent | None:
+def _from_http(tool: ToolSpec, collections: frozenset[str]) -> Intent | None:
     http = tool.source.http
     assert http is not None
-    # plumbing in paths: a format extension (/wallets.json, /{id}.xml) names no resource
-    segments = [re.sub(r"\.(json|xml|yaml|yml|csv|txt|\{[^}/]*\})$", "", s, flags=re.IGNORECASE)
-                for s in http.path.strip("/").split("/") if s]  # fmt: skip
+    segments = _segments(http.path)
     method = http.method.upper()
     if not segments:
         return None
-    is_param = [s.startswith("{") and s.endswith("}") for s in segments]
+    is_param = [_is_param(s) for s in segments]
     last = segments[-1]
+    scoped = _scoped(segments, is_param, method, tool)
+    if scoped is not None:
+        return scoped
     if is_param[-1]:
         statics = [s for s, p in zip(segments[:-1], is_param[:-1], strict=True) if not p]
         if not statics:
             return None
+        nouns = _nouns(list(tokens(statics[-1])))
+        parent = _parent(segments[:-2], is_param[:-2])
+        stem = id_stem(last[1:-1])
+        if is_param[-2] and stem is None and id_stem(segments[-2][1:-1]) and method in ("PUT", "PATCH", "POST"):
+            # PUT /user/ratings/{itemType}/{itemId}/{itemRating}: the last parameter is the value set
+            return Intent(tool, "update", verb=method.lower(), nouns=nouns, key_arg=segments[-2][1:-1],
+                          evidence="http")  # fmt: skip
+        if len(segments) > 2 and is_param[-2] and stem and stem not in nouns:
+            # /project/{username}/{project}/{build_num}: a build of the project, unnamed in the path
+            nouns, parent = [stem, *nouns], (segments[-2][1:-1], nouns[0]) if nouns else None
         intent = Intent(
-            tool,
-            _METHOD_KIND.get(method, "unknown"),
-            verb=method.lower(),
-            nouns=_nouns(list(tokens(statics[-1]))),
-            key_arg=last[1:-1],
+            tool, _METHOD_KIND.get(method, "unknown"), verb=method.lower(), nouns=nouns, key_arg=last[1:-1],
             evidence="http",
-        )
-        intent.parent = _parent(segments[:-2], is_param[:-2])
+        )  # fmt: skip
+        intent.parent = parent
         return intent
     words = list(tokens(last))
     prev_param = len(segments) > 1 and is_param[-2]
+    # ``ssh-key``, ``heroku-key``: a compound noun names a sub-collection; ``top_up``, ``set_name``: operations
+    compound = len(words) > 1 and words[0] not in VERBS and words[0] not in TRANSITIONS and words[-1] not in _PARTICLES
+    collection = _blank(segments) in collections or compound
     operation = (
-        prev_param and method in ("POST", "PUT", "PATCH") and singular(words[-1]) == words[-1] if words else False
+        prev_param and method in ("POST", "PUT", "PATCH") and singular(words[-1]) == words[-1] and not collection
+        if words
+        else False
     )
-    if words and (words[0] in TRANSITIONS or words[0] in VERBS or operation) and len(segments) > 1:
+    # a transition word leading a compound (``checkout-key``) is an adjective: the compound is a noun
+    transition = words[:1] != [] and words[0] in TRANSITIONS and (len(words) == 1 or words[0] in VERBS)
+    if words and (transition or words[0] in VERBS or operation) and len(segments) > 1 and not collection:
         # a write on /wallets/{id}/top_up or /wallets/{id}/clear (a singular word after an id) is an
         # operation on that wallet, not a table of top_ups: unknown verbs end as flagged fallbacks
         # /orders/{id}/cancel or /pets/findByStatus: a named operation on the previous resource
         owner_at = len(segments) - 3 if prev_param else len(segments) - 2
-        if owner_at < 0 or is_param[owner_at]:
+        owner = _nouns(list(tokens(segments[owner_at]))) if owner_at >= 0 and not is_param[owner_at] else []
+        if not owner and prev_param and (stem := id_stem(segments[-2][1:-1])):
+            owner = [stem]  # /project/{u}/{p}/{build_num}/cancel: the build's
+        if not owner:
             return None
         named = _from_name(tool.model_copy(update={"name": last}))
         if operation and named.kind in ("unknown", "create"):
             named.kind, named.verb = "action", "_".join(words)
-        named.nouns = _nouns(list(tokens(segments[owner_at])))
+        named.nouns = owner
         named.key_arg = segments[-2][1:-1] if prev_param else None
         named.evidence = "http"
         named.tool = tool
@@ -201,6 +252,28 @@ def _from_http(tool: ToolSpec) -> Intent | None:
     )
     intent.parent = _parent(segments[:-1], is_param[:-1])
     return intent
+
+
+_PARTICLES = ("up", "down", "in", "out", "on", "off", "over", "back")
+_SCOPES = ("for", "by", "of", "from")  # /dweets/for/{thing}: the things' dweets, not a dweet named {thing}
+
+
+def _scoped(segments: list[str], is_param: list[bool], method: str, tool: ToolSpec) -> Intent | None:
+    """``GET /get/latest/dweet/for/{thing}``: a list of dweets narrowed by ``thing``;
+    ``POST /dweet/for/{thing}``: a dweet created for ``thing``."""
+    if len(segments) < 3 or not is_param[-1] or is_param[-2] or is_param[-3] or segments[-2].lower() not in _SCOPES:
+        return None
+    kind = _COLLECTION_KIND.get(method)
+    lead = VERBS.get(next(iter(tokens(segments[0])), ""))
+    if lead is not None and lead not in ("read", "list", "create"):
+        return None  # GET /remove/alert/for/{thing}: an operation the name says better
+    at = len(segments) - 3  # /dweet/quietly/for/{thing}: the adverb qualifies the dweet
+    while at > 0 and not is_param[at - 1] and segments[at].lower().endswith("ly"):
+        at -= 1
+    nouns = _nouns(list(tokens(segments[at])))
+    if kind is None or not nouns:
+        return None
+    return Intent(tool, kind, verb=method.lower(), nouns=nouns, evidence="http")
 
 
 def _parent(segments: list[str], is_param: list[bool]) -> tuple[str, str] | None:

@@ -147,7 +147,7 @@ def same_field(a: str, b: str) -> bool:
 def id_stem(field: str) -> str | None:
     """``customer_id`` / ``fromAccountId`` / ``book`` (no) -> the referenced noun, if any."""
     toks = list(tokens(field))
-    if len(toks) < 2 or toks[-1] not in ("id", "ids", "key", "uuid", "code", "number", "no"):
+    if len(toks) < 2 or toks[-1] not in ("id", "ids", "key", "uuid", "code", "number", "num", "no"):
         return None
     toks = toks[:-1]
     while len(toks) > 1 and toks[0] in ROLE_PREFIXES:

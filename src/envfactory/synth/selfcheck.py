@@ -28,14 +28,15 @@ from envfactory.ir.effect import (
     UpdateEffect,
 )
 from envfactory.ir.env import EnvSpec
-from envfactory.ir.jsonschema import data_path, primary_type
+from envfactory.ir.jsonschema import declares_one_record, min_records, primary_type
 from envfactory.registry import Registry
+from envfactory.runtime.conform import compile_conformer
 from envfactory.runtime.environment import Environment
 from envfactory.runtime.episode import Episode
 from envfactory.runtime.result import ToolResult
 from envfactory.runtime.validation import compile_schema
 from envfactory.seeding import derive_seed
-from envfactory.synth.arguments import action_ready, pick_row, sample_arguments
+from envfactory.synth.arguments import action_ready, fits, pick_row, sample_arguments
 from envfactory.synth.naming import same_field
 from envfactory.values import ValueMaker
 
@@ -202,7 +203,9 @@ def _probe_create(p: _Probe) -> None:
     if got is None:
         p.note("create -> read round trip", None, "no read tool")
     else:
-        same = got.ok and isinstance(got.data, dict) and all(got.data[k] == v for k, v in row.items() if k in got.data)
+        declared = _as_declared(p, p.tool_of("read", effect.entity), row)
+        same = got.ok and isinstance(got.data, dict) and all(got.data[k] == declared.get(k, v)
+                                                              for k, v in row.items() if k in got.data)  # fmt: skip
         p.note("create -> read round trip", same, got.content[:200])
     lister = p.tool_of("list", effect.entity)
     if lister is None:
@@ -219,20 +222,31 @@ def _probe_create(p: _Probe) -> None:
     listed = p.call(lister, {**_max_page(p, lister), **required})
     p.note(
         "create -> list contains it",
-        listed.ok and _mentions(listed.data, key),
+        listed.ok and _shows(listed.data, row, key),
         listed.content[:200],
     )
 
 
+def _as_declared(p: _Probe, tool: str | None, row: JSON) -> JSON:
+    """``row`` as ``tool`` must show it: fitted to its declared output (runtime.conform)."""
+    fit = compile_conformer(p.spec.tools[tool].output_schema) if tool else None
+    shown = fit(row) if fit else row
+    return shown if isinstance(shown, dict) else row
+
+
 def _not_persisted(p: _Probe, entity: str, row: JSON, args: JSON, skip: str | None = None) -> list[str]:
-    """Arguments named like a field of the entity whose value the row does not hold."""
+    """Arguments named like a field of the entity whose value the row does not hold.
+
+    Aliases (Trello's ``prefs/background`` and ``prefs_background``) name one field: the row
+    holds the value of one of them.
+    """
     fields = p.spec.state_schema[entity].fields
-    missing = []
+    sent: dict[str, list[tuple[str, Any]]] = {}
     for arg, value in args.items():
         field = next((f for f in fields if same_field(f, arg)), None)
-        if arg != skip and field is not None and field != _key_of(p, entity) and row.get(field) != value:
-            missing.append(arg)
-    return missing
+        if arg != skip and field is not None and field != _key_of(p, entity):
+            sent.setdefault(field, []).append((arg, value))
+    return [arg for field, pairs in sent.items() if all(row.get(field) != v for _, v in pairs) for arg, _ in pairs[:1]]
 
 
 def _filters_matching(p: _Probe, lister: str, row: JSON) -> JSON:
@@ -249,13 +263,14 @@ def _filters_matching(p: _Probe, lister: str, row: JSON) -> JSON:
                 if not value:
                     continue
                 value = value[0]  # one tag of the row's tags
+            if not fits(value, p.spec.tools[lister].properties.get(f.arg) or {}):
+                continue  # Box's pending collaborations list only ``status: pending``: the row is not one
             out[f.arg] = [value] if f.op == "in" else value
     return out
 
 
 def _answers_one(p: _Probe, lister: str) -> bool:
-    _, record, as_list = data_path(p.spec.tools[lister].output_schema)
-    return record is not None and not as_list
+    return declares_one_record(p.spec.tools[lister].output_schema)
 
 
 def _max_page(p: _Probe, lister: str) -> JSON:
@@ -269,6 +284,23 @@ def _max_page(p: _Probe, lister: str) -> JSON:
 
 def _mentions(data: Any, key: Any) -> bool:
     return json.dumps(key) in json.dumps(data)
+
+
+def _shows(data: Any, row: JSON, key: Any) -> bool:
+    """Whether a listing shows ``row``: by its key, or (records that declare no key: dweet.io's
+    dweets) by a record whose every member the row holds."""
+    if _mentions(data, key):
+        return True
+    stack, seen = [data], 0
+    while stack and seen < 10_000:
+        node, seen = stack.pop(), seen + 1
+        if isinstance(node, dict):
+            if node and all(row.get(k) == v for k, v in node.items()):
+                return True
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return False
 
 
 @PROBES.register("read")
@@ -290,7 +322,7 @@ def _probe_list(p: _Probe) -> None:
     tool = p.spec.tools[p.behaviour.tool]
     args = p.args()
     rows = p.env.base.tables[p.effect(ListEffect).entity]
-    if _answers_one(p, tool.name) and rows:  # one record declared: ask for one that exists
+    if (_answers_one(p, tool.name) or min_records(tool.output_schema)) and rows:  # ask for one that exists
         args.update(_filters_matching(p, tool.name, next(iter(rows.values()))))
     result = p.call(p.behaviour.tool, args)
     p.note("list succeeds", result.ok, result.content[:200])

@@ -18,6 +18,7 @@ from envfactory.ir.effect import (
     CreateManyEffect,
     DeleteManyEffect,
     EditListEffect,
+    ListEffect,
     ReadEffect,
     SingletonEffect,
     TreeEffect,
@@ -29,6 +30,7 @@ from envfactory.registry import Registry
 from envfactory.runtime.environment import Environment
 from envfactory.runtime.store import Store
 from envfactory.seeding import derive_seed
+from envfactory.synth.naming import plural
 from envfactory.tasks.errors import Rejected
 from envfactory.tasks.render import show, words
 from envfactory.values import ValueMaker
@@ -55,12 +57,26 @@ def direct_tools(spec: EnvSpec) -> list[str]:
     return [b.tool for b in spec.behaviours if b.effect.kind in SCENARIOS and changes_state(b.effect)]
 
 
+Question = tuple[list[Call], str, str]  # the gold calls, the instruction, the fact asked for
+LOOKUPS: Registry[Callable[[Context, str, Any], Question | None]] = Registry("look-up question")
+
+
 def lookup_tools(spec: EnvSpec) -> list[str]:
-    """Reads by key: what a read-only API without a list tool can still be asked about."""
-    return [b.tool for b in spec.behaviours if isinstance(b.effect, ReadEffect)]
+    """Reads by key, and lists narrowed by required filters (NYT's ``/{section}``): what a
+    read-only API can still be asked about when walks cannot use it."""
+    return [b.tool for b in spec.behaviours if b.effect.kind in LOOKUPS and _askable(spec, b.tool, b.effect)]
 
 
-def _lookup(ctx: Context, tool: str, e: ReadEffect) -> tuple[list[Call], str, str] | None:
+def _askable(spec: EnvSpec, tool: str, effect: Any) -> bool:
+    if isinstance(effect, ReadEffect):
+        return True
+    narrowing = {f.arg for f in effect.filters if f.field and f.op == "eq"}
+    required = spec.tools[tool].required
+    return bool(required) and all(a in narrowing for a in required)
+
+
+@LOOKUPS.register("read")
+def _lookup(ctx: Context, tool: str, e: ReadEffect) -> Question | None:
     """``What is the title of the comic 614?``: one read, one fact in the answer."""
     entity = ctx.spec.state_schema[e.entity]
     rows = ctx.rows(e.entity)
@@ -75,6 +91,36 @@ def _lookup(ctx: Context, tool: str, e: ReadEffect) -> tuple[list[Call], str, st
     key = row[entity.key]
     said = f"What is the {words(field)} of the {words(entity.name)} {show(key)}? Tell me."
     return [Call(tool=tool, args={e.key_arg: key})], said, str(row[field])
+
+
+def _plain(value: Any) -> bool:
+    """A short scalar a person would say in a question."""
+    return isinstance(value, (str, int, float)) and not isinstance(value, bool) and 0 < len(str(value)) <= 60
+
+
+@LOOKUPS.register("list")
+def _narrowed_lookup(ctx: Context, tool: str, e: ListEffect) -> Question | None:
+    """``Among the articles whose section is 'arts', what is the byline of the one titled 'X'?``"""
+    fields = {f.arg: f.field for f in e.filters if f.field and f.op == "eq"}
+    rows = ctx.rows(e.entity)
+    if not rows:
+        return None
+    row = ctx.rng.choice(rows)
+    args = {a: row.get(fields[a]) for a in ctx.spec.tools[tool].required}
+    if any(v is None or isinstance(v, (dict, list)) for v in args.values()):
+        return None
+    peers = [r for r in rows if all(r.get(fields[a]) == v for a, v in args.items())]
+    key = ctx.spec.state_schema[e.entity].key
+    scalar = sorted(f for f, v in row.items() if f != key and f not in fields.values() and _plain(v))
+    unique = [f for f in scalar if isinstance(row[f], str) and sum(r.get(f) == row[f] for r in peers) == 1]
+    if not unique or len(scalar) < 2:
+        return None
+    by = ctx.rng.choice(unique)
+    asked = ctx.rng.choice([f for f in scalar if f != by])
+    scope = " and ".join(f"whose {words(fields[a])} is {show(v)}" for a, v in args.items())
+    said = (f"Among the {words(plural(e.entity))} {scope}, what is the {words(asked)} of the one whose {words(by)} is "
+            f"{show(row[by])}? Tell me.")  # fmt: skip
+    return [Call(tool=tool, args=args)], said, str(row[asked])
 
 
 @SCENARIOS.register("create_many")
@@ -189,7 +235,7 @@ class DirectTasks:
         self.env, self.spec = env, env.spec
         self.lookups = lookups
         self.tools = lookup_tools(env.spec) if lookups else direct_tools(env.spec)
-        self.maker = ValueMaker(0, env.spec.config.clock_start)
+        self.maker = ValueMaker(0, env.spec.config.clock_start, brief=True)
 
     def task(self, seed: int, attempt: int) -> Task:
         rng = random.Random(derive_seed(seed, "direct", attempt))
@@ -199,8 +245,8 @@ class DirectTasks:
         tool = rng.choice(self.tools)
         effect = self.spec.behaviour(tool).effect
         answer: tuple[str, ...] = ()
-        if self.lookups and isinstance(effect, ReadEffect):
-            found = _lookup(ctx, tool, effect)
+        if self.lookups:
+            found = LOOKUPS[effect.kind](ctx, tool, effect)
             scenario = None if found is None else (found[0], found[1])
             answer = () if found is None else (found[2],)
         else:
@@ -225,4 +271,4 @@ class DirectTasks:
                     origin=Origin(generator="direct/1", seed=seed, attempt=attempt))  # fmt: skip
 
 
-__all__ = ["SCENARIOS", "DirectTasks", "direct_tools", "lookup_tools"]
+__all__ = ["LOOKUPS", "SCENARIOS", "DirectTasks", "direct_tools", "lookup_tools"]

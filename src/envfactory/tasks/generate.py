@@ -45,7 +45,7 @@ class TaskFactory:
                 "lists one: there is nothing to ask of an agent"
             )
         self.selftest = SelfTest(env)
-        self.maker = ValueMaker(0, env.spec.config.clock_start)
+        self.maker = ValueMaker(0, env.spec.config.clock_start, brief=True)
 
     def task(self, seed: int, attempt: int) -> Task:
         """Build one task (not yet self-tested); raises Rejected when the attempt is invalid. Tools the

@@ -8,6 +8,7 @@ the gold plan that fails, or any choice that cannot be made decisive, rejects th
 
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -19,8 +20,8 @@ from envfactory.ir.jsonschema import primary_type
 from envfactory.ir.task import Call
 from envfactory.runtime.environment import Environment
 from envfactory.runtime.episode import Episode
-from envfactory.synth.arguments import action_ready
-from envfactory.synth.naming import tokens
+from envfactory.synth.arguments import action_ready, fill_wrapped_references
+from envfactory.synth.naming import same_field, tokens
 from envfactory.tasks.errors import Rejected
 from envfactory.tasks.walks import Draft, Sketch
 
@@ -135,6 +136,8 @@ class Binder:
             self._widen_page(node, args)
         elif node.write:
             self._literals(node, effect, episode, args)
+            self._rest_from_row(node, effect, episode, args)
+            fill_wrapped_references(self.spec, node.tool, args, episode.store, self.rng)  # type: ignore[arg-type]
         result = episode.call_tool(node.tool, args)  # type: ignore[arg-type]
         if not result.ok:
             raise Rejected(f"gold call {node.tool} failed: {result.content[:120]}")
@@ -166,6 +169,23 @@ class Binder:
             raise Rejected(f"no {entity} the call can act on")
         return self.rng.choice(rows)[key]
 
+    def _rest_from_row(self, node: Draft, effect: Any, episode: Episode, args: JSON) -> None:
+        """Required arguments nothing fed yet (AWS's ``AccountId`` beside ``BudgetName``) take the
+        value the row acted on holds in the field of that name, else a value drawn from the schema."""
+        tool = self.spec.tools[node.tool]  # type: ignore[index]
+        entity = self.schema[effect.entity] if getattr(effect, "entity", None) in self.schema else None
+        key_arg = getattr(effect, "key_arg", None)
+        key = args.get(key_arg) if key_arg else None
+        row = episode.store.get(entity.name, key) if entity and isinstance(key, (str, int)) else None
+        for arg in tool.required:
+            if arg in args:
+                continue
+            field = next((f for f in entity.fields if same_field(f, arg)), None) if entity else None
+            if row is not None and field is not None and row.get(field) is not None:
+                args[arg] = row[field]
+            else:
+                args[arg] = self.maker.value(tool.properties.get(arg) or {}, arg, getattr(effect, "entity", ""))
+
     def _widen_page(self, node: Draft, args: JSON) -> None:
         paging = self.effects[node.tool].paging  # type: ignore[index, union-attr]
         if paging.limit_arg:
@@ -185,6 +205,8 @@ class Binder:
             return
         mapped: dict[str, str] = getattr(effect, "args", {})
         free = [a for a in mapped if a not in args and entity and mapped[a] not in entity.refs]
+        if effect.kind == "create" and getattr(effect, "body_arg", None) and effect.body_arg not in args:
+            free.append(effect.body_arg)  # the wrapped record: one object argument
         if effect.kind == "create":
             chosen = [a for a in free if a in tool.required]
             chosen += [a for a in free if a not in chosen and self.rng.random() < 0.5]
@@ -236,7 +258,11 @@ class Binder:
     def _unique(self, node: Draft, rows: list[JSON], st: _State, accept: Accept) -> JSON:
         taken = st.taken.setdefault(node.inputs[0], set())
         key = self.schema[node.entity].key  # type: ignore[index]
-        candidates = [r for r in rows if r.get(key) is not None and r[key] not in taken]
+
+        def ident(row: JSON) -> Any:  # records a tool shows without their key (NYT's lists) by their content
+            return row[key] if row.get(key) is not None else json.dumps(row, sort_keys=True, default=str)
+
+        candidates = [r for r in rows if ident(r) not in taken]
         self.rng.shuffle(candidates)
         candidates.sort(key=lambda r: not accept(r))
         fields = self._fields(node.entity, rows, _IDENTIFYING)  # type: ignore[arg-type]
@@ -245,7 +271,7 @@ class Binder:
                 value = row.get(fld)
                 if value is not None and sum(1 for r in rows if r.get(fld) == value) == 1:
                     node.field, node.value = fld, value
-                    taken.add(row[key])
+                    taken.add(ident(row))
                     return row
         raise Rejected("no row can be singled out by a field")
 

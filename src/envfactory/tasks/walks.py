@@ -18,7 +18,9 @@ from typing import Any
 import networkx as nx
 
 from envfactory.ir.env import EnvSpec
+from envfactory.ir.state import Entity
 from envfactory.synth.arguments import reference_args
+from envfactory.synth.naming import tokens
 from envfactory.tasks.errors import Rejected
 from envfactory.tasks.graph import WRITES
 
@@ -69,6 +71,37 @@ class Style:
     compare: float = 0.15
     lookup: float = 0.25
     prefilter: float = 0.35
+
+
+# things people know by the number they were given (an order, a booking), not by a name
+NUMBERED = frozenset(
+    {
+        "order",
+        "booking",
+        "reservation",
+        "ticket",
+        "invoice",
+        "transaction",
+        "payment",
+        "shipment",
+        "case",
+        "issue",
+        "incident",
+        "request",
+        "claim",
+        "refund",
+        "loan",
+        "rental",
+        "appointment",
+    }
+)
+
+
+def opaque(entity: Entity) -> bool:
+    """Is the entity keyed by an id people do not say (``plan_0007``, a uuid) rather than a natural
+    key (a username, a permalink), an integer, or a number the user was given (an order)?"""
+    return (entity.key_type == "string" and tokens(entity.key)[-1:] in (("id",), ("uuid",), ("key",))
+            and (tokens(entity.name)[-1:] or ("",))[0] not in NUMBERED)  # fmt: skip
 
 
 class Walker:
@@ -161,9 +194,11 @@ class Walker:
     def reference(self, sk: Sketch, entity: str, depth: int, allow_direct: bool = True) -> tuple[str, str | None] | str:
         """A node yielding a row (or key) of ``entity``; or the entity name when the user states the id."""
         key = self.schema[entity].key
-        if allow_direct and (depth >= self.style.max_depth or self.rng.random() < self.style.direct):
-            return entity
         lister = self._lister(entity)
+        deep = depth >= self.style.max_depth
+        sayable = lister is None or not opaque(self.schema[entity])  # "my order order_0003", not "plan_0007"
+        if allow_direct and (deep or (self.rng.random() < self.style.direct and sayable)):
+            return entity  # the user states the id
         if lister is None:
             return entity
         if depth == 0 and self.rng.random() < self.style.lookup:
@@ -186,8 +221,15 @@ class Walker:
         return pick.id, key
 
     def _lister(self, entity: str) -> str | None:
-        listers = [t for t, e in self.effects.items() if e.kind == "list" and e.entity == entity]
+        listers = [t for t, e in self.effects.items() if e.kind == "list" and e.entity == entity and self._feedable(t)]
         return self.rng.choice(listers) if listers else None
+
+    def _feedable(self, lister: str) -> bool:
+        """Can a walk fill the lister's required arguments (each a filter on a reference)?"""
+        effect = self.effects[lister]
+        refs = self.schema[effect.entity].refs
+        by_arg = {f.arg: f.field for f in effect.filters if f.field}
+        return all(by_arg.get(arg) in refs for arg in self.spec.tools[lister].required)
 
     def _list_call(self, sk: Sketch, lister: str, entity: str, depth: int) -> str | None:
         tool = self.spec.tools[lister]

@@ -1,0 +1,290 @@
+"""Routes and schemas from the measured public corpus (CircleCI, dweet.io, Wordnik, TheTVDB, AWS
+Budgets, Trello, Box, ReadMe's discriminator examples), each reduced to a few lines."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from envfactory.ingest.openapi import is_transport
+from envfactory.ir.effect import CreateEffect, ListEffect, UpdateEffect
+from envfactory.ir.env import EnvSpec
+from envfactory.runtime.environment import Environment
+from envfactory.synth import synthesize
+from envfactory.synth.selfcheck import self_check
+
+JSON = dict[str, Any]
+THING = {"type": "object", "properties": {"thing": {"type": "string"}, "content": {"type": "string"}}}
+
+
+def _spec(tmp_path: Path, paths: JSON, **extra: Any) -> EnvSpec:
+    doc = {"openapi": "3.0.0", "info": {"title": "wild", "version": "1"}, "paths": paths, **extra}
+    path = tmp_path / "wild.json"
+    path.write_text(json.dumps(doc))
+    return synthesize(path)
+
+
+def _ok(schema: JSON | None = None) -> JSON:
+    return {"200": {"description": "ok", "content": {"application/json": {"schema": schema or {"type": "object"}}}}}
+
+
+def _path(*names: str) -> list[JSON]:
+    return [{"name": n, "in": "path", "required": True, "schema": {"type": "string"}} for n in names]
+
+
+def _body(props: JSON, required: list[str] | None = None) -> JSON:
+    schema = {"type": "object", "properties": props, "required": required or []}
+    return {"content": {"application/json": {"schema": schema}}}
+
+
+def _passes(spec: EnvSpec) -> None:
+    report = self_check(spec, env=Environment(spec))
+    assert report.passed, report.failures
+
+
+def test_a_collection_scoped_by_a_preposition_is_filtered_by_its_parameter(tmp_path: Path) -> None:
+    spec = _spec(tmp_path, {  # dweet.io: the dweets *for* a thing, not a dweet named {thing}
+        "/dweet/for/{thing}": {"post": {"operationId": "dweet", "parameters": _path("thing"), "responses": _ok(THING),
+                                        "requestBody": _body({"content": {"type": "string"}})}},
+        "/get/dweets/for/{thing}": {"get": {"operationId": "get_dweets", "parameters": _path("thing"),
+                                            "responses": _ok({"type": "array", "items": THING})}},
+    })  # fmt: skip
+    create, listing = spec.behaviour("dweet").effect, spec.behaviour("get_dweets").effect
+    assert isinstance(create, CreateEffect) and create.entity == "dweet" and create.args["thing"] == "thing"
+    assert isinstance(listing, ListEffect) and [(f.arg, f.field) for f in listing.filters] == [("thing", "thing")]
+    assert spec.state_schema["dweet"].key == "id"  # not the thing's name: a thing has many dweets
+    episode = Environment(spec).episode()
+    episode.reset(seed=0)
+    episode.call_tool("dweet", {"thing": "lamp", "content": "on"})
+    got = episode.call_tool("get_dweets", {"thing": "lamp"})
+    assert got.ok and [d["content"] for d in got.data] == ["on"]
+    _passes(spec)
+
+
+def test_sub_collections_and_operations_below_an_item(tmp_path: Path) -> None:
+    build = {"type": "object", "properties": {"build_num": {"type": "integer"}, "status": {"type": "string"}}}
+    key = {"type": "object", "properties": {"fingerprint": {"type": "string"}, "type": {"type": "string"}}}
+    spec = _spec(tmp_path, {  # CircleCI v1
+        "/project/{username}/{project}/checkout-key": {
+            "post": {"operationId": "new_key", "parameters": _path("username", "project"),
+                     "requestBody": _body({"type": {"type": "string"}}), "responses": _ok(key)},
+            "get": {"operationId": "keys", "parameters": _path("username", "project"),
+                    "responses": _ok({"type": "array", "items": key})}},
+        "/project/{username}/{project}/checkout-key/{fingerprint}": {
+            "get": {"operationId": "key", "parameters": _path("username", "project", "fingerprint"),
+                    "responses": _ok(key)}},
+        "/project/{username}/{project}/ssh-key": {
+            "post": {"operationId": "ssh_key", "parameters": _path("username", "project"),
+                     "requestBody": _body({"hostname": {"type": "string"}}), "responses": _ok()}},
+        "/project/{username}/{project}/{build_num}": {
+            "get": {"operationId": "build", "parameters": _path("username", "project", "build_num"),
+                    "responses": _ok(build)}},
+        "/project/{username}/{project}/{build_num}/cancel": {
+            "post": {"operationId": "cancel", "parameters": _path("username", "project", "build_num"),
+                     "responses": _ok(build)}},
+    })  # fmt: skip
+    entity = {b.tool: getattr(b.effect, "entity", None) for b in spec.behaviours}
+    # ``checkout`` is a transition word, but ``checkout-key`` is a noun; so is ``ssh-key``
+    assert entity["new_key"] == entity["keys"] == entity["key"] == "checkout_key"
+    assert spec.behaviour("new_key").effect.kind == "create" and spec.behaviour("keys").effect.kind == "list"
+    assert entity["ssh_key"] == "ssh_key"
+    # an unnamed item below another item is named by its id parameter, and so is the owner of its operations
+    assert entity["build"] == "build" and spec.behaviour("build").effect.key_arg == "build_num"  # type: ignore[union-attr]
+    assert spec.behaviour("cancel").effect.kind in ("action", "fallback")
+    assert "project" not in spec.state_schema  # no project table invented from the route's prefix
+    _passes(spec)
+
+
+def test_the_most_specific_shared_noun_names_the_entity(tmp_path: Path) -> None:
+    word_list = {"type": "object", "properties": {"permalink": {"type": "string"}, "name": {"type": "string"}}}
+    word = {"type": "object", "properties": {"word": {"type": "string"}}}
+    words = {"type": "array", "items": word}
+    spec = _spec(tmp_path, {  # Wordnik: many tools mention words; the word list is still its own table
+        "/wordLists": {"post": {"operationId": "createWordList", "requestBody": _body({"name": {"type": "string"}}),
+                                "responses": _ok(word_list)}},
+        "/wordList/{permalink}": {"get": {"operationId": "getWordList", "parameters": _path("permalink"),
+                                          "responses": _ok(word_list)}},
+        "/words/randomWords": {"get": {"operationId": "getRandomWords", "responses": _ok(words)}},
+        "/word/{word}/relatedWords": {"get": {"operationId": "getRelatedWords", "parameters": _path("word"),
+                                              "responses": _ok(words)}},
+    })  # fmt: skip
+    assert spec.behaviour("createWordList").effect.entity == "word_list"  # type: ignore[union-attr]
+    assert spec.behaviour("getWordList").effect.entity == "word_list"  # type: ignore[union-attr]
+    assert spec.state_schema["word_list"].key == "permalink"
+    _passes(spec)
+
+
+def test_a_trailing_value_parameter_is_set_on_the_item_its_id_names(tmp_path: Path) -> None:
+    rating = {"type": "object", "properties": {"ratingItemId": {"type": "integer"}, "rating": {"type": "integer"}}}
+    item_type = {"name": "itemType", "in": "path", "required": True,
+                 "schema": {"type": "string", "enum": ["series", "episode"]}}  # fmt: skip
+    ints = [
+        {"name": n, "in": "path", "required": True, "schema": {"type": "integer"}} for n in ("itemId", "itemRating")
+    ]
+    spec = _spec(tmp_path, {  # TheTVDB: PUT /user/ratings/{itemType}/{itemId}/{itemRating}
+        "/user/ratings": {"get": {"operationId": "ratings", "responses": _ok({"type": "array", "items": rating})}},
+        "/user/ratings/{itemType}/{itemId}/{itemRating}": {
+            "put": {"operationId": "rate", "parameters": [item_type, *ints], "responses": _ok(rating)}},
+    })  # fmt: skip
+    effect = spec.behaviour("rate").effect
+    assert isinstance(effect, UpdateEffect) and effect.key_arg == "itemId"
+    assert effect.args == {"itemType": "itemType", "itemRating": "itemRating"}
+    assert not spec.state_schema["rating"].refs  # ``{itemType}`` qualifies the rating; it is no parent rating
+    _passes(spec)
+
+
+def test_rpc_routes_and_signature_headers(tmp_path: Path) -> None:
+    budget = {"type": "object", "properties": {"BudgetName": {"type": "string"}, "Limit": {"type": "number"}}}
+    headers = [{"name": n, "in": "header", "required": n == "Action", "schema": {"type": "string"}}
+               for n in ("Action", "Version", "X-Amz-Signature", "X-Amz-Credential")]  # fmt: skip
+    spec = _spec(tmp_path, {  # AWS Budgets: one POST per operation on /#Name, signed by headers
+        "/#CreateBudget": {"post": {"operationId": "CreateBudget", "parameters": headers,
+                                    "requestBody": _body({"AccountId": {"type": "string"}, "Budget": budget}),
+                                    "responses": _ok()}},
+        "/#DescribeBudgets": {"post": {"operationId": "DescribeBudgets", "parameters": headers,
+                                       "requestBody": _body({"AccountId": {"type": "string"}}),
+                                       "responses": _ok({"type": "object", "properties": {
+                                           "Budgets": {"type": "array", "items": budget}}})}},
+    })  # fmt: skip
+    assert set(spec.tools["CreateBudget"].properties) == {"AccountId", "Budget"}  # plumbing left out
+    create = spec.behaviour("CreateBudget").effect
+    assert isinstance(create, CreateEffect) and create.body_arg == "Budget"  # the record, wrapped in its name
+    assert spec.behaviour("DescribeBudgets").effect.kind == "list"
+    assert spec.state_schema["budget"].key == "BudgetName"  # budgets are named, not numbered
+    episode = Environment(spec).episode()
+    episode.reset(seed=0)
+    made = episode.call_tool("CreateBudget", {"AccountId": "1", "Budget": {"BudgetName": "ops", "Limit": 5}})
+    assert made.ok and episode.store.get("budget", "ops") == {"BudgetName": "ops", "Limit": 5, "AccountId": "1"}
+    again = episode.call_tool("CreateBudget", {"AccountId": "1", "Budget": {"BudgetName": "ops", "Limit": 7}})
+    assert again.error == "conflict"
+    assert is_transport({"name": "X-Amz-Date", "in": "header"}) and not is_transport({"name": "X-Team", "in": "header"})
+
+
+def test_aliases_free_form_one_record_outputs_and_overlapping_object_unions(tmp_path: Path) -> None:
+    board = {"type": "object", "properties": {"id": {"type": "string"}, "prefs/background": {"type": "string"}}}
+    variant = [{"type": "object", "required": ["kind"], "properties": {"kind": {"type": "string"},
+                                                                       "size": {"type": "number"}}},
+               {"type": "object", "required": ["kind"], "properties": {"kind": {"type": "string"},
+                                                                       "label": {"type": "string"}}}]  # fmt: skip
+    spec = _spec(tmp_path, {
+        "/boards": {  # Trello: ``prefs/background`` and its older spelling ``prefs_background`` side by side
+            "post": {"operationId": "addBoard", "responses": _ok(board),
+                     "requestBody": _body({"name": {"type": "string"}, "prefs/background": {"type": "string"},
+                                           "prefs_background": {"type": "string"}})},
+            "get": {"operationId": "boards", "responses": _ok({"type": "array", "items": board})}},
+        "/shared_items": {"get": {"operationId": "sharedItem", "responses": _ok({"type": "object"}), "parameters": [
+            {"name": "link", "in": "query", "required": True, "schema": {"type": "string"}}]}},  # Box
+        "/boards/{id}/variant": {"patch": {"operationId": "setVariant", "parameters": _path("id"),  # ReadMe
+                                           "requestBody": _body({"body": {"oneOf": variant}}), "responses": _ok()}},
+    })  # fmt: skip
+    assert "anyOf" in spec.tools["setVariant"].properties["body"]  # {kind: "a"} fits both branches
+    episode = Environment(spec).episode()
+    episode.reset(seed=0)
+    assert episode.call_tool("setVariant", {"id": "x", "body": {"kind": "a"}}).error != "invalid_arguments"
+    one = episode.call_tool("sharedItem", {"link": "http://x"})
+    assert (one.ok and isinstance(one.data, dict)) or one.error == "not_found"  # one record, never a list
+    _passes(spec)
+
+
+def test_keys_take_the_shape_another_route_declares_for_them(tmp_path: Path) -> None:
+    email = {"type": "object", "properties": {"id": {"type": "string"}, "subject": {"type": "string"}}}
+    attachment = {"type": "object", "properties": {"id": {"type": "string"}, "filename": {"type": "string"}}}
+    uuid = {"type": "string", "format": "uuid"}
+    spec = _spec(tmp_path, {  # Resend: /emails/{id} says nothing, /emails/{email_id}/attachments wants a uuid
+        "/emails": {"post": {"operationId": "send", "responses": _ok(email), "parameters": [
+            {"name": "Idempotency-Key", "in": "header", "schema": {"type": "string"}}],
+                             "requestBody": _body({"subject": {"type": "string"}})}},
+        "/emails/{id}": {"get": {"operationId": "email", "parameters": _path("id"), "responses": _ok(email)}},
+        "/emails/{email_id}/attachments": {"get": {
+            "operationId": "attachments", "responses": _ok({"type": "array", "items": attachment}),
+            "parameters": [{"name": "email_id", "in": "path", "required": True, "schema": uuid}]}},
+    })  # fmt: skip
+    assert spec.state_schema["email"].key_schema == {"format": "uuid"}
+    assert "Idempotency-Key" not in spec.tools["send"].properties
+    episode = Environment(spec).episode()
+    episode.reset(seed=0)
+    sent = episode.call_tool("send", {"subject": "hi"})
+    assert sent.ok and episode.call_tool("attachments", {"email_id": sent.data["id"]}).ok
+    _passes(spec)
+
+
+def test_a_read_only_api_narrowed_by_a_required_section_gets_answer_tasks(tmp_path: Path) -> None:
+    from envfactory.tasks.agents import gold, noop, success_rate
+    from envfactory.tasks.generate import generate_tasks
+
+    article = {"type": "object", "properties": {"title": {"type": "string"}, "byline": {"type": "string"},
+                                                "section": {"type": "string"}}}  # fmt: skip
+    section = {"name": "section", "in": "path", "required": True,
+               "schema": {"type": "string", "enum": ["arts", "science", "travel"]}}  # fmt: skip
+    fmt = {"name": "format", "in": "path", "required": True, "schema": {"type": "string", "enum": ["json"]}}
+    spec = _spec(tmp_path, {  # NYT top stories: one tool, GET /{section}.{format}
+        "/{section}.{format}": {"get": {"operationId": "top_stories", "parameters": [section, fmt],
+                                        "responses": _ok({"type": "object", "properties": {
+                                            "results": {"type": "array", "items": article}}})}},
+    })  # fmt: skip
+    assert list(spec.tools["top_stories"].required) == ["section"]  # ``.{format}`` is plumbing
+    effect = spec.behaviour("top_stories").effect
+    assert isinstance(effect, ListEffect) and [(f.arg, f.field) for f in effect.filters] == [("section", "section")]
+    assert spec.state_schema["story"].fields["section"]["enum"] == ["arts", "science", "travel"]
+    env = Environment(spec)
+    tasks, _ = generate_tasks(env, 8, seed=0)
+    assert len(tasks) == 8 and all(t.instruction.startswith("Among the stories whose section is") for t in tasks)
+    episode = env.episode(max_steps=50)
+    assert success_rate(episode, tasks, gold) == 1.0 and success_rate(episode, tasks, noop) == 0.0
+
+
+def test_envelopes_inside_data_and_lists_that_are_never_empty(tmp_path: Path) -> None:
+    from envfactory.ir.jsonschema import data_path, min_records
+
+    plan = {"type": "object", "properties": {"id": {"type": "string"}, "name": {"type": "string"}}}
+    plans = {"type": "object", "properties": {"data": {"type": "object", "properties": {  # YNAB
+        "plans": {"type": "array", "items": plan}, "default_plan": plan}}}}  # fmt: skip
+    one = {"type": "object", "properties": {"data": {"type": "object", "properties": {
+        "plan": plan, "server_knowledge": {"type": "integer"}}}}}  # fmt: skip
+    assert [k for k, _ in data_path(plans)[0]] == ["data", "plans"] and data_path(plans)[2]
+    assert [k for k, _ in data_path(one)[0]] == ["data", "plan"] and not data_path(one)[2]
+    subscribers = {
+        "type": "object",
+        "properties": {
+            "Subscribers": {
+                "type": "array",
+                "minItems": 1,
+                "items": {"type": "object", "properties": {"Address": {"type": "string"}}},
+            }
+        },
+    }
+    assert min_records(subscribers) == 1 and min_records(plans) == 0
+    spec = _spec(tmp_path, {
+        "/plans": {"get": {"operationId": "plans", "responses": _ok(plans)},
+                   "post": {"operationId": "add_plan", "requestBody": _body({"name": {"type": "string"}}),
+                            "responses": _ok(one)}},
+        "/plans/{plan_id}": {"get": {"operationId": "plan", "parameters": _path("plan_id"), "responses": _ok(one)}},
+    })  # fmt: skip
+    assert set(spec.state_schema["plan"].fields) == {"id", "name"}  # not {plans, default_plan}
+    _passes(spec)
+
+
+def test_task_requests_are_person_sized_and_name_rows_instead_of_opaque_ids(tmp_path: Path) -> None:
+    from envfactory.tasks.generate import generate_tasks
+    from envfactory.values import ValueMaker
+
+    wide = {"type": "object", "required": ["a"], "properties": {k: {"type": "string"} for k in "abcdefgh"}}
+    many = {"type": "array", "maxItems": 50, "items": {"type": "string"}}
+    assert set(ValueMaker(0).value(wide)) == set("abcdefgh")  # seeds: whole records
+    brief = ValueMaker(0, brief=True)
+    assert all("a" in (v := brief.value(wide)) and len(v) <= 3 for _ in range(20))
+    assert all(1 <= len(brief.value(many)) <= 2 for _ in range(20))
+    plan = {"type": "object", "properties": {"id": {"type": "string"}, "name": {"type": "string"}}}
+    payee = {"type": "object", "properties": {"id": {"type": "string"}, "name": {"type": "string"},
+                                              "plan_id": {"type": "string"}}}  # fmt: skip
+    spec = _spec(tmp_path, {
+        "/plans": {"get": {"operationId": "plans", "responses": _ok({"type": "array", "items": plan})}},
+        "/plans/{plan_id}/payees": {"post": {"operationId": "add_payee", "parameters": _path("plan_id"),
+                                             "requestBody": _body({"name": {"type": "string"}}, ["name"]),
+                                             "responses": _ok(payee)}},
+    })  # fmt: skip
+    tasks, _ = generate_tasks(Environment(spec), 10, seed=0)
+    said = " ".join(t.instruction for t in tasks)
+    assert "the plan whose name is '" in said and "plan_0" not in said  # found by its name, in the gold plan too
+    assert all(any(c.tool == "plans" for c in t.gold) for t in tasks if "plan whose name" in t.instruction)
