@@ -288,3 +288,27 @@ def test_task_requests_are_person_sized_and_name_rows_instead_of_opaque_ids(tmp_
     said = " ".join(t.instruction for t in tasks)
     assert "the plan whose name is '" in said and "plan_0" not in said  # found by its name, in the gold plan too
     assert all(any(c.tool == "plans" for c in t.gold) for t in tasks if "plan whose name" in t.instruction)
+
+
+def test_walks_read_records_inside_nested_envelopes_and_string_limits(tmp_path: Path) -> None:
+    from envfactory.tasks.agents import gold, noop, success_rate
+    from envfactory.tasks.generate import generate_tasks
+    from envfactory.tasks.instantiate import records_of
+
+    plan = {"type": "object", "properties": {"id": {"type": "string"}, "name": {"type": "string"},
+                                             "kind": {"type": "string", "enum": ["home", "work"]}}}  # fmt: skip
+    plans = {"type": "object", "properties": {"data": {"type": "object", "properties": {
+        "plans": {"type": "array", "items": plan}, "default_plan": plan}}}}  # fmt: skip
+    assert records_of({"data": {"plans": [{"id": "a"}], "default_plan": {"id": "a"}}}, plans) == [{"id": "a"}]
+    limit = {"name": "maxResults", "in": "query", "schema": {"type": "string"}}  # Google: a number in a string
+    spec = _spec(tmp_path, {
+        "/plans": {"get": {"operationId": "plans", "parameters": [limit], "responses": _ok(plans)}},
+        "/plans/{plan_id}": {"delete": {"operationId": "drop", "parameters": _path("plan_id"), "responses": _ok()}},
+    })  # fmt: skip
+    env = Environment(spec)
+    tasks, _ = generate_tasks(env, 10, seed=0)
+    assert len(tasks) == 10 and any(
+        c.tool == "plans" and isinstance(c.args.get("maxResults"), str) for t in tasks for c in t.gold
+    )
+    episode = env.episode(max_steps=50)
+    assert success_rate(episode, tasks, gold) == 1.0 and success_rate(episode, tasks, noop) == 0.0

@@ -16,7 +16,7 @@ from typing import Any
 
 from envfactory.ir.blueprint import Blueprint, Edge, Node
 from envfactory.ir.effect import ActionEffect, TransferEffect
-from envfactory.ir.jsonschema import primary_type
+from envfactory.ir.jsonschema import data_path, primary_type
 from envfactory.ir.task import Call
 from envfactory.runtime.environment import Environment
 from envfactory.runtime.episode import Episode
@@ -147,7 +147,7 @@ class Binder:
         st.gold.append(Call(tool=node.tool, args=args))  # type: ignore[arg-type]
         data = result.data
         if effect.kind == "list" and isinstance(data, dict):
-            data = next((v for v in data.values() if isinstance(v, list)), [])
+            data = records_of(data, self.spec.tools[node.tool].output_schema)  # type: ignore[index]
         return data
 
     def _ref_args(self, node: Draft) -> set[str]:
@@ -190,7 +190,8 @@ class Binder:
         paging = self.effects[node.tool].paging  # type: ignore[index, union-attr]
         if paging.limit_arg:
             prop = self.spec.tools[node.tool].properties.get(paging.limit_arg, {})  # type: ignore[index]
-            args[paging.limit_arg] = int(prop.get("maximum", self.spec.config.max_list_rows))
+            limit = int(prop.get("maximum", self.spec.config.max_list_rows))
+            args[paging.limit_arg] = str(limit) if primary_type(prop) == "string" else limit  # Google's "100"
 
     def _literals(self, node: Draft, effect: Any, episode: Episode, args: JSON) -> None:
         tool = self.spec.tools[node.tool]  # type: ignore[index]
@@ -220,7 +221,10 @@ class Binder:
                 raise Rejected("nothing to update")
         else:
             return
-        current = episode.store.get(effect.entity, args.get(effect.key_arg)) if effect.kind == "update" else None
+        key = args.get(effect.key_arg) if effect.kind == "update" else None
+        if isinstance(key, (list, dict)):
+            raise Rejected(f"the {effect.key_arg} fed to {node.tool} is not one value")
+        current = episode.store.get(effect.entity, key) if key is not None else None
         chosen = self._with_interval_partner(chosen, mapped, tool.properties)
         for arg in chosen:
             prop = tool.properties[arg]
@@ -453,6 +457,16 @@ def _plus_hour(stamp: str) -> str:
 
     moment = datetime.fromisoformat(stamp.replace("Z", "+00:00")) + timedelta(hours=1)
     return moment.strftime("%Y-%m-%dT%H:%M:%SZ") if "T" in stamp else moment.strftime("%Y-%m-%d")
+
+
+def records_of(data: JSON, schema: JSON | None) -> list[Any]:
+    """The records inside a list tool's envelope (``{data: {plans: [...]}}``), as the shaper put them."""
+    node: Any = data
+    for key, _ in data_path(schema)[0]:
+        node = node.get(key) if isinstance(node, dict) else None
+    if isinstance(node, list):
+        return node
+    return next((v for v in data.values() if isinstance(v, list)), [])
 
 
 def _as_rows(value: Any) -> list[JSON]:
