@@ -1,6 +1,6 @@
 """Synthesized environments against real implementations, beside an always-succeeding stub.
 
-    python bench/fidelity.py [--sequences 40] [--length 10] [--seed 0]
+    python bench/fidelity.py [--sequences 40] [--length 10] [--seed 0] [--python MANIFEST.json] [--only-python]
 
 For every tool set with a real implementation: outcome agreement, output agreement (exact and
 leaf fields) and final-state agreement of the environment synthesized from its descriptions
@@ -11,6 +11,12 @@ Implementations: the bundled ``specs/travel.py`` (written in this repository, so
 little) and published MCP servers from the npm registry (TypeScript; ``envfactory.testing.foreign``,
 installed by ``make bench``), each synthesized from its live ``tools/list`` and measured against a
 fresh server per sequence.
+
+``--python MANIFEST.json`` adds published Python implementations that cannot live in this
+repository (the BFCL API classes, say): a JSON list of ``{name, descriptions, implementation:
+FILE.py:Class, scenario?}``, paths relative to the manifest's folder, which is put on
+``sys.path`` (the classes import their siblings). Each class is made fresh per sequence and given
+its scenario (its initial state) through its loader method.
 """
 
 from __future__ import annotations
@@ -48,6 +54,26 @@ def foreign(name: str) -> object:
     return run
 
 
+def python_sets(manifest: Path) -> dict[str, object]:
+    """The implementations a manifest names (see the module docstring)."""
+    import json
+    import sys
+
+    folder = manifest.resolve().parent
+    sys.path.insert(0, str(folder))
+    out: dict[str, object] = {}
+    for item in json.loads(manifest.read_text()):
+
+        def run(args: argparse.Namespace, item: dict[str, str] = item) -> Measurement:
+            spec = synthesize(folder / item["descriptions"], name=item["name"])
+            scenario = str(folder / item["scenario"]) if item.get("scenario") else None
+            return measure(spec, str(folder / item["implementation"]), scenario=scenario, sequences=args.sequences,
+                           length=args.length, seed=args.seed)  # fmt: skip
+
+        out[f"{item['name']} ({Path(item['implementation']).name.split(':')[0]}, Python)"] = run
+    return out
+
+
 IMPLEMENTATIONS = {
     "travel (bundled, ours)": travel,
     **{f"{name} ({server.package}, MCP)": foreign(name) for name, server in FOREIGN_MCP.items()},
@@ -59,7 +85,12 @@ def main() -> None:
     parser.add_argument("--sequences", type=int, default=40)
     parser.add_argument("--length", type=int, default=10)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--python", type=Path, help="a manifest of Python implementations (module docstring)")
+    parser.add_argument("--only-python", action="store_true", help="measure only the --python implementations")
     args = parser.parse_args()
+    chosen = {} if args.only_python else dict(IMPLEMENTATIONS)
+    if args.python:
+        chosen.update(python_sets(args.python))
     table = Table(title=f"Fidelity against real implementations ({args.sequences} sequences x {args.length} calls)")
     for col in ("tool set", "calls", "outcome (stub)", "output exact (stub)", "output fields (stub)", "final state",
                 "targets met"):  # fmt: skip
@@ -68,8 +99,9 @@ def main() -> None:
     def pct(value: float | None) -> str:
         return "-" if value is None else f"{value:.0%}"
 
-    ensure_installed(ROOT)
-    for label, run in IMPLEMENTATIONS.items():
+    if not args.only_python:
+        ensure_installed(ROOT)
+    for label, run in chosen.items():
         m = run(args)  # type: ignore[operator]
         met = [m.outcome >= 0.9 and m.outcome >= m.stub_outcome + 0.2, (m.output_fields or 0) >= 0.7,
                (m.final_state or 0) >= 0.6]  # fmt: skip

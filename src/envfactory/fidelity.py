@@ -123,10 +123,13 @@ def measure(
     log: Path | None = None,
     final_tool: str | None = None,
     progress: Callable[[int], None] | None = None,
+    scenario: str | None = None,
+    scenario_loader: str | None = None,
 ) -> Measurement:
     """Replay seeded call sequences on the environment ``spec`` and on ``against``: a trusted
     ``file.py:Class`` implementing the same tools, or a live server ``mcp+stdio:CMD`` (started fresh
     for every sequence, with ``env`` and its stderr appended to ``log``); see the module docstring.
+    A Python class is made fresh per sequence and given the JSON ``scenario`` through its loader.
 
     Final states are compared through the object's records (Python) or through ``final_tool``, a
     read-everything tool called on both sides at the end (by default the read-only tool without
@@ -135,7 +138,7 @@ def measure(
     if against.startswith(PREFIX):
         real_side = McpSide(spec, McpTarget.parse(against, env), log, final_tool)
     else:
-        real_side = PythonSide(spec, against, final_tool)
+        real_side = PythonSide(spec, against, final_tool, scenario, scenario_loader)
     synth_spec = real_side.synth_spec
     synth_env, stub = Environment(synth_spec), Environment(_stub_spec(synth_spec))
     tally: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
@@ -191,9 +194,11 @@ class PythonSide:
     """A trusted ``file.py:Class``: a fresh bound object per sequence; the synthesized environment
     starts from the object's own initial records (mapped onto its entities)."""
 
-    def __init__(self, spec: EnvSpec, against: str, final_tool: str | None) -> None:
+    def __init__(self, spec: EnvSpec, against: str, final_tool: str | None, scenario: str | None = None,
+                 scenario_loader: str | None = None) -> None:  # fmt: skip
         loaded = load(against, trust_code=True)
-        self.env = Environment(synthesize(loaded, bind=True, state="empty"), trust_code=True)
+        bound = synthesize(loaded, bind=True, state="empty", scenario=scenario, scenario_loader=scenario_loader)
+        self.env = Environment(bound, trust_code=True)
         missing = sorted(set(spec.tools.names) - {t.name for t in loaded.toolset.tools})
         if missing:
             raise SpecError(f"the implementation lacks tools of {spec.name!r}: {', '.join(missing)}", file=against)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 import string
 import uuid
 from collections.abc import Callable
@@ -26,6 +27,18 @@ def _fits(value: Any, typ: str | None) -> bool:
         return True
     kinds = _TYPES.get(typ)
     return kinds is not None and isinstance(value, kinds) and (typ == "boolean" or not isinstance(value, bool))
+
+
+_FORMAT_SHAPES = {  # the spec's own examples break its formats (Giphy: "2013-08-01 12:41:48" as a date-time)
+    "date-time": re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:?\d\d)$"),
+    "date": re.compile(r"^\d{4}-\d\d-\d\d$"),
+    "uuid": re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"),
+}
+
+
+def _formatted(value: Any, schema: JSON) -> bool:
+    shape = _FORMAT_SHAPES.get(str(schema.get("format")))
+    return shape is None or (isinstance(value, str) and shape.match(value) is not None)
 
 
 Maker = Callable[["ValueMaker", JSON, str, str], Any]
@@ -54,7 +67,7 @@ class ValueMaker:
         if schema.get("enum"):
             return self.rng.choice(schema["enum"])
         typ = primary_type(schema)
-        examples = [v for v in schema.get("examples") or () if _fits(v, typ)]
+        examples = [v for v in schema.get("examples") or () if _fits(v, typ) and _formatted(v, schema)]
         if examples and self.rng.random() < EXAMPLE_SHARE:  # the spec's own examples, for half the values
             return self.rng.choice(examples)
         if (schema.get("anyOf") or schema.get("oneOf")) and not schema.get("properties"):

@@ -312,3 +312,31 @@ def test_walks_read_records_inside_nested_envelopes_and_string_limits(tmp_path: 
     )
     episode = env.episode(max_steps=50)
     assert success_rate(episode, tasks, gold) == 1.0 and success_rate(episode, tasks, noop) == 0.0
+
+
+def test_seeded_values_fit_their_schema_where_the_description_contradicts_itself(tmp_path: Path) -> None:
+    from envfactory.runtime.validation import compile_schema
+
+    gif = {
+        "type": "object",
+        "properties": {
+            "id": {"type": "string"},
+            "import_datetime": {"type": "string", "format": "date-time", "examples": ["2013-08-01 12:41:48"]},
+        },
+    }  # Giphy's example
+    lst = {"type": "object", "properties": {"list_name": {"type": "string"}}}
+    overview = {"type": "object", "properties": {"id": {"type": "string"}, "list_id": {"type": "integer"},
+                                                 "domain_id": {"type": "string", "format": "uuid"}}}  # fmt: skip
+    domain = {"type": "object", "properties": {"id": {"type": "string"}, "name": {"type": "string"}}}
+    spec = _spec(tmp_path, {
+        "/gifs": {"get": {"operationId": "gifs", "responses": _ok({"type": "array", "items": gif})}},
+        "/lists/{list_name}": {"get": {"operationId": "list", "parameters": _path("list_name"), "responses": _ok(lst)}},
+        "/overviews": {"get": {"operationId": "overviews", "responses": _ok({"type": "array", "items": overview})}},
+        "/domains/{id}": {"get": {"operationId": "domain", "parameters": _path("id"), "responses": _ok(domain)}},
+    })  # fmt: skip
+    assert "list_id" not in spec.state_schema["overview"].refs  # an integer cannot name a list by its name
+    assert spec.state_schema["domain"].key_schema == {"format": "uuid"}  # the record that names it says so
+    for entity in spec.state_schema.entities:
+        for row in spec.initial_state[entity.name]:
+            for field, value in row.items():
+                compile_schema(entity.fields[field])(value)  # raises on a misfit

@@ -34,6 +34,8 @@ def synth(
     ref_roots: tuple[Path, ...] = (),
     model: str | None = None,
     base_url: str | None = None,
+    scenario: str | None = None,
+    scenario_loader: str | None = None,
 ) -> int:
     reader = None
     if model is not None:
@@ -61,6 +63,8 @@ def synth(
                     trust_code=trust_code,
                     ref_roots=ref_roots,
                     reader=reader,
+                    scenario=scenario,
+                    scenario_loader=scenario_loader,
                 )
                 if spec.name in written:
                     raise EnvFactoryError(
@@ -289,6 +293,8 @@ def fidelity(
     env: list[str] | None = None,
     log: Path | None = None,
     final_tool: str | None = None,
+    scenario: str | None = None,
+    scenario_loader: str | None = None,
 ) -> int:
     """Measure ENV_DIR against a real implementation; print it beside the stub; save it in fidelity.json."""
     from envfactory.fidelity import measure, measure_trace
@@ -313,7 +319,8 @@ def fidelity(
         with Progress(console=err_console, transient=True) as progress:
             bar = progress.add_task(f"replaying {sequences} sequences", total=sequences)
             result = measure(spec, against, sequences=sequences, length=length, seed=seed, env=server_env, log=log,
-                             final_tool=final_tool, progress=lambda n: progress.update(bar, completed=n))  # fmt: skip
+                             final_tool=final_tool, progress=lambda n: progress.update(bar, completed=n),
+                             scenario=scenario, scenario_loader=scenario_loader)  # fmt: skip
 
     def pct(value: float | None) -> str:
         return "-" if value is None else f"{value:.0%}"

@@ -40,6 +40,19 @@ SPECS_HELP = (
 )
 
 
+Scenario = Annotated[
+    Path | None,
+    typer.Option(help="A JSON file loaded into every fresh object of a bound Python class (its initial state)."),
+]
+ScenarioLoader = Annotated[
+    str | None,
+    typer.Option(
+        help="The method that loads --scenario [default: _load_scenario, load_scenario, load_state, "
+        "set_state or load, whichever the class has]."
+    ),
+]
+
+
 @app.command()
 def synth(
     specs: Annotated[list[str], typer.Argument(help=SPECS_HELP, show_default=False)],
@@ -60,6 +73,8 @@ def synth(
         str | None, typer.Option(help="Read plain docs (.md, .html, .txt) with this model: local or openai:NAME.")
     ] = None,
     base_url: Annotated[str | None, typer.Option(help="The endpoint of an openai: model.")] = None,
+    scenario: Scenario = None,
+    scenario_loader: ScenarioLoader = None,
 ) -> None:
     """Synthesize an environment from each SPEC and save it as a readable folder.
 
@@ -83,6 +98,8 @@ def synth(
             tuple(ref_root or ()),
             model,
             base_url,
+            str(scenario) if scenario else None,
+            scenario_loader,
         )
     )
 
@@ -134,6 +151,8 @@ def fidelity(
         typer.Option(help="A read-everything tool called on both sides after each sequence to compare final states."),
     ] = None,
     trust_code: TrustCode = False,
+    scenario: Scenario = None,
+    scenario_loader: ScenarioLoader = None,
 ) -> None:
     """Measure an environment against the real implementation, beside an always-succeeding stub.
 
@@ -143,7 +162,19 @@ def fidelity(
     from envfactory.cli import commands
 
     raise typer.Exit(
-        commands.fidelity(env_dir, against, sequences, length, seed, trust_code, env or [], log, final_tool)
+        commands.fidelity(
+            env_dir,
+            against,
+            sequences,
+            length,
+            seed,
+            trust_code,
+            env or [],
+            log,
+            final_tool,
+            str(scenario) if scenario else None,
+            scenario_loader,
+        )
     )
 
 

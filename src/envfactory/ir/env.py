@@ -46,6 +46,9 @@ class EnvConfig(BaseModel):
     max_list_rows: int = 100  # a list call returns at most this many rows (observations stay readable)
     clock_start: str = "2026-01-05T09:00:00Z"
     state_source: str = "seeded"  # "seeded", "empty" or the path of a user-supplied JSON file
+    # a bound implementation's scenario: a JSON file given to a loader method of each fresh object
+    scenario: str | None = None
+    scenario_loader: str | None = None  # default: the first of runtime.environment.SCENARIO_LOADERS it has
 
 
 class EnvSpec(BaseModel):

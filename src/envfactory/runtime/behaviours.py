@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from envfactory.core import ErrorCode
 from envfactory.ir.effect import (
     ActionEffect,
     AdjustEffect,
@@ -318,6 +319,9 @@ def _bound(effect: BoundEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
             raise ToolError("invalid_arguments", _describe(err)) from None
         except Exception as err:  # the user's code: report, never crash the episode
             raise ToolError("precondition_failed", _describe(err)) from None
+        refused = returned_error(result)
+        if refused is not None:
+            raise refused
         return to_jsonable(result)
 
     return run
@@ -349,6 +353,25 @@ def _adjust_counters(
         updates.append((entity.name, key, {**parent, counter: left + step * units}))  # type: ignore[dict-item]
     for name, key, new in updates:
         store.put(name, key, new)
+
+
+# words of an error message -> the error class it reports
+_ERROR_WORDS: tuple[tuple[str, ErrorCode], ...] = (
+    ("not found", "not_found"), ("does not exist", "not_found"), ("no such", "not_found"), ("not exist", "not_found"),
+    ("already exists", "conflict"), ("already", "conflict"), ("duplicate", "conflict"),
+    ("invalid", "invalid_arguments"), ("must be", "invalid_arguments"),
+)  # fmt: skip
+
+
+def returned_error(result: Any) -> ToolError | None:
+    """An implementation that reports failure by returning ``{"error": "message"}`` (BFCL's API
+    classes, many tool libraries) refused the call: the error class is read from the message."""
+    if not isinstance(result, dict) or len(result) != 1 or not isinstance(result.get("error"), str):
+        return None
+    message = result["error"]
+    low = message.lower()
+    code: ErrorCode = next((c for words, c in _ERROR_WORDS if words in low), "precondition_failed")
+    return ToolError(code, message)
 
 
 def _describe(err: Exception) -> str:

@@ -143,4 +143,36 @@ def bound_owner_factory(spec: EnvSpec) -> Callable[[], Any] | None:
     if not owners:
         return lambda: module
     cls = getattr(module, owners.pop())
-    return cls
+    if spec.config.scenario is None:
+        return cls
+    return scenario_factory(cls, spec.config.scenario, spec.config.scenario_loader, env=spec.name)
+
+
+# methods a class loads its scenario with (BFCL's ``_load_scenario``, ...), tried in this order
+SCENARIO_LOADERS = ("_load_scenario", "load_scenario", "load_state", "set_state", "load")
+
+
+def scenario_factory(cls: Any, scenario: str, loader: str | None = None, *, env: str = "") -> Callable[[], Any]:
+    """``cls()`` with the JSON ``scenario`` file given to its loader method: a fresh, loaded object
+    per episode (each gets its own copy of the data)."""
+    import copy
+    import json
+    from pathlib import Path
+
+    try:
+        data = json.loads(Path(scenario).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as err:
+        raise EnvSpecError(f"env {env!r}: cannot read the scenario {scenario}: {err}") from None
+    name = loader or next((m for m in SCENARIO_LOADERS if callable(getattr(cls, m, None))), None)
+    if name is None or not callable(getattr(cls, name, None)):
+        raise EnvSpecError(
+            f"env {env!r}: {cls.__name__} has no scenario loader "
+            f"{name or ' or '.join(SCENARIO_LOADERS)}; name one with --scenario-loader"
+        )
+
+    def make() -> Any:
+        owner = cls()
+        getattr(owner, name)(copy.deepcopy(data))
+        return owner
+
+    return make

@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from envfactory.errors import SynthesisError
+from envfactory.errors import SpecError, SynthesisError
 from envfactory.ingest import Loaded, load
 from envfactory.ir.effect import ActionEffect, Behaviour, BoundEffect, CreateEffect, UpdateEffect
 from envfactory.ir.env import EnvConfig, EnvSpec
@@ -15,7 +15,13 @@ from envfactory.ir.tool import ToolSet
 from envfactory.synth.batches import plan_batches
 from envfactory.synth.data import load_state, seed_state
 from envfactory.synth.effects import infer_behaviour
-from envfactory.synth.entities import assign_entities, fields_follow_filters, infer_schema, keys_follow_parameters
+from envfactory.synth.entities import (
+    assign_entities,
+    fields_follow_filters,
+    infer_schema,
+    keys_follow_parameters,
+    refs_fit_keys,
+)
 from envfactory.synth.intents import collection_paths, read_intent
 from envfactory.synth.naming import tokens
 from envfactory.synth.singletons import KEY as SINGLETON_KEY
@@ -75,6 +81,8 @@ def synthesize(
     trust_code: bool = False,
     ref_roots: tuple[Path, ...] = (),
     reader: Any = None,
+    scenario: str | None = None,
+    scenario_loader: str | None = None,
 ) -> EnvSpec:
     """Build an environment from tool descriptions.
 
@@ -82,7 +90,9 @@ def synthesize(
     ``{entity: [rows]}``. ``bind=True`` makes a Python object's own methods the behaviour.
     A Python source is imported (executed) only with ``trust_code=True``; ``bind=True`` asks
     to run it and so implies it. ``ref_roots`` are folders besides the spec's own that
-    ``$ref`` may read. ``reader`` (an ``LLMClient``) reads plain documentation.
+    ``$ref`` may read. ``reader`` (an ``LLMClient``) reads plain documentation. ``scenario``: a
+    JSON file a bound class loads into every fresh object (with ``scenario_loader``, else the
+    first of ``_load_scenario``, ``load_scenario``, ``load_state``, ``set_state``, ``load``).
     """
     if isinstance(source, Loaded):
         loaded = source
@@ -113,10 +123,15 @@ def synthesize(
         for i in intents
     }
     behaviours = [batches.behaviours.get(t.name) or by_tool[t.name] for t in toolset.tools]
-    schema = fields_follow_filters(keys_follow_parameters(schema, behaviours, toolset), behaviours, toolset)
+    schema = refs_fit_keys(fields_follow_filters(keys_follow_parameters(schema, behaviours, toolset), behaviours,
+                                                 toolset))  # fmt: skip
     if bind:
         behaviours = _bind(loaded, behaviours)
-    config = EnvConfig(seed=seed, rows_per_entity=rows, max_steps=max_steps, state_source=str(state))
+    if scenario is not None and not bind:
+        raise SpecError("a scenario is loaded into a bound implementation: pass bind=True (--bind)", file=str(scenario))
+    scenario = str(Path(scenario).resolve()) if scenario is not None else None
+    config = EnvConfig(seed=seed, rows_per_entity=rows, max_steps=max_steps, state_source=str(state),
+                       scenario=scenario, scenario_loader=scenario_loader)  # fmt: skip
     if bind and state == "seeded":
         initial: dict[str, list[JSON]] = {e: [] for e in schema.names}  # a bound implementation keeps its own state
     elif state == "seeded":

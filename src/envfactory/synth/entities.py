@@ -161,6 +161,10 @@ def keys_follow_parameters(schema: StateSchema, behaviours: list[Behaviour], too
         for key_arg in filter(None, key_args):
             prop = by_name[b.tool].properties.get(key_arg) or {}
             numeric[entity] = numeric.get(entity, True) and primary_type(prop) in ("integer", "number")
+    for e in schema.entities:  # no id parameter: the records that refer to it say (NYT's ``list_id: integer``)
+        for field, target in e.refs.items():
+            if target in schema and target not in numeric and primary_type(e.fields.get(field) or {}) == "integer":
+                numeric[target] = True
     changed = [e for e in schema.entities if e.key_type == "string" and numeric.get(e.name) and e.key != "_id"]
     updated = {}
     for e in changed:
@@ -175,6 +179,19 @@ def keys_follow_parameters(schema: StateSchema, behaviours: list[Behaviour], too
     if not updated:
         return schema
     return StateSchema(entities=tuple(updated.get(e.name, e) for e in schema.entities))
+
+
+def refs_fit_keys(schema: StateSchema) -> StateSchema:
+    """Drop references whose field cannot hold the target's key: NYT's ``overview.list_id`` is an
+    integer while lists are keyed by ``list_name``; TheTVDB's ``languageId`` an integer while its
+    language route takes a string id. A value there names nothing the environment holds."""
+    updated = []
+    for e in schema.entities:
+        refs = {f: t for f, t in e.refs.items()
+                if not (t in schema and schema[t].key_type == "string" and not schema[t].key_schema.get("enum")
+                        and primary_type(e.fields.get(f) or {}) in ("integer", "number"))}  # fmt: skip
+        updated.append(e.model_copy(update={"refs": refs}) if refs != e.refs else e)
+    return StateSchema(entities=tuple(updated))
 
 
 def fields_follow_filters(schema: StateSchema, behaviours: list[Behaviour], tools: ToolSet) -> StateSchema:
@@ -209,18 +226,19 @@ def fields_follow_filters(schema: StateSchema, behaviours: list[Behaviour], tool
 
 
 def _shapes_named_elsewhere(schema: StateSchema, tools: ToolSet) -> dict[str, JSON]:
-    """Key shapes the API gives where another route names the entity: Resend's
+    """Key shapes the API gives where another route or record names the entity: Resend's
     ``/emails/{email_id}/attachments`` declares ``email_id`` a uuid though ``/emails/{id}`` says
-    nothing; an ``email`` key passed there must be one."""
+    nothing; an ``email`` key passed there (or held in a metric's ``domain_id``) must be one."""
     found: dict[str, JSON] = {}
-    for tool in tools.tools:
-        for arg, prop in tool.properties.items():
-            stem = id_stem(arg)
-            if stem is None or stem not in schema or not isinstance(prop, dict) or primary_type(prop) != "string":
-                continue
-            shape = {k: v for k, v in prop.items() if k in ("format", "pattern")}
-            if shape:
-                found.setdefault(stem, shape)
+    named = [(arg, prop) for tool in tools.tools for arg, prop in tool.properties.items()]
+    named += [(f, prop) for e in schema.entities for f, prop in e.fields.items() if f in e.refs]  # records too
+    for arg, prop in named:
+        stem = id_stem(arg)
+        if stem is None or stem not in schema or not isinstance(prop, dict) or primary_type(prop) != "string":
+            continue
+        shape = {k: v for k, v in prop.items() if k in ("format", "pattern")}
+        if shape:
+            found.setdefault(stem, shape)
     return found
 
 
