@@ -20,6 +20,7 @@ schema, on the same calls. A figure counts only above the stub's.
 from __future__ import annotations
 
 import contextlib
+import json
 import random
 from collections import defaultdict
 from collections.abc import Callable, Iterator
@@ -31,6 +32,7 @@ from pydantic import BaseModel, ConfigDict
 
 from envfactory.errors import SpecError
 from envfactory.ingest import load
+from envfactory.ir.effect import ShellEffect
 from envfactory.ir.env import EnvSpec
 from envfactory.ir.state import StateSchema
 from envfactory.keypool import KeyPool
@@ -42,6 +44,7 @@ from envfactory.runtime.store import canonical_numbers
 from envfactory.seeding import derive_seed
 from envfactory.synth import synthesize
 from envfactory.synth.naming import singular
+from envfactory.synth.tree import tree_rows
 from envfactory.values import ValueMaker
 
 JSON = dict[str, Any]
@@ -203,7 +206,7 @@ class PythonSide:
         if missing:
             raise SpecError(f"the implementation lacks tools of {spec.name!r}: {', '.join(missing)}", file=against)
         fresh = self.env.owner_factory() if self.env.owner_factory else None
-        self.start = entity_rows(owner_state(fresh), spec.state_schema)
+        self.start = entity_rows(owner_state(fresh), spec.state_schema) or _scenario_tree(spec, scenario)
         self.synth_spec = spec
         if self.start is not None:
             full = {name: self.start.get(name, []) for name in spec.state_schema.names}
@@ -213,6 +216,21 @@ class PythonSide:
     @contextlib.contextmanager
     def sequence(self) -> Iterator[RealSequence]:
         yield _PythonSequence(self, self.env.episode(max_steps=10**6))
+
+
+def _scenario_tree(spec: EnvSpec, scenario: str | None) -> dict[str, list[JSON]] | None:
+    """A file tree the scenario writes as nested JSON, as the environment's tree rows (and its
+    current directory at the first root): objects that hold their tree privately start alike."""
+    tree = next((b.effect for b in spec.behaviours if b.effect.kind in ("tree", "shell")), None)
+    if tree is None or scenario is None:
+        return None
+    rows = tree_rows(json.loads(Path(scenario).read_text(encoding="utf-8")))
+    if not rows:
+        return None
+    start = {tree.entity: rows}
+    if isinstance(tree, ShellEffect):
+        start[tree.cwd_entity] = [{"_id": "self", "cwd": rows[0]["path"]}]
+    return start
 
 
 class _PythonSequence:
@@ -231,7 +249,9 @@ class _PythonSequence:
             return _same_dump(self.side.final_tool, self.call, synth)
         if self.side.start is None:
             return None
-        real_rows = entity_rows(owner_state(self.episode._ctx.owner), self.side.synth_spec.state_schema) or {}
+        real_rows = entity_rows(owner_state(self.episode._ctx.owner), self.side.synth_spec.state_schema)
+        if real_rows is None:  # the object's records cannot be read (a tree of its own classes): unknown
+            return None
         return all(_same_rows(rows, list(synth.store.rows(e))) for e, rows in real_rows.items())
 
 

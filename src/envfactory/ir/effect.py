@@ -209,6 +209,27 @@ class TreeEffect(_Frozen):
     extra_arg: str | None = None  # paths for read_many
 
 
+ShellOp = Literal[
+    "pwd", "ls", "cd", "mkdir", "touch", "echo", "cat", "rm", "rmdir", "mv", "cp", "find", "grep", "wc", "tail",
+    "head", "sort", "diff", "du",
+]  # fmt: skip
+SHELL_WRITES = frozenset({"cd", "mkdir", "touch", "echo", "rm", "rmdir", "mv", "cp"})
+
+
+class ShellEffect(_Frozen):
+    """Shell-style file tools (``cd``, ``ls``, ``touch``, ``mv``...): names resolved against a
+    current directory, the one row of ``cwd_entity``, over the tree of ``entity`` (as
+    :class:`TreeEffect`'s). See ``runtime/shell.py``."""
+
+    kind: Literal["shell"] = "shell"
+    entity: str
+    cwd_entity: str
+    op: ShellOp
+    name_arg: str | None = None  # the file or folder named (source for mv/cp, first file for diff)
+    to_arg: str | None = None  # destination; second file; pattern; the text echo writes; find's name
+    extra_arg: str | None = None  # a flag or count: ls -a, wc mode, tail lines, du -h
+
+
 class SimulatedEffect(_Frozen):
     """A read the templates could not express, answered by a language model (``model``: ``local`` or
     ``openai:NAME`` at ``base_url``) from the tool's description, the arguments and the rows of
@@ -267,6 +288,7 @@ Effect = Annotated[
     | DumpEffect
     | SingletonEffect
     | TreeEffect
+    | ShellEffect
     | SimulatedEffect
     | CodeEffect
     | FallbackEffect
@@ -286,6 +308,7 @@ def changes_state(effect: Any) -> bool:
     return (
         effect.kind in STATE_CHANGING
         or (isinstance(effect, TreeEffect) and effect.op in TREE_WRITES)
+        or (isinstance(effect, ShellEffect) and effect.op in SHELL_WRITES)
         or (isinstance(effect, SingletonEffect) and effect.op == "set")
     )
 

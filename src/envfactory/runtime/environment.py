@@ -20,6 +20,7 @@ from envfactory.ir.effect import BoundEffect
 from envfactory.ir.env import EnvSpec
 from envfactory.runtime import batch as _batch  # noqa: F401  (registers the collection executors)
 from envfactory.runtime import code as _code  # noqa: F401  (registers the code executor)
+from envfactory.runtime import shell as _shell  # noqa: F401  (registers the shell executor)
 from envfactory.runtime import simulated as _simulated  # noqa: F401  (registers the simulated executor)
 from envfactory.runtime import singleton as _singleton  # noqa: F401  (registers the singleton executor)
 from envfactory.runtime import tree as _tree  # noqa: F401  (registers the tree executor)
@@ -44,7 +45,7 @@ class CompiledTool:
     read_only: bool
 
 
-SHAPED_BY_EFFECT = frozenset({"fallback", "code", "tree", "simulated"})
+SHAPED_BY_EFFECT = frozenset({"fallback", "code", "tree", "shell", "simulated"})
 
 
 class Environment:

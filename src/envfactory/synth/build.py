@@ -24,6 +24,7 @@ from envfactory.synth.entities import (
 )
 from envfactory.synth.intents import collection_paths, read_intent
 from envfactory.synth.naming import tokens
+from envfactory.synth.shell import CWD, plan_shell
 from envfactory.synth.singletons import KEY as SINGLETON_KEY
 from envfactory.synth.singletons import SELF, plan_singletons
 from envfactory.synth.transitions import STATUS_FIELDS
@@ -102,9 +103,10 @@ def synthesize(
         loaded = load(source, trust_code=trust_code or bind, ref_roots=ref_roots, reader=reader)
     toolset = loaded.toolset
     batches = plan_batches(toolset.tools)  # collection-shaped tools first; the rest as resources
-    tree, tree_behaviours = plan_tree(toolset.tools)  # a file server's path-addressed tree
-    if tree is not None:
-        batches.entities.append(tree)
+    shell_entities, shell_behaviours = plan_shell(toolset.tools)  # cd, ls, touch: names under a current folder
+    tree, tree_behaviours = (shell_entities[0], shell_behaviours) if shell_entities else plan_tree(toolset.tools)
+    if tree is not None:  # a file server's path-addressed tree
+        batches.entities += shell_entities or [tree]
         batches.behaviours.update(tree_behaviours)
     singles, single_behaviours = plan_singletons([t for t in toolset.tools if t.name not in batches.behaviours])
     batches.entities += singles
@@ -138,6 +140,8 @@ def synthesize(
         initial = seed_state(schema, rows=rows, seed=seed, clock_start=config.clock_start)
         if tree is not None:
             initial[tree.name] = seed_tree(seed)
+        if shell_entities:  # the current directory starts at the root
+            initial[CWD] = [{"_id": "self", "cwd": initial[tree.name][0]["path"]}]  # type: ignore[union-attr]
     elif state == "empty":
         initial = {e: [] for e in schema.names}
     else:

@@ -110,4 +110,28 @@ def seed_tree(seed: int, root: str = "/workspace") -> list[JSON]:
     return rows
 
 
-__all__ = ["ENTITY", "plan_tree", "seed_tree", "tree_entity"]
+def tree_rows(doc: Any, depth: int = 0) -> list[JSON] | None:
+    """Rows of a tree written as nested JSON — ``{name: {"type": "directory", "contents": {...}}}``
+    or ``{"type": "file", "content": "..."}`` (BFCL's file system scenarios) — found anywhere in
+    ``doc``; None when it holds no such tree."""
+    if not isinstance(doc, dict) or depth > 4:
+        return None
+    if doc and all(isinstance(v, dict) and v.get("type") in ("directory", "file") for v in doc.values()):
+        rows: list[JSON] = []
+
+        def walk(node: JSON, path: str) -> None:
+            kind = "directory" if node.get("type") == "directory" else "file"
+            rows.append(
+                {"path": path, "type": kind, "content": str(node.get("content") or "") if kind == "file" else ""}
+            )
+            for name, child in (node.get("contents") or {}).items() if kind == "directory" else ():
+                if isinstance(child, dict):
+                    walk(child, f"{path.rstrip('/')}/{name}")
+
+        for name, node in doc.items():
+            walk(node, f"/{name}")
+        return rows
+    return next((found for v in doc.values() if (found := tree_rows(v, depth + 1)) is not None), None)
+
+
+__all__ = ["ENTITY", "plan_tree", "seed_tree", "tree_entity", "tree_rows"]

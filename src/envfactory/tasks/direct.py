@@ -20,6 +20,7 @@ from envfactory.ir.effect import (
     EditListEffect,
     ListEffect,
     ReadEffect,
+    ShellEffect,
     SingletonEffect,
     TreeEffect,
     changes_state,
@@ -225,6 +226,52 @@ def _tree(ctx: Context, tool: str, e: TreeEffect) -> Scenario | None:
         edit: JSON = {e.path_arg or "path": path, e.to_arg or "edits": [{"oldText": old, "newText": new}]}
         return [Call(tool=tool, args=edit)], f"In {path}, replace the first '{old}' with '{new}'."
     return None
+
+
+@SCENARIOS.register("shell")
+def _shell(ctx: Context, tool: str, e: ShellEffect) -> Scenario | None:
+    """``In the folder 'docs', rename 'doc-1.txt' to 'budget-12.txt'.``: ``cd`` there one level at a
+    time (from the current folder), then the command."""
+    cd = next((b.tool for b in ctx.spec.behaviours if isinstance(b.effect, ShellEffect) and b.effect.op == "cd"), None)
+    state = ctx.store.get(e.cwd_entity, "self") or {}
+    here = str(state.get("cwd") or "")
+    rows = ctx.rows(e.entity)
+    folders = [r["path"] for r in rows if r.get("type") == "directory" and r["path"].startswith(here + "/")]
+    if cd is None or not folders:
+        return None
+    folder = ctx.rng.choice(folders)
+    steps = [Call(tool=cd, args={_arg(ctx, cd): part}) for part in folder[len(here) + 1 :].split("/")]
+    where = folder.rsplit("/", 1)[-1]
+    if e.op == "cd":
+        return steps, f"Go into the folder '{where}'."
+    files = [
+        r["path"].rsplit("/", 1)[-1] for r in rows if r.get("type") == "file" and r["path"].rsplit("/", 1)[0] == folder
+    ]
+    new = f"{ctx.word()}.txt"
+    if e.op in ("mkdir", "touch") and e.name_arg:
+        made = new if e.op == "touch" else new[:-4]
+        what = "an empty file" if e.op == "touch" else "a folder"
+        return [*steps, Call(tool=tool, args={e.name_arg: made})], f"In the folder '{where}', create {what} '{made}'."
+    if not files or not e.name_arg:
+        return None
+    name = ctx.rng.choice(files)
+    if e.op == "echo" and e.to_arg:
+        text = " ".join(ctx.rng.choice(_WORDS) for _ in range(4))
+        return [*steps, Call(tool=tool, args={e.to_arg: text, e.name_arg: name})], (
+            f"Replace what '{name}' in the folder '{where}' says with '{text}'.")  # fmt: skip
+    if e.op == "rm":
+        return [*steps, Call(tool=tool, args={e.name_arg: name})], f"Delete '{name}' from the folder '{where}'."
+    if e.op in ("mv", "cp") and e.to_arg:
+        verb = "rename" if e.op == "mv" else "make a copy of"
+        joint = "to" if e.op == "mv" else "named"
+        return [*steps, Call(tool=tool, args={e.name_arg: name, e.to_arg: new})], (
+            f"In the folder '{where}', {verb} '{name}' {joint} '{new}'.")  # fmt: skip
+    return None
+
+
+def _arg(ctx: Context, tool: str) -> str:
+    effect = ctx.spec.behaviour(tool).effect
+    return getattr(effect, "name_arg", None) or next(iter(ctx.spec.tools[tool].properties), "folder")
 
 
 class DirectTasks:
