@@ -32,7 +32,7 @@ from pydantic import BaseModel, ConfigDict
 
 from envfactory.errors import SpecError
 from envfactory.ingest import load
-from envfactory.ir.effect import ShellEffect
+from envfactory.ir.effect import ShellEffect, SingletonEffect
 from envfactory.ir.env import EnvSpec
 from envfactory.ir.state import StateSchema
 from envfactory.keypool import KeyPool
@@ -44,6 +44,7 @@ from envfactory.runtime.store import canonical_numbers
 from envfactory.seeding import derive_seed
 from envfactory.synth import synthesize
 from envfactory.synth.naming import singular
+from envfactory.synth.session import ENTITY as SESSION
 from envfactory.synth.tree import tree_rows
 from envfactory.values import ValueMaker
 
@@ -207,15 +208,33 @@ class PythonSide:
             raise SpecError(f"the implementation lacks tools of {spec.name!r}: {', '.join(missing)}", file=against)
         fresh = self.env.owner_factory() if self.env.owner_factory else None
         self.start = entity_rows(owner_state(fresh), spec.state_schema) or _scenario_tree(spec, scenario)
-        self.synth_spec = spec
-        if self.start is not None:
-            full = {name: self.start.get(name, []) for name in spec.state_schema.names}
-            self.synth_spec = spec.model_copy(update={"initial_state": full})
+        initial = dict(spec.initial_state)
+        if self.start is not None:  # the object's records; singletons (a session, settings) as synthesized
+            initial = {name: self.start.get(name, spec.initial_state.get(name, []) if spec.state_schema[name].key
+                                            == "_id" else []) for name in spec.state_schema.names}  # fmt: skip
+        initial.update(_real_session(spec, self.env))
+        self.synth_spec = spec.model_copy(update={"initial_state": initial})
         self.final_tool = final_tool
 
     @contextlib.contextmanager
     def sequence(self) -> Iterator[RealSequence]:
         yield _PythonSequence(self, self.env.episode(max_steps=10**6))
+
+
+def _real_session(spec: EnvSpec, real: Environment) -> dict[str, list[JSON]]:
+    """The synthesized session signed in or out as the real object starts (asked through the
+    status tool, on a fresh object): its first boolean answer."""
+    status = next((b for b in spec.behaviours if isinstance(b.effect, SingletonEffect) and b.effect.op == "get"
+                   and b.effect.entity == SESSION and b.tool in real.tools), None)  # fmt: skip
+    rows = spec.initial_state.get(SESSION) or []
+    if status is None or not rows:
+        return {}
+    answer = real.episode(max_steps=10).call_tool(status.tool, {})
+    said = next((v for v in _leaves(answer.data).values() if isinstance(v, bool)), None) if answer.ok else None
+    field = next((f for f, v in rows[0].items() if isinstance(v, bool)), None)
+    if said is None or field is None:
+        return {}
+    return {SESSION: [{**rows[0], field: said}]}
 
 
 def _scenario_tree(spec: EnvSpec, scenario: str | None) -> dict[str, list[JSON]] | None:

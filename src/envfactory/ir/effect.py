@@ -188,6 +188,7 @@ class SingletonEffect(_Frozen):
     entity: str
     op: Literal["get", "set"] = "get"
     args: dict[str, str] = Field(default_factory=dict)
+    sets: dict[str, Any] = Field(default_factory=dict)  # fields a set writes whatever the arguments (login: on)
 
 
 TreeOp = Literal[
@@ -313,11 +314,21 @@ def changes_state(effect: Any) -> bool:
     )
 
 
+class Gate(_Frozen):
+    """A precondition on a tool: the singleton row of ``entity`` must hold a true ``field`` (a
+    session's ``logged_in``); otherwise the call is refused with ``message`` and changes nothing."""
+
+    entity: str
+    field: str
+    message: str
+
+
 class Behaviour(_Frozen):
     tool: str
     effect: Effect
     fidelity: Fidelity
     notes: tuple[str, ...] = ()
+    gate: Gate | None = None
 
     @property
     def low_fidelity(self) -> bool:

@@ -77,6 +77,11 @@ class EnvSpec(BaseModel):
             entity = getattr(behaviour.effect, "entity", None)
             if entity is not None and entity not in entities:
                 raise EnvSpecError(f"env {self.name!r}, tool {behaviour.tool!r}: unknown entity {entity!r}")
+            if behaviour.gate is not None and behaviour.gate.entity not in entities:
+                raise EnvSpecError(
+                    f"env {self.name!r}, tool {behaviour.tool!r}: its gate names an unknown entity "
+                    f"{behaviour.gate.entity!r}"
+                )
         unknown = sorted(set(self.initial_state) - entities)
         if unknown:
             raise EnvSpecError(f"env {self.name!r}: initial state has unknown entities {unknown}")

@@ -26,6 +26,7 @@ from envfactory.runtime import singleton as _singleton  # noqa: F401  (registers
 from envfactory.runtime import tree as _tree  # noqa: F401  (registers the tree executor)
 from envfactory.runtime.behaviours import Executor, compile_executor, to_jsonable
 from envfactory.runtime.shape import Shaper, compile_shaper, identity
+from envfactory.runtime.singleton import gated
 from envfactory.runtime.store import BaseState
 from envfactory.runtime.validation import Validator, compile_validator
 from envfactory.seeding import derive_seed
@@ -62,11 +63,13 @@ class Environment:
         self.base = BaseState(spec.state_schema, spec.initial_state)
         self.tools: dict[str, CompiledTool] = {}
         for tool in spec.tools.tools:
-            effect = spec.behaviour(tool.name).effect
+            behaviour = spec.behaviour(tool.name)
+            effect = behaviour.effect
+            execute = compile_executor(effect, tool, spec)
             self.tools[tool.name] = CompiledTool(
                 name=tool.name,
                 validate=compile_validator(tool.input_schema),
-                execute=compile_executor(effect, tool, spec),
+                execute=gated(behaviour.gate, execute) if behaviour.gate else execute,
                 # these produce the declared output themselves: shaping again would wrap it twice
                 shape=identity if effect.kind in SHAPED_BY_EFFECT else compile_shaper(tool.output_schema),
                 read_only=effect.kind in ("read", "list") or bool(tool.annotations.read_only),

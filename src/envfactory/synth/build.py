@@ -24,6 +24,7 @@ from envfactory.synth.entities import (
 )
 from envfactory.synth.intents import collection_paths, read_intent
 from envfactory.synth.naming import tokens
+from envfactory.synth.session import plan_session, session_gates
 from envfactory.synth.shell import CWD, plan_shell
 from envfactory.synth.singletons import KEY as SINGLETON_KEY
 from envfactory.synth.singletons import SELF, plan_singletons
@@ -108,6 +109,11 @@ def synthesize(
     if tree is not None:  # a file server's path-addressed tree
         batches.entities += shell_entities or [tree]
         batches.behaviours.update(tree_behaviours)
+    session, session_behaviours, session_row = plan_session([t for t in toolset.tools
+                                                             if t.name not in batches.behaviours])  # fmt: skip
+    if session is not None:  # login / logout / status, and the tools that need a signed-in user
+        batches.entities.append(session)
+        batches.behaviours.update(session_behaviours)
     singles, single_behaviours = plan_singletons([t for t in toolset.tools if t.name not in batches.behaviours])
     batches.entities += singles
     batches.behaviours.update(single_behaviours)
@@ -129,6 +135,9 @@ def synthesize(
                                                  toolset))  # fmt: skip
     if bind:
         behaviours = _bind(loaded, behaviours)
+    elif session is not None:
+        gates = session_gates(toolset.tools, session, session_behaviours)
+        behaviours = [b.model_copy(update={"gate": gates[b.tool]}) if b.tool in gates else b for b in behaviours]
     if scenario is not None and not bind:
         raise SpecError("a scenario is loaded into a bound implementation: pass bind=True (--bind)", file=str(scenario))
     scenario = str(Path(scenario).resolve()) if scenario is not None else None
@@ -146,6 +155,8 @@ def synthesize(
         initial = {e: [] for e in schema.names}
     else:
         initial = load_state(state, schema)
+    if session is not None and not bind:  # environments start signed in
+        initial[session.name] = [dict(session_row)]
     for single in singles:  # a singleton always exists: one seeded record, whatever the state source
         if not initial.get(single.name) or len(initial[single.name]) != 1:
             one = seed_state(StateSchema(entities=(single,)), rows=1, seed=seed, clock_start=config.clock_start)

@@ -141,11 +141,13 @@ def _probe_singleton(p: _Probe) -> None:
         result = p.call(p.behaviour.tool, p.args())
         p.note("answers the one record", result.ok and isinstance(result.data, dict), result.content[:200])
         return
-    args = {a: v for a, v in p.args().items() if a in effect.args}
+    required = set(p.spec.tools[p.behaviour.tool].required)  # a login's password: sent, never stored
+    args = {a: v for a, v in p.args().items() if a in effect.args or a in required}
     result = p.call(p.behaviour.tool, args)
     row = p.episode.store.get(effect.entity, "self") or {}
-    stored = all(row.get(effect.args[a]) == v for a, v in args.items())
-    p.note("set writes the record", result.ok and stored, result.content[:200])
+    stored = all(row.get(effect.args[a]) == v for a, v in args.items() if a in effect.args)
+    fixed = all(row.get(f) == v for f, v in effect.sets.items())
+    p.note("set writes the record", result.ok and stored and fixed, result.content[:200])
 
 
 __all__: list[str] = []

@@ -32,6 +32,7 @@ from envfactory.runtime.environment import Environment
 from envfactory.runtime.store import Store
 from envfactory.seeding import derive_seed
 from envfactory.synth.naming import plural
+from envfactory.synth.session import ENTITY as SESSION
 from envfactory.tasks.errors import Rejected
 from envfactory.tasks.render import show, words
 from envfactory.values import ValueMaker
@@ -55,7 +56,9 @@ class Context:
 
 
 def direct_tools(spec: EnvSpec) -> list[str]:
-    return [b.tool for b in spec.behaviours if b.effect.kind in SCENARIOS and changes_state(b.effect)]
+    """Tools direct tasks exercise (signing in or out is how, never what, a task asks)."""
+    return [b.tool for b in spec.behaviours if b.effect.kind in SCENARIOS and changes_state(b.effect)
+            and getattr(b.effect, "entity", None) != SESSION]  # fmt: skip
 
 
 Question = tuple[list[Call], str, str]  # the gold calls, the instruction, the fact asked for

@@ -21,6 +21,7 @@ from envfactory.ir.env import EnvSpec
 from envfactory.ir.state import Entity
 from envfactory.synth.arguments import reference_args
 from envfactory.synth.naming import tokens
+from envfactory.synth.session import ENTITY as SESSION
 from envfactory.tasks.errors import Rejected
 from envfactory.tasks.graph import WRITES
 
@@ -114,6 +115,8 @@ class Walker:
 
     def _usable_write(self, tool: str) -> bool:
         effect = self.effects[tool]
+        if getattr(effect, "entity", None) == SESSION:
+            return False  # signing in or out is how, never what, a task asks
         return effect.kind in WRITES and bool(self.spec.initial_state.get(getattr(effect, "entity", ""), [1]))
 
     # -- the sketch ---------------------------------------------------------------------------

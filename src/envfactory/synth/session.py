@@ -1,0 +1,87 @@
+"""Sessions: a login tool, maybe a logout and a status tool, and tools that need a signed-in user.
+
+``plan_session`` recognizes a tool set with a login tool (``login``, ``authenticate``, ``signin``
+in its name, not a status read) and models the session as a singleton record: the login tool
+writes its non-secret arguments and turns the session on, the logout tool turns it off, the
+status tool reads it. The session's on/off field is named after the status tool's one boolean
+output (``login_status``), else ``logged_in``; every boolean the login and logout tools declare in
+their output (``authentication_status``) is set with it, so their answers say what happened. A
+tool whose own description speaks of an authenticated or logged-in user gets a :class:`Gate`: it
+is refused (``precondition_failed``) while the session is off. Environments start signed in, so
+that tasks can act; the agent can still sign out.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from envfactory.ir.effect import Behaviour, Gate, SingletonEffect
+from envfactory.ir.jsonschema import primary_type
+from envfactory.ir.state import Entity
+from envfactory.ir.tool import ToolSpec
+from envfactory.synth.naming import tokens
+
+JSON = dict[str, Any]
+ENTITY, KEY, SELF = "session", "_id", "self"
+_LOGIN = {"login", "authenticate", "signin", "logon", "auth"}
+_LOGOUT = {"logout", "signout", "logoff"}
+_SECRET = {"password", "passwd", "secret", "token", "pin", "otp", "code", "key"}
+_NEEDS = re.compile(r"\b(authenticated|logged[ -]in|log[ -]?in|signed[ -]in|sign[ -]in|authenticat\w*)\b", re.I)
+
+
+def _own_text(tool: ToolSpec) -> str:
+    """The tool's own description (BFCL prefixes every tool with the whole API's)."""
+    text = tool.description or ""
+    return text.split("Tool description:", 1)[-1]
+
+
+def _booleans(tool: ToolSpec) -> list[str]:
+    props = (tool.output_schema or {}).get("properties") or {}
+    return [k for k, v in props.items() if isinstance(v, dict) and primary_type(v) == "boolean"]
+
+
+def _role(tool: ToolSpec) -> str | None:
+    toks = set(tokens(tool.name))
+    if toks & _LOGOUT:
+        return "logout"
+    if toks & _LOGIN:
+        return "status" if {"status", "state", "check"} & toks or "get" in toks else "login"
+    return None
+
+
+def plan_session(tools: tuple[ToolSpec, ...] | list[ToolSpec]) -> tuple[Entity | None, dict[str, Behaviour], JSON]:
+    """The session entity, the behaviours of its tools, and its initial (signed-in) record."""
+    roles = {t.name: role for t in tools if (role := _role(t)) is not None}
+    if "login" not in roles.values():
+        return None, {}, {}
+    status = next((t for t in tools if roles.get(t.name) == "status" and len(_booleans(t)) == 1), None)
+    field = _booleans(status)[0] if status is not None else "logged_in"
+    login = [t for t in tools if roles.get(t.name) == "login"]
+    args = {a: a for t in login for a in t.properties if not set(tokens(a)) & _SECRET}
+    fields: JSON = {KEY: {"type": "string"}, field: {"type": "boolean"}}
+    fields.update({a: login[0].properties.get(a) or {"type": "string"} for a in args if a in login[0].properties})
+    out: dict[str, Behaviour] = {}
+    for tool in tools:
+        role = roles.get(tool.name)
+        if role is None:
+            continue
+        sets = {b: role != "logout" or b != field for b in _booleans(tool)} if role != "status" else {}
+        if role in ("login", "logout"):
+            sets[field] = role == "login"
+        login_args = {a: a for a in tool.properties if a in args} if role == "login" else {}
+        effect = SingletonEffect(entity=ENTITY, op="get" if role == "status" else "set", sets=sets, args=login_args)
+        out[tool.name] = Behaviour(tool=tool.name, effect=effect, fidelity="high", notes=(f"session: {role}",))
+    entity = Entity(name=ENTITY, key=KEY, key_prefix=ENTITY, fields=fields, required=(KEY,))
+    return entity, out, {KEY: SELF, field: True}
+
+
+def session_gates(tools: tuple[ToolSpec, ...] | list[ToolSpec], session: Entity, behaviours: dict[str, Behaviour],
+                  ) -> dict[str, Gate]:  # fmt: skip
+    """Gates for the tools whose own description needs a signed-in user."""
+    field = next(f for f, s in session.fields.items() if f != KEY and s.get("type") == "boolean")
+    gate = Gate(entity=session.name, field=field, message="not signed in: log in first")
+    return {t.name: gate for t in tools if t.name not in behaviours and _NEEDS.search(_own_text(t))}
+
+
+__all__ = ["ENTITY", "plan_session", "session_gates"]

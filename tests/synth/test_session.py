@@ -1,0 +1,116 @@
+"""Sessions: login, logout and status tools, and the tools that need a signed-in user (the shape of
+BFCL's posting, ticket, trading and travel APIs)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from envfactory.fidelity import PythonSide, measure
+from envfactory.ir.effect import SingletonEffect
+from envfactory.runtime.environment import Environment
+from envfactory.synth import synthesize
+from envfactory.synth.selfcheck import self_check
+from envfactory.tasks.generate import generate_tasks
+
+STR = {"type": "string"}
+PREFIX = "This tool belongs to the posting API, used by authenticated users. Tool description: "
+
+
+def _tool(name: str, text: str, props: dict[str, Any], required: list[str], response: dict[str, Any]) -> JSON:
+    return {"name": name, "description": PREFIX + text,
+            "parameters": {"type": "dict", "properties": props, "required": required},
+            "response": {"type": "dict", "properties": response}}  # fmt: skip
+
+
+JSON = dict[str, Any]
+POST = {"id": {"type": "integer"}, "content": STR}
+TOOLS = [
+    _tool("authenticate", "Sign in.", {"username": STR, "password": STR}, ["username", "password"],
+          {"authentication_status": {"type": "boolean"}}),
+    _tool("logout", "Sign out.", {}, [], {"logout_status": {"type": "boolean"}}),
+    _tool("get_login_status", "Whether someone is signed in.", {}, [], {"login_status": {"type": "boolean"}}),
+    _tool("create_post", "Post for the authenticated user.", {"content": STR}, ["content"], POST),
+    _tool("list_posts", "All posts.", {}, [], {"posts": {"type": "array", "items": {"type": "object",
+                                                                                   "properties": POST}}}),
+]  # fmt: skip
+
+
+def _spec(tmp_path: Path) -> Any:
+    path = tmp_path / "posts.jsonl"
+    path.write_text("\n".join(json.dumps(t) for t in TOOLS))
+    return synthesize(path, name="posts")
+
+
+def test_a_session_gates_the_tools_that_need_a_signed_in_user(tmp_path: Path) -> None:
+    spec = _spec(tmp_path)
+    login = spec.behaviour("authenticate").effect
+    assert isinstance(login, SingletonEffect) and login.args == {"username": "username"}  # the password is not kept
+    assert spec.behaviour("create_post").gate is not None and spec.behaviour("list_posts").gate is None
+    ep = Environment(spec).episode()
+    ep.reset(seed=0)
+    assert ep.call_tool("get_login_status", {}).data == {"login_status": True}  # environments start signed in
+    assert ep.call_tool("create_post", {"content": "hi"}).ok
+    assert ep.call_tool("logout", {}).data == {"logout_status": True}
+    assert ep.call_tool("get_login_status", {}).data == {"login_status": False}
+    before = ep.state_hash()
+    refused = ep.call_tool("create_post", {"content": "again"})
+    assert refused.error == "precondition_failed" and ep.state_hash() == before  # refused, nothing written
+    assert ep.call_tool("list_posts", {}).ok  # not gated
+    signed = ep.call_tool("authenticate", {"username": "ann", "password": "x"})
+    assert signed.data == {"authentication_status": True}
+    assert ep.call_tool("create_post", {"content": "again"}).ok
+
+
+def test_session_tool_sets_self_check_and_tasks_never_ask_to_sign_in(tmp_path: Path) -> None:
+    spec = _spec(tmp_path)
+    env = Environment(spec)
+    report = self_check(spec, env=env)
+    assert report.passed, report.failures
+    tasks, _ = generate_tasks(env, 10, seed=0)
+    assert tasks and not any(c.tool in ("authenticate", "logout") for t in tasks for c in t.gold)
+
+
+POSTS = '''
+class Posts:
+    def __init__(self):
+        self.signed_in = False
+        self.posts = {}
+
+    def authenticate(self, username: str, password: str) -> dict:
+        """Sign in."""
+        self.signed_in = True
+        return {"authentication_status": True}
+
+    def logout(self) -> dict:
+        """Sign out."""
+        self.signed_in = False
+        return {"logout_status": True}
+
+    def get_login_status(self) -> dict:
+        """Whether someone is signed in."""
+        return {"login_status": self.signed_in}
+
+    def create_post(self, content: str) -> dict:
+        """Post for the authenticated user."""
+        if not self.signed_in:
+            return {"error": "User not authenticated."}
+        post = {"id": len(self.posts), "content": content}
+        self.posts[post["id"]] = post
+        return post
+
+    def list_posts(self) -> dict:
+        """All posts."""
+        return {"posts": list(self.posts.values())}
+'''
+
+
+def test_fidelity_starts_the_session_as_the_real_object_does(tmp_path: Path) -> None:
+    (tmp_path / "posts.py").write_text(POSTS)
+    spec = _spec(tmp_path)
+    real = f"{tmp_path / 'posts.py'}:Posts"
+    side = PythonSide(spec, real, None)  # the real object starts signed out, asked through its status tool
+    assert side.synth_spec.initial_state["session"][0]["login_status"] is False
+    measured = measure(spec, real, sequences=10, length=8)
+    assert measured.outcome == 1.0 > measured.stub_outcome  # the stub posts while signed out
