@@ -35,7 +35,7 @@ def _path(*names: str) -> list[JSON]:
 
 def _body(props: JSON, required: list[str] | None = None) -> JSON:
     schema = {"type": "object", "properties": props, "required": required or []}
-    return {"content": {"application/json": {"schema": schema}}}
+    return {"content": {"application/json": {"schema": schema}}, "required": bool(required)}
 
 
 def _passes(spec: EnvSpec) -> None:
@@ -340,3 +340,27 @@ def test_seeded_values_fit_their_schema_where_the_description_contradicts_itself
         for row in spec.initial_state[entity.name]:
             for field, value in row.items():
                 compile_schema(entity.fields[field])(value)  # raises on a misfit
+
+
+def test_verb_led_segments_are_operations_and_batches_belong_to_their_collection(tmp_path: Path) -> None:
+    board = {"type": "object", "properties": {"id": {"type": "string"}, "name": {"type": "string"}}}
+    contact = {"type": "object", "properties": {"id": {"type": "string"}, "email": {"type": "string"}}}
+    inputs = {"inputs": {"type": "array", "items": {"type": "object", "properties": {"email": {"type": "string"}}}}}
+    spec = _spec(tmp_path, {
+        "/boards/{id}": {"get": {"operationId": "board", "parameters": _path("id"), "responses": _ok(board)}},
+        "/boards/{id}/markAsViewed": {"post": {"operationId": "viewed", "parameters": _path("id"),  # Trello
+                                               "responses": _ok(board)}},
+        "/groups/{groupId}/addContact/{contactId}": {"post": {  # ZoomConnect
+            "operationId": "add_to_group", "parameters": _path("groupId", "contactId"), "responses": _ok()}},
+        "/contacts": {"get": {"operationId": "contacts", "responses": _ok({"type": "array", "items": contact})}},
+        "/contacts/batch/create": {"post": {"operationId": "batch_create", "requestBody": _body(inputs, ["inputs"]),
+                                            "responses": _ok()}},  # HubSpot
+        "/contacts/batch/archive": {"post": {"operationId": "batch_archive", "requestBody": _body(inputs, ["inputs"]),
+                                             "responses": _ok()}},
+    })  # fmt: skip
+    names = set(spec.state_schema.names)
+    assert not names & {"mark_as_viewed", "add_contact", "input", "batch"}, names
+    assert getattr(spec.behaviour("viewed").effect, "entity", "board") == "board"
+    made = spec.behaviour("batch_create").effect
+    assert made.kind == "create_many" and made.entity == "contact"  # type: ignore[union-attr]
+    assert spec.behaviour("batch_archive").effect.kind != "create_many"  # archiving many is no create

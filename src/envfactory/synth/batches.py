@@ -31,6 +31,7 @@ from envfactory.ir.jsonschema import primary_type
 from envfactory.ir.state import Entity
 from envfactory.ir.tool import ToolSpec
 from envfactory.synth.naming import VERBS, plural, singular, tokens
+from envfactory.synth.transitions import TRANSITIONS
 
 JSON = dict[str, Any]
 NATURAL_KEYS = ("id", "name", "title", "path", "key", "slug")
@@ -90,13 +91,33 @@ def _noun(arg: str) -> str:
     return singular(toks[-1]) if toks else ""
 
 
+_GENERIC_ITEMS = {"inputs", "items", "records", "data", "entries", "objects", "values", "batch"}
+
+
+def _route_words(tool: ToolSpec) -> list[str]:
+    """The static words of an HTTP tool's path, last first (``/contacts/batch/archive``)."""
+    http = tool.source.http
+    path = http.path.split("#")[0] if http else ""
+    return [w for seg in reversed(path.strip("/").split("/")) if seg and not seg.startswith("{") for w in [seg]]
+
+
 def _create_noun(tool: ToolSpec) -> str | None:
-    """The noun of a create verb over one required array of objects, else None."""
+    """The noun of a create verb over one required array of objects, else None. An HTTP route's
+    last word decides the verb (``POST /contacts/batch/archive`` archives), and a generic array
+    (``inputs``) takes its noun from the route (``contacts``)."""
     found = _batch_arg(tool)
-    if found is None or VERBS.get(_verb(tool)) != "create" or tool.annotations.read_only:
+    route = _route_words(tool)
+    last = next(iter(tokens(route[0])), "") if route else ""
+    verb = VERBS.get(last) or ("action" if last in TRANSITIONS else None) if last else None
+    if found is None or (verb or VERBS.get(_verb(tool))) != "create" or tool.annotations.read_only:
         return None
     arg, items = found
-    return _noun(arg) or None if primary_type(items) == "object" and items.get("properties") else None
+    if not (primary_type(items) == "object" and items.get("properties")):
+        return None
+    if arg.lower() in _GENERIC_ITEMS:
+        owner = next((w for w in route if w.lower() not in ("batch", "bulk") and not VERBS.get(w.lower())), None)
+        return singular(tokens(owner)[-1]) if owner and tokens(owner) else None
+    return _noun(arg) or None
 
 
 def _create_many(tool: ToolSpec, others: set[str]) -> tuple[Entity, Behaviour] | None:
@@ -109,7 +130,7 @@ def _create_many(tool: ToolSpec, others: set[str]) -> tuple[Entity, Behaviour] |
     stub = {n: Entity(name=n) for n in others}
     if _owner_field(props, stub) is not None and any(primary_type(v) == "array" for v in props.values()):
         return None
-    noun = _noun(arg)
+    noun = _create_noun(tool) or _noun(arg)
     fields = {k: _clean(v) for k, v in props.items() if isinstance(v, dict)}
     key = next((k for k in NATURAL_KEYS if k in fields and primary_type(fields[k]) in ("string", "integer")), None)
     if key is None:

@@ -195,7 +195,10 @@ def _from_http(tool: ToolSpec, collections: frozenset[str]) -> Intent | None:
         statics = [s for s, p in zip(segments[:-1], is_param[:-1], strict=True) if not p]
         if not statics:
             return None
-        nouns = _nouns(list(tokens(statics[-1])))
+        said = list(tokens(statics[-1]))
+        if len(said) > 1 and (said[0] in VERBS or said[0] in _VERBISH):  # /groups/{id}/addContact/{contactId}
+            said = said[1:]
+        nouns = _nouns(said)
         parent = _parent(segments[:-2], is_param[:-2])
         stem = id_stem(last[1:-1])
         if is_param[-2] and stem is None and id_stem(segments[-2][1:-1]) and method in ("PUT", "PATCH", "POST"):
@@ -214,7 +217,7 @@ def _from_http(tool: ToolSpec, collections: frozenset[str]) -> Intent | None:
     words = list(tokens(last))
     prev_param = len(segments) > 1 and is_param[-2]
     # ``ssh-key``, ``heroku-key``: a compound noun names a sub-collection; ``top_up``, ``set_name``: operations
-    compound = len(words) > 1 and words[0] not in VERBS and words[0] not in TRANSITIONS and words[-1] not in _PARTICLES
+    compound = len(words) > 1 and not _verbish(words[0]) and words[-1] not in _PARTICLES
     collection = _blank(segments) in collections or compound
     operation = (
         prev_param and method in ("POST", "PUT", "PATCH") and singular(words[-1]) == words[-1] and not collection
@@ -223,11 +226,18 @@ def _from_http(tool: ToolSpec, collections: frozenset[str]) -> Intent | None:
     )
     # a transition word leading a compound (``checkout-key``) is an adjective: the compound is a noun
     transition = words[:1] != [] and words[0] in TRANSITIONS and (len(words) == 1 or words[0] in VERBS)
-    if words and (transition or words[0] in VERBS or operation) and len(segments) > 1 and not collection:
+    if (
+        words
+        and (transition or words[0] in VERBS or words[0] in _VERBISH or operation)
+        and len(segments) > 1
+        and not collection
+    ):
         # a write on /wallets/{id}/top_up or /wallets/{id}/clear (a singular word after an id) is an
         # operation on that wallet, not a table of top_ups: unknown verbs end as flagged fallbacks
         # /orders/{id}/cancel or /pets/findByStatus: a named operation on the previous resource
         owner_at = len(segments) - 3 if prev_param else len(segments) - 2
+        if owner_at > 0 and segments[owner_at].lower() in ("batch", "bulk"):
+            owner_at -= 1  # /contacts/batch/archive: many contacts at once
         owner = _nouns(list(tokens(segments[owner_at]))) if owner_at >= 0 and not is_param[owner_at] else []
         if not owner and prev_param and (stem := id_stem(segments[-2][1:-1])):
             owner = [stem]  # /project/{u}/{p}/{build_num}/cancel: the build's
@@ -252,6 +262,36 @@ def _from_http(tool: ToolSpec, collections: frozenset[str]) -> Intent | None:
     )
     intent.parent = _parent(segments[:-1], is_param[:-1])
     return intent
+
+
+# words that lead an operation in a path segment though VERBS gives them no CRUD meaning
+_VERBISH = frozenset(
+    {
+        "mark",
+        "generate",
+        "verify",
+        "merge",
+        "import",
+        "export",
+        "restore",
+        "copy",
+        "reset",
+        "refresh",
+        "sync",
+        "test",
+        "validate",
+        "claim",
+        "resend",
+        "revoke",
+        "rotate",
+        "trigger",
+        "run",
+    }
+)
+
+
+def _verbish(word: str) -> bool:
+    return word in VERBS or word in TRANSITIONS or word in _VERBISH
 
 
 _PARTICLES = ("up", "down", "in", "out", "on", "off", "over", "back")
