@@ -200,10 +200,16 @@ class Walker:
         lister = self._lister(entity)
         deep = depth >= self.style.max_depth
         sayable = lister is None or not opaque(self.schema[entity])  # "my order order_0003", not "plan_0007"
-        if allow_direct and (deep or (self.rng.random() < self.style.direct and sayable)):
+        direct = allow_direct and (deep or self.rng.random() < self.style.direct)
+        if direct and (deep or sayable):
             return entity  # the user states the id
         if lister is None:
             return entity
+        if direct:  # where a person would name it: "the board whose name is 'Roadmap'", found in its list
+            rows = self._list_call(sk, lister, entity, depth)
+            if rows is None:
+                return entity
+            return sk.add("filter", entity=entity, op="is", inputs=[rows]).id, key
         if depth == 0 and self.rng.random() < self.style.lookup:
             found = self._lookup(sk, entity, depth)
             if found is not None:
