@@ -106,6 +106,9 @@ class Renderer:
                 continue
             if arg in node.hidden:
                 parts.append(f"{words(arg)} (ask me for the {words(arg)})")
+            elif value in ({}, []):
+                if effect.kind == "update":  # "set its tags to empty"; a new record simply has none
+                    parts.append(f"{words(arg)} to empty")
             else:
                 parts.append(f"{words(arg)} {'to ' if effect.kind == 'update' else ''}{show(value)}")
         return (" and its " if effect.kind == "update" else " and ").join(parts)
