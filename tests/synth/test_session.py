@@ -3,25 +3,22 @@ BFCL's posting, ticket, trading and travel APIs)."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
+
+from tests.synth.function_lists import STR, function, synthesize_functions
 
 from envfactory.fidelity import PythonSide, measure
 from envfactory.ir.effect import SingletonEffect
 from envfactory.runtime.environment import Environment
-from envfactory.synth import synthesize
 from envfactory.synth.selfcheck import self_check
 from envfactory.tasks.generate import generate_tasks
 
-STR = {"type": "string"}
 PREFIX = "This tool belongs to the posting API, used by authenticated users. Tool description: "
 
 
 def _tool(name: str, text: str, props: dict[str, Any], required: list[str], response: dict[str, Any]) -> JSON:
-    return {"name": name, "description": PREFIX + text,
-            "parameters": {"type": "dict", "properties": props, "required": required},
-            "response": {"type": "dict", "properties": response}}  # fmt: skip
+    return function(name, PREFIX + text, props, required, response)
 
 
 JSON = dict[str, Any]
@@ -38,9 +35,7 @@ TOOLS = [
 
 
 def _spec(tmp_path: Path) -> Any:
-    path = tmp_path / "posts.jsonl"
-    path.write_text("\n".join(json.dumps(t) for t in TOOLS))
-    return synthesize(path, name="posts")
+    return synthesize_functions(tmp_path, "posts", TOOLS)
 
 
 def test_a_session_gates_the_tools_that_need_a_signed_in_user(tmp_path: Path) -> None:

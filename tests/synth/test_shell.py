@@ -7,6 +7,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from tests.synth.function_lists import STR, function, synthesize_functions
+
 from envfactory.fidelity import measure
 from envfactory.ir.effect import ShellEffect
 from envfactory.runtime.environment import Environment
@@ -16,13 +18,9 @@ from envfactory.synth.tree import tree_rows
 from envfactory.tasks.agents import gold, noop, success_rate
 from envfactory.tasks.generate import generate_tasks
 
-STR = {"type": "string"}
-
 
 def _tool(name: str, props: dict[str, Any], required: list[str], response: dict[str, Any]) -> dict[str, Any]:
-    return {"name": name, "description": f"{name} in the current directory.",
-            "parameters": {"type": "dict", "properties": props, "required": required},
-            "response": {"type": "dict", "properties": response}}  # fmt: skip
+    return function(name, f"{name} in the current directory.", props, required, response)
 
 
 TOOLS = [
@@ -46,9 +44,7 @@ TOOLS = [
 
 
 def _spec(tmp_path: Path) -> Any:
-    path = tmp_path / "files.jsonl"
-    path.write_text("\n".join(json.dumps(t) for t in TOOLS))
-    return synthesize(path, name="files")
+    return synthesize_functions(tmp_path, "files", TOOLS)
 
 
 def test_commands_act_relative_to_the_current_folder(tmp_path: Path) -> None:

@@ -1,0 +1,27 @@
+"""Function lists written in the BFCL style (one JSON function per line), for synthesis tests."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from envfactory.ir.env import EnvSpec
+from envfactory.synth import synthesize
+
+JSON = dict[str, Any]
+STR = {"type": "string"}
+
+
+def function(name: str, description: str, props: JSON, required: list[str], response: JSON) -> JSON:
+    """One function as BFCL publishes it: ``parameters`` of type ``dict`` and a ``response``."""
+    return {"name": name, "description": description,
+            "parameters": {"type": "dict", "properties": props, "required": required},
+            "response": {"type": "dict", "properties": response}}  # fmt: skip
+
+
+def synthesize_functions(tmp_path: Path, name: str, functions: list[JSON]) -> EnvSpec:
+    """Write ``functions`` as JSON lines and synthesize an environment from them."""
+    path = tmp_path / f"{name}.jsonl"
+    path.write_text("\n".join(json.dumps(f) for f in functions))
+    return synthesize(path, name=name)
