@@ -7,7 +7,11 @@ from pathlib import Path
 from typing import Any
 
 from envfactory.ir.env import EnvSpec
+from envfactory.ir.task import Task
+from envfactory.runtime.environment import Environment
 from envfactory.synth import synthesize
+from envfactory.synth.selfcheck import self_check
+from envfactory.tasks.generate import generate_tasks
 
 JSON = dict[str, Any]
 STR = {"type": "string"}
@@ -25,3 +29,11 @@ def synthesize_functions(tmp_path: Path, name: str, functions: list[JSON]) -> En
     path = tmp_path / f"{name}.jsonl"
     path.write_text("\n".join(json.dumps(f) for f in functions))
     return synthesize(path, name=name)
+
+
+def checked_tasks(spec: EnvSpec, n: int) -> tuple[Environment, list[Task]]:
+    """The environment of ``spec`` after its self-check passed, and ``n`` tasks generated on it."""
+    env = Environment(spec)
+    report = self_check(spec, env=env)
+    assert report.passed, report.failures
+    return env, generate_tasks(env, n, seed=0)[0]

@@ -6,13 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from tests.synth.function_lists import STR, function, synthesize_functions
+from tests.synth.function_lists import STR, checked_tasks, function, synthesize_functions
 
 from envfactory.fidelity import PythonSide, measure
 from envfactory.ir.effect import SingletonEffect
 from envfactory.runtime.environment import Environment
-from envfactory.synth.selfcheck import self_check
-from envfactory.tasks.generate import generate_tasks
 
 PREFIX = "This tool belongs to the posting API, used by authenticated users. Tool description: "
 
@@ -59,11 +57,7 @@ def test_a_session_gates_the_tools_that_need_a_signed_in_user(tmp_path: Path) ->
 
 
 def test_session_tool_sets_self_check_and_tasks_never_ask_to_sign_in(tmp_path: Path) -> None:
-    spec = _spec(tmp_path)
-    env = Environment(spec)
-    report = self_check(spec, env=env)
-    assert report.passed, report.failures
-    tasks, _ = generate_tasks(env, 10, seed=0)
+    _, tasks = checked_tasks(_spec(tmp_path), 10)
     assert tasks and not any(c.tool in ("authenticate", "logout") for t in tasks for c in t.gold)
 
 

@@ -7,16 +7,14 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tests.synth.function_lists import STR, function, synthesize_functions
+from tests.synth.function_lists import STR, checked_tasks, function, synthesize_functions
 
 from envfactory.fidelity import measure
 from envfactory.ir.effect import ShellEffect
 from envfactory.runtime.environment import Environment
 from envfactory.synth import synthesize
-from envfactory.synth.selfcheck import self_check
 from envfactory.synth.tree import tree_rows
 from envfactory.tasks.agents import gold, noop, success_rate
-from envfactory.tasks.generate import generate_tasks
 
 
 def _tool(name: str, props: dict[str, Any], required: list[str], response: dict[str, Any]) -> dict[str, Any]:
@@ -82,11 +80,7 @@ def test_commands_act_relative_to_the_current_folder(tmp_path: Path) -> None:
 
 
 def test_shell_tool_sets_pass_their_self_check_and_yield_tasks(tmp_path: Path) -> None:
-    spec = _spec(tmp_path)
-    env = Environment(spec)
-    report = self_check(spec, env=env)
-    assert report.passed, report.failures
-    tasks, _ = generate_tasks(env, 20, seed=0)
+    env, tasks = checked_tasks(_spec(tmp_path), 20)
     assert len(tasks) == 20 and all(t.gold[0].tool == "cd" or t.instruction.startswith("Go") for t in tasks)
     episode = env.episode(max_steps=50)
     assert success_rate(episode, tasks, gold) == 1.0 and success_rate(episode, tasks, noop) == 0.0
