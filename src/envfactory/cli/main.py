@@ -237,11 +237,20 @@ def serve(
     port: Annotated[int, typer.Option(help="HTTP: the port.")] = 8000,
     max_sessions: Annotated[int, typer.Option(min=1, help="HTTP: concurrent WebSocket sessions.")] = 64,
     trust_code: TrustCode = False,
+    token: Annotated[
+        str | None,
+        typer.Option(
+            envvar="ENVFACTORY_TOKEN",
+            help="OpenEnv HTTP: require 'Authorization: Bearer TOKEN' "
+            "(or ?token= on a WebSocket) everywhere but /health.",
+        ),
+    ] = None,
+    max_body: Annotated[int, typer.Option(min=1, help="OpenEnv HTTP: the largest request body, in bytes.")] = 1 << 20,
 ) -> None:
     """Serve an environment to other processes: each session or connection gets its own episode.
 
     By default an HTTP/WebSocket server in the OpenEnv protocol (reset, step, state, schema, health,
-    /ws sessions), so OpenEnv clients and the trainers that use them drive it unchanged. --mcp
+    /ws sessions, /metrics), so OpenEnv clients and the trainers that use them drive it unchanged. --mcp
     speaks MCP over stdio instead, so any MCP client or agent can be evaluated on it."""
     from envfactory.cli import commands
 
@@ -256,6 +265,8 @@ def serve(
             port=port,
             max_sessions=max_sessions,
             mcp_http=mcp_http,
+            token=token,
+            max_body=max_body,
         )
     )
 

@@ -22,14 +22,17 @@ from __future__ import annotations
 import json
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from openenv.core.client_types import StepResult
 from openenv.core.env_client import EnvClient
 from openenv.core.env_server import Environment as OpenEnvEnvironment
 from openenv.core.env_server import create_fastapi_app
 from openenv.core.env_server.types import Action, EnvironmentMetadata, Observation, State
+from openenv.core.utils import convert_to_ws_url
 from pydantic import Field
 
+from envfactory.integrations.guard import MAX_BODY, Guard
 from envfactory.ir.task import Task, Verdict
 from envfactory.runtime.environment import Environment
 from envfactory.runtime.result import ToolResult
@@ -99,15 +102,25 @@ class EpisodeEnv(OpenEnvEnvironment[ToolCallAction, ToolObservation, State]):
         return EnvironmentMetadata(name=spec.name, description=about, version="1.0.0")
 
 
-def make_app(env_dir: Path, tasks: dict[str, Task], *, max_sessions: int = 64, trust_code: bool = False) -> Any:
-    """OpenEnv's FastAPI app serving ``env_dir``: each session gets a fresh :class:`EpisodeEnv`."""
+def make_app(env_dir: Path, tasks: dict[str, Task], *, max_sessions: int = 64, trust_code: bool = False,
+             token: str | None = None, max_body: int = MAX_BODY) -> Any:  # fmt: skip
+    """OpenEnv's FastAPI app serving ``env_dir``: each session gets a fresh :class:`EpisodeEnv`;
+    behind a :class:`~envfactory.integrations.guard.Guard` (bearer ``token``, ``max_body``, ``/metrics``)."""
     env = Environment.load(env_dir, trust_code=trust_code)
-    return create_fastapi_app(lambda: EpisodeEnv(env, tasks), ToolCallAction, ToolObservation,
-                              max_concurrent_envs=max_sessions)  # fmt: skip
+    app = create_fastapi_app(lambda: EpisodeEnv(env, tasks), ToolCallAction, ToolObservation,
+                             max_concurrent_envs=max_sessions)  # fmt: skip
+    return Guard(app, token=token, max_body=max_body)
 
 
 class EnvfactoryClient(EnvClient[ToolCallAction, ToolObservation, State]):
-    """The OpenEnv client for an envfactory server (async; ``.sync()`` for plain calls)."""
+    """The OpenEnv client for an envfactory server (async; ``.sync()`` for plain calls). ``token``:
+    the server's bearer token, sent as ``?token=`` on the session's WebSocket (OpenEnv's client
+    sends no headers there)."""
+
+    def __init__(self, base_url: str, *, token: str | None = None, **kwargs: Any) -> None:
+        super().__init__(base_url=base_url, **kwargs)
+        if token:
+            self._ws_url = f"{convert_to_ws_url(base_url)}/ws?token={quote(token)}"
 
     def _step_payload(self, action: ToolCallAction) -> JSON:
         return action.model_dump(exclude={"metadata"})
@@ -126,8 +139,8 @@ class RemoteEpisode:
     """The ``EpisodeLike`` contract over an OpenEnv session: policies, ``rollout`` and the
     evaluator run against a served environment unchanged. ``close()`` ends the session."""
 
-    def __init__(self, base_url: str) -> None:
-        self._client = EnvfactoryClient(base_url=base_url).sync()
+    def __init__(self, base_url: str, *, token: str | None = None) -> None:
+        self._client = EnvfactoryClient(base_url=base_url, token=token).sync()
         self._client.connect()
         self.tools: list[JSON] = []
         self.done, self.steps = False, 0

@@ -1,0 +1,119 @@
+"""A guard in front of a served environment: an optional bearer token, a request-size limit and
+counters, for HTTP and WebSocket alike (a plain ASGI middleware, so it sees both).
+
+``Authorization: Bearer TOKEN`` (or ``?token=TOKEN`` on a WebSocket, which browsers cannot give
+headers) is required everywhere but ``/health`` when a token is set: a missing or wrong one is
+``401`` (a WebSocket is closed with code 1008). A body over ``max_body`` bytes is ``413`` before
+the app reads any of it, whether or not it declared its length. ``GET /metrics`` answers the
+counters as JSON: requests by status, refusals by reason, WebSocket sessions opened and open.
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+from collections import Counter
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any
+from urllib.parse import parse_qs
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+OPEN_PATHS = frozenset({"/health"})
+MAX_BODY = 1 << 20
+
+
+class Guard:
+    def __init__(self, app: ASGIApp, *, token: str | None = None, max_body: int = MAX_BODY) -> None:
+        self.app, self.token, self.max_body = app, token, max_body
+        self.statuses: Counter[int] = Counter()
+        self.refused: Counter[str] = Counter()
+        self.sockets_opened = self.sockets_open = 0
+
+    def metrics(self) -> dict[str, Any]:
+        by_status = {str(k): v for k, v in sorted(self.statuses.items())}
+        return {"requests": sum(self.statuses.values()), "by_status": by_status, "refused": dict(self.refused),
+                "websockets_opened": self.sockets_opened, "websockets_open": self.sockets_open}  # fmt: skip
+
+    def _allowed(self, scope: Scope) -> bool:
+        if not self.token or scope.get("path") in OPEN_PATHS:
+            return True
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers") or ()}
+        given = headers.get("authorization", "")
+        given = given[7:] if given.lower().startswith("bearer ") else ""
+        if not given and scope["type"] == "websocket":
+            given = (parse_qs(scope.get("query_string", b"").decode("latin-1")).get("token") or [""])[0]
+        return hmac.compare_digest(given.encode(), self.token.encode())
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "websocket":
+            await self._socket(scope, receive, send)
+        elif scope["type"] == "http":
+            await self._http(scope, receive, send)
+        else:
+            await self.app(scope, receive, send)
+
+    async def _socket(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if not self._allowed(scope):
+            self.refused["token"] += 1
+            await receive()  # websocket.connect
+            await send({"type": "websocket.close", "code": 1008})
+            return
+        self.sockets_opened += 1
+        self.sockets_open += 1
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            self.sockets_open -= 1
+
+    async def _http(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope.get("path") == "/metrics" and scope.get("method") == "GET" and self._allowed(scope):
+            await _answer(send, 200, self.metrics())
+            self.statuses[200] += 1
+            return
+        if not self._allowed(scope):
+            self.refused["token"] += 1
+            self.statuses[401] += 1
+            await _answer(send, 401, {"error": {"code": "unauthorized", "message": "a bearer token is required"}})
+            return
+        body, more = b"", True
+        while more:  # read it all first, so that an oversized body is refused before the app sees it
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return
+            body += message.get("body", b"")
+            more = message.get("more_body", False)
+            if len(body) > self.max_body:
+                self.refused["size"] += 1
+                self.statuses[413] += 1
+                limit = f"the request body is over {self.max_body} bytes"
+                await _answer(send, 413, {"error": {"code": "too_large", "message": limit}})
+                return
+        replayed = False
+
+        async def replay() -> Message:
+            nonlocal replayed
+            if replayed:
+                return await receive()
+            replayed = True
+            return {"type": "http.request", "body": body, "more_body": False}
+
+        async def counted(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                self.statuses[int(message["status"])] += 1
+            await send(message)
+
+        await self.app(scope, replay, counted)
+
+
+async def _answer(send: Send, status: int, payload: dict[str, Any]) -> None:
+    data = json.dumps(payload).encode()
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(data)).encode())]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": data})
+
+
+__all__ = ["MAX_BODY", "Guard"]
