@@ -13,7 +13,7 @@ from typing import Any
 from envfactory.ir.blueprint import Blueprint, Node
 from envfactory.ir.env import EnvSpec
 from envfactory.synth.arguments import tool_references
-from envfactory.synth.naming import plural, tokens
+from envfactory.synth.naming import plural, singular, tokens
 
 JSON = dict[str, Any]
 OPENERS = ("", "Please ", "Could you ", "I need you to ", "Hi! Please ")
@@ -184,7 +184,8 @@ class Renderer:
         return self.references[tool].get(arg) if tool is not None else None
 
     def _verb(self, tool: str, entity: str) -> str:
-        toks = [t for t in tokens(tool) if t not in tokens(entity) and t not in ("by", "id")]
+        named = tokens(entity)  # "emails_cancel" on an email: "cancel"
+        toks = [t for t in tokens(tool) if t not in named and singular(t) not in named and t not in ("by", "id")]
         return " ".join(toks) or "update"
 
 
@@ -199,8 +200,8 @@ def show(value: Any) -> str:
         return "yes" if value else "no"
     if isinstance(value, list):
         return _joined([show(v) for v in value]) or "nothing"
-    if isinstance(value, dict):  # as a person would say it, not a Python literal
-        return _joined([f"{words(str(k))} {show(v)}" for k, v in value.items()]) or "nothing"
+    if isinstance(value, dict):  # as a person would say it, not a Python literal; empty members unsaid
+        return _joined([f"{words(str(k))} {show(v)}" for k, v in value.items() if v not in ({}, [], None)]) or "nothing"
     if value is None:
         return "none"
     return str(value)
