@@ -59,3 +59,13 @@ def test_every_sampler_drives_training(bundled_envs, library_tasks, sampler: str
     assert any((tmp_path / "tensorboard").iterdir())  # TensorBoard event files
     with pytest.raises(ValueError, match="unknown sampler"):
         train({"library": env}, {"library": library_tasks[0]}, TrainConfig(iterations=1, sampler="greedy"))
+
+
+def test_a_fresh_run_in_the_same_folder_replaces_the_curve(bundled_envs, library_tasks, tmp_path: Path) -> None:
+    env = bundled_envs["library"]
+    train_tasks, _ = library_tasks
+    config = TrainConfig(iterations=2, tasks_per_batch=2, group=2, seed=3)
+    for _ in range(2):  # the second run starts over (no resume): its curve is the whole file
+        train({"library": env}, {"library": train_tasks}, config, tmp_path / "run")
+    lines = (tmp_path / "run" / "metrics.jsonl").read_text().splitlines()
+    assert [json.loads(line)["iteration"] for line in lines] == [1, 2]

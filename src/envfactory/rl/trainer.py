@@ -100,6 +100,8 @@ def _train(
             model.load_state_dict(state["model"])
             optimizer.load_state_dict(state["optimizer"])
             start = state["iteration"]
+        if start == 0:  # a fresh run replaces an earlier run's curve instead of appending to it
+            (run / "metrics.jsonl").unlink(missing_ok=True)
     randomization = Randomization.model_validate(config.randomization) if config.randomization else None
     if config.warm_start and start == 0:
         demos = demonstrations(envs, tasks, config.seed, randomization, config.randomize_fraction)
