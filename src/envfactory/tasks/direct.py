@@ -137,7 +137,9 @@ def _create_many(ctx: Context, tool: str, e: CreateManyEffect) -> Scenario | Non
     key_field = next((a for a, f in e.fields.items() if f == entity.key), None)
     if key_field is not None:
         item[key_field] = f"{ctx.word().replace('-', ' ').title()}"
-    details = ", ".join(f"{words(k)} {show(v)}" for k, v in item.items() if k != key_field and v not in ([], "", None))
+    details = ", ".join(
+        f"{words(k)} {show(v)}" for k, v in item.items() if k != key_field and v not in ([], {}, "", None)
+    )
     name = f" {show(item[key_field])}" if key_field else ""
     return [Call(tool=tool, args={e.items_arg: [item]})], f"Add a {words(entity.name)}{name}" + (
         f" with {details}." if details else ".")  # fmt: skip
