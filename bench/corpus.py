@@ -24,7 +24,9 @@ from rich.console import Console
 from rich.table import Table
 
 from envfactory.errors import EnvFactoryError
+from envfactory.ir.env import EnvSpec
 from envfactory.runtime.environment import Environment
+from envfactory.runtime.validation import compile_schema
 from envfactory.synth import synthesize
 from envfactory.synth.selfcheck import self_check
 from envfactory.tasks.agents import gold, noop, success_rate
@@ -62,6 +64,22 @@ def descriptions(folders: list[Path]) -> list[Path]:
     return found
 
 
+def seed_misfits(spec: EnvSpec) -> tuple[int, int]:
+    """(seeded values, those their own field's schema refuses)."""
+    values = misfits = 0
+    for entity in spec.state_schema.entities:
+        checks = {f: compile_schema(s) for f, s in entity.fields.items()}
+        for row in spec.initial_state.get(entity.name, []):
+            for field, value in row.items():
+                if field in checks:
+                    values += 1
+                    try:
+                        checks[field](value)
+                    except Exception:  # the checker's own refusal: a value that breaks its schema
+                        misfits += 1
+    return values, misfits
+
+
 def run_one(path: Path, n: int) -> dict[str, object]:
     row: dict[str, object] = {"file": str(path.relative_to(path.parents[1]))}
     start = time.perf_counter()
@@ -71,6 +89,7 @@ def run_one(path: Path, n: int) -> dict[str, object]:
         row.update(tools=len(spec.tools.tools), entities=len(spec.state_schema.entities),
                    effects=" ".join(f"{k}:{v}" for k, v in sorted(kinds.items())),
                    low=len(spec.low_fidelity_tools) / max(1, len(spec.behaviours)))  # fmt: skip
+        row.update(zip(("values", "misfits"), seed_misfits(spec), strict=True))
         env = Environment(spec)
         report = self_check(spec, env=env)
         counts = report.counts()
@@ -142,7 +161,8 @@ def main() -> None:
         f"tracebacks: {sum(1 for r in rows if str(r.get('error', '')).startswith('TRACEBACK'))}; "
         f"environments built: {len(built)} of {len(rows)}; self-check passed: "
         f"{sum(1 for r in built if r['check'] == 'ok')} of {len(built)}; with >= {args.n} tasks: "
-        f"{sum(1 for r in rows if r.get('tasks') == args.n)} of {len(rows)}"
+        f"{sum(1 for r in rows if r.get('tasks') == args.n)} of {len(rows)}; seeded values that break their "
+        f"schema: {sum(int(r.get('misfits', 0)) for r in rows)} of {sum(int(r.get('values', 0)) for r in rows)}"  # type: ignore[call-overload]
     )
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "big.json"
