@@ -27,7 +27,7 @@ def guarded(bundled_envs: dict[str, Environment], tmp_path_factory: pytest.TempP
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    app = make_app(Path(env_dir), {}, max_sessions=4, token=TOKEN, max_body=2048)
+    app = make_app(Path(env_dir), {}, max_sessions=4, token=TOKEN, max_body=2048, idle_s=1.0)
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
@@ -71,3 +71,13 @@ def test_websockets_need_the_token_and_the_metrics_count_everything(guarded: str
     assert metrics["websockets_opened"] >= 1 and metrics["websockets_open"] == 0
     assert metrics["by_status"]["401"] >= 2 and metrics["by_status"]["413"] >= 2
     assert httpx.get(f"http://{guarded}/metrics").status_code == 401  # the counters are not public either
+
+
+def test_a_silent_session_is_ended_and_its_episode_freed(guarded: str) -> None:
+    with connect(f"ws://{guarded}/ws?token={TOKEN}") as ws:
+        ws.send('{"type": "reset", "data": {}}')
+        assert "observation" in ws.recv(timeout=5)
+        with pytest.raises(WebSocketException):  # silent past idle_s: the server ends the session (1001)
+            ws.recv(timeout=10)
+    metrics = httpx.get(f"http://{guarded}/metrics", headers={"Authorization": f"Bearer {TOKEN}"}).json()
+    assert metrics["refused"]["idle"] >= 1 and metrics["websockets_open"] == 0

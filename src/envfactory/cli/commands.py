@@ -386,7 +386,8 @@ def _quiet_gc() -> None:
 @friendly_errors
 def serve(env_dir: Path, mcp: bool, tasks_file: Path | None, control: bool, trust_code: bool, *,
           host: str = "127.0.0.1", port: int = 8000, max_sessions: int = 64,
-          mcp_http: bool = False, token: str | None = None, max_body: int = 1 << 20) -> int:  # fmt: skip
+          mcp_http: bool = False, token: str | None = None, max_body: int = 1 << 20,
+          idle_s: float = 300.0) -> int:  # fmt: skip
     """Serve ENV_DIR over HTTP/WebSocket (OpenEnv) or, with ``--mcp``, over MCP stdio (where stdout
     belongs to the protocol and messages go to stderr)."""
     from envfactory.tasks.taskset import TaskSet
@@ -411,7 +412,7 @@ def serve(env_dir: Path, mcp: bool, tasks_file: Path | None, control: bool, trus
         from envfactory.integrations.openenv import make_app
 
         app = make_app(env_dir, tasks, max_sessions=max_sessions, trust_code=trust_code, token=token,
-                       max_body=max_body)  # fmt: skip
+                       max_body=max_body, idle_s=idle_s)  # fmt: skip
         _quiet_gc()
         guarded = "a bearer token required" if token else "no token (anyone who can reach it may use it)"
         err_console.print(f"serving {spec.name} (OpenEnv protocol) on http://{host}:{port}: {len(tasks)} tasks, "

@@ -246,6 +246,9 @@ def serve(
         ),
     ] = None,
     max_body: Annotated[int, typer.Option(min=1, help="OpenEnv HTTP: the largest request body, in bytes.")] = 1 << 20,
+    idle: Annotated[
+        float, typer.Option(min=0.1, help="OpenEnv HTTP: seconds a silent WebSocket session is kept.")
+    ] = 300.0,
 ) -> None:
     """Serve an environment to other processes: each session or connection gets its own episode.
 
@@ -267,6 +270,7 @@ def serve(
             mcp_http=mcp_http,
             token=token,
             max_body=max_body,
+            idle_s=idle,
         )
     )
 

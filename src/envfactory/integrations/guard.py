@@ -5,11 +5,13 @@ counters, for HTTP and WebSocket alike (a plain ASGI middleware, so it sees both
 headers) is required everywhere but ``/health`` when a token is set: a missing or wrong one is
 ``401`` (a WebSocket is closed with code 1008). A body over ``max_body`` bytes is ``413`` before
 the app reads any of it, whether or not it declared its length. ``GET /metrics`` answers the
-counters as JSON: requests by status, refusals by reason, WebSocket sessions opened and open.
+counters as JSON: requests by status, refusals by reason, WebSocket sessions opened and open. A
+WebSocket session silent for ``idle_s`` seconds is ended (close code 1001) and its episode freed.
 """
 
 from __future__ import annotations
 
+import asyncio
 import hmac
 import json
 from collections import Counter
@@ -24,11 +26,13 @@ Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 OPEN_PATHS = frozenset({"/health"})
 MAX_BODY = 1 << 20
+IDLE_S = 300.0
 
 
 class Guard:
-    def __init__(self, app: ASGIApp, *, token: str | None = None, max_body: int = MAX_BODY) -> None:
-        self.app, self.token, self.max_body = app, token, max_body
+    def __init__(self, app: ASGIApp, *, token: str | None = None, max_body: int = MAX_BODY,
+                 idle_s: float = IDLE_S) -> None:  # fmt: skip
+        self.app, self.token, self.max_body, self.idle_s = app, token, max_body, idle_s
         self.statuses: Counter[int] = Counter()
         self.refused: Counter[str] = Counter()
         self.sockets_opened = self.sockets_open = 0
@@ -64,8 +68,21 @@ class Guard:
             return
         self.sockets_opened += 1
         self.sockets_open += 1
+        expired = False
+
+        async def patient() -> Message:  # a session silent too long leaves as if its client had
+            nonlocal expired
+            try:
+                return await asyncio.wait_for(receive(), self.idle_s)
+            except TimeoutError:
+                expired = True
+                self.refused["idle"] += 1
+                return {"type": "websocket.disconnect", "code": 1001}
+
         try:
-            await self.app(scope, receive, send)
+            await self.app(scope, patient, send)
+            if expired:
+                await send({"type": "websocket.close", "code": 1001})
         finally:
             self.sockets_open -= 1
 
@@ -116,4 +133,4 @@ async def _answer(send: Send, status: int, payload: dict[str, Any]) -> None:
     await send({"type": "http.response.body", "body": data})
 
 
-__all__ = ["MAX_BODY", "Guard"]
+__all__ = ["IDLE_S", "MAX_BODY", "Guard"]

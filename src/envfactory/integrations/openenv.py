@@ -32,7 +32,7 @@ from openenv.core.env_server.types import Action, EnvironmentMetadata, Observati
 from openenv.core.utils import convert_to_ws_url
 from pydantic import Field
 
-from envfactory.integrations.guard import MAX_BODY, Guard
+from envfactory.integrations.guard import IDLE_S, MAX_BODY, Guard
 from envfactory.ir.task import Task, Verdict
 from envfactory.runtime.environment import Environment
 from envfactory.runtime.result import ToolResult
@@ -103,13 +103,13 @@ class EpisodeEnv(OpenEnvEnvironment[ToolCallAction, ToolObservation, State]):
 
 
 def make_app(env_dir: Path, tasks: dict[str, Task], *, max_sessions: int = 64, trust_code: bool = False,
-             token: str | None = None, max_body: int = MAX_BODY) -> Any:  # fmt: skip
+             token: str | None = None, max_body: int = MAX_BODY, idle_s: float = IDLE_S) -> Any:  # fmt: skip
     """OpenEnv's FastAPI app serving ``env_dir``: each session gets a fresh :class:`EpisodeEnv`;
-    behind a :class:`~envfactory.integrations.guard.Guard` (bearer ``token``, ``max_body``, ``/metrics``)."""
+    behind a :class:`~envfactory.integrations.guard.Guard` (``token``, ``max_body``, ``idle_s``, ``/metrics``)."""
     env = Environment.load(env_dir, trust_code=trust_code)
     app = create_fastapi_app(lambda: EpisodeEnv(env, tasks), ToolCallAction, ToolObservation,
                              max_concurrent_envs=max_sessions)  # fmt: skip
-    return Guard(app, token=token, max_body=max_body)
+    return Guard(app, token=token, max_body=max_body, idle_s=idle_s)
 
 
 class EnvfactoryClient(EnvClient[ToolCallAction, ToolObservation, State]):
