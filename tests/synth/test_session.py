@@ -41,6 +41,7 @@ def test_a_session_gates_the_tools_that_need_a_signed_in_user(tmp_path: Path) ->
     login = spec.behaviour("authenticate").effect
     assert isinstance(login, SingletonEffect) and login.args == {"username": "username"}  # the password is not kept
     assert spec.behaviour("create_post").gate is not None and spec.behaviour("list_posts").gate is None
+    assert "needs a signed-in session" in spec.behaviour("create_post").notes  # what `inspect` shows
     ep = Environment(spec).episode()
     ep.reset(seed=0)
     assert ep.call_tool("get_login_status", {}).data == {"login_status": True}  # environments start signed in

@@ -137,7 +137,8 @@ def synthesize(
         behaviours = _bind(loaded, behaviours)
     elif session is not None:
         gates = session_gates(toolset.tools, session, session_behaviours)
-        behaviours = [b.model_copy(update={"gate": gates[b.tool]}) if b.tool in gates else b for b in behaviours]
+        behaviours = [b.model_copy(update={"gate": gates[b.tool], "notes": (*b.notes, "needs a signed-in session")})
+                      if b.tool in gates else b for b in behaviours]  # fmt: skip
     if scenario is not None and not bind:
         raise SpecError("a scenario is loaded into a bound implementation: pass bind=True (--bind)", file=str(scenario))
     scenario = str(Path(scenario).resolve()) if scenario is not None else None
