@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from envfactory import inflection
 from envfactory.diagnostics import Diagnostics
 
 JSON = dict[str, Any]
@@ -441,13 +442,6 @@ DATA_KEYS = frozenset({"data", "result", "results", "item", "items", "response",
 MAX_ENVELOPES = 6
 
 
-def singular_word(word: str) -> str:
-    """``plans`` -> ``plan``, ``categories`` -> ``category`` (enough to match a sibling's name)."""
-    if word.endswith("ies") and len(word) > 4:
-        return word[:-3] + "y"
-    return word[:-1] if word.endswith("s") and not word.endswith("ss") else word
-
-
 def data_path(schema: JSON | None) -> tuple[tuple[tuple[str, JSON], ...], JSON | None, bool]:
     """Where the records sit in a response schema: the envelope levels passed through (each the
     key taken and the object schema it was taken from), the record schema, and whether records
@@ -505,7 +499,7 @@ def _data_member(node: JSON, inside_data: bool = False) -> str | None:
     if len(lists) > 1:  # ``{entries: [...], order: [{by, direction}]}``: the data-named one
         lists = [k for k in lists if k.lower() in DATA_KEYS] or lists
     if inside_data and len(lists) == 1:  # ``default_plan`` beside ``plans``: one of them, shown apart
-        record = singular_word(lists[0].lower())
+        record = inflection.singular(lists[0].lower())
         objects = [k for k in objects if not k.lower().endswith(record)]
     if len(lists) == 1 and not objects and len(scalars) <= 4:
         return lists[0]

@@ -52,7 +52,7 @@ def plan_batches(tools: tuple[ToolSpec, ...] | list[ToolSpec]) -> BatchPlan:
     candidates = {tool.name: noun for tool in tools if (noun := _create_noun(tool))}
     for tool in tools:
         nouns = set(candidates.values()) - {candidates.get(tool.name)}
-        found = _create_many(tool, nouns) if tool.name in candidates else None
+        found = _create_many(tool, candidates[tool.name], nouns) if tool.name in candidates else None
         if found is not None and found[0].name not in {e.name for e in plan.entities}:
             plan.entities.append(found[0])
             plan.behaviours[tool.name] = found[1]
@@ -120,7 +120,7 @@ def _create_noun(tool: ToolSpec) -> str | None:
     return _noun(arg) or None
 
 
-def _create_many(tool: ToolSpec, others: set[str]) -> tuple[Entity, Behaviour] | None:
+def _create_many(tool: ToolSpec, noun: str, others: set[str]) -> tuple[Entity, Behaviour] | None:
     """Rule 1, unless each item names a row of another candidate and carries an array of values
     (``add_observations: [{entityName, contents: [...]}]`` edits a list field; rule 2)."""
     found = _batch_arg(tool)
@@ -130,7 +130,6 @@ def _create_many(tool: ToolSpec, others: set[str]) -> tuple[Entity, Behaviour] |
     stub = {n: Entity(name=n) for n in others}
     if _owner_field(props, stub) is not None and any(primary_type(v) == "array" for v in props.values()):
         return None
-    noun = _create_noun(tool) or _noun(arg)
     fields = {k: _clean(v) for k, v in props.items() if isinstance(v, dict)}
     key = next((k for k in NATURAL_KEYS if k in fields and primary_type(fields[k]) in ("string", "integer")), None)
     if key is None:

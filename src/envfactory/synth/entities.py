@@ -243,9 +243,9 @@ def _shapes_named_elsewhere(schema: StateSchema, tools: ToolSet) -> dict[str, JS
 
 
 def _key_field(noun: str, fields: JSON, key_args: list[str]) -> str:
-    for arg in key_args:  # addressed by ``{permalink}``, ``{username}``: that field is the key, not ``id``
-        found = _matching(fields, arg) or _matching(fields, f"{noun}_{arg}")  # ``{itemId}`` of ``ratingItemId``
-        named = [_matching(fields, a) or _matching(fields, f"{noun}_{a}") for a in key_args]
+    # addressed by ``{permalink}``, ``{username}``, ``{itemId}`` of ``ratingItemId``: that field is the key
+    named = [_matching(fields, a) or _matching(fields, f"{noun}_{a}") for a in key_args]
+    for arg, found in zip(key_args, named, strict=True):
         if found and (tokens(found)[-1:] != ("id",) or found != arg) and all(n == found for n in named):
             return found
     for candidate in ("id", f"{noun}_id", f"{noun}Id", "uuid"):

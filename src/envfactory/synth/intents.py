@@ -100,12 +100,13 @@ def collection_paths(tools: list[ToolSpec]) -> frozenset[str]:
 
 
 def _segments(path: str) -> list[str]:
-    # plumbing in paths: a format extension (/wallets.json, /{id}.xml) names no resource
+    # plumbing in paths: a format extension (/wallets.json, /{id}.xml) names no resource, nor does
+    # a fragment (AWS's /#CreateNotification)
     return [
         re.sub(r"\.(json|xml|yaml|yml|csv|txt|\{[^}/]*\})$", "", s, flags=re.IGNORECASE)
         for s in path.split("#")[0].strip("/").split("/")
         if s
-    ]  # fmt: skip  (AWS: /#CreateNotification)
+    ]
 
 
 def _is_param(segment: str) -> bool:

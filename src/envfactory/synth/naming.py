@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from envfactory.synth import inflection
+from envfactory import inflection
 from envfactory.words import tokens
 
 # verb -> effect kind; actions are looked up in synth.effects.TRANSITIONS
