@@ -34,7 +34,7 @@ from envfactory.errors import SpecError
 from envfactory.ingest import load
 from envfactory.ir.effect import ShellEffect, SingletonEffect
 from envfactory.ir.env import EnvSpec
-from envfactory.ir.state import StateSchema
+from envfactory.ir.state import Entity, StateSchema
 from envfactory.keypool import KeyPool
 from envfactory.mcplive import PREFIX, TMP, McpSession, McpTarget
 from envfactory.runtime.environment import Environment
@@ -43,8 +43,11 @@ from envfactory.runtime.owner import owner_state
 from envfactory.runtime.store import canonical_numbers
 from envfactory.seeding import derive_seed
 from envfactory.synth import synthesize
-from envfactory.synth.naming import singular
+from envfactory.synth.device import norm
+from envfactory.synth.naming import singular, tokens
 from envfactory.synth.session import ENTITY as SESSION
+from envfactory.synth.singletons import KEY as SINGLETON_KEY
+from envfactory.synth.singletons import SELF
 from envfactory.synth.tree import tree_rows
 from envfactory.values import ValueMaker
 
@@ -100,20 +103,77 @@ class Measurement(BaseModel):
         return {t.tool: t.grade for t in self.tools}
 
 
+_CONTAINERS = {"queue", "list", "map", "dict", "record", "records", "db", "store", "table", "index", "registry",
+               "collection", "data", "by", "all"}  # fmt: skip
+
+
+def _entity_named(attr: str, names: set[str]) -> str | None:
+    """The entity an attribute holds: ``_flights`` -> flight, ``ticket_queue`` -> ticket,
+    ``credit_card_list`` -> credit_card, ``booking_record`` -> booking."""
+    words = [w.lower() for w in tokens(attr.strip("_"))]
+    while len(words) > 1 and words[-1] in _CONTAINERS:
+        words.pop()
+    if not words:
+        return None
+    words[-1] = singular(words[-1])
+    return next((n for n in ("_".join(words), "".join(words)) if n in names), None)
+
+
+def _records(value: Any, entity: Entity) -> list[JSON] | None:
+    """A list of records, or a mapping of records (by their key, which the record may omit:
+    ``{"12345": {"symbol": ...}}``), as rows holding the key; None when it holds something else."""
+    if isinstance(value, list):
+        rows = value
+    elif isinstance(value, dict):
+        integer = (entity.fields.get(entity.key) or {}).get("type") == "integer"
+        rows = [v if entity.key in v else {entity.key: int(k) if integer and str(k).isdigit() else k, **v}
+                for k, v in value.items() if isinstance(v, dict)]  # fmt: skip
+    else:
+        return None
+    if value and not rows:  # a mapping of plain values (``{"Alice": "USR001"}``): not records
+        return None
+    return rows if all(isinstance(r, dict) and entity.key in r for r in rows) else None
+
+
 def entity_rows(state: Any, schema: StateSchema) -> dict[str, list[JSON]] | None:
     """The real object's records as ``{entity: [rows]}``: an attribute named after an entity
-    (``_flights`` for ``flight``) holding a mapping or list of records. None when none maps."""
+    (``_flights``, ``ticket_queue`` for ``flight``, ``ticket``) holding a list or mapping of
+    records. None when none maps."""
     if not isinstance(state, dict):
         return None
+    names = set(schema.names)
     out: dict[str, list[JSON]] = {}
+    for attr, value in state.items():
+        name = _entity_named(str(attr), names)
+        if name is None or name in out or schema[name].key == SINGLETON_KEY:
+            continue
+        rows = _records(value, schema[name])
+        if rows is not None:
+            out[name] = rows
     for entity in schema.entities:
-        for attr, value in state.items():
-            if singular(attr.strip("_").lower()) != entity.name:
-                continue
-            rows = list(value.values()) if isinstance(value, dict) else value if isinstance(value, list) else None
-            if rows is not None and all(isinstance(r, dict) and entity.key in r for r in rows):
-                out[entity.name] = rows
+        if entity.key == SINGLETON_KEY and (row := _singleton_row(state, entity, names)) is not None:
+            out[entity.name] = [row]
     return out or None
+
+
+def _singleton_row(state: JSON, entity: Entity, names: set[str]) -> JSON | None:
+    """A singleton's fields as the object holds them: in an attribute named after it
+    (``account_info`` for ``account``), else in attributes named like its fields (``engine_state``
+    for ``engineState``). Only the fields found (at least two); None when fewer."""
+    fields = {norm(f): f for f in entity.fields if f != SINGLETON_KEY}
+    named = next((v for a, v in state.items() if isinstance(v, dict) and _entity_named(str(a), names) == entity.name),
+                 None)  # fmt: skip
+    source = named if named is not None else state
+    row = {fields[norm(str(a))]: v for a, v in source.items() if norm(str(a)) in fields and _plain(v)}
+    return {SINGLETON_KEY: SELF, **row} if len(row) >= 2 else None
+
+
+def _plain(value: Any) -> bool:
+    try:
+        json.dumps(value)
+    except (TypeError, ValueError):
+        return False
+    return True
 
 
 def measure(
@@ -209,9 +269,13 @@ class PythonSide:
         fresh = self.env.owner_factory() if self.env.owner_factory else None
         self.start = entity_rows(owner_state(fresh), spec.state_schema) or _scenario_tree(spec, scenario)
         initial = dict(spec.initial_state)
-        if self.start is not None:  # the object's records; singletons (a session, settings) as synthesized
-            initial = {name: self.start.get(name, spec.initial_state.get(name, []) if spec.state_schema[name].key
-                                            == "_id" else []) for name in spec.state_schema.names}  # fmt: skip
+        if self.start is not None:  # the object's records; singletons as synthesized, with the fields it holds;
+            # what it holds nowhere we can see, as synthesized
+            initial = {name: self.start.get(name, spec.initial_state.get(name, [])) for name in spec.state_schema.names}
+            for entity in spec.state_schema.entities:
+                seeded = spec.initial_state.get(entity.name) or []
+                if entity.key == SINGLETON_KEY and seeded:
+                    initial[entity.name] = [{**seeded[0], **(self.start.get(entity.name) or [{}])[0]}]
         initial.update(_real_session(spec, self.env))
         self.synth_spec = spec.model_copy(update={"initial_state": initial})
         self.final_tool = final_tool
@@ -257,7 +321,11 @@ class _PythonSequence:
         self.side, self.episode = side, episode
 
     def known_keys(self) -> list[Any]:
-        return [r.get("id") for rows in (self.side.start or {}).values() for r in rows if r.get("id") is not None]
+        spec = self.side.synth_spec
+        shells = {b.effect.entity for b in spec.behaviours if isinstance(b.effect, ShellEffect)}
+        keys = [(e, r.get(spec.state_schema[e].key)) for e, rows in (self.side.start or {}).items() for r in rows]
+        # a shell's tools name things relative to the current folder: their names, not their paths
+        return [str(k).rstrip("/").rsplit("/", 1)[-1] if e in shells else k for e, k in keys if k is not None]
 
     def call(self, tool: str, args: JSON) -> RealCall:
         r = self.episode.call_tool(tool, args)
@@ -271,7 +339,10 @@ class _PythonSequence:
         real_rows = entity_rows(owner_state(self.episode._ctx.owner), self.side.synth_spec.state_schema)
         if real_rows is None:  # the object's records cannot be read (a tree of its own classes): unknown
             return None
-        return all(_same_rows(rows, list(synth.store.rows(e))) for e, rows in real_rows.items())
+        schema = self.side.synth_spec.state_schema
+        return all(_same_rows(rows, _seen(list(synth.store.rows(e)), rows), schema[e].key) if schema[e].key
+                   == SINGLETON_KEY else _same_rows(rows, list(synth.store.rows(e)), schema[e].key)
+                   for e, rows in real_rows.items())  # fmt: skip
 
 
 class McpSide:
@@ -457,9 +528,15 @@ def _leaf_share(real: Any, other: Any) -> float:
     return sum(1 for k in union if k in a and k in b and a[k] == b[k]) / len(union) if union else 1.0
 
 
-def _same_rows(real: list[JSON], synth: list[JSON]) -> bool:
-    key = lambda r: str(r.get("id"))  # noqa: E731
+def _same_rows(real: list[JSON], synth: list[JSON], key_field: str = "id") -> bool:
+    key = lambda r: str(r.get(key_field))  # noqa: E731
     return sorted(map(canonical_numbers, real), key=key) == sorted(map(canonical_numbers, synth), key=key)
+
+
+def _seen(synth: list[JSON], real: list[JSON]) -> list[JSON]:
+    """A singleton's synthesized row cut to the fields the real object holds."""
+    held = set(real[0]) if real else set()
+    return [{k: v for k, v in row.items() if k in held} for row in synth]
 
 
 def _mean(values: list[float]) -> float | None:

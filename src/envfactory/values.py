@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import random
 import re
 import string
@@ -108,7 +109,17 @@ def _integer(vm: ValueMaker, schema: JSON, name: str, entity: str) -> int:
         lo = int(schema["exclusiveMinimum"]) + 1
     if "exclusiveMaximum" in schema and isinstance(schema["exclusiveMaximum"], (int, float)):
         hi = int(schema["exclusiveMaximum"]) - 1
+    step = schema.get("multipleOf")
+    if isinstance(step, (int, float)) and step > 0:
+        return int(_multiple(vm, lo, hi, step))
     return vm.rng.randint(lo, max(lo, hi))
+
+
+def _multiple(vm: ValueMaker, lo: float, hi: float, step: float) -> float:
+    """A multiple of ``step`` in ``[lo, hi]`` (``lo``'s next multiple when the range holds none)."""
+    first, last = math.ceil(lo / step), math.floor(hi / step)
+    value = vm.rng.randint(first, max(first, last)) * step
+    return round(value, 10)
 
 
 def _number(vm: ValueMaker, schema: JSON, name: str, entity: str) -> float:
@@ -124,6 +135,9 @@ def _number(vm: ValueMaker, schema: JSON, name: str, entity: str) -> float:
         lo, hi = -170.0, 170.0
     lo = float(schema.get("minimum", lo))
     hi = float(schema.get("maximum", max(hi, lo)))
+    step = schema.get("multipleOf")
+    if isinstance(step, (int, float)) and step > 0:
+        return _multiple(vm, lo, hi, step)
     return round(vm.rng.uniform(lo, hi), 2)
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from tests.conftest import SPECS
 
 from envfactory.fidelity import entity_rows, measure
@@ -45,6 +47,10 @@ def test_records_map_onto_entities_by_attribute_name() -> None:
     spec = synthesize(SPECS / "travel.py", trust_code=True)
     rows = entity_rows({"_flights": {"f1": {"id": "f1", "price": 2}}, "_bookings": {}, "other": 3}, spec.state_schema)
     assert rows == {"flight": [{"id": "f1", "price": 2}], "booking": []}
+    # container words aside (``flight_queue``); a mapping's keys restored into rows that omit them;
+    # a mapping of plain values (names to ids) is not records
+    queued = {"flight_queue": {"f2": {"price": 3}, "note": "x"}, "booking_record": {"a": "b"}}
+    assert entity_rows(queued, spec.state_schema) == {"flight": [{"id": "f2", "price": 3}]}
 
 
 def test_a_create_takes_from_the_counter_it_refers_to_and_a_cancel_gives_it_back() -> None:
@@ -106,3 +112,26 @@ def test_a_recorded_trace_is_replayed_beside_the_stub(tmp_path) -> None:
 
     with pytest.raises(SpecError, match="line 1 is not a traced call"):
         measure_trace(spec, path)
+
+
+def test_a_free_text_status_refuses_only_a_repeat_case_insensitively(tmp_path: Path) -> None:
+    import json
+
+    from envfactory.runtime.environment import Environment
+
+    tools = [
+        {"name": "get_ticket", "description": "Get a ticket.", "parameters": {"type": "object", "properties": {
+            "ticket_id": {"type": "integer"}}, "required": ["ticket_id"]},
+         "returns": {"type": "object", "properties": {"id": {"type": "integer"}, "status": {"type": "string"}}}},
+        {"name": "close_ticket", "description": "Close a ticket.", "parameters": {"type": "object", "properties": {
+            "ticket_id": {"type": "integer"}}, "required": ["ticket_id"]}},
+        {"name": "resolve_ticket", "description": "Resolve a ticket.", "parameters": {"type": "object", "properties": {
+            "ticket_id": {"type": "integer"}}, "required": ["ticket_id"]}},
+    ]  # fmt: skip
+    path = tmp_path / "tickets.json"
+    path.write_text(json.dumps(tools))
+    spec = synthesize(path, state="empty")
+    spec = spec.model_copy(update={"initial_state": {**spec.initial_state, "ticket": [{"id": 7, "status": "Closed"}]}})
+    episode = Environment(spec).episode(max_steps=100)
+    assert episode.call_tool("close_ticket", {"ticket_id": 7}).error == "conflict"  # "Closed" is already closed
+    assert episode.call_tool("resolve_ticket", {"ticket_id": 7}).ok  # a closed ticket may still be resolved

@@ -189,6 +189,11 @@ class SingletonEffect(_Frozen):
     op: Literal["get", "set"] = "get"
     args: dict[str, str] = Field(default_factory=dict)
     sets: dict[str, Any] = Field(default_factory=dict)  # fields a set writes whatever the arguments (login: on)
+    # argument -> {its value as text -> the field's value}: ``{"mode": {"engage": "engaged"}}``,
+    # ``{"unlock": {"true": "unlocked", "false": "locked"}}``; an unlisted value leaves the field as is
+    values: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    adds: dict[str, str] = Field(default_factory=dict)  # argument -> numeric field it adds to (within its maximum)
+    answers: dict[str, str] = Field(default_factory=dict)  # output member (dotted path) -> field; {} answers the record
 
 
 TreeOp = Literal[

@@ -2,17 +2,17 @@
 
 Real tool docs bend JSON Schema: Python type names (``int``, ``dict``), a missing ``type``,
 ``required`` naming absent properties, OpenAPI's ``nullable`` and ``allOf`` composition,
-enums written only in prose. :func:`normalize_schema` rewrites what has one sensible reading
-and reports every change through :class:`~envfactory.diagnostics.Diagnostics`.
+enums and ranges written only in prose (:mod:`envfactory.ir.prose`). :func:`normalize_schema`
+rewrites what has one sensible reading and reports every change through :class:`~envfactory.diagnostics.Diagnostics`.
 """
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from envfactory import inflection
 from envfactory.diagnostics import Diagnostics
+from envfactory.ir.prose import apply_prose
 
 JSON = dict[str, Any]
 
@@ -47,12 +47,6 @@ _TYPE_ALIASES: dict[str, str | None] = {
 _CANONICAL = {"integer", "number", "string", "boolean", "object", "array", "null"}
 _DROPPED_KEYS = {"xml", "discriminator", "externalDocs", "$schema"}
 _SCALAR = (str, int, float, bool)
-_PROSE_ENUM = re.compile(
-    r"(?:one of|possible values(?: are)?|allowed values(?: are)?|valid values(?: are)?|"
-    r"must be(?: one of)?|either)\s*[:\-]?\s*(.+)",
-    re.IGNORECASE,
-)
-_QUOTED = re.compile(r"[`'\"]([A-Za-z0-9_\-.]+)[`'\"]")
 MAX_DEPTH = 24
 
 
@@ -120,7 +114,7 @@ class _Normalizer:
         if out.pop("nullable", False) is True and isinstance(out.get("type"), str):
             out["type"] = [out["type"], "null"]
         self._fix_required(out, field)
-        self._enum_from_prose(out, field)
+        self._constraints_from_prose(out, field)
         return out
 
     def _fix_keywords(self, schema: JSON, field: str) -> None:
@@ -249,13 +243,9 @@ class _Normalizer:
             if not schema["required"]:
                 schema.pop("required")
 
-    def _enum_from_prose(self, schema: JSON, field: str) -> None:
-        if "enum" in schema or schema.get("type") != "string":
-            return
-        values = enum_from_description(schema.get("description", ""))
-        if values:
-            schema["enum"] = values
-            self.warn(field, f"enum {values} read from the description")
+    def _constraints_from_prose(self, schema: JSON, field: str) -> None:
+        for added in apply_prose(schema):
+            self.warn(field, f"{added} read from the description")
 
 
 def _examples(schema: JSON) -> None:
@@ -318,15 +308,6 @@ _KEYWORD_SHAPES: dict[str, Any] = {
 def _shown(value: Any) -> str:
     text = repr(value)
     return text if len(text) <= 40 else text[:37] + "..."
-
-
-def enum_from_description(text: str) -> list[str]:
-    """Find an enum written in prose, e.g. ``"One of: `open`, `closed`"``; [] when unsure."""
-    match = _PROSE_ENUM.search(text or "")
-    if not match:
-        return []
-    quoted = _QUOTED.findall(match.group(1))
-    return list(dict.fromkeys(quoted)) if len(quoted) >= 2 else []
 
 
 def _infer_type(schema: JSON) -> str | None:

@@ -203,7 +203,7 @@ def _action(effect: ActionEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
         key = cast(args.get(effect.key_arg))
         row = _fetch(ctx.store, entity, key)
         current = row.get(effect.field)
-        if current == effect.to:
+        if current == effect.to or (isinstance(current, str) and current.casefold() == effect.to.casefold()):
             raise ToolError("conflict", f"{_label(entity, key)} is already {effect.to!r}")
         if (allowed is not None and current not in allowed) or current in forbidden:
             hint = f" (allowed from: {', '.join(sorted(allowed))})" if allowed is not None else ""
@@ -365,7 +365,10 @@ _ERROR_WORDS: tuple[tuple[str, ErrorCode], ...] = (
 
 def returned_error(result: Any) -> ToolError | None:
     """An implementation that reports failure by returning ``{"error": "message"}`` (BFCL's API
-    classes, many tool libraries) refused the call: the error class is read from the message."""
+    classes, many tool libraries) refused the call, or ``[{"error": "message"}]`` from a tool that
+    answers lists: the error class is read from the message."""
+    if isinstance(result, list) and len(result) == 1:
+        result = result[0]
     if not isinstance(result, dict) or len(result) != 1 or not isinstance(result.get("error"), str):
         return None
     message = result["error"]

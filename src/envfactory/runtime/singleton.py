@@ -24,12 +24,59 @@ def _singleton(effect: SingletonEffect, tool: ToolSpec, spec: EnvSpec) -> Execut
         if row is None:
             raise ToolError("not_found", f"there is no {entity.name.replace('_', ' ')}")
         if effect.op == "set":
-            row = {**row, **{field: clone(args[arg]) for arg, field in effect.args.items() if arg in args},
-                   **clone(effect.sets)}  # fmt: skip
+            row = {**row, **_written(effect, args), **_added(effect, entity.fields, row, args), **clone(effect.sets)}
             ctx.store.put(entity.name, SELF, row)
+        if effect.answers:
+            return _answer(effect.answers, row)
         return {k: v for k, v in row.items() if k != KEY}
 
     return run
+
+
+def _written(effect: SingletonEffect, args: JSON) -> JSON:
+    out: JSON = {}
+    for arg, field in effect.args.items():
+        if arg not in args:
+            continue
+        value = args[arg]
+        if arg in effect.values:
+            said = str(value).lower() if isinstance(value, bool) else str(value)
+            if said not in effect.values[arg]:
+                continue
+            value = effect.values[arg][said]
+        out[field] = clone(value)
+    return out
+
+
+def _added(effect: SingletonEffect, fields: dict[str, JSON], row: JSON, args: JSON) -> JSON:
+    out: JSON = {}
+    for arg, field in effect.adds.items():
+        amount = args.get(arg)
+        if not isinstance(amount, (int, float)) or isinstance(amount, bool):
+            continue
+        if amount < 0:
+            raise ToolError("invalid_arguments", f"argument {arg!r} must not be negative")
+        current = row.get(field)
+        total = (current if isinstance(current, (int, float)) else 0) + amount
+        maximum = (fields.get(field) or {}).get("maximum")
+        if isinstance(maximum, (int, float)) and total > maximum:
+            raise ToolError("precondition_failed", f"{field} would be {total:g}, above its maximum {maximum:g}")
+        out[field] = total
+    return out
+
+
+def _answer(answers: dict[str, str], row: JSON) -> JSON:
+    """The declared output members, each from its field (``status.fuelLevel`` nested)."""
+    out: JSON = {}
+    for path, field in answers.items():
+        if field not in row:
+            continue
+        *parents, leaf = path.split(".")
+        node = out
+        for part in parents:
+            node = node.setdefault(part, {})
+        node[leaf] = clone(row[field])
+    return out
 
 
 def gated(gate: Gate, run: Executor) -> Executor:

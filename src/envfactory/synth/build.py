@@ -8,12 +8,13 @@ from typing import Any
 
 from envfactory.errors import SpecError, SynthesisError
 from envfactory.ingest import Loaded, load
-from envfactory.ir.effect import ActionEffect, Behaviour, BoundEffect, CreateEffect, UpdateEffect
+from envfactory.ir.effect import ActionEffect, Behaviour, BoundEffect, CreateEffect, FallbackEffect, UpdateEffect
 from envfactory.ir.env import EnvConfig, EnvSpec
 from envfactory.ir.state import Entity, StateSchema
 from envfactory.ir.tool import ToolSet
 from envfactory.synth.batches import plan_batches
 from envfactory.synth.data import load_state, seed_state
+from envfactory.synth.device import plan_device
 from envfactory.synth.effects import infer_behaviour
 from envfactory.synth.entities import (
     assign_entities,
@@ -131,6 +132,9 @@ def synthesize(
         for i in intents
     }
     behaviours = [batches.behaviours.get(t.name) or by_tool[t.name] for t in toolset.tools]
+    schema, behaviours, device = _with_device(toolset, schema, behaviours)
+    if device is not None:
+        singles.append(device)
     schema = refs_fit_keys(fields_follow_filters(keys_follow_parameters(schema, behaviours, toolset), behaviours,
                                                  toolset))  # fmt: skip
     if bind:
@@ -171,6 +175,22 @@ def synthesize(
         behaviours=tuple(behaviours),
         initial_state=initial,
     )
+
+
+def _with_device(toolset: ToolSet, schema: StateSchema, behaviours: list[Behaviour],
+                 ) -> tuple[StateSchema, list[Behaviour], Entity | None]:  # fmt: skip
+    """Keyless tools that would fall back but share output fields: one device record
+    (:mod:`envfactory.synth.device`); the entities only they named go."""
+    fallbacks = {b.tool for b in behaviours if isinstance(b.effect, FallbackEffect)}
+    device, absorbed = plan_device([t for t in toolset.tools if t.name in fallbacks])
+    if device is None or device.name in schema.names:
+        return schema, behaviours, None
+    behaviours = [absorbed.get(b.tool, b) for b in behaviours]
+    used = {getattr(b.effect, "entity", None) for b in behaviours} | {
+        r for e in schema.entities for r in e.refs.values()
+    }
+    kept = [e for e in schema.entities if e.name in used or not set(e.sources) <= set(absorbed)]
+    return StateSchema(entities=(*kept, device)), behaviours, device
 
 
 def _finish(behaviour: Behaviour, schema: StateSchema) -> Behaviour:

@@ -142,12 +142,44 @@ def _probe_singleton(p: _Probe) -> None:
         p.note("answers the one record", result.ok and isinstance(result.data, dict), result.content[:200])
         return
     required = set(p.spec.tools[p.behaviour.tool].required)  # a login's password: sent, never stored
-    args = {a: v for a, v in p.args().items() if a in effect.args or a in required}
+    args = {a: v for a, v in p.args().items() if a in effect.args or a in required or a in effect.adds}
+    before = dict(p.episode.store.get(effect.entity, "self") or {})
+    fields = p.spec.state_schema[effect.entity].fields
+    for arg, field in effect.adds.items():  # an amount that fits under the field's maximum
+        room = _room(fields.get(field) or {}, before.get(field))
+        args[arg] = 1 if room is None else max(0, min(1, room))
     result = p.call(p.behaviour.tool, args)
     row = p.episode.store.get(effect.entity, "self") or {}
-    stored = all(row.get(effect.args[a]) == v for a, v in args.items() if a in effect.args)
+    expected = {effect.args[a]: _translated(effect, a, v) for a, v in args.items() if a in effect.args}
+    stored = all(row.get(f) == v for f, v in expected.items() if v is not _UNLISTED)
+    added = all(row.get(f) == (before.get(f) or 0) + args[a] for a, f in effect.adds.items())
     fixed = all(row.get(f) == v for f, v in effect.sets.items())
-    p.note("set writes the record", result.ok and stored and fixed, result.content[:200])
+    p.note("set writes the record", result.ok and stored and added and fixed, result.content[:200])
+    for arg, field in effect.adds.items():
+        room = _room(fields.get(field) or {}, row.get(field))
+        if room is not None:
+            refused = p.call(p.behaviour.tool, {**args, arg: room + 1})
+            p.note("an amount past the maximum is refused", refused.error == "precondition_failed",
+                   refused.content[:200])  # fmt: skip
+
+
+_UNLISTED = object()
+
+
+def _translated(effect: SingletonEffect, arg: str, value: Any) -> Any:
+    """What ``value`` of ``arg`` writes: itself, or its entry in ``effect.values``."""
+    if arg not in effect.values:
+        return value
+    said = str(value).lower() if isinstance(value, bool) else str(value)
+    return effect.values[arg].get(said, _UNLISTED)
+
+
+def _room(schema: JSON, current: Any) -> float | None:
+    """How much more fits under the field's maximum (None without one)."""
+    maximum = schema.get("maximum")
+    if not isinstance(maximum, (int, float)):
+        return None
+    return max(0, maximum - (current if isinstance(current, (int, float)) else 0))
 
 
 __all__: list[str] = []

@@ -6,7 +6,7 @@ writes its non-secret arguments and turns the session on, the logout tool turns 
 status tool reads it. The session's on/off field is named after the status tool's one boolean
 output (``login_status``), else ``logged_in``; every boolean the login and logout tools declare in
 their output (``authentication_status``) is set with it, so their answers say what happened. A
-tool whose own description speaks of an authenticated or logged-in user gets a :class:`Gate`: it
+tool whose own description speaks of an authenticated, logged-in or current user gets a :class:`Gate`: it
 is refused (``precondition_failed``) while the session is off. Environments start signed in, so
 that tasks can act; the agent can still sign out.
 """
@@ -27,7 +27,8 @@ ENTITY, KEY, SELF = "session", "_id", "self"
 _LOGIN = {"login", "authenticate", "signin", "logon", "auth"}
 _LOGOUT = {"logout", "signout", "logoff"}
 _SECRET = {"password", "passwd", "secret", "token", "pin", "otp", "code", "key"}
-_NEEDS = re.compile(r"\b(authenticated|logged[ -]in|log[ -]?in|signed[ -]in|sign[ -]in|authenticat\w*)\b", re.I)
+_NEEDS = re.compile(r"\b(authenticated|logged[ -]in|log[ -]?in|signed[ -]in|sign[ -]in|authenticat\w*|current user)\b",
+                    re.I)  # fmt: skip
 
 
 def _own_text(tool: ToolSpec) -> str:

@@ -80,7 +80,9 @@ STATUS_FIELDS = ("status", "state", "stage", "phase")
 def transition_for(verb: str, enum: list[str] | None) -> tuple[str, tuple[str, ...] | None, tuple[str, ...]] | None:
     """``(to, allowed_from, forbidden_from)`` for ``verb`` on a status with values ``enum``.
 
-    With no enum (a free-text status) the verb's first target is used.
+    With no enum (a free-text status) the verb's first target is used, and nothing but a repeat
+    (closing what is already closed) is refused: the status values are undeclared, so a state
+    that forbids the action would be invented.
     """
     targets: tuple[str, ...]
     allowed: tuple[str, ...] | None
@@ -101,4 +103,5 @@ def transition_for(verb: str, enum: list[str] | None) -> tuple[str, tuple[str, .
             if from_states:
                 return to, from_states, ()
         return to, None, tuple(v for v in values if v in TERMINAL and v != to)
-    return targets[0], None, tuple(sorted(TERMINAL - {targets[0]}))
+    # a free-text status: which states refuse the action is unknown; only a repeat is refused
+    return targets[0], None, ()

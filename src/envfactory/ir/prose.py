@@ -1,0 +1,110 @@
+"""Constraints written in a field's description instead of its schema.
+
+Function-calling tool docs rarely use ``enum`` or ``minimum``; they say it: ``"One of: `open`,
+`closed`"``, ``[Enum]: ["fuel", "battery"]``, ``"between 0 (not pressed) and 1"``, ``"from 1 to
+5"``, ``"a multiple of 5"``. The real implementation enforces what the prose says, so the
+environment's validation must too. Each reader returns nothing when unsure: a constraint read
+wrongly refuses valid calls, which is worse than one left out.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+JSON = dict[str, Any]
+
+_PROSE_ENUM = re.compile(
+    r"(?:one of|possible values(?: are)?|allowed values(?: are)?|valid values(?: are)?|"
+    r"must be(?: one of)?|either)\s*[:\-]?\s*(.+)",
+    re.IGNORECASE,
+)
+_LISTED_ENUM = re.compile(r"\[enum\]\s*:?\s*(\[[^\]]*\])", re.IGNORECASE)  # BFCL-style ``[Enum]: ["a", "b"]``
+_QUOTED = re.compile(r"[`'\"]([A-Za-z0-9_\-.]+)[`'\"]")
+_NUM = r"(-?\d+(?:\.\d+)?)"
+_ASIDE = r"(?:\s*\([^)]*\))?"  # ``0 (not pressed)``
+_RANGES = (
+    re.compile(rf"\bbetween\s+{_NUM}{_ASIDE}\s+and\s+{_NUM}", re.IGNORECASE),
+    re.compile(rf"\bfrom\s+{_NUM}{_ASIDE}\s+(?:to|through)\s+{_NUM}", re.IGNORECASE),
+    re.compile(rf"\(\s*{_NUM}\s*(?:-|–|to)\s*{_NUM}\s*\)"),
+)
+_MULTIPLE = re.compile(rf"\bmultiple of\s+{_NUM}", re.IGNORECASE)
+# "Values above 0.66 describe ...; values between 0.33 and 0.66 ...": bands of meaning, not bounds
+_THRESHOLDS = re.compile(r"\b(?:above|below|over|under|less than|greater than|more than)\s+-?\d", re.IGNORECASE)
+_BANDS = re.compile(r"(?:^|[.;]\s*)values\s+(?:between|from)\b", re.IGNORECASE)
+
+
+def enum_from_description(text: str) -> list[str]:
+    """An enum written in prose, e.g. ``"One of: `open`, `closed`"`` or ``[Enum]: ["a", "b"]``;
+    [] when unsure."""
+    listed = _LISTED_ENUM.search(text or "")
+    if listed:
+        try:
+            values = json.loads(listed.group(1))
+        except ValueError:
+            values = None
+        if isinstance(values, list) and len(values) >= 2 and all(isinstance(v, str) for v in values):
+            return list(dict.fromkeys(values))
+    match = _PROSE_ENUM.search(text or "")
+    if not match:
+        return []
+    quoted = _QUOTED.findall(match.group(1))
+    return list(dict.fromkeys(quoted)) if len(quoted) >= 2 else []
+
+
+def range_from_description(text: str, integer: bool = False) -> JSON:
+    """Numeric bounds written in prose: ``minimum``/``maximum`` from "between A and B", "from A
+    to B" or "(A-B)", and ``multipleOf`` from "a multiple of N"; {} when none is said."""
+    out: JSON = {}
+    if _THRESHOLDS.search(text or "") or _BANDS.search(text or ""):
+        return out
+    for pattern in _RANGES:
+        match = pattern.search(text or "")
+        if match:
+            low, high = (float(g) for g in match.groups())
+            if low < high:
+                out.update(minimum=_num(low, integer), maximum=_num(high, integer))
+            break
+    multiple = _MULTIPLE.search(text or "")
+    if multiple and float(multiple.group(1)) > 0:
+        out["multipleOf"] = _num(float(multiple.group(1)), integer)
+    return out
+
+
+def _num(value: float, integer: bool) -> int | float:
+    return int(value) if integer or value.is_integer() else value
+
+
+def apply_prose(schema: JSON) -> list[str]:
+    """Write the constraints ``schema``'s description states into it (never over declared ones);
+    what was added, for diagnostics."""
+    text = schema.get("description")
+    if not isinstance(text, str) or not text:
+        return []
+    kind = schema.get("type")
+    added: list[str] = []
+    if kind == "string" and "enum" not in schema:
+        values = enum_from_description(text)
+        if values:
+            schema["enum"] = values
+            added.append(f"enum {values}")
+    elif kind == "array" and isinstance(schema.get("items"), dict):
+        items = schema["items"]
+        if items.get("type") == "string" and "enum" not in items:
+            values = enum_from_description(text)
+            if values:
+                items["enum"] = values
+                added.append(f"item enum {values}")
+    elif kind in ("integer", "number"):
+        found = range_from_description(text, integer=kind == "integer")
+        declared = {"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"} & set(schema)
+        for key, value in found.items():
+            if key in schema or (key != "multipleOf" and declared):
+                continue
+            schema[key] = value
+            added.append(f"{key} {value}")
+    return added
+
+
+__all__ = ["apply_prose", "enum_from_description", "range_from_description"]
