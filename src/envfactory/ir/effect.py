@@ -193,6 +193,7 @@ class SingletonEffect(_Frozen):
     # ``{"unlock": {"true": "unlocked", "false": "locked"}}``; an unlisted value leaves the field as is
     values: dict[str, dict[str, Any]] = Field(default_factory=dict)
     adds: dict[str, str] = Field(default_factory=dict)  # argument -> numeric field it adds to (within its maximum)
+    takes: dict[str, str] = Field(default_factory=dict)  # argument -> numeric field it takes from (not below 0)
     answers: dict[str, str] = Field(default_factory=dict)  # output member (dotted path) -> field; {} answers the record
 
 

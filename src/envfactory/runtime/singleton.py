@@ -49,19 +49,24 @@ def _written(effect: SingletonEffect, args: JSON) -> JSON:
 
 
 def _added(effect: SingletonEffect, fields: dict[str, JSON], row: JSON, args: JSON) -> JSON:
+    """Amounts added to (``adds``) or taken from (``takes``) numeric fields, within their bounds."""
     out: JSON = {}
-    for arg, field in effect.adds.items():
+    moves = [(arg, field, 1) for arg, field in effect.adds.items()] + [(a, f, -1) for a, f in effect.takes.items()]
+    for arg, field, sign in moves:
         amount = args.get(arg)
         if not isinstance(amount, (int, float)) or isinstance(amount, bool):
             continue
         if amount < 0:
             raise ToolError("invalid_arguments", f"argument {arg!r} must not be negative")
-        current = row.get(field)
-        total = (current if isinstance(current, (int, float)) else 0) + amount
-        maximum = (fields.get(field) or {}).get("maximum")
+        current = out.get(field, row.get(field))
+        total = (current if isinstance(current, (int, float)) else 0) + sign * amount
+        schema = fields.get(field) or {}
+        maximum, minimum = schema.get("maximum"), schema.get("minimum", 0 if sign < 0 else None)
         if isinstance(maximum, (int, float)) and total > maximum:
             raise ToolError("precondition_failed", f"{field} would be {total:g}, above its maximum {maximum:g}")
-        out[field] = total
+        if isinstance(minimum, (int, float)) and total < minimum:
+            raise ToolError("precondition_failed", f"insufficient {field}: {current!r} is less than {amount!r}")
+        out[field] = round(total, 10)
     return out
 
 

@@ -28,7 +28,7 @@ from envfactory.synth.naming import tokens
 from envfactory.synth.session import plan_session, session_gates
 from envfactory.synth.shell import CWD, plan_shell
 from envfactory.synth.singletons import KEY as SINGLETON_KEY
-from envfactory.synth.singletons import SELF, plan_singletons
+from envfactory.synth.singletons import SELF, plan_funds, plan_singletons
 from envfactory.synth.transitions import STATUS_FIELDS
 from envfactory.synth.tree import plan_tree, seed_tree
 
@@ -179,9 +179,14 @@ def synthesize(
 
 def _with_device(toolset: ToolSet, schema: StateSchema, behaviours: list[Behaviour],
                  ) -> tuple[StateSchema, list[Behaviour], Entity | None]:  # fmt: skip
-    """Keyless tools that would fall back but share output fields: one device record
-    (:mod:`envfactory.synth.device`); the entities only they named go."""
+    """Keyless deposits and withdrawals on a singleton's balance (``plan_funds``); keyless tools
+    that would fall back but share output fields: one device record (:mod:`envfactory.synth.device`);
+    the entities only they named go."""
     fallbacks = {b.tool for b in behaviours if isinstance(b.effect, FallbackEffect)}
+    singles = [e for e in schema.entities if e.key == SINGLETON_KEY]
+    funds = plan_funds([t for t in toolset.tools if t.name in fallbacks], singles)  # ``withdraw_funds(amount)``
+    behaviours = [funds.get(b.tool, b) for b in behaviours]
+    fallbacks -= set(funds)
     device, absorbed = plan_device([t for t in toolset.tools if t.name in fallbacks])
     if device is None or device.name in schema.names:
         return schema, behaviours, None

@@ -37,6 +37,9 @@ ENTITY, KEY, SELF = "device", "_id", "self"
 _ADDS = re.compile(r"\b(add|adds|added|additional|increase|top up|fill)\b", re.IGNORECASE)
 _CAP = re.compile(r"\b(?:up to|at most|maximum of|holds?|capacity of)\s+(-?\d+(?:\.\d+)?)", re.IGNORECASE)
 MIN_TOOLS = 3
+# members that report on the call rather than hold state: shared by many tools, they prove nothing
+ANSWER_WORDS = frozenset({"status", "message", "result", "success", "error", "ok", "detail", "details", "response",
+                          "info", "msg", "notification", "output", "data"})  # fmt: skip
 _SET = {"set", "update", "change", "configure", "adjust", "toggle"}
 
 
@@ -93,7 +96,7 @@ def plan_device(tools: list[ToolSpec]) -> tuple[Entity | None, dict[str, Behavio
     """The device record and the behaviours of the tools it absorbs, or ``(None, {})``."""
     outputs = {t.name: _members(t.output_schema or {}) for t in tools}
     counts = Counter(norm(_leaf(p)) for m in outputs.values() for p in {norm(_leaf(p)): p for p in m}.values())
-    shared = {f for f, n in counts.items() if n >= 2}
+    shared = {f for f, n in counts.items() if n >= 2 and f not in ANSWER_WORDS}
     members = [t for t in tools if {norm(_leaf(p)) for p in outputs[t.name]} & shared]
     if len(members) < MIN_TOOLS:
         return None, {}

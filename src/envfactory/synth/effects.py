@@ -192,6 +192,8 @@ def _patch(intent: Intent, entity: Entity, ignored: list[str]) -> tuple[str | No
 def _keyed(kind: str) -> Builder:
     def build(intent: Intent, entity: Entity, schema: StateSchema) -> Behaviour:
         key_arg = _key_arg(intent, entity)
+        if key_arg is None and kind == "read" and (found := _lookup(intent, entity)) is not None:
+            return found
         if key_arg is None:
             return fallback(intent.tool.name, f"{kind} of {entity.name} but no argument holds its key",
                             writes=kind in WRITE_KINDS)  # fmt: skip
@@ -215,6 +217,20 @@ def _keyed(kind: str) -> Builder:
 BUILDERS.add("read", _keyed("read"))
 BUILDERS.add("update", _keyed("update"))
 BUILDERS.add("delete", _keyed("delete"))
+
+
+def _lookup(intent: Intent, entity: Entity) -> Behaviour | None:
+    """A read by what the thing holds rather than its key (``get_stock_info(symbol)``,
+    ``get_user_id(user_name)``): the rows whose fields equal every required argument; one record
+    answers the first, or ``not_found``."""
+    required = [a for a in intent.tool.required if a in intent.tool.properties]
+    filters = [f for a in required if (f := _filter(a, intent.tool.properties[a], intent, entity)) is not None]
+    if not required or len(filters) != len(required) or any(f.op not in ("eq", "contains") for f in filters):
+        return None
+    exact = tuple(f.model_copy(update={"op": "eq"}) for f in filters)
+    ignored = [a for a in intent.tool.properties if a not in required]
+    return _grade(intent.tool.name, ListEffect(entity=entity.name, filters=exact), ignored,
+                  [f"finds the {entity.name} by {', '.join(required)}"])  # fmt: skip
 
 
 @BUILDERS.register("list")

@@ -55,11 +55,17 @@ def wraps_entity(arg: str, schema: Any, noun: str, kind: str) -> bool:
     return named or (kind == "update" and arg.lower() in PATCH_ARGS)
 
 
+# the last word of a compound noun that names a view of a thing rather than a thing of its own
+ASPECTS = frozenset({"balance", "history", "stat", "stats", "statistic", "info", "detail", "details", "summary",
+                     "status", "count", "overview"})  # fmt: skip
+
+
 def assign_entities(intents: list[Intent]) -> dict[str, str]:
     """tool name -> entity noun: the most specific candidate that another tool names first
     (``word_list`` for ``createWordList`` when ``getWordListByPermalink`` names it first, not the
     ``word`` many tools mention; ``word`` for ``getRelatedWords``), else the candidate named first
-    most often (``ssh_key``, not the ``key`` that only trails other compounds)."""
+    most often (``ssh_key``, not the ``key`` that only trails other compounds). A compound ending in
+    an aspect (``credit_card_balance``, ``order_history``) belongs to the thing another tool names."""
     entity_intents = [i for i in intents if i.kind in ENTITY_KINDS and i.nouns]
     first = Counter(i.nouns[0] for i in entity_intents)
     support = Counter(n for i in entity_intents for n in dict.fromkeys(i.nouns))
@@ -68,6 +74,11 @@ def assign_entities(intents: list[Intent]) -> dict[str, str]:
         shared = [n for n in intent.nouns if first[n] > 1]
         best = shared[0] if shared else max(intent.nouns, key=lambda n: (first[n], support[n], -intent.nouns.index(n)))
         out[intent.tool.name] = best
+    named = set(out.values())
+    for tool, noun in out.items():  # ``credit_card_balance`` is an aspect of the credit card another tool names
+        base, _, aspect = noun.rpartition("_")
+        if aspect in ASPECTS and base in named and base != noun:
+            out[tool] = base
     return out
 
 
@@ -255,8 +266,8 @@ def _key_field(noun: str, fields: JSON, key_args: list[str]) -> str:
         found = _matching(fields, arg)
         if found:
             return found
-    for name in fields:
-        if tokens(name)[-1:] == ("id",) and id_stem(name) in (None, noun):
+    for name in fields:  # ``card_id`` keys a ``credit_card``
+        if tokens(name)[-1:] == ("id",) and id_stem(name) in (None, noun, noun.rsplit("_", 1)[-1]):
             return name
     return _matching(fields, f"{noun}_name") or "id"  # AWS budgets are named, not numbered: ``BudgetName``
 

@@ -148,13 +148,22 @@ def _probe_singleton(p: _Probe) -> None:
     for arg, field in effect.adds.items():  # an amount that fits under the field's maximum
         room = _room(fields.get(field) or {}, before.get(field))
         args[arg] = 1 if room is None else max(0, min(1, room))
+    for arg, field in effect.takes.items():  # an amount the field holds
+        held = before.get(field)
+        args[arg] = max(0, min(1, held)) if isinstance(held, (int, float)) else 0
     result = p.call(p.behaviour.tool, args)
     row = p.episode.store.get(effect.entity, "self") or {}
     expected = {effect.args[a]: _translated(effect, a, v) for a, v in args.items() if a in effect.args}
     stored = all(row.get(f) == v for f, v in expected.items() if v is not _UNLISTED)
     added = all(row.get(f) == (before.get(f) or 0) + args[a] for a, f in effect.adds.items())
+    added &= all(row.get(f) == (before.get(f) or 0) - args[a] for a, f in effect.takes.items())
     fixed = all(row.get(f) == v for f, v in effect.sets.items())
     p.note("set writes the record", result.ok and stored and added and fixed, result.content[:200])
+    for arg, field in effect.takes.items():
+        held = row.get(field)
+        if isinstance(held, (int, float)):
+            refused = p.call(p.behaviour.tool, {**args, arg: held + 1})
+            p.note("taking more than is held is refused", refused.error == "precondition_failed", refused.content[:200])
     for arg, field in effect.adds.items():
         room = _room(fields.get(field) or {}, row.get(field))
         if room is not None:

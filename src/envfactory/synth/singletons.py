@@ -17,6 +17,7 @@ from envfactory.ir.effect import Behaviour, SingletonEffect
 from envfactory.ir.jsonschema import data_path, entity_schema, primary_type
 from envfactory.ir.state import Entity
 from envfactory.ir.tool import ToolSpec
+from envfactory.synth.effects import DEPOSIT_VERBS, WITHDRAW_VERBS
 from envfactory.synth.naming import singular, tokens
 
 JSON = dict[str, Any]
@@ -108,4 +109,40 @@ def plan_singletons(tools: list[ToolSpec] | tuple[ToolSpec, ...]) -> tuple[list[
     return entities, behaviours
 
 
-__all__ = ["KEY", "NOUNS", "SELF", "plan_singletons"]
+_BALANCE = {"balance", "funds", "credit", "credits", "wallet"}
+_PREFIXES = ("new_", "current_", "updated_", "remaining_")
+
+
+def plan_funds(tools: list[ToolSpec], singles: list[Entity]) -> dict[str, Behaviour]:
+    """Keyless deposits and withdrawals (``fund_account(amount)``, ``withdraw_funds(amount)``) on the
+    singleton that holds a balance: the one amount argument is added to or taken from it (never
+    below zero), and the answer's ``new_balance`` is the balance."""
+    out: dict[str, Behaviour] = {}
+    for tool in tools:
+        toks = tokens(tool.name)
+        verb = "_".join(toks[:2]) if "_".join(toks[:2]) in DEPOSIT_VERBS else (toks[0] if toks else "")
+        numeric = [a for a, s in tool.properties.items() if isinstance(s, dict) and primary_type(s) in
+                   ("number", "integer")]  # fmt: skip
+        keyed = any(a == "id" or a.endswith(("_id", "Id")) for a in tool.required)
+        if verb not in DEPOSIT_VERBS | WITHDRAW_VERBS or len(numeric) != 1 or keyed:
+            continue
+        found = next(((e, f) for e in singles for f in e.fields if tokens(f)[-1:] and tokens(f)[-1] in _BALANCE), None)
+        if found is None:
+            continue
+        entity, field = found
+        members = ((tool.output_schema or {}).get("properties") or {}).keys()
+        answers = {m: field for m in members if m.lower().removeprefix(_prefix(m.lower())) == field.lower()}
+        move, deposit = {numeric[0]: field}, verb in DEPOSIT_VERBS
+        effect = SingletonEffect(entity=entity.name, op="set", answers=answers, adds=move if deposit else {},
+                                 takes={} if deposit else move)  # fmt: skip
+        said = "adds to" if deposit else "takes from"
+        out[tool.name] = Behaviour(tool=tool.name, effect=effect, fidelity="medium",
+                                   notes=(f"{numeric[0]} {said} the {entity.name}'s {field}",))  # fmt: skip
+    return out
+
+
+def _prefix(name: str) -> str:
+    return next((p for p in _PREFIXES if name.startswith(p)), "")
+
+
+__all__ = ["KEY", "NOUNS", "SELF", "plan_funds", "plan_singletons"]
