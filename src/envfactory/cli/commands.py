@@ -387,7 +387,7 @@ def _quiet_gc() -> None:
 def serve(env_dir: Path, mcp: bool, tasks_file: Path | None, control: bool, trust_code: bool, *,
           host: str = "127.0.0.1", port: int = 8000, max_sessions: int = 64,
           mcp_http: bool = False, token: str | None = None, max_body: int = 1 << 20,
-          idle_s: float = 300.0) -> int:  # fmt: skip
+          idle_s: float = 300.0, trajectories: Path | None = None) -> int:  # fmt: skip
     """Serve ENV_DIR over HTTP/WebSocket (OpenEnv) or, with ``--mcp``, over MCP stdio (where stdout
     belongs to the protocol and messages go to stderr)."""
     from envfactory.tasks.taskset import TaskSet
@@ -411,13 +411,19 @@ def serve(env_dir: Path, mcp: bool, tasks_file: Path | None, control: bool, trus
 
         from envfactory.integrations.openenv import make_app
 
-        app = make_app(env_dir, tasks, max_sessions=max_sessions, trust_code=trust_code, token=token,
-                       max_body=max_body, idle_s=idle_s)  # fmt: skip
+        saved = trajectories or env_dir / "served" / "trajectories.jsonl"
+        try:
+            app = make_app(env_dir, tasks, max_sessions=max_sessions, trust_code=trust_code, token=token,
+                           max_body=max_body, idle_s=idle_s, trajectories=saved)  # fmt: skip
+        except OSError as err:
+            raise EnvFactoryError(f"cannot write trajectories to {saved}: {err.strerror}; pass --trajectories") from err
         _quiet_gc()
         guarded = "a bearer token required" if token else "no token (anyone who can reach it may use it)"
         err_console.print(f"serving {spec.name} (OpenEnv protocol) on http://{host}:{port}: {len(tasks)} tasks, "
-                          f"at most {max_sessions} sessions, {guarded}; Ctrl-C stops")  # fmt: skip
-        uvicorn.run(app, host=host, port=port, log_level="warning")
+                          f"at most {max_sessions} sessions, {guarded}; finished trajectories go to {saved}; "
+                          "Ctrl-C stops")  # fmt: skip
+        # tool messages are small: compressing each WebSocket frame costs more than it saves
+        uvicorn.run(app, host=host, port=port, log_level="warning", ws_per_message_deflate=False)
         return 0
     from envfactory.serve_mcp import serve_stdio
 

@@ -249,6 +249,13 @@ def serve(
     idle: Annotated[
         float, typer.Option(min=0.1, help="OpenEnv HTTP: seconds a silent WebSocket session is kept.")
     ] = 300.0,
+    trajectories: Annotated[
+        Path | None,
+        typer.Option(
+            help="OpenEnv HTTP: where every finished episode's trajectory is appended as it ends "
+            "(JSON lines) [default: ENV_DIR/served/trajectories.jsonl]."
+        ),
+    ] = None,
 ) -> None:
     """Serve an environment to other processes: each session or connection gets its own episode.
 
@@ -271,6 +278,7 @@ def serve(
             token=token,
             max_body=max_body,
             idle_s=idle,
+            trajectories=trajectories,
         )
     )
 

@@ -5,7 +5,8 @@ counters, for HTTP and WebSocket alike (a plain ASGI middleware, so it sees both
 headers) is required everywhere but ``/health`` when a token is set: a missing or wrong one is
 ``401`` (a WebSocket is closed with code 1008). A body over ``max_body`` bytes is ``413`` before
 the app reads any of it, whether or not it declared its length. ``GET /metrics`` answers the
-counters as JSON: requests by status, refusals by reason, WebSocket sessions opened and open. A
+counters as JSON: requests by status, refusals by reason, WebSocket sessions opened and open (and
+what ``extra`` adds: episodes, saved trajectories). A
 WebSocket session silent for ``idle_s`` seconds is ended (close code 1001) and its episode freed.
 """
 
@@ -19,6 +20,8 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 from urllib.parse import parse_qs
 
+from starlette.websockets import WebSocketDisconnect
+
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
@@ -31,8 +34,8 @@ IDLE_S = 300.0
 
 class Guard:
     def __init__(self, app: ASGIApp, *, token: str | None = None, max_body: int = MAX_BODY,
-                 idle_s: float = IDLE_S) -> None:  # fmt: skip
-        self.app, self.token, self.max_body, self.idle_s = app, token, max_body, idle_s
+                 idle_s: float = IDLE_S, extra: Callable[[], dict[str, Any]] | None = None) -> None:  # fmt: skip
+        self.app, self.token, self.max_body, self.idle_s, self.extra = app, token, max_body, idle_s, extra
         self.statuses: Counter[int] = Counter()
         self.refused: Counter[str] = Counter()
         self.sockets_opened = self.sockets_open = 0
@@ -40,7 +43,8 @@ class Guard:
     def metrics(self) -> dict[str, Any]:
         by_status = {str(k): v for k, v in sorted(self.statuses.items())}
         return {"requests": sum(self.statuses.values()), "by_status": by_status, "refused": dict(self.refused),
-                "websockets_opened": self.sockets_opened, "websockets_open": self.sockets_open}  # fmt: skip
+                "websockets_opened": self.sockets_opened, "websockets_open": self.sockets_open,
+                **(self.extra() if self.extra is not None else {})}  # fmt: skip
 
     def _allowed(self, scope: Scope) -> bool:
         if not self.token or scope.get("path") in OPEN_PATHS:
@@ -79,10 +83,19 @@ class Guard:
                 self.refused["idle"] += 1
                 return {"type": "websocket.disconnect", "code": 1001}
 
+        closed = False
+
+        async def sending(message: Message) -> None:
+            nonlocal closed
+            closed = closed or message["type"] == "websocket.close"
+            await send(message)
+
         try:
-            await self.app(scope, patient, send)
-            if expired:
+            await self.app(scope, patient, sending)
+            if expired and not closed:
                 await send({"type": "websocket.close", "code": 1001})
+        except WebSocketDisconnect:  # the app closing a socket its client already dropped: nothing to tell
+            self.refused["gone"] += 1
         finally:
             self.sockets_open -= 1
 

@@ -31,14 +31,26 @@ from openenv.core.env_server import create_fastapi_app
 from openenv.core.env_server.types import Action, EnvironmentMetadata, Observation, State
 from openenv.core.utils import convert_to_ws_url
 from pydantic import Field
+from starlette.responses import JSONResponse
 
 from envfactory.integrations.guard import IDLE_S, MAX_BODY, Guard
+from envfactory.integrations.recorder import Recorder
 from envfactory.ir.task import Task, Verdict
+from envfactory.rl.rollout import recorded
 from envfactory.runtime.environment import Environment
 from envfactory.runtime.result import ToolResult
 from envfactory.users.scripted import ScriptedUser
 
 JSON = dict[str, Any]
+
+
+class BadRequest(ValueError):
+    """A request the server understood but cannot serve (an unknown task): HTTP 400, a WebSocket
+    error message."""
+
+
+async def _bad_request(request: Any, err: Exception) -> JSONResponse:
+    return JSONResponse({"error": {"code": "bad_request", "message": str(err)}}, status_code=400)
 
 
 class ToolCallAction(Action):
@@ -66,18 +78,23 @@ class EpisodeEnv(OpenEnvEnvironment[ToolCallAction, ToolObservation, State]):
 
     SUPPORTS_CONCURRENT_SESSIONS = True  # episodes share the read-only base state only
 
-    def __init__(self, env: Environment, tasks: dict[str, Task]) -> None:
+    def __init__(self, env: Environment, tasks: dict[str, Task], recorder: Recorder | None = None) -> None:
         super().__init__()
         self.env, self.tasks = env, tasks
         self.episode = env.episode(user=ScriptedUser())
         self.episode_id: str | None = None
+        self.recorder = recorder if recorder is not None else Recorder(None)
+        self.recorder.opened()
+        self.transcript: list[JSON] = []
+        self.seed, self.saved, self.closed = 0, False, False
 
     def reset(self, seed: int | None = None, episode_id: str | None = None, **kwargs: Any) -> ToolObservation:
         task_id = kwargs.get("task_id")
         if task_id is not None and task_id not in self.tasks:
-            raise ValueError(f"no task {task_id!r} on this server")
+            raise BadRequest(f"no task {task_id!r} on this server")
         self.episode_id = episode_id
         messages = self.episode.reset(task=self.tasks.get(task_id) if task_id else None, seed=seed)
+        self.transcript, self.seed, self.saved = list(messages), seed or 0, False
         return ToolObservation(messages=messages, tools=self.episode.tools, done=False, reward=None)
 
     def step(self, action: ToolCallAction, timeout_s: float | None = None, **kwargs: Any) -> ToolObservation:
@@ -85,9 +102,22 @@ class EpisodeEnv(OpenEnvEnvironment[ToolCallAction, ToolObservation, State]):
         if action.tool_calls:
             message["tool_calls"] = action.tool_calls
         new = self.episode.act(message)
+        self.transcript += [message, *new]
         done = self.episode.done
         verdict = _verdict(self.episode.verify()) if done else None
+        task = self.episode.task
+        if done and task is not None and not self.saved:  # on disk before this step answers
+            self.recorder.save(recorded(self.episode, task, self.transcript, policy="remote", seed=self.seed,
+                                        keep_messages=True))  # fmt: skip
+            self.saved = True
         return ToolObservation(messages=new, done=done, reward=verdict["reward"] if verdict else 0.0, verdict=verdict)
+
+    def close(self) -> None:
+        if not self.closed:
+            self.closed = True
+            self.recorder.closed(unfinished=self.episode.task is not None and not self.episode.done
+                                 and self.episode.steps > 0)  # fmt: skip
+        super().close()
 
     @property
     def state(self) -> State:
@@ -102,14 +132,38 @@ class EpisodeEnv(OpenEnvEnvironment[ToolCallAction, ToolObservation, State]):
         return EnvironmentMetadata(name=spec.name, description=about, version="1.0.0")
 
 
+class InlineEpisodeEnv(EpisodeEnv):
+    """An :class:`EpisodeEnv` whose tools run in microseconds (state transitions only): its calls
+    run on the server's event loop instead of hopping to a worker thread, which is most of a
+    step's cost there. Environments whose tools run user code, a language model or a subprocess
+    keep the thread hop, so that a slow call never stalls the other sessions."""
+
+    async def reset_async(self, seed: int | None = None, episode_id: str | None = None,
+                          **kwargs: Any) -> ToolObservation:  # fmt: skip
+        return self.reset(seed=seed, episode_id=episode_id, **kwargs)
+
+    async def step_async(self, action: ToolCallAction, timeout_s: float | None = None,
+                         **kwargs: Any) -> ToolObservation:  # fmt: skip
+        return self.step(action, timeout_s=timeout_s, **kwargs)
+
+
+SLOW_KINDS = frozenset({"bound", "code", "simulated"})  # user code, sandboxed code, a language model
+
+
 def make_app(env_dir: Path, tasks: dict[str, Task], *, max_sessions: int = 64, trust_code: bool = False,
-             token: str | None = None, max_body: int = MAX_BODY, idle_s: float = IDLE_S) -> Any:  # fmt: skip
+             token: str | None = None, max_body: int = MAX_BODY, idle_s: float = IDLE_S,
+             trajectories: Path | None = None) -> Any:  # fmt: skip
     """OpenEnv's FastAPI app serving ``env_dir``: each session gets a fresh :class:`EpisodeEnv`;
-    behind a :class:`~envfactory.integrations.guard.Guard` (``token``, ``max_body``, ``idle_s``, ``/metrics``)."""
+    behind a :class:`~envfactory.integrations.guard.Guard` (``token``, ``max_body``, ``idle_s``, ``/metrics``).
+    Every finished episode's trajectory is appended to ``trajectories`` (JSON lines) as it ends."""
     env = Environment.load(env_dir, trust_code=trust_code)
-    app = create_fastapi_app(lambda: EpisodeEnv(env, tasks), ToolCallAction, ToolObservation,
+    recorder = Recorder(trajectories)
+    session = EpisodeEnv if {b.effect.kind for b in env.spec.behaviours} & SLOW_KINDS else InlineEpisodeEnv
+    app = create_fastapi_app(lambda: session(env, tasks, recorder), ToolCallAction, ToolObservation,
                              max_concurrent_envs=max_sessions)  # fmt: skip
-    return Guard(app, token=token, max_body=max_body, idle_s=idle_s)
+    app.router.on_shutdown.append(recorder.close)  # a graceful shutdown closes the file
+    app.add_exception_handler(BadRequest, _bad_request)
+    return Guard(app, token=token, max_body=max_body, idle_s=idle_s, extra=recorder.metrics)
 
 
 class EnvfactoryClient(EnvClient[ToolCallAction, ToolObservation, State]):

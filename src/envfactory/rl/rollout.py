@@ -30,27 +30,32 @@ def rollout(
     policy.begin(task, opening, episode.tools)
     transcript: list[JSON] = list(opening)
     new: list[JSON] = []
-    calls = errors = 0
     while not episode.done:
         action = policy.act(new)
         new = episode.act(action)
         transcript += [action, *new]
-        for message in new:
-            if message["role"] == "tool":
-                calls += 1
-                errors += '"error"' in message["content"][:12]
+    return recorded(episode, task, transcript, policy=policy.name, seed=seed, keep_messages=keep_messages,
+                    judge=judge)  # fmt: skip
+
+
+def recorded(episode: EpisodeLike, task: Task, transcript: list[JSON], *, policy: str, seed: int,
+             keep_messages: bool = False, judge: Judge | None = None) -> Trajectory:  # fmt: skip
+    """The trajectory of an ended ``episode`` whose messages were ``transcript``: its verdict,
+    tool calls and errors counted from the tool messages, and (with a ``judge``) its mask."""
+    tools = [m for m in transcript if m.get("role") == "tool"]
+    errors = sum('"error"' in str(m.get("content", ""))[:12] for m in tools)
     verdict = episode.verify()
     judgement = judge.judge(task, transcript) if judge is not None else None
     return Trajectory(
         env=task.env,
         task_id=task.id,
         level=task.level,
-        policy=policy.name,
+        policy=policy,
         seed=seed,
         reward=verdict.reward,
         success=verdict.success,
         steps=episode.steps,
-        tool_calls=calls,
+        tool_calls=len(tools),
         tool_errors=errors,
         masked=judgement.spoiled if judgement is not None else False,
         randomization=getattr(episode, "randomization", {}),
@@ -59,4 +64,4 @@ def rollout(
     )
 
 
-__all__ = ["Trajectory", "rollout"]
+__all__ = ["Trajectory", "recorded", "rollout"]
