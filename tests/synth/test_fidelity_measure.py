@@ -135,3 +135,18 @@ def test_a_free_text_status_refuses_only_a_repeat_case_insensitively(tmp_path: P
     episode = Environment(spec).episode(max_steps=100)
     assert episode.call_tool("close_ticket", {"ticket_id": 7}).error == "conflict"  # "Closed" is already closed
     assert episode.call_tool("resolve_ticket", {"ticket_id": 7}).ok  # a closed ticket may still be resolved
+
+
+def test_a_real_objects_id_counter_continues_in_the_environment(tmp_path: Path) -> None:
+    from envfactory.fidelity import real_counters
+    from envfactory.ir.env import EnvSpec
+    from envfactory.runtime.environment import Environment
+
+    spec = synthesize(SPECS / "petstore.yaml")
+    keyed = spec.state_schema["pet"]  # keyed by integers
+    state = {f"{keyed.name}_counter": 100, "other_counter": 5, f"{keyed.name}s": [], "flag_counter": True}
+    assert real_counters(state, spec.state_schema) == {keyed.name: 99}  # the next one is number 100
+    counted = spec.model_copy(update={"counters": {keyed.name: 99}})
+    assert EnvSpec.load(counted.save(tmp_path / "env")).counters == {keyed.name: 99}  # kept in env.json
+    store = Environment(counted).episode().store
+    assert store.next_key(keyed.name, keyed.format_key) == 100

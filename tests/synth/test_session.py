@@ -104,3 +104,20 @@ def test_fidelity_starts_the_session_as_the_real_object_does(tmp_path: Path) -> 
     assert side.synth_spec.initial_state["session"][0]["login_status"] is False
     measured = measure(spec, real, sequences=10, length=8)
     assert measured.outcome == 1.0 > measured.stub_outcome  # the stub posts while signed out
+
+
+def test_a_stored_password_is_checked_and_a_wrong_one_signs_out(tmp_path: Path) -> None:
+    spec = _spec(tmp_path)
+    login = spec.behaviour("authenticate").effect
+    assert isinstance(login, SingletonEffect) and login.checks == {"username": "username", "password": "password"}
+    stored = {"_id": "self", "login_status": False, "username": "ann", "password": "pw1"}
+    ep = Environment(spec.model_copy(update={"initial_state": {**spec.initial_state, "session": [stored]}})).episode()
+    assert ep.call_tool("authenticate", {"username": "ann", "password": "nope"}).data == {
+        "authentication_status": False
+    }  # answered, as the declared boolean says, and still signed out
+    assert ep.call_tool("create_post", {"content": "x"}).error == "precondition_failed"
+    assert ep.call_tool("authenticate", {"username": "bob", "password": "pw1"}).data == {"authentication_status": False}
+    assert ep.call_tool("authenticate", {"username": "ann", "password": "pw1"}).data == {"authentication_status": True}
+    assert ep.call_tool("create_post", {"content": "x"}).ok
+    fresh = Environment(spec).episode()  # no stored password (a synthesized start): any credentials sign in
+    assert fresh.call_tool("authenticate", {"username": "zed", "password": "?"}).data == {"authentication_status": True}

@@ -28,6 +28,10 @@ TOOLS = [
     function("list_stocks", "List the stocks.", {}, [], {"stocks": {"type": "array", "items": {
         "type": "dict", "properties": {"symbol": STR, "price": NUM}}}}),
     function("get_stock_info", "Get a stock's details.", {"symbol": STR}, ["symbol"], {"symbol": STR, "price": NUM}),
+    function("get_credit_card_by_number", "Find a card by its number.", {"card_number": STR}, ["card_number"],
+             {"card_id": STR, "cardholder_name": STR}),
+    function("notify_price_change", "Notify about price changes.", {"symbols": {"type": "array", "items": STR}},
+             ["symbols"], {"notification": STR}),
 ]  # fmt: skip
 
 
@@ -42,14 +46,21 @@ def test_views_join_the_thing_they_view(tmp_path: Path) -> None:
     assert card.key == "card_id"  # ``card_id`` keys a credit card
     balance = spec.behaviour("get_credit_card_balance").effect
     assert isinstance(balance, ReadEffect) and balance.entity == "credit_card" and balance.key_arg == "card_id"
-    lookup = spec.behaviour("get_stock_info").effect  # found by what it holds, not a key
+    assert spec.state_schema["stock"].key == "symbol"  # no ids: stocks are named by their symbol
+    lookup = spec.behaviour("get_credit_card_by_number").effect  # found by what it holds, not its key
     assert isinstance(lookup, ListEffect) and [(f.arg, f.field, f.op) for f in lookup.filters] == [
-        ("symbol", "symbol", "eq")
+        ("card_number", "card_number", "eq")
     ]
     ep = Environment(spec).episode()
-    stock = spec.initial_state["stock"][0]
+    stock, card = spec.initial_state["stock"][0], spec.initial_state["credit_card"][0]
     assert ep.call_tool("get_stock_info", {"symbol": stock["symbol"]}).data["price"] == stock["price"]
     assert ep.call_tool("get_stock_info", {"symbol": "NOPE-404"}).error == "not_found"
+    found = ep.call_tool("get_credit_card_by_number", {"card_number": card["card_number"]})
+    assert found.data["card_id"] == card["card_id"]
+    assert ep.call_tool("get_credit_card_by_number", {"card_number": "0"}).error == "not_found"
+    # a notification goes out: not a state change the environment would refuse to fake
+    assert spec.behaviour("notify_price_change").effect.kind == "fallback"
+    assert ep.call_tool("notify_price_change", {"symbols": [stock["symbol"]]}).ok
 
 
 def test_deposits_and_withdrawals_move_the_singleton_balance(tmp_path: Path) -> None:

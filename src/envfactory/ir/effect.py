@@ -195,6 +195,9 @@ class SingletonEffect(_Frozen):
     adds: dict[str, str] = Field(default_factory=dict)  # argument -> numeric field it adds to (within its maximum)
     takes: dict[str, str] = Field(default_factory=dict)  # argument -> numeric field it takes from (not below 0)
     answers: dict[str, str] = Field(default_factory=dict)  # output member (dotted path) -> field; {} answers the record
+    # credentials: argument -> field it must equal when the record holds every one of these fields (a stored
+    # username and password); a mismatch turns the ``sets`` booleans off (a declared status says so) or refuses
+    checks: dict[str, str] = Field(default_factory=dict)
 
 
 TreeOp = Literal[

@@ -61,6 +61,9 @@ class EnvSpec(BaseModel):
     state_schema: StateSchema = Field(default_factory=StateSchema)
     behaviours: tuple[Behaviour, ...]
     initial_state: dict[str, list[JSON]] = Field(default_factory=dict)
+    # the last number each entity's key counter handed out (new keys continue after it); absent: the
+    # largest numbered key of its rows. A real object's ``ticket_counter`` lands here.
+    counters: dict[str, int] = Field(default_factory=dict)
 
     @model_validator(mode="after")
     def _consistent(self) -> EnvSpec:
@@ -108,6 +111,7 @@ class EnvSpec(BaseModel):
             "name": self.name,
             "description": self.description,
             "config": self.config.model_dump(),
+            **({"counters": self.counters} if self.counters else {}),
         }
         files = {
             "env.json": meta,
@@ -147,6 +151,7 @@ class EnvSpec(BaseModel):
                 state_schema=StateSchema.model_validate(read_json(path / "schema.json")),
                 behaviours=tuple(Behaviour.model_validate(b) for b in read_json(path / "behaviours.json")),
                 initial_state=read_json(path / "state.json"),
+                counters=meta.get("counters") or {},
             )
         except ValidationError as err:
             raise EnvSpecError(f"{path}: invalid environment files: {_first_error(err)}") from None

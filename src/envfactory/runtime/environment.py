@@ -60,7 +60,7 @@ class Environment:
         caller passes the ``owner_factory`` itself)."""
         self.spec = spec
         self.name = spec.name
-        self.base = BaseState(spec.state_schema, spec.initial_state)
+        self.base = BaseState(spec.state_schema, spec.initial_state, spec.counters)
         self.tools: dict[str, CompiledTool] = {}
         for tool in spec.tools.tools:
             behaviour = spec.behaviour(tool.name)

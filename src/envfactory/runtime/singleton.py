@@ -23,7 +23,13 @@ def _singleton(effect: SingletonEffect, tool: ToolSpec, spec: EnvSpec) -> Execut
         row = ctx.store.get(entity.name, SELF)
         if row is None:
             raise ToolError("not_found", f"there is no {entity.name.replace('_', ' ')}")
-        if effect.op == "set":
+        if effect.op == "set" and _wrong_credentials(effect, row, args):
+            off = {f: False for f, v in effect.sets.items() if isinstance(v, bool)}
+            if not off:
+                raise ToolError("precondition_failed", f"wrong {' or '.join(effect.checks)}")
+            row = {**row, **off}  # "True if authenticated, False otherwise": a refused sign-in is answered
+            ctx.store.put(entity.name, SELF, row)
+        elif effect.op == "set":
             row = {**row, **_written(effect, args), **_added(effect, entity.fields, row, args), **clone(effect.sets)}
             ctx.store.put(entity.name, SELF, row)
         if effect.answers:
@@ -31,6 +37,13 @@ def _singleton(effect: SingletonEffect, tool: ToolSpec, spec: EnvSpec) -> Execut
         return {k: v for k, v in row.items() if k != KEY}
 
     return run
+
+
+def _wrong_credentials(effect: SingletonEffect, row: JSON, args: JSON) -> bool:
+    stored = {arg: row.get(field) for arg, field in effect.checks.items()}
+    if not stored or any(v in (None, "") for v in stored.values()):
+        return False  # nothing to check against: any credentials sign in
+    return any(args.get(arg) != value for arg, value in stored.items())
 
 
 def _written(effect: SingletonEffect, args: JSON) -> JSON:

@@ -65,7 +65,9 @@ def row_digest(entity: str, key: Any, row: JSON | None) -> int:
 class BaseState:
     """The initial state shared by every episode of an environment (never mutated)."""
 
-    def __init__(self, schema: StateSchema, rows: dict[str, list[JSON]]) -> None:
+    def __init__(
+        self, schema: StateSchema, rows: dict[str, list[JSON]], counters: dict[str, int] | None = None
+    ) -> None:
         self.keys = {e.name: e.key for e in schema.entities}
         self.key_types = {e.name: e.key_type for e in schema.entities}
         self.tables: dict[str, dict[Any, JSON]] = {
@@ -76,6 +78,7 @@ class BaseState:
         }
         self.total = sum(d for table in self.digests.values() for d in table.values()) % MOD
         self.counters = {name: _max_counter(table) for name, table in self.tables.items()}
+        self.counters.update({k: v for k, v in (counters or {}).items() if k in self.counters})
         self.hash = f"{self.total:032x}"
 
 

@@ -123,7 +123,12 @@ def _build_entity(noun: str, intents: list[Intent]) -> Entity:
             fields[arg] = _clean(schema)  # a parent's id too: the row remembers what it belongs to
             if intent.kind == "create" and arg in intent.tool.required:
                 required.append(arg)
-    key = _key_field(noun, fields, [i.key_arg for i in intents if i.key_arg])
+    key_args = [i.key_arg for i in intents if i.key_arg]
+    natural = _natural_key(intents, fields) if not key_args else None
+    if natural is not None:  # ``get_stock_info(symbol)``: stocks are named by their symbol
+        fields.setdefault(natural[0], _clean(natural[1]))
+        key_args = [natural[0]]
+    key = _key_field(noun, fields, key_args)
     if key not in fields:
         key_schema = next((i.tool.properties.get(i.key_arg) for i in intents if i.key_arg), None)
         fields = {key: _clean(key_schema or {"type": "string"}), **fields}
@@ -251,6 +256,24 @@ def _shapes_named_elsewhere(schema: StateSchema, tools: ToolSet) -> dict[str, JS
         if shape:
             found.setdefault(stem, shape)
     return found
+
+
+NATURAL_KEYS = frozenset({"symbol", "ticker", "code", "slug", "handle", "username", "email", "isbn", "sku"})
+
+
+def _natural_key(intents: list[Intent], fields: JSON) -> tuple[str, JSON] | None:
+    """A keyless tool set's natural key: the one required argument, a symbol, code, slug or
+    username, of a tool that reads or acts on one thing; never where the records carry an id."""
+    if any(tokens(f)[-1:] == ("id",) for f in fields):
+        return None
+    for intent in intents:
+        required = [a for a in intent.tool.required if a in intent.tool.properties]
+        if intent.kind in ("read", "update", "delete", "action") and len(required) == 1:
+            arg = required[0]
+            schema = intent.tool.properties[arg]
+            if tokens(arg)[-1:] and tokens(arg)[-1] in NATURAL_KEYS and primary_type(schema) == "string":
+                return arg, schema
+    return None
 
 
 def _key_field(noun: str, fields: JSON, key_args: list[str]) -> str:

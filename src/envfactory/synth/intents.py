@@ -144,6 +144,10 @@ def read_intent(tool: ToolSpec, collections: frozenset[str] = frozenset()) -> In
     return intent
 
 
+# verbs that send something out of the system (a notification, a reminder), whatever nouns follow them
+OUTWARD_VERBS = frozenset({"notify", "alert", "remind", "warn", "ping", "announce", "broadcast"})
+
+
 def _from_name(tool: ToolSpec) -> Intent:
     toks = list(tokens(tool.name))
     if toks[:1] == ["mark"] and len(toks) > 1:  # mark_order_as_shipped: set a status by name
@@ -152,6 +156,8 @@ def _from_name(tool: ToolSpec) -> Intent:
         state = "_".join(rest[cut + 1 :] if "as" in rest else rest[cut:])
         return Intent(tool, "action", verb=f"mark_{state}", nouns=_nouns(rest[:cut]))
     verb_at = next((i for i, t in enumerate(toks) if t in TRANSITIONS or t in VERBS), None)
+    if toks[:1] and toks[0] in OUTWARD_VERBS:  # notify_price_change: a message out, not a "change" of state
+        verb_at = None
     if verb_at is None:  # an unknown verb, most likely the first word
         return Intent(tool, "unknown", verb=toks[0], nouns=_nouns(toks[1:] if len(toks) > 1 else toks))
     verb = toks[verb_at]

@@ -3,7 +3,10 @@
 ``plan_session`` recognizes a tool set with a login tool (``login``, ``authenticate``, ``signin``
 in its name, not a status read) and models the session as a singleton record: the login tool
 writes its non-secret arguments and turns the session on, the logout tool turns it off, the
-status tool reads it. The session's on/off field is named after the status tool's one boolean
+status tool reads it. A password is never written by the login, but where the record holds one (a
+real object's, a state file's), the login's name and password must match it: a mismatch signs out
+(and answers the login's status boolean ``false``) or, without such a boolean, is refused. The
+session's on/off field is named after the status tool's one boolean
 output (``login_status``), else ``logged_in``; every boolean the login and logout tools declare in
 their output (``authentication_status``) is set with it, so their answers say what happened. A
 tool whose own description speaks of an authenticated, logged-in or current user gets a :class:`Gate`: it
@@ -60,8 +63,10 @@ def plan_session(tools: tuple[ToolSpec, ...] | list[ToolSpec]) -> tuple[Entity |
     field = _booleans(status)[0] if status is not None else "logged_in"
     login = [t for t in tools if roles.get(t.name) == "login"]
     args = {a: a for t in login for a in t.properties if not set(tokens(a)) & _SECRET}
+    secrets = {a: a for t in login for a in t.properties if set(tokens(a)) & _SECRET}
     fields: JSON = {KEY: {"type": "string"}, field: {"type": "boolean"}}
     fields.update({a: login[0].properties.get(a) or {"type": "string"} for a in args if a in login[0].properties})
+    fields.update({a: login[0].properties.get(a) or {"type": "string"} for a in secrets if a in login[0].properties})
     out: dict[str, Behaviour] = {}
     for tool in tools:
         role = roles.get(tool.name)
@@ -71,7 +76,11 @@ def plan_session(tools: tuple[ToolSpec, ...] | list[ToolSpec]) -> tuple[Entity |
         if role in ("login", "logout"):
             sets[field] = role == "login"
         login_args = {a: a for a in tool.properties if a in args} if role == "login" else {}
-        effect = SingletonEffect(entity=ENTITY, op="get" if role == "status" else "set", sets=sets, args=login_args)
+        # a stored password (a real object's, a state file's) is checked, with the name it goes with
+        checks = ({a: a for a in tool.properties if a in secrets or a in args}
+                  if role == "login" and any(a in secrets for a in tool.properties) else {})  # fmt: skip
+        effect = SingletonEffect(entity=ENTITY, op="get" if role == "status" else "set", sets=sets, args=login_args,
+                                 checks=checks)  # fmt: skip
         out[tool.name] = Behaviour(tool=tool.name, effect=effect, fidelity="high", notes=(f"session: {role}",))
     entity = Entity(name=ENTITY, key=KEY, key_prefix=ENTITY, fields=fields, required=(KEY,))
     return entity, out, {KEY: SELF, field: True}

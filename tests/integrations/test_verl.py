@@ -1,0 +1,93 @@
+"""verl (0.9.1, the real library): envfactory's estimators in its advantage registry, its tools
+through verl's own tool config loader and call sequence (create, execute, release per call), one
+episode per trajectory, and the task's verdict as the trajectory's reward."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+import yaml
+from verl.experimental.agent_loop.agent_loop import _agent_loop_registry
+from verl.experimental.agent_loop.tool_agent_loop import AgentData
+from verl.tools.tool_registry import initialize_tools_from_config
+from verl.trainer.ppo.core_algos import get_adv_estimator_fn
+
+from envfactory.integrations.verl import AGENT, dataset_rows, finish, register_estimators, tool_config
+from envfactory.rl.advantages import erpo
+from envfactory.runtime.environment import Environment
+from envfactory.tasks.agents import report
+from envfactory.tasks.generate import generate_tasks
+from envfactory.tasks.taskset import write_tasks
+
+
+def test_estimators_are_registered_in_verl_and_mask_spoiled_responses() -> None:
+    assert register_estimators() == ["envfactory_erpo", "envfactory_dr_grpo", "envfactory_rloo"]
+    register_estimators()  # again: a no-op, not verl's "already registered" error
+    rewards = torch.tensor([[0.0, 1.0], [0.0, 0.0], [0.0, 1.0], [0.0, 0.5]])  # outcome on the last token
+    mask = torch.tensor([[1, 1], [1, 1], [1, 1], [0, 0]])  # the last response was spoiled by the user
+    index = np.array(["a", "a", "b", "b"], dtype=object)
+    adv, returns = get_adv_estimator_fn("envfactory_erpo")(token_level_rewards=rewards, response_mask=mask,
+                                                            index=index, config=None)  # fmt: skip
+    expected = erpo([1.0, 0.0, 1.0, 0.5], ["a", "a", "b", "b"], mask=[True, True, True, False], env_ids=[0] * 4)
+    # hand-computed: group a centred (+0.5, -0.5), b alone (0); batch std of (1, 0, 1) = 0.57735
+    assert expected == pytest.approx([0.5 / 0.57735, -0.5 / 0.57735, 0.0, 0.0], abs=1e-4)
+    assert adv[:, 0].tolist() == pytest.approx(expected.tolist(), abs=1e-5) and adv[3].abs().sum() == 0
+    assert torch.equal(adv, returns)
+    rloo, _ = get_adv_estimator_fn("envfactory_rloo")(token_level_rewards=rewards, response_mask=mask, index=index)
+    assert rloo[:, 0].tolist() == pytest.approx([1.0, -1.0, 0.0, 0.0])
+
+
+def _agent_data(row: dict, request: str) -> AgentData:
+    return AgentData(messages=list(row["prompt"]), image_data=None, video_data=None, audio_data=None,
+                     mm_processor_kwargs=None, metrics={}, request_id=request,
+                     tools_kwargs=row["extra_info"]["tools_kwargs"])  # fmt: skip
+
+
+async def _call(tools: dict, data: AgentData, name: str, args: dict) -> str:
+    """What verl's ToolAgentLoop does for one call: create, execute, release."""
+    tool = tools[name]
+    instance, _ = await tool.create(create_kwargs={})
+    try:
+        response, _, _ = await tool.execute(instance, args, agent_data=data)
+    finally:
+        await tool.release(instance)
+    return response.text
+
+
+def test_tools_keep_one_episode_per_trajectory_and_the_verdict_is_the_reward(
+    bundled_envs: dict[str, Environment], tmp_path: Path
+) -> None:
+    shop = bundled_envs["shop"]
+    env_dir = shop.spec.save(tmp_path / "shop")
+    tasks = [t for t in generate_tasks(shop, 12, seed=0)[0] if t.goal.state_hash and not t.user.facts]
+    write_tasks(tmp_path / "tasks.jsonl", tasks)
+    (tmp_path / "tools.yaml").write_text(yaml.safe_dump(tool_config(env_dir, tmp_path / "tasks.jsonl")))
+    tools = {t.name: t for t in initialize_tools_from_config(str(tmp_path / "tools.yaml"))}  # verl's own loader
+    assert set(tools) == set(shop.spec.tools.names)
+    task = tasks[0]
+    row = dataset_rows([task])[0]
+    assert row["agent_name"] == AGENT and _agent_loop_registry[AGENT]["_target_"].endswith("EnvfactoryAgentLoop")
+    solver, idle = _agent_data(row, "r1"), _agent_data(row, "r2")
+
+    async def play() -> None:
+        for call in task.gold:
+            text = await _call(tools, solver, call.tool, call.args)
+            assert not text.startswith('{"error"')
+        await _call(tools, idle, task.gold[0].tool, {"bogus": 1})  # another trajectory: its own episode
+
+    asyncio.run(play())
+    assert solver.extra_fields["envfactory_episode"] is not idle.extra_fields["envfactory_episode"]
+    assert solver.extra_fields["envfactory_episode"].state_hash() == task.goal.state_hash
+    assert idle.extra_fields["envfactory_episode"].state_hash() != task.goal.state_hash
+    config = next(iter(tools.values())).config
+    solver.messages.append({"role": "assistant", "content": report(task)})
+    assert finish(solver.extra_fields, solver.messages, row["extra_info"]["tools_kwargs"], config) == (1.0, True)
+    assert "envfactory_episode" not in solver.extra_fields  # verl batches extra fields: no live objects left
+    reward, success = finish({}, list(row["prompt"]), row["extra_info"]["tools_kwargs"], config)  # no call made
+    assert (reward, success) == (0.0, False)
+    json.dumps(row)  # rows are plain data for parquet
