@@ -10,6 +10,9 @@ VERL := verl==0.9.1 tensordict==0.10.0 pyvers==0.2.3 codetiming==1.4.0 hydra-cor
 # published MCP servers (npm and PyPI, pinned) that tests and bench/fidelity.py measure against
 MCP_SERVERS := tests/mcp-servers
 MCP_STAMP := $(MCP_SERVERS)/node_modules/.installed
+# verifiers in its own environment (it pins mcp==2.0.0 and openai<3, which this project is past)
+VERIFIERS := tests/trainers/verifiers
+VERIFIERS_STAMP := $(VERIFIERS)/python/.installed
 
 .PHONY: demo test lint format bench clean
 
@@ -32,10 +35,17 @@ $(MCP_STAMP): $(MCP_SERVERS)/package.json $(MCP_SERVERS)/package-lock.json $(MCP
 	touch $(MCP_SERVERS)/python/.installed
 	touch $(MCP_STAMP)
 
+$(VERIFIERS_STAMP): $(VERIFIERS)/requirements.txt
+	rm -rf $(VERIFIERS)/python && $(PYTHON) -m venv $(VERIFIERS)/python
+	$(VERIFIERS)/python/bin/python -m pip install --quiet -r $(VERIFIERS)/requirements.txt
+	# its OpenEnv taskset imports OpenEnv's client, which verifiers does not depend on (pip warns about mcp)
+	$(VERIFIERS)/python/bin/python -m pip install --quiet openenv-core==0.3.0 2>/dev/null
+	touch $(VERIFIERS_STAMP)
+
 demo: $(STAMP)
 	$(BIN)/envfactory demo --out out/demo
 
-test: $(STAMP) $(MCP_STAMP) lint
+test: $(STAMP) $(MCP_STAMP) $(VERIFIERS_STAMP) lint
 	$(BIN)/python -m pytest
 
 lint: $(STAMP)
@@ -57,4 +67,4 @@ bench: $(STAMP) $(MCP_STAMP)
 	cd bench && ../$(BIN)/python robustness.py && ../$(BIN)/python advantages.py
 
 clean:
-	rm -rf $(VENV) out .pytest_cache .ruff_cache $(MCP_SERVERS)/node_modules $(MCP_SERVERS)/python
+	rm -rf $(VENV) out .pytest_cache .ruff_cache $(MCP_SERVERS)/node_modules $(MCP_SERVERS)/python $(VERIFIERS)/python
