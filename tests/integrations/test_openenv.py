@@ -85,3 +85,48 @@ def test_a_policy_and_the_rollout_loop_run_against_a_remote_episode_unchanged(se
         assert remote.call_tool("get_order", {"order_id": "missing"}).error == "not_found"
     finally:
         remote.close()
+
+
+SLOW = '''
+import time
+
+
+class Slow:
+    def nap(self, seconds: float) -> dict:
+        """Sleep a while.
+
+        Args:
+            seconds: How long.
+        """
+        time.sleep(seconds)
+        return {"slept": seconds}
+'''
+
+
+def test_a_call_past_the_step_timeout_is_answered_and_the_session_must_reset(tmp_path: Path) -> None:
+    from envfactory.synth import synthesize
+
+    (tmp_path / "slow.py").write_text(SLOW)
+    env_dir = synthesize(f"{tmp_path / 'slow.py'}:Slow", bind=True).save(tmp_path / "slow")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    app = make_app(Path(env_dir), {}, trust_code=True, step_timeout_s=0.5)
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    while not server.started:
+        time.sleep(0.05)
+    try:
+        with EnvfactoryClient(base_url=f"http://127.0.0.1:{port}").sync() as env:
+            env.reset()
+            late = env.step(ToolCallAction(tool_calls=[_call("nap", {"seconds": 3})]))
+            assert late.done and '"internal_error"' in late.observation.messages[0]["content"]
+            again = env.step(ToolCallAction(tool_calls=[_call("nap", {"seconds": 0})]))
+            assert '"episode_over"' in again.observation.messages[0]["content"]  # reset first
+            env.reset()
+            quick = env.step(ToolCallAction(tool_calls=[_call("nap", {"seconds": 0})]))
+            assert not quick.done and '"slept"' in quick.observation.messages[0]["content"]
+    finally:
+        server.should_exit = True
+        thread.join(10)

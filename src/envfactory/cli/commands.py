@@ -387,7 +387,7 @@ def _quiet_gc() -> None:
 def serve(env_dir: Path, mcp: bool, tasks_file: Path | None, control: bool, trust_code: bool, *,
           host: str = "127.0.0.1", port: int = 8000, max_sessions: int = 64,
           mcp_http: bool = False, token: str | None = None, max_body: int = 1 << 20,
-          idle_s: float = 300.0, trajectories: Path | None = None) -> int:  # fmt: skip
+          idle_s: float = 300.0, trajectories: Path | None = None, step_timeout_s: float = 60.0) -> int:  # fmt: skip
     """Serve ENV_DIR over HTTP/WebSocket (OpenEnv) or, with ``--mcp``, over MCP stdio (where stdout
     belongs to the protocol and messages go to stderr)."""
     from envfactory.tasks.taskset import TaskSet
@@ -414,7 +414,8 @@ def serve(env_dir: Path, mcp: bool, tasks_file: Path | None, control: bool, trus
         saved = trajectories or env_dir / "served" / "trajectories.jsonl"
         try:
             app = make_app(env_dir, tasks, max_sessions=max_sessions, trust_code=trust_code, token=token,
-                           max_body=max_body, idle_s=idle_s, trajectories=saved)  # fmt: skip
+                           max_body=max_body, idle_s=idle_s, trajectories=saved,
+                           step_timeout_s=step_timeout_s)  # fmt: skip
         except OSError as err:
             raise EnvFactoryError(f"cannot write trajectories to {saved}: {err.strerror}; pass --trajectories") from err
         _quiet_gc()

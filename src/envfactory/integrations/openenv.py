@@ -19,6 +19,7 @@ rollout loop and the evaluator run against a remote environment as against a loc
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 from typing import Any
@@ -69,6 +70,17 @@ class ToolObservation(Observation):
     verdict: JSON | None = None
 
 
+STEP_TIMEOUT_S = 60.0
+
+
+def _refused(calls: list[JSON], code: str, message: str) -> ToolObservation:
+    """Every tool call answered with the same error, and the episode over (reward 0)."""
+    content = json.dumps({"error": {"code": code, "message": message}})
+    answers = [{"role": "tool", "tool_call_id": c.get("id") if isinstance(c, dict) else None, "content": content}
+               for c in calls] or [{"role": "user", "content": content}]  # fmt: skip
+    return ToolObservation(messages=answers, done=True, reward=0.0, verdict=None)
+
+
 def _verdict(v: Verdict) -> JSON:
     return {"success": v.success, "reward": v.reward, "reasons": list(v.reasons)}
 
@@ -78,15 +90,37 @@ class EpisodeEnv(OpenEnvEnvironment[ToolCallAction, ToolObservation, State]):
 
     SUPPORTS_CONCURRENT_SESSIONS = True  # episodes share the read-only base state only
 
-    def __init__(self, env: Environment, tasks: dict[str, Task], recorder: Recorder | None = None) -> None:
+    def __init__(self, env: Environment, tasks: dict[str, Task], recorder: Recorder | None = None,
+                 step_timeout_s: float = STEP_TIMEOUT_S) -> None:  # fmt: skip
         super().__init__()
-        self.env, self.tasks = env, tasks
+        self.env, self.tasks, self.step_timeout_s = env, tasks, step_timeout_s
         self.episode = env.episode(user=ScriptedUser())
         self.episode_id: str | None = None
         self.recorder = recorder if recorder is not None else Recorder(None)
         self.recorder.opened()
         self.transcript: list[JSON] = []
-        self.seed, self.saved, self.closed = 0, False, False
+        self.seed, self.saved, self.closed, self.stalled = 0, False, False, False
+
+    async def reset_async(self, seed: int | None = None, episode_id: str | None = None,
+                          **kwargs: Any) -> ToolObservation:  # fmt: skip
+        return await self._bounded(lambda: self.reset(seed=seed, episode_id=episode_id, **kwargs), [])
+
+    async def step_async(self, action: ToolCallAction, timeout_s: float | None = None,
+                         **kwargs: Any) -> ToolObservation:  # fmt: skip
+        if self.stalled:
+            return _refused(action.tool_calls, "episode_over", "a call of this episode ran out of time: reset first")
+        return await self._bounded(lambda: self.step(action), action.tool_calls, timeout_s)
+
+    async def _bounded(self, run: Any, calls: list[JSON], timeout_s: float | None = None) -> ToolObservation:
+        """``run`` in a worker thread, answered within the step timeout; past it the episode is
+        given up (its thread finishes on a discarded episode) and the session must reset."""
+        limit = timeout_s or self.step_timeout_s
+        try:
+            return await asyncio.wait_for(asyncio.to_thread(run), limit)
+        except TimeoutError:
+            self.stalled = True
+            self.episode = self.env.episode(user=ScriptedUser())
+            return _refused(calls, "internal_error", f"no answer within {limit:g} s; the episode was given up")
 
     def reset(self, seed: int | None = None, episode_id: str | None = None, **kwargs: Any) -> ToolObservation:
         task_id = kwargs.get("task_id")
@@ -94,7 +128,7 @@ class EpisodeEnv(OpenEnvEnvironment[ToolCallAction, ToolObservation, State]):
             raise BadRequest(f"no task {task_id!r} on this server")
         self.episode_id = episode_id
         messages = self.episode.reset(task=self.tasks.get(task_id) if task_id else None, seed=seed)
-        self.transcript, self.seed, self.saved = list(messages), seed or 0, False
+        self.transcript, self.seed, self.saved, self.stalled = list(messages), seed or 0, False, False
         return ToolObservation(messages=messages, tools=self.episode.tools, done=False, reward=None)
 
     def step(self, action: ToolCallAction, timeout_s: float | None = None, **kwargs: Any) -> ToolObservation:
@@ -144,7 +178,7 @@ class InlineEpisodeEnv(EpisodeEnv):
 
     async def step_async(self, action: ToolCallAction, timeout_s: float | None = None,
                          **kwargs: Any) -> ToolObservation:  # fmt: skip
-        return self.step(action, timeout_s=timeout_s, **kwargs)
+        return self.step(action)
 
 
 SLOW_KINDS = frozenset({"bound", "code", "simulated"})  # user code, sandboxed code, a language model
@@ -152,14 +186,16 @@ SLOW_KINDS = frozenset({"bound", "code", "simulated"})  # user code, sandboxed c
 
 def make_app(env_dir: Path, tasks: dict[str, Task], *, max_sessions: int = 64, trust_code: bool = False,
              token: str | None = None, max_body: int = MAX_BODY, idle_s: float = IDLE_S,
-             trajectories: Path | None = None) -> Any:  # fmt: skip
+             trajectories: Path | None = None, step_timeout_s: float = STEP_TIMEOUT_S) -> Any:  # fmt: skip
     """OpenEnv's FastAPI app serving ``env_dir``: each session gets a fresh :class:`EpisodeEnv`;
     behind a :class:`~envfactory.integrations.guard.Guard` (``token``, ``max_body``, ``idle_s``, ``/metrics``).
-    Every finished episode's trajectory is appended to ``trajectories`` (JSON lines) as it ends."""
+    Every finished episode's trajectory is appended to ``trajectories`` (JSON lines) as it ends. A
+    reset or step of a slow environment (user code, a language model) that takes longer than
+    ``step_timeout_s`` is answered with an error, and its session must reset."""
     env = Environment.load(env_dir, trust_code=trust_code)
     recorder = Recorder(trajectories)
     session = EpisodeEnv if {b.effect.kind for b in env.spec.behaviours} & SLOW_KINDS else InlineEpisodeEnv
-    app = create_fastapi_app(lambda: session(env, tasks, recorder), ToolCallAction, ToolObservation,
+    app = create_fastapi_app(lambda: session(env, tasks, recorder, step_timeout_s), ToolCallAction, ToolObservation,
                              max_concurrent_envs=max_sessions)  # fmt: skip
     app.router.on_shutdown.append(recorder.close)  # a graceful shutdown closes the file
     app.add_exception_handler(BadRequest, _bad_request)
