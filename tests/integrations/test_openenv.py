@@ -3,14 +3,11 @@ through full episodes; RemoteEpisode runs a policy and the rollout loop against 
 
 from __future__ import annotations
 
-import socket
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-import uvicorn
+from tests.integrations.serving import running
 
 from envfactory.integrations.openenv import EnvfactoryClient, RemoteEpisode, ToolCallAction, make_app
 from envfactory.rl.policy import GoldPolicy
@@ -25,18 +22,8 @@ def served(bundled_envs: dict[str, Environment], tmp_path_factory: pytest.TempPa
     shop = bundled_envs["shop"]
     env_dir = shop.spec.save(tmp_path_factory.mktemp("served") / "shop")
     tasks = generate_tasks(shop, 12, seed=0)[0]
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(make_app(Path(env_dir), {t.id: t for t in tasks}, max_sessions=8),
-                                           host="127.0.0.1", port=port, log_level="error"))  # fmt: skip
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    while not server.started:
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}", tasks
-    server.should_exit = True
-    thread.join(10)
+    with running(make_app(Path(env_dir), {t.id: t for t in tasks}, max_sessions=8)) as url:
+        yield url, tasks
 
 
 def _call(name: str, args: dict) -> dict:
@@ -108,25 +95,13 @@ def test_a_call_past_the_step_timeout_is_answered_and_the_session_must_reset(tmp
 
     (tmp_path / "slow.py").write_text(SLOW)
     env_dir = synthesize(f"{tmp_path / 'slow.py'}:Slow", bind=True).save(tmp_path / "slow")
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
     app = make_app(Path(env_dir), {}, trust_code=True, step_timeout_s=0.5)
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    while not server.started:
-        time.sleep(0.05)
-    try:
-        with EnvfactoryClient(base_url=f"http://127.0.0.1:{port}").sync() as env:
-            env.reset()
-            late = env.step(ToolCallAction(tool_calls=[_call("nap", {"seconds": 3})]))
-            assert late.done and '"internal_error"' in late.observation.messages[0]["content"]
-            again = env.step(ToolCallAction(tool_calls=[_call("nap", {"seconds": 0})]))
-            assert '"episode_over"' in again.observation.messages[0]["content"]  # reset first
-            env.reset()
-            quick = env.step(ToolCallAction(tool_calls=[_call("nap", {"seconds": 0})]))
-            assert not quick.done and '"slept"' in quick.observation.messages[0]["content"]
-    finally:
-        server.should_exit = True
-        thread.join(10)
+    with running(app) as url, EnvfactoryClient(base_url=url).sync() as env:
+        env.reset()
+        late = env.step(ToolCallAction(tool_calls=[_call("nap", {"seconds": 3})]))
+        assert late.done and '"internal_error"' in late.observation.messages[0]["content"]
+        again = env.step(ToolCallAction(tool_calls=[_call("nap", {"seconds": 0})]))
+        assert '"episode_over"' in again.observation.messages[0]["content"]  # reset first
+        env.reset()
+        quick = env.step(ToolCallAction(tool_calls=[_call("nap", {"seconds": 0})]))
+        assert not quick.done and '"slept"' in quick.observation.messages[0]["content"]

@@ -6,15 +6,12 @@ verdict's reward, an empty answer none."""
 from __future__ import annotations
 
 import json
-import socket
 import subprocess
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-import uvicorn
+from tests.integrations.serving import running
 
 from envfactory.integrations.openenv import make_app
 from envfactory.integrations.verifiers import openenv_config
@@ -31,18 +28,8 @@ def served(bundled_envs: dict[str, Environment], tmp_path_factory: pytest.TempPa
     shop = bundled_envs["shop"]
     env_dir = shop.spec.save(tmp_path_factory.mktemp("vf") / "shop")
     tasks = [t for t in generate_tasks(shop, 12, seed=0)[0] if not t.user.facts][:3]
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    app = make_app(Path(env_dir), {t.id: t for t in tasks})
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    while not server.started:
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}", tasks
-    server.should_exit = True
-    thread.join(10)
+    with running(make_app(Path(env_dir), {t.id: t for t in tasks})) as url:
+        yield url, tasks
 
 
 def _reply(tool: str, args: dict) -> str:

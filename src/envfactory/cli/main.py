@@ -297,14 +297,6 @@ def export(
     out: Annotated[Path, typer.Argument(help="The dataset folder to write.")],
     tasks_file: Annotated[Path | None, typer.Option("--tasks", help="A task file (JSON lines).")] = None,
     env_dir: Annotated[Path | None, typer.Option("--env", help="The tasks' environment: adds its tools.")] = None,
-    step_timeout: Annotated[
-        float,
-        typer.Option(
-            min=0.01,
-            help="OpenEnv HTTP: seconds a reset or step of a slow environment (user code, a "
-            "language model) may take; past it the call is answered with an error and the session must reset.",
-        ),
-    ] = 60.0,
     trajectories: Annotated[
         Path | None, typer.Option(help="Trajectories (transcripts.jsonl from `eval --report`).")
     ] = None,
