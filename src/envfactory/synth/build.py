@@ -187,7 +187,8 @@ def _with_device(toolset: ToolSet, schema: StateSchema, behaviours: list[Behavio
     funds = plan_funds([t for t in toolset.tools if t.name in fallbacks], singles)  # ``withdraw_funds(amount)``
     behaviours = [funds.get(b.tool, b) for b in behaviours]
     fallbacks -= set(funds)
-    device, absorbed = plan_device([t for t in toolset.tools if t.name in fallbacks])
+    # a device is a function-tool shape (a car's switches); an HTTP API's leftovers are not one thing
+    device, absorbed = plan_device([t for t in toolset.tools if t.name in fallbacks and t.source.http is None])
     if device is None or device.name in schema.names:
         return schema, behaviours, None
     behaviours = [absorbed.get(b.tool, b) for b in behaviours]
