@@ -24,6 +24,7 @@ import pytest
 from websockets.sync.client import connect
 
 from envfactory.integrations.openenv import EnvfactoryClient, ToolCallAction
+from envfactory.ir.trajectory import Trajectory
 from envfactory.runtime.environment import Environment
 from envfactory.tasks.agents import report
 from envfactory.tasks.generate import generate_tasks
@@ -177,6 +178,7 @@ def test_bad_clients_do_not_crash_leak_or_lose_trajectories(setup: tuple) -> Non
         rows = _saved(saved)
         assert len(rows) >= len(finished)  # nothing a client saw finish is missing (one may end unanswered)
         assert {r["task_id"] for r in rows} >= set(finished) and all(r["messages"] for r in rows)
+        assert all(Trajectory.model_validate(r).reward == 1.0 for r in rows)  # what `envfactory export` reads
         # started again on the same file: it appends
         server = Server(env_dir, tasks_file, saved, log)
         again: list[str] = []
