@@ -86,7 +86,9 @@ def test_fidelity_against_a_class_with_its_scenario(notes: tuple[Path, Path]) ->
      ({"error": "No user is currently logged in."}, "precondition_failed"), ({"error": 3}, None),
      ({"error": "x", "status": 1}, None), ({"ok": True}, None),
      ([{"error": "User not authenticated. Please log in to view tickets."}], "precondition_failed"),
-     ([{"error": "a"}, {"error": "b"}], None)],
+     ([{"error": "a"}, {"error": "b"}], None),
+     ({"booking_status": False, "error": "Invalid access token"}, "invalid_arguments"),
+     ({"success": True, "error": "partial"}, None), ({"error": ""}, None)],
 )  # fmt: skip
 def test_returned_errors_are_read_by_their_message(result: object, code: str | None) -> None:
     refused = returned_error(result)

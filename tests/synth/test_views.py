@@ -14,6 +14,7 @@ from envfactory.runtime.environment import Environment
 
 JSON = dict[str, Any]
 NUM = {"type": "number"}
+PAYMENT = {"type": "string", "description": "The ID of the credit card to pay with."}
 TOOLS = [
     function("get_account_info", "Get the account's details.", {}, [],
              {"account_id": {"type": "integer"}, "balance": NUM}),
@@ -30,6 +31,8 @@ TOOLS = [
     function("get_stock_info", "Get a stock's details.", {"symbol": STR}, ["symbol"], {"symbol": STR, "price": NUM}),
     function("get_credit_card_by_number", "Find a card by its number.", {"card_number": STR}, ["card_number"],
              {"card_id": STR, "cardholder_name": STR}),
+    function("book_trip", "Book a trip.", {"payment_id": PAYMENT, "destination": STR}, ["payment_id", "destination"],
+             {"booking_id": STR}),
     function("notify_price_change", "Notify about price changes.", {"symbols": {"type": "array", "items": STR}},
              ["symbols"], {"notification": STR}),
 ]  # fmt: skip
@@ -58,6 +61,11 @@ def test_views_join_the_thing_they_view(tmp_path: Path) -> None:
     found = ep.call_tool("get_credit_card_by_number", {"card_number": card["card_number"]})
     assert found.data["card_id"] == card["card_id"]
     assert ep.call_tool("get_credit_card_by_number", {"card_number": "0"}).error == "not_found"
+    # ``payment_id`` is no card's name, but its description says whose id it holds
+    assert spec.state_schema["booking"].refs.get("payment_id") == "credit_card"
+    unknown = ep.call_tool("book_trip", {"payment_id": "nope", "destination": "Oslo"})
+    assert unknown.error == "not_found"
+    assert ep.call_tool("book_trip", {"payment_id": card["card_id"], "destination": "Oslo"}).ok
     # a notification goes out: not a state change the environment would refuse to fake
     assert spec.behaviour("notify_price_change").effect.kind == "fallback"
     assert ep.call_tool("notify_price_change", {"symbols": [stock["symbol"]]}).ok

@@ -365,12 +365,15 @@ _ERROR_WORDS: tuple[tuple[str, ErrorCode], ...] = (
 
 def returned_error(result: Any) -> ToolError | None:
     """An implementation that reports failure by returning ``{"error": "message"}`` (BFCL's API
-    classes, many tool libraries) refused the call, or ``[{"error": "message"}]`` from a tool that
-    answers lists: the error class is read from the message."""
+    classes, many tool libraries) refused the call, as did ``{"success": false, "error": "message"}``
+    (every other member false or empty) and ``[{"error": "message"}]`` from a tool that answers
+    lists: the error class is read from the message."""
     if isinstance(result, list) and len(result) == 1:
         result = result[0]
-    if not isinstance(result, dict) or len(result) != 1 or not isinstance(result.get("error"), str):
+    if not isinstance(result, dict) or not isinstance(result.get("error"), str) or not result["error"]:
         return None
+    if any(v not in (False, None, "") for k, v in result.items() if k != "error"):
+        return None  # an answer that also carries something: not a refusal
     message = result["error"]
     low = message.lower()
     code: ErrorCode = next((c for words, c in _ERROR_WORDS if words in low), "precondition_failed")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from typing import Any, Literal
 
@@ -312,7 +313,22 @@ def _link(entity: Entity, names: set[str], parents: dict[str, str]) -> Entity:
         stem = id_stem(field)
         if field != entity.key and stem in names and stem != entity.name:
             refs.setdefault(field, stem)
+        elif field != entity.key and field not in refs and tokens(field)[-1:] == ("id",):
+            named = _described_target(fields[field], names - {entity.name})
+            if named is not None:  # ``receiver_id``: "User ID of the user to send the message to"
+                refs[field] = named
     return entity.model_copy(update={"fields": fields, "refs": refs})
+
+
+def _described_target(schema: Any, names: set[str]) -> str | None:
+    """The one entity a field's description says it holds the id of ("User ID of ...", "the ID of
+    the booking"); None when it names none or several."""
+    text = str(schema.get("description") or "").lower() if isinstance(schema, dict) else ""
+    if not text:
+        return None
+    found = [n for n in names if re.search(rf"\b{re.escape(n.replace('_', ' '))}\s+id\b|\bid of (?:the |a |an )?"
+                                           rf"{re.escape(n.replace('_', ' '))}\b", text)]  # fmt: skip
+    return found[0] if len(found) == 1 else None
 
 
 def _clean(schema: Any) -> JSON:
