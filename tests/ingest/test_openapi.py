@@ -119,3 +119,27 @@ def test_transport_and_auth_parameters_stay_out_of_the_agents_input(tmp_path) ->
     assert sorted(tool.input_schema["properties"]) == ["If-Match", "q"]
     assert not tool.required
     assert sorted(tool.source.http.transport) == ["Accept", "X-Api-Key", "alt", "key", "session"]
+
+
+def test_a_body_field_repeating_a_path_parameter_is_given_by_the_path(tmp_path: Path) -> None:
+    import json
+
+    body = {"type": "object", "properties": {"show_id": {"type": "integer"}, "vote": {"type": "integer"}}}
+    doc = {
+        "openapi": "3.0.0",
+        "info": {"title": "t"},
+        "paths": {"/votes/{show_id}": {"put": {
+            "operationId": "voteShow",
+            "parameters": [
+                {"name": "show_id", "in": "path", "required": True, "schema": {"type": "integer"}},
+                {"name": "vote", "in": "query", "schema": {"type": "integer"}},
+            ],
+            "requestBody": {"content": {"application/json": {"schema": body}}},
+            "responses": {}}}},
+    }  # fmt: skip
+    path = tmp_path / "api.json"
+    path.write_text(json.dumps(doc))
+    loaded = load(path)
+    # the path's id is not asked twice; a body field clashing with a query parameter keeps a name of its own
+    assert sorted(loaded.toolset.tools[0].input_schema["properties"]) == ["body_vote", "show_id", "vote"]
+    assert any("repeats the path parameter" in w for w in loaded.toolset.warnings)

@@ -311,6 +311,10 @@ def _add_body(
         body_required_names |= _names(part.get("required") if isinstance(part, dict) else None)
     for pname, sub in body_props.items():
         key = pname
+        if key in props and where.get(key) == "path":
+            # ``PUT /votes/shows/{show_id}`` with ``{show_id, vote}``: the path names it already
+            diag.warn(f"body field {pname!r} repeats the path parameter; the path gives it", tool=tool)
+            continue
         if key in props:
             key = f"body_{pname}"
             diag.warn(f"body field {pname!r} clashes with a parameter; renamed to {key!r}", tool=tool)

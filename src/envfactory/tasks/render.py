@@ -20,6 +20,39 @@ OPENERS = ("", "Please ", "Could you ", "I need you to ", "Hi! Please ")
 THEN = ("Then", "After that,", "Next,", "Once that is done,")
 HIGH = {"argmax": ("highest", "largest", "greatest"), "argmin": ("lowest", "smallest", "least")}
 LATEST = {"argmax": "latest", "argmin": "earliest"}
+PERSONAL = frozenset(
+    {
+        "order",
+        "booking",
+        "reservation",
+        "account",
+        "card",
+        "subscription",
+        "cart",
+        "wallet",
+        "note",
+        "task",
+        "reminder",
+        "ticket",
+        "playlist",
+        "appointment",
+        "message",
+        "post",
+        "file",
+        "document",
+        "loan",
+        "profile",
+        "budget",
+        "transaction",
+        "payment",
+        "favorite",
+        "contact",
+        "event",
+        "todo",
+    }
+)
+OWNERS = frozenset({"owner", "user", "customer", "member", "author", "creator", "buyer", "patient", "borrower",
+                    "holder", "cardholder", "passenger", "created"})  # fmt: skip
 
 
 class Renderer:
@@ -137,8 +170,19 @@ class Renderer:
         value = node.args.get(arg or "")
         if value is not None and entity:
             owner = self.rng.choice(("my ", "the ", ""))
+            if owner == "my " and not self._personal(entity):
+                owner = "the "  # "my episode 4" of a TV database: nobody's
             return f"{owner}{words(entity)} {value}"
         return "it"
+
+    def _personal(self, entity: str) -> bool:
+        """Whether a person would call a row of ``entity`` theirs: it is a thing people own or
+        book (``PERSONAL``), or it records whose it is (an owner, user, customer, author field)."""
+        if entity not in self.spec.state_schema.names:
+            return False
+        if set(tokens(entity)) & PERSONAL:
+            return True
+        return any(set(tokens(f)) & OWNERS for f in self.spec.state_schema[entity].fields)
 
     def describe(self, node_id: str) -> str:
         """A phrase for the row a node yields ("the order with the highest quantity")."""
