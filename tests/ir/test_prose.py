@@ -11,6 +11,7 @@ def test_enums_in_prose() -> None:
     assert enum_from_description('The city. [Enum]: ["Rivermist", "Sunset Valley"]') == ["Rivermist", "Sunset Valley"]
     assert enum_from_description("[Enum]: [not json") == []
     assert enum_from_description('[Enum]: ["only"]') == []
+    assert enum_from_description(" true or false") == ["true", "false"]  # a flag typed as a string
 
 
 def test_ranges_in_prose() -> None:

@@ -22,6 +22,8 @@ _PROSE_ENUM = re.compile(
 )
 _LISTED_ENUM = re.compile(r"\[enum\]\s*:?\s*(\[[^\]]*\])", re.IGNORECASE)  # BFCL-style ``[Enum]: ["a", "b"]``
 _QUOTED = re.compile(r"[`'\"]([A-Za-z0-9_\-.]+)[`'\"]")
+# Trello's flags: ``type: string``, described " true or false"
+_TRUE_FALSE = re.compile(r"\btrue\s*(?:or|/|\|)\s*false\b", re.IGNORECASE)
 _NUM = r"(-?\d+(?:\.\d+)?)"
 _ASIDE = r"(?:\s*\([^)]*\))?"  # ``0 (not pressed)``
 _RANGES = (
@@ -46,6 +48,8 @@ def enum_from_description(text: str) -> list[str]:
             values = None
         if isinstance(values, list) and len(values) >= 2 and all(isinstance(v, str) for v in values):
             return list(dict.fromkeys(values))
+    if _TRUE_FALSE.search(text or ""):
+        return ["true", "false"]
     match = _PROSE_ENUM.search(text or "")
     if not match:
         return []
