@@ -123,7 +123,10 @@ class Renderer:
         refs = []
         for arg in ref_args:
             entity_name = self._ref_entity(node.tool, arg)
-            refs.append(f"{words(entity_name or arg)}: {self._arg_ref(node, arg, entity_name)}")
+            ref = self._arg_ref(node, arg, entity_name)
+            # "with the plan whose name is ...", not "with plan: the plan whose name is ..."
+            named = entity_name is not None and f"{words(entity_name)} " in f"{ref} "
+            refs.append(ref if named else f"{words(entity_name or arg)}: {ref}")
         details = ", ".join([*refs, values] if values else refs)
         verb = self.rng.choice(("Create", "Add", "Make"))
         return f"{verb} a new {entity}" + (f" with {details}." if details else ".")
