@@ -43,8 +43,7 @@ from envfactory.runtime.owner import owner_state
 from envfactory.runtime.store import canonical_numbers
 from envfactory.seeding import derive_seed
 from envfactory.synth import synthesize
-from envfactory.synth.device import norm
-from envfactory.synth.naming import singular, tokens
+from envfactory.synth.naming import flat, singular, tokens
 from envfactory.synth.session import ENTITY as SESSION
 from envfactory.synth.singletons import KEY as SINGLETON_KEY
 from envfactory.synth.singletons import SELF
@@ -176,11 +175,11 @@ def _singleton_row(state: JSON, entity: Entity, names: set[str]) -> JSON | None:
     """A singleton's fields as the object holds them: in an attribute named after it
     (``account_info`` for ``account``), else in attributes named like its fields (``engine_state``
     for ``engineState``). Only the fields found (at least two); None when fewer."""
-    fields = {norm(f): f for f in entity.fields if f != SINGLETON_KEY}
+    fields = {flat(f): f for f in entity.fields if f != SINGLETON_KEY}
     named = next((v for a, v in state.items() if isinstance(v, dict) and _entity_named(str(a), names) == entity.name),
                  None)  # fmt: skip
     source = named if named is not None else state
-    row = {fields[norm(str(a))]: v for a, v in source.items() if norm(str(a)) in fields and _plain(v)}
+    row = {fields[flat(str(a))]: v for a, v in source.items() if flat(str(a)) in fields and _plain(v)}
     return {SINGLETON_KEY: SELF, **row} if len(row) >= 2 else None
 
 
@@ -282,8 +281,8 @@ class PythonSide:
         missing = sorted(set(spec.tools.names) - {t.name for t in loaded.toolset.tools})
         if missing:
             raise SpecError(f"the implementation lacks tools of {spec.name!r}: {', '.join(missing)}", file=against)
-        fresh = self.env.owner_factory() if self.env.owner_factory else None
-        self.start = entity_rows(owner_state(fresh), spec.state_schema) or _scenario_tree(spec, scenario)
+        fresh = owner_state(self.env.owner_factory()) if self.env.owner_factory else None
+        self.start = entity_rows(fresh, spec.state_schema) or _scenario_tree(spec, scenario)
         initial = dict(spec.initial_state)
         if self.start is not None:  # the object's records; singletons as synthesized, with the fields it holds;
             # what it holds nowhere we can see, as synthesized
@@ -293,7 +292,7 @@ class PythonSide:
                 if entity.key == SINGLETON_KEY and seeded:
                     initial[entity.name] = [{**seeded[0], **(self.start.get(entity.name) or [{}])[0]}]
         initial.update(_real_session(spec, self.env, initial))
-        counters = real_counters(owner_state(fresh), spec.state_schema)
+        counters = real_counters(fresh, spec.state_schema)
         self.synth_spec = spec.model_copy(update={"initial_state": initial, "counters": counters})
         self.final_tool = final_tool
 
@@ -357,9 +356,13 @@ class _PythonSequence:
         if real_rows is None:  # the object's records cannot be read (a tree of its own classes): unknown
             return None
         schema = self.side.synth_spec.state_schema
-        return all(_same_rows(rows, _seen(list(synth.store.rows(e)), rows), schema[e].key) if schema[e].key
-                   == SINGLETON_KEY else _same_rows(rows, list(synth.store.rows(e)), schema[e].key)
-                   for e, rows in real_rows.items())  # fmt: skip
+        for entity, rows in real_rows.items():
+            mine = list(synth.store.rows(entity))
+            if schema[entity].key == SINGLETON_KEY:  # only the fields the object holds
+                mine = _seen(mine, rows)
+            if not _same_rows(rows, mine, schema[entity].key):
+                return False
+        return True
 
 
 class McpSide:

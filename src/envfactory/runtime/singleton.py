@@ -30,7 +30,7 @@ def _singleton(effect: SingletonEffect, tool: ToolSpec, spec: EnvSpec) -> Execut
             row = {**row, **off}  # "True if authenticated, False otherwise": a refused sign-in is answered
             ctx.store.put(entity.name, SELF, row)
         elif effect.op == "set":
-            row = {**row, **_written(effect, args), **_added(effect, entity.fields, row, args), **clone(effect.sets)}
+            row = {**row, **written(effect, args), **_added(effect, entity.fields, row, args), **clone(effect.sets)}
             ctx.store.put(entity.name, SELF, row)
         if effect.answers:
             return _answer(effect.answers, row)
@@ -46,7 +46,8 @@ def _wrong_credentials(effect: SingletonEffect, row: JSON, args: JSON) -> bool:
     return any(args.get(arg) != value for arg, value in stored.items())
 
 
-def _written(effect: SingletonEffect, args: JSON) -> JSON:
+def written(effect: SingletonEffect, args: JSON) -> JSON:
+    """The fields a ``set`` writes from ``args``: mapped, values translated (an unlisted value writes nothing)."""
     out: JSON = {}
     for arg, field in effect.args.items():
         if arg not in args:
@@ -109,4 +110,4 @@ def gated(gate: Gate, run: Executor) -> Executor:
     return check
 
 
-__all__ = ["gated"]
+__all__ = ["gated", "written"]

@@ -132,7 +132,7 @@ def synthesize(
         for i in intents
     }
     behaviours = [batches.behaviours.get(t.name) or by_tool[t.name] for t in toolset.tools]
-    schema, behaviours, device = _with_device(toolset, schema, behaviours)
+    schema, behaviours, device = _from_fallbacks(toolset, schema, behaviours)
     if device is not None:
         singles.append(device)
     schema = refs_fit_keys(fields_follow_filters(keys_follow_parameters(schema, behaviours, toolset), behaviours,
@@ -177,7 +177,7 @@ def synthesize(
     )
 
 
-def _with_device(toolset: ToolSet, schema: StateSchema, behaviours: list[Behaviour],
+def _from_fallbacks(toolset: ToolSet, schema: StateSchema, behaviours: list[Behaviour],
                  ) -> tuple[StateSchema, list[Behaviour], Entity | None]:  # fmt: skip
     """Keyless deposits and withdrawals on a singleton's balance (``plan_funds``); keyless tools
     that would fall back but share output fields: one device record (:mod:`envfactory.synth.device`);

@@ -30,7 +30,7 @@ from envfactory.ir.effect import Behaviour, SingletonEffect
 from envfactory.ir.jsonschema import data_path, primary_type
 from envfactory.ir.state import Entity
 from envfactory.ir.tool import ToolSpec
-from envfactory.synth.naming import tokens
+from envfactory.synth.naming import flat, tokens
 
 JSON = dict[str, Any]
 ENTITY, KEY, SELF = "device", "_id", "self"
@@ -41,11 +41,6 @@ MIN_TOOLS = 3
 ANSWER_WORDS = frozenset({"status", "message", "result", "success", "error", "ok", "detail", "details", "response",
                           "info", "msg", "notification", "output", "data"})  # fmt: skip
 _SET = {"set", "update", "change", "configure", "adjust", "toggle"}
-
-
-def norm(name: str) -> str:
-    """``_parkingBrakeForce``, ``parking_brake_force`` -> ``parkingbrakeforce``."""
-    return name.replace("_", "").casefold()
 
 
 def _members(schema: JSON, prefix: str = "") -> dict[str, JSON]:
@@ -95,9 +90,9 @@ def _value_map(values: list[Any], targets: list[Any]) -> dict[str, Any]:
 def plan_device(tools: list[ToolSpec]) -> tuple[Entity | None, dict[str, Behaviour]]:
     """The device record and the behaviours of the tools it absorbs, or ``(None, {})``."""
     outputs = {t.name: _members(t.output_schema or {}) for t in tools}
-    counts = Counter(norm(_leaf(p)) for m in outputs.values() for p in {norm(_leaf(p)): p for p in m}.values())
+    counts = Counter(flat(_leaf(p)) for m in outputs.values() for p in {flat(_leaf(p)): p for p in m}.values())
     shared = {f for f, n in counts.items() if n >= 2 and f not in ANSWER_WORDS}
-    members = [t for t in tools if {norm(_leaf(p)) for p in outputs[t.name]} & shared]
+    members = [t for t in tools if {flat(_leaf(p)) for p in outputs[t.name]} & shared]
     if len(members) < MIN_TOOLS:
         return None, {}
     # with a device found, a keyless read of no arguments and a setter (``set_navigation``) join it
@@ -110,7 +105,7 @@ def plan_device(tools: list[ToolSpec]) -> tuple[Entity | None, dict[str, Behavio
     for tool in members:
         for path, schema in outputs[tool.name].items():
             leaf = _leaf(path).lstrip("_")
-            name = names.setdefault(norm(leaf), leaf)
+            name = names.setdefault(flat(leaf), leaf)
             known = fields.setdefault(name, {})
             fields[name] = {**{k: v for k, v in schema.items() if k != "default"}, **known}  # enums, bounds: any tool's
     behaviours: dict[str, Behaviour] = {}
@@ -120,7 +115,7 @@ def plan_device(tools: list[ToolSpec]) -> tuple[Entity | None, dict[str, Behavio
             for arg, schema in tool.properties.items():
                 if arg in args or arg in adds or not isinstance(schema, dict) or primary_type(schema) == "object":
                     continue
-                name = names.setdefault(norm(arg), arg)
+                name = names.setdefault(flat(arg), arg)
                 fields.setdefault(name, {k: v for k, v in schema.items() if k != "default"})
                 args[arg] = name
         for arg, field in args.items():  # bounds the argument states bound the field (seeded values too)
@@ -128,7 +123,7 @@ def plan_device(tools: list[ToolSpec]) -> tuple[Entity | None, dict[str, Behavio
             if arg not in values and bounds and not {"minimum", "maximum"} & set(fields[field]):
                 fields[field] = {**fields[field], **bounds}
         record = data_path(tool.output_schema)[1] or {}  # envelopes (``{status: {...}}``) are shaped at run time
-        answers = {path: names[norm(_leaf(path))] for path in _members(record) if norm(_leaf(path)) in names}
+        answers = {path: names[flat(_leaf(path))] for path in _members(record) if flat(_leaf(path)) in names}
         for field in adds.values():
             cap = _CAP.search(tool.description or "")
             if cap and "maximum" not in fields[field]:
@@ -150,7 +145,7 @@ def plan_device(tools: list[ToolSpec]) -> tuple[Entity | None, dict[str, Behavio
 
 def _sets_itself(tool: ToolSpec) -> bool:
     own = {_leaf(p).lstrip("_"): sub for p, sub in _members(tool.output_schema or {}).items()}
-    args, _, adds = _setters(tool, own, {norm(f): f for f in own})
+    args, _, adds = _setters(tool, own, {flat(f): f for f in own})
     return bool(args or adds)
 
 
@@ -160,7 +155,7 @@ def _verb_sets(tool: ToolSpec, fields: dict[str, JSON], names: dict[str, str], t
     verb = next(iter(tokens(tool.name)), "")
     out: JSON = {}
     for path in _members(tool.output_schema or {}):
-        field = names.get(norm(_leaf(path)))
+        field = names.get(flat(_leaf(path)))
         if field is None or field in taken:
             continue
         named = [v for v in fields[field].get("enum") or [] if isinstance(v, str) and _stem_match(verb, v)]
@@ -178,12 +173,12 @@ def _setters(tool: ToolSpec, fields: dict[str, JSON], names: dict[str, str]) -> 
     args: dict[str, str] = {}
     values: dict[str, JSON] = {}
     adds: dict[str, str] = {}
-    own = [names[n] for n in (norm(_leaf(p)) for p in _members(tool.output_schema or {})) if n in names]
+    own = [names[n] for n in (flat(_leaf(p)) for p in _members(tool.output_schema or {})) if n in names]
     for arg, schema in tool.properties.items():
         if not isinstance(schema, dict):
             continue
         kind = primary_type(schema)
-        direct = names.get(norm(arg)) or next((f for f in own if norm(f).endswith(norm(arg)) and len(arg) >= 4), None)
+        direct = names.get(flat(arg)) or next((f for f in own if flat(f).endswith(flat(arg)) and len(arg) >= 4), None)
         if kind in ("number", "integer") and _ADDS.search(str(schema.get("description") or "")):
             numeric = [f for f in own if primary_type(fields[f]) in ("number", "integer")]
             # the numeric field it shares a word with (``fuelAmount`` -> ``fuelLevel``), else the only one it answers

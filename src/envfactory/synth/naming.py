@@ -140,8 +140,14 @@ def key_variants(name: str) -> set[str]:
     return {"_".join(toks), "".join(toks)}
 
 
+def flat(name: str) -> str:
+    """A name with its case and separators gone: ``_parkingBrakeForce``, ``parking_brake_force`` ->
+    ``parkingbrakeforce``."""
+    return "".join(tokens(name))
+
+
 def same_field(a: str, b: str) -> bool:
-    return "".join(tokens(a)) == "".join(tokens(b))
+    return flat(a) == flat(b)
 
 
 def id_stem(field: str) -> str | None:

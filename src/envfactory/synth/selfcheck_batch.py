@@ -16,6 +16,7 @@ from envfactory.ir.effect import (
     EditListEffect,
     SingletonEffect,
 )
+from envfactory.runtime.singleton import written
 from envfactory.synth.selfcheck import PROBES, _Probe
 
 JSON = dict[str, Any]
@@ -153,8 +154,7 @@ def _probe_singleton(p: _Probe) -> None:
         args[arg] = max(0, min(1, held)) if isinstance(held, (int, float)) else 0
     result = p.call(p.behaviour.tool, args)
     row = p.episode.store.get(effect.entity, "self") or {}
-    expected = {effect.args[a]: _translated(effect, a, v) for a, v in args.items() if a in effect.args}
-    stored = all(row.get(f) == v for f, v in expected.items() if v is not _UNLISTED)
+    stored = all(row.get(f) == v for f, v in written(effect, args).items())
     added = all(row.get(f) == (before.get(f) or 0) + args[a] for a, f in effect.adds.items())
     added &= all(row.get(f) == (before.get(f) or 0) - args[a] for a, f in effect.takes.items())
     fixed = all(row.get(f) == v for f, v in effect.sets.items())
@@ -170,17 +170,6 @@ def _probe_singleton(p: _Probe) -> None:
             refused = p.call(p.behaviour.tool, {**args, arg: room + 1})
             p.note("an amount past the maximum is refused", refused.error == "precondition_failed",
                    refused.content[:200])  # fmt: skip
-
-
-_UNLISTED = object()
-
-
-def _translated(effect: SingletonEffect, arg: str, value: Any) -> Any:
-    """What ``value`` of ``arg`` writes: itself, or its entry in ``effect.values``."""
-    if arg not in effect.values:
-        return value
-    said = str(value).lower() if isinstance(value, bool) else str(value)
-    return effect.values[arg].get(said, _UNLISTED)
 
 
 def _room(schema: JSON, current: Any) -> float | None:
