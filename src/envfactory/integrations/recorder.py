@@ -3,14 +3,13 @@
 A trajectory is appended to a JSON-lines file (the format ``envfactory export`` and the trainers
 read) and handed to the operating system before the step that ended the episode answers, so a
 finished trajectory survives whatever happens to the server process afterwards: a graceful
-shutdown, a crash, ``kill -9`` (``durable=True`` also syncs it to the disk, which a power cut needs,
-at about a millisecond per episode). Sessions are counted as they open and close, so ``/metrics`` shows whether any
-leaked, and how many ended unfinished (abandoned).
+shutdown, a crash, ``kill -9`` (not a power cut: the file is not synced to the disk per episode,
+which would cost about a millisecond each). Sessions are counted as they open and close, so
+``/metrics`` shows whether any leaked, and how many ended unfinished (abandoned).
 """
 
 from __future__ import annotations
 
-import os
 import threading
 from pathlib import Path
 from typing import Any
@@ -24,8 +23,8 @@ class Recorder:
     """Thread-safe trajectory log and session counters for one server. ``path=None`` keeps the
     counters only."""
 
-    def __init__(self, path: Path | None, *, durable: bool = False) -> None:
-        self.path, self.durable = path, durable
+    def __init__(self, path: Path | None) -> None:
+        self.path = path
         self._lock = threading.Lock()
         self._file = None
         if path is not None:
@@ -39,8 +38,6 @@ class Recorder:
             if self._file is not None:
                 self._file.write(line)
                 self._file.flush()
-                if self.durable:
-                    os.fsync(self._file.fileno())
             self.saved += 1
 
     def opened(self) -> None:
