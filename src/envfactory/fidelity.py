@@ -129,9 +129,19 @@ def _records(value: Any, entity: Entity) -> list[JSON] | None:
                 for k, v in value.items() if isinstance(v, dict)]  # fmt: skip
     else:
         return None
-    if value and not rows:  # a mapping of plain values (``{"Alice": "USR001"}``): not records
-        return None
+    if value and not rows:  # a mapping of plain values: a name -> key directory (``{"Alice": "USR001"}``), else none
+        return _directory(value, entity)
     return rows if all(isinstance(r, dict) and entity.key in r for r in rows) else None
+
+
+def _directory(value: dict[Any, Any], entity: Entity) -> list[JSON] | None:
+    """``{"Alice": "USR001"}`` as users ``{"user_id": "USR001", "user": "Alice"}``: the values are
+    the keys and the names go to the entity's own name field (``user``, ``name``, ``user_name``)."""
+    own = {flat(entity.name), "name", flat(entity.name) + "name", "username"}
+    names = [f for f, s in entity.fields.items() if f != entity.key and s.get("type") == "string" and flat(f) in own]
+    if len(names) != 1 or not all(isinstance(v, str | int) and not isinstance(v, bool) for v in value.values()):
+        return None
+    return [{entity.key: v, names[0]: k} for k, v in value.items()]
 
 
 def entity_rows(state: Any, schema: StateSchema) -> dict[str, list[JSON]] | None:

@@ -103,6 +103,8 @@ def _integer(vm: ValueMaker, schema: JSON, name: str, entity: str) -> int:
         "pages",
     ):
         lo, hi = 1, 50
+    elif toks[-1:] in (("at",), ("timestamp",), ("epoch",)) and "minimum" not in schema and "maximum" not in schema:
+        return int(vm.date().timestamp())  # ``voted_at: integer``: a Unix time, not a count
     lo = int(schema.get("minimum", lo))
     hi = int(schema.get("maximum", max(hi, lo)))
     if "exclusiveMinimum" in schema and isinstance(schema["exclusiveMinimum"], (int, float)):
@@ -215,23 +217,14 @@ _WORDS: dict[str, Callable[[Faker, str], str]] = {
 }
 
 
+PEOPLE = frozenset({"user", "customer", "member", "person", "employee", "contact", "passenger", "author", "owner",
+                    "patient", "student", "guest"})  # fmt: skip
+
+
 def _name_value(fake: Faker, entity: str) -> str:
     if entity in ("pet", "animal", "dog", "cat"):
         return fake.first_name()
-    if entity in (
-        "user",
-        "customer",
-        "member",
-        "person",
-        "employee",
-        "contact",
-        "passenger",
-        "author",
-        "owner",
-        "patient",
-        "student",
-        "guest",
-    ):
+    if entity in PEOPLE:
         return fake.name()
     if entity in ("product", "item", "sku"):
         return f"{fake.color_name()} {fake.word()}".title()
@@ -284,8 +277,10 @@ def _string_by_name(vm: ValueMaker, toks: tuple[str, ...], entity: str) -> str:
         return stamp.strftime("%Y-%m-%d") if last in ("date", "day") else stamp.strftime("%Y-%m-%dT%H:%M:%SZ")
     if last == "name" and len(toks) > 1 and toks[-2] in ("first", "last", "user"):
         last = {"first": "first", "last": "last", "user": "username"}[toks[-2]]
-    elif last == "name":
+    elif last == "name" or (toks == (entity,) and entity in PEOPLE):  # a user's ``user`` field is its name
         return _name_value(vm.fake, toks[0] if len(toks) > 1 else entity)
+    if toks[0] == "id" and len(toks) > 1:  # Trello's ``idModel``: the id of a model, not a word
+        return vm.fake.bothify("??-#####").upper()
     maker = _WORDS.get(last)
     if maker is not None:
         return maker(vm.fake, entity)

@@ -19,3 +19,57 @@ def test_only_things_people_own_are_called_mine(bundled_envs: dict) -> None:
     pets = Renderer(petstore, Blueprint(nodes=(), edges=()), random.Random(0))
     assert not pets._personal("pet")  # a shop's pet is nobody's until it is sold
     assert not pets._personal("no_such_entity")
+
+
+def test_seeded_values_read_like_the_field_they_fill() -> None:
+    import re
+
+    from envfactory.values import ValueMaker
+
+    maker = ValueMaker(0, "2026-01-01T00:00:00Z")
+    stamps = [maker.value({"type": "integer"}, "voted_at", "vote") for _ in range(20)]
+    assert all(1_700_000_000 < s < 1_800_000_000 for s in stamps)  # a Unix time, not "voted at 447"
+    assert maker.value({"type": "integer"}, "vote_count", "vote") <= 50  # a count stays a count
+    assert re.fullmatch(r"[A-Z]{2}-\d{5}", maker.value({"type": "string"}, "idModel", "webhook"))  # not a word
+    name = maker.value({"type": "string"}, "user", "user")  # a user's ``user`` is a person's name
+    assert len(name.split()) >= 2 and name.istitle()
+    assert len(maker.value({"type": "string"}, "message", "message").split()) > 3  # a message is a sentence
+
+
+def test_nested_structures_are_measured_by_their_depth() -> None:
+    from envfactory.tasks.instantiate import _depth
+
+    record = {"type": "object", "properties": {"sku": {"type": "string"}, "qty": {"type": "integer"}}}
+    assert _depth({"type": "string"}) == 0
+    assert _depth({"type": "array", "items": {"type": "string"}}) == 1
+    assert _depth({"type": "array", "items": record}) == 2  # order lines: a person lists them
+    associations = {
+        "type": "array",
+        "items": {
+            "type": "object",
+            "properties": {
+                "types": {"type": "array", "items": record},
+                "to": {"type": "object", "properties": {"id": {"type": "string"}}},
+            },
+        },
+    }
+    assert _depth(associations) == 4  # HubSpot's associations: nobody dictates these  # fmt: skip
+
+
+def test_a_request_body_is_said_by_its_members(tmp_path) -> None:
+    from tests.synth.function_lists import STR, checked_tasks, function, synthesize_functions
+
+    event = {
+        "type": "object",
+        "properties": {"event_type": {"type": "string", "enum": ["approved", "denied"]}, "order_number": STR},
+        "required": ["event_type", "order_number"],
+    }
+    record = {"event_id": STR, **event["properties"]}
+    tools = [
+        function("create_event", "Record an event.", {"body": event}, ["body"], record),
+        function("list_events", "List the events.", {}, [], {"events": {"type": "array", "items": {
+            "type": "object", "properties": record}}}),
+    ]  # fmt: skip
+    _, tasks = checked_tasks(synthesize_functions(tmp_path, "events", tools), 10)
+    said = [t.instruction for t in tasks if "event type" in t.instruction]
+    assert said and not any("body" in s for s in said), said

@@ -79,9 +79,13 @@ class UpdateEffect(_Frozen):
 
 
 class DeleteEffect(_Frozen):
+    """Delete the row ``key_arg`` names; with ``by``, the latest row whose ``by`` field equals it
+    (``delete_message(receiver_id)``: "Delete the latest message sent to a receiver")."""
+
     kind: Literal["delete"] = "delete"
     entity: str
     key_arg: str
+    by: str | None = None
 
 
 class ActionEffect(_Frozen):
@@ -274,6 +278,9 @@ class FallbackEffect(_Frozen):
     kind: Literal["fallback"] = "fallback"
     reason: str
     writes: bool = False
+    # argument -> entity whose row it names (``contact_customer_support(booking_id)``): a key that
+    # names no row is refused ``not_found``, as the real tool would, before anything is answered
+    needs: dict[str, str] = Field(default_factory=dict)
 
 
 class BoundEffect(_Frozen):

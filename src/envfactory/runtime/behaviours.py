@@ -182,8 +182,15 @@ def _delete(effect: DeleteEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
     echo_row = tool.output_schema is not None
 
     def run(ctx: CallContext, args: JSON) -> JSON:
-        key = cast(args.get(effect.key_arg))
-        row = _fetch(ctx.store, entity, key)
+        if effect.by is None:
+            key = cast(args.get(effect.key_arg))
+            row = _fetch(ctx.store, entity, key)
+        else:
+            wanted = args.get(effect.key_arg)
+            latest = [r for r in ctx.store.rows(entity.name) if r.get(effect.by) == wanted][-1:]
+            if not latest:
+                raise ToolError("not_found", f"no {entity.name} with {effect.by} {wanted!r}")
+            row, key = latest[0], latest[0][entity.key]
         ctx.store.delete(entity.name, key)
         return row if echo_row else {"deleted": True, entity.key: key}
 
@@ -290,7 +297,12 @@ def _money(value: float | int) -> float | int:
 
 @COMPILERS.register("fallback")
 def _fallback(effect: FallbackEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
+    needs = {arg: (spec.state_schema[e], key_caster(spec.state_schema[e])) for arg, e in effect.needs.items()}
+
     def run(ctx: CallContext, args: JSON) -> Any:
+        for arg, (entity, cast) in needs.items():
+            if arg in args:
+                _fetch(ctx.store, entity, cast(args[arg]))
         if effect.writes:
             raise ToolError(
                 "unsupported",

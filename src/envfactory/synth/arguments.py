@@ -127,11 +127,12 @@ def reference_args(effect: Any, schema: StateSchema) -> dict[str, str]:
     update writes, and list filters on a foreign key.
     """
     entity: str | None = getattr(effect, "entity", None)
-    refs: dict[str, str] = {}
+    refs: dict[str, str] = dict(getattr(effect, "needs", {}))  # a fallback's arguments that name rows
     if entity is None:
         return refs
     if getattr(effect, "key_arg", None) and effect.kind != "create":
-        refs[effect.key_arg] = entity
+        by = getattr(effect, "by", None)  # a delete by a reference: the argument takes the referenced key
+        refs[effect.key_arg] = schema[entity].refs.get(by, entity) if by and entity in schema else entity
     if effect.kind == "transfer":
         refs[effect.from_arg] = refs[effect.to_arg] = entity
     if entity in schema:

@@ -15,7 +15,7 @@ from envfactory.ir.tool import ToolSet
 from envfactory.synth.batches import plan_batches
 from envfactory.synth.data import load_state, seed_state
 from envfactory.synth.device import plan_device
-from envfactory.synth.effects import infer_behaviour
+from envfactory.synth.effects import fallbacks_name_rows, infer_behaviour
 from envfactory.synth.entities import (
     assign_entities,
     fields_follow_filters,
@@ -137,6 +137,7 @@ def synthesize(
         singles.append(device)
     schema = refs_fit_keys(fields_follow_filters(keys_follow_parameters(schema, behaviours, toolset), behaviours,
                                                  toolset))  # fmt: skip
+    behaviours = fallbacks_name_rows(schema, behaviours, toolset)
     if bind:
         behaviours = _bind(loaded, behaviours)
     elif session is not None:

@@ -26,6 +26,7 @@ from envfactory.ir.effect import (
 )
 from envfactory.ir.jsonschema import primary_type
 from envfactory.ir.state import Entity, StateSchema
+from envfactory.ir.tool import ToolSet
 from envfactory.registry import Registry
 from envfactory.synth.entities import PAGING_ARGS, PATCH_ARGS, wraps_entity
 from envfactory.synth.intents import Intent, title_noun
@@ -91,6 +92,31 @@ def _read_only(intent: Intent, entity: Entity, schema: StateSchema, inferred: st
 def fallback(tool: str, reason: str, *, writes: bool = False) -> Behaviour:
     notes = (reason, "refuses as unsupported rather than pretend a write") if writes else (reason,)
     return Behaviour(tool=tool, effect=FallbackEffect(reason=reason, writes=writes), fidelity="low", notes=notes)
+
+
+def fallbacks_name_rows(schema: StateSchema, behaviours: list[Behaviour], tools: ToolSet) -> list[Behaviour]:
+    """A fallback's required argument that is an entity's key (``booking_id`` of a booking keyed by
+    it) names a row: the tool is refused ``not_found`` when that row does not exist."""
+    out = []
+    for b in behaviours:
+        if not isinstance(b.effect, FallbackEffect) or b.tool not in tools.names:
+            out.append(b)
+            continue
+        tool = tools[b.tool]
+        needs = {arg: e.name for arg in tool.required for e in schema.entities
+                 if e.key != "id" and same_field(arg, e.key) and _fits_key(tool.properties.get(arg), e)}  # fmt: skip
+        if not needs:
+            out.append(b)
+            continue
+        effect = b.effect.model_copy(update={"needs": needs})
+        notes = (*b.notes, f"refuses a {', '.join(needs)} that names no row")
+        out.append(b.model_copy(update={"effect": effect, "notes": notes}))
+    return out
+
+
+def _fits_key(schema: Any, entity: Entity) -> bool:
+    kind = primary_type(schema) if isinstance(schema, dict) else None
+    return kind in (None, "integer", "number") if entity.key_type == "integer" else kind in (None, "string")
 
 
 def _grade(tool: str, effect: Any, ignored: list[str], notes: list[str]) -> Behaviour:
@@ -202,7 +228,12 @@ def _keyed(kind: str) -> Builder:
             return _grade(intent.tool.name, ReadEffect(entity=entity.name, key_arg=key_arg), ignored, [])
         if kind == "delete":
             ignored = [a for a in intent.tool.properties if a != key_arg]
-            return _grade(intent.tool.name, DeleteEffect(entity=entity.name, key_arg=key_arg), ignored, [])
+            # ``delete_message(receiver_id)``: a reference the rows hold picks the latest of them
+            by = next((f for f in entity.refs if f != entity.key and same_field(f, key_arg)), None)
+            if intent.parent and intent.parent[0] == key_arg:
+                by = None
+            notes = [f"deletes the latest {entity.name} whose {by} matches"] if by else []
+            return _grade(intent.tool.name, DeleteEffect(entity=entity.name, key_arg=key_arg, by=by), ignored, notes)
         mapped, ignored = _field_args(intent, entity, {key_arg})
         patch_arg, patch = _patch(intent, entity, ignored)
         if patch_arg is not None:

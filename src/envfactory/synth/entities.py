@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Sequence
 from typing import Any, Literal
 
 from envfactory.ir.effect import Behaviour, ListEffect
@@ -96,7 +97,11 @@ def infer_schema(intents: list[Intent], assigned: dict[str, str]) -> StateSchema
             for arg, p in [i.parent]
             if p in names
         }
-        linked.append(_link(entity, names, parents))
+        # what the create and update tools say of a field they take ("User ID of the user to send the
+        # message to") names its target where the record's own description does not
+        said = [(arg, schema) for i in intents if assigned.get(i.tool.name) == entity.name
+                and i.kind in ("create", "update") for arg, schema in i.tool.properties.items()]  # fmt: skip
+        linked.append(_link(entity, names, parents, said))
     return StateSchema(entities=tuple(linked))
 
 
@@ -124,6 +129,12 @@ def _build_entity(noun: str, intents: list[Intent]) -> Entity:
             fields[arg] = _clean(schema)  # a parent's id too: the row remembers what it belongs to
             if intent.kind == "create" and arg in intent.tool.required:
                 required.append(arg)
+    for intent in intents:  # ``get_user_id(user)``, "User name of the user": users hold the name it finds them by
+        if intent.kind == "read" and intent.key_arg is None and len(intent.tool.required) == 1:
+            arg = intent.tool.required[0]
+            schema = intent.tool.properties.get(arg)
+            if isinstance(schema, dict) and not _matching(fields, arg) and _names_the(schema, noun):
+                fields[arg] = _clean(schema)
     key_args = [i.key_arg for i in intents if i.key_arg]
     natural = _natural_key(intents, fields) if not key_args else None
     if natural is not None:  # ``get_stock_info(symbol)``: stocks are named by their symbol
@@ -300,7 +311,7 @@ def _matching(fields: JSON, arg: str) -> str | None:
     return next((f for f in fields if same_field(f, arg)), None)
 
 
-def _link(entity: Entity, names: set[str], parents: dict[str, str]) -> Entity:
+def _link(entity: Entity, names: set[str], parents: dict[str, str], said: Sequence[tuple[str, Any]] = ()) -> Entity:
     fields = dict(entity.fields)
     refs: dict[str, str] = {}
     for arg, parent in parents.items():
@@ -314,10 +325,22 @@ def _link(entity: Entity, names: set[str], parents: dict[str, str]) -> Entity:
         if field != entity.key and stem in names and stem != entity.name:
             refs.setdefault(field, stem)
         elif field != entity.key and field not in refs and tokens(field)[-1:] == ("id",):
-            named = _described_target(fields[field], names - {entity.name})
+            others = names - {entity.name}
+            named = _described_target(fields[field], others) or next(
+                (t for arg, schema in said if same_field(arg, field) and (t := _described_target(schema, others))), None
+            )
             if named is not None:  # ``receiver_id``: "User ID of the user to send the message to"
                 refs[field] = named
     return entity.model_copy(update={"fields": fields, "refs": refs})
+
+
+def _names_the(schema: JSON, noun: str) -> bool:
+    """Whether a parameter's description says it is the thing's name ("User name of the user",
+    "the name of the user", "the user's name")."""
+    text, word = str(schema.get("description") or "").lower(), re.escape(noun.replace("_", " "))
+    return primary_type(schema) == "string" and bool(
+        re.search(rf"\b{word}\s*name\b|\bname of (?:the |a |an )?{word}\b|\b{word}'s name\b", text)
+    )
 
 
 def _described_target(schema: Any, names: set[str]) -> str | None:

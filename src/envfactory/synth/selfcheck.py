@@ -357,6 +357,9 @@ def _cast(p: _Probe, entity: str, value: Any) -> Any:
 @PROBES.register("delete")
 def _probe_delete(p: _Probe) -> None:
     effect = p.effect(DeleteEffect)
+    if effect.by is not None:
+        _probe_delete_by(p, effect)
+        return
     args = p.args()
     result = p.call(p.behaviour.tool, args)
     p.note("delete succeeds", result.ok, result.content[:200])
@@ -365,6 +368,24 @@ def _probe_delete(p: _Probe) -> None:
         p.note("delete -> read is not_found", again.error == "not_found", again.content[:200])
     again = p.call(p.behaviour.tool, args)
     p.note("deleting twice is not_found", again.error == "not_found", again.content[:200])
+
+
+def _probe_delete_by(p: _Probe, effect: DeleteEffect) -> None:
+    """A delete by a reference takes the latest matching row, one per call, until none is left."""
+    by = effect.by or ""
+    row = pick_row(p.episode.store, effect.entity, p.maker.rng, lambda r: r.get(by) is not None)
+    if row is None:
+        p.note("delete succeeds", None, f"no {effect.entity} holds a {by}")
+        return
+    args = {**p.args(), effect.key_arg: row[by]}
+    matching = sum(1 for r in p.episode.store.rows(effect.entity) if r.get(by) == row[by])
+    for _ in range(matching):
+        result = p.call(p.behaviour.tool, args)
+        p.note("delete succeeds", result.ok, result.content[:200])
+    left = sum(1 for r in p.episode.store.rows(effect.entity) if r.get(by) == row[by])
+    p.note(f"every {effect.entity} with that {by} is gone", left == 0, f"{left} left")
+    again = p.call(p.behaviour.tool, args)
+    p.note("deleting when none is left is not_found", again.error == "not_found", again.content[:200])
 
 
 @PROBES.register("action")

@@ -56,7 +56,12 @@ def _flows(entity: Any, effect: Any, schema: Any) -> list[tuple[str, str, float]
     flows: list[tuple[str, str, float]] = []
     target = getattr(effect, "entity", None)
     key_arg = getattr(effect, "key_arg", None)
-    if key_arg and target == name and effect.kind != "create":
+    by: str | None = getattr(effect, "by", None)  # a delete by a reference: the referenced key, or a row's copy
+    if by and key_arg and target in schema and schema[target].refs.get(by) == name:
+        flows.append((key, key_arg, 0.9))
+    elif by and key_arg and target == name:
+        flows.append((by, key_arg, 1.0))
+    elif key_arg and target == name and effect.kind != "create":
         flows.append((key, key_arg, 1.0))
     if effect.kind == "transfer" and target == name:
         flows += [(key, effect.from_arg, 0.9), (key, effect.to_arg, 0.9)]

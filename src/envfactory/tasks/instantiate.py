@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -23,7 +24,7 @@ from envfactory.runtime.episode import Episode
 from envfactory.synth.arguments import action_ready, fill_wrapped_references
 from envfactory.synth.naming import same_field, tokens
 from envfactory.tasks.errors import Rejected
-from envfactory.tasks.walks import Draft, Sketch
+from envfactory.tasks.walks import FIND, Draft, Sketch
 
 __all__ = ["Binder", "Bound", "Rejected"]
 from envfactory.values import ValueMaker
@@ -132,6 +133,8 @@ class Binder:
                 args[arg] = value[src_field] if src_field is not None else value
         for arg, entity in node.direct.items():
             args[arg] = self._direct(node, arg, entity, episode, args)
+        if node.op == FIND:
+            self._find(node, effect, episode, args)
         if effect.kind == "list":
             self._widen_page(node, args)
         elif node.write:
@@ -147,8 +150,25 @@ class Binder:
         st.gold.append(Call(tool=node.tool, args=args))  # type: ignore[arg-type]
         data = result.data
         if effect.kind == "list" and isinstance(data, dict):
-            data = records_of(data, self.spec.tools[node.tool].output_schema)  # type: ignore[index]
+            records = records_of(data, self.spec.tools[node.tool].output_schema)  # type: ignore[index]
+            if node.op != FIND:
+                data = records
+            elif len(records) == 1:  # a finder answers the one row it found, enveloped or not
+                data = records[0]
         return data
+
+    def _find(self, node: Draft, effect: Any, episode: Episode, args: JSON) -> None:
+        """The row a finder call finds: one whose stated fields no other row shares."""
+        by = {f.arg: f.field for f in effect.filters if f.arg in self.spec.tools[node.tool].required}  # type: ignore[index]
+        accept = self.accept(node.id)
+        rows = [r for r in episode.store.rows(effect.entity) if all(r.get(f) is not None for f in by.values())]
+        seen = Counter(tuple(str(r[f]) for f in by.values()) for r in rows)
+        unique = [r for r in rows if seen[tuple(str(r[f]) for f in by.values())] == 1 and accept(r)]
+        if not unique:
+            raise Rejected(f"no {effect.entity} can be named by its {', '.join(by.values())}")
+        row = self.rng.choice(unique)
+        args.update({arg: row[f] for arg, f in by.items()})
+        node.field = next(iter(by.values()))
 
     def _ref_args(self, node: Draft) -> set[str]:
         """Arguments fed by another node (the agent finds them; the instruction never states them)."""
@@ -210,7 +230,10 @@ class Binder:
             free.append(effect.body_arg)  # the wrapped record: one object argument
         if effect.kind == "create":
             chosen = [a for a in free if a in tool.required]
-            chosen += [a for a in free if a not in chosen and self.rng.random() < 0.5]
+            # an optional structure within a structure (HubSpot's associations: types of a target) is
+            # not something a person dictates; a list of plain records (order lines) is
+            chosen += [a for a in free if a not in chosen and _depth(tool.properties.get(a)) < 3
+                       and self.rng.random() < 0.5]  # fmt: skip
             missing = [a for a in tool.required if a not in args and a not in chosen]
             if missing:
                 raise Rejected(f"cannot fill required arguments {missing}")
@@ -467,6 +490,19 @@ def records_of(data: JSON, schema: JSON | None) -> list[Any]:
     if isinstance(node, list):
         return node
     return next((v for v in data.values() if isinstance(v, list)), [])
+
+
+def _depth(schema: Any) -> int:
+    """How many containers nest in a schema: a scalar 0, a list of strings 1, a list of plain
+    records 2, a list of records holding records or lists 3 or more."""
+    if not isinstance(schema, dict):
+        return 0
+    inner = [schema["items"]] if isinstance(schema.get("items"), dict) else []
+    inner += [v for v in (schema.get("properties") or {}).values() if isinstance(v, dict)]
+    for combined in ("allOf", "anyOf", "oneOf"):
+        inner += [v for v in schema.get(combined) or () if isinstance(v, dict)]
+    own = 1 if primary_type(schema) in ("array", "object") or "properties" in schema else 0
+    return own + max((_depth(v) for v in inner), default=0) if own else max((_depth(v) for v in inner), default=0)
 
 
 def _as_rows(value: Any) -> list[JSON]:

@@ -13,7 +13,8 @@ from typing import Any
 from envfactory.ir.blueprint import Blueprint, Node
 from envfactory.ir.env import EnvSpec
 from envfactory.synth.arguments import tool_references
-from envfactory.synth.naming import plural, singular, tokens
+from envfactory.synth.naming import flat, id_stem, plural, singular, tokens
+from envfactory.tasks.walks import FIND
 
 JSON = dict[str, Any]
 OPENERS = ("", "Please ", "Could you ", "I need you to ", "Hi! Please ")
@@ -113,6 +114,8 @@ class Renderer:
         if kind == "action":
             return f"{self._verb(node.tool, effect.entity).capitalize()} {target}."  # type: ignore[arg-type]
         if kind == "delete":
+            if getattr(effect, "by", None):  # "delete the latest message sent to a receiver"
+                return f"{self.rng.choice(('Delete', 'Remove'))} the latest {entity} to {target}."
             return f"{self.rng.choice(('Delete', 'Remove'))} {target}."
         if kind == "transfer":
             amount = node.args.get(effect.amount_arg)
@@ -126,7 +129,11 @@ class Renderer:
             ref = self._arg_ref(node, arg, entity_name)
             # "with the plan whose name is ...", not "with plan: the plan whose name is ..."
             named = entity_name is not None and f"{words(entity_name)} " in f"{ref} "
-            refs.append(ref if named else f"{words(entity_name or arg)}: {ref}")
+            role = words(id_stem(arg) or arg)  # ``receiver_id`` of a user: "the user named 'Ann' as receiver"
+            if named and entity_name is not None and role not in (words(entity_name), words(arg)):
+                refs.append(f"{ref} as {role}")
+            else:
+                refs.append(ref if named else f"{words(entity_name or arg)}: {ref}")
         details = ", ".join([*refs, values] if values else refs)
         verb = self.rng.choice(("Create", "Add", "Make"))
         return f"{verb} a new {entity}" + (f" with {details}." if details else ".")
@@ -145,6 +152,8 @@ class Renderer:
             elif value in ({}, []):
                 if effect.kind == "update":  # "set its tags to empty"; a new record simply has none
                     parts.append(f"{words(arg)} to empty")
+            elif arg.lower() in WRAPPERS and isinstance(value, dict) and effect.kind == "create":
+                parts.append(show(value))  # a request ``body``'s members are what the user says, unlabelled
             else:
                 parts.append(f"{words(arg)} {'to ' if effect.kind == 'update' else ''}{show(value)}")
         return (" and its " if effect.kind == "update" else " and ").join(parts)
@@ -209,6 +218,11 @@ class Renderer:
             return f"whichever of {a} and {b} has the {side} {words(node.field)}"  # type: ignore[arg-type]
         if node.kind == "lookup":
             return f"the {entity} of {self.describe(node.inputs[0])}"
+        if node.kind == "call" and node.op == FIND and node.args:  # the user names it; the agent finds it
+            said = [(a, v) for a, v in node.args.items() if not self._ref_entity(node.tool, a)]
+            if len(said) == 1 and (flat(said[0][0]) == flat(node.entity or "") or tokens(said[0][0])[-1:] == ("name",)):
+                return f"the {entity} named {show(said[0][1])}"
+            return f"the {entity} whose " + " and ".join(f"{words(a)} is {show(v)}" for a, v in said)
         return f"that {entity}"
 
     def describe_set(self, node_id: str) -> str:
@@ -234,6 +248,9 @@ class Renderer:
         named = tokens(entity)  # "emails_cancel" on an email: "cancel"
         toks = [t for t in tokens(tool) if t not in named and singular(t) not in named and t not in ("by", "id")]
         return " ".join(toks) or "update"
+
+
+WRAPPERS = frozenset({"body", "payload", "data", "request", "requestbody", "input", "params"})
 
 
 def words(name: str | None) -> str:

@@ -74,6 +74,8 @@ class Style:
     prefilter: float = 0.35
 
 
+FIND = "find"  # the op of a call node that finds a row by a field the user states
+
 # things people know by the number they were given (an order, a booking), not by a name
 NUMBERED = frozenset(
     {
@@ -203,6 +205,10 @@ class Walker:
         direct = allow_direct and (deep or self.rng.random() < self.style.direct)
         if direct and (deep or sayable):
             return entity  # the user states the id
+        finder = self._finder(entity)
+        if finder is not None and (lister is None or opaque(self.schema[entity])):
+            # "send it to Alice": the user names the row, the agent finds its id (``get_user_id(user)``)
+            return sk.add("call", tool=finder, entity=entity, op=FIND).id, key
         if lister is None:
             return entity
         if direct:  # where a person would name it: "the board whose name is 'Roadmap'", found in its list
@@ -232,6 +238,21 @@ class Walker:
     def _lister(self, entity: str) -> str | None:
         listers = [t for t, e in self.effects.items() if e.kind == "list" and e.entity == entity and self._feedable(t)]
         return self.rng.choice(listers) if listers else None
+
+    def _finder(self, entity: str) -> str | None:
+        """A read that finds one row by what it holds (every required argument an exact match on a
+        plain field: ``get_user_id(user)``), so that a person can name the row instead of its id."""
+        schema = self.schema[entity]
+        found = []
+        for tool, effect in self.effects.items():
+            if effect.kind != "list" or effect.entity != entity or not self.spec.tools[tool].required:
+                continue
+            by_arg = {f.arg: f for f in effect.filters}
+            if all((f := by_arg.get(arg)) is not None and f.op == "eq" and f.field in schema.fields
+                   and f.field != schema.key and f.field not in schema.refs
+                   for arg in self.spec.tools[tool].required):  # fmt: skip
+                found.append(tool)
+        return self.rng.choice(sorted(found)) if found else None
 
     def _feedable(self, lister: str) -> bool:
         """Can a walk fill the lister's required arguments (each a filter on a reference)?"""

@@ -1,0 +1,35 @@
+"""A tool the synthesizer cannot model still refuses a key that names nothing: BFCL's travel API
+answers ``contact_customer_support(booking_id)`` only for a booking that exists (written here from
+scratch)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.synth.function_lists import STR, checked_tasks, function, synthesize_functions
+
+from envfactory.ir.effect import FallbackEffect
+from envfactory.runtime.environment import Environment
+
+TOOLS = [
+    function("book_flight", "Book a flight.", {"travel_from": STR, "travel_to": STR}, ["travel_from", "travel_to"],
+             {"booking_id": STR, "transaction_id": STR}),
+    function("get_booking", "Get a booking.", {"booking_id": STR}, ["booking_id"],
+             {"booking_id": STR, "travel_from": STR, "travel_to": STR}),
+    function("cancel_booking", "Cancel a booking.", {"booking_id": STR}, ["booking_id"], {"cancel_status": STR}),
+    function("contact_customer_support", "Contact customer support about a booking.",
+             {"booking_id": STR, "message": STR}, ["booking_id", "message"], {"customer_support_message": STR}),
+]  # fmt: skip
+
+
+def test_a_fallback_refuses_a_key_that_names_no_row(tmp_path: Path) -> None:
+    spec = synthesize_functions(tmp_path, "trips", TOOLS)
+    behaviour = spec.behaviour("contact_customer_support")
+    assert isinstance(behaviour.effect, FallbackEffect) and behaviour.fidelity == "low"
+    assert behaviour.effect.needs == {"booking_id": "booking"}
+    ep = Environment(spec).episode()
+    booking = spec.initial_state["booking"][0]["booking_id"]
+    assert ep.call_tool("contact_customer_support", {"booking_id": booking, "message": "hello"}).ok
+    refused = ep.call_tool("contact_customer_support", {"booking_id": "BK-404", "message": "hello"})
+    assert refused.error == "not_found" and "BK-404" in refused.content
+    checked_tasks(spec, 5)  # the self-check passes: its probe names a booking that exists
