@@ -35,7 +35,7 @@ from envfactory.ingest import load
 from envfactory.ir.effect import ShellEffect, SingletonEffect
 from envfactory.ir.env import EnvSpec
 from envfactory.ir.state import Entity, StateSchema
-from envfactory.keypool import KeyPool
+from envfactory.keypool import Aliases, KeyPool
 from envfactory.mcplive import PREFIX, TMP, McpSession, McpTarget
 from envfactory.runtime.environment import Environment
 from envfactory.runtime.episode import Episode
@@ -237,14 +237,17 @@ def measure(
         maker = ValueMaker(derive_seed(seed, "values", n), synth_spec.config.clock_start)
         synth, fake = synth_env.episode(max_steps=10**6), stub.episode(max_steps=10**6)
         with real_side.sequence() as real:
-            keys = KeyPool(real.known_keys())
+            keys, aliases = KeyPool(real.known_keys()), Aliases()
             for _ in range(length):
                 tool = rng.choice(synth_spec.tools.tools)
                 args = keys.arguments(tool.input_schema, rng, maker)
-                r, s, f = real.call(tool.name, args), synth.call_tool(tool.name, args), fake.call_tool(tool.name, args)
+                ours = aliases.translate(args)  # the environment is called with the ids it made itself
+                r, s, f = real.call(tool.name, args), synth.call_tool(tool.name, ours), fake.call_tool(tool.name, ours)
                 if r.ok:
                     keys.learn(args)
                     keys.learn(r.data)
+                    if s.ok:
+                        aliases.pair(r.data, s.data)
                 t = tally[tool.name]
                 _compare(t, r.ok, r.data if r.ok else None, s, f)
                 if not r.ok and not s.ok and r.error_code is not None:

@@ -17,8 +17,9 @@ from envfactory.values import ValueMaker
 
 JSON = dict[str, Any]
 SHARE = 0.8  # how often an identifying argument takes a known value
-_EXACT = {"id", "name", "path", "from", "to", "source", "destination", "key", "title", "uri"}
-_SUFFIXES = ("_id", "Id", "_name", "Name", "_path", "Path", "_key", "Key")
+_EXACT = {"id", "name", "path", "from", "to", "source", "destination", "key", "title", "uri", "token"}
+_SUFFIXES = ("_id", "Id", "_name", "Name", "_path", "Path", "_key", "Key", "_token", "Token")
+_MINTED = ("id", "Id", "token", "Token", "uuid")  # what a side makes up itself: ids and tokens
 
 
 def identifying(name: str) -> bool:
@@ -76,3 +77,32 @@ class KeyPool:
 
 
 __all__ = ["KeyPool", "identifying"]
+
+
+class Aliases:
+    """Real value -> the environment's value, for ids and tokens both sides minted in one call."""
+
+    def __init__(self) -> None:
+        self.mapping: dict[Any, Any] = {}
+
+    def pair(self, real: Any, synth: Any, field: str = "") -> None:
+        """Walk two answers to the same call side by side and pair their differing minted leaves."""
+        if isinstance(real, dict) and isinstance(synth, dict):
+            for k, v in real.items():
+                if k in synth:
+                    self.pair(v, synth[k], k if isinstance(k, str) else "")
+        elif isinstance(real, list) and isinstance(synth, list) and len(real) == len(synth) == 1:
+            self.pair(real[0], synth[0], field)
+        elif (field.endswith(_MINTED) and isinstance(real, (str, int)) and isinstance(synth, (str, int))
+              and not isinstance(real, bool) and not isinstance(synth, bool) and real != synth):  # fmt: skip
+            self.mapping[real] = synth
+
+    def translate(self, data: Any) -> Any:
+        """``data`` with every paired real value replaced by the environment's."""
+        if isinstance(data, dict):
+            return {k: self.translate(v) for k, v in data.items()}
+        if isinstance(data, list):
+            return [self.translate(v) for v in data]
+        if isinstance(data, (str, int)) and not isinstance(data, bool):
+            return self.mapping.get(data, data)
+        return data

@@ -202,6 +202,9 @@ class SingletonEffect(_Frozen):
     # credentials: argument -> field it must equal when the record holds every one of these fields (a stored
     # username and password); a mismatch turns the ``sets`` booleans off (a declared status says so) or refuses
     checks: dict[str, str] = Field(default_factory=dict)
+    # fields a ``set`` fills with a fresh token and answers (a login's ``access_token``); the token
+    # follows from the episode's seed and the one it replaces, so that runs repeat
+    issues: tuple[str, ...] = ()
 
 
 TreeOp = Literal[
@@ -332,11 +335,14 @@ def changes_state(effect: Any) -> bool:
 
 class Gate(_Frozen):
     """A precondition on a tool: the singleton row of ``entity`` must hold a true ``field`` (a
-    session's ``logged_in``); otherwise the call is refused with ``message`` and changes nothing."""
+    session's ``logged_in``); with ``arg``, the call's argument must equal that field (the
+    ``access_token`` the login issued). Otherwise the call is refused with ``message`` and changes
+    nothing."""
 
     entity: str
     field: str
     message: str
+    arg: str | None = None
 
 
 class Behaviour(_Frozen):

@@ -480,6 +480,8 @@ def _list(effect: ListEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
         elif paging.cursor_arg and str(args.get(paging.cursor_arg) or "").isdigit():
             start = int(args[paging.cursor_arg])
         if one:
+            if not rows and not predicates:
+                return {}  # "get all credit cards" answered in one object: none yet is an empty answer
             if not rows:
                 given = ", ".join(f"{a}={args[a]!r}" for a, _ in predicates if args.get(a) is not None)
                 raise ToolError("not_found", f"no {entity.name}" + (f" with {given}" if given else ""))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
 from envfactory.ir.effect import Gate, SingletonEffect
@@ -31,6 +32,7 @@ def _singleton(effect: SingletonEffect, tool: ToolSpec, spec: EnvSpec) -> Execut
             ctx.store.put(entity.name, SELF, row)
         elif effect.op == "set":
             row = {**row, **written(effect, args), **_added(effect, entity.fields, row, args), **clone(effect.sets)}
+            row.update({field: fresh_token(ctx.seed, field, row.get(field)) for field in effect.issues})
             ctx.store.put(entity.name, SELF, row)
         if effect.answers:
             return _answer(effect.answers, row)
@@ -98,12 +100,18 @@ def _answer(answers: dict[str, str], row: JSON) -> JSON:
     return out
 
 
+def fresh_token(seed: int, field: str, previous: Any) -> str:
+    """The token a sign-in issues: 16 hex digits that follow from the seed and the token before."""
+    return hashlib.sha256(f"{seed}:{field}:{previous}".encode()).hexdigest()[:16]
+
+
 def gated(gate: Gate, run: Executor) -> Executor:
-    """``run``, refused unless the gate's singleton row holds a true field (a logged-in session)."""
+    """``run``, refused unless the gate's singleton row holds a true field (a logged-in session)
+    or, for a token gate, the argument equals the token the row holds."""
 
     def check(ctx: CallContext, args: JSON) -> Any:
-        row = ctx.store.get(gate.entity, SELF)
-        if not (row or {}).get(gate.field):
+        held = (ctx.store.get(gate.entity, SELF) or {}).get(gate.field)
+        if not held or (gate.arg is not None and args.get(gate.arg) != held):
             raise ToolError("precondition_failed", gate.message)
         return run(ctx, args)
 

@@ -30,7 +30,7 @@ from envfactory.ir.tool import ToolSet
 from envfactory.registry import Registry
 from envfactory.synth.entities import PAGING_ARGS, PATCH_ARGS, wraps_entity
 from envfactory.synth.intents import Intent, title_noun
-from envfactory.synth.naming import id_stem, plural, role_of, same_field, tokens
+from envfactory.synth.naming import credential, id_stem, plural, role_of, same_field, tokens
 from envfactory.synth.transitions import STATUS_FIELDS, transition_for
 
 JSON = dict[str, Any]
@@ -120,6 +120,7 @@ def _fits_key(schema: Any, entity: Entity) -> bool:
 
 
 def _grade(tool: str, effect: Any, ignored: list[str], notes: list[str]) -> Behaviour:
+    ignored = [a for a in ignored if not credential(a)]  # who calls is the session's business
     if ignored:
         notes = [*notes, f"arguments with no inferred meaning: {ignored}"]
     return Behaviour(tool=tool, effect=effect, fidelity="medium" if ignored else "high", notes=tuple(notes))
@@ -220,6 +221,9 @@ def _keyed(kind: str) -> Builder:
         key_arg = _key_arg(intent, entity)
         if key_arg is None and kind == "read" and (found := _lookup(intent, entity)) is not None:
             return found
+        if key_arg is None and kind == "read" and intent.tool.required and all(map(credential, intent.tool.required)):
+            # ``get_booking_history(access_token)``: who asks decides nothing here; every row answers
+            return _grade(intent.tool.name, ListEffect(entity=entity.name), list(intent.tool.properties), [])
         if key_arg is None:
             return fallback(intent.tool.name, f"{kind} of {entity.name} but no argument holds its key",
                             writes=kind in WRITE_KINDS)  # fmt: skip

@@ -12,7 +12,7 @@ from envfactory.ir.jsonschema import primary_type
 from envfactory.ir.state import Entity, StateSchema
 from envfactory.ir.tool import ToolSet
 from envfactory.synth.intents import Intent
-from envfactory.synth.naming import id_stem, same_field, tokens
+from envfactory.synth.naming import credential, id_stem, same_field, tokens
 
 JSON = dict[str, Any]
 ENTITY_KINDS = ("read", "list", "create", "update", "delete", "action")
@@ -117,7 +117,7 @@ def _build_entity(noun: str, intents: list[Intent]) -> Entity:
         if intent.kind not in ("create", "update"):
             continue
         for arg, schema in intent.tool.properties.items():
-            if arg == intent.key_arg or arg.lower() in PAGING_ARGS or _matching(fields, arg):
+            if arg == intent.key_arg or arg.lower() in PAGING_ARGS or _matching(fields, arg) or credential(arg):
                 continue
             if wraps_entity(arg, schema, noun, intent.kind):
                 for member, sub in schema["properties"].items():  # the wrapper's members are the entity's fields

@@ -150,6 +150,14 @@ def same_field(a: str, b: str) -> bool:
     return flat(a) == flat(b)
 
 
+def credential(name: str) -> bool:
+    """An argument that proves who calls (``access_token``, ``auth_token``, ``api_key``), not a
+    property of what the call acts on: never a field of a record."""
+    toks = tokens(name)
+    who = {"access", "auth", "bearer", "api", "session"}
+    return toks in (("token",), ("apikey",)) or (toks[-1:] in (("token",), ("key",)) and bool(set(toks[:-1]) & who))
+
+
 def id_stem(field: str) -> str | None:
     """``customer_id`` / ``fromAccountId`` / ``book`` (no) -> the referenced noun, if any."""
     toks = list(tokens(field))

@@ -10,7 +10,9 @@ session's on/off field is named after the status tool's one boolean
 output (``login_status``), else ``logged_in``; every boolean the login and logout tools declare in
 their output (``authentication_status``) is set with it, so their answers say what happened. A
 tool whose own description speaks of an authenticated, logged-in or current user gets a :class:`Gate`: it
-is refused (``precondition_failed``) while the session is off. Environments start signed in, so
+is refused (``precondition_failed``) while the session is off. A token the login answers and other
+tools take back (``access_token``) is issued fresh by every login, and those tools are refused
+unless they pass the current one. Environments start signed in, so
 that tasks can act; the agent can still sign out.
 """
 
@@ -23,7 +25,8 @@ from envfactory.ir.effect import Behaviour, Gate, SingletonEffect
 from envfactory.ir.jsonschema import primary_type
 from envfactory.ir.state import Entity
 from envfactory.ir.tool import ToolSpec
-from envfactory.synth.naming import tokens
+from envfactory.runtime.singleton import fresh_token
+from envfactory.synth.naming import same_field, tokens
 
 JSON = dict[str, Any]
 ENTITY, KEY, SELF = "session", "_id", "self"
@@ -67,6 +70,8 @@ def plan_session(tools: tuple[ToolSpec, ...] | list[ToolSpec]) -> tuple[Entity |
     fields: JSON = {KEY: {"type": "string"}, field: {"type": "boolean"}}
     fields.update({a: login[0].properties.get(a) or {"type": "string"} for a in args if a in login[0].properties})
     fields.update({a: login[0].properties.get(a) or {"type": "string"} for a in secrets if a in login[0].properties})
+    issued = _issued(login, tools)
+    fields.update({f: {"type": "string"} for f in issued})
     out: dict[str, Behaviour] = {}
     for tool in tools:
         role = roles.get(tool.name)
@@ -80,10 +85,17 @@ def plan_session(tools: tuple[ToolSpec, ...] | list[ToolSpec]) -> tuple[Entity |
         checks = ({a: a for a in tool.properties if a in secrets or a in args}
                   if role == "login" and any(a in secrets for a in tool.properties) else {})  # fmt: skip
         effect = SingletonEffect(entity=ENTITY, op="get" if role == "status" else "set", sets=sets, args=login_args,
-                                 checks=checks)  # fmt: skip
+                                 checks=checks, issues=issued if role == "login" else ())  # fmt: skip
         out[tool.name] = Behaviour(tool=tool.name, effect=effect, fidelity="high", notes=(f"session: {role}",))
     entity = Entity(name=ENTITY, key=KEY, key_prefix=ENTITY, fields=fields, required=(KEY,))
-    return entity, out, {KEY: SELF, field: True}
+    return entity, out, {KEY: SELF, field: True, **{f: fresh_token(0, f, None) for f in issued}}
+
+
+def _issued(login: list[ToolSpec], tools: tuple[ToolSpec, ...] | list[ToolSpec]) -> tuple[str, ...]:
+    """The tokens a login answers (``access_token``) that other tools take back as an argument."""
+    answered = [f for t in login for f in ((t.output_schema or {}).get("properties") or {}) if "token" in tokens(f)]
+    taken = {a for t in tools if _role(t) is None for a in t.required}
+    return tuple(dict.fromkeys(f for f in answered if any(same_field(f, a) for a in taken)))
 
 
 def session_gates(tools: tuple[ToolSpec, ...] | list[ToolSpec], session: Entity, behaviours: dict[str, Behaviour],
@@ -91,7 +103,15 @@ def session_gates(tools: tuple[ToolSpec, ...] | list[ToolSpec], session: Entity,
     """Gates for the tools whose own description needs a signed-in user."""
     field = next(f for f, s in session.fields.items() if f != KEY and s.get("type") == "boolean")
     gate = Gate(entity=session.name, field=field, message="not signed in: log in first")
-    return {t.name: gate for t in tools if t.name not in behaviours and _NEEDS.search(_own_text(t))}
+    gates = {t.name: gate for t in tools if t.name not in behaviours and _NEEDS.search(_own_text(t))}
+    issued = {f for b in behaviours.values() if isinstance(b.effect, SingletonEffect) for f in b.effect.issues}
+    for tool in tools:  # ``book_flight(access_token, ...)``: the token the login issued, or refused
+        arg = next((a for a in tool.required for f in sorted(issued) if same_field(f, a)), None)
+        if tool.name not in behaviours and arg is not None:
+            token = next(f for f in sorted(issued) if same_field(f, arg))
+            gates[tool.name] = Gate(entity=session.name, field=token, arg=arg,
+                                    message=f"invalid {arg}: sign in and pass the {token} it returns")  # fmt: skip
+    return gates
 
 
 __all__ = ["ENTITY", "plan_session", "session_gates"]

@@ -21,7 +21,7 @@ from envfactory.ir.jsonschema import data_path, primary_type
 from envfactory.ir.task import Call
 from envfactory.runtime.environment import Environment
 from envfactory.runtime.episode import Episode
-from envfactory.synth.arguments import action_ready, fill_wrapped_references
+from envfactory.synth.arguments import action_ready, fill_wrapped_references, gate_arguments
 from envfactory.synth.naming import same_field, tokens
 from envfactory.tasks.errors import Rejected
 from envfactory.tasks.walks import FIND, Draft, Sketch
@@ -135,6 +135,7 @@ class Binder:
             args[arg] = self._direct(node, arg, entity, episode, args)
         if node.op == FIND:
             self._find(node, effect, episode, args)
+        args.update(gate_arguments(self.spec.behaviour(node.tool), episode.store))  # type: ignore[arg-type]
         if effect.kind == "list":
             self._widen_page(node, args)
         elif node.write:

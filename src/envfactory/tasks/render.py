@@ -74,6 +74,18 @@ class Renderer:
                 self.feeds.setdefault(e.dst, {})[e.dst_arg] = (e.src, e.src_field)
 
     def instruction(self) -> str:
+        text = self._clauses()
+        # a token the calls must pass (``access_token``) is the user's to give, once
+        calls = [(node, self._gate(node)) for node in self.bp.nodes if node.kind == "call"]
+        given = {(g.arg, node.args[g.arg]) for node, g in calls if g is not None and g.arg in node.args}
+        for arg, value in sorted(given, key=str):
+            text += f" My {words(arg)} is {show(value)}."
+        return text.strip()
+
+    def _gate(self, node: Node) -> Any:
+        return self.spec.behaviour(node.tool).gate if node.tool in self.spec.tools.names else None
+
+    def _clauses(self) -> str:
         clauses = [self._answer(self.bp.node(a)) for a in self.bp.answers]
         done: set[str] = set()
         for node in self.bp.nodes:
@@ -141,10 +153,12 @@ class Renderer:
     def _values(self, node: Node) -> str:
         effect = self.effects[node.tool]  # type: ignore[index]
         parts = []
+        gate = self._gate(node)
         for arg, value in node.args.items():
             if self._ref_entity(node.tool, arg) or arg in (
                 getattr(effect, "key_arg", None),
                 getattr(effect, "amount_arg", None),
+                gate.arg if gate is not None else None,  # said once, at the end
             ):
                 continue
             if arg in node.hidden:

@@ -1,0 +1,81 @@
+"""Token sessions: a login answers an ``access_token`` that the other tools take back, as BFCL's
+travel API does (written here from scratch). The token is who calls, never a field of a record."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.synth.function_lists import STR, checked_tasks, function, synthesize_functions
+
+from envfactory.ir.effect import ListEffect
+from envfactory.keypool import Aliases
+from envfactory.runtime.environment import Environment
+from envfactory.synth.naming import credential
+
+TOKEN = {"type": "string", "description": "The access token obtained from authenticate."}
+CARD = {"card_id": STR, "card_number": STR, "cardholder_name": STR}
+TOOLS = [
+    function("authenticate", "Authenticate the user.", {"client_id": STR, "client_secret": STR},
+             ["client_id", "client_secret"], {"access_token": STR, "token_type": STR, "expires_in": STR}),
+    function("register_card", "Register a credit card.",
+             {"access_token": TOKEN, "card_number": STR, "cardholder_name": STR},
+             ["access_token", "card_number", "cardholder_name"], {"card_id": STR}),
+    function("get_card", "Get a credit card.", {"access_token": TOKEN, "card_id": STR}, ["access_token", "card_id"],
+             CARD),
+    function("get_card_history", "Get the registered credit cards.", {"access_token": TOKEN}, ["access_token"],
+             {"cards": {"type": "array", "items": {"type": "dict", "properties": CARD}}}),
+]  # fmt: skip
+
+
+def test_a_login_issues_the_token_the_other_tools_need(tmp_path: Path) -> None:
+    spec = synthesize_functions(tmp_path, "cards", TOOLS)
+    assert "access_token" not in spec.state_schema["card"].fields  # who calls is not part of the card
+    gate = spec.behaviour("register_card").gate
+    assert gate is not None and (gate.field, gate.arg) == ("access_token", "access_token")
+    history = spec.behaviour("get_card_history")  # only the token asked for: every card answers
+    assert isinstance(history.effect, ListEffect) and history.fidelity == "high"
+    ep = Environment(spec).episode()
+    card = {"card_number": "4111111111111111", "cardholder_name": "Ann Lee"}
+    refused = ep.call_tool("register_card", {"access_token": "guess", **card})
+    assert refused.error == "precondition_failed" and ep.state_hash() == Environment(spec).episode().state_hash()
+    first = ep.call_tool("authenticate", {"client_id": "app", "client_secret": "s3cret"}).data["access_token"]
+    second = ep.call_tool("authenticate", {"client_id": "app", "client_secret": "s3cret"}).data["access_token"]
+    assert first != second  # every sign-in issues a new token ...
+    assert ep.call_tool("register_card", {"access_token": first, **card}).error == "precondition_failed"
+    assert ep.call_tool("register_card", {"access_token": second, **card}).ok  # ... and only that one works
+    again = Environment(spec).episode()  # the same seed issues the same tokens
+    assert again.call_tool("authenticate", {"client_id": "a", "client_secret": "b"}).data["access_token"] == first
+
+
+def test_tasks_give_the_token_once_and_the_gold_plan_passes_it(tmp_path: Path) -> None:
+    spec = synthesize_functions(tmp_path, "cards", TOOLS)
+    _, tasks = checked_tasks(spec, 8)
+    assert tasks
+    for task in tasks:
+        token = next(c.args["access_token"] for c in task.gold if "access_token" in c.args)
+        assert task.instruction.endswith(f"My access token is '{token}'.")
+        assert task.instruction.count(token) == 1 and "with access token" not in task.instruction
+
+
+def test_credentials_are_told_from_properties() -> None:
+    assert all(map(credential, ["access_token", "token", "api_key", "apiKey", "session_token", "authToken"]))
+    assert not any(map(credential, ["refresh_token_expiry", "key", "primary_key", "card_id", "monkey", "token_count"]))
+
+
+def test_the_instrument_calls_each_side_with_the_ids_it_made() -> None:
+    aliases = Aliases()
+    real = {"booking_id": 3426812, "status": "ok", "access_token": "123456", "items": [{"id": "r1"}]}
+    ours = {"booking_id": "booking_0011", "status": "done", "access_token": "9f2c", "items": [{"id": "s1"}]}
+    aliases.pair(real, ours)
+    assert aliases.mapping == {3426812: "booking_0011", "123456": "9f2c", "r1": "s1"}  # ids and tokens, not statuses
+    assert aliases.translate({"booking_id": 3426812, "note": "123456", "ids": ["r1", "r2"], "flag": True}) == {
+        "booking_id": "booking_0011", "note": "9f2c", "ids": ["s1", "r2"], "flag": True}  # fmt: skip
+
+
+def test_reading_all_of_nothing_answers_empty_not_not_found(tmp_path: Path) -> None:
+    cards = {"type": "dict", "description": "All registered cards.", "properties": CARD}
+    listing = function("get_all_cards", "Get all registered credit cards.", {}, [], {"card_list": cards})
+    spec = synthesize_functions(tmp_path, "cards", [*TOOLS, listing])
+    empty = spec.model_copy(update={"initial_state": {**spec.initial_state, "card": []}})
+    assert Environment(empty).episode().call_tool("get_all_cards", {}).ok  # nothing registered yet is an answer
+    assert Environment(spec).episode().call_tool("get_all_cards", {}).ok
