@@ -455,6 +455,14 @@ def declares_one_record(schema: JSON | None) -> bool:
     return not as_list and (record is not None or (not path and primary_type(schema) == "object"))
 
 
+def lists_values(schema: JSON | None) -> bool:
+    """Whether a response is only lists of plain values (``{filtered_stocks: [symbols]}``): a
+    search that finds nothing answers them empty rather than ``not_found``."""
+    props = (schema or {}).get("properties") or {}
+    return bool(props) and all(isinstance(v, dict) and primary_type(v) == "array"
+                               and primary_type(v.get("items")) not in ("object", None) for v in props.values())  # fmt: skip
+
+
 def min_records(schema: JSON | None) -> int:
     """The ``minItems`` of the list a response holds its records in (0 when none is declared):
     a list the API never returns empty (AWS's subscribers of a notification)."""

@@ -28,7 +28,7 @@ from envfactory.ir.effect import (
     UpdateEffect,
 )
 from envfactory.ir.env import EnvSpec
-from envfactory.ir.jsonschema import declares_one_record, min_records
+from envfactory.ir.jsonschema import declares_one_record, lists_values, min_records
 from envfactory.ir.state import Entity, StateSchema
 from envfactory.ir.tool import ToolSpec
 from envfactory.registry import Registry
@@ -203,7 +203,7 @@ def _action(effect: ActionEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
     entity = schema[effect.entity]
     cast, verb = key_caster(entity), tool.name.replace("_", " ")
     allowed = frozenset(effect.allowed_from) if effect.allowed_from is not None else None
-    forbidden = frozenset(effect.forbidden_from)
+    forbidden = frozenset(str(v).casefold() for v in effect.forbidden_from)  # "Completed" is completed
     refs = _ref_checks(entity, schema)
 
     def run(ctx: CallContext, args: JSON) -> JSON:
@@ -212,7 +212,7 @@ def _action(effect: ActionEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
         current = row.get(effect.field)
         if current == effect.to or (isinstance(current, str) and current.casefold() == effect.to.casefold()):
             raise ToolError("conflict", f"{_label(entity, key)} is already {effect.to!r}")
-        if (allowed is not None and current not in allowed) or current in forbidden:
+        if (allowed is not None and current not in allowed) or str(current).casefold() in forbidden:
             hint = f" (allowed from: {', '.join(sorted(allowed))})" if allowed is not None else ""
             raise ToolError(
                 "precondition_failed",
@@ -463,6 +463,7 @@ def _list(effect: ListEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
     paging = effect.paging
     max_rows = spec.config.max_list_rows
     one = declares_one_record(tool.output_schema)  # the first match, or not_found
+    values_only = lists_values(tool.output_schema)
     never_empty = min_records(tool.output_schema) > 0  # ``minItems: 1``: none found is not_found
 
     def run(ctx: CallContext, args: JSON) -> list[JSON] | JSON:
@@ -480,8 +481,8 @@ def _list(effect: ListEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
         elif paging.cursor_arg and str(args.get(paging.cursor_arg) or "").isdigit():
             start = int(args[paging.cursor_arg])
         if one:
-            if not rows and not predicates:
-                return {}  # "get all credit cards" answered in one object: none yet is an empty answer
+            if not rows and (not predicates or values_only):
+                return {}  # "get all credit cards" in one object, symbols found by price: none is an empty answer
             if not rows:
                 given = ", ".join(f"{a}={args[a]!r}" for a, _ in predicates if args.get(a) is not None)
                 raise ToolError("not_found", f"no {entity.name}" + (f" with {given}" if given else ""))

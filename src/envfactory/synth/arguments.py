@@ -103,9 +103,11 @@ def pick_row(store: Store, entity: str, rng: random.Random, accept: Any) -> JSON
 def action_ready(effect: ActionEffect) -> Any:
     """A predicate for rows the action may start from."""
 
+    forbidden = {str(v).casefold() for v in effect.forbidden_from}
+
     def ok(row: JSON) -> bool:
         current = row.get(effect.field)
-        if current == effect.to or current in effect.forbidden_from:
+        if current == effect.to or str(current).casefold() in forbidden:
             return False
         return effect.allowed_from is None or current in effect.allowed_from
 

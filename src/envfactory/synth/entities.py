@@ -101,8 +101,27 @@ def infer_schema(intents: list[Intent], assigned: dict[str, str]) -> StateSchema
         # message to") names its target where the record's own description does not
         said = [(arg, schema) for i in intents if assigned.get(i.tool.name) == entity.name
                 and i.kind in ("create", "update") for arg, schema in i.tool.properties.items()]  # fmt: skip
-        linked.append(_link(entity, names, parents, said))
+        linked.append(_link(entity, names, parents, said, _natural_keys(entities, entity.name)))
     return StateSchema(entities=tuple(linked))
+
+
+_GENERIC_KEYS = frozenset({"id", "_id", "name", "title", "key", "path", "slug", "uuid", "code", "type"})
+
+
+def _natural_keys(entities: list[Entity], own: str) -> dict[str, str]:
+    """Key field -> the entity it names, for the other entities keyed by a natural key of their own
+    (stocks by ``symbol``); where several share one, the one with most fields (the stock, not the
+    watchlist of symbols); a tie names none."""
+    by_key: dict[str, list[Entity]] = {}
+    for e in entities:
+        if e.name != own and e.key not in _GENERIC_KEYS and tokens(e.key)[-1:] not in (("id",), ("uuid",)):
+            by_key.setdefault(e.key, []).append(e)
+    out = {}
+    for key, owners in by_key.items():
+        ranked = sorted(owners, key=lambda e: -len(e.fields))
+        if len(ranked) == 1 or len(ranked[0].fields) > len(ranked[1].fields):
+            out[key] = ranked[0].name
+    return out
 
 
 def _build_entity(noun: str, intents: list[Intent]) -> Entity:
@@ -311,7 +330,8 @@ def _matching(fields: JSON, arg: str) -> str | None:
     return next((f for f in fields if same_field(f, arg)), None)
 
 
-def _link(entity: Entity, names: set[str], parents: dict[str, str], said: Sequence[tuple[str, Any]] = ()) -> Entity:
+def _link(entity: Entity, names: set[str], parents: dict[str, str], said: Sequence[tuple[str, Any]] = (),
+          natural: dict[str, str] | None = None) -> Entity:  # fmt: skip
     fields = dict(entity.fields)
     refs: dict[str, str] = {}
     for arg, parent in parents.items():
@@ -331,6 +351,8 @@ def _link(entity: Entity, names: set[str], parents: dict[str, str], said: Sequen
             )
             if named is not None:  # ``receiver_id``: "User ID of the user to send the message to"
                 refs[field] = named
+        elif field != entity.key and field not in refs and field in (natural or {}):
+            refs[field] = (natural or {})[field]  # an order's ``symbol`` names a stock keyed by its symbol
     return entity.model_copy(update={"fields": fields, "refs": refs})
 
 

@@ -88,6 +88,10 @@ class Intent:
         return self.nouns[0] if self.nouns else None
 
 
+# plural words that describe one thing, not many of it ("get_order_details", "get_user_settings")
+_ONE_THING = frozenset({"details", "settings", "status", "preferences", "contents"})
+
+
 def collection_paths(tools: list[ToolSpec]) -> frozenset[str]:
     """Paths with an item route below them (``/project/{u}/{p}/envvar`` when
     ``/project/{u}/{p}/envvar/{name}`` exists), parameters blanked: collections, not operations."""
@@ -168,8 +172,8 @@ def _from_name(tool: ToolSpec) -> Intent:
     nouns = _nouns(rest)
     if verb in RECORD_VERBS and kind == "create":
         nouns = [RECORD_VERBS[verb], *nouns]
-    if kind == "read" and any(t.endswith("s") and singular(t) != t for t in rest[-1:]):
-        kind = "list"  # get_orders
+    if kind == "read" and any(t.endswith("s") and singular(t) != t and t not in _ONE_THING for t in rest[-1:]):
+        kind = "list"  # get_orders; not get_order_details
     return Intent(tool, kind, verb=verb, nouns=nouns)
 
 

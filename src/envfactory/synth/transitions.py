@@ -75,6 +75,10 @@ TERMINAL = frozenset(
     }
 )
 STATUS_FIELDS = ("status", "state", "stage", "phase")
+# verbs that undo something not yet done, and the states (compared case-insensitively) in which it is done
+UNDOING = frozenset({"cancel", "abort", "void", "revoke"})
+FINISHED = ("completed", "complete", "done", "delivered", "finished", "fulfilled", "filled", "executed", "shipped",
+            "refunded", "expired")  # fmt: skip
 
 
 def transition_for(verb: str, enum: list[str] | None) -> tuple[str, tuple[str, ...] | None, tuple[str, ...]] | None:
@@ -103,5 +107,6 @@ def transition_for(verb: str, enum: list[str] | None) -> tuple[str, tuple[str, .
             if from_states:
                 return to, from_states, ()
         return to, None, tuple(v for v in values if v in TERMINAL and v != to)
-    # a free-text status: which states refuse the action is unknown; only a repeat is refused
-    return targets[0], None, ()
+    # a free-text status: which states refuse the action is unknown; only a repeat is refused, and
+    # undoing what is already finished (cancelling a completed order) whatever its spelling
+    return targets[0], None, FINISHED if verb in UNDOING else ()

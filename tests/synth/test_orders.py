@@ -1,0 +1,64 @@
+"""Orders of stocks named by their symbol, BFCL's trading shapes written here from scratch: a natural
+key another record holds is a reference, "details" is one thing, a search that finds nothing
+answers an empty list, and a finished order cannot be cancelled whatever its status is spelled."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.synth.function_lists import STR, checked_tasks, function, synthesize_functions
+
+from envfactory.ir.effect import ActionEffect, ReadEffect
+from envfactory.runtime.environment import Environment
+
+NUM = {"type": "number"}
+STOCK = {"symbol": STR, "price": NUM, "percent_change": NUM, "volume": NUM}
+TOOLS = [
+    function("get_stock_info", "Get the details of a stock.", {"symbol": STR}, ["symbol"], STOCK),
+    function("get_available_stocks", "Get the stocks of a sector.", {"sector": STR}, ["sector"],
+             {"stock_list": {"type": "array", "items": STR}}),
+    function("filter_stocks_by_price", "Filter stocks by price.", {"min_price": NUM, "max_price": NUM},
+             ["min_price", "max_price"], {"filtered_stocks": {"type": "array", "items": STR}}),
+    function("place_order", "Place an order.", {"symbol": STR, "price": NUM, "amount": {"type": "integer"}},
+             ["symbol", "price", "amount"], {"order_id": {"type": "integer"}, "status": STR}),
+    function("get_order_details", "Get the details of an order.", {"order_id": {"type": "integer"}}, ["order_id"],
+             {"id": {"type": "integer"}, "symbol": STR, "price": NUM, "amount": {"type": "integer"}, "status": STR}),
+    function("cancel_order", "Cancel an order.", {"order_id": {"type": "integer"}}, ["order_id"],
+             {"order_id": {"type": "integer"}, "status": STR}),
+]  # fmt: skip
+
+
+def test_an_order_refers_to_the_stock_its_symbol_names(tmp_path: Path) -> None:
+    spec = synthesize_functions(tmp_path, "broker", TOOLS)
+    assert spec.state_schema["stock"].key == "symbol"
+    assert spec.state_schema["order"].refs.get("symbol") == "stock"
+    ep = Environment(spec).episode()
+    symbol = spec.initial_state["stock"][0]["symbol"]
+    assert ep.call_tool("place_order", {"symbol": symbol, "price": 10.5, "amount": 3}).ok
+    assert ep.call_tool("place_order", {"symbol": "NOPE", "price": 10.5, "amount": 3}).error == "not_found"
+
+
+def test_details_are_one_record_read_by_its_key(tmp_path: Path) -> None:
+    spec = synthesize_functions(tmp_path, "broker", TOOLS)
+    effect = spec.behaviour("get_order_details").effect
+    assert isinstance(effect, ReadEffect) and effect.key_arg == "order_id"
+
+
+def test_a_search_that_finds_nothing_answers_an_empty_list(tmp_path: Path) -> None:
+    spec = synthesize_functions(tmp_path, "broker", TOOLS)
+    ep = Environment(spec).episode()
+    assert ep.call_tool("filter_stocks_by_price", {"min_price": 10**9, "max_price": 10**9 + 1}).ok
+
+
+def test_a_finished_order_cannot_be_cancelled_however_it_is_spelled(tmp_path: Path) -> None:
+    spec = synthesize_functions(tmp_path, "broker", TOOLS)
+    cancel = spec.behaviour("cancel_order").effect
+    assert isinstance(cancel, ActionEffect) and "completed" in cancel.forbidden_from
+    done = {**spec.initial_state["order"][0], "status": "Completed"}
+    state = {**spec.initial_state, "order": [done, *spec.initial_state["order"][1:]]}
+    ep = Environment(spec.model_copy(update={"initial_state": state})).episode()
+    key = done[spec.state_schema["order"].key]
+    assert ep.call_tool("cancel_order", {"order_id": key}).error == "precondition_failed"
+    other = spec.initial_state["order"][1][spec.state_schema["order"].key]
+    assert ep.call_tool("cancel_order", {"order_id": other}).ok
+    checked_tasks(spec, 5)
