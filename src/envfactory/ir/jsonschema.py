@@ -459,8 +459,9 @@ def lists_values(schema: JSON | None) -> bool:
     """Whether a response is only lists of plain values (``{filtered_stocks: [symbols]}``): a
     search that finds nothing answers them empty rather than ``not_found``."""
     props = (schema or {}).get("properties") or {}
-    return bool(props) and all(isinstance(v, dict) and primary_type(v) == "array"
-                               and primary_type(v.get("items")) not in ("object", None) for v in props.values())  # fmt: skip
+    plain = [isinstance(v, dict) and primary_type(v) == "array" and primary_type(v.get("items")) not in ("object", None)
+             for v in props.values()]  # fmt: skip
+    return bool(props) and all(plain)
 
 
 def min_records(schema: JSON | None) -> int:
