@@ -121,3 +121,41 @@ def test_a_stored_password_is_checked_and_a_wrong_one_signs_out(tmp_path: Path) 
     assert ep.call_tool("create_post", {"content": "x"}).ok
     fresh = Environment(spec).episode()  # no stored password (a synthesized start): any credentials sign in
     assert fresh.call_tool("authenticate", {"username": "zed", "password": "?"}).data == {"authentication_status": True}
+
+
+TICKETS = [
+    function("ticket_login", "Log in to the ticket system.", {"username": STR, "password": STR},
+             ["username", "password"], {"success": {"type": "boolean"}}),
+    function("ticket_get_login_status", "Whether someone is logged in.", {}, [], {"login_status": {"type": "boolean"}}),
+    function("create_ticket", "Create a ticket in the system and queue it.", {"title": STR, "description": STR},
+             ["title"], {"id": {"type": "integer"}, "title": STR, "status": STR, "created_by": STR}),
+    function("get_ticket", "Get a ticket.", {"ticket_id": {"type": "integer"}}, ["ticket_id"],
+             {"id": {"type": "integer"}, "title": STR, "status": STR, "created_by": STR}),
+    function("resolve_ticket", "Resolve a ticket with a resolution.",
+             {"ticket_id": {"type": "integer"}, "resolution": STR}, ["ticket_id", "resolution"], {"status": STR}),
+]  # fmt: skip
+
+
+def test_a_create_that_records_its_creator_stamps_the_signed_in_user(tmp_path: Path) -> None:
+    spec = synthesize_functions(tmp_path, "tickets", TICKETS)
+    create = spec.behaviour("create_ticket")
+    assert create.gate is not None  # nothing says so, but who else would be the creator?
+    ep = Environment(spec).episode()
+    assert ep.call_tool("ticket_login", {"username": "ann", "password": "pw"}).ok
+    made = ep.call_tool("create_ticket", {"title": "Printer on fire"}).data
+    assert made["created_by"] == "ann"
+    assert ep.call_tool("get_ticket", {"ticket_id": made["id"]}).data["created_by"] == "ann"
+    signed_out = spec.model_copy(update={"initial_state": {**spec.initial_state, "session": [
+        {**spec.initial_state["session"][0], "login_status": False}]}})  # fmt: skip
+    refused = Environment(signed_out).episode().call_tool("create_ticket", {"title": "Printer on fire"})
+    assert refused.error == "precondition_failed"
+
+
+def test_what_an_action_is_told_the_row_keeps(tmp_path: Path) -> None:
+    spec = synthesize_functions(tmp_path, "tickets", TICKETS)
+    assert "resolution" in spec.state_schema["ticket"].fields
+    ep = Environment(spec).episode()
+    ticket = spec.initial_state["ticket"][0]["id"]
+    assert ep.call_tool("resolve_ticket", {"ticket_id": ticket, "resolution": "rebooted"}).ok
+    assert ep.store.get("ticket", ticket)["resolution"] == "rebooted"
+    checked_tasks(spec, 5)

@@ -52,6 +52,9 @@ class CreateEffect(_Frozen):
     # the record wrapped in one object argument (AWS's ``Budget``, Rails' ``user``): member -> field
     body_arg: str | None = None
     body: dict[str, str] = Field(default_factory=dict)
+    # field -> ``entity.field`` of a singleton the create copies it from: the signed-in user stamped
+    # as a ticket's ``created_by``
+    signed: dict[str, str] = Field(default_factory=dict)
 
 
 class ReadEffect(_Frozen):

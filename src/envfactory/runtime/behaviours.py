@@ -136,6 +136,10 @@ def _create(effect: CreateEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
         _adjust_counters(store, refs, values, effect.consumes, -1)
         for field in effect.timestamps:
             values.setdefault(field, ctx.now())
+        for field, source in effect.signed.items():  # who created it: the signed-in user
+            holder, _, held = source.partition(".")
+            if field not in values and (signer := (store.get(holder, "self") or {}).get(held)) is not None:
+                values[field] = clone(signer)
         for field, default in defaults.items():
             if field not in values:
                 values[field] = clone(default) if isinstance(default, (dict, list)) else default

@@ -25,7 +25,7 @@ from envfactory.synth.entities import (
 )
 from envfactory.synth.intents import collection_paths, read_intent
 from envfactory.synth.naming import tokens
-from envfactory.synth.session import plan_session, session_gates
+from envfactory.synth.session import plan_session, session_gates, signed_creates
 from envfactory.synth.shell import CWD, plan_shell
 from envfactory.synth.singletons import KEY as SINGLETON_KEY
 from envfactory.synth.singletons import SELF, plan_funds, plan_singletons
@@ -144,6 +144,7 @@ def synthesize(
         gates = session_gates(toolset.tools, session, session_behaviours)
         behaviours = [b.model_copy(update={"gate": gates[b.tool], "notes": (*b.notes, "needs a signed-in session")})
                       if b.tool in gates else b for b in behaviours]  # fmt: skip
+        behaviours = signed_creates(session, behaviours, schema, toolset)
     if scenario is not None and not bind:
         raise SpecError("a scenario is loaded into a bound implementation: pass bind=True (--bind)", file=str(scenario))
     scenario = str(Path(scenario).resolve()) if scenario is not None else None

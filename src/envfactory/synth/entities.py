@@ -148,6 +148,14 @@ def _build_entity(noun: str, intents: list[Intent]) -> Entity:
             fields[arg] = _clean(schema)  # a parent's id too: the row remembers what it belongs to
             if intent.kind == "create" and arg in intent.tool.required:
                 required.append(arg)
+    for intent in intents:  # ``resolve_ticket(ticket_id, resolution)``: what an action is told, the row keeps
+        if intent.kind != "action":
+            continue
+        for arg, schema in intent.tool.properties.items():
+            plain = isinstance(schema, dict) and primary_type(schema) in ("string", "number", "integer", "boolean")
+            if (plain and arg != intent.key_arg and arg in intent.tool.required and not credential(arg)
+                    and not _matching(fields, arg) and tokens(arg)[-1:] not in (("id",), ("ids",))):  # fmt: skip
+                fields[arg] = _clean(schema)
     for intent in intents:  # ``get_user_id(user)``, "User name of the user": users hold the name it finds them by
         if intent.kind == "read" and intent.key_arg is None and len(intent.tool.required) == 1:
             arg = intent.tool.required[0]

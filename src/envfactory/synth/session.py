@@ -21,10 +21,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from envfactory.ir.effect import Behaviour, Gate, SingletonEffect
+from envfactory.ir.effect import Behaviour, CreateEffect, Gate, SingletonEffect
 from envfactory.ir.jsonschema import primary_type
-from envfactory.ir.state import Entity
-from envfactory.ir.tool import ToolSpec
+from envfactory.ir.state import Entity, StateSchema
+from envfactory.ir.tool import ToolSet, ToolSpec
 from envfactory.runtime.singleton import fresh_token
 from envfactory.synth.naming import same_field, tokens
 
@@ -114,4 +114,35 @@ def session_gates(tools: tuple[ToolSpec, ...] | list[ToolSpec], session: Entity,
     return gates
 
 
-__all__ = ["ENTITY", "plan_session", "session_gates"]
+_CREATORS = frozenset({"creator", "author", "owner", "sender", "reporter", "submitter"})
+
+
+def signed_creates(session: Entity, behaviours: list[Behaviour], schema: StateSchema, tools: ToolSet,
+                   ) -> list[Behaviour]:  # fmt: skip
+    """A create whose record names who made it (``created_by``, ``author``) and whose arguments do not
+    stamps the signed-in user there, and needs one: nobody else could have made it."""
+    who = next((f for f, s in session.fields.items() if f != KEY and s.get("type") == "string"
+                and not set(tokens(f)) & _SECRET and not set(tokens(f)) & {"token"}), None)  # fmt: skip
+    on = next(f for f, s in session.fields.items() if f != KEY and s.get("type") == "boolean")
+    if who is None:
+        return behaviours
+    out = []
+    for b in behaviours:
+        effect = b.effect
+        if not isinstance(effect, CreateEffect) or b.gate is not None or b.tool not in tools.names:
+            out.append(b)
+            continue
+        taken = set(effect.args.values()) | set(effect.body.values())
+        stamped = {f: f"{session.name}.{who}" for f in schema[effect.entity].fields
+                   if f not in taken and (tokens(f)[-1:] == ("by",) or set(tokens(f)) & _CREATORS)}  # fmt: skip
+        if not stamped:
+            out.append(b)
+            continue
+        gate = Gate(entity=session.name, field=on, message="not signed in: log in first")
+        notes = (*b.notes, f"stamps the signed-in {who} as {', '.join(stamped)}", "needs a signed-in session")
+        out.append(b.model_copy(update={"effect": effect.model_copy(update={"signed": stamped}), "gate": gate,
+                                        "notes": notes}))  # fmt: skip
+    return out
+
+
+__all__ = ["ENTITY", "plan_session", "session_gates", "signed_creates"]
