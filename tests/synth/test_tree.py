@@ -50,3 +50,27 @@ def test_writes_reads_folders_and_moves_behave_like_a_file_system(files: Environ
     assert ep.call_tool("delete_file", {"path": "/workspace/z"}).ok
     assert not [r for r in ep.store.rows("node") if r["path"].startswith("/workspace/z")]
     assert ep.call_tool("delete_file", {"path": "/workspace"}).error == "precondition_failed"  # never the root
+
+
+def test_media_reads_and_many_reads_answer_as_a_file_server_does(tmp_path) -> None:
+    import base64
+    import json
+
+    tools = json.loads(FILES.read_text())
+    listed = tools["tools"] if isinstance(tools, dict) else tools
+    path = {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}
+    many = {"type": "object", "properties": {"paths": {"type": "array", "items": {"type": "string"}}},
+            "required": ["paths"]}  # fmt: skip
+    extra = [{"name": "read_media_file", "description": "Read a file as a base64 content block.", "inputSchema": path},
+             {"name": "read_multiple_files", "description": "Read several files.", "inputSchema": many}]  # fmt: skip
+    source = tmp_path / "files.json"
+    source.write_text(json.dumps({"tools": [*listed, *extra]} if isinstance(tools, dict) else [*listed, *extra]))
+    spec = synthesize(source)
+    assert self_check(spec).passed
+    ep = Environment(spec).episode()
+    ep.call_tool("write_file", {"path": "/workspace/logo.png", "content": "PNG"})
+    image = ep.call_tool("read_media_file", {"path": "/workspace/logo.png"}).data["content"][0]
+    assert image == {"type": "image", "data": base64.b64encode(b"PNG").decode(), "mimeType": "image/png"}
+    assert ep.call_tool("read_media_file", {"path": "/workspace"}).error == "precondition_failed"  # a folder
+    both = ep.call_tool("read_multiple_files", {"paths": ["logo.png", "/workspace/nope"]}).data
+    assert both.startswith("logo.png:\nPNG")  # each file labelled as it was asked for

@@ -211,7 +211,7 @@ class SingletonEffect(_Frozen):
 
 
 TreeOp = Literal[
-    "write", "mkdir", "read", "read_many", "list", "tree", "move", "remove", "info", "search", "edit", "roots"
+    "write", "mkdir", "read", "read_many", "list", "tree", "move", "remove", "info", "search", "edit", "roots", "media"
 ]
 
 

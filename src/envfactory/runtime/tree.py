@@ -9,8 +9,10 @@ file servers commonly use: ``[DIR] name`` / ``[FILE] name`` listings, a JSON tre
 
 from __future__ import annotations
 
+import base64
 import fnmatch
 import json
+import mimetypes
 import posixpath
 from typing import Any
 
@@ -157,7 +159,7 @@ def _read_many(tree: Tree, e: TreeEffect, args: JSON) -> str:
     for raw in args.get(e.extra_arg or "paths") or []:
         try:
             path = tree.allowed(raw)
-            blocks.append(f"{path}:\n{tree.existing(path, FILE).get('content') or ''}\n")
+            blocks.append(f"{raw}:\n{tree.existing(path, FILE).get('content') or ''}\n")  # labelled as asked
         except ToolError as err:
             blocks.append(f"{raw}: Error - {err.message}")
     return "\n---\n".join(blocks)
@@ -233,12 +235,25 @@ def _edit(tree: Tree, e: TreeEffect, args: JSON) -> str:
     return f"Edited {path}"
 
 
+def _media(tree: Tree, e: TreeEffect, args: JSON) -> JSON:
+    """A file as one base64 content block (``read_media_file``): an image or audio file as such,
+    anything else as an embedded resource."""
+    path = tree.allowed(args.get(e.path_arg or "path"))
+    data = base64.b64encode(str(tree.existing(path, FILE).get("content") or "").encode()).decode()
+    mime = mimetypes.guess_type(path)[0] or "application/octet-stream"
+    kind = mime.split("/", 1)[0]
+    if kind in ("image", "audio"):
+        return {"content": [{"type": kind, "data": data, "mimeType": mime}]}
+    return {"content": [{"type": "resource", "resource": {"uri": f"file://{path}", "mimeType": mime, "blob": data}}]}
+
+
 def _roots(tree: Tree, e: TreeEffect, args: JSON) -> str:
     return "Allowed directories:\n" + "\n".join(tree.roots())
 
 
 OPS = {"write": _write, "mkdir": _mkdir, "read": _read, "read_many": _read_many, "list": _list, "tree": _tree,
-       "move": _move, "remove": _remove, "info": _info, "search": _search, "edit": _edit, "roots": _roots}  # fmt: skip
+       "move": _move, "remove": _remove, "info": _info, "search": _search, "edit": _edit, "roots": _roots,
+       "media": _media}  # fmt: skip
 
 
 @COMPILERS.register("tree")
@@ -246,7 +261,8 @@ def _compile(effect: TreeEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
     op, wrap = OPS[effect.op], _wrap(tool)
 
     def run(ctx: CallContext, args: JSON) -> Any:
-        return wrap(op(Tree(ctx.store, effect.entity), effect, args))
+        out = op(Tree(ctx.store, effect.entity), effect, args)
+        return wrap(out) if isinstance(out, str) else out
 
     return run
 

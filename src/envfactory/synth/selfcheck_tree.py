@@ -52,7 +52,7 @@ def _probe_tree(p: _Probe) -> None:
         p.note("move moves", ok, moved.content[:200])
         again = call({e.path_arg or "source": source, e.to_arg or "destination": destination})
         p.note("moving what is gone is not_found", again.error == "not_found", again.content[:200])
-    elif e.op in ("read", "edit", "remove", "info") and files:
+    elif e.op in ("read", "edit", "remove", "info", "media") and files:
         target = files[0]
         args: JSON = {e.path_arg or "path": target["path"]}
         if e.op == "edit":
@@ -62,6 +62,9 @@ def _probe_tree(p: _Probe) -> None:
         p.note(f"{e.op} of an existing file succeeds", result.ok, result.content[:200])
         if e.op == "read":
             p.note("read returns the content", target["content"] in result.content, result.content[:200])
+        if e.op == "media":
+            folder = call({**args, e.path_arg or "path": root})
+            p.note("media of a folder is refused", folder.error == "precondition_failed", folder.content[:200])
         absent = call({**args, e.path_arg or "path": missing})
         p.note(f"{e.op} of a missing path is not_found", absent.error == "not_found", absent.content[:200])
     else:  # list, tree, search, read_many, roots: answer on the root, refuse a missing folder

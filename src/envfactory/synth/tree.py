@@ -48,6 +48,8 @@ def _op(tool: ToolSpec) -> tuple[TreeOp, str | None, str | None, str | None] | N
     strings = [a for a, s in props.items() if primary_type(s) == "string"]
     arrays = [a for a, s in props.items() if primary_type(s) == "array"]
     path = "path" if "path" in props else None
+    if ("media" in toks or "image" in toks) and path is not None and {"read", "get", "open"} & toks:
+        return "media", path, None, None  # the file as a base64 content block
     if "media" in toks or "image" in toks:
         return None  # binary content blocks: not text in a tree
     if "allowed" in toks or "roots" in toks:
