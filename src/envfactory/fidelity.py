@@ -30,6 +30,7 @@ from typing import Any, Protocol
 import orjson
 from pydantic import BaseModel, ConfigDict
 
+from envfactory.core import BROKEN
 from envfactory.errors import SpecError
 from envfactory.ingest import load
 from envfactory.ir.effect import ShellEffect, SingletonEffect
@@ -96,6 +97,7 @@ class Measurement(BaseModel):
     output_fields: float | None
     stub_output_fields: float | None
     final_state: float | None  # None: the real object's records could not be mapped onto entities
+    real_crashes: int = 0  # calls on which the real code crashed (``internal_error``): left out of every figure
     tools: tuple[ToolAgreement, ...]
 
     def grades(self) -> dict[str, str]:
@@ -231,6 +233,7 @@ def measure(
     synth_spec = real_side.synth_spec
     synth_env, stub = Environment(synth_spec), Environment(_stub_spec(synth_spec))
     tally: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    crashes: dict[str, int] = defaultdict(int)
     finals: list[float] = []
     for n in range(sequences):
         rng = random.Random(derive_seed(seed, "fidelity", n))
@@ -243,6 +246,9 @@ def measure(
                 args = keys.arguments(tool.input_schema, rng, maker)
                 ours = aliases.translate(args)  # the environment is called with the ids it made itself
                 r, s, f = real.call(tool.name, args), synth.call_tool(tool.name, ours), fake.call_tool(tool.name, ours)
+                if r.error_code in BROKEN:  # the real code crashed: no behaviour to agree with, counted apart
+                    crashes[tool.name] += 1
+                    continue
                 if r.ok:
                     keys.learn(args)
                     keys.learn(r.data)
@@ -257,7 +263,7 @@ def measure(
             finals.append(float(final))
         if progress is not None:
             progress(n + 1)
-    return _measurement(against, sequences, tally, finals)
+    return _measurement(against, sequences, tally, finals, crashes)
 
 
 class RealCall(BaseModel):
@@ -514,7 +520,11 @@ def _compare(t: dict[str, list[float]], real_ok: bool, real_output: Any, s: Any,
 
 
 def _measurement(
-    source: str, sequences: int, tally: dict[str, dict[str, list[float]]], finals: list[float]
+    source: str,
+    sequences: int,
+    tally: dict[str, dict[str, list[float]]],
+    finals: list[float],
+    crashes: dict[str, int] | None = None,
 ) -> Measurement:
     every: dict[str, list[float]] = defaultdict(list)
     for t in tally.values():
@@ -523,7 +533,7 @@ def _measurement(
     tools = tuple(_tool_agreement(name, t) for name, t in sorted(tally.items()))
     return Measurement.model_validate(
         {"source": source, "sequences": sequences, "calls": len(every["outcome"]), "final_state": _mean(finals),
-         "tools": tools, **_scores(every)}
+         "tools": tools, "real_crashes": sum((crashes or {}).values()), **_scores(every)}
     )  # fmt: skip
 
 

@@ -100,3 +100,44 @@ def test_an_implementation_that_answers_nothing_fails_the_self_check(tmp_path: P
     assert not report.passed
     assert any(c.name == "the implementation answers some call" for t in report.tools for c in t.checks)
     assert self_check(synthesize(SPECS / "travel.py", bind=True), trust_code=True).passed
+
+
+BUGGY = '''
+class Counter:
+    """A counter whose reset is broken."""
+
+    def __init__(self):
+        self.count = 0
+
+    def bump(self, by: int) -> dict:
+        """Add to the count."""
+        if by > 100:
+            raise RuntimeError("too much at once")
+        self.count += by
+        return {"count": self.count}
+
+    def reset(self) -> dict:
+        """Set the count to zero."""
+        self.cuont = 0
+        return {"count": self.count.value}
+'''
+
+
+def test_a_crash_in_bound_code_is_an_internal_error_not_a_refusal(tmp_path: Path) -> None:
+    (tmp_path / "counter.py").write_text(BUGGY)
+    spec = synthesize(f"{tmp_path / 'counter.py'}:Counter", bind=True)
+    episode = Environment(spec, trust_code=True).episode()
+    assert episode.call_tool("bump", {"by": 500}).error == "precondition_failed"  # the code refuses
+    crashed = episode.call_tool("reset", {})
+    assert crashed.error == "internal_error" and "AttributeError" in crashed.content  # the code is broken
+    assert not self_check(spec, trust_code=True).passed
+
+
+def test_the_instrument_leaves_the_real_codes_crashes_out(tmp_path: Path) -> None:
+    from envfactory.fidelity import measure
+
+    (tmp_path / "counter.py").write_text(BUGGY)
+    spec = synthesize(f"{tmp_path / 'counter.py'}:Counter", trust_code=True)  # from its descriptions, not bound
+    m = measure(spec, f"{tmp_path / 'counter.py'}:Counter", sequences=6, length=6)
+    assert m.real_crashes > 0 and m.calls + m.real_crashes == 36
+    assert all(t.tool != "reset" or t.calls == 0 for t in m.tools)

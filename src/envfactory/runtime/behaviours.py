@@ -319,6 +319,10 @@ def _fallback(effect: FallbackEffect, tool: ToolSpec, spec: EnvSpec) -> Executor
     return run
 
 
+# exceptions that say the implementation is broken, not that it refuses the call
+_BUGS = (AttributeError, NameError, ZeroDivisionError, AssertionError, RecursionError)
+
+
 @COMPILERS.register("bound")
 def _bound(effect: BoundEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
     method = effect.target.rsplit(".", 1)[-1].rsplit(":", 1)[-1]
@@ -333,6 +337,8 @@ def _bound(effect: BoundEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
             raise ToolError("not_found", _describe(err)) from None
         except (ValueError, TypeError) as err:
             raise ToolError("invalid_arguments", _describe(err)) from None
+        except _BUGS as err:  # the code itself is broken (BFCL's search over a scenario it cannot read)
+            raise ToolError("internal_error", f"the implementation failed: {_describe(err)}") from None
         except Exception as err:  # the user's code: report, never crash the episode
             raise ToolError("precondition_failed", _describe(err)) from None
         refused = returned_error(result)
