@@ -280,6 +280,8 @@ def _string_by_name(vm: ValueMaker, toks: tuple[str, ...], entity: str) -> str:
         last = {"first": "first", "last": "last", "user": "username"}[toks[-2]]
     elif last == "name" or (toks == (entity,) and entity in PEOPLE):  # a user's ``user`` field is its name
         return _name_value(vm.fake, toks[0] if len(toks) > 1 else entity)
+    if last == "token" or toks[-2:] == ("api", "key"):  # a credential looks like one
+        return vm.fake.hexify("^" * 16)
     if toks[-2:] == ("card", "number"):  # a payment card's number, not a code
         return vm.fake.credit_card_number()
     if toks[0] == "id" and len(toks) > 1:  # Trello's ``idModel``: the id of a model, not a word

@@ -90,3 +90,15 @@ def test_a_name_to_id_directory_is_read_as_rows(tmp_path: Path) -> None:
     rows = entity_rows({"user_map": {"Alice": "USR001", "Bob": "USR002"}, "user_count": 2}, spec.state_schema)
     assert rows is not None and rows["user"] == [{"user_id": "USR001", "user": "Alice"},
                                                  {"user_id": "USR002", "user": "Bob"}]  # fmt: skip
+
+
+def test_a_finder_that_answers_no_record_is_passed_over(tmp_path: Path) -> None:
+    # zoomconnect's ``get .../send-url-parameters``: a read by a field that answers text, not the row
+    text = {**function("get_user_id", "Get a greeting for a user by user name.",
+                       {"user": {**STR, "description": "User name of the user."}}, ["user"], {}),
+            "response": {"type": "string"}}  # fmt: skip
+    spec = synthesize_functions(tmp_path, "workspace", [*TOOLS[:1], text, *TOOLS[2:]])
+    from envfactory.tasks.generate import generate_tasks
+
+    tasks, report = generate_tasks(Environment(spec), 10, seed=0)  # never a traceback
+    assert report.rejected["get_user_id answers no one record to find"] > 0 and not tasks  # no other way to a user

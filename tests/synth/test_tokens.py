@@ -79,3 +79,22 @@ def test_reading_all_of_nothing_answers_empty_not_not_found(tmp_path: Path) -> N
     empty = spec.model_copy(update={"initial_state": {**spec.initial_state, "card": []}})
     assert Environment(empty).episode().call_tool("get_all_cards", {}).ok  # nothing registered yet is an answer
     assert Environment(spec).episode().call_tool("get_all_cards", {}).ok
+
+
+def test_a_credential_without_a_login_is_given_once_per_task(tmp_path: Path) -> None:
+    key = {"type": "string", "description": "Your API key."}
+    lists = [
+        function("create_list", "Create a word list.", {"api_key": key, "name": STR, "description": STR},
+                 ["api_key", "name"], {"id": STR, "name": STR, "description": STR}),
+        function("update_list", "Update a word list.", {"api_key": key, "id": STR, "description": STR},
+                 ["api_key", "id", "description"], {"id": STR, "name": STR, "description": STR}),
+        function("get_list", "Get a word list.", {"api_key": key, "id": STR}, ["api_key", "id"],
+                 {"id": STR, "name": STR, "description": STR}),
+    ]  # fmt: skip
+    spec = synthesize_functions(tmp_path, "words", lists)
+    assert "api_key" not in spec.state_schema["list"].fields
+    _, tasks = checked_tasks(spec, 10)
+    assert len(tasks) == 10  # the key never makes a task unverifiable (a mutation of it changes nothing)
+    for task in tasks:
+        keys = {c.args["api_key"] for c in task.gold if "api_key" in c.args}
+        assert len(keys) == 1 and task.instruction.endswith(f"My api key is '{keys.pop()}'.")

@@ -22,7 +22,7 @@ from envfactory.ir.task import Call
 from envfactory.runtime.environment import Environment
 from envfactory.runtime.episode import Episode
 from envfactory.synth.arguments import action_ready, fill_wrapped_references, gate_arguments
-from envfactory.synth.naming import same_field, tokens
+from envfactory.synth.naming import credential, same_field, tokens
 from envfactory.tasks.errors import Rejected
 from envfactory.tasks.walks import FIND, Draft, Sketch
 
@@ -156,6 +156,8 @@ class Binder:
                 data = records
             elif len(records) == 1:  # a finder answers the one row it found, enveloped or not
                 data = records[0]
+        if node.op == FIND and not isinstance(data, dict):
+            raise Rejected(f"{node.tool} answers no one record to find")
         return data
 
     def _find(self, node: Draft, effect: Any, episode: Episode, args: JSON) -> None:
@@ -201,6 +203,10 @@ class Binder:
         for arg in tool.required:
             if arg in args:
                 continue
+            given = next((c.args[arg] for c in self._gold if arg in c.args), None) if credential(arg) else None
+            if given is not None:  # one user, one token for the whole task
+                args[arg] = given
+                continue
             field = next((f for f in entity.fields if same_field(f, arg)), None) if entity else None
             if row is not None and field is not None and row.get(field) is not None:
                 args[arg] = row[field]
@@ -235,7 +241,8 @@ class Binder:
             # not something a person dictates; a list of plain records (order lines) is
             chosen += [a for a in free if a not in chosen and _depth(tool.properties.get(a)) < 3
                        and self.rng.random() < 0.5]  # fmt: skip
-            missing = [a for a in tool.required if a not in args and a not in chosen]
+            # a credential (Wordnik's ``auth_token``) is the user's to give, filled with the rest below
+            missing = [a for a in tool.required if a not in args and a not in chosen and not credential(a)]
             if missing:
                 raise Rejected(f"cannot fill required arguments {missing}")
         elif effect.kind == "update":
@@ -365,7 +372,7 @@ class Binder:
         row = st.values[node.inputs[0]]
         if node.id in self._sk.answers:
             return self._reported(node, row, st)
-        value = row.get(node.field)  # type: ignore[arg-type]
+        value = row.get(node.field) if isinstance(row, dict) else None  # type: ignore[arg-type]
         if value is None:
             raise Rejected("the reference is empty")
         return value

@@ -13,7 +13,7 @@ from typing import Any
 from envfactory.ir.blueprint import Blueprint, Node
 from envfactory.ir.env import EnvSpec
 from envfactory.synth.arguments import tool_references
-from envfactory.synth.naming import flat, id_stem, plural, singular, tokens
+from envfactory.synth.naming import credential, flat, id_stem, plural, singular, tokens
 from envfactory.tasks.walks import FIND
 
 JSON = dict[str, Any]
@@ -76,14 +76,16 @@ class Renderer:
     def instruction(self) -> str:
         text = self._clauses()
         # a token the calls must pass (``access_token``) is the user's to give, once
-        calls = [(node, self._gate(node)) for node in self.bp.nodes if node.kind == "call"]
-        given = {(g.arg, node.args[g.arg]) for node, g in calls if g is not None and g.arg in node.args}
+        given = {(arg, value) for node in self.bp.nodes if node.kind == "call" for arg, value in node.args.items()
+                 if arg in self._credentials(node)}  # fmt: skip
         for arg, value in sorted(given, key=str):
             text += f" My {words(arg)} is {show(value)}."
         return text.strip()
 
-    def _gate(self, node: Node) -> Any:
-        return self.spec.behaviour(node.tool).gate if node.tool in self.spec.tools.names else None
+    def _credentials(self, node: Node) -> set[str]:
+        """The arguments of a call that say who calls: a gate's token, any ``access_token``/``api_key``."""
+        gate = self.spec.behaviour(node.tool).gate if node.tool in self.spec.tools.names else None
+        return {a for a in node.args if credential(a)} | ({gate.arg} if gate is not None and gate.arg else set())
 
     def _clauses(self) -> str:
         clauses = [self._answer(self.bp.node(a)) for a in self.bp.answers]
@@ -153,12 +155,16 @@ class Renderer:
     def _values(self, node: Node) -> str:
         effect = self.effects[node.tool]  # type: ignore[index]
         parts = []
-        gate = self._gate(node)
+        said_apart = self._credentials(node)  # said once, at the end
         for arg, value in node.args.items():
-            if self._ref_entity(node.tool, arg) or arg in (
-                getattr(effect, "key_arg", None),
-                getattr(effect, "amount_arg", None),
-                gate.arg if gate is not None else None,  # said once, at the end
+            if (
+                self._ref_entity(node.tool, arg)
+                or arg in said_apart
+                or arg
+                in (
+                    getattr(effect, "key_arg", None),
+                    getattr(effect, "amount_arg", None),
+                )
             ):
                 continue
             if arg in node.hidden:

@@ -20,6 +20,7 @@ from envfactory.runtime.environment import Environment
 from envfactory.runtime.episode import Episode
 from envfactory.runtime.facts import states_fact
 from envfactory.synth.arguments import tool_references
+from envfactory.synth.naming import credential
 from envfactory.tasks.agents import Agent, CarelessReader, Replay, early_stop, gold, noop, read_only
 from envfactory.tasks.graph import WRITES
 from envfactory.users.scripted import ScriptedUser
@@ -76,6 +77,8 @@ class SelfTest:
             out.append((f"drop write {call.tool}", calls[:i] + calls[i + 1 :]))
             refs = self._references(call.tool)
             for arg in call.args:
+                if credential(arg):
+                    continue  # who calls is not what the task asks for
                 changed = self._swap_reference(call, arg, refs[arg]) if arg in refs else self._change_literal(call, arg)
                 if changed is not None:
                     what = "swap the row in" if arg in refs else "change"
