@@ -133,3 +133,20 @@ def test_a_device_measures_like_its_real_implementation(tmp_path: Path) -> None:
     assert measured.outcome == 1.0 and measured.outcome >= measured.stub_outcome + 0.1
     assert measured.output_fields is not None and measured.output_fields >= 0.9
     assert measured.final_state == 1.0
+
+
+def test_an_omitted_argument_sets_its_declared_default(tmp_path: Path) -> None:
+    fan = {"type": "integer", "description": "The fan speed to set from 0 to 100. Default is 50.", "default": 50}
+    climate = [
+        function("adjustClimate", "Adjusts the climate control.",
+                 {"temperature": {"type": "number"}, "fanSpeed": fan}, ["temperature"],
+                 {"currentTemperature": {"type": "number"}, "fanSpeed": {"type": "integer"}}),
+        function("setFan", "Sets the fan.", {"fanSpeed": fan}, ["fanSpeed"], {"fanSpeed": {"type": "integer"}}),
+        function("showClimate", "Shows the climate.", {}, [],
+                 {"currentTemperature": {"type": "number"}, "fanSpeed": {"type": "integer"}}),
+    ]  # fmt: skip
+    spec = synthesize_functions(tmp_path, "climate", climate)
+    ep = Environment(spec).episode()
+    assert ep.call_tool("setFan", {"fanSpeed": 90}).ok
+    assert ep.call_tool("adjustClimate", {"temperature": 21.5}).ok  # no fan speed given: the default, 50
+    assert ep.call_tool("showClimate", {}).data == {"currentTemperature": 21.5, "fanSpeed": 50}

@@ -19,8 +19,13 @@ KEY, SELF = "_id", "self"
 @COMPILERS.register("singleton")
 def _singleton(effect: SingletonEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
     entity = spec.state_schema[effect.entity]
+    # an omitted argument the tool declares a default for sets that default ("fanSpeed ... Default is 50")
+    props = tool.properties
+    defaults = {a: props[a]["default"] for a in effect.args if isinstance(props.get(a), dict) and "default" in props[a]}
 
     def run(ctx: CallContext, args: JSON) -> JSON:
+        if effect.op == "set" and defaults:
+            args = {**clone(defaults), **args}
         row = ctx.store.get(entity.name, SELF)
         if row is None:
             raise ToolError("not_found", f"there is no {entity.name.replace('_', ' ')}")
