@@ -114,3 +114,26 @@ def test_deleting_a_name_no_row_holds_still_takes_the_references_to_it(board: En
     assert ep.store.count("dependency") == 1  # a dangling reference, as the real servers allow
     assert ep.call_tool("delete_tasks", {"taskTitles": ["ghost"]}).ok
     assert ep.store.count("dependency") == 0 and ep.store.count("task") == 1
+
+
+def test_one_rows_list_grows_by_a_call_that_names_it(tmp_path) -> None:
+    from tests.synth.function_lists import STR, checked_tasks, function, synthesize_functions
+
+    tweet = {"id": {"type": "integer"}, "content": STR, "mentions": {"type": "array", "items": STR}}
+    tools = [
+        function("post_tweet", "Post a tweet.", {"content": STR}, ["content"], tweet),
+        function("get_tweet", "Get a tweet.", {"tweet_id": {"type": "integer"}}, ["tweet_id"], tweet),
+        function("mention", "Mention users in a tweet.",
+                 {"tweet_id": {"type": "integer"}, "mentioned_usernames": {"type": "array", "items": STR}},
+                 ["tweet_id", "mentioned_usernames"], {"mention_status": STR}),
+    ]  # fmt: skip
+    spec = synthesize_functions(tmp_path, "tweets", tools)
+    effect = spec.behaviour("mention").effect
+    assert effect.kind == "edit_list" and effect.field == "mentions" and effect.items_arg is None
+    ep = Environment(spec).episode()
+    made = ep.call_tool("post_tweet", {"content": "hello"}).data["id"]
+    assert ep.call_tool("mention", {"tweet_id": made, "mentioned_usernames": ["ann", "bo"]}).ok
+    assert ep.call_tool("mention", {"tweet_id": made, "mentioned_usernames": ["bo", "cy"]}).ok
+    assert ep.call_tool("get_tweet", {"tweet_id": made}).data["mentions"] == ["ann", "bo", "cy"]
+    assert ep.call_tool("mention", {"tweet_id": 10**6, "mentioned_usernames": ["ann"]}).error == "not_found"
+    checked_tasks(spec, 5)

@@ -160,18 +160,24 @@ class DeleteManyEffect(_Frozen):
 
 class EditListEffect(_Frozen):
     """Add values to, or remove them from, a list field of rows (tags, members, notes), in a batch:
-    each item of ``items_arg`` names its row (``owner_arg``) and its values (``values_arg``).
+    each item of ``items_arg`` names its row (``owner_arg``) and its values (``values_arg``); without
+    ``items_arg`` the call itself is the one item (``mention(tweet_id, mentioned_usernames)``).
     Adding skips values already there and needs every named row to exist; removing ignores what
     is not there. ``result_field`` is the answer's field for the values actually added."""
 
     kind: Literal["edit_list"] = "edit_list"
     entity: str
     field: str
-    items_arg: str
+    items_arg: str | None
     owner_arg: str
     values_arg: str
     op: Literal["add", "remove"] = "add"
     result_field: str | None = None
+
+    def arguments(self, key: Any, values: list[Any]) -> dict[str, Any]:
+        """The call's arguments that put ``values`` on the row ``key`` names."""
+        item = {self.owner_arg: key, self.values_arg: values}
+        return item if self.items_arg is None else {self.items_arg: [item]}
 
 
 class DumpEffect(_Frozen):

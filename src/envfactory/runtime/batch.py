@@ -113,7 +113,7 @@ def _edit_list(effect: EditListEffect, tool: ToolSpec, spec: EnvSpec) -> Executo
 
     def run(ctx: CallContext, args: JSON) -> Any:
         store, plan = ctx.store, []
-        for item in _items(args, effect.items_arg):
+        for item in [args] if effect.items_arg is None else _items(args, effect.items_arg):
             if not isinstance(item, dict):
                 continue
             key, values = cast(item.get(effect.owner_arg)), item.get(effect.values_arg)
@@ -136,6 +136,8 @@ def _edit_list(effect: EditListEffect, tool: ToolSpec, spec: EnvSpec) -> Executo
                 row[field] = [v for v in current if v not in values]
             rows[key] = row
             store.put(entity.name, key, row)
+        if effect.items_arg is None:  # one row: its answer, not a list of one
+            return results[0] if results else {"success": True, "updated": len(rows)}
         return results if effect.op == "add" else {"success": True, "updated": len(rows)}
 
     return run

@@ -28,9 +28,9 @@ from typing import Any, Literal
 
 from envfactory.ir.effect import Behaviour, CreateManyEffect, DeleteManyEffect, DumpEffect, EditListEffect
 from envfactory.ir.jsonschema import primary_type
-from envfactory.ir.state import Entity
+from envfactory.ir.state import Entity, StateSchema
 from envfactory.ir.tool import ToolSpec
-from envfactory.synth.naming import VERBS, plural, singular, tokens
+from envfactory.synth.naming import VERBS, plural, same_field, singular, tokens
 from envfactory.synth.transitions import TRANSITIONS
 
 JSON = dict[str, Any]
@@ -230,6 +230,34 @@ def _edit_list(tool: ToolSpec, entities: dict[str, Entity]) -> Behaviour | None:
     )
     note = f"{'adds to' if op == 'add' else 'removes from'} the {lists[0]!r} list of the {noun} each item names"
     return Behaviour(tool=tool.name, effect=effect, fidelity="high", notes=(note,))
+
+
+def plan_list_edits(tools: list[ToolSpec], schema: StateSchema) -> dict[str, Behaviour]:
+    """Tools that would fall back but add to (or remove from) one row's list field: a required key
+    of an entity and a required array, the list named by the verb or the array (``mention(tweet_id,
+    mentioned_usernames)`` adds to a tweet's ``mentions``; ``add_tags(card_id, tags)`` to its ``tags``)."""
+    out: dict[str, Behaviour] = {}
+    for tool in tools:
+        required = [r for r in tool.required if r in tool.properties]
+        arrays = [r for r in required if primary_type(tool.properties[r]) == "array"]
+        keys = [(r, e) for r in required if r not in arrays for e in schema.entities
+                if same_field(r, f"{e.name}_id") or (e.key != "id" and same_field(r, e.key))]  # fmt: skip
+        if len(required) != 2 or len(arrays) != 1 or len(keys) != 1:
+            continue
+        (owner, entity), values, verb = keys[0], arrays[0], _verb(tool)
+        named = {singular(verb), *(singular(t) for t in tokens(values))}
+        lists = [f for f, fs in entity.fields.items() if primary_type(fs) == "array" and singular(f) in named | {
+            singular(values)}]  # fmt: skip
+        if len(lists) != 1:
+            continue
+        op: Literal["add", "remove"] = "remove" if verb in _REMOVE else "add"
+        effect = EditListEffect(entity=entity.name, field=lists[0], items_arg=None, owner_arg=owner,
+                                values_arg=values, op=op)  # fmt: skip
+        note = (
+            f"{'adds to' if op == 'add' else 'removes from'} the {lists[0]!r} list of the {entity.name} {owner} names"
+        )
+        out[tool.name] = Behaviour(tool=tool.name, effect=effect, fidelity="high", notes=(note,))
+    return out
 
 
 def _delete_many(tool: ToolSpec, entities: dict[str, Entity], links: dict[str, dict[str, str]]) -> Behaviour | None:

@@ -12,7 +12,7 @@ from envfactory.ir.effect import ActionEffect, Behaviour, BoundEffect, CreateEff
 from envfactory.ir.env import EnvConfig, EnvSpec
 from envfactory.ir.state import Entity, StateSchema
 from envfactory.ir.tool import ToolSet
-from envfactory.synth.batches import plan_batches
+from envfactory.synth.batches import plan_batches, plan_list_edits
 from envfactory.synth.data import load_state, seed_state
 from envfactory.synth.device import plan_device
 from envfactory.synth.effects import fallbacks_name_rows, infer_behaviour
@@ -189,6 +189,9 @@ def _from_fallbacks(toolset: ToolSet, schema: StateSchema, behaviours: list[Beha
     funds = plan_funds([t for t in toolset.tools if t.name in fallbacks], singles)  # ``withdraw_funds(amount)``
     behaviours = [funds.get(b.tool, b) for b in behaviours]
     fallbacks -= set(funds)
+    lists = plan_list_edits([t for t in toolset.tools if t.name in fallbacks], schema)  # ``mention(tweet_id, ...)``
+    behaviours = [lists.get(b.tool, b) for b in behaviours]
+    fallbacks -= set(lists)
     # a device is a function-tool shape (a car's switches); an HTTP API's leftovers are not one thing
     device, absorbed = plan_device([t for t in toolset.tools if t.name in fallbacks and t.source.http is None])
     if device is None or device.name in schema.names:

@@ -76,7 +76,7 @@ def _probe_edit_list(p: _Probe) -> None:
         return
     key = rows[0][entity.key]
     values = [f"probe value {p.maker.rng.randrange(10**6)}"] if effect.op == "add" else rows[0][effect.field][:1]
-    args = {effect.items_arg: [{effect.owner_arg: key, effect.values_arg: values}]}
+    args = effect.arguments(key, values)
     result = p.call(p.behaviour.tool, args)
     after = (p.episode.store.get(entity.name, key) or {}).get(effect.field) or []
     changed = all(v in after for v in values) if effect.op == "add" else not any(v in after for v in values)
@@ -85,7 +85,7 @@ def _probe_edit_list(p: _Probe) -> None:
         p.call(p.behaviour.tool, args)
         again = (p.episode.store.get(entity.name, key) or {}).get(effect.field) or []
         p.note("adding twice keeps one copy", len(again) == len(after), f"{len(after)} -> {len(again)}")
-        missing = {effect.items_arg: [{effect.owner_arg: entity.format_key(99_999), effect.values_arg: values}]}
+        missing = effect.arguments(entity.format_key(99_999), values)
         refused = p.call(p.behaviour.tool, missing)
         p.note("adding to a missing row is not_found", refused.error == "not_found", refused.content[:200])
 

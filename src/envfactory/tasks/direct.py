@@ -154,7 +154,7 @@ def _edit_list(ctx: Context, tool: str, e: EditListEffect) -> Scenario | None:
     row = ctx.rng.choice(rows)
     key = row[entity.key]
     value = ctx.word() if e.op == "add" else ctx.rng.choice(row[e.field])
-    call = Call(tool=tool, args={e.items_arg: [{e.owner_arg: key, e.values_arg: [value]}]})
+    call = Call(tool=tool, args=e.arguments(key, [value]))
     verb = f"Add {show(value)} to" if e.op == "add" else f"Remove {show(value)} from"
     return [call], f"{verb} the {words(e.field)} of the {words(entity.name)} {show(key)}."
 
