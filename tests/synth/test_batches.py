@@ -137,3 +137,21 @@ def test_one_rows_list_grows_by_a_call_that_names_it(tmp_path) -> None:
     assert ep.call_tool("get_tweet", {"tweet_id": made}).data["mentions"] == ["ann", "bo", "cy"]
     assert ep.call_tool("mention", {"tweet_id": 10**6, "mentioned_usernames": ["ann"]}).error == "not_found"
     checked_tasks(spec, 5)
+
+
+def test_an_array_of_records_is_not_a_list_to_grow(tmp_path) -> None:
+    # YNAB's updateTransactions(plan_id, transactions): a batch of records, not a plan's list of values
+    from tests.synth.function_lists import STR, function, synthesize_functions
+
+    record = {"type": "object", "properties": {"id": STR, "amount": {"type": "integer"}}}
+    plan = {"id": STR, "name": STR, "transactions": {"type": "array", "items": record}}
+    tools = [
+        function("create_plan", "Create a plan.", {"name": STR}, ["name"], plan),
+        function("get_plan", "Get a plan.", {"plan_id": STR}, ["plan_id"], plan),
+        function("updateTransactions", "Update transactions.",
+                 {"plan_id": STR, "transactions": {"type": "array", "items": record}}, ["plan_id", "transactions"],
+                 {"transaction_ids": {"type": "array", "items": STR}}),
+    ]  # fmt: skip
+    spec = synthesize_functions(tmp_path, "plans", tools)
+    assert spec.behaviour("updateTransactions").effect.kind != "edit_list"
+    assert self_check(spec).passed

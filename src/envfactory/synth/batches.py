@@ -235,19 +235,21 @@ def _edit_list(tool: ToolSpec, entities: dict[str, Entity]) -> Behaviour | None:
 def plan_list_edits(tools: list[ToolSpec], schema: StateSchema) -> dict[str, Behaviour]:
     """Tools that would fall back but add to (or remove from) one row's list field: a required key
     of an entity and a required array, the list named by the verb or the array (``mention(tweet_id,
-    mentioned_usernames)`` adds to a tweet's ``mentions``; ``add_tags(card_id, tags)`` to its ``tags``)."""
+    mentioned_usernames)`` adds to a tweet's ``mentions``; ``add_tags(card_id, tags)`` to its ``tags``); plain
+    values only: an array of records is a batch of its own (YNAB's ``updateTransactions``)."""
     out: dict[str, Behaviour] = {}
     for tool in tools:
         required = [r for r in tool.required if r in tool.properties]
-        arrays = [r for r in required if primary_type(tool.properties[r]) == "array"]
+        arrays = [r for r in required if primary_type(tool.properties[r]) == "array"
+                  and primary_type(tool.properties[r].get("items")) in ("string", "integer", "number")]  # fmt: skip
         keys = [(r, e) for r in required if r not in arrays for e in schema.entities
                 if same_field(r, f"{e.name}_id") or (e.key != "id" and same_field(r, e.key))]  # fmt: skip
         if len(required) != 2 or len(arrays) != 1 or len(keys) != 1:
             continue
         (owner, entity), values, verb = keys[0], arrays[0], _verb(tool)
         named = {singular(verb), *(singular(t) for t in tokens(values))}
-        lists = [f for f, fs in entity.fields.items() if primary_type(fs) == "array" and singular(f) in named | {
-            singular(values)}]  # fmt: skip
+        lists = [f for f, fs in entity.fields.items() if primary_type(fs) == "array"
+                 and primary_type(fs.get("items")) not in ("object", "array") and singular(f) in named]  # fmt: skip
         if len(lists) != 1:
             continue
         op: Literal["add", "remove"] = "remove" if verb in _REMOVE else "add"
