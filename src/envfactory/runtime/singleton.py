@@ -10,7 +10,7 @@ from envfactory.ir.env import EnvSpec
 from envfactory.ir.tool import ToolSpec
 from envfactory.runtime.behaviours import COMPILERS, CallContext, Executor
 from envfactory.runtime.result import ToolError
-from envfactory.runtime.store import clone
+from envfactory.runtime.store import Store, clone
 
 JSON = dict[str, Any]
 KEY, SELF = "_id", "self"
@@ -110,17 +110,22 @@ def fresh_token(seed: int, field: str, previous: Any) -> str:
     return hashlib.sha256(f"{seed}:{field}:{previous}".encode()).hexdigest()[:16]
 
 
+def held(gate: Gate, store: Store) -> Any:
+    """What the gate's singleton row holds in the gated field (the session's ``login_status``, its token)."""
+    return (store.get(gate.entity, SELF) or {}).get(gate.field)
+
+
 def gated(gate: Gate, run: Executor) -> Executor:
     """``run``, refused unless the gate's singleton row holds a true field (a logged-in session)
     or, for a token gate, the argument equals the token the row holds."""
 
     def check(ctx: CallContext, args: JSON) -> Any:
-        held = (ctx.store.get(gate.entity, SELF) or {}).get(gate.field)
-        if not held or (gate.arg is not None and args.get(gate.arg) != held):
+        value = held(gate, ctx.store)
+        if not value or (gate.arg is not None and args.get(gate.arg) != value):
             raise ToolError("precondition_failed", gate.message)
         return run(ctx, args)
 
     return check
 
 
-__all__ = ["gated", "written"]
+__all__ = ["gated", "held", "written"]

@@ -9,7 +9,7 @@ from envfactory.ir.effect import ActionEffect, Behaviour, TransferEffect
 from envfactory.ir.env import EnvSpec
 from envfactory.ir.jsonschema import PYTHON_TYPES, primary_type
 from envfactory.ir.state import StateSchema
-from envfactory.runtime.singleton import SELF
+from envfactory.runtime.singleton import held
 from envfactory.runtime.store import Store
 from envfactory.synth.data import coerce_key
 from envfactory.synth.naming import id_stem
@@ -53,8 +53,8 @@ def gate_arguments(behaviour: Behaviour, store: Store) -> JSON:
     gate = behaviour.gate
     if gate is None or gate.arg is None:
         return {}
-    held = (store.get(gate.entity, SELF) or {}).get(gate.field)
-    return {gate.arg: held} if held is not None else {}
+    value = held(gate, store)
+    return {gate.arg: value} if value is not None else {}
 
 
 def fill_wrapped_references(spec: EnvSpec, tool: str, args: JSON, store: Store, rng: random.Random) -> JSON:

@@ -88,6 +88,7 @@ def infer_schema(intents: list[Intent], assigned: dict[str, str]) -> StateSchema
     nouns = list(dict.fromkeys(assigned.values()))
     entities = [_build_entity(noun, [i for i in intents if assigned.get(i.tool.name) == noun]) for noun in nouns]
     names = {e.name for e in entities}
+    natural = _natural_keys(entities)
     linked = []
     for entity in entities:
         parents = {
@@ -101,20 +102,20 @@ def infer_schema(intents: list[Intent], assigned: dict[str, str]) -> StateSchema
         # message to") names its target where the record's own description does not
         said = [(arg, schema) for i in intents if assigned.get(i.tool.name) == entity.name
                 and i.kind in ("create", "update") for arg, schema in i.tool.properties.items()]  # fmt: skip
-        linked.append(_link(entity, names, parents, said, _natural_keys(entities, entity.name)))
+        linked.append(_link(entity, names, parents, said, natural))
     return StateSchema(entities=tuple(linked))
 
 
 _GENERIC_KEYS = frozenset({"id", "_id", "name", "title", "key", "path", "slug", "uuid", "code", "type"})
 
 
-def _natural_keys(entities: list[Entity], own: str) -> dict[str, str]:
-    """Key field -> the entity it names, for the other entities keyed by a natural key of their own
+def _natural_keys(entities: list[Entity]) -> dict[str, str]:
+    """Key field -> the entity it names, for the entities keyed by a natural key of their own
     (stocks by ``symbol``); where several share one, the one with most fields (the stock, not the
     watchlist of symbols); a tie names none."""
     by_key: dict[str, list[Entity]] = {}
     for e in entities:
-        if e.name != own and e.key not in _GENERIC_KEYS and tokens(e.key)[-1:] not in (("id",), ("uuid",)):
+        if e.key not in _GENERIC_KEYS and tokens(e.key)[-1:] not in (("id",), ("uuid",)):
             by_key.setdefault(e.key, []).append(e)
     out = {}
     for key, owners in by_key.items():
@@ -359,7 +360,7 @@ def _link(entity: Entity, names: set[str], parents: dict[str, str], said: Sequen
             )
             if named is not None:  # ``receiver_id``: "User ID of the user to send the message to"
                 refs[field] = named
-        elif field != entity.key and field not in refs and field in (natural or {}):
+        elif field != entity.key and field not in refs and (natural or {}).get(field, entity.name) != entity.name:
             refs[field] = (natural or {})[field]  # an order's ``symbol`` names a stock keyed by its symbol
     return entity.model_copy(update={"fields": fields, "refs": refs})
 

@@ -106,9 +106,9 @@ def session_gates(tools: tuple[ToolSpec, ...] | list[ToolSpec], session: Entity,
     gates = {t.name: gate for t in tools if t.name not in behaviours and _NEEDS.search(_own_text(t))}
     issued = {f for b in behaviours.values() if isinstance(b.effect, SingletonEffect) for f in b.effect.issues}
     for tool in tools:  # ``book_flight(access_token, ...)``: the token the login issued, or refused
-        arg = next((a for a in tool.required for f in sorted(issued) if same_field(f, a)), None)
-        if tool.name not in behaviours and arg is not None:
-            token = next(f for f in sorted(issued) if same_field(f, arg))
+        pair = next(((a, f) for a in tool.required for f in sorted(issued) if same_field(f, a)), None)
+        if tool.name not in behaviours and pair is not None:
+            arg, token = pair
             gates[tool.name] = Gate(entity=session.name, field=token, arg=arg,
                                     message=f"invalid {arg}: sign in and pass the {token} it returns")  # fmt: skip
     return gates

@@ -510,7 +510,7 @@ def _depth(schema: Any) -> int:
     for combined in ("allOf", "anyOf", "oneOf"):
         inner += [v for v in schema.get(combined) or () if isinstance(v, dict)]
     own = 1 if primary_type(schema) in ("array", "object") or "properties" in schema else 0
-    return own + max((_depth(v) for v in inner), default=0) if own else max((_depth(v) for v in inner), default=0)
+    return own + max((_depth(v) for v in inner), default=0)
 
 
 def _as_rows(value: Any) -> list[JSON]:

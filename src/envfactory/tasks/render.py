@@ -155,17 +155,10 @@ class Renderer:
     def _values(self, node: Node) -> str:
         effect = self.effects[node.tool]  # type: ignore[index]
         parts = []
-        said_apart = self._credentials(node)  # said once, at the end
+        # the row's key and an amount are said elsewhere; credentials once, at the end
+        unsaid = self._credentials(node) | {getattr(effect, "key_arg", None), getattr(effect, "amount_arg", None)}
         for arg, value in node.args.items():
-            if (
-                self._ref_entity(node.tool, arg)
-                or arg in said_apart
-                or arg
-                in (
-                    getattr(effect, "key_arg", None),
-                    getattr(effect, "amount_arg", None),
-                )
-            ):
+            if self._ref_entity(node.tool, arg) or arg in unsaid:
                 continue
             if arg in node.hidden:
                 parts.append(f"{words(arg)} (ask me for the {words(arg)})")
