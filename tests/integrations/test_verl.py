@@ -1,23 +1,37 @@
 """verl (0.9.1, the real library): envfactory's estimators in its advantage registry, its tools
 through verl's own tool config loader and call sequence (create, execute, release per call), one
-episode per trajectory, and the task's verdict as the trajectory's reward."""
+episode per trajectory, and the task's verdict as the trajectory's reward — also through verl's
+own tool agent loop (``run``), with a scripted model behind its server-manager interface."""
 
 from __future__ import annotations
 
 import asyncio
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 import torch
 import yaml
-from verl.experimental.agent_loop.agent_loop import _agent_loop_registry
+from omegaconf import OmegaConf
+from transformers import AutoTokenizer
+from verl.experimental.agent_loop.agent_loop import DictConfigWrap, ToolListWrap, _agent_loop_registry
 from verl.experimental.agent_loop.tool_agent_loop import AgentData
 from verl.tools.tool_registry import initialize_tools_from_config
 from verl.trainer.ppo.core_algos import get_adv_estimator_fn
+from verl.workers.rollout.replica import TokenOutput
 
-from envfactory.integrations.verl import AGENT, dataset_rows, finish, register_estimators, tool_config
+from envfactory.integrations.trl import with_tool_template
+from envfactory.integrations.verl import (
+    AGENT,
+    EnvfactoryAgentLoop,
+    dataset_rows,
+    finish,
+    register_estimators,
+    tool_config,
+)
+from envfactory.llm.local import weights_file
 from envfactory.rl.advantages import erpo
 from envfactory.runtime.environment import Environment
 from envfactory.tasks.agents import report
@@ -91,3 +105,49 @@ def test_tools_keep_one_episode_per_trajectory_and_the_verdict_is_the_reward(
     reward, success = finish({}, list(row["prompt"]), row["extra_info"]["tools_kwargs"], config)  # no call made
     assert (reward, success) == (0.0, False)
     json.dumps(row)  # rows are plain data for parquet
+
+
+class _Scripted:
+    """verl's LLM server manager, answering each turn with the next scripted text (a model that
+    plays the gold plan in Hermes tool calls, then reports) as token ids."""
+
+    def __init__(self, tokenizer: Any, turns: list[str]) -> None:
+        self.tokenizer, self.turns = tokenizer, list(turns)
+
+    async def generate(self, request_id: str, prompt_ids: list[int], sampling_params: dict, **_: Any) -> TokenOutput:
+        text = (self.turns.pop(0) if self.turns else "I am done.") + "<|im_end|>"
+        return TokenOutput(token_ids=self.tokenizer.encode(text, add_special_tokens=False))
+
+
+def test_the_agent_loop_runs_verls_tool_loop_and_scores_the_trajectory_by_the_verdict(
+    bundled_envs: dict[str, Environment], tmp_path: Path
+) -> None:
+    shop = bundled_envs["shop"]
+    env_dir = shop.spec.save(tmp_path / "shop")
+    task = next(t for t in generate_tasks(shop, 12, seed=0)[0] if t.goal.state_hash and not t.user.facts)
+    write_tasks(tmp_path / "tasks.jsonl", [task])
+    (tmp_path / "tools.yaml").write_text(yaml.safe_dump(tool_config(env_dir, tmp_path / "tasks.jsonl")))
+    tools = ToolListWrap(initialize_tools_from_config(str(tmp_path / "tools.yaml")))
+    weights = weights_file()  # the embedded model's tokenizer, with the Hermes tool template TRL uses
+    tokenizer = with_tool_template(AutoTokenizer.from_pretrained(str(weights.parent), gguf_file=weights.name))
+    multi_turn = {"max_user_turns": 10, "max_assistant_turns": 10, "max_parallel_calls": 1, "format": "hermes",
+                  "max_tool_response_length": 2048, "tool_response_truncate_side": "middle"}  # fmt: skip
+    rollout = {"prompt_length": 4096, "response_length": 4096, "full_determinism": True, "multi_turn": multi_turn}
+    config = DictConfigWrap(OmegaConf.create({"actor_rollout_ref": {"rollout": rollout}}))
+    row = dataset_rows([task])[0]
+    gold = [f"<tool_call>\n{json.dumps({'name': c.tool, 'arguments': c.args})}\n</tool_call>" for c in task.gold]
+
+    async def trajectory(turns: list[str]) -> Any:
+        loop = EnvfactoryAgentLoop(trainer_config=config, server_manager=_Scripted(tokenizer, turns),
+                                   tokenizer=tokenizer, processor=None, dataset_cls=None,
+                                   data_config=DictConfigWrap(OmegaConf.create({})), tools=tools)  # fmt: skip
+        return await loop.run({"temperature": 1.0}, raw_prompt=row["prompt"], extra_info=row["extra_info"],
+                              tools_kwargs=row["extra_info"]["tools_kwargs"])  # fmt: skip
+
+    solved = asyncio.run(trajectory([*gold, report(task)]))
+    assert solved.reward_score == 1.0 and solved.extra_fields["envfactory_success"] is True
+    assert solved.num_turns == 2 * len(task.gold) + 2  # prompt, each call and its answer, the report
+    mask = solved.response_mask  # the model's tokens are trained on, the tools' answers are not
+    assert 0 < sum(mask) < len(mask) and "envfactory_episode" not in solved.extra_fields
+    idle = asyncio.run(trajectory([]))  # a model that calls nothing: the task is not done
+    assert idle.reward_score == 0.0 and idle.extra_fields["envfactory_success"] is False

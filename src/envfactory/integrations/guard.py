@@ -77,7 +77,8 @@ class Guard:
         async def patient() -> Message:  # a session silent too long leaves as if its client had
             nonlocal expired
             try:
-                return await asyncio.wait_for(receive(), self.idle_s)
+                async with asyncio.timeout(self.idle_s):  # no task per message, unlike wait_for
+                    return await receive()
             except TimeoutError:
                 expired = True
                 self.refused["idle"] += 1

@@ -1,8 +1,9 @@
 """envfactory environments in the OpenEnv protocol (``openenv-core``, pinned in the ``openenv`` extra).
 
 The server side is OpenEnv's own FastAPI app (``create_fastapi_app``: ``/reset``, ``/step``,
-``/state``, ``/schema``, ``/health``, ``/metadata`` and the ``/ws`` session protocol, with its
-session limit); each WebSocket session holds its own :class:`EpisodeEnv`. An action is one
+``/state``, ``/schema``, ``/health``, ``/metadata``) with the ``/ws`` session protocol answered
+by :class:`~envfactory.integrations.ws_sessions.SessionSocket` (the same replies, without a
+pydantic model per message); each WebSocket session holds its own :class:`EpisodeEnv`. An action is one
 assistant turn in OpenAI form (tool calls, or words to the user); an observation is what came
 back (tool results, the user's answer, or the opening request with the tools on offer); the
 reward is the task's verdict when the episode ends. OpenEnv clients — and the trainers that use
@@ -36,6 +37,7 @@ from starlette.responses import JSONResponse
 
 from envfactory.integrations.guard import IDLE_S, MAX_BODY, Guard
 from envfactory.integrations.recorder import Recorder
+from envfactory.integrations.ws_sessions import SessionSocket
 from envfactory.ir.task import Task, Verdict
 from envfactory.rl.rollout import recorded
 from envfactory.runtime.environment import Environment
@@ -138,13 +140,14 @@ class EpisodeEnv(OpenEnvEnvironment[ToolCallAction, ToolObservation, State]):
         new = self.episode.act(message)
         self.transcript += [message, *new]
         done = self.episode.done
-        verdict = _verdict(self.episode.verify()) if done else None
+        verdict = self.episode.verify() if done else None
         task = self.episode.task
-        if done and task is not None and not self.saved:  # on disk before this step answers
+        if verdict is not None and task is not None and not self.saved:  # on disk before this step answers
             self.recorder.save(recorded(self.episode, task, self.transcript, policy="remote", seed=self.seed,
-                                        keep_messages=True))  # fmt: skip
+                                        keep_messages=True, verdict=verdict))  # fmt: skip
             self.saved = True
-        return ToolObservation(messages=new, done=done, reward=verdict["reward"] if verdict else 0.0, verdict=verdict)
+        return ToolObservation(messages=new, done=done, reward=verdict.reward if verdict else 0.0,
+                               verdict=_verdict(verdict) if verdict else None)  # fmt: skip
 
     def close(self) -> None:
         if not self.closed:
@@ -194,12 +197,17 @@ def make_app(env_dir: Path, tasks: dict[str, Task], *, max_sessions: int = 64, t
     ``step_timeout_s`` is answered with an error, and its session must reset."""
     env = Environment.load(env_dir, trust_code=trust_code)
     recorder = Recorder(trajectories)
-    session = EpisodeEnv if {b.effect.kind for b in env.spec.behaviours} & SLOW_KINDS else InlineEpisodeEnv
-    app = create_fastapi_app(lambda: session(env, tasks, recorder, step_timeout_s), ToolCallAction, ToolObservation,
-                             max_concurrent_envs=max_sessions)  # fmt: skip
+    slow = bool({b.effect.kind for b in env.spec.behaviours} & SLOW_KINDS)
+    session = EpisodeEnv if slow else InlineEpisodeEnv
+
+    def factory() -> EpisodeEnv:
+        return session(env, tasks, recorder, step_timeout_s)
+
+    app = create_fastapi_app(factory, ToolCallAction, ToolObservation, max_concurrent_envs=max_sessions)
     app.router.on_shutdown.append(recorder.close)  # a graceful shutdown closes the file
     app.add_exception_handler(BadRequest, _bad_request)
-    return Guard(app, token=token, max_body=max_body, idle_s=idle_s, extra=recorder.metrics)
+    sockets = SessionSocket(app, factory, ToolCallAction, max_sessions=max_sessions, factory_in_thread=slow)
+    return Guard(sockets, token=token, max_body=max_body, idle_s=idle_s, extra=recorder.metrics)
 
 
 class EnvfactoryClient(EnvClient[ToolCallAction, ToolObservation, State]):

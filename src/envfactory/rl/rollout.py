@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import orjson
+
 from envfactory.core import EpisodeLike, Policy
-from envfactory.ir.task import Task
+from envfactory.ir.task import Task, Verdict
 from envfactory.ir.trajectory import Trajectory
 from envfactory.users.judge import Judge
 
@@ -38,13 +40,24 @@ def rollout(
                     judge=judge)  # fmt: skip
 
 
+def _copied(message: JSON) -> JSON:
+    """A JSON copy of ``message`` (orjson's round trip, json's for what orjson refuses: integers
+    past 64 bits), so that the trajectory holds nothing its caller may later change."""
+    try:
+        return orjson.loads(orjson.dumps(message))  # type: ignore[no-any-return]
+    except TypeError:
+        return json.loads(json.dumps(message))  # type: ignore[no-any-return]
+
+
 def recorded(episode: EpisodeLike, task: Task, transcript: list[JSON], *, policy: str, seed: int,
-             keep_messages: bool = False, judge: Judge | None = None) -> Trajectory:  # fmt: skip
-    """The trajectory of an ended ``episode`` whose messages were ``transcript``: its verdict,
-    tool calls and errors counted from the tool messages, and (with a ``judge``) its mask."""
+             keep_messages: bool = False, judge: Judge | None = None,
+             verdict: Verdict | None = None) -> Trajectory:  # fmt: skip
+    """The trajectory of an ended ``episode`` whose messages were ``transcript``: its verdict
+    (``verdict``, when the caller has just asked for it), tool calls and errors counted from the
+    tool messages, and (with a ``judge``) its mask."""
     tools = [m for m in transcript if m.get("role") == "tool"]
     errors = sum('"error"' in str(m.get("content", ""))[:12] for m in tools)
-    verdict = episode.verify()
+    verdict = verdict if verdict is not None else episode.verify()
     judgement = judge.judge(task, transcript) if judge is not None else None
     return Trajectory(
         env=task.env,
@@ -60,7 +73,7 @@ def recorded(episode: EpisodeLike, task: Task, transcript: list[JSON], *, policy
         masked=judgement.spoiled if judgement is not None else False,
         randomization=getattr(episode, "randomization", {}),
         reasons=verdict.reasons + (judgement.reasons if judgement is not None else ()),
-        messages=tuple(json.loads(json.dumps(m)) for m in transcript) if keep_messages else (),
+        messages=tuple(_copied(m) for m in transcript) if keep_messages else (),
     )
 
 

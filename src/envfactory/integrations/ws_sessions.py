@@ -1,0 +1,174 @@
+"""The OpenEnv WebSocket session protocol (``/ws``), answered straight from ASGI messages.
+
+OpenEnv's own ``/ws`` route wraps each message in and out in pydantic models, reads the reset's
+signature on every reset and goes through Starlette's WebSocket object; on a 2-core machine that
+was most of a served step's cost (``bench/serve.py``). This handler speaks the same protocol over
+the same sessions, so OpenEnv clients cannot tell the difference:
+
+- in: ``{"type": "reset", "data": {seed, episode_id, task_id}}``, ``{"type": "step", "data":
+  ACTION}``, ``{"type": "state"}``, ``{"type": "close"}``;
+- out: ``{"type": "observation", "data": {"observation", "reward", "done"}}``, ``{"type": "state",
+  "data": STATE}`` or ``{"type": "error", "data": {"message", "code"}}`` with OpenEnv's codes
+  (``INVALID_JSON``, ``UNKNOWN_TYPE``, ``VALIDATION_ERROR``, ``EXECUTION_ERROR``,
+  ``CAPACITY_REACHED``, ``FACTORY_ERROR``); a bad message is answered and the session goes on.
+
+Every other request (``/reset``, ``/step``, ``/state``, ``/schema``, ``/health``, ``/metadata``)
+goes on to OpenEnv's app.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable
+from typing import Any
+
+import orjson
+from openenv.core.env_server.types import Action, Observation
+from pydantic import BaseModel, ValidationError
+
+from envfactory.integrations.guard import ASGIApp, Receive, Scope, Send
+
+JSON = dict[str, Any]
+RESET_ARGS = {"seed": int, "episode_id": str, "task_id": str}
+_BESIDE = frozenset({"reward", "done", "metadata"})  # said beside the observation, or not at all
+
+
+class BadField(ValueError):
+    """A message field of the wrong type."""
+
+
+def _error(message: str, code: str, **more: Any) -> str:
+    return json.dumps({"type": "error", "data": {"message": message, "code": code, **more}})
+
+
+def _dumps(message: JSON) -> str:
+    """``message`` as JSON text: orjson (several times faster than ``json`` on a step's reply),
+    pydantic models inside as their JSON dump; ``json`` for what orjson refuses (integers past 64
+    bits)."""
+    try:
+        return orjson.dumps(message, default=_plain).decode()
+    except TypeError:
+        return json.dumps(message, default=_plain)
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json")
+    raise TypeError(f"{type(value).__name__} is not JSON")
+
+
+def _observation(observation: Observation) -> str:
+    """OpenEnv's observation reply: the observation's fields but ``reward``, ``done`` and
+    ``metadata`` (as OpenEnv's ``serialize_observation``), read without a pydantic dump."""
+    data = {k: v for k, v in observation.__dict__.items() if k not in _BESIDE}
+    return _dumps({"type": "observation",
+                   "data": {"observation": data, "reward": observation.reward, "done": observation.done}})  # fmt: skip
+
+
+def _reset_args(data: JSON) -> JSON:
+    """The reset's keyword arguments (others are ignored, as OpenEnv does); a wrong type is a
+    :class:`BadField` naming the field."""
+    kwargs = {k: data[k] for k in RESET_ARGS if data.get(k) is not None}
+    for name, value in kwargs.items():
+        kind = RESET_ARGS[name]
+        if not isinstance(value, kind) or isinstance(value, bool):
+            raise BadField(f"reset field {name!r} must be {'an integer' if kind is int else 'a string'}, "
+                             f"not {json.dumps(value)[:80]}")  # fmt: skip
+    return kwargs
+
+
+class SessionSocket:
+    """``/ws`` sessions in front of ``app``: each connection gets ``factory()`` (an OpenEnv
+    ``Environment`` with ``reset_async``/``step_async``/``state``/``close``), at most
+    ``max_sessions`` at once. ``factory_in_thread``: build sessions in a worker thread (slow
+    environments, whose construction may run user code)."""
+
+    def __init__(self, app: ASGIApp, factory: Callable[[], Any], action: type[Action], *, max_sessions: int,
+                 factory_in_thread: bool = False) -> None:  # fmt: skip
+        self.app, self.factory, self.action = app, factory, action
+        self.max_sessions, self.factory_in_thread = max_sessions, factory_in_thread
+        self.open = 0
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "websocket" or scope.get("path") != "/ws":
+            await self.app(scope, receive, send)
+            return
+        if (await receive())["type"] != "websocket.connect":
+            return
+        await send({"type": "websocket.accept"})
+        if self.open >= self.max_sessions:
+            busy = f"the server holds its limit of {self.max_sessions} sessions; try again later"
+            await _close(send, _error(busy, "CAPACITY_REACHED", active_sessions=self.open,
+                                      max_sessions=self.max_sessions))  # fmt: skip
+            return
+        self.open += 1
+        try:
+            try:
+                session = await asyncio.to_thread(self.factory) if self.factory_in_thread else self.factory()
+            except Exception as err:  # the client is told why, the server goes on
+                await _close(send, _error(f"the environment could not be created: {err}", "FACTORY_ERROR"))
+                return
+            try:
+                await self._serve(session, receive, send)
+            finally:
+                session.close()
+        finally:
+            self.open -= 1
+
+    async def _serve(self, session: Any, receive: Receive, send: Send) -> None:
+        while True:
+            message = await receive()
+            if message["type"] != "websocket.receive":  # websocket.disconnect: the client left
+                return
+            text = message.get("text")
+            if text is None:
+                text = (message.get("bytes") or b"").decode("utf-8", "replace")
+            reply = await self._answer(session, text)
+            if reply is None:  # the client said close
+                await _close(send, None)
+                return
+            try:
+                await send({"type": "websocket.send", "text": reply})
+            except OSError:  # the client is gone
+                return
+
+    async def _answer(self, session: Any, text: str) -> str | None:
+        try:
+            message = json.loads(text)
+        except ValueError as err:
+            return _error(f"Invalid JSON: {err}", "INVALID_JSON")
+        if not isinstance(message, dict):
+            return _error("a message is a JSON object with a 'type'", "VALIDATION_ERROR")
+        kind, data = message.get("type", ""), message.get("data", {})
+        if kind in ("reset", "step") and not isinstance(data, dict):
+            return _error(f"a {kind} message's 'data' is a JSON object", "VALIDATION_ERROR")
+        try:
+            if kind == "step":
+                return _observation(await session.step_async(self.action.model_validate(data)))
+            if kind == "reset":
+                return _observation(await session.reset_async(**_reset_args(data)))
+            if kind == "state":
+                return _dumps({"type": "state", "data": session.state.model_dump(mode="json")})
+            if kind == "close":
+                return None
+            return _error(f"Unknown message type: {kind}", "UNKNOWN_TYPE")
+        except ValidationError as err:
+            return _error("Invalid message", "VALIDATION_ERROR", errors=json.loads(err.json(include_url=False)))
+        except BadField as err:
+            return _error(str(err), "VALIDATION_ERROR")
+        except Exception as err:  # the environment's failure is the client's answer
+            return _error(str(err), "EXECUTION_ERROR")
+
+
+async def _close(send: Send, last: str | None) -> None:
+    """Send ``last`` (if any) and close; a client already gone is not an error."""
+    try:
+        if last is not None:
+            await send({"type": "websocket.send", "text": last})
+        await send({"type": "websocket.close", "code": 1000})
+    except OSError:
+        pass
+
+
+__all__ = ["SessionSocket"]
