@@ -35,7 +35,7 @@ from envfactory.errors import SpecError
 from envfactory.ingest import load
 from envfactory.ir.effect import ShellEffect, SingletonEffect
 from envfactory.ir.env import EnvSpec
-from envfactory.ir.state import Entity, StateSchema
+from envfactory.ir.state import SINGLETON_KEY, SINGLETON_ROW, Entity, StateSchema
 from envfactory.keypool import Aliases, KeyPool
 from envfactory.mcplive import PREFIX, TMP, McpSession, McpTarget
 from envfactory.runtime.environment import Environment
@@ -46,8 +46,6 @@ from envfactory.seeding import derive_seed
 from envfactory.synth import synthesize
 from envfactory.synth.naming import flat, singular, tokens
 from envfactory.synth.session import ENTITY as SESSION
-from envfactory.synth.singletons import KEY as SINGLETON_KEY
-from envfactory.synth.singletons import SELF
 from envfactory.synth.tree import tree_rows
 from envfactory.values import ValueMaker
 
@@ -192,7 +190,7 @@ def _singleton_row(state: JSON, entity: Entity, names: set[str]) -> JSON | None:
                  None)  # fmt: skip
     source = named if named is not None else state
     row = {fields[flat(str(a))]: v for a, v in source.items() if flat(str(a)) in fields and _plain(v)}
-    return {SINGLETON_KEY: SELF, **row} if len(row) >= 2 else None
+    return {SINGLETON_KEY: SINGLETON_ROW, **row} if len(row) >= 2 else None
 
 
 def _plain(value: Any) -> bool:
@@ -347,7 +345,7 @@ def _scenario_tree(spec: EnvSpec, scenario: str | None) -> dict[str, list[JSON]]
         return None
     start = {tree.entity: rows}
     if isinstance(tree, ShellEffect):
-        start[tree.cwd_entity] = [{"_id": "self", "cwd": rows[0]["path"]}]
+        start[tree.cwd_entity] = [{SINGLETON_KEY: SINGLETON_ROW, "cwd": rows[0]["path"]}]
     return start
 
 

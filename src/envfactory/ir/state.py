@@ -7,6 +7,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 JSON = dict[str, Any]
+# A one-record entity (settings, a device, a session, a shell's current folder) keeps its record
+# under this hidden key field and key value; it is answered without them.
+SINGLETON_KEY, SINGLETON_ROW = "_id", "self"
 
 
 class Entity(BaseModel):
@@ -23,6 +26,13 @@ class Entity(BaseModel):
     required: tuple[str, ...] = ()
     refs: dict[str, str] = Field(default_factory=dict)  # field name -> referenced entity
     sources: tuple[str, ...] = ()  # the tools this entity was inferred from
+
+    @classmethod
+    def singleton(cls, name: str, fields: dict[str, JSON], *, required: tuple[str, ...] = (SINGLETON_KEY,),
+                  sources: tuple[str, ...] = ()) -> Entity:  # fmt: skip
+        """A one-record entity: its record lives under ``SINGLETON_KEY`` = ``SINGLETON_ROW``."""
+        return cls(name=name, key=SINGLETON_KEY, key_prefix=name, fields={SINGLETON_KEY: {"type": "string"}, **fields},
+                   required=required, sources=sources)  # fmt: skip
 
     def format_key(self, n: int) -> int | str:
         """The n-th generated key (1-based): ``7``, ``"ord_0007"``, or — when the API's ids have a

@@ -29,7 +29,7 @@ from envfactory.ir.effect import (
 )
 from envfactory.ir.env import EnvSpec
 from envfactory.ir.jsonschema import declares_one_record, lists_values, min_records
-from envfactory.ir.state import Entity, StateSchema
+from envfactory.ir.state import SINGLETON_ROW, Entity, StateSchema
 from envfactory.ir.tool import ToolSpec
 from envfactory.registry import Registry
 from envfactory.runtime.result import ToolError
@@ -138,7 +138,7 @@ def _create(effect: CreateEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
             values.setdefault(field, ctx.now())
         for field, source in effect.signed.items():  # who created it: the signed-in user
             holder, _, held = source.partition(".")
-            if field not in values and (signer := (store.get(holder, "self") or {}).get(held)) is not None:
+            if field not in values and (signer := (store.get(holder, SINGLETON_ROW) or {}).get(held)) is not None:
                 values[field] = clone(signer)
         for field, default in defaults.items():
             if field not in values:

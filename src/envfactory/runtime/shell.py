@@ -19,6 +19,7 @@ from typing import Any
 
 from envfactory.ir.effect import ShellEffect
 from envfactory.ir.env import EnvSpec
+from envfactory.ir.state import SINGLETON_KEY, SINGLETON_ROW
 from envfactory.ir.tool import ToolSpec
 from envfactory.registry import Registry
 from envfactory.runtime.behaviours import COMPILERS, CallContext, Executor
@@ -26,7 +27,6 @@ from envfactory.runtime.result import ToolError
 from envfactory.runtime.tree import DIR, FILE, Tree, parent
 
 JSON = dict[str, Any]
-SELF = "self"
 
 
 class Shell:
@@ -38,14 +38,14 @@ class Shell:
 
     @property
     def cwd(self) -> str:
-        row = self.store.get(self.cwd_entity, SELF)
+        row = self.store.get(self.cwd_entity, SINGLETON_ROW)
         if row is not None and isinstance(row.get("cwd"), str):
             return str(row["cwd"])
         roots = self.tree.roots()
         return roots[0] if roots else "/"
 
     def go(self, path: str) -> None:
-        self.store.put(self.cwd_entity, SELF, {"_id": SELF, "cwd": path})
+        self.store.put(self.cwd_entity, SINGLETON_ROW, {SINGLETON_KEY: SINGLETON_ROW, "cwd": path})
 
     def resolve(self, name: Any) -> str:
         """``name`` against the current directory; refused when empty or above the first root."""
@@ -253,4 +253,4 @@ def _compile(effect: ShellEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
     return run
 
 
-__all__ = ["OPS", "SELF", "Shell"]
+__all__ = ["OPS", "Shell"]

@@ -7,13 +7,13 @@ from typing import Any
 
 from envfactory.ir.effect import Gate, SingletonEffect
 from envfactory.ir.env import EnvSpec
+from envfactory.ir.state import SINGLETON_KEY, SINGLETON_ROW
 from envfactory.ir.tool import ToolSpec
 from envfactory.runtime.behaviours import COMPILERS, CallContext, Executor
 from envfactory.runtime.result import ToolError
 from envfactory.runtime.store import Store, clone
 
 JSON = dict[str, Any]
-KEY, SELF = "_id", "self"
 
 
 @COMPILERS.register("singleton")
@@ -26,7 +26,7 @@ def _singleton(effect: SingletonEffect, tool: ToolSpec, spec: EnvSpec) -> Execut
     def run(ctx: CallContext, args: JSON) -> JSON:
         if effect.op == "set" and defaults:
             args = {**clone(defaults), **args}
-        row = ctx.store.get(entity.name, SELF)
+        row = ctx.store.get(entity.name, SINGLETON_ROW)
         if row is None:
             raise ToolError("not_found", f"there is no {entity.name.replace('_', ' ')}")
         if effect.op == "set" and _wrong_credentials(effect, row, args):
@@ -34,14 +34,14 @@ def _singleton(effect: SingletonEffect, tool: ToolSpec, spec: EnvSpec) -> Execut
             if not off:
                 raise ToolError("precondition_failed", f"wrong {' or '.join(effect.checks)}")
             row = {**row, **off}  # "True if authenticated, False otherwise": a refused sign-in is answered
-            ctx.store.put(entity.name, SELF, row)
+            ctx.store.put(entity.name, SINGLETON_ROW, row)
         elif effect.op == "set":
             row = {**row, **written(effect, args), **_added(effect, entity.fields, row, args), **clone(effect.sets)}
             row.update({field: fresh_token(ctx.seed, field, row.get(field)) for field in effect.issues})
-            ctx.store.put(entity.name, SELF, row)
+            ctx.store.put(entity.name, SINGLETON_ROW, row)
         if effect.answers:
             return _answer(effect.answers, row)
-        return {k: v for k, v in row.items() if k != KEY}
+        return {k: v for k, v in row.items() if k != SINGLETON_KEY}
 
     return run
 
@@ -112,7 +112,7 @@ def fresh_token(seed: int, field: str, previous: Any) -> str:
 
 def held(gate: Gate, store: Store) -> Any:
     """What the gate's singleton row holds in the gated field (the session's ``login_status``, its token)."""
-    return (store.get(gate.entity, SELF) or {}).get(gate.field)
+    return (store.get(gate.entity, SINGLETON_ROW) or {}).get(gate.field)
 
 
 def gated(gate: Gate, run: Executor) -> Executor:

@@ -10,7 +10,7 @@ from envfactory.errors import SpecError, SynthesisError
 from envfactory.ingest import Loaded, load
 from envfactory.ir.effect import ActionEffect, Behaviour, BoundEffect, CreateEffect, FallbackEffect, UpdateEffect
 from envfactory.ir.env import EnvConfig, EnvSpec
-from envfactory.ir.state import Entity, StateSchema
+from envfactory.ir.state import SINGLETON_KEY, SINGLETON_ROW, Entity, StateSchema
 from envfactory.ir.tool import ToolSet
 from envfactory.synth.batches import plan_batches, plan_list_edits
 from envfactory.synth.data import load_state, seed_state
@@ -27,8 +27,7 @@ from envfactory.synth.intents import collection_paths, read_intent
 from envfactory.synth.naming import tokens
 from envfactory.synth.session import plan_session, session_gates, signed_creates
 from envfactory.synth.shell import CWD, plan_shell
-from envfactory.synth.singletons import KEY as SINGLETON_KEY
-from envfactory.synth.singletons import SELF, plan_funds, plan_singletons
+from envfactory.synth.singletons import plan_funds, plan_singletons
 from envfactory.synth.transitions import STATUS_FIELDS
 from envfactory.synth.tree import plan_tree, seed_tree
 
@@ -157,7 +156,7 @@ def synthesize(
         if tree is not None:
             initial[tree.name] = seed_tree(seed)
         if shell_entities:  # the current directory starts at the root
-            initial[CWD] = [{"_id": "self", "cwd": initial[tree.name][0]["path"]}]  # type: ignore[union-attr]
+            initial[CWD] = [{SINGLETON_KEY: SINGLETON_ROW, "cwd": initial[tree.name][0]["path"]}]  # type: ignore[union-attr]
     elif state == "empty":
         initial = {e: [] for e in schema.names}
     else:
@@ -167,7 +166,7 @@ def synthesize(
     for single in singles:  # a singleton always exists: one seeded record, whatever the state source
         if not initial.get(single.name) or len(initial[single.name]) != 1:
             one = seed_state(StateSchema(entities=(single,)), rows=1, seed=seed, clock_start=config.clock_start)
-            initial[single.name] = [{**one[single.name][0], SINGLETON_KEY: SELF}]
+            initial[single.name] = [{**one[single.name][0], SINGLETON_KEY: SINGLETON_ROW}]
     return EnvSpec(
         name=_env_name(name or toolset.name),
         description=toolset.description,

@@ -33,7 +33,7 @@ from envfactory.ir.tool import ToolSpec
 from envfactory.synth.naming import flat, tokens
 
 JSON = dict[str, Any]
-ENTITY, KEY, SELF = "device", "_id", "self"
+ENTITY = "device"
 _ADDS = re.compile(r"\b(add|adds|added|additional|increase|top up|fill)\b", re.IGNORECASE)
 _CAP = re.compile(r"\b(?:up to|at most|maximum of|holds?|capacity of)\s+(-?\d+(?:\.\d+)?)", re.IGNORECASE)
 MIN_TOOLS = 3
@@ -138,8 +138,7 @@ def plan_device(tools: list[ToolSpec]) -> tuple[Entity | None, dict[str, Behavio
         notes = [f"the {ENTITY}'s shared record" + (f": sets {', '.join(said)}" if said else ": reads it")]
         notes += [f"ignored: {ignored}"] if ignored else []
         behaviours[tool.name] = Behaviour(tool=tool.name, effect=effect, fidelity="medium", notes=tuple(notes))
-    entity = Entity(name=ENTITY, key=KEY, key_prefix=ENTITY, fields={KEY: {"type": "string"}, **fields},
-                    required=(KEY,), sources=tuple(t.name for t in members))  # fmt: skip
+    entity = Entity.singleton(ENTITY, fields, sources=tuple(t.name for t in members))
     return entity, behaviours
 
 

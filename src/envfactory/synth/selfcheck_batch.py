@@ -16,6 +16,7 @@ from envfactory.ir.effect import (
     EditListEffect,
     SingletonEffect,
 )
+from envfactory.ir.state import SINGLETON_ROW
 from envfactory.runtime.singleton import written
 from envfactory.synth.selfcheck import PROBES, _Probe
 
@@ -144,7 +145,7 @@ def _probe_singleton(p: _Probe) -> None:
         return
     required = set(p.spec.tools[p.behaviour.tool].required)  # a login's password: sent, never stored
     args = {a: v for a, v in p.args().items() if a in effect.args or a in required or a in effect.adds}
-    before = dict(p.episode.store.get(effect.entity, "self") or {})
+    before = dict(p.episode.store.get(effect.entity, SINGLETON_ROW) or {})
     fields = p.spec.state_schema[effect.entity].fields
     for arg, field in effect.adds.items():  # an amount that fits under the field's maximum
         room = _room(fields.get(field) or {}, before.get(field))
@@ -153,7 +154,7 @@ def _probe_singleton(p: _Probe) -> None:
         held = before.get(field)
         args[arg] = max(0, min(1, held)) if isinstance(held, (int, float)) else 0
     result = p.call(p.behaviour.tool, args)
-    row = p.episode.store.get(effect.entity, "self") or {}
+    row = p.episode.store.get(effect.entity, SINGLETON_ROW) or {}
     stored = all(row.get(f) == v for f, v in written(effect, args).items())
     added = all(row.get(f) == (before.get(f) or 0) + args[a] for a, f in effect.adds.items())
     added &= all(row.get(f) == (before.get(f) or 0) - args[a] for a, f in effect.takes.items())

@@ -7,7 +7,7 @@ import posixpath
 from typing import Any
 
 from envfactory.ir.effect import ShellEffect
-from envfactory.runtime.shell import SELF
+from envfactory.ir.state import SINGLETON_KEY, SINGLETON_ROW
 from envfactory.runtime.tree import DIR, FILE
 from envfactory.synth.selfcheck import PROBES, _Probe
 
@@ -24,7 +24,7 @@ def _probe_shell(p: _Probe) -> None:
         return
     store, tool = p.episode.store, p.behaviour.tool
     here = posixpath.dirname(files[0]["path"])
-    store.put(e.cwd_entity, SELF, {"_id": SELF, "cwd": here})  # stand where the files are
+    store.put(e.cwd_entity, SINGLETON_ROW, {SINGLETON_KEY: SINGLETON_ROW, "cwd": here})  # stand where the files are
     names = sorted(posixpath.basename(r["path"]) for r in rows if posixpath.dirname(r["path"]) == here)
     name = posixpath.basename(files[0]["path"])
 
@@ -43,7 +43,7 @@ def _probe_shell(p: _Probe) -> None:
         p.note("ls lists the current folder", got.ok and all(n in got.content for n in names), got.content[:200])
     elif e.op == "cd":
         up = call(name_arg="..")
-        now = (store.get(e.cwd_entity, SELF) or {}).get("cwd")
+        now = (store.get(e.cwd_entity, SINGLETON_ROW) or {}).get("cwd")
         p.note("cd .. goes up", up.ok and now == posixpath.dirname(here), up.content)
         missing = call(name_arg="no-such-folder")
         p.note("cd into a missing folder is not_found", missing.error == "not_found", missing.content[:200])

@@ -23,13 +23,13 @@ from typing import Any
 
 from envfactory.ir.effect import Behaviour, CreateEffect, Gate, SingletonEffect
 from envfactory.ir.jsonschema import primary_type
-from envfactory.ir.state import Entity, StateSchema
+from envfactory.ir.state import SINGLETON_KEY, SINGLETON_ROW, Entity, StateSchema
 from envfactory.ir.tool import ToolSet, ToolSpec
 from envfactory.runtime.singleton import fresh_token
 from envfactory.synth.naming import same_field, tokens
 
 JSON = dict[str, Any]
-ENTITY, KEY, SELF = "session", "_id", "self"
+ENTITY = "session"
 _LOGIN = {"login", "authenticate", "signin", "logon", "auth"}
 _LOGOUT = {"logout", "signout", "logoff"}
 _SECRET = {"password", "passwd", "secret", "token", "pin", "otp", "code", "key"}
@@ -67,7 +67,7 @@ def plan_session(tools: tuple[ToolSpec, ...] | list[ToolSpec]) -> tuple[Entity |
     login = [t for t in tools if roles.get(t.name) == "login"]
     args = {a: a for t in login for a in t.properties if not set(tokens(a)) & _SECRET}
     secrets = {a: a for t in login for a in t.properties if set(tokens(a)) & _SECRET}
-    fields: JSON = {KEY: {"type": "string"}, field: {"type": "boolean"}}
+    fields: JSON = {SINGLETON_KEY: {"type": "string"}, field: {"type": "boolean"}}
     fields.update({a: login[0].properties.get(a) or {"type": "string"} for a in args if a in login[0].properties})
     fields.update({a: login[0].properties.get(a) or {"type": "string"} for a in secrets if a in login[0].properties})
     issued = _issued(login, tools)
@@ -87,8 +87,8 @@ def plan_session(tools: tuple[ToolSpec, ...] | list[ToolSpec]) -> tuple[Entity |
         effect = SingletonEffect(entity=ENTITY, op="get" if role == "status" else "set", sets=sets, args=login_args,
                                  checks=checks, issues=issued if role == "login" else ())  # fmt: skip
         out[tool.name] = Behaviour(tool=tool.name, effect=effect, fidelity="high", notes=(f"session: {role}",))
-    entity = Entity(name=ENTITY, key=KEY, key_prefix=ENTITY, fields=fields, required=(KEY,))
-    return entity, out, {KEY: SELF, field: True, **{f: fresh_token(0, f, None) for f in issued}}
+    entity = Entity.singleton(ENTITY, fields)
+    return entity, out, {SINGLETON_KEY: SINGLETON_ROW, field: True, **{f: fresh_token(0, f, None) for f in issued}}
 
 
 def _issued(login: list[ToolSpec], tools: tuple[ToolSpec, ...] | list[ToolSpec]) -> tuple[str, ...]:
@@ -101,7 +101,7 @@ def _issued(login: list[ToolSpec], tools: tuple[ToolSpec, ...] | list[ToolSpec])
 def session_gates(tools: tuple[ToolSpec, ...] | list[ToolSpec], session: Entity, behaviours: dict[str, Behaviour],
                   ) -> dict[str, Gate]:  # fmt: skip
     """Gates for the tools whose own description needs a signed-in user."""
-    field = next(f for f, s in session.fields.items() if f != KEY and s.get("type") == "boolean")
+    field = next(f for f, s in session.fields.items() if f != SINGLETON_KEY and s.get("type") == "boolean")
     gate = Gate(entity=session.name, field=field, message="not signed in: log in first")
     gates = {t.name: gate for t in tools if t.name not in behaviours and _NEEDS.search(_own_text(t))}
     issued = {f for b in behaviours.values() if isinstance(b.effect, SingletonEffect) for f in b.effect.issues}
@@ -121,9 +121,9 @@ def signed_creates(session: Entity, behaviours: list[Behaviour], schema: StateSc
                    ) -> list[Behaviour]:  # fmt: skip
     """A create whose record names who made it (``created_by``, ``author``) and whose arguments do not
     stamps the signed-in user there, and needs one: nobody else could have made it."""
-    who = next((f for f, s in session.fields.items() if f != KEY and s.get("type") == "string"
+    who = next((f for f, s in session.fields.items() if f != SINGLETON_KEY and s.get("type") == "string"
                 and not set(tokens(f)) & _SECRET and not set(tokens(f)) & {"token"}), None)  # fmt: skip
-    on = next(f for f, s in session.fields.items() if f != KEY and s.get("type") == "boolean")
+    on = next(f for f, s in session.fields.items() if f != SINGLETON_KEY and s.get("type") == "boolean")
     if who is None:
         return behaviours
     out = []

@@ -26,8 +26,7 @@ _TEXT = ("content", "text", "pattern", "name", "query", "string")
 
 
 def cwd_entity() -> Entity:
-    return Entity(name=CWD, key="_id", key_prefix=CWD, fields={"_id": {"type": "string"}, "cwd": {"type": "string"}},
-                  required=("_id",))  # fmt: skip
+    return Entity.singleton(CWD, {"cwd": {"type": "string"}})
 
 
 def _op(tool: ToolSpec) -> str | None:

@@ -3,7 +3,7 @@
 One record, not a table: the resource's path has no parameters and its read answers one object
 (not a list), and nothing on that path creates (no ``POST``); or, for function and MCP tools, the
 name's noun is a known singleton (settings, preferences, profile, account, balance, ...) and the
-tool takes no id. The record is stored under a fixed hidden key (``SELF``) and answered without
+tool takes no id. The record is stored under a fixed hidden key (``SINGLETON_ROW``, from the IR) and answered without
 it; ``set`` tools (``PUT``/``PATCH``, ``update_*``/``set_*``) write the fields their arguments name.
 """
 
@@ -21,7 +21,6 @@ from envfactory.synth.effects import DEPOSIT_VERBS, WITHDRAW_VERBS
 from envfactory.synth.naming import singular, tokens
 
 JSON = dict[str, Any]
-KEY, SELF = "_id", "self"
 NOUNS = {"me": "profile", "profile": "profile", "settings": "settings", "preferences": "preferences",
          "account": "account", "balance": "balance", "config": "config", "configuration": "config",
          "session": "session", "quota": "quota", "usage": "usage", "device": "device", "whoami": "profile"}  # fmt: skip
@@ -94,8 +93,7 @@ def plan_singletons(tools: list[ToolSpec] | tuple[ToolSpec, ...]) -> tuple[list[
             continue
         required = tuple((record or {}).get("required") or ())
         sources = tuple(t.name for t in group)
-        entities.append(Entity(name=noun, key=KEY, key_prefix=noun, fields={KEY: {"type": "string"}, **fields},
-                               required=required, sources=sources))  # fmt: skip
+        entities.append(Entity.singleton(noun, fields, required=required, sources=sources))
         for tool in reads:
             behaviours[tool.name] = Behaviour(tool=tool.name, effect=SingletonEffect(entity=noun, op="get"),
                                               fidelity="high", notes=(f"the one {noun} record",))  # fmt: skip
@@ -145,4 +143,4 @@ def _prefix(name: str) -> str:
     return next((p for p in _PREFIXES if name.startswith(p)), "")
 
 
-__all__ = ["KEY", "NOUNS", "SELF", "plan_funds", "plan_singletons"]
+__all__ = ["NOUNS", "plan_funds", "plan_singletons"]

@@ -26,6 +26,7 @@ from envfactory.ir.effect import (
     changes_state,
 )
 from envfactory.ir.env import EnvSpec
+from envfactory.ir.state import SINGLETON_ROW
 from envfactory.ir.task import Call, Goal, Origin, Task
 from envfactory.registry import Registry
 from envfactory.runtime.environment import Environment
@@ -176,7 +177,7 @@ def _delete_many(ctx: Context, tool: str, e: DeleteManyEffect) -> Scenario | Non
 
 @SCENARIOS.register("singleton")
 def _singleton(ctx: Context, tool: str, e: SingletonEffect) -> Scenario | None:
-    row = ctx.store.get(e.entity, "self") or {}
+    row = ctx.store.get(e.entity, SINGLETON_ROW) or {}
     schemas = ctx.spec.tools[tool].properties
     choices = [a for a in e.args if schemas.get(a, {}).get("enum") or schemas.get(a, {}).get("type") == "boolean"]
     if not choices:
@@ -238,7 +239,7 @@ def _shell(ctx: Context, tool: str, e: ShellEffect) -> Scenario | None:
     """``In the folder 'docs', rename 'doc-1.txt' to 'budget-12.txt'.``: ``cd`` there one level at a
     time (from the current folder), then the command."""
     cd = next((b.tool for b in ctx.spec.behaviours if isinstance(b.effect, ShellEffect) and b.effect.op == "cd"), None)
-    state = ctx.store.get(e.cwd_entity, "self") or {}
+    state = ctx.store.get(e.cwd_entity, SINGLETON_ROW) or {}
     here = str(state.get("cwd") or "")
     rows = ctx.rows(e.entity)
     folders = [r["path"] for r in rows if r.get("type") == "directory" and r["path"].startswith(here + "/")]
