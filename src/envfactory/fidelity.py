@@ -181,16 +181,24 @@ def real_counters(state: Any, schema: StateSchema) -> dict[str, int]:
     return out
 
 
+def _natural(spec: EnvSpec) -> frozenset[str]:
+    """Arguments that name things besides ids and names: the entities' own keys (a stock's
+    ``symbol``) and the entities' names (``add_to_watchlist(stock)``)."""
+    keys = {e.key for e in spec.state_schema.entities if e.key not in ("id", SINGLETON_KEY)}
+    return frozenset(keys | {e.name for e in spec.state_schema.entities if e.key != SINGLETON_KEY})
+
+
 def _singleton_row(state: JSON, entity: Entity, names: set[str]) -> JSON | None:
     """A singleton's fields as the object holds them: in an attribute named after it
     (``account_info`` for ``account``), else in attributes named like its fields (``engine_state``
-    for ``engineState``). Only the fields found (at least two); None when fewer."""
+    for ``engineState``). Only the fields found (at least two, or the one field of a one-field
+    singleton: ``watch_list`` for a watchlist); None when fewer."""
     fields = {flat(f): f for f in entity.fields if f != SINGLETON_KEY}
     named = next((v for a, v in state.items() if isinstance(v, dict) and _entity_named(str(a), names) == entity.name),
                  None)  # fmt: skip
     source = named if named is not None else state
     row = {fields[flat(str(a))]: v for a, v in source.items() if flat(str(a)) in fields and _plain(v)}
-    return {SINGLETON_KEY: SINGLETON_ROW, **row} if len(row) >= 2 else None
+    return {SINGLETON_KEY: SINGLETON_ROW, **row} if len(row) >= min(2, len(fields)) else None
 
 
 def _plain(value: Any) -> bool:
@@ -238,7 +246,7 @@ def measure(
         maker = ValueMaker(derive_seed(seed, "values", n), synth_spec.config.clock_start)
         synth, fake = synth_env.episode(max_steps=10**6), stub.episode(max_steps=10**6)
         with real_side.sequence() as real:
-            keys, aliases = KeyPool(real.known_keys()), Aliases()
+            keys, aliases = KeyPool(real.known_keys(), names=_natural(synth_spec)), Aliases()
             for _ in range(length):
                 tool = rng.choice(synth_spec.tools.tools)
                 args = keys.arguments(tool.input_schema, rng, maker)

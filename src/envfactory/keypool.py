@@ -4,7 +4,9 @@ A ``KeyPool`` remembers the identifying values (ids, names, paths) that the real
 accepted, and draws most identifying arguments from them, so that reads find what was made,
 repeats collide and deletes delete. Identifying is judged by the field's name: ``id``, ``name``,
 ``path``, ``from``/``to``/``source``/``destination``, ``*_id``/``*Id``, ``*_name``/``*Name``, and
-their plurals for arrays of strings. Other values come from the schema (``ValueMaker``).
+their plurals for arrays of strings, and the names the caller adds (an environment's natural keys
+and entity names: a stock's ``symbol``, ``stock``). Other values come from the schema
+(``ValueMaker``).
 """
 
 from __future__ import annotations
@@ -22,13 +24,14 @@ _SUFFIXES = ("_id", "Id", "_name", "Name", "_path", "Path", "_key", "Key", "_tok
 _MINTED = ("id", "Id", "token", "Token", "uuid")  # what a side makes up itself: ids and tokens
 
 
-def identifying(name: str) -> bool:
+def identifying(name: str, more: frozenset[str] = frozenset()) -> bool:
     base = name[:-1] if name.endswith("s") and len(name) > 2 else name
-    return base in _EXACT or base.endswith(_SUFFIXES)
+    return base in _EXACT or base.endswith(_SUFFIXES) or name in more or base in more
 
 
 class KeyPool:
-    def __init__(self, known: list[Any] | None = None) -> None:
+    def __init__(self, known: list[Any] | None = None, names: frozenset[str] = frozenset()) -> None:
+        self.names = names  # identifying beyond the usual ids and names
         self.values: list[Any] = []
         for value in known or ():
             self._add(value)
@@ -45,7 +48,7 @@ class KeyPool:
         elif isinstance(data, list):
             for item in data:
                 self.learn(item, field)
-        elif field and identifying(field):
+        elif field and identifying(field, self.names):
             self._add(data)
 
     def arguments(self, schema: JSON, rng: random.Random, maker: ValueMaker) -> JSON:
@@ -66,7 +69,7 @@ class KeyPool:
             items = schema["items"]
             low = max(1, int(schema.get("minItems") or 1))
             return [self._value(items, name, rng, maker) for _ in range(rng.randint(low, max(low, 3)))]
-        if typ in ("string", "integer", None) and identifying(name) and "enum" not in schema:
+        if typ in ("string", "integer", None) and identifying(name, self.names) and "enum" not in schema:
             typed = [v for v in self.values if isinstance(v, int) == (typ == "integer")]
             if typed and rng.random() < SHARE:
                 pick = rng.choice(typed)

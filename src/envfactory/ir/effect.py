@@ -205,8 +205,12 @@ class SingletonEffect(_Frozen):
     # argument -> {its value as text -> the field's value}: ``{"mode": {"engage": "engaged"}}``,
     # ``{"unlock": {"true": "unlocked", "false": "locked"}}``; an unlisted value leaves the field as is
     values: dict[str, dict[str, Any]] = Field(default_factory=dict)
-    adds: dict[str, str] = Field(default_factory=dict)  # argument -> numeric field it adds to (within its maximum)
-    takes: dict[str, str] = Field(default_factory=dict)  # argument -> numeric field it takes from (not below 0)
+    # argument -> numeric field it adds to (within its maximum), or list field it adds the value(s) to
+    # (those already there skipped: ``add_to_watchlist(stock)``)
+    adds: dict[str, str] = Field(default_factory=dict)
+    # argument -> numeric field it takes from (not below 0), or list field it removes the value(s) from
+    # (each must be there, else ``not_found``)
+    takes: dict[str, str] = Field(default_factory=dict)
     answers: dict[str, str] = Field(default_factory=dict)  # output member (dotted path) -> field; {} answers the record
     # credentials: argument -> field it must equal when the record holds every one of these fields (a stored
     # username and password); a mismatch turns the ``sets`` booleans off (a declared status says so) or refuses

@@ -7,9 +7,10 @@ from typing import Any
 
 from envfactory.ir.effect import Gate, SingletonEffect
 from envfactory.ir.env import EnvSpec
+from envfactory.ir.jsonschema import primary_type
 from envfactory.ir.state import SINGLETON_KEY, SINGLETON_ROW
 from envfactory.ir.tool import ToolSpec
-from envfactory.runtime.behaviours import COMPILERS, CallContext, Executor
+from envfactory.runtime.behaviours import COMPILERS, CallContext, Executor, key_caster
 from envfactory.runtime.result import ToolError
 from envfactory.runtime.store import Store, clone
 
@@ -19,6 +20,8 @@ JSON = dict[str, Any]
 @COMPILERS.register("singleton")
 def _singleton(effect: SingletonEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
     entity = spec.state_schema[effect.entity]
+    # a list field that holds keys of another entity (a watchlist's stock symbols): what is added must exist
+    targets = {f: (t, key_caster(spec.state_schema[t])) for f, t in entity.refs.items() if t in spec.state_schema}
     # an omitted argument the tool declares a default for sets that default ("fanSpeed ... Default is 50")
     props = tool.properties
     defaults = {a: props[a]["default"] for a in effect.args if isinstance(props.get(a), dict) and "default" in props[a]}
@@ -36,6 +39,7 @@ def _singleton(effect: SingletonEffect, tool: ToolSpec, spec: EnvSpec) -> Execut
             row = {**row, **off}  # "True if authenticated, False otherwise": a refused sign-in is answered
             ctx.store.put(entity.name, SINGLETON_ROW, row)
         elif effect.op == "set":
+            _named_rows_exist(effect, targets, ctx.store, args)
             row = {**row, **written(effect, args), **_added(effect, entity.fields, row, args), **clone(effect.sets)}
             row.update({field: fresh_token(ctx.seed, field, row.get(field)) for field in effect.issues})
             ctx.store.put(entity.name, SINGLETON_ROW, row)
@@ -70,10 +74,15 @@ def written(effect: SingletonEffect, args: JSON) -> JSON:
 
 
 def _added(effect: SingletonEffect, fields: dict[str, JSON], row: JSON, args: JSON) -> JSON:
-    """Amounts added to (``adds``) or taken from (``takes``) numeric fields, within their bounds."""
+    """Amounts added to (``adds``) or taken from (``takes``) numeric fields, within their bounds;
+    values added to or removed from list fields."""
     out: JSON = {}
     moves = [(arg, field, 1) for arg, field in effect.adds.items()] + [(a, f, -1) for a, f in effect.takes.items()]
     for arg, field, sign in moves:
+        current = out.get(field, row.get(field))
+        if arg in args and (primary_type(fields.get(field)) == "array" or isinstance(current, list)):
+            out[field] = edited_list(current, args[arg], sign, field)
+            continue
         amount = args.get(arg)
         if not isinstance(amount, (int, float)) or isinstance(amount, bool):
             continue
@@ -89,6 +98,34 @@ def _added(effect: SingletonEffect, fields: dict[str, JSON], row: JSON, args: JS
             raise ToolError("precondition_failed", f"insufficient {field}: {current!r} is less than {amount!r}")
         out[field] = round(total, 10)
     return out
+
+
+def _named_rows_exist(effect: SingletonEffect, targets: dict[str, tuple[str, Any]], store: Store, args: JSON) -> None:
+    """Values added to a list of references must name rows that exist (``not_found`` otherwise)."""
+    for arg, field in effect.adds.items():
+        if field not in targets or arg not in args:
+            continue
+        target, cast = targets[field]
+        given = args[arg]
+        for value in given if isinstance(given, list) else [given]:
+            if store.get(target, cast(value)) is None:
+                raise ToolError("not_found", f"{target.replace('_', ' ')} {value!r} not found")
+
+
+def edited_list(current: Any, given: Any, sign: int, field: str) -> list[Any]:
+    """``current`` with ``given`` (a value or a list of them) added (``sign`` 1: those already there
+    are skipped) or removed (-1: each must be there, else ``not_found`` and nothing changes)."""
+    held = list(current) if isinstance(current, list) else []
+    values: list[Any] = []
+    for value in given if isinstance(given, list) else [given]:  # values may be unhashable: no set
+        if value not in values:
+            values.append(clone(value))
+    if sign > 0:
+        return held + [v for v in values if v not in held]
+    missing = [v for v in values if v not in held]
+    if missing:
+        raise ToolError("not_found", f"{missing[0]!r} is not in the {field.replace('_', ' ')}")
+    return [v for v in held if v not in values]
 
 
 def _answer(answers: dict[str, str], row: JSON) -> JSON:
@@ -128,4 +165,4 @@ def gated(gate: Gate, run: Executor) -> Executor:
     return check
 
 
-__all__ = ["gated", "held", "written"]
+__all__ = ["edited_list", "gated", "held", "written"]

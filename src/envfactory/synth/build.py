@@ -27,7 +27,7 @@ from envfactory.synth.intents import collection_paths, read_intent
 from envfactory.synth.naming import tokens
 from envfactory.synth.session import plan_session, session_gates, signed_creates
 from envfactory.synth.shell import CWD, plan_shell
-from envfactory.synth.singletons import plan_funds, plan_singletons
+from envfactory.synth.singletons import list_refs, plan_funds, plan_keyless_lists, plan_singletons
 from envfactory.synth.transitions import STATUS_FIELDS
 from envfactory.synth.tree import plan_tree, seed_tree
 
@@ -115,8 +115,11 @@ def synthesize(
         batches.entities.append(session)
         batches.behaviours.update(session_behaviours)
     singles, single_behaviours = plan_singletons([t for t in toolset.tools if t.name not in batches.behaviours])
-    batches.entities += singles
     batches.behaviours.update(single_behaviours)
+    lists, list_behaviours = plan_keyless_lists([t for t in toolset.tools if t.name not in batches.behaviours])
+    singles += lists  # ``get_watchlist``, ``add_to_watchlist(stock)``: one record holding the list
+    batches.entities += singles
+    batches.behaviours.update(list_behaviours)
     collections = collection_paths(list(toolset.tools))
     intents = [read_intent(t, collections) for t in toolset.tools if t.name not in batches.behaviours]
     assigned = assign_entities(intents)
@@ -136,6 +139,7 @@ def synthesize(
         singles.append(device)
     schema = refs_fit_keys(fields_follow_filters(keys_follow_parameters(schema, behaviours, toolset), behaviours,
                                                  toolset))  # fmt: skip
+    schema = list_refs(schema, behaviours)  # a watchlist of stock symbols refers to the stocks
     behaviours = fallbacks_name_rows(schema, behaviours, toolset)
     if bind:
         behaviours = _bind(loaded, behaviours)

@@ -131,7 +131,10 @@ def _build_entity(noun: str, intents: list[Intent]) -> Entity:
     for intent in intents:  # returned objects describe the entity best
         item = intent.item_schema or {}
         for name, schema in (item.get("properties") or {}).items():
-            fields.setdefault(name, _clean(schema))
+            if name not in fields:
+                fields[name] = _clean(schema)
+            elif _adds_values(fields[name], schema):  # a later answer that lists the values says more
+                fields[name] = {**fields[name], "enum": schema["enum"]}
         required += [r for r in item.get("required") or () if r not in required]
     for intent in intents:  # then what create/update accept
         if intent.kind not in ("create", "update"):
@@ -383,6 +386,14 @@ def _described_target(schema: Any, names: set[str]) -> str | None:
     found = [n for n in names if re.search(rf"\b{re.escape(n.replace('_', ' '))}\s+id\b|\bid of (?:the |a |an )?"
                                            rf"{re.escape(n.replace('_', ' '))}\b", text)]  # fmt: skip
     return found[0] if len(found) == 1 else None
+
+
+def _adds_values(known: JSON, other: Any) -> bool:
+    """Whether ``other`` lists the values of a field ``known`` leaves open (an order's ``status`` is
+    free text in ``cancel_order``'s answer and ``Open``/``Pending``/``Completed``/``Cancelled`` in
+    ``get_order_details``'), with the same type."""
+    return (isinstance(other, dict) and isinstance(other.get("enum"), list) and bool(other["enum"])
+            and "enum" not in known and primary_type(other) == primary_type(known))  # fmt: skip
 
 
 def _clean(schema: Any) -> JSON:

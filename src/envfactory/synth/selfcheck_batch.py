@@ -16,6 +16,7 @@ from envfactory.ir.effect import (
     EditListEffect,
     SingletonEffect,
 )
+from envfactory.ir.jsonschema import primary_type
 from envfactory.ir.state import SINGLETON_ROW
 from envfactory.runtime.singleton import written
 from envfactory.synth.selfcheck import PROBES, _Probe
@@ -143,10 +144,13 @@ def _probe_singleton(p: _Probe) -> None:
         result = p.call(p.behaviour.tool, p.args())
         p.note("answers the one record", result.ok and isinstance(result.data, dict), result.content[:200])
         return
+    fields = p.spec.state_schema[effect.entity].fields
+    if any(primary_type(fields.get(f)) == "array" for f in (*effect.adds.values(), *effect.takes.values())):
+        _probe_list(p, effect)
+        return
     required = set(p.spec.tools[p.behaviour.tool].required)  # a login's password: sent, never stored
     args = {a: v for a, v in p.args().items() if a in effect.args or a in required or a in effect.adds}
     before = dict(p.episode.store.get(effect.entity, SINGLETON_ROW) or {})
-    fields = p.spec.state_schema[effect.entity].fields
     for arg, field in effect.adds.items():  # an amount that fits under the field's maximum
         room = _room(fields.get(field) or {}, before.get(field))
         args[arg] = 1 if room is None else max(0, min(1, room))
@@ -171,6 +175,43 @@ def _probe_singleton(p: _Probe) -> None:
             refused = p.call(p.behaviour.tool, {**args, arg: room + 1})
             p.note("an amount past the maximum is refused", refused.error == "precondition_failed",
                    refused.content[:200])  # fmt: skip
+
+
+def _probe_list(p: _Probe, effect: SingletonEffect) -> None:
+    """A keyless list (``add_to_watchlist(stock)``): a value added is there once, however often it
+    is added; a value removed is gone, and removing it again is ``not_found``."""
+    entity = p.spec.state_schema[effect.entity]
+    for arg, field in effect.adds.items():
+        held = (p.episode.store.get(effect.entity, SINGLETON_ROW) or {}).get(field) or []
+        value = p.args().get(arg)
+        target = entity.refs.get(field)
+        if target is not None:  # a list of references: add a row that exists, and see a missing one refused
+            key = p.spec.state_schema[target].key
+            options = [r[key] for r in p.rows(target) if r[key] not in held]
+            if not options:
+                p.note("a value added is in the list once", None, f"no {target} to add")
+                continue
+            missing = p.call(p.behaviour.tool, {arg: [f"no-such-{target}"] if isinstance(value, list)
+                                                else f"no-such-{target}"})  # fmt: skip
+            p.note("adding what does not exist is refused", missing.error == "not_found", missing.content[:200])
+            value = [options[0]] if isinstance(value, list) else options[0]
+        first, again = p.call(p.behaviour.tool, {arg: value}), p.call(p.behaviour.tool, {arg: value})
+        after = (p.episode.store.get(effect.entity, SINGLETON_ROW) or {}).get(field) or []
+        wanted = value if isinstance(value, list) else [value]
+        p.note("a value added is in the list once", first.ok and again.ok and all(after.count(v) == 1 for v in wanted)
+               and after[: len(held)] == held, first.content[:200])  # fmt: skip
+    for arg, field in effect.takes.items():
+        held = (p.episode.store.get(effect.entity, SINGLETON_ROW) or {}).get(field) or []
+        if not held:
+            p.note("a value removed is gone", None, f"the {field} list is empty")
+            continue
+        schema = p.spec.tools[p.behaviour.tool].properties.get(arg) or {}
+        value = [held[0]] if primary_type(schema) == "array" else held[0]
+        result = p.call(p.behaviour.tool, {arg: value})
+        after = (p.episode.store.get(effect.entity, SINGLETON_ROW) or {}).get(field) or []
+        p.note("a value removed is gone", result.ok and held[0] not in after, result.content[:200])
+        again = p.call(p.behaviour.tool, {arg: value})
+        p.note("removing a value not there is refused", again.error == "not_found", again.content[:200])
 
 
 def _room(schema: JSON, current: Any) -> float | None:

@@ -15,7 +15,7 @@ from typing import Any
 
 from envfactory.ir.effect import Behaviour, SingletonEffect
 from envfactory.ir.jsonschema import data_path, entity_schema, primary_type
-from envfactory.ir.state import Entity
+from envfactory.ir.state import SINGLETON_KEY, Entity, StateSchema
 from envfactory.ir.tool import ToolSpec
 from envfactory.synth.effects import DEPOSIT_VERBS, WITHDRAW_VERBS
 from envfactory.synth.naming import singular, tokens
@@ -107,6 +107,98 @@ def plan_singletons(tools: list[ToolSpec] | tuple[ToolSpec, ...]) -> tuple[list[
     return entities, behaviours
 
 
+_APPEND = frozenset({"add", "append", "insert", "include", "save", "follow", "watch", "star", "pin", "bookmark",
+                     "favorite", "favourite"})  # fmt: skip
+_DROP = frozenset({"remove", "delete", "drop", "unwatch", "unfollow", "unstar", "unpin", "unfavorite", "unfavourite"})
+_PLAIN = ("string", "integer", "number")
+
+
+def _value_list(tool: ToolSpec) -> str | None:
+    """The one output member of a read, when it is an array of plain values."""
+    members = (tool.output_schema or {}).get("properties") or {}
+    if len(members) != 1:
+        return None
+    name, schema = next(iter(members.items()))
+    plain = isinstance(schema, dict) and primary_type(schema) == "array" and primary_type(schema.get("items")) in _PLAIN
+    return name if plain else None
+
+
+def _one_value_arg(tool: ToolSpec) -> str | None:
+    """The tool's one argument, when it is required and a plain value or an array of them."""
+    if len(tool.properties) != 1 or len(tool.required) != 1 or tool.required[0] not in tool.properties:
+        return None
+    schema = tool.properties[tool.required[0]]
+    kind = primary_type(schema)
+    plain = kind in _PLAIN or (kind == "array" and primary_type(schema.get("items")) in _PLAIN)
+    return tool.required[0] if plain else None
+
+
+def plan_keyless_lists(tools: list[ToolSpec] | tuple[ToolSpec, ...]) -> tuple[list[Entity], dict[str, Behaviour]]:
+    """Keyless lists of values (a watchlist, favourites, a block list) among function and MCP tools:
+    a read taking no required argument that answers one array of plain values named as its noun
+    (``get_watchlist`` -> ``{watchlist: [...]}``), and tools whose name holds that noun and whose
+    one argument is a value (or values) to add (``add_to_watchlist(stock)``) or remove
+    (``remove_stock_from_watchlist(symbol)``). One singleton record holds the list: adding skips
+    values already there, removing one that is not there is ``not_found``
+    (``SingletonEffect.adds``/``takes`` on a list field)."""
+    entities: list[Entity] = []
+    out: dict[str, Behaviour] = {}
+    plain = [t for t in tools if t.source.http is None]
+    for read in plain:
+        toks = tokens(read.name)
+        member = _value_list(read)
+        noun = [singular(t) for t in toks[1:] if t not in ("my", "all", "current")]
+        if not toks or toks[0] not in _GET | {"list"} or read.required or member is None or not noun:
+            continue
+        if [singular(t) for t in tokens(member)] != noun or "_".join(noun) in {e.name for e in entities}:
+            continue
+        writers: dict[str, tuple[str, int]] = {}  # tool -> (its value argument, +1 adds / -1 removes)
+        for tool in plain:
+            words, arg = [singular(t) for t in tokens(tool.name)], _one_value_arg(tool)
+            if tool is read or tool.name in out or arg is None or not set(noun) <= set(words[1:]):
+                continue
+            if words[0] in _APPEND or words[0] in _DROP:
+                writers[tool.name] = (arg, 1 if words[0] in _APPEND else -1)
+        if not any(sign > 0 for _, sign in writers.values()):
+            continue
+        name = "_".join(noun)
+        schema = ((read.output_schema or {}).get("properties") or {})[member]
+        entities.append(Entity.singleton(name, {member: schema}, sources=(read.name, *writers)))
+        out[read.name] = Behaviour(tool=read.name, effect=SingletonEffect(entity=name), fidelity="high",
+                                   notes=(f"the {member} list",))  # fmt: skip
+        for tool in (t for t in plain if t.name in writers):
+            arg, sign = writers[tool.name]
+            answers = {m: member for m in ((tool.output_schema or {}).get("properties") or {}) if m == member}
+            move = {arg: member}
+            effect = SingletonEffect(entity=name, op="set", adds=move if sign > 0 else {},
+                                     takes=move if sign < 0 else {}, answers=answers)  # fmt: skip
+            note = f"{arg} {'adds to' if sign > 0 else 'removes from'} the {member} list"
+            out[tool.name] = Behaviour(tool=tool.name, effect=effect, fidelity="high", notes=(note,))
+    return entities, out
+
+
+def list_refs(schema: StateSchema, behaviours: list[Behaviour]) -> StateSchema:
+    """A keyless list whose adding argument names another entity, or that entity's own key
+    (``add_to_watchlist(stock)``, stocks keyed by ``symbol``), refers to it: what is added must exist."""
+    others = [e for e in schema.entities if e.key != SINGLETON_KEY]
+    refs: dict[str, dict[str, str]] = {}
+    for b in behaviours:
+        effect = b.effect
+        if not isinstance(effect, SingletonEffect) or effect.entity not in schema:
+            continue
+        fields = schema[effect.entity].fields
+        for arg, field in effect.adds.items():
+            if primary_type(fields.get(field)) != "array":
+                continue
+            target = next((e.name for e in others if e.name == singular(arg) or e.key == arg), None)
+            if target is not None:
+                refs.setdefault(effect.entity, {})[field] = target
+    if not refs:
+        return schema
+    return StateSchema(entities=tuple(e.model_copy(update={"refs": {**e.refs, **refs[e.name]}}) if e.name in refs
+                                      else e for e in schema.entities))  # fmt: skip
+
+
 _BALANCE = {"balance", "funds", "credit", "credits", "wallet"}
 _PREFIXES = ("new_", "current_", "updated_", "remaining_")
 
@@ -143,4 +235,4 @@ def _prefix(name: str) -> str:
     return next((p for p in _PREFIXES if name.startswith(p)), "")
 
 
-__all__ = ["NOUNS", "plan_funds", "plan_singletons"]
+__all__ = ["NOUNS", "list_refs", "plan_funds", "plan_keyless_lists", "plan_singletons"]

@@ -97,16 +97,19 @@ def transition_for(verb: str, enum: list[str] | None) -> tuple[str, tuple[str, .
     else:
         return None
     values = [str(v) for v in enum] if enum else []
-    if values:
-        present = [t for t in targets if t in values]
+    if values:  # matched whatever the enum's capitals (``Cancelled``), written as the enum spells it
+        spelled: dict[str, str] = {}
+        for v in values:
+            spelled.setdefault(v.casefold(), v)
+        present = [spelled[t] for t in targets if t in spelled]
         if not present:
             return None
         to = present[0]
         if allowed is not None:
-            from_states = tuple(v for v in values if v in allowed and v != to)
+            from_states = tuple(v for v in values if v.casefold() in allowed and v != to)
             if from_states:
                 return to, from_states, ()
-        return to, None, tuple(v for v in values if v in TERMINAL and v != to)
+        return to, None, tuple(v for v in values if v.casefold() in TERMINAL and v != to)
     # a free-text status: which states refuse the action is unknown; only a repeat is refused, and
     # undoing what is already finished (cancelling a completed order) whatever its spelling
     return targets[0], None, FINISHED if verb in UNDOING else ()

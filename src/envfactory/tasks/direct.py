@@ -179,6 +179,9 @@ def _delete_many(ctx: Context, tool: str, e: DeleteManyEffect) -> Scenario | Non
 def _singleton(ctx: Context, tool: str, e: SingletonEffect) -> Scenario | None:
     row = ctx.store.get(e.entity, SINGLETON_ROW) or {}
     schemas = ctx.spec.tools[tool].properties
+    listed = {a: f for a, f in (*e.adds.items(), *e.takes.items()) if isinstance(row.get(f), list)}
+    if listed:
+        return _list_edit(ctx, tool, e, row, listed)
     choices = [a for a in e.args if schemas.get(a, {}).get("enum") or schemas.get(a, {}).get("type") == "boolean"]
     if not choices:
         return None
@@ -191,6 +194,28 @@ def _singleton(ctx: Context, tool: str, e: SingletonEffect) -> Scenario | None:
     where = f"the {words(arg)} in my {words(e.entity)}"
     said = f"turn {'on' if value else 'off'} {where}" if isinstance(value, bool) else f"set {where} to {show(value)}"
     return [Call(tool=tool, args={arg: value})], f"Please {said}."
+
+
+def _list_edit(ctx: Context, tool: str, e: SingletonEffect, row: JSON, listed: dict[str, str]) -> Scenario | None:
+    """``Please remove 'NVDA' from my watchlist.`` (a value it holds), or ``Please add 'AAPL' to my
+    watchlist.`` (a key of the entity the list refers to, not yet there)."""
+    arg, field = next(iter(listed.items()))
+    held = row[field]
+    as_list = ctx.spec.tools[tool].properties.get(arg, {}).get("type") == "array"
+    if arg in e.takes:
+        if not held:
+            return None
+        value = ctx.rng.choice(held)
+        said = f"Please remove {show(value)} from my {words(field)}."
+    else:
+        target = ctx.spec.state_schema[e.entity].refs.get(field, "")  # what the list holds keys of
+        key = ctx.spec.state_schema[target].key if target in ctx.spec.state_schema else ""
+        options = [r[key] for r in ctx.rows(target) if r[key] not in held] if key else []
+        if not options:
+            return None
+        value = ctx.rng.choice(options)
+        said = f"Please add {show(value)} to my {words(field)}."
+    return [Call(tool=tool, args={arg: [value] if as_list else value})], said
 
 
 @SCENARIOS.register("tree")
