@@ -307,7 +307,8 @@ class PythonSide:
         if missing:
             raise SpecError(f"the implementation lacks tools of {spec.name!r}: {', '.join(missing)}", file=against)
         fresh = owner_state(self.env.owner_factory()) if self.env.owner_factory else None
-        self.start = entity_rows(fresh, spec.state_schema) or _scenario_tree(spec, scenario)
+        # the object's records, and a file tree only its scenario shows (a shell's ``cwd`` alone maps)
+        self.start = {**(_scenario_tree(spec, scenario) or {}), **(entity_rows(fresh, spec.state_schema) or {})} or None
         initial = dict(spec.initial_state)
         if self.start is not None:  # the object's records; singletons as synthesized, with the fields it holds;
             # what it holds nowhere we can see, as synthesized

@@ -65,18 +65,19 @@ def test_a_finished_order_cannot_be_cancelled_however_it_is_spelled(tmp_path: Pa
 
 
 def test_a_status_listed_in_one_answer_takes_its_values_and_their_spelling(tmp_path: Path) -> None:
-    listed = {**STR, "enum": ["Open", "Pending", "Completed", "Cancelled"]}
+    listed = {**STR, "enum": ["Open", "Pending", "Completed", "Cancelled", None]}  # a nullable enum's null
     tools = [dict(t) for t in TOOLS]
     details = next(t for t in tools if t["name"] == "get_order_details")
     details["response"] = {"type": "dict", "properties": {**details["response"]["properties"], "status": listed}}
     spec = synthesize_functions(tmp_path, "broker", tools)  # place_order's free-text status comes first
-    assert spec.state_schema["order"].fields["status"]["enum"] == listed["enum"]
+    assert spec.state_schema["order"].fields["status"]["enum"] == ["Open", "Pending", "Completed", "Cancelled"]
     cancel = spec.behaviour("cancel_order").effect
     assert isinstance(cancel, ActionEffect) and cancel.to == "Cancelled" and cancel.forbidden_from == ("Completed",)
     ep = Environment(spec).episode()
     symbol = spec.initial_state["stock"][0]["symbol"]
-    assert ep.call_tool("place_order", {"symbol": symbol, "price": 10.5, "amount": 3}).ok
-    order = max(r["id"] for r in ep.store.rows("order"))
+    placed = ep.call_tool("place_order", {"symbol": symbol, "price": 10.5, "amount": 3}).data
+    order = placed["order_id"]  # the new order's key, under the name the answer gives it
+    assert order == max(r["id"] for r in ep.store.rows("order")) and "order_id" not in spec.state_schema["order"].fields
     assert ep.call_tool("get_order_details", {"order_id": order}).data["status"] == "Open"  # the enum's first
     assert ep.call_tool("cancel_order", {"order_id": order}).ok
     assert ep.call_tool("get_order_details", {"order_id": order}).data["status"] == "Cancelled"

@@ -25,7 +25,7 @@ from envfactory.runtime import simulated as _simulated  # noqa: F401  (registers
 from envfactory.runtime import singleton as _singleton  # noqa: F401  (registers the singleton executor)
 from envfactory.runtime import tree as _tree  # noqa: F401  (registers the tree executor)
 from envfactory.runtime.behaviours import Executor, compile_executor, to_jsonable
-from envfactory.runtime.shape import Shaper, compile_shaper, identity
+from envfactory.runtime.shape import Shaper, compile_shaper, identity, key_aliases
 from envfactory.runtime.singleton import gated
 from envfactory.runtime.store import BaseState
 from envfactory.runtime.validation import Validator, compile_validator
@@ -71,7 +71,9 @@ class Environment:
                 validate=compile_validator(tool.input_schema),
                 execute=gated(behaviour.gate, execute) if behaviour.gate else execute,
                 # these produce the declared output themselves: shaping again would wrap it twice
-                shape=identity if effect.kind in SHAPED_BY_EFFECT else compile_shaper(tool.output_schema),
+                shape=identity
+                if effect.kind in SHAPED_BY_EFFECT
+                else compile_shaper(tool.output_schema, key_aliases(tool.output_schema, _entity(spec, effect))),
                 read_only=effect.kind in ("read", "list") or bool(tool.annotations.read_only),
             )
         self.openai_tools = spec.tools.to_openai()
@@ -120,6 +122,12 @@ class Environment:
         with self._values_lock:  # one generator, reseeded per call: episodes on several threads share it
             self._values.reseed(derive_seed(seed, tool, canonical))
             return to_jsonable(self._values.value(schema, tool))
+
+
+def _entity(spec: EnvSpec, effect: Any) -> Any:
+    """The entity an effect acts on, if it names one the schema holds."""
+    name = getattr(effect, "entity", None)
+    return spec.state_schema[name] if isinstance(name, str) and name in spec.state_schema else None
 
 
 def bound_targets(spec: EnvSpec) -> set[str]:

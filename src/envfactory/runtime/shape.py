@@ -27,7 +27,9 @@ def identity(value: Any) -> Any:
     return value
 
 
-def compile_shaper(schema: JSON | None) -> Shaper:
+def compile_shaper(schema: JSON | None, aliases: dict[str, str] | None = None) -> Shaper:
+    """The shaper of one tool's output. ``aliases``: record member -> the row field it answers
+    (an order's ``id`` answered as the ``order_id`` the output declares)."""
     if not schema:
         return identity
     typ = primary_type(schema)
@@ -36,7 +38,7 @@ def compile_shaper(schema: JSON | None) -> Shaper:
     if typ not in ("array", "object"):
         return identity
     path, record, as_list = data_path(schema)
-    project = _fitted(_row_projector(record), compile_conformer(record))
+    project = _fitted(_aliased(_row_projector(record), aliases or {}), compile_conformer(record))
     if as_list:
         shaper: Shaper = lambda value: [project(v) for v in (value if isinstance(value, list) else [value])]  # noqa: E731
     else:
@@ -68,6 +70,29 @@ def _envelope(schema: JSON, data_key: str, inner: Shaper) -> Shaper:
         return out
 
     return shape
+
+
+def _aliased(project: Shaper, aliases: dict[str, str]) -> Shaper:
+    if not aliases:
+        return project
+
+    def alias(row: Any) -> Any:
+        if isinstance(row, dict):
+            row = {**row, **{m: row[f] for m, f in aliases.items() if m not in row and f in row}}
+        return project(row)
+
+    return alias
+
+
+def key_aliases(schema: JSON | None, entity: Any) -> dict[str, str]:
+    """The output's ``<entity>_id`` member (``order_id``, ``orderId``) for an entity keyed by ``id``
+    that holds no such field: it answers the key."""
+    if not schema or getattr(entity, "key", None) != "id":
+        return {}
+    _, record, _ = data_path(schema)
+    members = (record or {}).get("properties") or {} if isinstance(record, dict) else {}
+    flat = f"{entity.name}id".replace("_", "").lower()
+    return {m: "id" for m in members if m not in entity.fields and m.replace("_", "").lower() == flat}
 
 
 def _fitted(project: Shaper, conform: Shaper | None) -> Shaper:

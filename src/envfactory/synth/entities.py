@@ -134,7 +134,7 @@ def _build_entity(noun: str, intents: list[Intent]) -> Entity:
             if name not in fields:
                 fields[name] = _clean(schema)
             elif _adds_values(fields[name], schema):  # a later answer that lists the values says more
-                fields[name] = {**fields[name], "enum": schema["enum"]}
+                fields[name] = {**fields[name], "enum": [v for v in schema["enum"] if v is not None]}
         required += [r for r in item.get("required") or () if r not in required]
     for intent in intents:  # then what create/update accept
         if intent.kind not in ("create", "update"):
@@ -175,7 +175,9 @@ def _build_entity(noun: str, intents: list[Intent]) -> Entity:
     if key not in fields:
         key_schema = next((i.tool.properties.get(i.key_arg) for i in intents if i.key_arg), None)
         fields = {key: _clean(key_schema or {"type": "string"}), **fields}
-    fields = {key: fields[key], **{k: v for k, v in fields.items() if k != key}}
+    # ``order_id`` beside an order's ``id`` is the key under the name other answers give it (the
+    # runtime answers the key there), not a second number
+    fields = {key: fields[key], **{k: v for k, v in fields.items() if k != key and not _names_key(k, noun, key)}}
     # the id parameters decide the key's type and shape: they are what validates a key passed back
     arg_schemas = [s for i in intents if i.key_arg and isinstance(s := i.tool.properties.get(i.key_arg), dict)]
     typed = [primary_type(s) for s in arg_schemas if primary_type(s) in ("integer", "number", "string")]
@@ -388,12 +390,18 @@ def _described_target(schema: Any, names: set[str]) -> str | None:
     return found[0] if len(found) == 1 else None
 
 
+def _names_key(field: str, noun: str, key: str) -> bool:
+    """``order_id`` (or ``orderId``) on an order keyed by ``id``."""
+    return key == "id" and same_field(field, f"{noun}_id")
+
+
 def _adds_values(known: JSON, other: Any) -> bool:
     """Whether ``other`` lists the values of a field ``known`` leaves open (an order's ``status`` is
     free text in ``cancel_order``'s answer and ``Open``/``Pending``/``Completed``/``Cancelled`` in
-    ``get_order_details``'), with the same type."""
-    return (isinstance(other, dict) and isinstance(other.get("enum"), list) and bool(other["enum"])
-            and "enum" not in known and primary_type(other) == primary_type(known))  # fmt: skip
+    ``get_order_details``'), with the same type; its ``null`` stays out (the field may not be nullable)."""
+    listed = other.get("enum") if isinstance(other, dict) else None
+    return (isinstance(listed, list) and any(v is not None for v in listed) and "enum" not in known
+            and primary_type(other) == primary_type(known))  # fmt: skip
 
 
 def _clean(schema: Any) -> JSON:
