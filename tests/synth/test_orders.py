@@ -47,7 +47,29 @@ def test_details_are_one_record_read_by_its_key(tmp_path: Path) -> None:
 def test_a_search_that_finds_nothing_answers_an_empty_list(tmp_path: Path) -> None:
     spec = synthesize_functions(tmp_path, "broker", TOOLS)
     ep = Environment(spec).episode()
-    assert ep.call_tool("filter_stocks_by_price", {"min_price": 10**9, "max_price": 10**9 + 1}).ok
+    found = ep.call_tool("filter_stocks_by_price", {"min_price": 10**9, "max_price": 10**9 + 1})
+    assert found.ok and found.data == {"filtered_stocks": []}
+
+
+def test_an_answer_that_lists_plain_values_lists_the_keys_of_what_matched(tmp_path: Path) -> None:
+    tools = [*TOOLS, function("filter_stocks", "Filter the given stocks by price.",
+                              {"stocks": {"type": "array", "items": STR}, "min_price": NUM, "max_price": NUM},
+                              ["stocks", "min_price", "max_price"], {"symbols": {"type": "array", "items": STR}}),
+             function("get_order_history", "Get the order IDs.", {}, [],
+                      {"order_history": {"type": "array", "items": {"type": "integer"}}})]  # fmt: skip
+    spec = synthesize_functions(tmp_path, "broker", tools)
+    assert "filtered_stocks" not in spec.state_schema["stock"].fields  # an answer's list of symbols is no field
+    stocks = [
+        {"symbol": s, "price": p, "percent_change": 0.0, "volume": 1.0} for s, p in (("A", 5), ("B", 50), ("C", 9))
+    ]
+    ep = Environment(spec.model_copy(update={"initial_state": {**spec.initial_state, "stock": stocks}})).episode()
+    assert ep.call_tool("filter_stocks_by_price", {"min_price": 1, "max_price": 10}).data == {
+        "filtered_stocks": ["A", "C"]
+    }
+    picked = ep.call_tool("filter_stocks", {"stocks": ["B", "C", "Z"], "min_price": 1, "max_price": 100})
+    assert picked.data == {"symbols": ["B", "C"]}  # only the stocks named, within the range
+    orders = [r["id"] for r in ep.store.rows("order")]
+    assert ep.call_tool("get_order_history", {}).data == {"order_history": orders} and orders
 
 
 def test_a_finished_order_cannot_be_cancelled_however_it_is_spelled(tmp_path: Path) -> None:

@@ -64,10 +64,14 @@ class ReadEffect(_Frozen):
 
 
 class ListEffect(_Frozen):
+    """The rows the filters keep (paged); with ``keys_as``, only their keys, under that member
+    (``filter_stocks_by_price`` -> ``{filtered_stocks: [symbols]}``)."""
+
     kind: Literal["list"] = "list"
     entity: str
     filters: tuple[Filter, ...] = ()
     paging: Paging = Paging()
+    keys_as: str | None = None
 
 
 class UpdateEffect(_Frozen):

@@ -464,6 +464,13 @@ def lists_values(schema: JSON | None) -> bool:
     return bool(props) and all(plain)
 
 
+def value_list_member(schema: JSON | None) -> str | None:
+    """The one member of a response that is only a list of plain values (``filtered_stocks``,
+    ``order_history``): what it lists are keys, not a record's fields."""
+    props = (schema or {}).get("properties") or {}
+    return next(iter(props)) if len(props) == 1 and lists_values(schema) else None
+
+
 def min_records(schema: JSON | None) -> int:
     """The ``minItems`` of the list a response holds its records in (0 when none is declared):
     a list the API never returns empty (AWS's subscribers of a notification)."""

@@ -490,6 +490,8 @@ def _list(effect: ListEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
             start = max(0, args[paging.page_arg] - 1) * limit
         elif paging.cursor_arg and str(args.get(paging.cursor_arg) or "").isdigit():
             start = int(args[paging.cursor_arg])
+        if effect.keys_as is not None:  # ``{filtered_stocks: [symbols]}``: the keys of what matched
+            return {effect.keys_as: [r[entity.key] for r in rows[start : start + min(limit or max_rows, max_rows)]]}
         if one:
             if not rows and (not predicates or values_only):
                 return {}  # "get all credit cards" in one object, symbols found by price: none is an empty answer

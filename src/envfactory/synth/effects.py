@@ -24,7 +24,7 @@ from envfactory.ir.effect import (
     TransferEffect,
     UpdateEffect,
 )
-from envfactory.ir.jsonschema import primary_type
+from envfactory.ir.jsonschema import primary_type, value_list_member
 from envfactory.ir.state import Entity, StateSchema
 from envfactory.ir.tool import ToolSet
 from envfactory.registry import Registry
@@ -221,6 +221,15 @@ def _keyed(kind: str) -> Builder:
         key_arg = _key_arg(intent, entity)
         if key_arg is None and kind == "read" and (found := _lookup(intent, entity)) is not None:
             return found
+        if (
+            key_arg is None
+            and kind == "read"
+            and not intent.tool.required
+            and (member := value_list_member(intent.tool.output_schema))
+        ):  # ``get_order_history()`` -> ``{order_history: [ids]}``: the keys of every row
+            note = f"answers the {entity.key}s of every {entity.name} as {member!r}"
+            return _grade(intent.tool.name, ListEffect(entity=entity.name, keys_as=member),
+                          list(intent.tool.properties), [note])  # fmt: skip
         if key_arg is None and kind == "read" and intent.tool.required and all(map(credential, intent.tool.required)):
             # ``get_booking_history(access_token)``: who asks decides nothing here; every row answers
             return _grade(intent.tool.name, ListEffect(entity=entity.name), list(intent.tool.properties), [])
@@ -290,8 +299,10 @@ def _list(intent: Intent, entity: Entity, schema: StateSchema) -> Behaviour:
         else:
             flt = _filter(arg, arg_schema, intent, entity)
             filters.append(flt) if flt else ignored.append(arg)
-    effect = ListEffect(entity=entity.name, filters=tuple(filters), paging=Paging(**paging))
-    return _grade(intent.tool.name, effect, ignored, [])
+    keys_as = value_list_member(intent.tool.output_schema)
+    effect = ListEffect(entity=entity.name, filters=tuple(filters), paging=Paging(**paging), keys_as=keys_as)
+    notes = [f"answers the {entity.key}s of the matching {plural(entity.name)} as {keys_as!r}"] if keys_as else []
+    return _grade(intent.tool.name, effect, ignored, notes)
 
 
 def _filter(arg: str, arg_schema: JSON, intent: Intent, entity: Entity) -> Filter | None:
@@ -313,6 +324,8 @@ def _filter(arg: str, arg_schema: JSON, intent: Intent, entity: Entity) -> Filte
             return Filter(arg=arg, field=field, op="any" if field_is_list else "in")
         if field_is_list and same_field(field, plural(arg)):
             return Filter(arg=arg, field=field, op="any")
+    if is_list and entity.key != "_id" and (same_field(arg, plural(entity.name)) or same_field(arg, entity.name)):
+        return Filter(arg=arg, field=entity.key, op="in")  # ``stocks: [symbols]``: the rows those keys name
     toks = tokens(arg)
     if len(toks) > 1:
         ranges: tuple[tuple[Any, Literal["gte", "lte"]], ...] = ((_LOWER, "gte"), (_UPPER, "lte"))

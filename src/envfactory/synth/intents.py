@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from envfactory.ir.jsonschema import data_path, entity_schema
+from envfactory.ir.jsonschema import data_path, entity_schema, value_list_member
 from envfactory.ir.tool import ToolSpec
 from envfactory.synth.naming import FILLER, VERBS, id_stem, singular, tokens
 from envfactory.synth.transitions import TRANSITIONS
@@ -136,7 +136,8 @@ def read_intent(tool: ToolSpec, collections: frozenset[str] = frozenset()) -> In
         intent.nouns = _nouns(list(tokens(tool.source.http.tags[0])))  # tags: a last resort
     if intent.kind == "unknown" and tool.source.http and tool.source.http.method.upper() == "GET":
         intent.kind = "read"  # ``top_stories``: whatever the name's first word, a GET reads
-    intent.item_schema = entity_schema(tool.output_schema)
+    # an answer that is one list of plain values (``{filtered_stocks: [symbols]}``) holds keys, not a record
+    intent.item_schema = None if value_list_member(tool.output_schema) else entity_schema(tool.output_schema)
     if intent.kind == "read" and intent.key_arg is None and data_path(tool.output_schema)[2]:
         intent.kind = "list"  # GET /{section}: no key names one record, and records come back as a list
     title = title_noun(intent.item_schema)
