@@ -88,7 +88,6 @@ def _added(effect: SingletonEffect, fields: dict[str, JSON], row: JSON, args: JS
             continue
         if amount < 0:
             raise ToolError("invalid_arguments", f"argument {arg!r} must not be negative")
-        current = out.get(field, row.get(field))
         total = (current if isinstance(current, (int, float)) else 0) + sign * amount
         schema = fields.get(field) or {}
         maximum, minimum = schema.get("maximum"), schema.get("minimum", 0 if sign < 0 else None)

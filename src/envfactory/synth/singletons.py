@@ -3,8 +3,9 @@
 One record, not a table: the resource's path has no parameters and its read answers one object
 (not a list), and nothing on that path creates (no ``POST``); or, for function and MCP tools, the
 name's noun is a known singleton (settings, preferences, profile, account, balance, ...) and the
-tool takes no id. The record is stored under a fixed hidden key (``SINGLETON_ROW``, from the IR) and answered without
-it; ``set`` tools (``PUT``/``PATCH``, ``update_*``/``set_*``) write the fields their arguments name.
+tool takes no id. The record is stored under a fixed hidden key (the IR's ``SINGLETON_ROW``) and
+answered without it; ``set`` tools (``PUT``/``PATCH``, ``update_*``/``set_*``) write the fields
+their arguments name.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from itertools import pairwise
 from typing import Any
 
 from envfactory.ir.effect import Behaviour, SingletonEffect
-from envfactory.ir.jsonschema import data_path, entity_schema, primary_type
+from envfactory.ir.jsonschema import data_path, entity_schema, primary_type, value_list_member
 from envfactory.ir.state import SINGLETON_KEY, Entity, StateSchema
 from envfactory.ir.tool import ToolSpec
 from envfactory.synth.effects import DEPOSIT_VERBS, WITHDRAW_VERBS
@@ -113,16 +114,6 @@ _DROP = frozenset({"remove", "delete", "drop", "unwatch", "unfollow", "unstar", 
 _PLAIN = ("string", "integer", "number")
 
 
-def _value_list(tool: ToolSpec) -> str | None:
-    """The one output member of a read, when it is an array of plain values."""
-    members = (tool.output_schema or {}).get("properties") or {}
-    if len(members) != 1:
-        return None
-    name, schema = next(iter(members.items()))
-    plain = isinstance(schema, dict) and primary_type(schema) == "array" and primary_type(schema.get("items")) in _PLAIN
-    return name if plain else None
-
-
 def _one_value_arg(tool: ToolSpec) -> str | None:
     """The tool's one argument, when it is required and a plain value or an array of them."""
     if len(tool.properties) != 1 or len(tool.required) != 1 or tool.required[0] not in tool.properties:
@@ -146,7 +137,7 @@ def plan_keyless_lists(tools: list[ToolSpec] | tuple[ToolSpec, ...]) -> tuple[li
     plain = [t for t in tools if t.source.http is None]
     for read in plain:
         toks = tokens(read.name)
-        member = _value_list(read)
+        member = value_list_member(read.output_schema)
         noun = [singular(t) for t in toks[1:] if t not in ("my", "all", "current")]
         if not toks or toks[0] not in _GET | {"list"} or read.required or member is None or not noun:
             continue
