@@ -79,9 +79,6 @@ class KeyPool:
         return maker.value(schema, name)
 
 
-__all__ = ["KeyPool", "identifying"]
-
-
 class Aliases:
     """Real value -> the environment's value, for ids and tokens both sides minted in one call."""
 
@@ -109,3 +106,6 @@ class Aliases:
         if isinstance(data, (str, int)) and not isinstance(data, bool):
             return self.mapping.get(data, data)
         return data
+
+
+__all__ = ["Aliases", "KeyPool", "identifying"]

@@ -12,6 +12,12 @@ JSON = dict[str, Any]
 SINGLETON_KEY, SINGLETON_ROW = "_id", "self"
 
 
+def names_key(member: str, entity: str, key: str) -> bool:
+    """``order_id`` (or ``orderId``) for an order keyed by ``id``: its key, under the name other
+    answers give it."""
+    return key == "id" and member.replace("_", "").lower() == f"{entity}id".replace("_", "").lower()
+
+
 class Entity(BaseModel):
     """One kind of record the tools read and write (a table of rows keyed by ``key``)."""
 

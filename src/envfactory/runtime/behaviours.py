@@ -73,11 +73,13 @@ def _fetch(store: Store, entity: Entity, key: Any) -> JSON:
     return row
 
 
-def _ref_checks(entity: Entity, schema: StateSchema) -> dict[str, tuple[Entity, Callable[[Any], Any]]]:
+def ref_checks(entity: Entity, schema: StateSchema) -> dict[str, tuple[Entity, Callable[[Any], Any]]]:
+    """Field -> (the entity it refers to, a caster to that entity's key type)."""
     return {f: (schema[t], key_caster(schema[t])) for f, t in entity.refs.items() if t in schema}
 
 
-def _check_refs(store: Store, refs: dict[str, tuple[Entity, Callable[[Any], Any]]], row: JSON, fields: Any) -> None:
+def check_refs(store: Store, refs: dict[str, tuple[Entity, Callable[[Any], Any]]], row: JSON, fields: Any) -> None:
+    """Every value ``row`` holds in ``fields`` (one, or a list of them) names a row that exists, else ``not_found``."""
     for field in fields:
         ref = refs.get(field)
         if ref is None or row.get(field) is None:
@@ -111,7 +113,7 @@ def _save(ctx: CallContext, entity: Entity, key: Any, row: JSON, timestamps: tup
 def _create(effect: CreateEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
     schema = spec.state_schema
     entity = schema[effect.entity]
-    refs, cast, order = _ref_checks(entity, schema), key_caster(entity), tuple(entity.fields)
+    refs, cast, order = ref_checks(entity, schema), key_caster(entity), tuple(entity.fields)
     mapping = {a: f for a, f in effect.args.items() if f != entity.key}
     defaults = dict(effect.defaults)
 
@@ -132,7 +134,7 @@ def _create(effect: CreateEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
             key = store.next_key(entity.name, entity.format_key)
         values: JSON = {entity.key: key}
         written = _assign(values, args, mapping) + _assign(values, wrapped, body)
-        _check_refs(store, refs, values, written)
+        check_refs(store, refs, values, written)
         _adjust_counters(store, refs, values, effect.consumes, -1)
         for field in effect.timestamps:
             values.setdefault(field, ctx.now())
@@ -162,7 +164,7 @@ def _read(effect: ReadEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
 def _update(effect: UpdateEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
     schema = spec.state_schema
     entity = schema[effect.entity]
-    refs, cast = _ref_checks(entity, schema), key_caster(entity)
+    refs, cast = ref_checks(entity, schema), key_caster(entity)
     mapping = {a: f for a, f in effect.args.items() if f != entity.key}
 
     def run(ctx: CallContext, args: JSON) -> JSON:
@@ -172,7 +174,7 @@ def _update(effect: UpdateEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
         patch = args.get(effect.patch_arg) if effect.patch_arg else None
         if isinstance(patch, dict):  # members that are not fields of the row are left alone
             written += _assign(row, patch, effect.patch)
-        _check_refs(ctx.store, refs, row, written)
+        check_refs(ctx.store, refs, row, written)
         return _save(ctx, entity, key, row, effect.timestamps)
 
     return run
@@ -208,7 +210,7 @@ def _action(effect: ActionEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
     cast, verb = key_caster(entity), tool.name.replace("_", " ")
     allowed = frozenset(effect.allowed_from) if effect.allowed_from is not None else None
     forbidden = frozenset(str(v).casefold() for v in effect.forbidden_from)  # "Completed" is completed
-    refs = _ref_checks(entity, schema)
+    refs = ref_checks(entity, schema)
 
     def run(ctx: CallContext, args: JSON) -> JSON:
         key = cast(args.get(effect.key_arg))

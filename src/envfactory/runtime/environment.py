@@ -18,6 +18,7 @@ from envfactory.core import UserSimulator
 from envfactory.errors import EnvSpecError, SpecError
 from envfactory.ir.effect import BoundEffect
 from envfactory.ir.env import EnvSpec
+from envfactory.ir.state import Entity
 from envfactory.runtime import batch as _batch  # noqa: F401  (registers the collection executors)
 from envfactory.runtime import code as _code  # noqa: F401  (registers the code executor)
 from envfactory.runtime import shell as _shell  # noqa: F401  (registers the shell executor)
@@ -124,7 +125,7 @@ class Environment:
             return to_jsonable(self._values.value(schema, tool))
 
 
-def _entity(spec: EnvSpec, effect: Any) -> Any:
+def _entity(spec: EnvSpec, effect: Any) -> Entity | None:
     """The entity an effect acts on, if it names one the schema holds."""
     name = getattr(effect, "entity", None)
     return spec.state_schema[name] if isinstance(name, str) and name in spec.state_schema else None

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from envfactory.ir.jsonschema import PYTHON_TYPES, data_path, primary_type
+from envfactory.ir.state import Entity, names_key
 from envfactory.runtime.conform import compile_conformer, placeholder_value
 from envfactory.runtime.store import clone
 
@@ -84,15 +85,14 @@ def _aliased(project: Shaper, aliases: dict[str, str]) -> Shaper:
     return alias
 
 
-def key_aliases(schema: JSON | None, entity: Any) -> dict[str, str]:
+def key_aliases(schema: JSON | None, entity: Entity | None) -> dict[str, str]:
     """The output's ``<entity>_id`` member (``order_id``, ``orderId``) for an entity keyed by ``id``
     that holds no such field: it answers the key."""
-    if not schema or getattr(entity, "key", None) != "id":
+    if not schema or entity is None:
         return {}
     _, record, _ = data_path(schema)
-    members = (record or {}).get("properties") or {} if isinstance(record, dict) else {}
-    flat = f"{entity.name}id".replace("_", "").lower()
-    return {m: "id" for m in members if m not in entity.fields and m.replace("_", "").lower() == flat}
+    members = record.get("properties") or {} if isinstance(record, dict) else {}
+    return {m: entity.key for m in members if m not in entity.fields and names_key(m, entity.name, entity.key)}
 
 
 def _fitted(project: Shaper, conform: Shaper | None) -> Shaper:

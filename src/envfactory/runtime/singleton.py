@@ -10,7 +10,7 @@ from envfactory.ir.env import EnvSpec
 from envfactory.ir.jsonschema import primary_type
 from envfactory.ir.state import SINGLETON_KEY, SINGLETON_ROW
 from envfactory.ir.tool import ToolSpec
-from envfactory.runtime.behaviours import COMPILERS, CallContext, Executor, key_caster
+from envfactory.runtime.behaviours import COMPILERS, CallContext, Executor, check_refs, ref_checks
 from envfactory.runtime.result import ToolError
 from envfactory.runtime.store import Store, clone
 
@@ -20,8 +20,7 @@ JSON = dict[str, Any]
 @COMPILERS.register("singleton")
 def _singleton(effect: SingletonEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
     entity = spec.state_schema[effect.entity]
-    # a list field that holds keys of another entity (a watchlist's stock symbols): what is added must exist
-    targets = {f: (t, key_caster(spec.state_schema[t])) for f, t in entity.refs.items() if t in spec.state_schema}
+    refs = ref_checks(entity, spec.state_schema)  # a watchlist's stock symbols: what is added must exist
     # an omitted argument the tool declares a default for sets that default ("fanSpeed ... Default is 50")
     props = tool.properties
     defaults = {a: props[a]["default"] for a in effect.args if isinstance(props.get(a), dict) and "default" in props[a]}
@@ -39,7 +38,8 @@ def _singleton(effect: SingletonEffect, tool: ToolSpec, spec: EnvSpec) -> Execut
             row = {**row, **off}  # "True if authenticated, False otherwise": a refused sign-in is answered
             ctx.store.put(entity.name, SINGLETON_ROW, row)
         elif effect.op == "set":
-            _named_rows_exist(effect, targets, ctx.store, args)
+            added = {field: args[arg] for arg, field in effect.adds.items() if arg in args}
+            check_refs(ctx.store, refs, added, added)
             row = {**row, **written(effect, args), **_added(effect, entity.fields, row, args), **clone(effect.sets)}
             row.update({field: fresh_token(ctx.seed, field, row.get(field)) for field in effect.issues})
             ctx.store.put(entity.name, SINGLETON_ROW, row)
@@ -97,18 +97,6 @@ def _added(effect: SingletonEffect, fields: dict[str, JSON], row: JSON, args: JS
             raise ToolError("precondition_failed", f"insufficient {field}: {current!r} is less than {amount!r}")
         out[field] = round(total, 10)
     return out
-
-
-def _named_rows_exist(effect: SingletonEffect, targets: dict[str, tuple[str, Any]], store: Store, args: JSON) -> None:
-    """Values added to a list of references must name rows that exist (``not_found`` otherwise)."""
-    for arg, field in effect.adds.items():
-        if field not in targets or arg not in args:
-            continue
-        target, cast = targets[field]
-        given = args[arg]
-        for value in given if isinstance(given, list) else [given]:
-            if store.get(target, cast(value)) is None:
-                raise ToolError("not_found", f"{target.replace('_', ' ')} {value!r} not found")
 
 
 def edited_list(current: Any, given: Any, sign: int, field: str) -> list[Any]:

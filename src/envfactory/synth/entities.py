@@ -9,7 +9,7 @@ from typing import Any, Literal
 
 from envfactory.ir.effect import Behaviour, ListEffect
 from envfactory.ir.jsonschema import primary_type
-from envfactory.ir.state import Entity, StateSchema
+from envfactory.ir.state import Entity, StateSchema, names_key
 from envfactory.ir.tool import ToolSet
 from envfactory.synth.intents import Intent
 from envfactory.synth.naming import credential, id_stem, same_field, tokens
@@ -177,7 +177,7 @@ def _build_entity(noun: str, intents: list[Intent]) -> Entity:
         fields = {key: _clean(key_schema or {"type": "string"}), **fields}
     # ``order_id`` beside an order's ``id`` is the key under the name other answers give it (the
     # runtime answers the key there), not a second number
-    fields = {key: fields[key], **{k: v for k, v in fields.items() if k != key and not _names_key(k, noun, key)}}
+    fields = {key: fields[key], **{k: v for k, v in fields.items() if k != key and not names_key(k, noun, key)}}
     # the id parameters decide the key's type and shape: they are what validates a key passed back
     arg_schemas = [s for i in intents if i.key_arg and isinstance(s := i.tool.properties.get(i.key_arg), dict)]
     typed = [primary_type(s) for s in arg_schemas if primary_type(s) in ("integer", "number", "string")]
@@ -388,11 +388,6 @@ def _described_target(schema: Any, names: set[str]) -> str | None:
     found = [n for n in names if re.search(rf"\b{re.escape(n.replace('_', ' '))}\s+id\b|\bid of (?:the |a |an )?"
                                            rf"{re.escape(n.replace('_', ' '))}\b", text)]  # fmt: skip
     return found[0] if len(found) == 1 else None
-
-
-def _names_key(field: str, noun: str, key: str) -> bool:
-    """``order_id`` (or ``orderId``) on an order keyed by ``id``."""
-    return key == "id" and same_field(field, f"{noun}_id")
 
 
 def _adds_values(known: JSON, other: Any) -> bool:
