@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import random
 from collections import defaultdict
 from collections.abc import Callable, Iterator
@@ -38,10 +39,10 @@ from envfactory.ir.env import EnvSpec
 from envfactory.ir.state import SINGLETON_KEY, SINGLETON_ROW, Entity, StateSchema
 from envfactory.keypool import Aliases, KeyPool
 from envfactory.mcplive import PREFIX, TMP, McpSession, McpTarget
+from envfactory.runtime.canonical import canonical_number
 from envfactory.runtime.environment import Environment
 from envfactory.runtime.episode import Episode
 from envfactory.runtime.owner import owner_state
-from envfactory.runtime.store import canonical_numbers
 from envfactory.seeding import derive_seed
 from envfactory.synth import synthesize
 from envfactory.synth.naming import flat, singular, tokens
@@ -365,7 +366,12 @@ class _PythonSequence:
     def known_keys(self) -> list[Any]:
         spec = self.side.synth_spec
         shells = {b.effect.entity for b in spec.behaviours if isinstance(b.effect, ShellEffect)}
-        keys = [(e, r.get(spec.state_schema[e].key)) for e, rows in (self.side.start or {}).items() for r in rows]
+        keys = [
+            (e, r.get(spec.state_schema[e].key))
+            for e, rows in (self.side.start or {}).items()
+            for r in rows
+            if spec.state_schema[e].key != SINGLETON_KEY
+        ]  # a singleton's hidden key names nothing real
         # a shell's tools name things relative to the current folder: their names, not their paths
         return [str(k).rstrip("/").rsplit("/", 1)[-1] if e in shells else k for e, k in keys if k is not None]
 
@@ -461,16 +467,20 @@ def _same_dump(tool: str, real_call: Callable[[str, JSON], RealCall], synth: Epi
     required = synth.env.spec.tools[tool].required
     args = {"path": TMP} if required == ["path"] else {}
     r, s = real_call(tool, args), synth.call_tool(tool, args)
-    return r.ok and s.ok and _normalized(r.data) == _normalized(s.data)
+    return r.ok and s.ok and same_value(_normalized(r.data), _normalized(s.data))
 
 
 def _normalized(value: Any) -> Any:
-    """Canonical numbers, and lists compared as multisets (a dump's order is not the state)."""
+    """Lists as multisets (a dump's order is not the state): sorted by their items' rounded text."""
     if isinstance(value, dict):
         return {k: _normalized(v) for k, v in value.items()}
     if isinstance(value, list):
-        return sorted((_normalized(v) for v in value), key=lambda v: orjson.dumps(v, option=orjson.OPT_SORT_KEYS))
-    return canonical_numbers(value)
+        return sorted((_normalized(v) for v in value), key=_order)
+    return value
+
+
+def _order(value: Any) -> bytes:
+    return orjson.dumps(_rounded(value), option=orjson.OPT_SORT_KEYS)
 
 
 class TraceCall(BaseModel):
@@ -519,10 +529,10 @@ def _compare(t: dict[str, list[float]], real_ok: bool, real_output: Any, s: Any,
     t["outcome"].append(float(real_ok == s.ok))
     t["stub_outcome"].append(float(real_ok == f.ok))
     if real_ok and s.ok:
-        t["exact"].append(float(canonical_numbers(real_output) == canonical_numbers(s.data)))
+        t["exact"].append(float(same_value(real_output, s.data)))
         t["fields"].append(_leaf_share(real_output, s.data))
     if real_ok and f.ok:
-        t["stub_exact"].append(float(canonical_numbers(real_output) == canonical_numbers(f.data)))
+        t["stub_exact"].append(float(same_value(real_output, f.data)))
         t["stub_fields"].append(_leaf_share(real_output, f.data))
 
 
@@ -569,18 +579,48 @@ def _leaves(value: Any, path: str = "") -> dict[str, Any]:
         for i, v in enumerate(value):
             out.update(_leaves(v, f"{path}[{i}]"))
         return out
-    return {path: canonical_numbers(value)}
+    return {path: value}
 
 
 def _leaf_share(real: Any, other: Any) -> float:
     a, b = _leaves(real), _leaves(other)
     union = set(a) | set(b)
-    return sum(1 for k in union if k in a and k in b and a[k] == b[k]) / len(union) if union else 1.0
+    return sum(1 for k in union if k in a and k in b and same_value(a[k], b[k])) / len(union) if union else 1.0
+
+
+REL_TOL = 1e-6
+
+
+def same_value(a: Any, b: Any) -> bool:
+    """Equal JSON values, numbers within a relative ``REL_TOL``: two implementations of one formula
+    (``gallon * 3.78541`` and ``gallon * 3.785411784``, ``3`` and ``3.0``) agree; a boolean equals
+    only a boolean."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return a == b or math.isclose(a, b, rel_tol=REL_TOL)
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(same_value(v, b[k]) for k, v in a.items())
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(same_value(x, y) for x, y in zip(a, b, strict=True))
+    return bool(a == b)
+
+
+def _rounded(value: Any) -> Any:
+    """``value`` with floats to 6 significant digits and integral ones as integers (an order for
+    values that ``same_value`` may call equal)."""
+    if type(value) is float:
+        return canonical_number(float(f"{value:.6g}")) if math.isfinite(value) else value
+    if isinstance(value, dict):
+        return {k: _rounded(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_rounded(v) for v in value]
+    return value
 
 
 def _same_rows(real: list[JSON], synth: list[JSON], key_field: str = "id") -> bool:
     key = lambda r: str(r.get(key_field))  # noqa: E731
-    return sorted(map(canonical_numbers, real), key=key) == sorted(map(canonical_numbers, synth), key=key)
+    return same_value(sorted(real, key=key), sorted(synth, key=key))
 
 
 def _seen(synth: list[JSON], real: list[JSON]) -> list[JSON]:

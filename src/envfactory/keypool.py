@@ -5,8 +5,9 @@ accepted, and draws most identifying arguments from them, so that reads find wha
 repeats collide and deletes delete. Identifying is judged by the field's name: ``id``, ``name``,
 ``path``, ``from``/``to``/``source``/``destination``, ``*_id``/``*Id``, ``*_name``/``*Name``, and
 their plurals for arrays of strings, and the names the caller adds (an environment's natural keys
-and entity names: a stock's ``symbol``, ``stock``). Other values come from the schema
-(``ValueMaker``).
+and entity names: a stock's ``symbol``, ``stock``). A value learned under the argument's own name
+(an ``access_token`` a login answered) is preferred to one learned under another. Other values come
+from the schema (``ValueMaker``).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from envfactory.values import ValueMaker
 
 JSON = dict[str, Any]
 SHARE = 0.8  # how often an identifying argument takes a known value
+SAME_FIELD = 0.75  # how often that value is one learned under the argument's own name, when there is one
 _EXACT = {"id", "name", "path", "from", "to", "source", "destination", "key", "title", "uri", "token"}
 _SUFFIXES = ("_id", "Id", "_name", "Name", "_path", "Path", "_key", "Key", "_token", "Token")
 _MINTED = ("id", "Id", "token", "Token", "uuid")  # what a side makes up itself: ids and tokens
@@ -33,12 +35,19 @@ class KeyPool:
     def __init__(self, known: list[Any] | None = None, names: frozenset[str] = frozenset()) -> None:
         self.names = names  # identifying beyond the usual ids and names
         self.values: list[Any] = []
+        self.by_field: dict[str, list[Any]] = {}  # field name -> the values learned under it
         for value in known or ():
             self._add(value)
 
-    def _add(self, value: Any) -> None:
-        if isinstance(value, (str, int)) and not isinstance(value, bool) and value not in self.values:
+    def _add(self, value: Any, field: str = "") -> None:
+        if not isinstance(value, (str, int)) or isinstance(value, bool):
+            return
+        if value not in self.values:
             self.values.append(value)
+        if field:
+            seen = self.by_field.setdefault(field, [])
+            if value not in seen:
+                seen.append(value)
 
     def learn(self, data: Any, field: str = "") -> None:
         """Remember every identifying value inside ``data`` (an output or accepted arguments)."""
@@ -49,7 +58,7 @@ class KeyPool:
             for item in data:
                 self.learn(item, field)
         elif field and identifying(field, self.names):
-            self._add(data)
+            self._add(data, field)
 
     def arguments(self, schema: JSON, rng: random.Random, maker: ValueMaker) -> JSON:
         value = self._value(schema, "", rng, maker)
@@ -72,7 +81,8 @@ class KeyPool:
         if typ in ("string", "integer", None) and identifying(name, self.names) and "enum" not in schema:
             typed = [v for v in self.values if isinstance(v, int) == (typ == "integer")]
             if typed and rng.random() < SHARE:
-                pick = rng.choice(typed)
+                same = [v for v in self.by_field.get(name, ()) if isinstance(v, int) == (typ == "integer")]
+                pick = rng.choice(same if same and rng.random() < SAME_FIELD else typed)
                 if isinstance(pick, str) and "path" in name.lower() and pick.startswith("/") and rng.random() < 0.5:
                     return f"{pick.rstrip('/')}/{maker.value({'type': 'string'}, 'word')}"  # somewhere inside it
                 return pick

@@ -171,6 +171,7 @@ def _null(vm: ValueMaker, schema: JSON, name: str, entity: str) -> None:
     return None
 
 
+UNITS = ("m", "km", "cm", "mm", "in", "ft", "mi", "kg", "g", "lb", "oz", "l", "ml", "gallon", "celsius", "fahrenheit")
 _WORDS: dict[str, Callable[[Faker, str], str]] = {
     "email": lambda f, e: f.email(),
     "phone": lambda f, e: f.numerify("+1-###-###-####"),
@@ -187,6 +188,7 @@ _WORDS: dict[str, Callable[[Faker, str], str]] = {
     "url": lambda f, e: f.url(),
     "website": lambda f, e: f.url(),
     "currency": lambda f, e: f.currency_code(),
+    "unit": lambda f, e: f.random_element(UNITS),
     "iban": lambda f, e: f.iban(),
     "color": lambda f, e: f.safe_color_name(),
     "isbn": lambda f, e: f.isbn13(),
@@ -286,6 +288,8 @@ def _string_by_name(vm: ValueMaker, toks: tuple[str, ...], entity: str) -> str:
         return vm.fake.credit_card_number()
     if toks[0] == "id" and len(toks) > 1:  # Trello's ``idModel``: the id of a model, not a word
         return vm.fake.bothify("??-#####").upper()
+    if "unit" in toks[:-1] and last in ("in", "out", "from", "to"):  # a converter's ``unit_in``
+        last = "unit"
     maker = _WORDS.get(last)
     if maker is not None:
         return maker(vm.fake, entity)

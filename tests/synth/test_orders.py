@@ -103,3 +103,21 @@ def test_a_status_listed_in_one_answer_takes_its_values_and_their_spelling(tmp_p
     assert ep.call_tool("get_order_details", {"order_id": order}).data["status"] == "Open"  # the enum's first
     assert ep.call_tool("cancel_order", {"order_id": order}).ok
     assert ep.call_tool("get_order_details", {"order_id": order}).data["status"] == "Cancelled"
+
+
+def test_things_keyed_by_a_made_up_id_are_listed_by_their_name(tmp_path: Path) -> None:
+    user = {"type": "string", "description": "User name of the user."}
+    tools = [
+        function("get_user_id", "Get user ID from user name.", {"user": user}, ["user"], {"user_id": STR}),
+        function("list_users", "List all users.", {}, [],
+                 {"user_list": {"type": "array", "description": "All users.", "items": STR}}),
+        function("list_user_ids", "List the IDs of all users.", {}, [],
+                 {"ids": {"type": "array", "description": "The user IDs.", "items": STR}}),
+    ]  # fmt: skip
+    spec = synthesize_functions(tmp_path, "people", tools)
+    episode = Environment(spec).episode()
+    rows = list(episode.store.rows("user"))
+    listed = episode.call_tool("list_users", {})
+    assert listed.ok and listed.data["user_list"] == [r["user"] for r in rows], listed.content
+    ids = episode.call_tool("list_user_ids", {})  # a list that says it holds ids holds the keys
+    assert ids.ok and ids.data["ids"] == [r["user_id"] for r in rows], ids.content

@@ -65,13 +65,15 @@ class ReadEffect(_Frozen):
 
 class ListEffect(_Frozen):
     """The rows the filters keep (paged); with ``keys_as``, only their keys, under that member
-    (``filter_stocks_by_price`` -> ``{filtered_stocks: [symbols]}``)."""
+    (``filter_stocks_by_price`` -> ``{filtered_stocks: [symbols]}``), or the field ``listed`` names
+    (``list_users`` -> ``{user_list: [names]}``)."""
 
     kind: Literal["list"] = "list"
     entity: str
     filters: tuple[Filter, ...] = ()
     paging: Paging = Paging()
     keys_as: str | None = None
+    listed: str | None = None  # the field a ``keys_as`` list holds, when not the key
 
 
 class UpdateEffect(_Frozen):
@@ -264,6 +266,22 @@ class ShellEffect(_Frozen):
     extra_arg: str | None = None  # a flag or count: ls -a, wc mode, tail lines, du -h
 
 
+class ComputeEffect(_Frozen):
+    """A tool whose answer is a function of its arguments alone (``add(a, b)``, ``mean(numbers)``,
+    ``gallon_to_liter(gallon)``): ``function`` names one of ``runtime.compute.FUNCTIONS``, applied to
+    the ``operands`` (argument names, in the function's order) and answered under ``output`` (the
+    bare number when ``None``). A value outside the function's domain is refused."""
+
+    kind: Literal["compute"] = "compute"
+    function: str
+    operands: tuple[str, ...]
+    output: str | None = None
+    # role -> argument: ``precision`` (significant digits), ``places`` (round's decimals),
+    # ``unit_in``/``unit_out`` (a converter's units)
+    options: dict[str, str] = Field(default_factory=dict)
+    units: tuple[str, str] | None = None  # a converter of fixed units: gallon_to_liter -> (gallon, liter)
+
+
 class SimulatedEffect(_Frozen):
     """A read the templates could not express, answered by a language model (``model``: ``local`` or
     ``openai:NAME`` at ``base_url``) from the tool's description, the arguments and the rows of
@@ -326,6 +344,7 @@ Effect = Annotated[
     | SingletonEffect
     | TreeEffect
     | ShellEffect
+    | ComputeEffect
     | SimulatedEffect
     | CodeEffect
     | FallbackEffect

@@ -8,6 +8,7 @@ rewrites what has one sensible reading and reports every change through :class:`
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from envfactory import inflection
@@ -412,6 +413,23 @@ def primary_type(schema: JSON | None) -> str | None:
                 if found and found != "null":
                     return found
     return typ
+
+
+_SUCCESS = re.compile(r"\btrue\b[^.]*\bsuccess(?:ful|fully)?\b", re.IGNORECASE)
+_CHECKS = ("verif", "valid", "check", "healthy")  # a check's verdict, not the call's outcome
+
+
+def outcome_flags(schema: JSON | None) -> tuple[str, ...]:
+    """Top-level boolean members that report whether the call itself succeeded: ``success``, or
+    described "True if the message was sent successfully" (``sent_status``). They are no state:
+    a call that succeeds answers them ``true``. A check's verdict (``verification_status``) is not one."""
+    out = []
+    for name, sub in ((schema or {}).get("properties") or {}).items():
+        if not isinstance(sub, dict) or primary_type(sub) != "boolean" or any(w in name.lower() for w in _CHECKS):
+            continue
+        if name.lower() in ("success", "succeeded") or _SUCCESS.search(str(sub.get("description") or "")):
+            out.append(name)
+    return tuple(out)
 
 
 # Envelope members that describe the response, not the records in it

@@ -477,6 +477,7 @@ def _list(effect: ListEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
     one = declares_one_record(tool.output_schema)  # the first match, or not_found
     values_only = lists_values(tool.output_schema)
     never_empty = min_records(tool.output_schema) > 0  # ``minItems: 1``: none found is not_found
+    listed = effect.listed or entity.key
 
     def run(ctx: CallContext, args: JSON) -> list[JSON] | JSON:
         active = [(p, args[a]) for a, p in predicates if args.get(a) is not None]
@@ -493,7 +494,8 @@ def _list(effect: ListEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
         elif paging.cursor_arg and str(args.get(paging.cursor_arg) or "").isdigit():
             start = int(args[paging.cursor_arg])
         if effect.keys_as is not None:  # ``{filtered_stocks: [symbols]}``: the keys of what matched
-            return {effect.keys_as: [r[entity.key] for r in rows[start : start + min(limit or max_rows, max_rows)]]}
+            page = rows[start : start + min(limit or max_rows, max_rows)]
+            return {effect.keys_as: [r.get(listed) for r in page if r.get(listed) is not None]}
         if one:
             if not rows and (not predicates or values_only):
                 return {}  # "get all credit cards" in one object, symbols found by price: none is an empty answer

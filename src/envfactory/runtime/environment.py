@@ -18,15 +18,17 @@ from envfactory.core import UserSimulator
 from envfactory.errors import EnvSpecError, SpecError
 from envfactory.ir.effect import BoundEffect
 from envfactory.ir.env import EnvSpec
+from envfactory.ir.jsonschema import outcome_flags
 from envfactory.ir.state import Entity
 from envfactory.runtime import batch as _batch  # noqa: F401  (registers the collection executors)
 from envfactory.runtime import code as _code  # noqa: F401  (registers the code executor)
+from envfactory.runtime import compute as _compute  # noqa: F401  (registers the computation executor)
 from envfactory.runtime import shell as _shell  # noqa: F401  (registers the shell executor)
 from envfactory.runtime import simulated as _simulated  # noqa: F401  (registers the simulated executor)
 from envfactory.runtime import singleton as _singleton  # noqa: F401  (registers the singleton executor)
 from envfactory.runtime import tree as _tree  # noqa: F401  (registers the tree executor)
 from envfactory.runtime.behaviours import Executor, compile_executor, to_jsonable
-from envfactory.runtime.shape import Shaper, compile_shaper, identity, key_aliases
+from envfactory.runtime.shape import Shaper, compile_shaper, identity, key_aliases, with_outcome_flags
 from envfactory.runtime.singleton import gated
 from envfactory.runtime.store import BaseState
 from envfactory.runtime.validation import Validator, compile_validator
@@ -47,7 +49,7 @@ class CompiledTool:
     read_only: bool
 
 
-SHAPED_BY_EFFECT = frozenset({"fallback", "code", "tree", "shell", "simulated"})
+SHAPED_BY_EFFECT = frozenset({"fallback", "code", "tree", "shell", "simulated", "compute"})
 
 
 class Environment:
@@ -74,7 +76,10 @@ class Environment:
                 # these produce the declared output themselves: shaping again would wrap it twice
                 shape=identity
                 if effect.kind in SHAPED_BY_EFFECT
-                else compile_shaper(tool.output_schema, key_aliases(tool.output_schema, _entity(spec, effect))),
+                else with_outcome_flags(
+                    compile_shaper(tool.output_schema, key_aliases(tool.output_schema, _entity(spec, effect))),
+                    outcome_flags(tool.output_schema),
+                ),
                 read_only=effect.kind in ("read", "list") or bool(tool.annotations.read_only),
             )
         self.openai_tools = spec.tools.to_openai()

@@ -49,6 +49,21 @@ def compile_shaper(schema: JSON | None, aliases: dict[str, str] | None = None) -
     return shaper
 
 
+def with_outcome_flags(shaper: Shaper, flags: tuple[str, ...]) -> Shaper:
+    """``shaper`` whose object answers say ``true`` for the members that report the call's success
+    (``sent_status``; :func:`~envfactory.ir.jsonschema.outcome_flags`): it only runs on success."""
+    if not flags:
+        return shaper
+
+    def shape(value: Any) -> Any:
+        out = shaper(value)
+        if isinstance(out, dict) and any(f not in out for f in flags):
+            out = {**out, **{f: True for f in flags if f not in out}}
+        return out
+
+    return shape
+
+
 def _envelope(schema: JSON, data_key: str, inner: Shaper) -> Shaper:
     """``{data_key: inner(value)}`` plus the envelope's other members: counts of the rows, and
     typed placeholders for required members the state cannot fill."""

@@ -13,6 +13,7 @@ from envfactory.ir.env import EnvConfig, EnvSpec
 from envfactory.ir.state import SINGLETON_KEY, SINGLETON_ROW, Entity, StateSchema
 from envfactory.ir.tool import ToolSet
 from envfactory.synth.batches import plan_batches, plan_list_edits
+from envfactory.synth.compute import plan_computations
 from envfactory.synth.data import load_state, seed_state
 from envfactory.synth.device import plan_device
 from envfactory.synth.effects import fallbacks_name_rows, infer_behaviour
@@ -103,9 +104,12 @@ def synthesize(
     else:
         loaded = load(source, trust_code=trust_code or bind, ref_roots=ref_roots, reader=reader)
     toolset = loaded.toolset
-    batches = plan_batches(toolset.tools)  # collection-shaped tools first; the rest as resources
-    shell_entities, shell_behaviours = plan_shell(toolset.tools)  # cd, ls, touch: names under a current folder
-    tree, tree_behaviours = (shell_entities[0], shell_behaviours) if shell_entities else plan_tree(toolset.tools)
+    computed = plan_computations(toolset.tools)  # add(a, b), mean(numbers), gallon_to_liter: exact functions
+    stateful = [t for t in toolset.tools if t.name not in computed]
+    batches = plan_batches(stateful)  # collection-shaped tools first; the rest as resources
+    batches.behaviours.update(computed)
+    shell_entities, shell_behaviours = plan_shell(stateful)  # cd, ls, touch: names under a current folder
+    tree, tree_behaviours = (shell_entities[0], shell_behaviours) if shell_entities else plan_tree(stateful)
     if tree is not None:  # a file server's path-addressed tree
         batches.entities += shell_entities or [tree]
         batches.behaviours.update(tree_behaviours)

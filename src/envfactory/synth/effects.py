@@ -7,6 +7,8 @@ schema-faithful fallback used when no semantics could be inferred.
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Callable
 from typing import Any, Literal
 
@@ -227,8 +229,10 @@ def _keyed(kind: str) -> Builder:
             and not intent.tool.required
             and (member := value_list_member(intent.tool.output_schema))
         ):  # ``get_order_history()`` -> ``{order_history: [ids]}``: the keys of every row
-            note = f"answers the {entity.key}s of every {entity.name} as {member!r}"
-            return _grade(intent.tool.name, ListEffect(entity=entity.name, keys_as=member),
+            listed = listed_field(entity, intent.tool.output_schema)
+            what = f"{listed!r} values" if listed else f"{entity.key}s"
+            note = f"answers the {what} of every {entity.name} as {member!r}"
+            return _grade(intent.tool.name, ListEffect(entity=entity.name, keys_as=member, listed=listed),
                           list(intent.tool.properties), [note])  # fmt: skip
         if key_arg is None and kind == "read" and intent.tool.required and all(map(credential, intent.tool.required)):
             # ``get_booking_history(access_token)``: who asks decides nothing here; every row answers
@@ -300,9 +304,28 @@ def _list(intent: Intent, entity: Entity, schema: StateSchema) -> Behaviour:
             flt = _filter(arg, arg_schema, intent, entity)
             filters.append(flt) if flt else ignored.append(arg)
     keys_as = value_list_member(intent.tool.output_schema)
-    effect = ListEffect(entity=entity.name, filters=tuple(filters), paging=Paging(**paging), keys_as=keys_as)
-    notes = [f"answers the {entity.key}s of the matching {plural(entity.name)} as {keys_as!r}"] if keys_as else []
+    listed = listed_field(entity, intent.tool.output_schema) if keys_as else None
+    effect = ListEffect(entity=entity.name, filters=tuple(filters), paging=Paging(**paging), keys_as=keys_as,
+                        listed=listed)  # fmt: skip
+    what = f"{listed!r} values" if listed else f"{entity.key}s"
+    notes = [f"answers the {what} of the matching {plural(entity.name)} as {keys_as!r}"] if keys_as else []
     return _grade(intent.tool.name, effect, ignored, notes)
+
+
+def listed_field(entity: Entity, output: JSON | None) -> str | None:
+    """What a list of plain values names its rows by, when not their key: things keyed by a made-up
+    id (``user_id``) and holding a name (a ``name``, ``title`` or ``username``, or a field named after
+    the thing and described as its name: a user's ``user``, "User name of the user") are listed by
+    name — unless the list says it holds ids. A natural key (a stock's ``symbol``) is listed itself."""
+    if tokens(entity.key)[-1:] != ("id",) or re.search(r"\bids?\b|identifier", json.dumps(output or {}).lower()):
+        return None
+    for field, schema in entity.fields.items():
+        words = tokens(field)
+        said = str(schema.get("description") or "").lower() if isinstance(schema, dict) else ""
+        if field != entity.key and (words[-1:] in (("name",), ("title",), ("username",))
+                                    or (field == entity.name and "name" in said)):  # fmt: skip
+            return field
+    return None
 
 
 def _filter(arg: str, arg_schema: JSON, intent: Intent, entity: Entity) -> Filter | None:

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import Any, Literal
 
 from envfactory.ir.effect import Behaviour, ListEffect
-from envfactory.ir.jsonschema import primary_type
+from envfactory.ir.jsonschema import outcome_flags, primary_type
 from envfactory.ir.state import Entity, StateSchema, names_key
 from envfactory.ir.tool import ToolSet
 from envfactory.synth.intents import Intent
@@ -130,7 +130,10 @@ def _build_entity(noun: str, intents: list[Intent]) -> Entity:
     required: list[str] = []
     for intent in intents:  # returned objects describe the entity best
         item = intent.item_schema or {}
+        flags = outcome_flags(item)  # ``sent_status``: whether the call succeeded, not part of the message
         for name, schema in (item.get("properties") or {}).items():
+            if name in flags:
+                continue
             if name not in fields:
                 fields[name] = _clean(schema)
             elif _adds_values(fields[name], schema):  # a later answer that lists the values says more

@@ -487,7 +487,13 @@ def self_check(
     spec: EnvSpec, *, env: Environment | None = None, seed: int = 0, trust_code: bool = False
 ) -> FidelityReport:
     """Run every tool's checks twice; the second run must give the same bytes."""
-    from envfactory.synth import selfcheck_batch, selfcheck_code, selfcheck_shell, selfcheck_tree  # noqa: F401
+    from envfactory.synth import (  # noqa: F401
+        selfcheck_batch,
+        selfcheck_code,
+        selfcheck_compute,
+        selfcheck_shell,
+        selfcheck_tree,
+    )
 
     env = env or Environment(spec, trust_code=trust_code)
     first = [_run_probe(env, b, seed) for b in spec.behaviours]

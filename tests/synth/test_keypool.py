@@ -1,0 +1,37 @@
+"""The replay's arguments: known values where a real caller would use them, compared as a caller would."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+from envfactory.fidelity import same_value
+from envfactory.keypool import KeyPool
+from envfactory.values import ValueMaker
+
+TOKEN = {"type": "object", "properties": {"access_token": {"type": "string"}}, "required": ["access_token"]}
+
+
+def test_a_value_learned_under_the_arguments_own_name_is_preferred() -> None:
+    keys = KeyPool(["alice", "bob", "report.txt"])
+    keys.learn({"access_token": "tok-1", "user_id": "u-7", "name": "carol"})
+    rng, maker = random.Random(0), ValueMaker(0, "2025-01-01T00:00:00Z")
+    drawn = Counter(keys.arguments(TOKEN, rng, maker)["access_token"] for _ in range(1000))
+    # 80% take a known value, three quarters of those the token itself: ~0.6 + 0.2 / 6 of the rest
+    assert 0.58 < drawn["tok-1"] / 1000 < 0.70
+    assert drawn["alice"] > 0  # other known values still come, so a wrong token is tried too
+
+
+def test_without_a_value_of_its_own_name_any_known_value_is_drawn() -> None:
+    keys = KeyPool(["alice", "bob"])
+    rng, maker = random.Random(1), ValueMaker(1, "2025-01-01T00:00:00Z")
+    drawn = Counter(keys.arguments(TOKEN, rng, maker)["access_token"] for _ in range(500))
+    assert 0.74 < (drawn["alice"] + drawn["bob"]) / 500 < 0.86
+
+
+def test_numbers_agree_within_a_relative_millionth_and_booleans_only_with_booleans() -> None:
+    assert same_value({"liter": 382.7806592}, {"liter": 101.12 * 3.785411784})  # 3.78541 vs the exact factor
+    assert same_value([3, {"a": 2.0}], [3.0, {"a": 2}])
+    assert not same_value({"liter": 1.0}, {"liter": 1.001})
+    assert not same_value(True, 1) and not same_value({"a": 1}, {"a": 1, "b": 2})
+    assert not same_value([1, 2], [1, 2, 3])
