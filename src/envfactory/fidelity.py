@@ -182,6 +182,9 @@ def real_counters(state: Any, schema: StateSchema) -> dict[str, int]:
     return out
 
 
+SIGN_IN = frozenset({"username", "user_name", "password"})
+
+
 def _natural(spec: EnvSpec) -> frozenset[str]:
     """Arguments that name things besides ids and names: the entities' own keys (a stock's
     ``symbol``) and the entities' names (``add_to_watchlist(stock)``)."""
@@ -248,6 +251,7 @@ def measure(
         synth, fake = synth_env.episode(max_steps=10**6), stub.episode(max_steps=10**6)
         with real_side.sequence() as real:
             keys, aliases = KeyPool(real.known_keys(), names=_natural(synth_spec)), Aliases()
+            keys.learn(real.known_fields())  # a user knows their own sign-in
             for _ in range(length):
                 tool = rng.choice(synth_spec.tools.tools)
                 args = keys.arguments(tool.input_schema, rng, maker)
@@ -262,7 +266,8 @@ def measure(
                     if s.ok:
                         aliases.pair(r.data, s.data)
                 t = tally[tool.name]
-                _compare(t, r.ok, r.data if r.ok else None, s, f)
+                # ids and tokens either side minted are compared as the pairs they are (real 3426812 is booking_0011)
+                _compare(t, r.ok, aliases.translate(r.data) if r.ok else None, s, f)
                 if not r.ok and not s.ok and r.error_code is not None:
                     t["same_error"].append(float(r.error_code == s.error))
             final = real.same_final_state(synth)
@@ -285,6 +290,7 @@ class RealCall(BaseModel):
 
 class RealSequence(Protocol):
     def known_keys(self) -> list[Any]: ...
+    def known_fields(self) -> JSON: ...
     def call(self, tool: str, args: JSON) -> RealCall: ...
     def same_final_state(self, synth: Episode) -> bool | None: ...
 
@@ -375,6 +381,13 @@ class _PythonSequence:
         # a shell's tools name things relative to the current folder: their names, not their paths
         return [str(k).rstrip("/").rsplit("/", 1)[-1] if e in shells else k for e, k in keys if k is not None]
 
+    def known_fields(self) -> JSON:
+        """The sign-in a user of the object knows: its singletons' stored ``username`` and ``password``."""
+        spec = self.side.synth_spec
+        return {field: value for e, rows in (self.side.start or {}).items()
+                if spec.state_schema[e].key == SINGLETON_KEY for row in rows for field, value in row.items()
+                if field in SIGN_IN and isinstance(value, str) and value}  # fmt: skip
+
     def call(self, tool: str, args: JSON) -> RealCall:
         r = self.episode.call_tool(tool, args)
         return RealCall(ok=r.ok, data=r.data if r.ok else None, error_code=r.error)
@@ -431,6 +444,9 @@ class _McpSequence:
 
     def known_keys(self) -> list[Any]:
         return [TMP] if any(TMP in a for a in self.side.target.argv) else []
+
+    def known_fields(self) -> JSON:
+        return {}
 
     def call(self, tool: str, args: JSON) -> RealCall:
         folder = self.session.folder
@@ -529,11 +545,19 @@ def _compare(t: dict[str, list[float]], real_ok: bool, real_output: Any, s: Any,
     t["outcome"].append(float(real_ok == s.ok))
     t["stub_outcome"].append(float(real_ok == f.ok))
     if real_ok and s.ok:
-        t["exact"].append(float(same_value(real_output, s.data)))
-        t["fields"].append(_leaf_share(real_output, s.data))
+        t["exact"].append(float(_same_output(real_output, s.data)))
+        t["fields"].append(1.0 if _same_output(real_output, s.data) else _leaf_share(real_output, s.data))
     if real_ok and f.ok:
-        t["stub_exact"].append(float(same_value(real_output, f.data)))
-        t["stub_fields"].append(_leaf_share(real_output, f.data))
+        t["stub_exact"].append(float(_same_output(real_output, f.data)))
+        t["stub_fields"].append(1.0 if _same_output(real_output, f.data) else _leaf_share(real_output, f.data))
+
+
+_NOTHING: tuple[Any, ...] = (None, "", {}, [])
+
+
+def _same_output(real: Any, other: Any) -> bool:
+    """Equal answers; an answer of nothing (``null``, ``{}``, ``[]``, ``""``) equals any other."""
+    return (real in _NOTHING and other in _NOTHING) or same_value(real, other)
 
 
 def _measurement(

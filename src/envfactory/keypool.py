@@ -3,11 +3,11 @@
 A ``KeyPool`` remembers the identifying values (ids, names, paths) that the real side returned or
 accepted, and draws most identifying arguments from them, so that reads find what was made,
 repeats collide and deletes delete. Identifying is judged by the field's name: ``id``, ``name``,
-``path``, ``from``/``to``/``source``/``destination``, ``*_id``/``*Id``, ``*_name``/``*Name``, and
-their plurals for arrays of strings, and the names the caller adds (an environment's natural keys
-and entity names: a stock's ``symbol``, ``stock``). A value learned under the argument's own name
-(an ``access_token`` a login answered) is preferred to one learned under another. Other values come
-from the schema (``ValueMaker``).
+``path``, ``from``/``to``/``source``/``destination``, ``username``/``password``, ``*_id``/``*Id``,
+``*_name``/``*Name``, and their plurals for arrays of strings, and the names the caller adds (an
+environment's natural keys and entity names: a stock's ``symbol``, ``stock``). A value learned under
+the argument's own name (an ``access_token`` a login answered) is preferred to one learned under
+another. Other values come from the schema (``ValueMaker``).
 """
 
 from __future__ import annotations
@@ -21,7 +21,8 @@ from envfactory.values import ValueMaker
 JSON = dict[str, Any]
 SHARE = 0.8  # how often an identifying argument takes a known value
 SAME_FIELD = 0.75  # how often that value is one learned under the argument's own name, when there is one
-_EXACT = {"id", "name", "path", "from", "to", "source", "destination", "key", "title", "uri", "token"}
+_EXACT = {"id", "name", "path", "from", "to", "source", "destination", "key", "title", "uri", "token", "username",
+          "password"}  # fmt: skip
 _SUFFIXES = ("_id", "Id", "_name", "Name", "_path", "Path", "_key", "Key", "_token", "Token")
 _MINTED = ("id", "Id", "token", "Token", "uuid")  # what a side makes up itself: ids and tokens
 

@@ -11,6 +11,7 @@ from tests.synth.function_lists import STR, function, synthesize_functions
 from envfactory.ir.effect import ComputeEffect
 from envfactory.runtime.compute import convert, significant, unit
 from envfactory.runtime.environment import Environment
+from envfactory.runtime.facts import states_fact
 from envfactory.synth.selfcheck import self_check
 
 NUM = {"type": "float"}
@@ -89,6 +90,8 @@ def test_answers_are_exact(env: Environment, tool: str, args: dict[str, object],
         ("calculate_average", {"values": []}),
         ("convert_units", {"value": 1, "from_unit": "kg", "to_unit": "km"}),
         ("convert_units", {"value": 1, "from_unit": "furlongs", "to_unit": "km"}),
+        ("convert_units", {"value": 1e308, "from_unit": "km", "to_unit": "mm"}),  # no finite answer
+        ("percentage", {"part": 1e308, "whole": 1e-308}),
     ],
 )
 def test_values_outside_the_domain_are_refused(env: Environment, tool: str, args: dict[str, object]) -> None:
@@ -129,3 +132,23 @@ def test_unit_arguments_are_drawn_as_units() -> None:
     maker = ValueMaker(0, "2025-01-01T00:00:00Z")
     drawn = {maker.value({"type": "string"}, name) for name in ("unit_in", "unit_out", "from_unit") for _ in range(5)}
     assert drawn <= set(UNITS) and all(unit(u) is not None for u in drawn)
+
+
+def test_a_calculator_gets_questions_that_only_its_answers_solve(tmp_path: Path) -> None:
+    from envfactory.tasks.generate import baselines, generate_tasks
+    from envfactory.tasks.selftest import SelfTest
+
+    pure = [t for t in TOOLS if t["name"] not in ("round_trip_cost", "add_contact")]
+    env = Environment(synthesize_functions(tmp_path, "calculator", pure))
+    tasks, report = generate_tasks(env, 20, seed=0)
+    assert len(tasks) == 20, report.as_json()
+    asked = {t.gold[0].tool for t in tasks}
+    assert len(asked) >= 6  # questions for many functions, not one
+    for task in tasks:
+        assert task.instruction.endswith("Tell me.") and len(task.gold) == 1 and task.goal.answer
+        result = env.episode().call_tool(task.gold[0].tool, task.gold[0].args)
+        assert result.ok and states_fact(result.content, task.goal.answer[0])
+        assert SelfTest(env).check(task) is None
+    converted = next(t for t in tasks if t.gold[0].tool == "fahrenheit_to_celsius")
+    assert "degrees Fahrenheit" in converted.instruction and "degrees Celsius" in converted.instruction
+    assert set(baselines(env, tasks).values()) == {0.0}

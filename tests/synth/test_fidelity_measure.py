@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.conftest import SPECS
+from tests.synth.function_lists import function, synthesize_functions
 
 from envfactory.fidelity import entity_rows, measure
 from envfactory.ir.effect import Behaviour, FallbackEffect
@@ -150,3 +151,94 @@ def test_a_real_objects_id_counter_continues_in_the_environment(tmp_path: Path) 
     assert EnvSpec.load(counted.save(tmp_path / "env")).counters == {keyed.name: 99}  # kept in env.json
     store = Environment(counted).episode().store
     assert store.next_key(keyed.name, keyed.format_key) == 100
+
+
+REGISTRY = '''
+class Registry:
+    """Bookings under ids this class makes up."""
+
+    def __init__(self):
+        self.bookings = {}
+
+    def create_booking(self, name: str) -> dict:
+        """Create a booking for a traveller.
+
+        Args:
+            name: the traveller's name.
+        Returns:
+            booking_id (int): the new booking's id.
+        """
+        booking_id = 9000 + 7 * len(self.bookings)
+        self.bookings[booking_id] = {"booking_id": booking_id, "name": name}
+        return {"booking_id": booking_id}
+
+    def get_booking(self, booking_id: int) -> dict:
+        """Get a booking.
+
+        Args:
+            booking_id: the booking's id.
+        Returns:
+            booking_id (int): its id.
+            name (str): the traveller's name.
+        """
+        if booking_id not in self.bookings:
+            return {"error": "booking not found"}
+        return dict(self.bookings[booking_id])
+'''
+
+
+def test_ids_each_side_made_up_are_compared_as_the_pairs_they_are(tmp_path: Path) -> None:
+    source = tmp_path / "registry.py"
+    source.write_text(REGISTRY)
+    booking_id, name = {"type": "integer", "description": "The booking's id."}, {"type": "string"}
+    spec = synthesize_functions(tmp_path, "registry", [
+        function("create_booking", "Create a booking.", {"name": name}, ["name"], {"booking_id": booking_id}),
+        function("get_booking", "Get a booking.", {"booking_id": booking_id}, ["booking_id"],
+                 {"booking_id": booking_id, "name": name}),
+    ])  # fmt: skip
+    result = measure(spec, f"{source}:Registry", sequences=20, length=8)
+    read = next(t for t in result.tools if t.tool == "get_booking")
+    assert read.outcome == 1.0 and read.output_fields == 1.0, read  # 9007 is the environment's own id
+
+
+NOTEBOOK = '''
+class Notebook:
+    """Notes behind a sign-in."""
+
+    def __init__(self):
+        self.username, self.password, self.login_status = "", "", False
+        self.notes = {}
+
+    def _load_scenario(self, scenario):
+        self.username, self.password = scenario["username"], scenario["password"]
+
+    def notebook_login(self, username, password):
+        if username != self.username or password != self.password:
+            return {"login_status": False}
+        self.login_status = True
+        return {"login_status": True}
+
+    def add_note(self, text):
+        if not self.login_status:
+            return {"error": "User not authenticated. Please log in first."}
+        self.notes[len(self.notes) + 1] = text
+        return {"note_id": len(self.notes)}
+'''
+
+
+def test_the_replay_signs_in_with_the_objects_own_credentials(tmp_path: Path) -> None:
+    (tmp_path / "notes.py").write_text(NOTEBOOK)
+    (tmp_path / "scenario.json").write_text('{"username": "ann", "password": "s3cret-pass"}')
+    said = {"username": {"type": "string", "description": "Username of the user."},
+            "password": {"type": "string", "description": "Password of the user."}}  # fmt: skip
+    logged = {"type": "boolean", "description": "True if the user is logged in, False otherwise."}
+    spec = synthesize_functions(tmp_path, "notebook", [
+        function("notebook_login", "Log in a user.", said, ["username", "password"], {"login_status": logged}),
+        function("add_note", "Add a note for the authenticated user.", {"text": {"type": "string"}}, ["text"],
+                 {"note_id": {"type": "integer"}}),
+    ])  # fmt: skip
+    result = measure(spec, f"{tmp_path / 'notes.py'}:Notebook", scenario=str(tmp_path / "scenario.json"),
+                     sequences=20, length=8)  # fmt: skip
+    tools = {t.tool: t for t in result.tools}
+    assert tools["notebook_login"].outcome == 1.0
+    assert tools["add_note"].output_fields == 1.0  # both sides signed in and made notes: measured, not skipped

@@ -11,6 +11,7 @@ from tests.synth.function_lists import STR, checked_tasks, function, synthesize_
 
 from envfactory.ir.effect import SingletonEffect
 from envfactory.runtime.environment import Environment
+from envfactory.synth.selfcheck import self_check
 
 SYMBOLS = {"type": "array", "items": STR, "description": "List of stock symbols in the watchlist."}
 TOOLS = [
@@ -69,3 +70,33 @@ def test_keyless_lists_self_check_and_yield_tasks_that_edit_them(tmp_path: Path)
     held = env.episode().call_tool("get_watchlist", {}).data["watchlist"]
     removal = next(t for t in tasks if t.gold and t.gold[0].tool == "remove_stock_from_watchlist")
     assert removal.gold[0].args["symbol"] in held
+
+
+FOLLOWED = {"type": "boolean", "description": "True if followed, False if already following."}
+UNFOLLOWED = {"type": "boolean", "description": "True if unfollowed, False if not following."}
+FOLLOWING = [
+    function("list_all_following", "List the users you follow.", {}, [],
+             {"following_list": {"type": "array", "items": STR}}),
+    function("follow_user", "Follow a user.", {"username_to_follow": STR}, ["username_to_follow"],
+             {"follow_status": FOLLOWED}),
+    function("unfollow_user", "Unfollow a user.", {"username_to_unfollow": STR}, ["username_to_unfollow"],
+             {"unfollow_status": UNFOLLOWED}),
+]  # fmt: skip
+
+
+def test_follow_and_unfollow_edit_the_following_list_and_say_whether_it_changed(tmp_path: Path) -> None:
+    spec = synthesize_functions(tmp_path, "social", FOLLOWING)
+    follow = spec.behaviour("follow_user").effect
+    assert isinstance(follow, SingletonEffect) and follow.adds == {"username_to_follow": "following_list"}
+    assert follow.reports == "follow_status"
+    report = self_check(spec)  # adding twice answers false; removing what is not there answers false
+    assert report.passed, report.failures
+    start = {**spec.initial_state, "following": [{"_id": "self", "following_list": ["ann"]}]}
+    ep = Environment(spec.model_copy(update={"initial_state": start})).episode()
+    assert ep.call_tool("follow_user", {"username_to_follow": "bob"}).data == {"follow_status": True}
+    assert ep.call_tool("follow_user", {"username_to_follow": "bob"}).data == {"follow_status": False}  # already
+    assert ep.call_tool("list_all_following", {}).data == {"following_list": ["ann", "bob"]}
+    assert ep.call_tool("unfollow_user", {"username_to_unfollow": "ann"}).data == {"unfollow_status": True}
+    gone = ep.call_tool("unfollow_user", {"username_to_unfollow": "ann"})  # "False if not following": no error
+    assert gone.ok and gone.data == {"unfollow_status": False}
+    assert ep.call_tool("list_all_following", {}).data == {"following_list": ["bob"]}

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 
-from envfactory.fidelity import same_value
+from envfactory.fidelity import _same_output, same_value
 from envfactory.keypool import KeyPool
 from envfactory.values import ValueMaker
 
@@ -35,3 +35,8 @@ def test_numbers_agree_within_a_relative_millionth_and_booleans_only_with_boolea
     assert not same_value({"liter": 1.0}, {"liter": 1.001})
     assert not same_value(True, 1) and not same_value({"a": 1}, {"a": 1, "b": 2})
     assert not same_value([1, 2], [1, 2, 3])
+
+
+def test_an_answer_of_nothing_agrees_with_any_other_answer_of_nothing() -> None:
+    assert _same_output(None, {}) and _same_output([], "") and _same_output({"a": 1.0}, {"a": 1})
+    assert not _same_output(None, {"status": "ok"}) and not _same_output(0, None) and not _same_output(False, [])

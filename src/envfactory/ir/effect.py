@@ -224,6 +224,10 @@ class SingletonEffect(_Frozen):
     # fields a ``set`` fills with a fresh token and answers (a login's ``access_token``); the token
     # follows from the episode's seed and the one it replaces, so that runs repeat
     issues: tuple[str, ...] = ()
+    # an output member answering whether a list edit changed anything (``follow_status``: "True if
+    # followed, False if already following"); with it, removing a value that is not there is answered
+    # ``false``, not refused
+    reports: str | None = None
 
 
 TreeOp = Literal[

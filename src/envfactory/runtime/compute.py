@@ -202,9 +202,16 @@ def _compute(effect: ComputeEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
             raise ToolError("invalid_arguments", f"{tool.name}: {err}") from None
         except OverflowError:
             raise ToolError("invalid_arguments", f"{tool.name}: the result is too large to represent") from None
+        if isinstance(value, float) and not math.isfinite(value):  # 1e308 km in nanometres
+            raise ToolError("invalid_arguments", f"{tool.name}: the result is too large to represent")
         return {effect.output: value} if effect.output else value
 
     return run
+
+
+def evaluate(effect: ComputeEffect, args: JSON) -> float:
+    """The answer of the computation ``effect`` to ``args`` (raises :class:`DomainError`)."""
+    return _evaluate(effect, FUNCTIONS[effect.function], args)
 
 
 def _evaluate(effect: ComputeEffect, function: Function, args: JSON) -> float:
@@ -229,4 +236,4 @@ def _evaluate(effect: ComputeEffect, function: Function, args: JSON) -> float:
     return result
 
 
-__all__ = ["FUNCTIONS", "DomainError", "Function", "convert", "quantity", "significant", "unit"]
+__all__ = ["FUNCTIONS", "DomainError", "Function", "convert", "evaluate", "quantity", "significant", "unit"]

@@ -40,9 +40,12 @@ def _singleton(effect: SingletonEffect, tool: ToolSpec, spec: EnvSpec) -> Execut
         elif effect.op == "set":
             added = {field: args[arg] for arg, field in effect.adds.items() if arg in args}
             check_refs(ctx.store, refs, added, added)
+            before = row
             row = {**row, **written(effect, args), **_added(effect, entity.fields, row, args), **clone(effect.sets)}
             row.update({field: fresh_token(ctx.seed, field, row.get(field)) for field in effect.issues})
             ctx.store.put(entity.name, SINGLETON_ROW, row)
+            if effect.reports:  # "False if already following": whether the edit changed the list
+                return {**_answer(effect.answers, row), effect.reports: row != before}
         if effect.answers:
             return _answer(effect.answers, row)
         return {k: v for k, v in row.items() if k != SINGLETON_KEY}
@@ -81,7 +84,7 @@ def _added(effect: SingletonEffect, fields: dict[str, JSON], row: JSON, args: JS
     for arg, field, sign in moves:
         current = out.get(field, row.get(field))
         if arg in args and (primary_type(fields.get(field)) == "array" or isinstance(current, list)):
-            out[field] = edited_list(current, args[arg], sign, field)
+            out[field] = edited_list(current, args[arg], sign, field, lenient=effect.reports is not None)
             continue
         amount = args.get(arg)
         if not isinstance(amount, (int, float)) or isinstance(amount, bool):
@@ -99,9 +102,10 @@ def _added(effect: SingletonEffect, fields: dict[str, JSON], row: JSON, args: JS
     return out
 
 
-def edited_list(current: Any, given: Any, sign: int, field: str) -> list[Any]:
+def edited_list(current: Any, given: Any, sign: int, field: str, *, lenient: bool = False) -> list[Any]:
     """``current`` with ``given`` (a value or a list of them) added (``sign`` 1: those already there
-    are skipped) or removed (-1: each must be there, else ``not_found`` and nothing changes)."""
+    are skipped) or removed (-1: each must be there, else ``not_found`` and nothing changes; with
+    ``lenient``, those not there are skipped)."""
     held = list(current) if isinstance(current, list) else []
     values: list[Any] = []
     for value in given if isinstance(given, list) else [given]:  # values may be unhashable: no set
@@ -110,7 +114,7 @@ def edited_list(current: Any, given: Any, sign: int, field: str) -> list[Any]:
     if sign > 0:
         return held + [v for v in values if v not in held]
     missing = [v for v in values if v not in held]
-    if missing:
+    if missing and not lenient:
         raise ToolError("not_found", f"{missing[0]!r} is not in the {field.replace('_', ' ')}")
     return [v for v in held if v not in values]
 

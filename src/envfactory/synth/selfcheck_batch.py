@@ -179,7 +179,8 @@ def _probe_singleton(p: _Probe) -> None:
 
 def _probe_list(p: _Probe, effect: SingletonEffect) -> None:
     """A keyless list (``add_to_watchlist(stock)``): a value added is there once, however often it
-    is added; a value removed is gone, and removing it again is ``not_found``."""
+    is added; a value removed is gone, and removing it again is ``not_found`` — or, where the answer
+    says whether the list changed (``follow_status``), answered ``false``."""
     entity = p.spec.state_schema[effect.entity]
     for arg, field in effect.adds.items():
         held = (p.episode.store.get(effect.entity, SINGLETON_ROW) or {}).get(field) or []
@@ -200,6 +201,9 @@ def _probe_list(p: _Probe, effect: SingletonEffect) -> None:
         wanted = value if isinstance(value, list) else [value]
         p.note("a value added is in the list once", first.ok and again.ok and all(after.count(v) == 1 for v in wanted)
                and after[: len(held)] == held, first.content[:200])  # fmt: skip
+        if effect.reports and first.ok and again.ok:  # "True if followed, False if already following"
+            said = [r.data.get(effect.reports) if isinstance(r.data, dict) else None for r in (first, again)]
+            p.note("the answer says whether the list changed", said == [True, False], again.content[:200])
     for arg, field in effect.takes.items():
         held = (p.episode.store.get(effect.entity, SINGLETON_ROW) or {}).get(field) or []
         if not held:
@@ -211,7 +215,11 @@ def _probe_list(p: _Probe, effect: SingletonEffect) -> None:
         after = (p.episode.store.get(effect.entity, SINGLETON_ROW) or {}).get(field) or []
         p.note("a value removed is gone", result.ok and held[0] not in after, result.content[:200])
         again = p.call(p.behaviour.tool, {arg: value})
-        p.note("removing a value not there is refused", again.error == "not_found", again.content[:200])
+        if effect.reports:  # "False if not following": answered, not refused
+            answer = again.data.get(effect.reports) if again.ok and isinstance(again.data, dict) else None
+            p.note("removing a value not there answers false", answer is False, again.content[:200])
+        else:
+            p.note("removing a value not there is refused", again.error == "not_found", again.content[:200])
 
 
 def _room(schema: JSON, current: Any) -> float | None:

@@ -10,6 +10,7 @@ their arguments name.
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from itertools import pairwise
 from typing import Any
@@ -112,6 +113,16 @@ _APPEND = frozenset({"add", "append", "insert", "include", "save", "follow", "wa
                      "favorite", "favourite"})  # fmt: skip
 _DROP = frozenset({"remove", "delete", "drop", "unwatch", "unfollow", "unstar", "unpin", "unfavorite", "unfavourite"})
 _PLAIN = ("string", "integer", "number")
+# the list a relation verb edits, when the tool does not name it: ``follow_user`` adds to ``following``
+_RELATION_LISTS = {
+    "follow": ("following", "followed"), "unfollow": ("following", "followed"),
+    "star": ("starred", "star"), "unstar": ("starred", "star"),
+    "watch": ("watching", "watched"), "unwatch": ("watching", "watched"),
+    "pin": ("pinned", "pin"), "unpin": ("pinned", "pin"),
+    "bookmark": ("bookmark", "bookmarked"), "favorite": ("favorite",), "unfavorite": ("favorite",),
+}  # fmt: skip
+# "True if followed, False if already following": the answer says whether the list changed
+_CHANGE_FLAG = re.compile(r"\bfalse if (?:it was |they were |the \w+ was )?(?:already|not)\b", re.IGNORECASE)
 
 
 def _one_value_arg(tool: ToolSpec) -> str | None:
@@ -141,12 +152,14 @@ def plan_keyless_lists(tools: list[ToolSpec] | tuple[ToolSpec, ...]) -> tuple[li
         noun = [singular(t) for t in toks[1:] if t not in ("my", "all", "current")]
         if not toks or toks[0] not in _GET | {"list"} or read.required or member is None or not noun:
             continue
-        if [singular(t) for t in tokens(member)] != noun or "_".join(noun) in {e.name for e in entities}:
+        said = [singular(t) for t in tokens(member)]
+        if said not in (noun, [*noun, "list"]) or "_".join(noun) in {e.name for e in entities}:
             continue
         writers: dict[str, tuple[str, int]] = {}  # tool -> (its value argument, +1 adds / -1 removes)
         for tool in plain:
             words, arg = [singular(t) for t in tokens(tool.name)], _one_value_arg(tool)
-            if tool is read or tool.name in out or arg is None or not set(noun) <= set(words[1:]):
+            named = set(noun) <= set(words[1:]) or noun[-1] in _RELATION_LISTS.get(words[0] if words else "", ())
+            if tool is read or tool.name in out or arg is None or not named:
                 continue
             if words[0] in _APPEND or words[0] in _DROP:
                 writers[tool.name] = (arg, 1 if words[0] in _APPEND else -1)
@@ -161,11 +174,26 @@ def plan_keyless_lists(tools: list[ToolSpec] | tuple[ToolSpec, ...]) -> tuple[li
             arg, sign = writers[tool.name]
             answers = {m: member for m in ((tool.output_schema or {}).get("properties") or {}) if m == member}
             move = {arg: member}
+            flag = change_flag(tool)
             effect = SingletonEffect(entity=name, op="set", adds=move if sign > 0 else {},
-                                     takes=move if sign < 0 else {}, answers=answers)  # fmt: skip
+                                     takes=move if sign < 0 else {}, answers=answers, reports=flag)  # fmt: skip
             note = f"{arg} {'adds to' if sign > 0 else 'removes from'} the {member} list"
+            note += f"; {flag!r} says whether it changed" if flag else ""
             out[tool.name] = Behaviour(tool=tool.name, effect=effect, fidelity="high", notes=(note,))
     return entities, out
+
+
+def change_flag(tool: ToolSpec) -> str | None:
+    """The boolean output member that says whether an edit changed anything ("True if followed,
+    False if already following")."""
+    for member, schema in ((tool.output_schema or {}).get("properties") or {}).items():
+        if (
+            isinstance(schema, dict)
+            and primary_type(schema) == "boolean"
+            and _CHANGE_FLAG.search(str(schema.get("description") or ""))
+        ):
+            return str(member)
+    return None
 
 
 def list_refs(schema: StateSchema, behaviours: list[Behaviour]) -> StateSchema:

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from envfactory.ir.effect import (
+    ComputeEffect,
     CreateManyEffect,
     DeleteManyEffect,
     EditListEffect,
@@ -30,6 +31,7 @@ from envfactory.ir.state import SINGLETON_ROW
 from envfactory.ir.task import Call, Goal, Origin, Task
 from envfactory.registry import Registry
 from envfactory.runtime.environment import Environment
+from envfactory.runtime.facts import states_fact
 from envfactory.runtime.store import Store
 from envfactory.seeding import derive_seed
 from envfactory.synth.naming import plural
@@ -73,7 +75,7 @@ def lookup_tools(spec: EnvSpec) -> list[str]:
 
 
 def _askable(spec: EnvSpec, tool: str, effect: Any) -> bool:
-    if isinstance(effect, ReadEffect):
+    if isinstance(effect, (ReadEffect, ComputeEffect)):
         return True
     narrowing = {f.arg for f in effect.filters if f.field and f.op == "eq"}
     required = spec.tools[tool].required
@@ -336,7 +338,7 @@ class DirectTasks:
             result = episode.call_tool(call.tool, call.args)
             if not result.ok:
                 raise Rejected(f"the gold call fails: {result.content[:80]}")
-            if answer and answer[0] not in result.content:
+            if answer and not states_fact(result.content, answer[0]):
                 raise Rejected("the read does not show the fact asked for")
         final = episode.state_hash()
         if final == self.env.base.hash and not answer:

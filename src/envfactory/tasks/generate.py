@@ -17,6 +17,7 @@ from envfactory.errors import SynthesisError
 from envfactory.ir.task import Goal, Origin, Task, UserProfile
 from envfactory.runtime.environment import Environment
 from envfactory.seeding import derive_seed
+from envfactory.tasks import arithmetic as _arithmetic  # noqa: F401  (registers computation questions)
 from envfactory.tasks.direct import DirectTasks, direct_tools, lookup_tools
 from envfactory.tasks.graph import tool_graph
 from envfactory.tasks.instantiate import Binder, Rejected
