@@ -74,6 +74,9 @@ class ListEffect(_Frozen):
     paging: Paging = Paging()
     keys_as: str | None = None
     listed: str | None = None  # the field a ``keys_as`` list holds, when not the key
+    # argument -> entity whose row it names (the parent of ``get_tweet_comments(tweet_id)``): a key that
+    # names no row is refused ``not_found`` rather than answered with an empty list
+    needs: dict[str, str] = Field(default_factory=dict)
 
 
 class UpdateEffect(_Frozen):

@@ -478,8 +478,12 @@ def _list(effect: ListEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
     values_only = lists_values(tool.output_schema)
     never_empty = min_records(tool.output_schema) > 0  # ``minItems: 1``: none found is not_found
     listed = effect.listed or entity.key
+    needs = {arg: (schema[e], key_caster(schema[e])) for arg, e in effect.needs.items() if e in schema}
 
     def run(ctx: CallContext, args: JSON) -> list[JSON] | JSON:
+        for arg, (parent, cast) in needs.items():  # the tweet whose comments are asked for must exist
+            if args.get(arg) is not None:
+                _fetch(ctx.store, parent, cast(args[arg]))
         active = [(p, args[a]) for a, p in predicates if args.get(a) is not None]
         rows = list(ctx.store.rows(entity.name))
         for predicate, value in active:

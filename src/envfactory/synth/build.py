@@ -24,7 +24,7 @@ from envfactory.synth.entities import (
     keys_follow_parameters,
     refs_fit_keys,
 )
-from envfactory.synth.intents import collection_paths, read_intent
+from envfactory.synth.intents import children_made, collection_paths, read_intent
 from envfactory.synth.naming import tokens
 from envfactory.synth.session import plan_session, session_gates, signed_creates
 from envfactory.synth.shell import CWD, plan_shell
@@ -125,7 +125,7 @@ def synthesize(
     batches.entities += singles
     batches.behaviours.update(list_behaviours)
     collections = collection_paths(list(toolset.tools))
-    intents = [read_intent(t, collections) for t in toolset.tools if t.name not in batches.behaviours]
+    intents = children_made([read_intent(t, collections) for t in toolset.tools if t.name not in batches.behaviours])
     assigned = assign_entities(intents)
     inferred = infer_schema(intents, assigned)
     taken = {e.name for e in batches.entities}

@@ -32,7 +32,7 @@ from envfactory.ir.tool import ToolSet
 from envfactory.registry import Registry
 from envfactory.synth.entities import PAGING_ARGS, PATCH_ARGS, wraps_entity
 from envfactory.synth.intents import Intent, title_noun
-from envfactory.synth.naming import credential, id_stem, plural, role_of, same_field, tokens
+from envfactory.synth.naming import credential, id_stem, own_field, plural, role_of, same_field, tokens
 from envfactory.synth.transitions import STATUS_FIELDS, transition_for
 
 JSON = dict[str, Any]
@@ -150,7 +150,9 @@ def _field_args(intent: Intent, entity: Entity, skip: set[str]) -> tuple[dict[st
     for arg in intent.tool.properties:
         if arg in skip:
             continue
-        field = next((f for f in entity.fields if same_field(f, arg)), None)
+        field = next((f for f in entity.fields if same_field(f, arg)), None) or own_field(
+            entity.fields, arg, entity.name
+        )
         if field is None and arg == parent_arg:
             field = next((f for f, t in entity.refs.items() if t == intent.parent[1]), None)  # type: ignore[index]
         if field is None:
@@ -305,8 +307,11 @@ def _list(intent: Intent, entity: Entity, schema: StateSchema) -> Behaviour:
             filters.append(flt) if flt else ignored.append(arg)
     keys_as = value_list_member(intent.tool.output_schema)
     listed = listed_field(entity, intent.tool.output_schema) if keys_as else None
+    # a function tool's parent must exist (a route's parent argument is checked by no probe yet: left as it was)
+    parent = intent.parent if (intent.parent and intent.tool.source.http is None
+                               and any(f.arg == intent.parent[0] for f in filters)) else None  # fmt: skip
     effect = ListEffect(entity=entity.name, filters=tuple(filters), paging=Paging(**paging), keys_as=keys_as,
-                        listed=listed)  # fmt: skip
+                        listed=listed, needs=dict([parent]) if parent else {})  # fmt: skip
     what = f"{listed!r} values" if listed else f"{entity.key}s"
     notes = [f"answers the {what} of the matching {plural(entity.name)} as {keys_as!r}"] if keys_as else []
     return _grade(intent.tool.name, effect, ignored, notes)

@@ -12,7 +12,7 @@ from envfactory.ir.jsonschema import outcome_flags, primary_type
 from envfactory.ir.state import Entity, StateSchema, names_key
 from envfactory.ir.tool import ToolSet
 from envfactory.synth.intents import Intent
-from envfactory.synth.naming import credential, id_stem, same_field, tokens
+from envfactory.synth.naming import credential, id_stem, own_field, same_field, tokens
 
 JSON = dict[str, Any]
 ENTITY_KINDS = ("read", "list", "create", "update", "delete", "action")
@@ -89,6 +89,7 @@ def infer_schema(intents: list[Intent], assigned: dict[str, str]) -> StateSchema
     entities = [_build_entity(noun, [i for i in intents if assigned.get(i.tool.name) == noun]) for noun in nouns]
     names = {e.name for e in entities}
     natural = _natural_keys(entities)
+    key_types = {e.name: {"type": e.key_type} for e in entities}  # a parent's id is held as its key is
     linked = []
     for entity in entities:
         parents = {
@@ -102,7 +103,7 @@ def infer_schema(intents: list[Intent], assigned: dict[str, str]) -> StateSchema
         # message to") names its target where the record's own description does not
         said = [(arg, schema) for i in intents if assigned.get(i.tool.name) == entity.name
                 and i.kind in ("create", "update") for arg, schema in i.tool.properties.items()]  # fmt: skip
-        linked.append(_link(entity, names, parents, said, natural))
+        linked.append(_link(entity, names, parents, said, natural, key_types))
     return StateSchema(entities=tuple(linked))
 
 
@@ -143,7 +144,8 @@ def _build_entity(noun: str, intents: list[Intent]) -> Entity:
         if intent.kind not in ("create", "update"):
             continue
         for arg, schema in intent.tool.properties.items():
-            if arg == intent.key_arg or arg.lower() in PAGING_ARGS or _matching(fields, arg) or credential(arg):
+            if (arg == intent.key_arg or arg.lower() in PAGING_ARGS or _matching(fields, arg) or credential(arg)
+                    or own_field(fields, arg, noun)):  # fmt: skip
                 continue
             if wraps_entity(arg, schema, noun, intent.kind):
                 for member, sub in schema["properties"].items():  # the wrapper's members are the entity's fields
@@ -348,14 +350,14 @@ def _matching(fields: JSON, arg: str) -> str | None:
 
 
 def _link(entity: Entity, names: set[str], parents: dict[str, str], said: Sequence[tuple[str, Any]] = (),
-          natural: dict[str, str] | None = None) -> Entity:  # fmt: skip
+          natural: dict[str, str] | None = None, key_types: dict[str, JSON] | None = None) -> Entity:  # fmt: skip
     fields = dict(entity.fields)
     refs: dict[str, str] = {}
     for arg, parent in parents.items():
         if parent == entity.name:
             continue  # /ratings/{itemType}/{itemId}: a qualifier of the rating, not a parent rating
         field = _matching(fields, arg) or (arg if id_stem(arg) == parent else f"{parent}_id")
-        fields.setdefault(field, {"type": "string"})
+        fields.setdefault(field, dict((key_types or {}).get(parent) or {"type": "string"}))
         refs[field] = parent
     for field in fields:
         stem = id_stem(field)

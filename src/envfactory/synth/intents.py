@@ -140,6 +140,8 @@ def read_intent(tool: ToolSpec, collections: frozenset[str] = frozenset()) -> In
     intent.item_schema = None if value_list_member(tool.output_schema) else entity_schema(tool.output_schema)
     if intent.kind == "read" and intent.key_arg is None and data_path(tool.output_schema)[2]:
         intent.kind = "list"  # GET /{section}: no key names one record, and records come back as a list
+    if tool.source.http is None and intent.parent is None and intent.kind in ("create", "read", "list"):
+        intent.parent = _owner(tool, intent.nouns)  # get_tweet_comments(tweet_id): the tweet's comments
     title = title_noun(intent.item_schema)
     if title and intent.kind in ("create", "read", "list") and title not in intent.nouns:
         if intent.verb in RECORD_VERBS or intent.evidence == "name":
@@ -147,6 +149,32 @@ def read_intent(tool: ToolSpec, collections: frozenset[str] = frozenset()) -> In
         else:
             intent.nouns.append(title)
     return intent
+
+
+def children_made(intents: list[Intent]) -> list[Intent]:
+    """A function tool named by one word that another tool lists as a thing's children creates one:
+    ``comment(tweet_id, comment_content)`` beside ``get_tweet_comments(tweet_id)`` comments on the
+    tweet. Without such a list the word stays unknown (``mention(tweet_id, ...)`` edits the tweet)."""
+    named = {n for i in intents for n in i.nouns[:1]}
+    for intent in intents:
+        tool = intent.tool
+        if tool.source.http is not None or intent.kind != "unknown" or len(tokens(tool.name)) != 1:
+            continue
+        owner = next((stem for a in tool.required if (stem := id_stem(a))), None)
+        if owner is not None and f"{owner}_{intent.verb}" in named:
+            intent.kind, intent.nouns = "create", [f"{owner}_{intent.verb}", intent.verb]
+            intent.parent = _owner(tool, intent.nouns)
+    return intents
+
+
+def _owner(tool: ToolSpec, nouns: list[str]) -> tuple[str, str] | None:
+    """A function tool's parent: its compound noun leads with a thing one of its required arguments
+    is the id of (``get_tweet_comments(tweet_id)``, ``get_order_items(order_id)``)."""
+    words = nouns[0].split("_") if nouns else []
+    if len(words) < 2:
+        return None
+    arg = next((a for a in tool.required if id_stem(a) == words[0]), None)
+    return (arg, words[0]) if arg is not None else None
 
 
 # verbs that send something out of the system (a notification, a reminder), whatever nouns follow them

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from functools import lru_cache
 
 from envfactory import inflection
@@ -148,6 +149,16 @@ def flat(name: str) -> str:
 
 def same_field(a: str, b: str) -> bool:
     return flat(a) == flat(b)
+
+
+def own_field(fields: Iterable[str], arg: str, noun: str) -> str | None:
+    """The field ``arg`` names once the thing's own name is taken off its front (a comment's
+    ``comment_content`` is its ``content``; a ``tweet_comment`` is a comment)."""
+    words, head = tokens(arg), noun.split("_")[-1]
+    if len(words) < 2 or singular(words[0]) != head:
+        return None
+    rest = "_".join(words[1:])
+    return next((f for f in fields if same_field(f, rest)), None)
 
 
 def credential(name: str) -> bool:
