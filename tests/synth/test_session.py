@@ -159,3 +159,13 @@ def test_what_an_action_is_told_the_row_keeps(tmp_path: Path) -> None:
     assert ep.call_tool("resolve_ticket", {"ticket_id": ticket, "resolution": "rebooted"}).ok
     assert ep.store.get("ticket", ticket)["resolution"] == "rebooted"
     checked_tasks(spec, 5)
+
+
+def test_signing_out_when_nobody_is_signed_in_does_not_succeed(tmp_path: Path) -> None:
+    done = {"type": "boolean", "description": "True if logout was successful, False otherwise."}
+    tools = [*TOOLS[:1], _tool("logout", "Sign out.", {}, [], {"success": done}), *TOOLS[2:]]
+    episode = Environment(synthesize_functions(tmp_path, "posts", tools)).episode()  # starts signed in
+    assert episode.call_tool("logout", {}).data == {"success": True}
+    again = episode.call_tool("logout", {})  # "False otherwise": answered, not refused
+    assert again.ok and again.data == {"success": False}
+    assert episode.call_tool("get_login_status", {}).data == {"login_status": False}

@@ -7,7 +7,7 @@ from typing import Any
 
 from envfactory.ir.effect import Gate, SingletonEffect
 from envfactory.ir.env import EnvSpec
-from envfactory.ir.jsonschema import primary_type
+from envfactory.ir.jsonschema import outcome_flags, primary_type
 from envfactory.ir.state import SINGLETON_KEY, SINGLETON_ROW
 from envfactory.ir.tool import ToolSpec
 from envfactory.runtime.behaviours import COMPILERS, CallContext, Executor, check_refs, ref_checks
@@ -24,6 +24,10 @@ def _singleton(effect: SingletonEffect, tool: ToolSpec, spec: EnvSpec) -> Execut
     # an omitted argument the tool declares a default for sets that default ("fanSpeed ... Default is 50")
     props = tool.properties
     defaults = {a: props[a]["default"] for a in effect.args if isinstance(props.get(a), dict) and "default" in props[a]}
+    # a switch that takes nothing (``logout()``) and finds itself already thrown did not succeed:
+    # "True if logout was successful, False otherwise" answers false
+    flags = outcome_flags(tool.output_schema)
+    switch = bool(flags) and effect.op == "set" and not (effect.args or effect.adds or effect.takes or effect.issues)
 
     def run(ctx: CallContext, args: JSON) -> JSON:
         if effect.op == "set" and defaults:
@@ -46,11 +50,15 @@ def _singleton(effect: SingletonEffect, tool: ToolSpec, spec: EnvSpec) -> Execut
             ctx.store.put(entity.name, SINGLETON_ROW, row)
             if effect.reports:  # "False if already following": whether the edit changed the list
                 return {**_answer(effect.answers, row), effect.reports: row != before}
-        if effect.answers:
-            return _answer(effect.answers, row)
-        return {k: v for k, v in row.items() if k != SINGLETON_KEY}
+            if switch and all(before.get(f) == v for f, v in row.items() if f not in flags):
+                return {**_answered(effect, row), **dict.fromkeys(flags, False)}
+        return _answered(effect, row)
 
     return run
+
+
+def _answered(effect: SingletonEffect, row: JSON) -> JSON:
+    return _answer(effect.answers, row) if effect.answers else {k: v for k, v in row.items() if k != SINGLETON_KEY}
 
 
 def _wrong_credentials(effect: SingletonEffect, row: JSON, args: JSON) -> bool:
