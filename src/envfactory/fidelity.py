@@ -544,12 +544,11 @@ def measure_trace(spec: EnvSpec, path: Path) -> Measurement:
 def _compare(t: dict[str, list[float]], real_ok: bool, real_output: Any, s: Any, f: Any) -> None:
     t["outcome"].append(float(real_ok == s.ok))
     t["stub_outcome"].append(float(real_ok == f.ok))
-    if real_ok and s.ok:
-        t["exact"].append(float(_same_output(real_output, s.data)))
-        t["fields"].append(1.0 if _same_output(real_output, s.data) else _leaf_share(real_output, s.data))
-    if real_ok and f.ok:
-        t["stub_exact"].append(float(_same_output(real_output, f.data)))
-        t["stub_fields"].append(1.0 if _same_output(real_output, f.data) else _leaf_share(real_output, f.data))
+    for side, result in (("", s), ("stub_", f)):
+        if real_ok and result.ok:
+            same = _same_output(real_output, result.data)
+            t[f"{side}exact"].append(float(same))
+            t[f"{side}fields"].append(1.0 if same else _leaf_share(real_output, result.data))
 
 
 _NOTHING: tuple[Any, ...] = (None, "", {}, [])

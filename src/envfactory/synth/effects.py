@@ -32,7 +32,7 @@ from envfactory.ir.tool import ToolSet
 from envfactory.registry import Registry
 from envfactory.synth.entities import PAGING_ARGS, PATCH_ARGS, wraps_entity
 from envfactory.synth.intents import Intent, title_noun
-from envfactory.synth.naming import credential, id_stem, own_field, plural, role_of, same_field, tokens
+from envfactory.synth.naming import credential, id_stem, matching_field, plural, role_of, same_field, tokens
 from envfactory.synth.transitions import STATUS_FIELDS, transition_for
 
 JSON = dict[str, Any]
@@ -150,9 +150,7 @@ def _field_args(intent: Intent, entity: Entity, skip: set[str]) -> tuple[dict[st
     for arg in intent.tool.properties:
         if arg in skip:
             continue
-        field = next((f for f in entity.fields if same_field(f, arg)), None) or own_field(
-            entity.fields, arg, entity.name
-        )
+        field = matching_field(entity.fields, arg, entity.name)
         if field is None and arg == parent_arg:
             field = next((f for f, t in entity.refs.items() if t == intent.parent[1]), None)  # type: ignore[index]
         if field is None:

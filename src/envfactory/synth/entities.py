@@ -12,7 +12,7 @@ from envfactory.ir.jsonschema import outcome_flags, primary_type
 from envfactory.ir.state import Entity, StateSchema, names_key
 from envfactory.ir.tool import ToolSet
 from envfactory.synth.intents import Intent
-from envfactory.synth.naming import credential, id_stem, own_field, same_field, tokens
+from envfactory.synth.naming import credential, id_stem, matching_field, same_field, tokens
 
 JSON = dict[str, Any]
 ENTITY_KINDS = ("read", "list", "create", "update", "delete", "action")
@@ -144,12 +144,16 @@ def _build_entity(noun: str, intents: list[Intent]) -> Entity:
         if intent.kind not in ("create", "update"):
             continue
         for arg, schema in intent.tool.properties.items():
-            if (arg == intent.key_arg or arg.lower() in PAGING_ARGS or _matching(fields, arg) or credential(arg)
-                    or own_field(fields, arg, noun)):  # fmt: skip
+            if (
+                arg == intent.key_arg
+                or arg.lower() in PAGING_ARGS
+                or matching_field(fields, arg, noun)
+                or credential(arg)
+            ):
                 continue
             if wraps_entity(arg, schema, noun, intent.kind):
                 for member, sub in schema["properties"].items():  # the wrapper's members are the entity's fields
-                    if not _matching(fields, member):
+                    if not matching_field(fields, member):
                         fields[member] = _clean(sub)
                 continue
             if intent.kind == "update" and (arg == "id" or same_field(arg, f"{noun}_id")):
@@ -163,13 +167,13 @@ def _build_entity(noun: str, intents: list[Intent]) -> Entity:
         for arg, schema in intent.tool.properties.items():
             plain = isinstance(schema, dict) and primary_type(schema) in ("string", "number", "integer", "boolean")
             if (plain and arg != intent.key_arg and arg in intent.tool.required and not credential(arg)
-                    and not _matching(fields, arg) and tokens(arg)[-1:] not in (("id",), ("ids",))):  # fmt: skip
+                    and not matching_field(fields, arg) and tokens(arg)[-1:] not in (("id",), ("ids",))):  # fmt: skip
                 fields[arg] = _clean(schema)
     for intent in intents:  # ``get_user_id(user)``, "User name of the user": users hold the name it finds them by
         if intent.kind == "read" and intent.key_arg is None and len(intent.tool.required) == 1:
             arg = intent.tool.required[0]
             schema = intent.tool.properties.get(arg)
-            if isinstance(schema, dict) and not _matching(fields, arg) and _names_the(schema, noun):
+            if isinstance(schema, dict) and not matching_field(fields, arg) and _names_the(schema, noun):
                 fields[arg] = _clean(schema)
     key_args = [i.key_arg for i in intents if i.key_arg]
     natural = _natural_key(intents, fields) if not key_args else None
@@ -328,7 +332,7 @@ def _natural_key(intents: list[Intent], fields: JSON) -> tuple[str, JSON] | None
 
 def _key_field(noun: str, fields: JSON, key_args: list[str]) -> str:
     # addressed by ``{permalink}``, ``{username}``, ``{itemId}`` of ``ratingItemId``: that field is the key
-    named = [_matching(fields, a) or _matching(fields, f"{noun}_{a}") for a in key_args]
+    named = [matching_field(fields, a) or matching_field(fields, f"{noun}_{a}") for a in key_args]
     for arg, found in zip(key_args, named, strict=True):
         if found and (tokens(found)[-1:] != ("id",) or found != arg) and all(n == found for n in named):
             return found
@@ -336,17 +340,13 @@ def _key_field(noun: str, fields: JSON, key_args: list[str]) -> str:
         if candidate in fields:
             return candidate
     for arg in key_args:
-        found = _matching(fields, arg)
+        found = matching_field(fields, arg)
         if found:
             return found
     for name in fields:  # ``card_id`` keys a ``credit_card``
         if tokens(name)[-1:] == ("id",) and id_stem(name) in (None, noun, noun.rsplit("_", 1)[-1]):
             return name
-    return _matching(fields, f"{noun}_name") or "id"  # AWS budgets are named, not numbered: ``BudgetName``
-
-
-def _matching(fields: JSON, arg: str) -> str | None:
-    return next((f for f in fields if same_field(f, arg)), None)
+    return matching_field(fields, f"{noun}_name") or "id"  # AWS budgets are named, not numbered: ``BudgetName``
 
 
 def _link(entity: Entity, names: set[str], parents: dict[str, str], said: Sequence[tuple[str, Any]] = (),
@@ -356,7 +356,7 @@ def _link(entity: Entity, names: set[str], parents: dict[str, str], said: Sequen
     for arg, parent in parents.items():
         if parent == entity.name:
             continue  # /ratings/{itemType}/{itemId}: a qualifier of the rating, not a parent rating
-        field = _matching(fields, arg) or (arg if id_stem(arg) == parent else f"{parent}_id")
+        field = matching_field(fields, arg) or (arg if id_stem(arg) == parent else f"{parent}_id")
         fields.setdefault(field, dict((key_types or {}).get(parent) or {"type": "string"}))
         refs[field] = parent
     for field in fields:

@@ -151,12 +151,15 @@ def same_field(a: str, b: str) -> bool:
     return flat(a) == flat(b)
 
 
-def own_field(fields: Iterable[str], arg: str, noun: str) -> str | None:
-    """The field ``arg`` names once the thing's own name is taken off its front (a comment's
-    ``comment_content`` is its ``content``; a ``tweet_comment`` is a comment)."""
-    words, head = tokens(arg), noun.split("_")[-1]
-    if len(words) < 2 or singular(words[0]) != head:
-        return None
+def matching_field(fields: Iterable[str], arg: str, noun: str = "") -> str | None:
+    """The field ``arg`` names: the same name whatever its spelling (``petId`` ~ ``pet_id``), or,
+    given the thing's ``noun``, the name left once the thing's own name is taken off its front (a
+    comment's ``comment_content`` is its ``content``; a ``tweet_comment`` is a comment)."""
+    fields = list(fields)
+    found = next((f for f in fields if same_field(f, arg)), None)
+    words = tokens(arg)
+    if found is not None or not noun or len(words) < 2 or singular(words[0]) != noun.split("_")[-1]:
+        return found
     rest = "_".join(words[1:])
     return next((f for f in fields if same_field(f, rest)), None)
 

@@ -37,7 +37,7 @@ from envfactory.runtime.result import ToolResult
 from envfactory.runtime.validation import compile_schema
 from envfactory.seeding import derive_seed
 from envfactory.synth.arguments import action_ready, fits, pick_row, sample_arguments
-from envfactory.synth.naming import same_field
+from envfactory.synth.naming import matching_field
 from envfactory.values import ValueMaker
 
 JSON = dict[str, Any]
@@ -243,7 +243,7 @@ def _not_persisted(p: _Probe, entity: str, row: JSON, args: JSON, skip: str | No
     fields = p.spec.state_schema[entity].fields
     sent: dict[str, list[tuple[str, Any]]] = {}
     for arg, value in args.items():
-        field = next((f for f in fields if same_field(f, arg)), None)
+        field = matching_field(fields, arg)
         if arg != skip and field is not None and field != _key_of(p, entity):
             sent.setdefault(field, []).append((arg, value))
     return [arg for field, pairs in sent.items() if all(row.get(field) != v for _, v in pairs) for arg, _ in pairs[:1]]

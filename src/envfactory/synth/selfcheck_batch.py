@@ -177,13 +177,18 @@ def _probe_singleton(p: _Probe) -> None:
                    refused.content[:200])  # fmt: skip
 
 
+def _held(p: _Probe, effect: SingletonEffect, field: str) -> list[Any]:
+    """The values the singleton's list ``field`` holds now."""
+    return (p.episode.store.get(effect.entity, SINGLETON_ROW) or {}).get(field) or []
+
+
 def _probe_list(p: _Probe, effect: SingletonEffect) -> None:
     """A keyless list (``add_to_watchlist(stock)``): a value added is there once, however often it
     is added; a value removed is gone, and removing it again is ``not_found`` — or, where the answer
     says whether the list changed (``follow_status``), answered ``false``."""
     entity = p.spec.state_schema[effect.entity]
     for arg, field in effect.adds.items():
-        held = (p.episode.store.get(effect.entity, SINGLETON_ROW) or {}).get(field) or []
+        held = _held(p, effect, field)
         value = p.args().get(arg)
         target = entity.refs.get(field)
         if target is not None:  # a list of references: add a row that exists, and see a missing one refused
@@ -197,7 +202,7 @@ def _probe_list(p: _Probe, effect: SingletonEffect) -> None:
             p.note("adding what does not exist is refused", missing.error == "not_found", missing.content[:200])
             value = [options[0]] if isinstance(value, list) else options[0]
         first, again = p.call(p.behaviour.tool, {arg: value}), p.call(p.behaviour.tool, {arg: value})
-        after = (p.episode.store.get(effect.entity, SINGLETON_ROW) or {}).get(field) or []
+        after = _held(p, effect, field)
         wanted = value if isinstance(value, list) else [value]
         p.note("a value added is in the list once", first.ok and again.ok and all(after.count(v) == 1 for v in wanted)
                and after[: len(held)] == held, first.content[:200])  # fmt: skip
@@ -205,14 +210,14 @@ def _probe_list(p: _Probe, effect: SingletonEffect) -> None:
             said = [r.data.get(effect.reports) if isinstance(r.data, dict) else None for r in (first, again)]
             p.note("the answer says whether the list changed", said == [True, False], again.content[:200])
     for arg, field in effect.takes.items():
-        held = (p.episode.store.get(effect.entity, SINGLETON_ROW) or {}).get(field) or []
+        held = _held(p, effect, field)
         if not held:
             p.note("a value removed is gone", None, f"the {field} list is empty")
             continue
         schema = p.spec.tools[p.behaviour.tool].properties.get(arg) or {}
         value = [held[0]] if primary_type(schema) == "array" else held[0]
         result = p.call(p.behaviour.tool, {arg: value})
-        after = (p.episode.store.get(effect.entity, SINGLETON_ROW) or {}).get(field) or []
+        after = _held(p, effect, field)
         p.note("a value removed is gone", result.ok and held[0] not in after, result.content[:200])
         again = p.call(p.behaviour.tool, {arg: value})
         if effect.reports:  # "False if not following": answered, not refused
