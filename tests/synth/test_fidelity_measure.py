@@ -242,3 +242,37 @@ def test_the_replay_signs_in_with_the_objects_own_credentials(tmp_path: Path) ->
     tools = {t.tool: t for t in result.tools}
     assert tools["notebook_login"].outcome == 1.0
     assert tools["add_note"].output_fields == 1.0  # both sides signed in and made notes: measured, not skipped
+
+
+SHELF = '''
+class Shelf:
+    """Books on a shelf; its list answers the bare list although the description declares ``{titles: [...]}``."""
+
+    def __init__(self):
+        self.books = []
+
+    def add_book(self, title):
+        self.books.append(title)
+        return {"title": title}
+
+    def list_books(self):
+        return list(self.books)
+'''
+
+
+def test_an_envelope_the_description_declares_is_not_an_answer(tmp_path: Path) -> None:
+    from envfactory.fidelity import _opened
+
+    assert _opened(["a"], {"titles": ["a"]}) == (["a"], ["a"])
+    assert _opened({"fuel": 1}, {"status": {"fuel": 1}}) == ({"fuel": 1}, {"fuel": 1})
+    assert _opened({"status": 1}, {"status": 2}) == ({"status": 1}, {"status": 2})  # the same key: compared as is
+    (tmp_path / "shelf.py").write_text(SHELF)
+    title = {"type": "string", "description": "Title of the book."}
+    spec = synthesize_functions(tmp_path, "shelf", [
+        function("add_book", "Add a book to the shelf.", {"title": title}, ["title"], {"title": title}),
+        function("list_books", "List the titles of all books.", {}, [],
+                 {"titles": {"type": "array", "items": {"type": "string"}, "description": "Titles of all books."}}),
+    ])  # fmt: skip
+    result = measure(spec, f"{tmp_path / 'shelf.py'}:Shelf", sequences=12, length=6)
+    listed = next(t for t in result.tools if t.tool == "list_books")
+    assert listed.output_fields == 1.0 and (listed.stub_output_fields or 0) < 0.5, listed

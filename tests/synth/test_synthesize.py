@@ -209,3 +209,21 @@ def test_a_write_that_cannot_be_inferred_refuses_instead_of_pretending(tmp_path:
     assert episode.call_tool("get_weather", {"city": "Oslo"}).ok  # a read it cannot infer still answers
     report = self_check(spec)
     assert report.passed
+
+
+def test_an_omitted_argument_stores_the_default_the_tool_declares(tmp_path: Path) -> None:
+    from tests.synth.function_lists import function, synthesize_functions
+
+    said = {"title": {"type": "string"},
+            "description": {"type": "string", "description": "Defaults to an empty string.", "default": ""},
+            "priority": {"type": "integer", "default": 1}, "queue": {"type": "string", "default": "None"}}  # fmt: skip
+    ticket_id = {"type": "integer", "description": "ID of the ticket."}
+    spec = synthesize_functions(tmp_path, "desk", [
+        function("create_ticket", "Create a ticket.", said, ["title"], {"id": ticket_id, **said}),
+        function("get_ticket", "Get a ticket.", {"ticket_id": ticket_id}, ["ticket_id"], {"id": ticket_id, **said}),
+    ])  # fmt: skip
+    episode = Environment(spec).episode()
+    made = episode.call_tool("create_ticket", {"title": "Printer on fire"}).data
+    row = episode.call_tool("get_ticket", {"ticket_id": made["id"]}).data
+    assert row["description"] == "" and row["priority"] == 1  # stored, not absent
+    assert "queue" not in row  # a default that spells nothing stores nothing

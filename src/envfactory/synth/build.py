@@ -11,7 +11,7 @@ from envfactory.ingest import Loaded, load
 from envfactory.ir.effect import ActionEffect, Behaviour, BoundEffect, CreateEffect, FallbackEffect, UpdateEffect
 from envfactory.ir.env import EnvConfig, EnvSpec
 from envfactory.ir.state import SINGLETON_KEY, SINGLETON_ROW, Entity, StateSchema
-from envfactory.ir.tool import ToolSet
+from envfactory.ir.tool import ToolSet, ToolSpec
 from envfactory.synth.batches import plan_batches, plan_list_edits
 from envfactory.synth.compute import plan_computations
 from envfactory.synth.data import load_state, seed_state
@@ -24,7 +24,7 @@ from envfactory.synth.entities import (
     keys_follow_parameters,
     refs_fit_keys,
 )
-from envfactory.synth.intents import children_made, collection_paths, read_intent
+from envfactory.synth.intents import children_made, collection_paths, namespace, read_intent
 from envfactory.synth.naming import tokens
 from envfactory.synth.session import plan_session, session_gates, signed_creates
 from envfactory.synth.shell import CWD, plan_shell
@@ -125,7 +125,10 @@ def synthesize(
     batches.entities += singles
     batches.behaviours.update(list_behaviours)
     collections = collection_paths(list(toolset.tools))
-    intents = children_made([read_intent(t, collections) for t in toolset.tools if t.name not in batches.behaviours])
+    prefix = namespace(list(toolset.tools))
+    intents = children_made(
+        [read_intent(t, collections, prefix) for t in toolset.tools if t.name not in batches.behaviours]
+    )
     assigned = assign_entities(intents)
     inferred = infer_schema(intents, assigned)
     taken = {e.name for e in batches.entities}
@@ -134,6 +137,7 @@ def synthesize(
         i.tool.name: _finish(
             infer_behaviour(i, schema[assigned[i.tool.name]] if i.tool.name in assigned else None, schema),
             schema,
+            i.tool,
         )
         for i in intents
     }
@@ -211,14 +215,14 @@ def _from_fallbacks(toolset: ToolSet, schema: StateSchema, behaviours: list[Beha
     return StateSchema(entities=(*kept, device)), behaviours, device
 
 
-def _finish(behaviour: Behaviour, schema: StateSchema) -> Behaviour:
-    """Add what only the schema knows: default values and clock-stamped fields."""
+def _finish(behaviour: Behaviour, schema: StateSchema, tool: ToolSpec) -> Behaviour:
+    """Add what only the schema and the tool's parameters know: default values and clock-stamped fields."""
     effect = behaviour.effect
     if isinstance(effect, CreateEffect):
         entity = schema[effect.entity]
         effect = effect.model_copy(
             update={
-                "defaults": create_defaults(entity, effect),
+                "defaults": {**create_defaults(entity, effect), **argument_defaults(tool, effect)},
                 "timestamps": _stamps(entity, _CREATED + _UPDATED),
             }
         )
@@ -247,6 +251,19 @@ def create_defaults(entity: Entity, effect: CreateEffect) -> JSON:
         elif field in entity.required:
             defaults[field] = _placeholder(schema)
     return defaults
+
+
+def argument_defaults(tool: ToolSpec, effect: CreateEffect) -> JSON:
+    """What an omitted argument stores, where the tool declares its default: ``create_ticket``'s
+    ``description`` (``"default": ""``) makes a ticket whose description is empty, not absent. A
+    default that spells nothing (``"None"``, ``null``) stores nothing."""
+    props = tool.input_schema.get("properties") or {}
+    out: JSON = {}
+    for arg, field in effect.args.items():
+        schema = props.get(arg)
+        if isinstance(schema, dict) and "default" in schema and schema["default"] not in (None, "None", "null"):
+            out[field] = schema["default"]
+    return out
 
 
 def _placeholder(schema: JSON) -> Any:

@@ -71,7 +71,10 @@ def infer_behaviour(intent: Intent, entity: Entity | None, schema: StateSchema) 
         return transfer
     if entity is None or intent.kind not in BUILDERS:
         why = "no entity could be inferred" if entity is None else f"unsupported kind {intent.kind!r}"
-        writes = intent.kind in WRITE_KINDS and not intent.tool.annotations.read_only
+        hints = intent.tool.annotations  # ``readOnlyHint: false`` says it writes, whatever its verb
+        writes = (
+            (intent.kind in WRITE_KINDS and not hints.read_only) or hints.read_only is False or bool(hints.destructive)
+        )
         return fallback(intent.tool.name, f"{why} (verb {intent.verb or '?'!r})", writes=writes)
     behaviour = BUILDERS[intent.kind](intent, entity, schema)
     if intent.tool.annotations.read_only and behaviour.effect.kind in WRITE_KINDS:

@@ -121,11 +121,28 @@ def _blank(segments: list[str]) -> str:
     return "/".join("{}" if _is_param(s) else s for s in segments)
 
 
-def read_intent(tool: ToolSpec, collections: frozenset[str] = frozenset()) -> Intent:
+def namespace(tools: list[ToolSpec]) -> str | None:
+    """The word that opens every function tool's name when it names the server, not a thing: ``git``
+    of ``git_status``, ``git_commit``, ``git_create_branch``, which fewer than half of their
+    descriptions say. ``order`` of ``order_create``, ``order_get``, ``order_cancel`` is the thing
+    itself: its descriptions name orders."""
+    names = [list(tokens(t.name)) for t in tools]
+    if len(tools) < 3 or any(t.source.http for t in tools) or any(len(n) < 2 for n in names):
+        return None
+    firsts = {n[0] for n in names}
+    if len(firsts) != 1:
+        return None
+    word = firsts.pop()
+    said = sum(1 for t in tools if word in {singular(w) for w in re.findall(r"[a-z]+", t.description.lower())})
+    return word if 2 * said < len(tools) else None
+
+
+def read_intent(tool: ToolSpec, collections: frozenset[str] = frozenset(), prefix: str | None = None) -> Intent:
     """What ``tool`` does to which noun; ``collections`` (:func:`collection_paths` of its tool set)
-    tells a sub-collection (``POST .../envvar``) from an operation (``POST .../cancel``)."""
+    tells a sub-collection (``POST .../envvar``) from an operation (``POST .../cancel``); ``prefix``
+    (:func:`namespace`) is a server's name its tool names open with, which names nothing."""
     intent = _from_http(tool, collections) if tool.source.http else None
-    by_name = _from_name(tool)
+    by_name = _from_name(tool, prefix)
     if intent is None or not intent.nouns:
         intent = by_name
     elif by_name.kind in ("action", "transfer") and intent.kind in ("update", "create"):
@@ -181,8 +198,9 @@ def _owner(tool: ToolSpec, nouns: list[str]) -> tuple[str, str] | None:
 OUTWARD_VERBS = frozenset({"notify", "alert", "remind", "warn", "ping", "announce", "broadcast"})
 
 
-def _from_name(tool: ToolSpec) -> Intent:
+def _from_name(tool: ToolSpec, prefix: str | None = None) -> Intent:
     toks = list(tokens(tool.name))
+    toks = toks[1:] if prefix and toks[:1] == [prefix] and len(toks) > 1 else toks
     if toks[:1] == ["mark"] and len(toks) > 1:  # mark_order_as_shipped: set a status by name
         rest = toks[1:]
         cut = rest.index("as") if "as" in rest else len(rest) - 1
