@@ -37,8 +37,9 @@ from envfactory.ingest import load
 from envfactory.ir.effect import ShellEffect, SingletonEffect
 from envfactory.ir.env import EnvSpec
 from envfactory.ir.state import SINGLETON_KEY, SINGLETON_ROW, Entity, StateSchema
+from envfactory.ir.tool import dump_tool
 from envfactory.keypool import Aliases, KeyPool
-from envfactory.mcplive import PREFIX, TMP, McpSession, McpTarget
+from envfactory.mcplive import PREFIX, TMP, McpSession, McpTarget, replaced
 from envfactory.runtime.canonical import canonical_number
 from envfactory.runtime.environment import Environment
 from envfactory.runtime.episode import Episode
@@ -313,25 +314,53 @@ class PythonSide:
         missing = sorted(set(spec.tools.names) - {t.name for t in loaded.toolset.tools})
         if missing:
             raise SpecError(f"the implementation lacks tools of {spec.name!r}: {', '.join(missing)}", file=against)
-        fresh = owner_state(self.env.owner_factory()) if self.env.owner_factory else None
-        # the object's records, and a file tree only its scenario shows (a shell's ``cwd`` alone maps)
-        self.start = {**(_scenario_tree(spec, scenario) or {}), **(entity_rows(fresh, spec.state_schema) or {})} or None
-        initial = dict(spec.initial_state)
-        if self.start is not None:  # the object's records; singletons as synthesized, with the fields it holds;
-            # what it holds nowhere we can see, as synthesized
-            initial = {name: self.start.get(name, spec.initial_state.get(name, [])) for name in spec.state_schema.names}
-            for entity in spec.state_schema.entities:
-                seeded = spec.initial_state.get(entity.name) or []
-                if entity.key == SINGLETON_KEY and seeded:
-                    initial[entity.name] = [{**seeded[0], **(self.start.get(entity.name) or [{}])[0]}]
-        initial.update(_real_session(spec, self.env, initial))
-        counters = real_counters(fresh, spec.state_schema)
-        self.synth_spec = spec.model_copy(update={"initial_state": initial, "counters": counters})
+        self.synth_spec, self.start = _mirror(spec, self.env)
         self.final_tool = final_tool
 
     @contextlib.contextmanager
     def sequence(self) -> Iterator[RealSequence]:
         yield _PythonSequence(self, self.env.episode(max_steps=10**6))
+
+
+def mirrored(spec: EnvSpec, real: Environment) -> EnvSpec:
+    """``spec`` (a synthesized model of ``real``'s tools) starting where a fresh episode of the real
+    implementation starts. A bound object: its records mapped onto the entities, singletons as
+    synthesized with the fields it holds, a file tree only its scenario shows, its sign-in status
+    and id counters. A live server: empty, a file server's tree holding only its ``{tmp}`` root."""
+    from envfactory.runtime.served import served_target
+
+    target = served_target(real.spec)
+    if target is not None:
+        return spec.model_copy(update={"initial_state": _served_start(spec, target)})
+    return _mirror(spec, real)[0]
+
+
+def _mirror(spec: EnvSpec, real: Environment) -> tuple[EnvSpec, dict[str, list[JSON]] | None]:
+    """:func:`mirrored` of a bound object, and the records it starts with (``None``: unreadable)."""
+    fresh = owner_state(real.owner_factory()) if real.owner_factory else None
+    # the object's records, and a file tree only its scenario shows (a shell's ``cwd`` alone maps)
+    scenario = real.spec.config.scenario
+    start = {**(_scenario_tree(spec, scenario) or {}), **(entity_rows(fresh, spec.state_schema) or {})} or None
+    initial = dict(spec.initial_state)
+    if start is not None:  # the object's records; singletons as synthesized, with the fields it holds;
+        # what it holds nowhere we can see, as synthesized
+        initial = {name: start.get(name, spec.initial_state.get(name, [])) for name in spec.state_schema.names}
+        for entity in spec.state_schema.entities:
+            seeded = spec.initial_state.get(entity.name) or []
+            if entity.key == SINGLETON_KEY and seeded:
+                initial[entity.name] = [{**seeded[0], **(start.get(entity.name) or [{}])[0]}]
+    initial.update(_real_session(spec, real, initial))
+    counters = real_counters(fresh, spec.state_schema)
+    return spec.model_copy(update={"initial_state": initial, "counters": counters}), start
+
+
+def _served_start(spec: EnvSpec, target: McpTarget) -> dict[str, list[JSON]]:
+    """Both sides of a live server start empty; a file server rooted at ``{tmp}`` holds that folder."""
+    start: dict[str, list[JSON]] = {name: [] for name in spec.state_schema.names}
+    if any(TMP in a for a in target.argv):
+        for entity in {b.effect.entity for b in spec.behaviours if b.effect.kind == "tree"}:
+            start[entity] = [{"path": TMP, "type": "directory", "content": ""}]
+    return start
 
 
 def _real_session(spec: EnvSpec, real: Environment, initial: dict[str, list[JSON]]) -> dict[str, list[JSON]]:
@@ -422,12 +451,8 @@ class McpSide:
         missing = sorted(set(spec.tools.names) - listed)
         if missing:
             raise SpecError(f"the server lacks tools of {spec.name!r}: {', '.join(missing)}", file=target.label)
-        start: dict[str, list[JSON]] = {name: [] for name in spec.state_schema.names}
-        if any(TMP in a for a in target.argv):  # a file server rooted at {tmp}: the tree starts with that folder
-            for entity in {b.effect.entity for b in spec.behaviours if b.effect.kind == "tree"}:
-                start[entity] = [{"path": TMP, "type": "directory", "content": ""}]
-        self.synth_spec = spec.model_copy(update={"initial_state": start})
-        self.final_tool = final_tool or dump_tool(spec)
+        self.synth_spec = spec.model_copy(update={"initial_state": _served_start(spec, target)})
+        self.final_tool = final_tool or dump_tool(spec.tools)
 
     @contextlib.contextmanager
     def sequence(self) -> Iterator[RealSequence]:
@@ -450,32 +475,11 @@ class _McpSequence:
 
     def call(self, tool: str, args: JSON) -> RealCall:
         folder = self.session.folder
-        r = self.session.call(tool, _replaced(args, TMP, folder))
-        return RealCall(ok=r.ok, data=_replaced(r.data, folder, TMP))
+        r = self.session.call(tool, replaced(args, TMP, folder))
+        return RealCall(ok=r.ok, data=replaced(r.data, folder, TMP))
 
     def same_final_state(self, synth: Episode) -> bool | None:
         return _same_dump(self.side.final_tool, self.call, synth) if self.side.final_tool else None
-
-
-def _replaced(value: Any, old: str, new: str) -> Any:
-    if isinstance(value, str):
-        return value.replace(old, new)
-    if isinstance(value, dict):
-        return {k: _replaced(v, old, new) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_replaced(v, old, new) for v in value]
-    return value
-
-
-def dump_tool(spec: EnvSpec) -> str | None:
-    """The tool that reads everything, if the spec has one: no required arguments, read-only (by
-    annotation or name), and a name that says "all", "graph", "tree", "dump" or "everything"."""
-    for tool in spec.tools.tools:
-        toks = set(tool.name.lower().replace("-", "_").split("_"))
-        reads = tool.annotations.read_only or toks & {"read", "list", "get", "dump", "export"}
-        if reads and not tool.input_schema.get("required") and toks & {"all", "graph", "tree", "dump", "everything"}:
-            return tool.name
-    return None
 
 
 def _same_dump(tool: str, real_call: Callable[[str, JSON], RealCall], synth: Episode) -> bool:

@@ -186,6 +186,19 @@ class McpSession:
         self._loop = self._session = self._thread = self._errlog = None
 
 
+def replaced(value: Any, old: str, new: str) -> Any:
+    """``value`` with ``old`` replaced by ``new`` in every string inside it (a session's folder and ``{tmp}``)."""
+    if not old:
+        return value
+    if isinstance(value, str):
+        return value.replace(old, new)
+    if isinstance(value, dict):
+        return {k: replaced(v, old, new) for k, v in value.items()}
+    if isinstance(value, list):
+        return [replaced(v, old, new) for v in value]
+    return value
+
+
 def outcome_of(result: Any) -> ToolOutcome:
     """A ``CallToolResult`` as a ``ToolOutcome`` (see the module docstring)."""
     texts = [getattr(c, "text", "") for c in getattr(result, "content", None) or () if getattr(c, "type", "") == "text"]
@@ -207,4 +220,4 @@ def _root_cause(err: BaseException) -> str:
     return f"{type(err).__name__}: {err}"
 
 
-__all__ = ["McpSession", "McpTarget", "ToolOutcome", "outcome_of", "parse_env"]
+__all__ = ["McpSession", "McpTarget", "ToolOutcome", "outcome_of", "parse_env", "replaced"]

@@ -141,3 +141,21 @@ def test_the_instrument_leaves_the_real_codes_crashes_out(tmp_path: Path) -> Non
     m = measure(spec, f"{tmp_path / 'counter.py'}:Counter", sequences=6, length=6)
     assert m.real_crashes > 0 and m.calls + m.real_crashes == 36
     assert all(t.tool != "reset" or t.calls == 0 for t in m.tools)
+
+
+def test_tasks_are_planned_on_a_model_and_proven_on_the_bound_class() -> None:
+    from envfactory.tasks.agents import gold
+    from envfactory.tasks.generate import baselines, generate_tasks
+    from envfactory.tasks.selftest import run_agent
+    from envfactory.users.scripted import ScriptedUser
+
+    env = _travel()
+    tasks, report = generate_tasks(env, 12, seed=0)
+    assert len(tasks) == 12, report.as_json()
+    writing = [t for t in tasks if any(c.tool == "book_flight" for c in t.gold)]
+    assert writing and all(t.goal.rows == {} for t in tasks)  # the goal is the real object's state
+    episode = env.episode(max_steps=100, user=ScriptedUser())
+    for task in tasks:
+        assert run_agent(episode, task, gold(task)), task.instruction  # on the real implementation
+    assert episode.state_hash() == tasks[-1].goal.state_hash
+    assert set(baselines(env, tasks).values()) == {0.0}  # no-op, read-only, careless reader, random

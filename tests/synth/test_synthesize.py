@@ -117,7 +117,7 @@ def test_bound_python_class_runs_the_real_implementation(tmp_path: Path) -> None
     assert {b.fidelity for b in spec.behaviours} == {"real"}
     saved = EnvSpec.load(spec.save(tmp_path / "travel"))
     untrusted = Environment(saved)  # compiling runs nothing; an episode would import the file
-    with pytest.raises(EnvSpecError, match=r"runs Python code from .*travel\.py.*--trust-code"):
+    with pytest.raises(EnvSpecError, match=r"runs code: .*travel\.py.*--trust-code"):
         untrusted.episode()
     env = Environment(saved, trust_code=True)  # re-imported from the saved target
     ep = env.episode()

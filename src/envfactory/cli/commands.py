@@ -36,7 +36,10 @@ def synth(
     base_url: str | None = None,
     scenario: str | None = None,
     scenario_loader: str | None = None,
+    server_env: list[str] | None = None,
 ) -> int:
+    from envfactory.mcplive import parse_env
+
     reader = None
     if model is not None:
         from envfactory.llm import make_client
@@ -65,6 +68,7 @@ def synth(
                     reader=reader,
                     scenario=scenario,
                     scenario_loader=scenario_loader,
+                    server_env=parse_env(server_env or []),
                 )
                 if spec.name in written:
                     raise EnvFactoryError(
@@ -135,7 +139,7 @@ def inspect(env_dir: Path) -> None:
     code = bound_targets(spec)
     if code:
         console.print(
-            f"[bold yellow]runs code:[/] {escape(', '.join(sorted(code)))} — episodes import and execute it; "
+            f"[bold yellow]runs code:[/] {escape(', '.join(sorted(code)))} — episodes import it or start it; "
             "commands that run episodes need --trust-code",
             soft_wrap=True,
         )

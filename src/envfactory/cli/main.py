@@ -64,7 +64,10 @@ def synth(
     seed: Annotated[int, typer.Option(help="Seed for the generated data.")] = 0,
     rows: Annotated[int, typer.Option(min=0, help="Rows per entity in the seeded state.")] = 12,
     state: Annotated[str, typer.Option(help="'seeded', 'empty', or a JSON file {entity: [rows]}.")] = "seeded",
-    bind: Annotated[bool, typer.Option(help="Python tools run their own implementation.")] = False,
+    bind: Annotated[
+        bool,
+        typer.Option(help="Python tools run their own implementation; an mcp+stdio: server answers its own tools."),
+    ] = False,
     max_steps: Annotated[int, typer.Option(min=1, help="Step budget of an episode.")] = 50,
     check: Annotated[bool, typer.Option(help="Run the self-check and save fidelity.json.")] = True,
     trust_code: TrustCode = False,
@@ -75,12 +78,17 @@ def synth(
     base_url: Annotated[str | None, typer.Option(help="The endpoint of an openai: model.")] = None,
     scenario: Scenario = None,
     scenario_loader: ScenarioLoader = None,
+    server_env: Annotated[
+        list[str] | None,
+        typer.Option("--env", help="KEY=VALUE an mcp+stdio: server starts with (repeatable; {tmp}: a fresh folder)."),
+    ] = None,
 ) -> None:
     """Synthesize an environment from each SPEC and save it as a readable folder.
 
     A Python SPEC is imported, which executes it: it needs --trust-code (or --bind, which asks to run it).
     Plain documentation is read by a language model (--model); every tool and parameter it reports
-    must quote the text it came from, or it is dropped."""
+    must quote the text it came from, or it is dropped. A live server 'mcp+stdio:COMMAND' with --bind
+    answers its own tools: every episode starts a fresh server (commands that run episodes need --trust-code)."""
     from envfactory.cli import commands
 
     raise typer.Exit(
@@ -100,6 +108,7 @@ def synth(
             base_url,
             str(scenario) if scenario else None,
             scenario_loader,
+            server_env or [],
         )
     )
 

@@ -47,11 +47,17 @@ class Loaded:
 
     toolset: ToolSet
     owner: Any = None
-    target: str | None = None  # how to import the owner again ("file.py:Class")
+    target: str | None = None  # how to import the owner again ("file.py:Class"), or the server ("mcp+stdio:CMD")
+    server_env: tuple[tuple[str, str], ...] = ()  # the variables a server was started with
 
 
 def load(
-    source: str | Path, *, trust_code: bool = False, ref_roots: tuple[Path, ...] = (), reader: Any = None
+    source: str | Path,
+    *,
+    trust_code: bool = False,
+    ref_roots: tuple[Path, ...] = (),
+    reader: Any = None,
+    server_env: dict[str, str] | None = None,
 ) -> Loaded:
     """Read any supported tool description; raise SpecError naming the file on failure.
 
@@ -68,8 +74,13 @@ def load(
         from envfactory.ingest.docs import load_docs
 
         return Loaded(load_docs(Path(text), reader))
-    if text.startswith(MCP_PREFIX):
-        return Loaded(load_mcp_server(text[len(MCP_PREFIX) :]))
+    if text.startswith(MCP_PREFIX):  # ``server_env``: variables the server starts with (``{tmp}``: a fresh folder)
+        env = dict(server_env or {})
+        from envfactory.mcplive import McpTarget
+
+        label = McpTarget.parse(text).label  # the program by its absolute path: it is started from anywhere
+        return Loaded(load_mcp_server(text[len(MCP_PREFIX) :], env=env), target=label,
+                      server_env=tuple(sorted(env.items())))  # fmt: skip
     if is_python_source(text) and not trust_code:
         raise SpecError(
             "reading tools from Python imports the file, which executes it; "

@@ -184,7 +184,7 @@ class InlineEpisodeEnv(EpisodeEnv):
         return self.step(action)
 
 
-SLOW_KINDS = frozenset({"bound", "code", "simulated"})  # user code, sandboxed code, a language model
+SLOW_KINDS = frozenset({"bound", "served", "code", "simulated"})  # user code, a server, sandboxed code, a model
 
 
 def make_app(env_dir: Path, tasks: dict[str, Task], *, max_sessions: int = 64, trust_code: bool = False,

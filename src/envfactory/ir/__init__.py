@@ -13,6 +13,7 @@ from envfactory.ir.effect import (
     ListEffect,
     Paging,
     ReadEffect,
+    ServedEffect,
     TransferEffect,
     UpdateEffect,
 )
@@ -44,6 +45,7 @@ __all__ = [
     "Origin",
     "Paging",
     "ReadEffect",
+    "ServedEffect",
     "StateSchema",
     "Task",
     "ToolAnnotations",

@@ -335,6 +335,15 @@ class BoundEffect(_Frozen):
     target: str
 
 
+class ServedEffect(_Frozen):
+    """A live server answers the tool: ``target`` is ``mcp+stdio:COMMAND``, ``env`` the variables it
+    is started with (``{tmp}`` in either is a fresh folder per server; one server per episode)."""
+
+    kind: Literal["served"] = "served"
+    target: str
+    env: tuple[tuple[str, str], ...] = ()
+
+
 Effect = Annotated[
     CreateEffect
     | ReadEffect
@@ -355,7 +364,8 @@ Effect = Annotated[
     | SimulatedEffect
     | CodeEffect
     | FallbackEffect
-    | BoundEffect,
+    | BoundEffect
+    | ServedEffect,
     Field(discriminator="kind"),
 ]
 

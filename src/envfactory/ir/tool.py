@@ -158,3 +158,15 @@ class ToolSet(_Frozen):
 
     def to_mcp(self) -> JSON:
         return {"tools": [t.to_mcp() for t in self.tools]}
+
+
+def dump_tool(tools: ToolSet) -> str | None:
+    """The tool that reads everything, if the set has one: no required arguments (or only a
+    ``path``, the root), read-only (by annotation or name), and a name that says "all", "graph",
+    "tree", "dump" or "everything" (``read_graph``, ``directory_tree``)."""
+    for tool in tools.tools:
+        toks = set(tool.name.lower().replace("-", "_").split("_"))
+        reads = tool.annotations.read_only or toks & {"read", "list", "get", "dump", "export"}
+        if reads and tool.required in ([], ["path"]) and toks & {"all", "graph", "tree", "dump", "everything"}:
+            return tool.name
+    return None

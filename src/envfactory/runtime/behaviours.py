@@ -399,9 +399,14 @@ def returned_error(result: Any) -> ToolError | None:
     if any(v not in (False, None, "") for k, v in result.items() if k != "error"):
         return None  # an answer that also carries something: not a refusal
     message = result["error"]
+    return ToolError(error_class(message), message)
+
+
+def error_class(message: str) -> ErrorCode:
+    """The error class a refusal's message reports ("... not found", "... already exists"), else
+    ``precondition_failed``."""
     low = message.lower()
-    code: ErrorCode = next((c for words, c in _ERROR_WORDS if words in low), "precondition_failed")
-    return ToolError(code, message)
+    return next((c for words, c in _ERROR_WORDS if words in low), "precondition_failed")
 
 
 def _describe(err: Exception) -> str:

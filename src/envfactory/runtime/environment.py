@@ -16,13 +16,14 @@ from typing import TYPE_CHECKING, Any
 
 from envfactory.core import UserSimulator
 from envfactory.errors import EnvSpecError, SpecError
-from envfactory.ir.effect import BoundEffect
+from envfactory.ir.effect import BoundEffect, ServedEffect
 from envfactory.ir.env import EnvSpec
 from envfactory.ir.jsonschema import outcome_flags
 from envfactory.ir.state import Entity
 from envfactory.runtime import batch as _batch  # noqa: F401  (registers the collection executors)
 from envfactory.runtime import code as _code  # noqa: F401  (registers the code executor)
 from envfactory.runtime import compute as _compute  # noqa: F401  (registers the computation executor)
+from envfactory.runtime import served as _served  # noqa: F401  (registers the live server executor)
 from envfactory.runtime import shell as _shell  # noqa: F401  (registers the shell executor)
 from envfactory.runtime import simulated as _simulated  # noqa: F401  (registers the simulated executor)
 from envfactory.runtime import singleton as _singleton  # noqa: F401  (registers the singleton executor)
@@ -49,18 +50,24 @@ class CompiledTool:
     read_only: bool
 
 
-SHAPED_BY_EFFECT = frozenset({"fallback", "code", "tree", "shell", "simulated", "compute"})
+SHAPED_BY_EFFECT = frozenset({"fallback", "code", "tree", "shell", "simulated", "compute", "served"})
 
 
 class Environment:
     """Everything shared by the episodes of one environment."""
 
     def __init__(
-        self, spec: EnvSpec, *, owner_factory: Callable[[], Any] | None = None, trust_code: bool = False
+        self,
+        spec: EnvSpec,
+        *,
+        owner_factory: Callable[[], Any] | None = None,
+        trust_code: bool = False,
+        spare_servers: int = 1,
     ) -> None:
         """Compile ``spec``. An environment whose behaviours are bound to Python code imports and
-        runs that code in its episodes; it does so only with ``trust_code=True`` (or when the
-        caller passes the ``owner_factory`` itself)."""
+        runs that code in its episodes, and one served by a live server starts that server (one per
+        episode, ``spare_servers`` kept started ahead); it does either only with ``trust_code=True``
+        (or when the caller passes the ``owner_factory`` itself)."""
         self.spec = spec
         self.name = spec.name
         self.base = BaseState(spec.state_schema, spec.initial_state, spec.counters)
@@ -85,6 +92,7 @@ class Environment:
         self.openai_tools = spec.tools.to_openai()
         self.code = bound_targets(spec)
         self.trust_code = trust_code
+        self.spare_servers = spare_servers
         self._owner_factory = owner_factory
         self._owner_loaded = owner_factory is not None or not self.code
         start = datetime.fromisoformat(spec.config.clock_start.replace("Z", "+00:00"))
@@ -102,12 +110,18 @@ class Environment:
         if not self._owner_loaded:
             if not self.trust_code:
                 raise EnvSpecError(
-                    f"env {self.name!r} runs Python code from {', '.join(sorted(self.code))} (bound behaviours); "
-                    "this executes the file: pass --trust-code (API: trust_code=True) only if you trust it"
+                    f"env {self.name!r} runs code: {', '.join(sorted(self.code))} (bound behaviours or a server); "
+                    "episodes execute it: pass --trust-code (API: trust_code=True) only if you trust it"
                 )
-            self._owner_factory = bound_owner_factory(self.spec)
+            self._owner_factory = self._server_pool() or bound_owner_factory(self.spec)
             self._owner_loaded = True
         return self._owner_factory
+
+    def _server_pool(self) -> Callable[[], Any] | None:
+        from envfactory.runtime.served import ServerPool, served_target
+
+        target = served_target(self.spec)
+        return ServerPool(self.spec, target, spare=self.spare_servers).take if target is not None else None
 
     def episode(self, *, max_steps: int | None = None, user: UserSimulator | None = None) -> Episode:
         from envfactory.runtime.episode import Episode
@@ -137,8 +151,10 @@ def _entity(spec: EnvSpec, effect: Any) -> Entity | None:
 
 
 def bound_targets(spec: EnvSpec) -> set[str]:
-    """The Python files an environment's bound behaviours import (empty when it runs no code)."""
-    return {b.effect.target.rsplit(":", 1)[0] for b in spec.behaviours if isinstance(b.effect, BoundEffect)}
+    """The Python files an environment's bound behaviours import and the server it starts (empty
+    when it runs no code)."""
+    files = {b.effect.target.rsplit(":", 1)[0] for b in spec.behaviours if isinstance(b.effect, BoundEffect)}
+    return files | {b.effect.target for b in spec.behaviours if isinstance(b.effect, ServedEffect)}
 
 
 def bound_owner_factory(spec: EnvSpec) -> Callable[[], Any] | None:

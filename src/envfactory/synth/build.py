@@ -8,10 +8,19 @@ from typing import Any
 
 from envfactory.errors import SpecError, SynthesisError
 from envfactory.ingest import Loaded, load
-from envfactory.ir.effect import ActionEffect, Behaviour, BoundEffect, CreateEffect, FallbackEffect, UpdateEffect
+from envfactory.ir.effect import (
+    ActionEffect,
+    Behaviour,
+    BoundEffect,
+    CreateEffect,
+    FallbackEffect,
+    ServedEffect,
+    UpdateEffect,
+)
 from envfactory.ir.env import EnvConfig, EnvSpec
 from envfactory.ir.state import SINGLETON_KEY, SINGLETON_ROW, Entity, StateSchema
 from envfactory.ir.tool import ToolSet, ToolSpec
+from envfactory.mcplive import PREFIX as MCP_PREFIX
 from envfactory.synth.batches import plan_batches, plan_list_edits
 from envfactory.synth.compute import plan_computations
 from envfactory.synth.data import load_state, seed_state
@@ -86,6 +95,7 @@ def synthesize(
     reader: Any = None,
     scenario: str | None = None,
     scenario_loader: str | None = None,
+    server_env: dict[str, str] | None = None,
 ) -> EnvSpec:
     """Build an environment from tool descriptions.
 
@@ -96,13 +106,15 @@ def synthesize(
     ``$ref`` may read. ``reader`` (an ``LLMClient``) reads plain documentation. ``scenario``: a
     JSON file a bound class loads into every fresh object (with ``scenario_loader``, else the
     first of ``_load_scenario``, ``load_scenario``, ``load_state``, ``set_state``, ``load``).
+    A live server ``mcp+stdio:CMD`` starts with ``server_env``; with ``bind=True`` it answers every
+    tool itself, a fresh server per episode.
     """
     if isinstance(source, Loaded):
         loaded = source
     elif isinstance(source, ToolSet):
         loaded = Loaded(source)
     else:
-        loaded = load(source, trust_code=trust_code or bind, ref_roots=ref_roots, reader=reader)
+        loaded = load(source, trust_code=trust_code or bind, ref_roots=ref_roots, reader=reader, server_env=server_env)
     toolset = loaded.toolset
     computed = plan_computations(toolset.tools)  # add(a, b), mean(numbers), gallon_to_liter: exact functions
     stateful = [t for t in toolset.tools if t.name not in computed]
@@ -289,8 +301,15 @@ def _stamps(entity: Entity, names: tuple[str, ...]) -> tuple[str, ...]:
 
 
 def _bind(loaded: Loaded, behaviours: list[Behaviour]) -> list[Behaviour]:
+    if loaded.target and loaded.target.startswith(MCP_PREFIX):  # the live server answers every tool itself
+        served = ServedEffect(target=loaded.target, env=loaded.server_env)
+        return [Behaviour(tool=b.tool, effect=served, fidelity="real", notes=("answered by the live server",))
+                for b in behaviours]  # fmt: skip
     if not any(t.source.python for t in loaded.toolset.tools):
-        raise SynthesisError("--bind needs Python tools (a module or class); these tools have no implementation")
+        raise SynthesisError(
+            "--bind needs Python tools (a module or class) or a live server (mcp+stdio:CMD); "
+            "these tools have no implementation"
+        )
     ref = loaded.target.rsplit(":", 1)[0] if loaded.target else None
     out = []
     for behaviour, tool in zip(behaviours, loaded.toolset.tools, strict=True):

@@ -478,6 +478,7 @@ def _probe_fallback(p: _Probe) -> None:
 
 
 @PROBES.register("bound")
+@PROBES.register("served")
 def _probe_bound(p: _Probe) -> None:
     result = p.call(p.behaviour.tool, p.args())
     p.note("the implementation answers", None if not result.ok else True, result.content[:200])
@@ -500,7 +501,7 @@ def self_check(
     second = [_run_probe(env, b, seed) for b in spec.behaviours]
     deterministic = [t for _, t in first] == [t for _, t in second]
     tools = [f for f, _ in first]
-    bound = [i for i, f in enumerate(tools) if f.kind == "bound"]
+    bound = [i for i, f in enumerate(tools) if f.kind in ("bound", "served")]
     if bound and not any(c.status == "pass" for i in bound for c in tools[i].checks):
         # no bound tool answered anything: a class missing its scenario, a broken import
         first_bound = tools[bound[0]]

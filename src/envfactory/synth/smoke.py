@@ -19,6 +19,7 @@ ORDER = {
     "action": 4,
     "transfer": 5,
     "bound": 6,
+    "served": 6,
     "fallback": 7,
     "delete": 8,
 }

@@ -21,6 +21,7 @@ from envfactory.tasks import arithmetic as _arithmetic  # noqa: F401  (registers
 from envfactory.tasks.direct import DirectTasks, direct_tools, lookup_tools
 from envfactory.tasks.graph import tool_graph
 from envfactory.tasks.instantiate import Binder, Rejected
+from envfactory.tasks.real import is_real, model_of, proven_on_real
 from envfactory.tasks.render import Renderer
 from envfactory.tasks.selftest import SelfTest
 from envfactory.tasks.walks import Style, Walker
@@ -30,9 +31,13 @@ DIRECT_SHARE = 0.25
 
 
 class TaskFactory:
-    """Holds what is shared by all tasks of an environment: its graph and a self-test episode."""
+    """Holds what is shared by all tasks of an environment: its graph and a self-test episode. On a
+    real implementation (a bound class, a live server) tasks are planned on its synthesized model
+    and proven on the implementation (:mod:`envfactory.tasks.real`)."""
 
     def __init__(self, env: Environment, style: Style = Style()) -> None:
+        self.real = env if is_real(env) else None
+        env = model_of(env) if self.real is not None else env
         self.env, self.spec, self.style = env, env.spec, style
         self.graph = tool_graph(env.spec)
         walker = Walker(self.spec, self.graph, random.Random(0), style)
@@ -45,13 +50,17 @@ class TaskFactory:
                 f"env {self.spec.name!r} has no tool that changes the state of a seeded entity and no tool that "
                 "lists one: there is nothing to ask of an agent"
             )
-        self.selftest = SelfTest(env)
+        self.selftest = SelfTest(self.real or env, analysis=env.spec)
         self.maker = ValueMaker(0, env.spec.config.clock_start, brief=True)
 
     def task(self, seed: int, attempt: int) -> Task:
         """Build one task (not yet self-tested); raises Rejected when the attempt is invalid. Tools the
         walks cannot follow (batches, list fields, file trees) get direct tasks, a quarter of the time
         when walks work too."""
+        task = self._planned(seed, attempt)
+        return proven_on_real(task, self.selftest.episode) if self.real is not None else task
+
+    def _planned(self, seed: int, attempt: int) -> Task:
         rng = random.Random(derive_seed(seed, "task", attempt))
         if self.direct is not None and (not self.walks or rng.random() < DIRECT_SHARE):
             return self.direct.task(seed, attempt)
@@ -172,7 +181,8 @@ def baselines(env: Environment, tasks: list[Task], seed: int = 0) -> dict[str, f
     from envfactory.users.scripted import ScriptedUser
 
     episode = env.episode(max_steps=10_000, user=ScriptedUser())
-    writes = {b.tool for b in env.spec.behaviours if b.effect.kind in WRITES}
+    analysed = model_of(env).spec if is_real(env) else env.spec  # what writes: the real thing's model says
+    writes = {b.tool for b in analysed.behaviours if b.effect.kind in WRITES}
     writing = [t for t in tasks if any(c.tool in writes for c in t.gold)]
     answering = [t for t in tasks if t.goal.answer]
     out = {"no-op": success_rate(episode, tasks, noop)}

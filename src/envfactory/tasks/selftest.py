@@ -15,6 +15,7 @@ import random
 from typing import Any
 
 from envfactory.ir.effect import changes_state
+from envfactory.ir.env import EnvSpec
 from envfactory.ir.task import Call, Task
 from envfactory.runtime.environment import Environment
 from envfactory.runtime.episode import Episode
@@ -36,8 +37,10 @@ def run_agent(episode: Episode, task: Task, agent: Agent) -> bool:
 class SelfTest:
     """Reusable across tasks of one environment (one episode, one ValueMaker)."""
 
-    def __init__(self, env: Environment, seed: int = 0) -> None:
-        self.env, self.spec = env, env.spec
+    def __init__(self, env: Environment, seed: int = 0, analysis: EnvSpec | None = None) -> None:
+        """Episodes run on ``env``; which tools write and what their arguments refer to come from
+        ``analysis`` (default: ``env``'s own spec; a real implementation's synthesized model)."""
+        self.env, self.spec = env, analysis or env.spec
         self.episode = env.episode(max_steps=10_000, user=ScriptedUser())
         self.writes = {b.tool for b in self.spec.behaviours if b.effect.kind in WRITES or changes_state(b.effect)}
         self.references = tool_references(self.spec)

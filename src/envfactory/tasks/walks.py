@@ -18,6 +18,7 @@ from typing import Any
 import networkx as nx
 
 from envfactory.ir.env import EnvSpec
+from envfactory.ir.jsonschema import primary_type
 from envfactory.ir.state import Entity
 from envfactory.synth.arguments import reference_args
 from envfactory.synth.naming import tokens
@@ -58,6 +59,15 @@ class Sketch:
 
     def node(self, node_id: str) -> Draft:
         return next(n for n in self.nodes if n.id == node_id)
+
+
+def splittable(entity: Entity) -> bool:
+    """Whether rows of ``entity`` can be narrowed to a subset by a field: an enum or a boolean that
+    is neither its key nor a reference (a prefilter on anything else can never bind)."""
+    return any(
+        (schema.get("enum") or primary_type(schema) == "boolean") and name != entity.key and name not in entity.refs
+        for name, schema in entity.fields.items()
+    )
 
 
 @dataclass(frozen=True)
@@ -119,6 +129,8 @@ class Walker:
         effect = self.effects[tool]
         if getattr(effect, "entity", None) == SESSION:
             return False  # signing in or out is how, never what, a task asks
+        if effect.kind == "create":  # a first booking needs no booking before it (the flights it refers to bind)
+            return True
         return effect.kind in WRITES and bool(self.spec.initial_state.get(getattr(effect, "entity", ""), [1]))
 
     # -- the sketch ---------------------------------------------------------------------------
@@ -223,7 +235,7 @@ class Walker:
         rows = self._list_call(sk, lister, entity, depth)
         if rows is None:
             return entity
-        if self.rng.random() < self.style.prefilter:
+        if self.rng.random() < self.style.prefilter and splittable(self.schema[entity]):
             rows = sk.add("filter", entity=entity, inputs=[rows]).id
         if self.rng.random() < self.style.compare:
             a = sk.add("filter", entity=entity, op="is", inputs=[rows])
