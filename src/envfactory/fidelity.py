@@ -231,14 +231,16 @@ def measure(
     """Replay seeded call sequences on the environment ``spec`` and on ``against``: a trusted
     ``file.py:Class`` implementing the same tools, or a live server ``mcp+stdio:CMD`` (started fresh
     for every sequence, with ``env`` and its stderr appended to ``log``); see the module docstring.
-    A Python class is made fresh per sequence and given the JSON ``scenario`` through its loader.
+    A Python class is made fresh per sequence and given the JSON ``scenario`` through its loader; a
+    server gets ``scenario``'s setup calls (``[{"tool", "arguments"}]``) first, and the environment
+    starts where they leave it.
 
     Final states are compared through the object's records (Python) or through ``final_tool``, a
     read-everything tool called on both sides at the end (by default the read-only tool without
     required arguments whose name says it reads everything, if there is one)."""
     real_side: RealSide
     if against.startswith(PREFIX):
-        real_side = McpSide(spec, McpTarget.parse(against, env), log, final_tool)
+        real_side = McpSide(spec, McpTarget.parse(against, env), log, final_tool, scenario)
     else:
         real_side = PythonSide(spec, against, final_tool, scenario, scenario_loader)
     synth_spec = real_side.synth_spec
@@ -327,12 +329,22 @@ def mirrored(spec: EnvSpec, real: Environment) -> EnvSpec:
     implementation starts. A bound object: its records mapped onto the entities, singletons as
     synthesized with the fields it holds, a file tree only its scenario shows, its sign-in status
     and id counters. A live server: empty, a file server's tree holding only its ``{tmp}`` root."""
-    from envfactory.runtime.served import served_target
+    from envfactory.runtime.served import served_setup, served_target
 
     target = served_target(real.spec)
     if target is not None:
-        return spec.model_copy(update={"initial_state": _served_start(spec, target)})
+        return _set_up(spec.model_copy(update={"initial_state": _served_start(spec, target)}), served_setup(real.spec))
     return _mirror(spec, real)[0]
+
+
+def _set_up(spec: EnvSpec, calls: list[tuple[str, JSON]]) -> EnvSpec:
+    """``spec`` starting where its setup calls (the ones every fresh server gets) leave it."""
+    if not calls:
+        return spec
+    episode = Environment(spec).episode(max_steps=10**6)
+    for tool, args in calls:
+        episode.call_tool(tool, args)
+    return spec.model_copy(update={"initial_state": episode.state()})
 
 
 def _mirror(spec: EnvSpec, real: Environment) -> tuple[EnvSpec, dict[str, list[JSON]] | None]:
@@ -444,19 +456,27 @@ class McpSide:
     sides start empty. When the command names ``{tmp}`` (a file server's root), it is a known key,
     so path arguments point inside it."""
 
-    def __init__(self, spec: EnvSpec, target: McpTarget, log: Path | None, final_tool: str | None) -> None:
+    def __init__(
+        self, spec: EnvSpec, target: McpTarget, log: Path | None, final_tool: str | None, setup: str | None = None
+    ) -> None:
+        from envfactory.runtime.served import read_setup
+
         self.target, self.log = target, log
+        self.setup = read_setup(setup, spec.tools.names, spec.name) if setup else []
         with McpSession(target, log=log) as probe:  # fail early, and check the tools are the server's
             listed = set(probe.tool_names())
         missing = sorted(set(spec.tools.names) - listed)
         if missing:
             raise SpecError(f"the server lacks tools of {spec.name!r}: {', '.join(missing)}", file=target.label)
-        self.synth_spec = spec.model_copy(update={"initial_state": _served_start(spec, target)})
+        self.synth_spec = _set_up(spec.model_copy(update={"initial_state": _served_start(spec, target)}), self.setup)
         self.final_tool = final_tool or dump_tool(spec.tools)
 
     @contextlib.contextmanager
     def sequence(self) -> Iterator[RealSequence]:
+        from envfactory.runtime.served import set_up
+
         with McpSession(self.target, log=self.log) as session:
+            set_up(session, self.setup, self.target.label)
             yield _McpSequence(self, session)
 
 
@@ -468,7 +488,14 @@ class _McpSequence:
         self.side, self.session = side, session
 
     def known_keys(self) -> list[Any]:
-        return [TMP] if any(TMP in a for a in self.side.target.argv) else []
+        """``{tmp}`` for a file server rooted there, and the keys of the records its setup calls made."""
+        keys: list[Any] = [TMP] if any(TMP in a for a in self.side.target.argv) else []
+        if self.side.setup:
+            spec = self.side.synth_spec
+            for name, rows in spec.initial_state.items():
+                key = spec.state_schema[name].key
+                keys += [row[key] for row in rows if key != SINGLETON_KEY and row.get(key) is not None]
+        return keys
 
     def known_fields(self) -> JSON:
         return {}

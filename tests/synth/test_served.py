@@ -64,3 +64,29 @@ def test_tasks_are_proven_on_the_server(served: EnvSpec) -> None:
     assert len(tasks) == 3, report.as_json()
     assert all(t.goal.rows == {} and t.gold for t in tasks)  # the goal is the server's own state
     assert set(baselines(env, tasks).values()) == {0.0}
+
+
+def test_setup_calls_give_every_fresh_server_its_starting_state(tmp_path: Path) -> None:
+    import json
+
+    from envfactory.fidelity import measure
+    from envfactory.tasks.generate import generate_tasks
+
+    ensure_installed(ROOT)
+    people = [{"name": who, "entityType": "person", "observations": [f"{who} joined"]} for who in ("Ada", "Bo", "Cy")]
+    setup = tmp_path / "setup.json"
+    setup.write_text(json.dumps([{"tool": "create_entities", "arguments": {"entities": people}}]))
+    spec = synthesize(MEMORY.target(ROOT), bind=True, server_env=dict(MEMORY.env), scenario=str(setup))
+    env = Environment(spec, trust_code=True)
+    episode = env.episode()
+    assert [e["name"] for e in episode.call_tool("read_graph", {}).data["entities"]] == ["Ada", "Bo", "Cy"]
+    tasks, report = generate_tasks(env, 4, seed=0)  # the model starts with the three people too
+    assert len(tasks) == 4, report.as_json()
+    assert any(t.level > 1 or "Ada" in t.instruction or "Bo" in t.instruction or "Cy" in t.instruction for t in tasks)
+    model = synthesize(MEMORY.target(ROOT), server_env=dict(MEMORY.env), state="empty")
+    measured = measure(model, MEMORY.target(ROOT), env=dict(MEMORY.env), scenario=str(setup), sequences=3, length=6)
+    assert measured.final_state is not None and measured.outcome >= 0.9
+    setup.write_text(json.dumps([{"tool": "no_such_tool", "arguments": {}}]))
+    broken = spec.model_copy(update={"config": spec.config.model_copy(update={"scenario": str(setup)})})
+    with pytest.raises(EnvSpecError, match=r"entry 0 must be"):
+        Environment(broken, trust_code=True).episode()

@@ -42,7 +42,10 @@ SPECS_HELP = (
 
 Scenario = Annotated[
     Path | None,
-    typer.Option(help="A JSON file loaded into every fresh object of a bound Python class (its initial state)."),
+    typer.Option(
+        help="A JSON file loaded into every fresh object of a bound Python class (its initial state); for a "
+        'live server, calls [{"tool": ..., "arguments": {...}}] made on every fresh server first.'
+    ),
 ]
 ScenarioLoader = Annotated[
     str | None,

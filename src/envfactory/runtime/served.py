@@ -12,13 +12,14 @@ recorded state. A refusal becomes a tool error whose class is read from the serv
 
 from __future__ import annotations
 
-import atexit
+import json
 import threading
 import weakref
 from collections import deque
 from pathlib import Path
 from typing import Any
 
+from envfactory.errors import EnvSpecError
 from envfactory.ir.effect import ServedEffect
 from envfactory.ir.env import EnvSpec
 from envfactory.ir.tool import ToolSpec, dump_tool
@@ -74,11 +75,12 @@ class ServerPool:
 
     def __init__(self, spec: EnvSpec, target: McpTarget, *, spare: int = 1, log: Path | None = None) -> None:
         self.spec, self.target, self.spare, self.log = spec, target, max(0, spare), log
+        self.setup = served_setup(spec)  # calls every fresh server gets before its episode
+        self._closed = False
         self._ready: deque[McpSession] = deque()
         self._starting = 0
         self._lock = threading.Lock()
-        self._failure: BaseException | None = None
-        atexit.register(self.close)
+        self._stop = weakref.finalize(self, _stop_all, self._ready)  # when the environment goes, or at exit
 
     def take(self) -> ServedServer:
         with self._lock:
@@ -91,6 +93,11 @@ class ServerPool:
     def _start(self) -> McpSession:
         session = McpSession(self.target, log=self.log)
         session.start()
+        try:
+            set_up(session, self.setup, self.spec.name)
+        except EnvSpecError:
+            session.close()
+            raise
         return session
 
     def _refill(self) -> None:
@@ -103,21 +110,27 @@ class ServerPool:
     def _start_spare(self) -> None:
         try:
             session = self._start()
-        except Exception as err:  # reported by the next take(), which starts its own
+        except Exception:  # the next take() starts its own, and its error is the one the caller sees
             with self._lock:
                 self._starting -= 1
-                self._failure = err
             return
         with self._lock:
             self._starting -= 1
-            self._ready.append(session)
+            if not self._closed:
+                self._ready.append(session)
+                return
+        session.close()
 
     def close(self) -> None:
         """Stop the spare servers (the episodes' own stop with their episodes)."""
         with self._lock:
-            spares, self._ready = list(self._ready), deque()
-        for session in spares:
-            session.close()
+            self._closed = True
+            _stop_all(self._ready)
+
+
+def _stop_all(ready: deque[McpSession]) -> None:
+    while ready:
+        ready.popleft().close()
 
 
 def served_target(spec: EnvSpec) -> McpTarget | None:
@@ -126,12 +139,42 @@ def served_target(spec: EnvSpec) -> McpTarget | None:
     if not effects:
         return None
     if len({(e.target, e.env) for e in effects}) > 1:
-        from envfactory.errors import EnvSpecError
-
         raise EnvSpecError(f"env {spec.name!r}: served behaviours must name one server, got "
                            f"{sorted({e.target for e in effects})}")  # fmt: skip
     effect = next(iter(effects))
     return McpTarget.parse(effect.target, dict(effect.env))
+
+
+def served_setup(spec: EnvSpec) -> list[tuple[str, JSON]]:
+    """The calls every fresh server of ``spec`` gets first: its scenario file (``synth --bind
+    --scenario calls.json``)."""
+    return read_setup(spec.config.scenario, spec.tools.names, spec.name) if spec.config.scenario else []
+
+
+def read_setup(path: str, tools: list[str], env: str) -> list[tuple[str, JSON]]:
+    """Setup calls: a JSON list of ``{"tool": ..., "arguments": {...}}``; a clear error names the
+    file and the entry that is not one."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as err:
+        raise EnvSpecError(f"env {env!r}: cannot read the setup calls {path}: {err}") from None
+    calls = []
+    for i, entry in enumerate(data if isinstance(data, list) else [data]):
+        args = entry.get("arguments", entry.get("args", {})) if isinstance(entry, dict) else None
+        if not isinstance(entry, dict) or entry.get("tool") not in tools or not isinstance(args, dict):
+            raise EnvSpecError(f"env {env!r}: {path} entry {i} must be {{\"tool\": one of the server's tools, "
+                               f"\"arguments\": {{...}}}}, got {str(entry)[:120]}")  # fmt: skip
+        calls.append((str(entry["tool"]), args))
+    return calls
+
+
+def set_up(session: McpSession, calls: list[tuple[str, JSON]], env: str) -> None:
+    """Make the setup calls on a fresh server; one it refuses is a clear error, never half a setup."""
+    for i, (tool, args) in enumerate(calls):
+        outcome = session.call(tool, replaced(args, TMP, session.folder))
+        if not outcome.ok:
+            raise EnvSpecError(f"env {env!r}: setup call {i} ({tool}) was refused by the server: "
+                               f"{(outcome.error or '')[:200]}")  # fmt: skip
 
 
 @COMPILERS.register("served")
@@ -148,4 +191,4 @@ def _served(effect: ServedEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
     return run
 
 
-__all__ = ["ServedServer", "ServerPool", "served_target"]
+__all__ = ["ServedServer", "ServerPool", "read_setup", "served_setup", "served_target", "set_up"]
