@@ -289,6 +289,26 @@ class ComputeEffect(_Frozen):
     units: tuple[str, str] | None = None  # a converter of fixed units: gallon_to_liter -> (gallon, liter)
 
 
+class Count(_Frozen):
+    """One count of a statistics answer: ``field`` holds how many rows of ``entity`` there are whose
+    fields (``filters``: argument -> field) equal the arguments, or, with ``list_field``, how many
+    items the singleton ``entity`` holds in that list; with no ``entity``, 0 (held nowhere)."""
+
+    field: str
+    entity: str | None = None
+    list_field: str | None = None
+    filters: dict[str, str] = Field(default_factory=dict)
+
+
+class CountEffect(_Frozen):
+    """A statistics tool (``get_user_stats(username) -> {tweet_count, following_count}``): every
+    field of its answer (inside ``envelope`` when it has one) is a count computed from the state."""
+
+    kind: Literal["count"] = "count"
+    counts: tuple[Count, ...]
+    envelope: str | None = None
+
+
 class SimulatedEffect(_Frozen):
     """A read the templates could not express, answered by a language model (``model``: ``local`` or
     ``openai:NAME`` at ``base_url``) from the tool's description, the arguments and the rows of
@@ -361,6 +381,7 @@ Effect = Annotated[
     | TreeEffect
     | ShellEffect
     | ComputeEffect
+    | CountEffect
     | SimulatedEffect
     | CodeEffect
     | FallbackEffect

@@ -23,6 +23,7 @@ from envfactory.ir.state import Entity
 from envfactory.runtime import batch as _batch  # noqa: F401  (registers the collection executors)
 from envfactory.runtime import code as _code  # noqa: F401  (registers the code executor)
 from envfactory.runtime import compute as _compute  # noqa: F401  (registers the computation executor)
+from envfactory.runtime import count as _count  # noqa: F401  (registers the statistics executor)
 from envfactory.runtime import served as _served  # noqa: F401  (registers the live server executor)
 from envfactory.runtime import shell as _shell  # noqa: F401  (registers the shell executor)
 from envfactory.runtime import simulated as _simulated  # noqa: F401  (registers the simulated executor)
@@ -50,7 +51,7 @@ class CompiledTool:
     read_only: bool
 
 
-SHAPED_BY_EFFECT = frozenset({"fallback", "code", "tree", "shell", "simulated", "compute", "served"})
+SHAPED_BY_EFFECT = frozenset({"fallback", "code", "tree", "shell", "simulated", "compute", "count", "served"})
 
 
 class Environment:
@@ -87,7 +88,7 @@ class Environment:
                     compile_shaper(tool.output_schema, key_aliases(tool.output_schema, _entity(spec, effect))),
                     outcome_flags(tool.output_schema),
                 ),
-                read_only=effect.kind in ("read", "list") or bool(tool.annotations.read_only),
+                read_only=effect.kind in ("read", "list", "count") or bool(tool.annotations.read_only),
             )
         self.openai_tools = spec.tools.to_openai()
         self.code = bound_targets(spec)

@@ -12,6 +12,7 @@ from envfactory.ir.effect import (
     ActionEffect,
     Behaviour,
     BoundEffect,
+    CountEffect,
     CreateEffect,
     FallbackEffect,
     ServedEffect,
@@ -23,6 +24,7 @@ from envfactory.ir.tool import ToolSet, ToolSpec
 from envfactory.mcplive import PREFIX as MCP_PREFIX
 from envfactory.synth.batches import plan_batches, plan_list_edits
 from envfactory.synth.compute import plan_computations
+from envfactory.synth.counts import plan_counts
 from envfactory.synth.data import load_state, seed_state
 from envfactory.synth.device import plan_device
 from envfactory.synth.effects import fallbacks_name_rows, infer_behaviour
@@ -157,6 +159,8 @@ def synthesize(
     schema, behaviours, device = _from_fallbacks(toolset, schema, behaviours)
     if device is not None:
         singles.append(device)
+    behaviours = plan_counts(list(toolset.tools), schema, behaviours)  # get_user_stats: counts of the state
+    schema = _without_unused(schema, behaviours, counted={b.tool for b in behaviours if b.effect.kind == "count"})
     schema = refs_fit_keys(fields_follow_filters(keys_follow_parameters(schema, behaviours, toolset), behaviours,
                                                  toolset))  # fmt: skip
     schema = list_refs(schema, behaviours)  # a watchlist of stock symbols refers to the stocks
@@ -225,6 +229,16 @@ def _from_fallbacks(toolset: ToolSet, schema: StateSchema, behaviours: list[Beha
     }
     kept = [e for e in schema.entities if e.name in used or not set(e.sources) <= set(absorbed)]
     return StateSchema(entities=(*kept, device)), behaviours, device
+
+
+def _without_unused(schema: StateSchema, behaviours: list[Behaviour], counted: set[str]) -> StateSchema:
+    """The schema without the entities only statistics tools named (``user_stat``): they count, they hold nothing."""
+    used = {getattr(b.effect, "entity", None) for b in behaviours} | {
+        r for e in schema.entities for r in e.refs.values()
+    }
+    used |= {c.entity for b in behaviours if isinstance(b.effect, CountEffect) for c in b.effect.counts}
+    kept = [e for e in schema.entities if e.name in used or not e.sources or not set(e.sources) <= counted]
+    return StateSchema(entities=tuple(kept)) if len(kept) < len(schema.entities) else schema
 
 
 def _finish(behaviour: Behaviour, schema: StateSchema, tool: ToolSpec) -> Behaviour:

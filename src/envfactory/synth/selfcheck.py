@@ -492,6 +492,7 @@ def self_check(
         selfcheck_batch,
         selfcheck_code,
         selfcheck_compute,
+        selfcheck_count,
         selfcheck_shell,
         selfcheck_tree,
     )

@@ -1,0 +1,43 @@
+"""The executor of statistics tools (:class:`envfactory.ir.effect.CountEffect`): counts of rows or
+of a singleton's list, computed from the episode's state at the moment of the call."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from envfactory.ir.effect import Count, CountEffect
+from envfactory.ir.env import EnvSpec
+from envfactory.ir.state import SINGLETON_ROW
+from envfactory.ir.tool import ToolSpec
+from envfactory.runtime.behaviours import COMPILERS, CallContext, Executor
+from envfactory.runtime.store import Store
+
+JSON = dict[str, Any]
+
+
+def counted(store: Store, count: Count, args: JSON) -> int:
+    """How many of what ``count`` counts the state holds: the rows whose fields equal the arguments
+    that name them, or the items of a singleton's list; 0 for something held nowhere."""
+    if count.entity is None:
+        return 0
+    if count.list_field is not None:
+        held = (store.get(count.entity, SINGLETON_ROW) or {}).get(count.list_field)
+        return len(held) if isinstance(held, list) else 0
+    given = {field: args[arg] for arg, field in count.filters.items() if args.get(arg) is not None}
+    return sum(1 for row in store.rows(count.entity) if all(_same(row.get(f), v) for f, v in given.items()))
+
+
+def _same(held: Any, given: Any) -> bool:
+    return bool(held == given) or (held is not None and str(held) == str(given))  # 7 and "7" name one row
+
+
+@COMPILERS.register("count")
+def _count(effect: CountEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
+    def run(ctx: CallContext, args: JSON) -> JSON:
+        out = {c.field: counted(ctx.store, c, args) for c in effect.counts}
+        return {effect.envelope: out} if effect.envelope else out
+
+    return run
+
+
+__all__ = ["counted"]

@@ -1,0 +1,100 @@
+"""Statistics tools: answers made only of counts, computed from the state.
+
+``get_user_stats(username) -> {tweet_count, following_count, retweet_count}`` does not read a
+record of its own: it counts. Each field named or described as a count (``tweet_count``,
+``total_contacts``, ``num_items``, "Number of messages received by ...") names what it counts —
+an entity (rows, narrowed by the arguments that name the entity's fields: a user's tweets) or a
+list a singleton holds (the ``following_list``) — by its own name first, else by its
+description's noun. A tool is a statistics tool only when every field of its answer (inside one
+optional envelope such as ``stats``) is an integer count and at least one of them names
+something the state holds; a count of something it holds nowhere answers 0 (nothing of it was
+ever made here).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from envfactory.ir.effect import Behaviour, Count, CountEffect
+from envfactory.ir.jsonschema import primary_type
+from envfactory.ir.state import SINGLETON_KEY, StateSchema
+from envfactory.ir.tool import ToolSpec
+from envfactory.synth.naming import matching_field, singular, tokens
+
+JSON = dict[str, Any]
+
+_NAMED = re.compile(r"^(?:(?P<a>[a-z_]+?)_count|count_of_(?P<b>[a-z_]+)|num(?:ber)?_of_(?P<c>[a-z_]+)|"
+                    r"total_(?P<d>[a-z_]+)|num_(?P<e>[a-z_]+))$")  # fmt: skip
+_SAID = re.compile(r"^\s*(?:the\s+)?(?:total\s+)?(?:number|count)\s+of\s+(?:the\s+)?(?P<noun>[a-z]+)", re.I)
+
+
+def plan_counts(tools: list[ToolSpec], schema: StateSchema, behaviours: list[Behaviour]) -> list[Behaviour]:
+    """``behaviours`` with every statistics tool's made a :class:`CountEffect` (reads only)."""
+    out = []
+    for behaviour, tool in zip(behaviours, tools, strict=True):
+        effect = None if behaviour.effect.kind not in ("list", "read", "fallback") else _counting(tool, schema)
+        if effect is None:
+            out.append(behaviour)
+            continue
+        said = ", ".join(f"{c.field} counts {c.entity or c.list_field or 'nothing held'}" for c in effect.counts)
+        out.append(Behaviour(tool=tool.name, effect=effect, fidelity="high", notes=(f"statistics: {said}",)))
+    return out
+
+
+def _counting(tool: ToolSpec, schema: StateSchema) -> CountEffect | None:
+    props = (tool.output_schema or {}).get("properties") or {}
+    envelope = None
+    if len(props) == 1:
+        ((name, inner),) = props.items()
+        if isinstance(inner, dict) and primary_type(inner) == "object" and inner.get("properties"):
+            envelope, props = name, inner["properties"]
+    if not props or any(
+        not isinstance(s, dict) or primary_type(s) not in ("integer", "number") for s in props.values()
+    ):
+        return None
+    counts = []
+    for field, prop in props.items():
+        nouns = _nouns(field, prop)
+        if not nouns:
+            return None  # a field that is not a count: not a statistics tool
+        counts.append(_resolve(field, nouns, tool, schema))
+    if all(c.entity is None and c.list_field is None for c in counts):
+        return None
+    return CountEffect(counts=tuple(counts), envelope=envelope)
+
+
+def _nouns(field: str, prop: JSON) -> list[str]:
+    """What a count field counts, by its name and then by its description (singular nouns)."""
+    out = []
+    named = _NAMED.match("_".join(tokens(field)))
+    if named:
+        out.append(next(v for v in named.groupdict().values() if v))
+    said = _SAID.match(str(prop.get("description") or ""))
+    if said:
+        out.append(said.group("noun").lower())
+    return ["_".join([*n.split("_")[:-1], singular(n.split("_")[-1])]) for n in out]
+
+
+def _resolve(field: str, nouns: list[str], tool: ToolSpec, schema: StateSchema) -> Count:
+    for noun in nouns:
+        if noun in schema.names and schema[noun].key != SINGLETON_KEY:
+            entity = schema[noun]
+            filters = {arg: f for arg in tool.properties if (f := matching_field(entity.fields, arg, noun)) is not None}
+            return Count(field=field, entity=noun, filters=filters)
+        for single in schema.entities:  # a list a singleton holds: the following_list
+            if single.key != SINGLETON_KEY:
+                continue
+            listed = next((f for f, s in single.fields.items() if primary_type(s) == "array" and _names(f, noun)), None)
+            if listed is not None:
+                return Count(field=field, entity=single.name, list_field=listed)
+    return Count(field=field)
+
+
+def _names(field: str, noun: str) -> bool:
+    """A list field named after what it holds: ``following_list`` for "following", ``tags`` for "tag"."""
+    words = tokens(field)
+    return field == noun or words[:1] == [noun] or singular(words[0]) == noun
+
+
+__all__ = ["plan_counts"]
