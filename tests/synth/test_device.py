@@ -150,3 +150,17 @@ def test_an_omitted_argument_sets_its_declared_default(tmp_path: Path) -> None:
     assert ep.call_tool("setFan", {"fanSpeed": 90}).ok
     assert ep.call_tool("adjustClimate", {"temperature": 21.5}).ok  # no fan speed given: the default, 50
     assert ep.call_tool("showClimate", {}).data == {"currentTemperature": 21.5, "fanSpeed": 50}
+
+
+def test_an_option_that_names_fields_answers_only_those(tmp_path: Path) -> None:
+    option = {"type": "string", "description": 'What to show. [Enum]: ["power", "fan", "water", "filter"]'}
+    shown = function("displayStatus", "Shows the part of the status the option names.", {"option": option},
+                     ["option"], {"status": {"type": "dict", "properties": STATUS}})  # fmt: skip
+    spec = synthesize_functions(tmp_path, "humidifier", [*TOOLS, shown])
+    effect = spec.behaviour("displayStatus").effect
+    assert isinstance(effect, SingletonEffect)
+    assert effect.selects == {"option": {"power": ("powerState",), "fan": ("fanMode",), "water": ("waterLevel",)}}
+    episode = Environment(spec).episode()
+    assert episode.call_tool("setPower", {"on": True}).ok
+    assert episode.call_tool("displayStatus", {"option": "power"}).data == {"status": {"powerState": "on"}}
+    assert set(episode.call_tool("displayStatus", {"option": "filter"}).data["status"]) == set(STATUS)  # names none

@@ -231,6 +231,9 @@ class SingletonEffect(_Frozen):
     # followed, False if already following"); with it, removing a value that is not there is answered
     # ``false``, not refused
     reports: str | None = None
+    # a read's argument -> {its value -> the fields it answers}: ``displayCarStatus(option="fuel")``
+    # answers ``fuelLevel`` only; a value not listed answers the whole record
+    selects: dict[str, dict[str, tuple[str, ...]]] = Field(default_factory=dict)
 
 
 TreeOp = Literal[

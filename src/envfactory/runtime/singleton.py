@@ -52,9 +52,18 @@ def _singleton(effect: SingletonEffect, tool: ToolSpec, spec: EnvSpec) -> Execut
                 return {**_answer(effect.answers, row), effect.reports: row != before}
             if switch and all(before.get(f) == v for f, v in row.items() if f not in flags):
                 return {**_answered(effect, row), **dict.fromkeys(flags, False)}
-        return _answered(effect, row)
+        return _answered(effect, _selected(effect, row, args))
 
     return run
+
+
+def _selected(effect: SingletonEffect, row: JSON, args: JSON) -> JSON:
+    """The part of the record a selecting argument names (``option="fuel"``: ``fuelLevel``)."""
+    for arg, chosen in effect.selects.items():
+        fields = chosen.get(str(args.get(arg)))
+        if fields is not None:
+            return {k: v for k, v in row.items() if k in fields}
+    return row
 
 
 def _answered(effect: SingletonEffect, row: JSON) -> JSON:

@@ -37,6 +37,7 @@ from envfactory.synth.entities import (
 )
 from envfactory.synth.intents import children_made, collection_paths, namespace, read_intent
 from envfactory.synth.naming import tokens
+from envfactory.synth.selects import plan_selects
 from envfactory.synth.session import plan_session, session_gates, signed_creates
 from envfactory.synth.shell import CWD, plan_shell
 from envfactory.synth.singletons import list_refs, plan_funds, plan_keyless_lists, plan_singletons
@@ -160,6 +161,7 @@ def synthesize(
     if device is not None:
         singles.append(device)
     behaviours = plan_counts(list(toolset.tools), schema, behaviours)  # get_user_stats: counts of the state
+    behaviours = plan_selects(list(toolset.tools), schema, behaviours)  # displayCarStatus(option): a part of it
     schema = _without_unused(schema, behaviours, counted={b.tool for b in behaviours if b.effect.kind == "count"})
     schema = refs_fit_keys(fields_follow_filters(keys_follow_parameters(schema, behaviours, toolset), behaviours,
                                                  toolset))  # fmt: skip
