@@ -59,3 +59,18 @@ def test_an_answer_with_anything_but_counts_is_not_statistics(tmp_path: Path) ->
     spec = synthesize_functions(tmp_path, "social2", _social(tmp_path, wrapped))
     episode = Environment(spec).episode()
     assert set(episode.call_tool("get_user_stats", {"username": "ann"}).data["stats"]) == set(STATS)
+
+
+def test_a_singletons_list_is_the_signed_in_users_own(tmp_path: Path) -> None:
+    said = {"username": USERNAME, "password": {"type": "string", "description": "Password of the user."}}
+    status = {"login_status": {"type": "boolean", "description": "True if logged in, False otherwise."}}
+    login = function("social_login", "Log in a user.", said, ["username", "password"], status)
+    spec = synthesize_functions(tmp_path, "social", [*_social(tmp_path, STATS), login])
+    count = next(c for c in spec.behaviour("get_user_stats").effect.counts if c.field == "following_count")
+    assert count.owner == ("username", "session", "username")
+    episode = Environment(spec).episode()
+    assert episode.call_tool("social_login", {"username": "ann", "password": "pw"}).ok
+    assert episode.call_tool("follow_user", {"username_to_follow": "zed"}).ok
+    mine = episode.call_tool("get_user_stats", {"username": "ann"}).data["following_count"]
+    assert mine == len(episode.call_tool("list_all_following", {}).data["following_list"]) >= 1
+    assert episode.call_tool("get_user_stats", {"username": "bob"}).data["following_count"] == 0  # not held here

@@ -301,6 +301,9 @@ class Count(_Frozen):
     entity: str | None = None
     list_field: str | None = None
     filters: dict[str, str] = Field(default_factory=dict)
+    # whose list it is: (argument, entity, field) — the signed-in user's ``following_list`` counts for
+    # ``username`` only when it is the session's ``username``; anyone else's is held nowhere (0)
+    owner: tuple[str, str, str] | None = None
 
 
 class CountEffect(_Frozen):

@@ -21,6 +21,10 @@ def counted(store: Store, count: Count, args: JSON) -> int:
     if count.entity is None:
         return 0
     if count.list_field is not None:
+        if count.owner is not None:
+            arg, holder, field = count.owner
+            if arg in args and not _same((store.get(holder, SINGLETON_ROW) or {}).get(field), args[arg]):
+                return 0  # another user's list: not held here
         held = (store.get(count.entity, SINGLETON_ROW) or {}).get(count.list_field)
         return len(held) if isinstance(held, list) else 0
     given = {field: args[arg] for arg, field in count.filters.items() if args.get(arg) is not None}

@@ -21,6 +21,7 @@ from envfactory.ir.jsonschema import primary_type
 from envfactory.ir.state import SINGLETON_KEY, StateSchema
 from envfactory.ir.tool import ToolSpec
 from envfactory.synth.naming import matching_field, singular, tokens
+from envfactory.synth.session import ENTITY as SESSION
 
 JSON = dict[str, Any]
 
@@ -87,8 +88,18 @@ def _resolve(field: str, nouns: list[str], tool: ToolSpec, schema: StateSchema) 
                 continue
             listed = next((f for f, s in single.fields.items() if primary_type(s) == "array" and _names(f, noun)), None)
             if listed is not None:
-                return Count(field=field, entity=single.name, list_field=listed)
+                return Count(field=field, entity=single.name, list_field=listed, owner=_owner(tool, schema))
     return Count(field=field)
+
+
+def _owner(tool: ToolSpec, schema: StateSchema) -> tuple[str, str, str] | None:
+    """The argument naming whose list a count reads, when a signed-in session says who holds the
+    singleton's lists (``username`` against the session's ``username``)."""
+    if SESSION not in schema.names:
+        return None
+    session = schema[SESSION]
+    return next(((arg, SESSION, f) for arg in tool.required
+                 if (f := matching_field(session.fields, arg, SESSION)) is not None), None)  # fmt: skip
 
 
 def _names(field: str, noun: str) -> bool:
