@@ -110,14 +110,19 @@ _CONTAINERS = {"queue", "list", "map", "dict", "record", "records", "db", "store
 
 def _entity_named(attr: str, names: set[str]) -> str | None:
     """The entity an attribute holds: ``_flights`` -> flight, ``ticket_queue`` -> ticket,
-    ``credit_card_list`` -> credit_card, ``booking_record`` -> booking."""
+    ``credit_card_list`` -> credit_card, ``booking_record`` -> booking; a one-word attribute also
+    names the one compound entity it ends (``comments`` -> tweet_comment)."""
     words = [w.lower() for w in tokens(attr.strip("_"))]
     while len(words) > 1 and words[-1] in _CONTAINERS:
         words.pop()
     if not words:
         return None
     words[-1] = singular(words[-1])
-    return next((n for n in ("_".join(words), "".join(words)) if n in names), None)
+    exact = next((n for n in ("_".join(words), "".join(words)) if n in names), None)
+    if exact is not None or len(words) > 1:
+        return exact
+    ending = sorted(n for n in names if n.endswith("_" + words[0]))
+    return ending[0] if len(ending) == 1 else None
 
 
 def _records(value: Any, entity: Entity) -> list[JSON] | None:

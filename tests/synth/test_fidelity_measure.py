@@ -276,3 +276,16 @@ def test_an_envelope_the_description_declares_is_not_an_answer(tmp_path: Path) -
     result = measure(spec, f"{tmp_path / 'shelf.py'}:Shelf", sequences=12, length=6)
     listed = next(t for t in result.tools if t.tool == "list_books")
     assert listed.output_fields == 1.0 and (listed.stub_output_fields or 0) < 0.5, listed
+
+
+def test_a_one_word_attribute_names_the_compound_entity_it_ends() -> None:
+    from envfactory.ir.state import Entity, StateSchema
+
+    key = {"id": {"type": "integer"}}
+    comments = StateSchema(entities=(Entity(name="tweet_comment", key="id", fields=key),
+                                     Entity(name="tweet", key="id", fields=key)))  # fmt: skip
+    # posting's ``comments = {}``: no comments, not "unknown, keep the synthesized ones"
+    assert entity_rows({"comments": {}, "tweets": {}}, comments) == {"tweet_comment": [], "tweet": []}
+    two = StateSchema(entities=(*comments.entities, Entity(name="post_comment", key="id", fields=key)))
+    assert "post_comment" not in (entity_rows({"comments": {}}, two) or {})  # two compounds end in it: neither
+    assert entity_rows({"comments": {}}, two) is None

@@ -41,6 +41,7 @@ def tool(name: str, method: str | None = None, path: str | None = None, **props:
         ("cancel_subscription", "action", "subscription"),
         ("delete_note", "delete", "note"),
         ("book_flight", "create", "booking"),
+        ("purchase_insurance", "create", "insurance"),  # a purchase is recorded, not pretended
         ("get_orders", "list", "order"),
         ("mark_message_as_read", "action", "message"),
         ("frobnicate_widget", "unknown", "widget"),

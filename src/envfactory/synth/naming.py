@@ -53,6 +53,8 @@ VERBS: dict[str, str] = {
             "compose",
             "draft",
             "file",
+            "purchase",
+            "buy",
         ),
         "create",
     ),
