@@ -105,7 +105,7 @@ class Measurement(BaseModel):
 
 
 _CONTAINERS = {"queue", "list", "map", "dict", "record", "records", "db", "store", "table", "index", "registry",
-               "collection", "data", "by", "all"}  # fmt: skip
+               "collection", "data", "by", "all", "info"}  # fmt: skip
 
 
 def _entity_named(attr: str, names: set[str]) -> str | None:

@@ -289,3 +289,13 @@ def test_a_one_word_attribute_names_the_compound_entity_it_ends() -> None:
     two = StateSchema(entities=(*comments.entities, Entity(name="post_comment", key="id", fields=key)))
     assert "post_comment" not in (entity_rows({"comments": {}}, two) or {})  # two compounds end in it: neither
     assert entity_rows({"comments": {}}, two) is None
+
+
+def test_a_singletons_fields_are_read_from_the_attribute_named_after_it() -> None:
+    from envfactory.ir.state import SINGLETON_KEY, SINGLETON_ROW, Entity, StateSchema
+
+    fields = {SINGLETON_KEY: {"type": "string"}, "account_id": {"type": "integer"}, "balance": {"type": "number"}}
+    schema = StateSchema(entities=(Entity(name="account", key=SINGLETON_KEY, fields=fields),))
+    held = {"account_info": {"account_id": 12345, "balance": 10000.0}, "market_status": "Closed"}  # trading's
+    assert entity_rows(held, schema) == {"account": [{SINGLETON_KEY: SINGLETON_ROW, "account_id": 12345,
+                                                      "balance": 10000.0}]}  # fmt: skip
