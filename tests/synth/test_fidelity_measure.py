@@ -7,9 +7,10 @@ from pathlib import Path
 from tests.conftest import SPECS
 from tests.synth.function_lists import function, synthesize_functions
 
-from envfactory.fidelity import entity_rows, measure
+from envfactory.fidelity import measure
 from envfactory.ir.effect import Behaviour, FallbackEffect
 from envfactory.ir.env import EnvSpec
+from envfactory.mirror import entity_rows
 from envfactory.synth import synthesize
 
 TRAVEL = f"{SPECS / 'travel.py'}:TravelAgency"
@@ -139,8 +140,8 @@ def test_a_free_text_status_refuses_only_a_repeat_case_insensitively(tmp_path: P
 
 
 def test_a_real_objects_id_counter_continues_in_the_environment(tmp_path: Path) -> None:
-    from envfactory.fidelity import real_counters
     from envfactory.ir.env import EnvSpec
+    from envfactory.mirror import real_counters
     from envfactory.runtime.environment import Environment
 
     spec = synthesize(SPECS / "petstore.yaml")
