@@ -90,7 +90,8 @@ def test_fidelity_against_a_class_with_its_scenario(notes: tuple[Path, Path]) ->
      ([{"error": "User not authenticated. Please log in to view tickets."}], "precondition_failed"),
      ([{"error": "a"}, {"error": "b"}], None),
      ({"booking_status": False, "error": "Invalid access token"}, "invalid_arguments"),
-     ({"success": True, "error": "partial"}, None), ({"error": ""}, None)],
+     ({"success": True, "error": "partial"}, None), ({"error": ""}, None),
+     ({"error": "timeout: no answer within 30s"}, "transient")],
 )  # fmt: skip
 def test_returned_errors_are_read_by_their_message(result: object, code: str | None) -> None:
     refused = returned_error(result)

@@ -384,6 +384,7 @@ _ERROR_WORDS: tuple[tuple[str, ErrorCode], ...] = (
     ("not found", "not_found"), ("does not exist", "not_found"), ("no such", "not_found"), ("not exist", "not_found"),
     ("already exists", "conflict"), ("already", "conflict"), ("duplicate", "conflict"),
     ("invalid", "invalid_arguments"), ("must be", "invalid_arguments"),
+    ("timeout", "transient"), ("timed out", "transient"), ("try again", "transient"),
 )  # fmt: skip
 
 
