@@ -38,7 +38,7 @@ from envfactory.ir.env import EnvSpec
 from envfactory.ir.state import SINGLETON_KEY
 from envfactory.ir.tool import dump_tool
 from envfactory.keypool import Aliases, KeyPool
-from envfactory.mcplive import PREFIX, TMP, McpSession, McpTarget, replaced
+from envfactory.mcplive import PREFIX, TMP, McpSession, McpTarget
 from envfactory.mirror import entity_rows, mirror_object, served_model
 from envfactory.runtime.canonical import canonical_number
 from envfactory.runtime.environment import Environment
@@ -316,9 +316,8 @@ class _McpSequence:
         return {}
 
     def call(self, tool: str, args: JSON) -> RealCall:
-        folder = self.session.folder
-        r = self.session.call(tool, replaced(args, TMP, folder))
-        return RealCall(ok=r.ok, data=replaced(r.data, folder, TMP))
+        r = self.session.call(tool, args)  # ``{tmp}`` is put in for the server and taken out of its answers
+        return RealCall(ok=r.ok, data=r.data)
 
     def same_final_state(self, synth: Episode) -> bool | None:
         return _same_dump(self.side.final_tool, self.call, synth) if self.side.final_tool else None

@@ -2,7 +2,8 @@
 
 ``McpTarget.parse("mcp+stdio:CMD")`` names a server; ``{tmp}`` in the command or in an
 environment value becomes a fresh, empty folder per session (the server's working folder too),
-so every session starts from the same empty state::
+so every session starts from the same empty state; in a call's arguments it is that folder, and
+the folder reads ``{tmp}`` in answers::
 
     target = McpTarget.parse("mcp+stdio:mcp-server-memory", env={"MEMORY_FILE_PATH": "{tmp}/m.jsonl"})
     with McpSession(target, log=Path("server.log")) as server:
@@ -99,11 +100,6 @@ class McpSession:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    @property
-    def folder(self) -> str:
-        """The fresh folder ``{tmp}`` stands for in this session."""
-        return self._tmp
-
     def start(self) -> None:
         self._tmp = tempfile.mkdtemp(prefix="envfactory-mcp-")
         self._errlog = open(self.log, "a", encoding="utf-8") if self.log else open(os.devnull, "w")  # noqa: SIM115
@@ -139,17 +135,22 @@ class McpSession:
                 ready.set_exception(err if isinstance(err, Exception) else RuntimeError(str(err)))
 
     def call(self, tool: str, arguments: dict[str, Any]) -> ToolOutcome:
+        """Call ``tool``; ``{tmp}`` in the arguments is this session's folder, and the folder reads
+        ``{tmp}`` in the answer (transcripts and state digests do not depend on where it was made)."""
         if self._loop is None or self._session is None:
             raise EnvFactoryError(f"{self.target.label}: the session is not started")
-        future = asyncio.run_coroutine_threadsafe(self._session.call_tool(tool, arguments), self._loop)
+        call = self._session.call_tool(tool, replaced(arguments, TMP, self._tmp))
+        future = asyncio.run_coroutine_threadsafe(call, self._loop)
         try:
             result = future.result(self.timeout)
         except concurrent.futures.TimeoutError:
             future.cancel()
             return ToolOutcome(ok=False, error=f"timeout: no answer within {self.timeout:.0f}s")
         except Exception as err:  # a protocol-level error: the server refused the request itself
-            return ToolOutcome(ok=False, error=_root_cause(err))
-        return outcome_of(result)
+            return ToolOutcome(ok=False, error=_root_cause(err).replace(self._tmp, TMP))
+        outcome = outcome_of(result)
+        return ToolOutcome(ok=outcome.ok, data=replaced(outcome.data, self._tmp, TMP),
+                           error=outcome.error.replace(self._tmp, TMP) if outcome.error else None)  # fmt: skip
 
     def tools(self) -> list[dict[str, Any]]:
         """The server's ``tools/list`` entries (every page), as JSON."""

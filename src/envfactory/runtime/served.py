@@ -16,6 +16,7 @@ import json
 import threading
 import weakref
 from collections import deque
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -23,40 +24,47 @@ from envfactory.errors import EnvSpecError
 from envfactory.ir.effect import ServedEffect
 from envfactory.ir.env import EnvSpec
 from envfactory.ir.tool import ToolSpec, dump_tool
-from envfactory.mcplive import TMP, McpSession, McpTarget, ToolOutcome, replaced
+from envfactory.mcplive import TMP, McpSession, McpTarget, ToolOutcome
 from envfactory.runtime.behaviours import COMPILERS, CallContext, Executor, error_class
 from envfactory.runtime.result import ToolError
 
 JSON = dict[str, Any]
 
 
-class ServedServer:
-    """One running server, an episode's owner. ``{tmp}`` in arguments is its folder, and its
-    folder in answers reads ``{tmp}``, so transcripts and state digests do not depend on where
-    the folder happened to be made."""
+@dataclass(frozen=True)
+class _Reading:
+    """How an environment's servers show their state (worked out once per environment)."""
 
-    def __init__(self, session: McpSession, spec: EnvSpec) -> None:
-        self.session = session
-        self.dump = dump_tool(spec.tools)
-        self.dump_args: JSON = {"path": TMP} if self.dump and spec.tools[self.dump].required == ["path"] else {}
-        self.read_only = frozenset(t.name for t in spec.tools.tools if t.annotations.read_only)
+    dump: str | None  # the read-everything tool, if the server has one
+    dump_args: JSON  # ``{"path": "{tmp}"}`` for a file server's tree
+    read_only: frozenset[str]  # tools annotated read-only: not writes
+
+    @classmethod
+    def of(cls, spec: EnvSpec) -> _Reading:
+        dump = dump_tool(spec.tools)
+        args: JSON = {"path": TMP} if dump and spec.tools[dump].required == ["path"] else {}
+        return cls(dump, args, frozenset(t.name for t in spec.tools.tools if t.annotations.read_only))
+
+
+class ServedServer:
+    """One running server, an episode's owner (``{tmp}`` maps both ways in ``McpSession.call``)."""
+
+    def __init__(self, session: McpSession, reading: _Reading) -> None:
+        self.session, self.reading = session, reading
         self.writes: list[tuple[str, Any]] = []  # the state's record when there is no read-everything tool
         self._close = weakref.finalize(self, _stop_soon, session)
 
     def call(self, tool: str, args: JSON) -> ToolOutcome:
-        folder = self.session.folder
-        outcome = self.session.call(tool, replaced(args, TMP, folder))
-        if outcome.ok and tool not in self.read_only:
+        outcome = self.session.call(tool, args)
+        if outcome.ok and tool not in self.reading.read_only:
             self.writes.append((tool, args))
-        if outcome.error is not None:
-            return ToolOutcome(ok=False, error=outcome.error.replace(folder, TMP))
-        return ToolOutcome(ok=outcome.ok, data=replaced(outcome.data, folder, TMP))
+        return outcome
 
     def state(self) -> Any:
         """What the read-everything tool answers now, else the writes the server accepted."""
-        if self.dump is None:
+        if self.reading.dump is None:
             return [[tool, args] for tool, args in self.writes]
-        outcome = self.call(self.dump, dict(self.dump_args))
+        outcome = self.call(self.reading.dump, dict(self.reading.dump_args))
         return outcome.data if outcome.ok else {"unreadable": outcome.error}
 
     def close(self) -> None:
@@ -76,6 +84,7 @@ class ServerPool:
     def __init__(self, spec: EnvSpec, target: McpTarget, *, spare: int = 1, log: Path | None = None) -> None:
         self.spec, self.target, self.spare, self.log = spec, target, max(0, spare), log
         self.setup = served_setup(spec)  # calls every fresh server gets before its episode
+        self.reading = _Reading.of(spec)
         self._closed = False
         self._ready: deque[McpSession] = deque()
         self._starting = 0
@@ -88,7 +97,7 @@ class ServerPool:
         if session is None:
             session = self._start()  # none ready: start one now (a startup error surfaces here)
         self._refill()
-        return ServedServer(session, self.spec)
+        return ServedServer(session, self.reading)
 
     def _start(self) -> McpSession:
         session = McpSession(self.target, log=self.log)
@@ -171,7 +180,7 @@ def read_setup(path: str, tools: list[str], env: str) -> list[tuple[str, JSON]]:
 def set_up(session: McpSession, calls: list[tuple[str, JSON]], env: str) -> None:
     """Make the setup calls on a fresh server; one it refuses is a clear error, never half a setup."""
     for i, (tool, args) in enumerate(calls):
-        outcome = session.call(tool, replaced(args, TMP, session.folder))
+        outcome = session.call(tool, args)
         if not outcome.ok:
             raise EnvSpecError(f"env {env!r}: setup call {i} ({tool}) was refused by the server: "
                                f"{(outcome.error or '')[:200]}")  # fmt: skip

@@ -162,7 +162,7 @@ def synthesize(
         singles.append(device)
     behaviours = plan_counts(list(toolset.tools), schema, behaviours)  # get_user_stats: counts of the state
     behaviours = plan_selects(list(toolset.tools), schema, behaviours)  # displayCarStatus(option): a part of it
-    schema = _without_unused(schema, behaviours, counted={b.tool for b in behaviours if b.effect.kind == "count"})
+    schema = _without_unused(schema, behaviours, taken={b.tool for b in behaviours if b.effect.kind == "count"})
     schema = refs_fit_keys(fields_follow_filters(keys_follow_parameters(schema, behaviours, toolset), behaviours,
                                                  toolset))  # fmt: skip
     schema = list_refs(schema, behaviours)  # a watchlist of stock symbols refers to the stocks
@@ -226,20 +226,18 @@ def _from_fallbacks(toolset: ToolSet, schema: StateSchema, behaviours: list[Beha
     if device is None or device.name in schema.names:
         return schema, behaviours, None
     behaviours = [absorbed.get(b.tool, b) for b in behaviours]
-    used = {getattr(b.effect, "entity", None) for b in behaviours} | {
-        r for e in schema.entities for r in e.refs.values()
-    }
-    kept = [e for e in schema.entities if e.name in used or not set(e.sources) <= set(absorbed)]
+    kept = _without_unused(schema, behaviours, set(absorbed)).entities
     return StateSchema(entities=(*kept, device)), behaviours, device
 
 
-def _without_unused(schema: StateSchema, behaviours: list[Behaviour], counted: set[str]) -> StateSchema:
-    """The schema without the entities only statistics tools named (``user_stat``): they count, they hold nothing."""
+def _without_unused(schema: StateSchema, behaviours: list[Behaviour], taken: set[str]) -> StateSchema:
+    """The schema without the entities only the ``taken`` tools named, now that those tools act on
+    something else (a device absorbed them; a statistics tool counts, it holds nothing: ``user_stat``)."""
     used = {getattr(b.effect, "entity", None) for b in behaviours} | {
         r for e in schema.entities for r in e.refs.values()
     }
     used |= {c.entity for b in behaviours if isinstance(b.effect, CountEffect) for c in b.effect.counts}
-    kept = [e for e in schema.entities if e.name in used or not e.sources or not set(e.sources) <= counted]
+    kept = [e for e in schema.entities if e.name in used or not e.sources or not set(e.sources) <= taken]
     return StateSchema(entities=tuple(kept)) if len(kept) < len(schema.entities) else schema
 
 
