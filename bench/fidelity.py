@@ -30,8 +30,8 @@ from rich.console import Console
 from rich.table import Table
 
 from envfactory.bundled import bundled_specs_dir
-from envfactory.fidelity import Measurement, measure
 from envfactory.ingest import load
+from envfactory.real.instrument import Measurement, measure
 from envfactory.synth import synthesize
 from envfactory.testing.foreign import FOREIGN_MCP, ensure_installed
 

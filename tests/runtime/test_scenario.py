@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from envfactory.errors import EnvFactoryError
-from envfactory.fidelity import measure
+from envfactory.real.instrument import measure
 from envfactory.runtime.behaviours import returned_error
 from envfactory.runtime.environment import Environment
 from envfactory.synth import synthesize

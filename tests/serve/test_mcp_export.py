@@ -6,7 +6,7 @@ import json
 import sys
 from pathlib import Path
 
-from envfactory.mcplive import McpSession, McpTarget
+from envfactory.real.mcp import McpSession, McpTarget
 from envfactory.runtime.environment import Environment
 from envfactory.tasks.agents import report
 from envfactory.tasks.generate import generate_tasks

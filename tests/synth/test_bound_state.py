@@ -134,7 +134,7 @@ def test_a_crash_in_bound_code_is_an_internal_error_not_a_refusal(tmp_path: Path
 
 
 def test_the_instrument_leaves_the_real_codes_crashes_out(tmp_path: Path) -> None:
-    from envfactory.fidelity import measure
+    from envfactory.real.instrument import measure
 
     (tmp_path / "counter.py").write_text(BUGGY)
     spec = synthesize(f"{tmp_path / 'counter.py'}:Counter", trust_code=True)  # from its descriptions, not bound

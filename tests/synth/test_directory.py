@@ -10,7 +10,7 @@ from typing import Any
 from tests.synth.function_lists import STR, checked_tasks, function, synthesize_functions
 
 from envfactory.ir.effect import DeleteEffect, ListEffect
-from envfactory.mirror import entity_rows
+from envfactory.real.mirror import entity_rows
 from envfactory.runtime.environment import Environment
 
 JSON = dict[str, Any]

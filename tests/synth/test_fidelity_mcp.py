@@ -10,11 +10,11 @@ import pytest
 from tests.conftest import FIXTURES, ROOT
 
 from envfactory.errors import EnvFactoryError
-from envfactory.fidelity import measure
 from envfactory.ingest import load
 from envfactory.ir.effect import Behaviour, FallbackEffect
 from envfactory.ir.env import EnvSpec
-from envfactory.mcplive import McpSession, McpTarget, parse_env
+from envfactory.real.instrument import measure
+from envfactory.real.mcp import McpSession, McpTarget, parse_env
 from envfactory.synth import synthesize
 from envfactory.testing.foreign import FOREIGN_MCP, ensure_installed
 

@@ -7,10 +7,10 @@ from pathlib import Path
 from tests.conftest import SPECS
 from tests.synth.function_lists import function, synthesize_functions
 
-from envfactory.fidelity import measure
 from envfactory.ir.effect import Behaviour, FallbackEffect
 from envfactory.ir.env import EnvSpec
-from envfactory.mirror import entity_rows
+from envfactory.real.instrument import measure
+from envfactory.real.mirror import entity_rows
 from envfactory.synth import synthesize
 
 TRAVEL = f"{SPECS / 'travel.py'}:TravelAgency"
@@ -93,7 +93,7 @@ def test_a_tool_measured_to_behave_wrongly_is_not_graded_high(tmp_path) -> None:
 def test_a_recorded_trace_is_replayed_beside_the_stub(tmp_path) -> None:
     import json
 
-    from envfactory.fidelity import measure_trace
+    from envfactory.real.instrument import measure_trace
 
     spec = synthesize(SPECS / "travel.py", trust_code=True)
     flight = spec.initial_state["flight"][0]
@@ -141,7 +141,7 @@ def test_a_free_text_status_refuses_only_a_repeat_case_insensitively(tmp_path: P
 
 def test_a_real_objects_id_counter_continues_in_the_environment(tmp_path: Path) -> None:
     from envfactory.ir.env import EnvSpec
-    from envfactory.mirror import real_counters
+    from envfactory.real.mirror import real_counters
     from envfactory.runtime.environment import Environment
 
     spec = synthesize(SPECS / "petstore.yaml")
@@ -262,7 +262,7 @@ class Shelf:
 
 
 def test_an_envelope_the_description_declares_is_not_an_answer(tmp_path: Path) -> None:
-    from envfactory.fidelity import _opened
+    from envfactory.real.instrument import _opened
 
     assert _opened(["a"], {"titles": ["a"]}) == (["a"], ["a"])
     assert _opened({"fuel": 1}, {"status": {"fuel": 1}}) == ({"fuel": 1}, {"fuel": 1})

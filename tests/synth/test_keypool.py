@@ -5,8 +5,8 @@ from __future__ import annotations
 import random
 from collections import Counter
 
-from envfactory.fidelity import _same_output, same_value
-from envfactory.keypool import KeyPool
+from envfactory.real.instrument import _same_output, same_value
+from envfactory.real.keypool import KeyPool
 from envfactory.values import ValueMaker
 
 TOKEN = {"type": "object", "properties": {"access_token": {"type": "string"}}, "required": ["access_token"]}

@@ -69,7 +69,7 @@ def test_tasks_are_proven_on_the_server(served: EnvSpec) -> None:
 def test_setup_calls_give_every_fresh_server_its_starting_state(tmp_path: Path) -> None:
     import json
 
-    from envfactory.fidelity import measure
+    from envfactory.real.instrument import measure
     from envfactory.tasks.generate import generate_tasks
 
     ensure_installed(ROOT)

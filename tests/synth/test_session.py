@@ -8,8 +8,8 @@ from typing import Any
 
 from tests.synth.function_lists import STR, checked_tasks, function, synthesize_functions
 
-from envfactory.fidelity import PythonSide, measure
 from envfactory.ir.effect import SingletonEffect
+from envfactory.real.instrument import PythonSide, measure
 from envfactory.runtime.environment import Environment
 
 PREFIX = "This tool belongs to the posting API, used by authenticated users. Tool description: "

@@ -9,8 +9,8 @@ from typing import Any
 
 from tests.synth.function_lists import STR, checked_tasks, function, synthesize_functions
 
-from envfactory.fidelity import measure
 from envfactory.ir.effect import ShellEffect
+from envfactory.real.instrument import measure
 from envfactory.runtime.environment import Environment
 from envfactory.synth import synthesize
 from envfactory.synth.tree import tree_rows

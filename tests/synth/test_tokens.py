@@ -8,7 +8,7 @@ from pathlib import Path
 from tests.synth.function_lists import STR, checked_tasks, function, synthesize_functions
 
 from envfactory.ir.effect import ListEffect
-from envfactory.keypool import Aliases
+from envfactory.real.keypool import Aliases
 from envfactory.runtime.environment import Environment
 from envfactory.synth.naming import credential
 

@@ -38,7 +38,7 @@ def synth(
     scenario_loader: str | None = None,
     server_env: list[str] | None = None,
 ) -> int:
-    from envfactory.mcplive import parse_env
+    from envfactory.real.mcp import parse_env
 
     reader = None
     if model is not None:
@@ -301,8 +301,8 @@ def fidelity(
     scenario_loader: str | None = None,
 ) -> int:
     """Measure ENV_DIR against a real implementation; print it beside the stub; save it in fidelity.json."""
-    from envfactory.fidelity import measure, measure_trace
-    from envfactory.mcplive import PREFIX, parse_env
+    from envfactory.real.instrument import measure, measure_trace
+    from envfactory.real.mcp import PREFIX, parse_env
 
     spec = EnvSpec.load(env_dir)
     server_env = parse_env(env or [])
@@ -355,7 +355,7 @@ def write_code(env_dir: Path, model: str, base_url: str | None, tools: list[str]
                trust_code: bool = False) -> int:  # fmt: skip
     """Ask a model for code behaviours; keep the ones that pass; save the environment."""
     from envfactory.llm import make_client
-    from envfactory.mcplive import PREFIX
+    from envfactory.real.mcp import PREFIX
     from envfactory.synth.llm_code import write_behaviours
 
     if against is not None and not against.startswith(PREFIX) and not trust_code:

@@ -76,7 +76,7 @@ def load(
         return Loaded(load_docs(Path(text), reader))
     if text.startswith(MCP_PREFIX):  # ``server_env``: variables the server starts with (``{tmp}``: a fresh folder)
         env = dict(server_env or {})
-        from envfactory.mcplive import McpTarget
+        from envfactory.real.mcp import McpTarget
 
         label = McpTarget.parse(text).label  # the program by its absolute path: it is started from anywhere
         return Loaded(load_mcp_server(text[len(MCP_PREFIX) :], env=env), target=label,

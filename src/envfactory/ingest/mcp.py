@@ -70,7 +70,7 @@ def load_mcp_server(
 ) -> ToolSet:
     """Start an MCP server over stdio (``{tmp}`` in the command: a fresh empty folder), list its
     tools and stop it. The server's stderr is discarded."""
-    from envfactory.mcplive import McpSession, McpTarget
+    from envfactory.real.mcp import McpSession, McpTarget
 
     text = command if isinstance(command, str) else shlex.join(command)
     target = McpTarget.parse(text, env)

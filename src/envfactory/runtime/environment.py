@@ -20,11 +20,11 @@ from envfactory.ir.effect import BoundEffect, ServedEffect
 from envfactory.ir.env import EnvSpec
 from envfactory.ir.jsonschema import outcome_flags
 from envfactory.ir.state import Entity
+from envfactory.real import served as _served  # noqa: F401  (registers the live server executor)
 from envfactory.runtime import batch as _batch  # noqa: F401  (registers the collection executors)
 from envfactory.runtime import code as _code  # noqa: F401  (registers the code executor)
 from envfactory.runtime import compute as _compute  # noqa: F401  (registers the computation executor)
 from envfactory.runtime import count as _count  # noqa: F401  (registers the statistics executor)
-from envfactory.runtime import served as _served  # noqa: F401  (registers the live server executor)
 from envfactory.runtime import shell as _shell  # noqa: F401  (registers the shell executor)
 from envfactory.runtime import simulated as _simulated  # noqa: F401  (registers the simulated executor)
 from envfactory.runtime import singleton as _singleton  # noqa: F401  (registers the singleton executor)
@@ -119,7 +119,7 @@ class Environment:
         return self._owner_factory
 
     def _server_pool(self) -> Callable[[], Any] | None:
-        from envfactory.runtime.served import ServerPool, served_target
+        from envfactory.real.served import ServerPool, served_target
 
         target = served_target(self.spec)
         return ServerPool(self.spec, target, spare=self.spare_servers).take if target is not None else None

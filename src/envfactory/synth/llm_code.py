@@ -126,7 +126,7 @@ def check_against(
 ) -> str | None:
     """Where a real implementation exists, the candidate must also agree with it: measured on
     seeded sequences, its tool may not grade ``low``."""
-    from envfactory.fidelity import measure
+    from envfactory.real.instrument import measure
 
     candidate = Behaviour(tool=tool_name, effect=effect, fidelity="medium")
     trial = spec.model_copy(

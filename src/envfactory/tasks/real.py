@@ -2,7 +2,7 @@
 
 A bound Python class or a live MCP server keeps its state where the task factory cannot walk it.
 So tasks are planned on a *model*: the environment synthesized from the same tool descriptions,
-starting where a fresh episode of the real implementation starts (:func:`envfactory.mirror.mirrored`).
+starting where a fresh episode of the real implementation starts (:func:`envfactory.real.mirror.mirrored`).
 Each planned task is then run on the real implementation: every gold call must succeed there,
 every fact the task asks for must be stated by the real answers, and the goal becomes the real
 final state. The self-test that follows (gold passes; no-op, read-only, early-stopping and
@@ -33,7 +33,7 @@ def model_of(env: Environment) -> Environment:
     """The synthesized model of a real environment's tools, starting as the real one starts (made once)."""
     model = _MODELS.get(env)
     if model is None:
-        from envfactory.mirror import mirrored
+        from envfactory.real.mirror import mirrored
         from envfactory.synth import synthesize
 
         config = env.spec.config

@@ -24,7 +24,7 @@ from envfactory.errors import EnvSpecError
 from envfactory.ir.effect import ServedEffect
 from envfactory.ir.env import EnvSpec
 from envfactory.ir.tool import ToolSpec, dump_tool
-from envfactory.mcplive import TMP, McpSession, McpTarget, ToolOutcome
+from envfactory.real.mcp import TMP, McpSession, McpTarget, ToolOutcome
 from envfactory.runtime.behaviours import COMPILERS, CallContext, Executor, error_class
 from envfactory.runtime.result import ToolError
 

@@ -19,9 +19,9 @@ from typing import Any
 from envfactory.ir.effect import ShellEffect, SingletonEffect
 from envfactory.ir.env import EnvSpec
 from envfactory.ir.state import SINGLETON_KEY, SINGLETON_ROW, Entity, StateSchema
-from envfactory.mcplive import TMP, McpTarget
+from envfactory.real.mcp import TMP, McpTarget
+from envfactory.real.owner import owner_state
 from envfactory.runtime.environment import Environment
-from envfactory.runtime.owner import owner_state
 from envfactory.synth.naming import flat, singular, tokens
 from envfactory.synth.session import ENTITY as SESSION
 from envfactory.synth.tree import tree_rows
@@ -139,7 +139,7 @@ def mirrored(spec: EnvSpec, real: Environment) -> EnvSpec:
     implementation starts. A bound object: its records mapped onto the entities, singletons as
     synthesized with the fields it holds, a file tree only its scenario shows, its sign-in status
     and id counters. A live server: empty, a file server's tree holding only its ``{tmp}`` root."""
-    from envfactory.runtime.served import served_setup, served_target
+    from envfactory.real.served import served_setup, served_target
 
     target = served_target(real.spec)
     if target is not None:

@@ -37,13 +37,13 @@ from envfactory.ir.effect import ShellEffect
 from envfactory.ir.env import EnvSpec
 from envfactory.ir.state import SINGLETON_KEY
 from envfactory.ir.tool import dump_tool
-from envfactory.keypool import Aliases, KeyPool
-from envfactory.mcplive import PREFIX, TMP, McpSession, McpTarget
-from envfactory.mirror import entity_rows, mirror_object, served_model
+from envfactory.real.keypool import Aliases, KeyPool
+from envfactory.real.mcp import PREFIX, TMP, McpSession, McpTarget
+from envfactory.real.mirror import entity_rows, mirror_object, served_model
+from envfactory.real.owner import owner_state
 from envfactory.runtime.canonical import canonical_number
 from envfactory.runtime.environment import Environment
 from envfactory.runtime.episode import Episode
-from envfactory.runtime.owner import owner_state
 from envfactory.seeding import derive_seed
 from envfactory.synth import synthesize
 from envfactory.values import ValueMaker
@@ -274,7 +274,7 @@ class McpSide:
     def __init__(
         self, spec: EnvSpec, target: McpTarget, log: Path | None, final_tool: str | None, setup: str | None = None
     ) -> None:
-        from envfactory.runtime.served import read_setup
+        from envfactory.real.served import read_setup
 
         self.target, self.log = target, log
         self.setup = read_setup(setup, spec.tools.names, spec.name) if setup else []
@@ -288,7 +288,7 @@ class McpSide:
 
     @contextlib.contextmanager
     def sequence(self) -> Iterator[RealSequence]:
-        from envfactory.runtime.served import set_up
+        from envfactory.real.served import set_up
 
         with McpSession(self.target, log=self.log) as session:
             set_up(session, self.setup, self.target.label)
