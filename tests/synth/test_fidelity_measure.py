@@ -93,7 +93,7 @@ def test_a_tool_measured_to_behave_wrongly_is_not_graded_high(tmp_path) -> None:
 def test_a_recorded_trace_is_replayed_beside_the_stub(tmp_path) -> None:
     import json
 
-    from envfactory.real.instrument import measure_trace
+    from envfactory.real.replay import measure_trace
 
     spec = synthesize(SPECS / "travel.py", trust_code=True)
     flight = spec.initial_state["flight"][0]

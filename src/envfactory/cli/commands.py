@@ -144,6 +144,7 @@ def inspect(env_dir: Path) -> None:
             soft_wrap=True,
         )
     measured = measured_grades(env_dir / "fidelity.json")
+    probes = probes_passed(env_dir / "fidelity.json")
     rows = []
     for b in spec.behaviours:
         tool = spec.tools[b.tool]
@@ -152,7 +153,7 @@ def inspect(env_dir: Path) -> None:
                 b.tool,
                 b.effect.kind,
                 getattr(b.effect, "entity", "-") or "-",
-                f"{measured[b.tool]} (measured)" if b.tool in measured else f"{b.fidelity} (inferred)",
+                f"{measured[b.tool]} (measured)" if b.tool in measured else f"unmeasured{probes.get(b.tool, '')}",
                 ", ".join(tool.required) or "-",
                 "; ".join(b.notes) or "-",
             ]
@@ -183,6 +184,21 @@ def inspect(env_dir: Path) -> None:
             )
     else:
         console.print("no fidelity.json yet — run `envfactory check`")
+
+
+def probes_passed(path: Path) -> dict[str, str]:
+    """Per tool, `` (probes passed: N of M)`` from the self-check saved in ``fidelity.json``: what an
+    unmeasured tool has shown (it checks the model against itself, not against the real thing)."""
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {}
+    out = {}
+    for tool in data.get("tools", []) if isinstance(data, dict) else []:
+        checks = [c for c in tool.get("checks", []) if c.get("status") != "skip"]
+        passed = sum(c.get("status") == "pass" for c in checks)
+        out[str(tool.get("tool"))] = f" (probes passed: {passed} of {len(checks)})"
+    return out
 
 
 def measured_grades(path: Path) -> dict[str, str]:
@@ -301,8 +317,9 @@ def fidelity(
     scenario_loader: str | None = None,
 ) -> int:
     """Measure ENV_DIR against a real implementation; print it beside the stub; save it in fidelity.json."""
-    from envfactory.real.instrument import measure, measure_trace
+    from envfactory.real.instrument import measure
     from envfactory.real.mcp import PREFIX, parse_env
+    from envfactory.real.replay import measure_trace
 
     spec = EnvSpec.load(env_dir)
     server_env = parse_env(env or [])
@@ -348,6 +365,62 @@ def fidelity(
     write_json(path, {**saved, "measured": {**result.model_dump(mode="json"), "grades": result.grades()}})
     console.print(f"saved in {path}")
     return 0
+
+
+@friendly_errors
+def learn(descriptions: str, source: str, out: Path, *, budget: int, seed: int, held_out: float, name: str | None,
+          trust_code: bool, env: list[str], final_tool: str | None, scenario: str | None) -> int:  # fmt: skip
+    """Synthesize DESCRIPTIONS, learn each tool's behaviour from SOURCE, save the environment with its
+    choices, the evidence (trace.jsonl), the held-out figures (learn.json) and grades (fidelity.json)."""
+    from envfactory.real.learn import learn as learn_from
+    from envfactory.real.mcp import PREFIX, parse_env
+    from envfactory.real.trace import write_trace
+    from envfactory.synth import synthesize
+
+    live = source.startswith(PREFIX)
+    trace = source.endswith((".jsonl", ".json")) and not live
+    if not trace and not trust_code:
+        raise EnvFactoryError(f"learning from {source} runs it: pass --trust-code only if you trust it")
+    server_env = parse_env(env)
+    if server_env and not live:
+        raise EnvFactoryError("--env is passed to an MCP server; --from names none")
+    from_server = server_env if descriptions.startswith(PREFIX) else None
+    spec = synthesize(descriptions, name=name, seed=seed, state="empty" if live else "seeded",
+                      trust_code=trust_code, server_env=from_server)  # fmt: skip
+    folder = out / spec.name
+    folder.mkdir(parents=True, exist_ok=True)
+    with Progress(console=err_console, transient=True) as progress:
+        bar = progress.add_task(f"learning {spec.name} from {source}", total=None)
+        learned, report, evidence = learn_from(
+            spec, source, budget=budget, seed=seed, held_out=held_out, env=server_env, final_tool=final_tool,
+            scenario=scenario, log=folder / "mcp-server.log" if live else None,
+            progress=lambda message: progress.update(bar, description=message),
+        )  # fmt: skip
+    learned.save(folder)
+    write_trace(evidence, folder / "trace.jsonl")
+    write_json(folder / "learn.json", report.model_dump(mode="json"))
+    write_json(folder / "fidelity.json", {"measured": {"source": source, "held_out": True, "grades": report.grades}})
+    console.print(learn_table(report, spec.name))
+    for tool, summary in sorted(report.changed.items()):
+        console.print(f"  {tool}: {escape(summary)}")
+    console.print(f"saved in {folder} (choices.json, trace.jsonl, learn.json, fidelity.json)")
+    return 0
+
+
+def learn_table(report: Any, name: str) -> Any:
+    """The held-out figures of a learn report, each side in a row."""
+
+    def pct(value: float | None) -> str:
+        return "-" if value is None else f"{value:.0%}"
+
+    sides = [("descriptions only", report.described), ("learned", report.learned), ("stub", report.stub)]
+    if report.ceiling is not None:
+        sides.append(("real, second copy (ceiling)", report.ceiling))
+    rows = [[label, pct(f.outcome), pct(f.earned_outcome), pct(f.exact), pct(f.fields),
+             pct(report.stub_final_state if label == "stub" else f.final_state)] for label, f in sides]  # fmt: skip
+    title = (f"{name}: {report.calls} calls from {report.source}, figures on {report.held_out_sequences} held-out "
+             f"sequences ({report.seconds:.1f} s)")  # fmt: skip
+    return table(title, ["side", "outcome", "outcome (earned)", "exact", "fields", "final state"], rows)
 
 
 @friendly_errors

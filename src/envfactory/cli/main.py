@@ -191,6 +191,56 @@ def fidelity(
 
 
 @app.command()
+def learn(
+    descriptions: Annotated[str, typer.Argument(help="The tool descriptions (any SPEC synth reads).")],
+    source: Annotated[
+        str,
+        typer.Option(
+            "--from",
+            help="The real thing to learn from: FILE.py:Class, a live server 'mcp+stdio:COMMAND' (fresh per "
+            "sequence), or a trace file (JSON lines of tool, arguments, ok, output, sequence).",
+        ),
+    ],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Output folder; the environment goes to OUT/<name>.")] = (
+        Path("envs")
+    ),
+    budget: Annotated[int, typer.Option(min=10, help="Calls to spend exploring a live source.")] = 500,
+    seed: Annotated[int, typer.Option(help="Seed of the exploration and of the held-out split.")] = 0,
+    held_out: Annotated[float, typer.Option(min=0.1, max=0.9, help="Share of sequences held out.")] = 0.3,
+    name: Annotated[str | None, typer.Option(help="Environment name.")] = None,
+    env: Annotated[
+        list[str] | None, typer.Option("--env", help="KEY=VALUE passed to the MCP server (repeatable).")
+    ] = None,
+    final_tool: Annotated[
+        str | None, typer.Option(help="A read-everything tool that shows the real side's state after a sequence.")
+    ] = None,
+    trust_code: TrustCode = False,
+    scenario: Scenario = None,
+) -> None:
+    """Learn an environment from the real thing: explore it, choose each tool's behaviour among candidates
+    by the evidence, and report held-out agreement beside the stub and a second copy of the real thing.
+
+    A Python class or a live server runs: this needs --trust-code. A trace needs nothing."""
+    from envfactory.cli import commands
+
+    raise typer.Exit(
+        commands.learn(
+            descriptions,
+            source,
+            out,
+            budget=budget,
+            seed=seed,
+            held_out=held_out,
+            name=name,
+            trust_code=trust_code,
+            env=env or [],
+            final_tool=final_tool,
+            scenario=str(scenario) if scenario else None,
+        )
+    )
+
+
+@app.command()
 def simulate(
     env_dir: Annotated[Path, typer.Argument(help="An environment folder made by `synth`.")],
     model: Annotated[str, typer.Option(help="'local' (embedded SmolLM2-135M) or 'openai:NAME'.")] = "local",

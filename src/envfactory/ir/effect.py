@@ -10,6 +10,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from envfactory.ir.choice import Answer
+
 FilterOp = Literal["eq", "in", "any", "contains", "search", "gte", "lte"]
 Fidelity = Literal["real", "high", "medium", "low", "simulated"]
 
@@ -431,6 +433,7 @@ class Behaviour(_Frozen):
     fidelity: Fidelity
     notes: tuple[str, ...] = ()
     gate: Gate | None = None
+    answer: Answer | None = None  # a wording of the reply learned from the real implementation
 
     @property
     def low_fidelity(self) -> bool:

@@ -26,6 +26,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from envfactory.errors import EnvSpecError
+from envfactory.ir.choice import Choice
 from envfactory.ir.effect import Behaviour
 from envfactory.ir.state import StateSchema
 from envfactory.ir.tool import ToolSet
@@ -64,6 +65,8 @@ class EnvSpec(BaseModel):
     # the last number each entity's key counter handed out (new keys continue after it); absent: the
     # largest numbered key of its rows. A real object's ``ticket_counter`` lands here.
     counters: dict[str, int] = Field(default_factory=dict)
+    # per tool, the candidate synthesis chose, the runners-up and the evidence (``choices.json``)
+    choices: tuple[Choice, ...] = ()
 
     @model_validator(mode="after")
     def _consistent(self) -> EnvSpec:
@@ -120,11 +123,13 @@ class EnvSpec(BaseModel):
             "behaviours.json": [b.model_dump(mode="json", exclude_none=True) for b in self.behaviours],
             "state.json": self.initial_state,
         }
+        if self.choices:
+            files["choices.json"] = [c.model_dump(mode="json", exclude_defaults=True) for c in self.choices]
         files.update(extra or {})
         with folder_lock(path, exclusive=True):
             for name, data in files.items():
                 write_json(path / name, data)
-            for name in DERIVED_FILES:
+            for name in (*DERIVED_FILES, "choices.json"):
                 if name not in files:
                     (path / name).unlink(missing_ok=True)
         return path
@@ -152,6 +157,9 @@ class EnvSpec(BaseModel):
                 behaviours=tuple(Behaviour.model_validate(b) for b in read_json(path / "behaviours.json")),
                 initial_state=read_json(path / "state.json"),
                 counters=meta.get("counters") or {},
+                choices=tuple(Choice.model_validate(c) for c in read_json(path / "choices.json"))
+                if (path / "choices.json").is_file()
+                else (),
             )
         except ValidationError as err:
             raise EnvSpecError(f"{path}: invalid environment files: {_first_error(err)}") from None

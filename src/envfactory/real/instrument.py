@@ -41,6 +41,9 @@ from envfactory.real.keypool import Aliases, KeyPool
 from envfactory.real.mcp import PREFIX, TMP, McpSession, McpTarget
 from envfactory.real.mirror import entity_rows, mirror_object, served_model
 from envfactory.real.owner import owner_state
+from envfactory.real.replies import reply_error
+from envfactory.real.trace import Final
+from envfactory.runtime.behaviours import error_class
 from envfactory.runtime.canonical import canonical_number
 from envfactory.runtime.environment import Environment
 from envfactory.runtime.episode import Episode
@@ -66,17 +69,29 @@ class ToolAgreement(BaseModel):
     stub_output_exact: float | None
     stub_output_fields: float | None
 
+    earned: int | None = None  # calls not agreed on by both refusing or both answering nothing
+    earned_outcome: float | None = None  # outcome agreement on those calls
+    stub_earned_outcome: float | None = None
+    mutual_refusals: int = 0  # calls both sides refused: agreement that earns no grade
+    both_empty: int = 0  # calls both answered nothing (null, {}, [], "")
+
     @property
     def grade(self) -> str:
-        """``high`` only when measured so: outcomes agree on >= 90 % of calls, >= 70 % of output fields
-        agree, and one of the two beats the stub by 20 points (a search that always succeeds can
-        only beat it on its outputs); ``medium`` when either beats the stub at all; else ``low``."""
+        """``unmeasured`` when no call was earned (every agreement came from both sides refusing or
+        answering nothing); else, on the earned calls, ``high`` only when measured so: outcomes agree
+        on >= 90 %, >= 70 % of output fields agree, and one of the two beats the stub by 20 points (a
+        search that always succeeds can only beat it on its outputs); ``medium`` when either beats
+        the stub at all; else ``low``."""
+        if self.earned == 0:
+            return "unmeasured"
+        outcome = self.earned_outcome if self.earned_outcome is not None else self.outcome
+        stub = self.stub_earned_outcome if self.stub_earned_outcome is not None else self.stub_outcome
         fields = self.output_fields if self.output_fields is not None else 0.0
         stub_fields = self.stub_output_fields if self.stub_output_fields is not None else 0.0
-        margin = max(self.outcome - self.stub_outcome, fields - stub_fields)
-        if self.outcome >= 0.9 and fields >= 0.7 and margin >= 0.2:
+        margin = max(outcome - stub, fields - stub_fields)
+        if outcome >= 0.9 and fields >= 0.7 and margin >= 0.2:
             return "high"
-        if self.outcome >= 0.7 and margin > 0:
+        if outcome >= 0.7 and margin > 0:
             return "medium"
         return "low"
 
@@ -96,6 +111,10 @@ class Measurement(BaseModel):
     final_state: float | None  # None: the real object's records could not be mapped onto entities
     real_crashes: int = 0  # calls on which the real code crashed (``internal_error``): left out of every figure
     tools: tuple[ToolAgreement, ...]
+    earned_outcome: float | None = None  # outcome agreement on calls not agreed on by refusing or answering nothing
+    stub_earned_outcome: float | None = None
+    mutual_refusals: float | None = None  # share of calls both sides refused (reported apart; earns no grade)
+    both_empty: float | None = None  # share of calls both sides answered with nothing
 
     def grades(self) -> dict[str, str]:
         return {t.tool: t.grade for t in self.tools}
@@ -135,11 +154,8 @@ def measure(
     Final states are compared through the object's records (Python) or through ``final_tool``, a
     read-everything tool called on both sides at the end (by default the read-only tool without
     required arguments whose name says it reads everything, if there is one)."""
-    real_side: RealSide
-    if against.startswith(PREFIX):
-        real_side = McpSide(spec, McpTarget.parse(against, env), log, final_tool, scenario)
-    else:
-        real_side = PythonSide(spec, against, final_tool, scenario, scenario_loader)
+    real_side = real_source(spec, against, env=env, log=log, final_tool=final_tool, scenario=scenario,
+                            scenario_loader=scenario_loader)  # fmt: skip
     synth_spec = real_side.synth_spec
     synth_env, stub = Environment(synth_spec), Environment(_stub_spec(synth_spec))
     tally: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
@@ -178,6 +194,15 @@ def measure(
     return _measurement(against, sequences, tally, finals, crashes)
 
 
+def real_source(spec: EnvSpec, against: str, *, env: dict[str, str] | None = None, log: Path | None = None,
+                final_tool: str | None = None, scenario: str | None = None,
+                scenario_loader: str | None = None) -> RealSide:  # fmt: skip
+    """The real side ``against`` names: a live server ``mcp+stdio:CMD`` or a trusted ``file.py:Class``."""
+    if against.startswith(PREFIX):
+        return McpSide(spec, McpTarget.parse(against, env), log, final_tool, scenario)
+    return PythonSide(spec, against, final_tool, scenario, scenario_loader)
+
+
 class RealCall(BaseModel):
     """What the real side answered: ok or not, its data, and an error code where it has ours."""
 
@@ -188,11 +213,23 @@ class RealCall(BaseModel):
     error_code: str | None = None
 
 
+def real_call(ok: bool, data: Any, error: str | None = None) -> RealCall:
+    """A server's answer as a ``RealCall``: a refusal dressed as a reply (``"Error: ..."``,
+    ``{"success": false}``: :func:`~envfactory.real.replies.reply_error`) is a refusal."""
+    if ok:
+        message = reply_error(data)
+        if message is None:
+            return RealCall(ok=True, data=data)
+        error = message
+    return RealCall(ok=False, error_code=error_class(error) if error else None)
+
+
 class RealSequence(Protocol):
     def known_keys(self) -> list[Any]: ...
     def known_fields(self) -> JSON: ...
     def call(self, tool: str, args: JSON) -> RealCall: ...
     def same_final_state(self, synth: Episode) -> bool | None: ...
+    def final(self) -> Final | None: ...
 
 
 class RealSide(Protocol):
@@ -247,6 +284,15 @@ class _PythonSequence:
     def call(self, tool: str, args: JSON) -> RealCall:
         r = self.episode.call_tool(tool, args)
         return RealCall(ok=r.ok, data=r.data if r.ok else None, error_code=r.error)
+
+    def final(self) -> Final | None:
+        """What the object holds now: its read-everything tool's answer, else its records."""
+        if self.side.final_tool:
+            return _dump(self.side.final_tool, self.call, self.side.synth_spec)
+        if self.side.start is None:
+            return None
+        rows = entity_rows(owner_state(self.episode._ctx.owner), self.side.synth_spec.state_schema)
+        return None if rows is None else Final(rows=rows)
 
     def same_final_state(self, synth: Episode) -> bool | None:
         if self.side.final_tool:
@@ -317,10 +363,20 @@ class _McpSequence:
 
     def call(self, tool: str, args: JSON) -> RealCall:
         r = self.session.call(tool, args)  # ``{tmp}`` is put in for the server and taken out of its answers
-        return RealCall(ok=r.ok, data=r.data)
+        return real_call(r.ok, r.data, r.error)
 
     def same_final_state(self, synth: Episode) -> bool | None:
         return _same_dump(self.side.final_tool, self.call, synth) if self.side.final_tool else None
+
+    def final(self) -> Final | None:
+        return _dump(self.side.final_tool, self.call, self.side.synth_spec) if self.side.final_tool else None
+
+
+def _dump(tool: str, real_call: Callable[[str, JSON], RealCall], spec: EnvSpec) -> Final | None:
+    """The read-everything tool's answer on the real side, as a recorded final state."""
+    args = {"path": TMP} if spec.tools[tool].required == ["path"] else {}
+    r = real_call(tool, args)
+    return Final(tool=tool, arguments=args, output=r.data) if r.ok else None
 
 
 def _same_dump(tool: str, real_call: Callable[[str, JSON], RealCall], synth: Episode) -> bool:
@@ -344,51 +400,16 @@ def _order(value: Any) -> bytes:
     return orjson.dumps(_rounded(value), option=orjson.OPT_SORT_KEYS)
 
 
-class TraceCall(BaseModel):
-    """One call a real system answered: a line of a trace file (JSON lines)."""
-
-    model_config = ConfigDict(frozen=True, extra="ignore")
-
-    tool: str
-    arguments: JSON = {}
-    ok: bool
-    output: Any = None
-    sequence: str | int = 0  # calls of one sequence run in order on one episode
-
-
-def read_trace(path: Path) -> list[TraceCall]:
-    """A recorded trace: one JSON object per line with ``tool``, ``arguments``, ``ok``, ``output``
-    and optionally ``sequence``; a clear error names the line that is not one."""
-    calls = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            calls.append(TraceCall.model_validate_json(line))
-        except ValueError as err:
-            raise SpecError(f"line {number} is not a traced call: {str(err).splitlines()[0]}", file=str(path)) from None
-    return calls
-
-
-def measure_trace(spec: EnvSpec, path: Path) -> Measurement:
-    """Replay a recorded trace of a real system on ``spec`` (from its initial state) and on the stub;
-    final states are not compared (a trace records outputs, not the real system's state)."""
-    calls = read_trace(path)
-    env, stub = Environment(spec), Environment(_stub_spec(spec))
-    tally: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
-    episodes: dict[Any, tuple[Any, Any]] = {}
-    for call in calls:
-        if call.sequence not in episodes:
-            episodes[call.sequence] = (env.episode(max_steps=10**6), stub.episode(max_steps=10**6))
-        synth, fake = episodes[call.sequence]
-        s, f = synth.call_tool(call.tool, call.arguments), fake.call_tool(call.tool, call.arguments)
-        _compare(tally[call.tool], call.ok, call.output, s, f)
-    return _measurement(str(path), len(episodes), tally, [])
-
-
 def _compare(t: dict[str, list[float]], real_ok: bool, real_output: Any, s: Any, f: Any) -> None:
     t["outcome"].append(float(real_ok == s.ok))
     t["stub_outcome"].append(float(real_ok == f.ok))
+    mutual = not real_ok and not s.ok
+    empty = real_ok and s.ok and real_output in _NOTHING and s.data in _NOTHING
+    t["mutual"].append(float(mutual))
+    t["empty"].append(float(empty))
+    if not mutual and not empty:  # agreement either side earned by answering something
+        t["earned"].append(float(real_ok == s.ok))
+        t["stub_earned"].append(float(real_ok == f.ok))
     for side, result in (("", s), ("stub_", f)):
         if real_ok and result.ok:
             real, other = _opened(real_output, result.data)
@@ -430,7 +451,9 @@ def _measurement(
     tools = tuple(_tool_agreement(name, t) for name, t in sorted(tally.items()))
     return Measurement.model_validate(
         {"source": source, "sequences": sequences, "calls": len(every["outcome"]), "final_state": _mean(finals),
-         "tools": tools, "real_crashes": sum((crashes or {}).values()), **_scores(every)}
+         "tools": tools, "real_crashes": sum((crashes or {}).values()), **_scores(every),
+         "earned_outcome": _mean(every["earned"]), "stub_earned_outcome": _mean(every["stub_earned"]),
+         "mutual_refusals": _mean(every["mutual"]), "both_empty": _mean(every["empty"])}
     )  # fmt: skip
 
 
@@ -528,8 +551,11 @@ def _scores(t: dict[str, list[float]]) -> dict[str, float | None]:
 def _tool_agreement(name: str, t: dict[str, list[float]]) -> ToolAgreement:
     same_error = _mean(t["same_error"]) or 0.0
     return ToolAgreement.model_validate(
-        {"tool": name, "calls": len(t["outcome"]), "same_error": same_error, **_scores(t)}
-    )
+        {"tool": name, "calls": len(t["outcome"]), "same_error": same_error, **_scores(t),
+         "earned": len(t["earned"]), "earned_outcome": _mean(t["earned"]),
+         "stub_earned_outcome": _mean(t["stub_earned"]),
+         "mutual_refusals": int(sum(t["mutual"])), "both_empty": int(sum(t["empty"]))}
+    )  # fmt: skip
 
 
-__all__ = ["Measurement", "ToolAgreement", "TraceCall", "entity_rows", "measure", "measure_trace", "read_trace"]
+__all__ = ["Measurement", "RealSide", "ToolAgreement", "entity_rows", "measure", "real_call", "real_source"]

@@ -25,7 +25,7 @@ from envfactory.ir.effect import ServedEffect
 from envfactory.ir.env import EnvSpec
 from envfactory.ir.tool import ToolSpec, dump_tool
 from envfactory.real.mcp import TMP, McpSession, McpTarget, ToolOutcome
-from envfactory.runtime.behaviours import COMPILERS, CallContext, Executor, error_class
+from envfactory.runtime.behaviours import COMPILERS, CallContext, Executor, error_class, returned_error
 from envfactory.runtime.result import ToolError
 
 JSON = dict[str, Any]
@@ -195,6 +195,9 @@ def _served(effect: ServedEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
         if not outcome.ok:
             message = outcome.error or "the server refused the call"
             raise ToolError(error_class(message), message)
+        refused = returned_error(outcome.data)  # "Error: ..." in a reply the server did not flag
+        if refused is not None:
+            raise refused
         return outcome.data
 
     return run

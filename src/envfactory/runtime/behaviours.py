@@ -389,18 +389,13 @@ _ERROR_WORDS: tuple[tuple[str, ErrorCode], ...] = (
 
 
 def returned_error(result: Any) -> ToolError | None:
-    """An implementation that reports failure by returning ``{"error": "message"}`` (BFCL's API
-    classes, many tool libraries) refused the call, as did ``{"success": false, "error": "message"}``
-    (every other member false or empty) and ``[{"error": "message"}]`` from a tool that answers
-    lists: the error class is read from the message."""
-    if isinstance(result, list) and len(result) == 1:
-        result = result[0]
-    if not isinstance(result, dict) or not isinstance(result.get("error"), str) or not result["error"]:
-        return None
-    if any(v not in (False, None, "") for k, v in result.items() if k != "error"):
-        return None  # an answer that also carries something: not a refusal
-    message = result["error"]
-    return ToolError(error_class(message), message)
+    """A reply that is a refusal dressed as an answer (``{"error": "message"}``, ``success: false``,
+    ``"Error: ..."``: :func:`envfactory.real.replies.reply_error`), as the tool error it is; the
+    error class is read from the message."""
+    from envfactory.real.replies import reply_error
+
+    message = reply_error(result)
+    return None if message is None else ToolError(error_class(message), message)
 
 
 def error_class(message: str) -> ErrorCode:

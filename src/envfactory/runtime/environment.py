@@ -29,6 +29,7 @@ from envfactory.runtime import shell as _shell  # noqa: F401  (registers the she
 from envfactory.runtime import simulated as _simulated  # noqa: F401  (registers the simulated executor)
 from envfactory.runtime import singleton as _singleton  # noqa: F401  (registers the singleton executor)
 from envfactory.runtime import tree as _tree  # noqa: F401  (registers the tree executor)
+from envfactory.runtime.answers import answered
 from envfactory.runtime.behaviours import Executor, compile_executor, to_jsonable
 from envfactory.runtime.shape import Shaper, compile_shaper, identity, key_aliases, with_outcome_flags
 from envfactory.runtime.singleton import gated
@@ -77,17 +78,22 @@ class Environment:
             behaviour = spec.behaviour(tool.name)
             effect = behaviour.effect
             execute = compile_executor(effect, tool, spec)
-            self.tools[tool.name] = CompiledTool(
-                name=tool.name,
-                validate=compile_validator(tool.input_schema),
-                execute=gated(behaviour.gate, execute) if behaviour.gate else execute,
-                # these produce the declared output themselves: shaping again would wrap it twice
-                shape=identity
+            # these produce the declared output themselves: shaping again would wrap it twice
+            shape = (
+                identity
                 if effect.kind in SHAPED_BY_EFFECT
                 else with_outcome_flags(
                     compile_shaper(tool.output_schema, key_aliases(tool.output_schema, _entity(spec, effect))),
                     outcome_flags(tool.output_schema),
-                ),
+                )
+            )
+            if behaviour.answer is not None:  # worded as the real implementation words it
+                execute, shape = answered(behaviour.answer, execute, shape), identity
+            self.tools[tool.name] = CompiledTool(
+                name=tool.name,
+                validate=compile_validator(tool.input_schema),
+                execute=gated(behaviour.gate, execute) if behaviour.gate else execute,
+                shape=shape,
                 read_only=effect.kind in ("read", "list", "count") or bool(tool.annotations.read_only),
             )
         self.openai_tools = spec.tools.to_openai()

@@ -1,0 +1,168 @@
+"""Learning an environment from the real thing: explore, choose among candidates, measure on held-out sequences.
+
+``learn(spec, source)`` takes the environment synthesized from the descriptions and a source — a
+trusted ``file.py:Class``, a live server ``mcp+stdio:CMD``, or a trace file (JSON lines) — and
+
+1. gathers evidence: ``budget`` calls explored on the live source
+   (:func:`~envfactory.real.explore.explore`), or the trace's recorded calls;
+2. splits the sequences into learning and held-out ones;
+3. lets the chooser (:func:`~envfactory.synth.chooser.choose`) pick each tool's behaviour among the
+   proposers' candidates on the learning sequences only;
+4. replays the held-out sequences on the description-only model, the learned one, the stub and —
+   for a live source — a second fresh copy of the real thing (the ceiling).
+
+Every figure and grade comes from held-out sequences.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from envfactory.core import BROKEN
+from envfactory.ir.env import EnvSpec
+from envfactory.real.instrument import Measurement, RealSide, _compare, _measurement, real_source
+from envfactory.real.keypool import Aliases
+from envfactory.real.mcp import PREFIX
+from envfactory.real.replay import replay
+from envfactory.real.trace import Trace, read_trace, split
+
+JSON = dict[str, Any]
+
+
+class Figures(BaseModel):
+    """Held-out agreement of one side with the recorded real answers."""
+
+    model_config = ConfigDict(frozen=True)
+
+    outcome: float
+    earned_outcome: float | None  # outcome on calls not agreed on by both refusing or answering nothing
+    exact: float | None
+    fields: float | None
+    final_state: float | None
+    mutual_refusals: float | None
+
+    @classmethod
+    def of(cls, m: Measurement, *, stub: bool = False) -> Figures:
+        if stub:
+            return cls(outcome=m.stub_outcome, earned_outcome=m.stub_earned_outcome, exact=m.stub_output_exact,
+                       fields=m.stub_output_fields, final_state=None, mutual_refusals=None)  # fmt: skip
+        return cls(outcome=m.outcome, earned_outcome=m.earned_outcome, exact=m.output_exact, fields=m.output_fields,
+                   final_state=m.final_state, mutual_refusals=m.mutual_refusals)  # fmt: skip
+
+
+class LearnReport(BaseModel):
+    """What ``learn`` did and measured."""
+
+    model_config = ConfigDict(frozen=True)
+
+    source: str
+    evidence: str  # "real" (explored live) or "traces"
+    calls: int
+    learning_sequences: int
+    held_out_sequences: int
+    described: Figures
+    learned: Figures
+    stub: Figures
+    stub_final_state: float | None
+    ceiling: Figures | None
+    grades: dict[str, str]
+    changed: dict[str, str]  # tool -> the candidate that replaced its prior
+    seconds: float
+
+
+def learn(
+    spec: EnvSpec,
+    source: str | Path,
+    *,
+    budget: int = 500,
+    seed: int = 0,
+    held_out: float = 0.3,
+    length: int = 10,
+    env: dict[str, str] | None = None,
+    final_tool: str | None = None,
+    scenario: str | None = None,
+    log: Path | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> tuple[EnvSpec, LearnReport, Trace]:
+    """The learned environment, its report and the evidence (see the module docstring). A live
+    source runs code: the caller has the user's consent for it."""
+    from envfactory.real.explore import explore
+    from envfactory.synth.chooser import choose
+
+    started = time.perf_counter()
+    say = progress or (lambda _m: None)
+    text = str(source)
+    real: RealSide | None = None
+    if _is_trace(text):
+        trace, model, kind = read_trace(Path(text)), spec, "traces"
+    else:
+        real = real_source(spec, text, env=env, log=log, final_tool=final_tool, scenario=scenario)
+        model, kind = real.synth_spec, "real"
+        trace = explore(spec, real, budget=budget, length=length, seed=seed, source=text,
+                        progress=lambda done, total: say(f"explored {done}/{total} calls"))  # fmt: skip
+    learning, held = split(trace, held_out, seed)
+    say(f"choosing on {len(learning.sequences)} sequences, {len(held.sequences)} held out")
+    learned = choose(model, learning, evidence_kind=kind, progress=say)  # type: ignore[arg-type]
+    before, after = replay(model, held), replay(learned, held)
+    ceiling = _ceiling(real, held) if real is not None else None
+    report = LearnReport(
+        source=text, evidence=kind, calls=trace.calls, learning_sequences=len(learning.sequences),
+        held_out_sequences=len(held.sequences), described=Figures.of(before), learned=Figures.of(after),
+        stub=Figures.of(after, stub=True), stub_final_state=_stub_final(learned, held),
+        ceiling=Figures.of(ceiling) if ceiling is not None else None, grades=after.grades(),
+        changed={c.tool: c.chosen.summary for c in learned.choices if c.chosen.proposer != "descriptions"},
+        seconds=round(time.perf_counter() - started, 2),
+    )  # fmt: skip
+    return learned, report, trace
+
+
+def _is_trace(source: str) -> bool:
+    return not source.startswith(PREFIX) and source.endswith((".jsonl", ".json")) and ":" not in Path(source).name
+
+
+def _stub_final(spec: EnvSpec, held: Trace) -> float | None:
+    """The stub's final-state agreement: a model that changes nothing, replayed on the held-out calls."""
+    from envfactory.real.instrument import _stub_spec
+
+    return replay(_stub_spec(spec), held).final_state
+
+
+def _ceiling(real: RealSide, held: Trace) -> Measurement:
+    """A second fresh copy of the real thing given the held-out calls: how far the real thing agrees
+    with itself (minted ids paired as for a model)."""
+
+    class _Answer:
+        def __init__(self, ok: bool, data: Any, error: str | None) -> None:
+            self.ok, self.data, self.error = ok, data, error
+
+    from collections import defaultdict
+
+    tally: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    finals: list[float] = []
+    for seq in held.sequences:
+        aliases = Aliases()
+        with real.sequence() as side:
+            for call in seq.calls:
+                r = side.call(call.tool, aliases.translate(call.arguments))
+                if r.error_code in BROKEN:
+                    continue
+                if call.ok and r.ok:
+                    aliases.pair(call.output, r.data)
+                answer = _Answer(r.ok, r.data, r.error_code)
+                _compare(tally[call.tool], call.ok, aliases.translate(call.output) if call.ok else None, answer, answer)
+            again = side.final()
+        if seq.final is not None and again is not None:
+            from envfactory.real.instrument import _normalized, same_value
+
+            a = seq.final.output if seq.final.tool else seq.final.rows
+            b = again.output if again.tool else again.rows
+            finals.append(float(same_value(_normalized(aliases.translate(a)), _normalized(b))))
+    return _measurement("ceiling", len(held.sequences), tally, finals)
+
+
+__all__ = ["Figures", "LearnReport", "learn"]

@@ -1,0 +1,92 @@
+"""Recorded sequences replayed on a model (and on the always-succeeding stub), compared call by call.
+
+Each sequence runs on a fresh episode of the model, in order. Ids the real system minted are
+paired with the ones the model minted in the same calls (:class:`~envfactory.real.keypool.Aliases`),
+so later calls reach the model's own records and answers compare through the same pairs. A
+sequence's recorded final state is compared with the model's: its read-everything tool's answer on
+both sides, or its records entity by entity. The figures are the instrument's
+(:class:`~envfactory.real.instrument.Measurement`), so held-out replay, live measurement and the
+chooser's scores mean the same thing.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from envfactory.ir.env import EnvSpec
+from envfactory.ir.state import SINGLETON_KEY
+from envfactory.real.instrument import (
+    Measurement,
+    _compare,
+    _measurement,
+    _normalized,
+    _same_rows,
+    _seen,
+    _stub_spec,
+    same_value,
+)
+from envfactory.real.keypool import Aliases
+from envfactory.real.trace import Final, Sequence, Trace, read_trace
+from envfactory.runtime.environment import Environment
+from envfactory.runtime.episode import Episode
+
+JSON = dict[str, Any]
+Observer = Callable[[str, int, Any, Any], None]  # (sequence id, call index, recorded call, model result)
+
+
+def replay(spec: EnvSpec, trace: Trace, *, observe: Observer | None = None, env: Environment | None = None,
+           stub: Environment | None = None) -> Measurement:  # fmt: skip
+    """Replay ``trace`` on ``spec`` and on the stub (see the module docstring); ``observe`` sees
+    every call's recorded side and the model's result, for proposers that learn from pairs."""
+    env = env or Environment(spec)
+    stub = stub or Environment(_stub_spec(spec))
+    tally: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    finals: list[float] = []
+    for seq in trace.sequences:
+        model, fake = env.episode(max_steps=10**6), stub.episode(max_steps=10**6)
+        aliases = Aliases()
+        for i, call in enumerate(seq.calls):
+            ours = aliases.translate(call.arguments)
+            s, f = model.call_tool(call.tool, ours), fake.call_tool(call.tool, ours)
+            if call.ok and s.ok:
+                aliases.pair(call.output, s.data)
+            _compare(tally[call.tool], call.ok, aliases.translate(call.output) if call.ok else None, s, f)
+            if observe is not None:
+                observe(str(seq.id), i, call, s)
+        same = same_final(seq, model, aliases)
+        if same is not None:
+            finals.append(float(same))
+    return _measurement(trace.source, len(trace.sequences), tally, finals)
+
+
+def same_final(seq: Sequence, model: Episode, aliases: Aliases) -> bool | None:
+    """Whether the model ends holding what the real system held (``None``: nothing was recorded)."""
+    final: Final | None = seq.final
+    if final is None:
+        return None
+    if final.tool is not None:
+        if final.tool not in model.env.tools:
+            return None
+        mine = model.call_tool(final.tool, aliases.translate(final.arguments))
+        return mine.ok and same_value(_normalized(aliases.translate(final.output)), _normalized(mine.data))
+    schema = model.env.spec.state_schema
+    for entity, rows in (final.rows or {}).items():
+        if entity not in schema:
+            return False
+        held = list(model.store.rows(entity))
+        if schema[entity].key == SINGLETON_KEY:
+            held = _seen(held, rows)
+        if not _same_rows(aliases.translate(rows), held, schema[entity].key):
+            return False
+    return True
+
+
+def measure_trace(spec: EnvSpec, path: Path) -> Measurement:
+    """Replay a trace file of a real system on ``spec`` (from its initial state) beside the stub."""
+    return replay(spec, read_trace(path))
+
+
+__all__ = ["Observer", "measure_trace", "replay", "same_final"]

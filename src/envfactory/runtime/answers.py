@@ -1,0 +1,114 @@
+"""Learned answers (:class:`envfactory.ir.choice.Answer`) around a tool's executor.
+
+The effect still runs (a create still creates); only the reply is worded as the real
+implementation words it: a template filled from the arguments and the tool's own answer, or the
+reply recorded for the same arguments. A slot that cannot be filled, or arguments never recorded,
+leave the tool's own answer as it was.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+import orjson
+
+from envfactory.ir.choice import Answer
+from envfactory.runtime.result import ToolError
+
+JSON = dict[str, Any]
+Executor = Callable[[Any, JSON], Any]
+SLOT = re.compile(r"\{(arg|out)\.([^{}]+)\}")
+REFUSED = "$refused"  # a recorded reply that was a refusal: {"$refused": message}
+
+
+def args_key(args: JSON) -> str:
+    """The canonical text of a call's arguments (the key of a recorded reply)."""
+    return orjson.dumps(args, option=orjson.OPT_SORT_KEYS).decode()
+
+
+def leaf(value: Any, path: str) -> Any:
+    """``value`` at a dotted path with ``[i]`` indexes (``items[0].id``); ``KeyError`` when absent."""
+    for part in re.findall(r"[^.\[\]]+|\[\d+\]", path):
+        if part.startswith("["):
+            index = int(part[1:-1])
+            if not isinstance(value, list) or index >= len(value):
+                raise KeyError(path)
+            value = value[index]
+        elif isinstance(value, dict) and part in value:
+            value = value[part]
+        else:
+            raise KeyError(path)
+    return value
+
+
+_MISSING = object()
+
+
+def fill(template: Any, args: JSON, out: Any) -> Any:
+    """``template`` with its slots filled (a string that is one slot alone takes the value itself),
+    or ``None`` when a slot cannot be filled."""
+    value = _filled(template, args, out)
+    return None if value is _MISSING else value
+
+
+def _filled(template: Any, args: JSON, out: Any) -> Any:
+    if isinstance(template, dict):
+        items = {k: _filled(v, args, out) for k, v in template.items()}
+        return _MISSING if _MISSING in items.values() else items
+    if isinstance(template, list):
+        values = [_filled(v, args, out) for v in template]
+        return _MISSING if any(v is _MISSING for v in values) else values
+    if not isinstance(template, str):
+        return template
+    try:
+        whole = SLOT.fullmatch(template)
+        if whole:
+            return leaf(args if whole.group(1) == "arg" else out, whole.group(2))
+        return SLOT.sub(lambda m: _text(leaf(args if m.group(1) == "arg" else out, m.group(2))), template)
+    except KeyError:
+        return _MISSING
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return orjson.dumps(value).decode() if isinstance(value, (dict, list)) else str(value)
+
+
+def opened_text(value: Any) -> Any:
+    """A reply that is JSON written as text (a record where the output schema says string), parsed."""
+    if isinstance(value, str) and value[:1] in "{[":
+        try:
+            return orjson.loads(value)
+        except orjson.JSONDecodeError:
+            return value
+    return value
+
+
+def answered(answer: Answer, execute: Executor, shape: Callable[[Any], Any]) -> Executor:
+    """An executor that runs ``execute``, shapes its value and words the reply as ``answer`` says."""
+    if answer.kind == "template":
+
+        def templated(ctx: Any, args: JSON) -> Any:
+            out = shape(execute(ctx, args))
+            reply = fill(answer.template, args, opened_text(out))
+            return out if reply is None else reply
+
+        return templated
+
+    def recorded(ctx: Any, args: JSON) -> Any:
+        key = args_key(args)
+        reply = answer.recorded.get(key)
+        if isinstance(reply, dict) and set(reply) == {REFUSED}:  # refused before anything changes
+            raise ToolError("precondition_failed", str(reply[REFUSED]))
+        out = shape(execute(ctx, args))
+        return reply if key in answer.recorded else out
+
+    return recorded
+
+
+__all__ = ["REFUSED", "answered", "args_key", "fill", "leaf", "opened_text"]

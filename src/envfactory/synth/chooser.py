@@ -1,0 +1,162 @@
+"""The chooser: per tool, the candidate that best explains the evidence, scored on calls it was not fit on.
+
+Every tool starts with the behaviour synthesized from its descriptions (the prior). The evidence's
+sequences are cut into folds; each proposer (:data:`~envfactory.synth.candidates.PROPOSERS`) fits
+its candidates on all folds but one and the candidate is scored on the one left out, for every
+fold in turn, so a candidate that only memorizes what it was shown (recorded replies) scores no
+better than it generalizes. A candidate replaces the current choice only when it scores higher
+over the whole environment (a behaviour's effect on the state shows in later reads and in the
+final state). Tools are visited in turn, for a few rounds, since a choice can enable another (a
+learned key format lets a reply's template name the key).
+
+Without evidence nothing is scored and every tool keeps its prior, recorded with evidence
+``descriptions``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from envfactory.ir.choice import Choice, Scored
+from envfactory.ir.choice import Evidence as EvidenceKind
+from envfactory.ir.env import EnvSpec
+from envfactory.real.instrument import Measurement
+from envfactory.real.replay import replay
+from envfactory.real.trace import Trace, TraceCall
+from envfactory.runtime.answers import opened_text
+from envfactory.runtime.environment import Environment
+from envfactory.runtime.result import ToolResult
+from envfactory.synth.candidates import PROPOSERS, Candidate, Evidence, Pair, Proposer
+
+PRIOR = "descriptions"
+
+
+def score(m: Measurement) -> float:
+    """One figure of agreement: outcomes, exact replies, reply fields and final states, each in [0, 1]."""
+    return m.outcome + (m.output_exact or 0.0) + (m.output_fields or 0.0) + (m.final_state or 0.0)
+
+
+def observe(spec: EnvSpec, trace: Trace, env: Environment | None = None) -> tuple[Evidence, Measurement]:
+    """Replay ``trace`` on ``spec``: each call's real side beside the model's answer, and the figures."""
+    pairs: dict[str, list[Pair]] = {}
+
+    def seen(_seq: str, _i: int, call: TraceCall, result: ToolResult) -> None:
+        real = call.output if call.ok else (call.error or "refused")
+        pairs.setdefault(call.tool, []).append(
+            Pair(call.arguments, call.ok, real, result.ok, opened_text(result.data) if result.ok else _message(result))
+        )
+
+    measured = replay(spec, trace, observe=seen, env=env)
+    return Evidence(pairs), measured
+
+
+@dataclass
+class _Standing:
+    scored: dict[tuple[str, str, str], float]
+    calls: int
+
+
+def choose(
+    spec: EnvSpec,
+    trace: Trace | None,
+    *,
+    proposers: dict[str, Proposer] | None = None,
+    folds: int = 2,
+    rounds: int = 2,
+    evidence_kind: EvidenceKind = "real",
+    progress: Callable[[str], None] | None = None,
+) -> EnvSpec:
+    """``spec`` with each tool's behaviour chosen on ``trace`` (see the module docstring), and its
+    ``choices`` recorded; with no trace (or an empty one) every tool keeps its prior."""
+    chosen: dict[str, Scored] = {
+        b.tool: Scored(proposer=PRIOR, summary=_summary(b.effect.kind)) for b in spec.behaviours
+    }
+    runners: dict[str, dict[str, Scored]] = {t: {} for t in chosen}
+    if trace is None or not trace.sequences:
+        return _recorded(spec, chosen, runners, "descriptions")
+    proposers = proposers if proposers is not None else dict(PROPOSERS.items())
+    parts = _folds(trace, folds)
+    current = spec
+    for round_ in range(rounds):
+        base = _cv_score(current, parts)
+        offered = _offers(current, trace, parts, proposers)
+        for tool in [t.name for t in spec.tools.tools]:
+            for key, (full, per_fold) in offered.get(tool, {}).items():
+                s = _cv_score(current, parts, per_fold)
+                entry = Scored(proposer=key[1], summary=key[2], score=round(s, 4), calls=trace.calls)
+                if s > base + 1e-9:
+                    runners[tool][chosen[tool].summary] = chosen[tool]
+                    chosen[tool], current, base = entry, full.applied(current), s
+                    runners[tool].pop(entry.summary, None)
+                elif entry.summary != chosen[tool].summary:
+                    runners[tool][entry.summary] = entry
+            chosen[tool] = chosen[tool].model_copy(update={"score": round(base, 4), "calls": trace.calls})
+        if progress is not None:
+            progress(f"round {round_ + 1}: agreement score {base:.3f}")
+    return _recorded(current, chosen, runners, evidence_kind)
+
+
+def _offers(spec: EnvSpec, trace: Trace, parts: list[Trace], proposers: dict[str, Proposer],
+            ) -> dict[str, dict[tuple[str, str, str], tuple[Candidate, list[Candidate | None]]]]:  # fmt: skip
+    """Per tool, each candidate fit on the whole trace and, per fold, fit on the other folds."""
+    full = _proposed(spec, observe(spec, trace)[0], proposers)
+    fitted = [{c.key: c for c in _proposed(spec, observe(spec, _without(trace, part))[0], proposers)} for part in parts]
+    out: dict[str, dict[tuple[str, str, str], tuple[Candidate, list[Candidate | None]]]] = {}
+    for c in full:
+        per_fold = [_match(f, c) for f in fitted]
+        out.setdefault(c.tool, {})[c.key] = (c, per_fold)
+    return out
+
+
+def _match(fitted: dict[tuple[str, str, str], Candidate], c: Candidate) -> Candidate | None:
+    """The candidate of the same proposer for the same tool fit on other calls (its summary may differ:
+    a recorded table of other size), else ``None``."""
+    if c.key in fitted:
+        return fitted[c.key]
+    return next((f for f in fitted.values() if f.tool == c.tool and f.proposer == c.proposer), None)
+
+
+def _proposed(spec: EnvSpec, evidence: Evidence, proposers: dict[str, Proposer]) -> list[Candidate]:
+    return [c for proposer in proposers.values() for c in proposer(spec, evidence)]
+
+
+def _cv_score(spec: EnvSpec, parts: list[Trace], per_fold: list[Candidate | None] | None = None) -> float:
+    """The mean score over folds of ``spec`` (with each fold's candidate in place) on that fold."""
+    total = 0.0
+    for i, part in enumerate(parts):
+        candidate = per_fold[i] if per_fold is not None else None
+        total += score(replay(candidate.applied(spec) if candidate else spec, part))
+    return total / len(parts)
+
+
+def _folds(trace: Trace, k: int) -> list[Trace]:
+    ids = [s.id for s in trace.sequences]
+    k = max(1, min(k, len(ids)))
+    return [trace.of(ids[i::k]) for i in range(k)]
+
+
+def _without(trace: Trace, part: Trace) -> Trace:
+    left = {s.id for s in part.sequences}
+    return trace.of(s.id for s in trace.sequences if s.id not in left)
+
+
+def _recorded(spec: EnvSpec, chosen: dict[str, Scored], runners: dict[str, dict[str, Scored]],
+              evidence: EvidenceKind) -> EnvSpec:  # fmt: skip
+    choices = tuple(
+        Choice(tool=t, chosen=chosen[t], evidence=evidence,
+               runners_up=tuple(sorted(runners[t].values(), key=lambda s: -(s.score or 0.0))))
+        for t in spec.tools.names
+    )  # fmt: skip
+    return spec.model_copy(update={"choices": choices})
+
+
+def _message(result: ToolResult) -> str:
+    return str(result.data["error"]["message"])
+
+
+def _summary(kind: str) -> str:
+    return f"{kind} (from the descriptions)"
+
+
+__all__ = ["PRIOR", "choose", "observe", "score"]

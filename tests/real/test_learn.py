@@ -1,0 +1,138 @@
+"""Learning from the real thing: candidates chosen by evidence, held-out figures, honest grades, and
+refusals inside replies read as refusals wherever a real implementation answers."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from tests.conftest import ROOT, SPECS
+
+from envfactory.ir.effect import Behaviour, FallbackEffect
+from envfactory.real.instrument import ToolAgreement
+from envfactory.real.learn import learn
+from envfactory.real.trace import Sequence, Trace, TraceCall, read_trace, write_trace
+from envfactory.runtime.environment import Environment
+from envfactory.synth import synthesize
+from envfactory.synth.candidates import Candidate, Evidence
+from envfactory.synth.chooser import choose
+
+FIXTURES = ROOT / "tests" / "fixtures"
+NOTES = f"mcp+stdio:{sys.executable} {FIXTURES / 'notes_server.py'}"
+
+
+def _notes_trace(n: int) -> Trace:
+    """What a notebook answered: creates worded 'Created note N: TITLE', ids counted from one."""
+    sequences = []
+    for s in range(n):
+        calls = []
+        for i in range(1, 4):
+            title = f"note {s}-{i}"
+            calls.append(TraceCall(tool="add_note", arguments={"title": title}, ok=True,
+                                   output=f"Created note {i}: {title}", sequence=s))  # fmt: skip
+        calls.append(TraceCall(tool="delete_note", arguments={"note_id": 2}, ok=True, output="Deleted note 2",
+                               sequence=s))  # fmt: skip
+        sequences.append(Sequence(id=s, calls=tuple(calls)))
+    return Trace(source="notes", sequences=tuple(sequences))
+
+
+def _notes_spec():
+    with_notes = FIXTURES / "notes_server.py"
+    return synthesize(f"{with_notes}", trust_code=True, state="empty", name="notebook")
+
+
+def test_the_right_candidate_beats_a_wrong_one_on_the_evidence() -> None:
+    spec = _notes_spec()
+    trace = _notes_trace(6)
+
+    def wrong(s, evidence: Evidence) -> list[Candidate]:
+        refusing = Behaviour(tool="add_note", effect=FallbackEffect(reason="refuses", writes=True), fidelity="low")
+        return [Candidate("add_note", "wrong", "refuses every call", refusing)]
+
+    from envfactory.synth.candidates import PROPOSERS
+
+    proposers = {"wrong": wrong, **dict(PROPOSERS.items())}
+    learned = choose(spec, trace, proposers=proposers)
+    choice = {c.tool: c for c in learned.choices}
+    assert choice["add_note"].chosen.proposer in ("template", "integer-keys"), choice["add_note"]
+    wrongs = [r for r in choice["add_note"].runners_up if r.proposer == "wrong"]
+    assert wrongs and wrongs[0].score is not None and wrongs[0].score < (choice["add_note"].chosen.score or 0)
+    episode = Environment(learned).episode()
+    assert episode.call_tool("add_note", {"title": "milk"}).data == "Created note 1: milk"
+    assert episode.call_tool("delete_note", {"note_id": 1}).data == "Deleted note 1"
+    assert choice["delete_note"].evidence == "real"
+
+
+def test_without_evidence_every_tool_keeps_its_prior_and_no_grade_is_claimed(tmp_path: Path) -> None:
+    spec = synthesize(SPECS / "shop.yaml")
+    kept = choose(spec, None)
+    assert kept.behaviours == spec.behaviours
+    assert {c.evidence for c in kept.choices} == {"descriptions"}
+    assert {c.chosen.proposer for c in kept.choices} == {"descriptions"}
+    nothing = ToolAgreement(tool="t", calls=4, outcome=1.0, same_error=1.0, output_exact=None, output_fields=None,
+                            stub_outcome=0.0, stub_output_exact=None, stub_output_fields=None, earned=0,
+                            mutual_refusals=4)  # fmt: skip
+    assert nothing.grade == "unmeasured"  # agreement earned only by both sides refusing
+    from typer.testing import CliRunner
+
+    from envfactory.cli.main import app
+
+    runner = CliRunner()
+    assert runner.invoke(app, ["synth", str(SPECS / "shop.yaml"), "-o", str(tmp_path)]).exit_code == 0
+    shown = runner.invoke(app, ["inspect", str(tmp_path / "shop")]).output
+    tools = [line for line in shown.splitlines() if "get_order" in line or "pay_order" in line]
+    assert tools and all("unmeasured" in line and "high" not in line for line in tools)
+
+
+def test_learning_from_a_live_server_and_from_its_trace_alone(tmp_path: Path) -> None:
+    spec = _notes_spec()
+    _, report, trace = learn(spec, NOTES, budget=80, seed=0)
+    assert report.evidence == "real" and report.calls == 80 and report.held_out_sequences >= 2
+    assert report.ceiling is not None and report.ceiling.outcome == 1.0
+    assert report.learned.outcome >= report.described.outcome
+    assert (report.learned.exact or 0) > (report.described.exact or 0)  # the wording was learned
+    assert (report.learned.exact or 0) > (report.stub.exact or 0)
+    path = write_trace(trace, tmp_path / "trace.jsonl")
+    assert read_trace(path).calls == trace.calls
+    again, from_trace, _ = learn(spec, str(path), seed=0)
+    assert from_trace.evidence == "traces" and from_trace.ceiling is None
+    assert (from_trace.learned.exact or 0) >= 0.8 * (report.learned.exact or 0)
+    refused = Environment(again).episode().call_tool("get_note", {"note_id": 99})
+    assert not refused.ok  # the server's "Error: note 99 not found" was a refusal in the evidence too
+
+
+def test_a_refusal_inside_a_reply_is_an_error_of_a_bound_tool() -> None:
+    env = Environment(synthesize(f"{FIXTURES / 'todo_class.py'}:Todos", bind=True), trust_code=True)
+    episode = env.episode()
+    assert episode.call_tool("get_todo", {"todo_id": 1}).ok
+    missing = episode.call_tool("get_todo", {"todo_id": 7})
+    assert not missing.ok and missing.error == "not_found"
+    bad = episode.call_tool("set_priority", {"todo_id": 1, "priority": "high"})
+    assert not bad.ok and "single uppercase letter" in bad.content
+    flagged = episode.call_tool("complete_todo", {"todo_id": 9})
+    assert not flagged.ok and flagged.error == "not_found"
+
+
+def test_a_refusal_inside_a_reply_is_an_error_of_a_served_tool_and_fails_a_task_proof() -> None:
+    served = synthesize(NOTES, bind=True)
+    episode = Environment(served, trust_code=True).episode()
+    made = episode.call_tool("add_note", {"title": "milk"})
+    assert made.ok and json.loads(made.content) == {"result": "Created note 1: milk"}
+    missing = episode.call_tool("get_note", {"note_id": 5})  # answered {"result": "Error: note 5 not found"}
+    assert not missing.ok and missing.error == "not_found"
+    empty = episode.call_tool("add_note", {"title": " "})
+    assert not empty.ok and "title is required" in empty.content
+    from envfactory.tasks.agents import gold
+    from envfactory.tasks.generate import generate_tasks
+    from envfactory.tasks.selftest import run_agent
+
+    env = Environment(served, trust_code=True)
+    tasks, _ = generate_tasks(env, 4, seed=0)
+    assert tasks
+    from envfactory.users.scripted import ScriptedUser
+
+    probe = env.episode(max_steps=100, user=ScriptedUser())
+    for task in tasks:  # every kept plan is accepted by the server, refusals in replies included
+        assert run_agent(probe, task, gold(task)), task.instruction
+        assert all(r.ok for _, _, r in probe.log if r is not None)
