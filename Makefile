@@ -10,6 +10,9 @@ VERL := verl==0.9.1 tensordict==0.10.0 pyvers==0.2.3 codetiming==1.4.0 hydra-cor
 # published MCP servers (npm and PyPI, pinned) that tests and bench/fidelity.py measure against
 MCP_SERVERS := tests/mcp-servers
 MCP_STAMP := $(MCP_SERVERS)/node_modules/.installed
+# published, stateful MCP servers (npm and PyPI, pinned) that `envfactory learn` is measured on: bench/learn_corpus
+LEARN_CORPUS := bench/learn_corpus
+LEARN_STAMP := $(LEARN_CORPUS)/node_modules/.installed
 # verifiers in its own environment (it pins mcp==2.0.0 and openai<3, which this project is past)
 VERIFIERS := tests/trainers/verifiers
 VERIFIERS_STAMP := $(VERIFIERS)/python/.installed
@@ -35,6 +38,15 @@ $(MCP_STAMP): $(MCP_SERVERS)/package.json $(MCP_SERVERS)/package-lock.json $(MCP
 	touch $(MCP_SERVERS)/python/.installed
 	touch $(MCP_STAMP)
 
+$(LEARN_STAMP): $(LEARN_CORPUS)/package.json $(LEARN_CORPUS)/package-lock.json $(LEARN_CORPUS)/requirements.txt $(LEARN_CORPUS)/requirements-mcp1.txt
+	cd $(LEARN_CORPUS) && npm ci --no-audit --no-fund --loglevel=error
+	rm -rf $(LEARN_CORPUS)/python && $(PYTHON) -m venv $(LEARN_CORPUS)/python
+	$(LEARN_CORPUS)/python/bin/python -m pip install --quiet -r $(LEARN_CORPUS)/requirements.txt
+	# the servers written for the MCP Python SDK 1.x get their own environment (excel-mcp-server needs 2.x)
+	rm -rf $(LEARN_CORPUS)/python-mcp1 && $(PYTHON) -m venv $(LEARN_CORPUS)/python-mcp1
+	$(LEARN_CORPUS)/python-mcp1/bin/python -m pip install --quiet -r $(LEARN_CORPUS)/requirements-mcp1.txt
+	touch $(LEARN_STAMP)
+
 $(VERIFIERS_STAMP): $(VERIFIERS)/requirements.txt
 	rm -rf $(VERIFIERS)/python && $(PYTHON) -m venv $(VERIFIERS)/python
 	$(VERIFIERS)/python/bin/python -m pip install --quiet -r $(VERIFIERS)/requirements.txt
@@ -57,7 +69,7 @@ format: $(STAMP)
 	$(BIN)/ruff check --fix src tests bench examples specs
 	$(BIN)/ruff format src tests bench examples specs
 
-bench: $(STAMP) $(MCP_STAMP)
+bench: $(STAMP) $(MCP_STAMP) $(LEARN_STAMP)
 	$(BIN)/python bench/startup.py
 	$(BIN)/python bench/env_step.py
 	$(BIN)/python bench/tasks.py
@@ -67,4 +79,5 @@ bench: $(STAMP) $(MCP_STAMP)
 	cd bench && ../$(BIN)/python robustness.py && ../$(BIN)/python advantages.py
 
 clean:
-	rm -rf $(VENV) out .pytest_cache .ruff_cache $(MCP_SERVERS)/node_modules $(MCP_SERVERS)/python $(VERIFIERS)/python
+	rm -rf $(VENV) out .pytest_cache .ruff_cache $(MCP_SERVERS)/node_modules $(MCP_SERVERS)/python $(VERIFIERS)/python \
+		$(LEARN_CORPUS)/node_modules $(LEARN_CORPUS)/python $(LEARN_CORPUS)/python-mcp1
