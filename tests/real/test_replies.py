@@ -19,6 +19,7 @@ from envfactory.real.replies import reply_error
         ("Failed to create the note: the title is taken", "Failed to create the note: the title is taken"),
         ("Task with ID 42 not found.", "Task with ID 42 not found."),
         ([{"error": "denied"}], "denied"),
+        ('Database error: near "x": syntax error', 'Database error: near "x": syntax error'),
         ({"ok": False}, "the reply says it failed"),
     ],
 )  # fmt: skip

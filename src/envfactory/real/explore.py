@@ -9,7 +9,10 @@ from a few moves, each aimed at something a model must get right:
 - ``read-after-write``: after an accepted write, a read-only tool (what did the write change?);
 - ``repeat``: the previous call again (duplicates, idempotence, a delete twice);
 - ``bad-id``: a random tool with its identifying arguments replaced by values nobody minted
-  (what does "not found" look like?).
+  (what does "not found" look like?);
+- ``example``: a call known to be meaningful — the user's setup calls and reads, and the examples
+  the descriptions give for a tool's arguments — with an argument now and then drawn anew (free
+  text such as a query or a formula is rarely valid when drawn from its schema alone).
 
 Every sequence ends by recording what the real side holds (its read-everything tool, or the
 object's records), so a replay can compare final states.
@@ -26,12 +29,12 @@ from envfactory.ir.env import EnvSpec
 from envfactory.ir.tool import ToolSpec
 from envfactory.real.instrument import SIGN_IN, RealSide, _natural
 from envfactory.real.keypool import KeyPool, identifying
-from envfactory.real.trace import Sequence, Trace, TraceCall
+from envfactory.real.trace import Final, Sequence, Trace, TraceCall
 from envfactory.seeding import derive_seed
 from envfactory.values import ValueMaker
 
 JSON = dict[str, Any]
-MOVES = (("any", 0.55), ("read-after-write", 0.2), ("repeat", 0.1), ("bad-id", 0.15))
+MOVES = (("any", 0.45), ("read-after-write", 0.2), ("repeat", 0.1), ("bad-id", 0.1), ("example", 0.15))
 
 
 def read_only_tools(spec: EnvSpec) -> list[ToolSpec]:
@@ -48,12 +51,18 @@ def explore(
     length: int = 10,
     seed: int = 0,
     source: str = "real",
+    final_reads: list[tuple[str, JSON]] | None = None,
+    examples: list[tuple[str, JSON]] | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> Trace:
     """``budget`` calls on ``real`` in sequences of ``length`` (see the module docstring);
-    ``progress(calls done, budget)`` after each sequence."""
+    ``progress(calls done, budget)`` after each sequence. ``final_reads`` (tool, arguments): reads
+    that together show the state, recorded at the end of each sequence where the real side has no
+    read-everything tool (they do not count against the budget). ``examples``: meaningful calls
+    (the ``example`` move), besides those the descriptions give."""
     model = real.synth_spec
     reads = read_only_tools(model)
+    known = [(t, a) for t, a in (examples or []) if t in model.tools.names] + described_examples(model)
     sequences: list[Sequence] = []
     done = 0
     while done < budget:
@@ -67,7 +76,7 @@ def explore(
             last: tuple[str, JSON] | None = None
             wrote = False
             for _ in range(min(length, budget - done)):
-                tool, args = _step(model, reads, keys, rng, maker, last, wrote)
+                tool, args = _step(model, reads, keys, rng, maker, last, wrote, known)
                 r = side.call(tool, args)
                 done += 1
                 if r.error_code in BROKEN:  # the real code crashed: nothing to learn from
@@ -78,18 +87,59 @@ def explore(
                 calls.append(TraceCall(tool=tool, arguments=args, ok=r.ok, output=r.data if r.ok else None,
                                        error=None if r.ok else r.error_code, sequence=n))  # fmt: skip
                 last, wrote = (tool, args), r.ok and tool not in {t.name for t in reads}
-            final = side.final()
+            final = side.final() or _read_back(side, final_reads or [])
         sequences.append(Sequence(id=n, calls=tuple(calls), final=final))
         if progress is not None:
             progress(done, budget)
     return Trace(source=source, sequences=tuple(sequences))
 
 
+def _read_back(side: Any, reads: list[tuple[str, JSON]]) -> Final | None:
+    """The answers of ``reads`` as the recorded final state (a refused read is recorded refused)."""
+    if not reads:
+        return None
+    answers = []
+    for tool, args in reads:
+        r = side.call(tool, args)
+        answers.append({"tool": tool, "arguments": args, "output": r.data} if r.ok else
+                       {"tool": tool, "arguments": args, "ok": False})  # fmt: skip
+    return Final(reads=tuple(answers))
+
+
+def described_examples(spec: EnvSpec) -> list[tuple[str, JSON]]:
+    """Calls the descriptions give: each tool's required arguments filled from their ``examples``
+    (or ``example``, ``default``), where every required one has one."""
+    out = []
+    for tool in spec.tools.tools:
+        props = tool.input_schema.get("properties") or {}
+        args: JSON = {}
+        for name in tool.required:
+            schema: JSON = props[name] if isinstance(props.get(name), dict) else {}
+            given = (schema.get("examples") or [None])[0] if isinstance(schema.get("examples"), list) else None
+            value = next((v for v in (given, schema.get("example"), schema.get("default")) if v is not None), None)
+            if value is None:
+                break
+            args[name] = value
+        else:
+            if tool.required:
+                out.append((tool.name, args))
+    return out
+
+
 def _step(spec: EnvSpec, reads: list[ToolSpec], keys: KeyPool, rng: random.Random, maker: ValueMaker,
-          last: tuple[str, JSON] | None, wrote: bool) -> tuple[str, JSON]:  # fmt: skip
+          last: tuple[str, JSON] | None, wrote: bool, known: list[tuple[str, JSON]]) -> tuple[str, JSON]:  # fmt: skip
     move = rng.choices([m for m, _ in MOVES], weights=[w for _, w in MOVES])[0]
     if move == "repeat" and last is not None:
         return last
+    if move == "example" and known:
+        tool_name, example = rng.choice(known)
+        args = dict(example)
+        fresh = keys.arguments(spec.tools[tool_name].input_schema, rng, maker)
+        if args and fresh and rng.random() < 0.3:  # one argument drawn anew, the rest as given
+            name = rng.choice(sorted(args))
+            if name in fresh:
+                args[name] = fresh[name]
+        return tool_name, args
     if move == "read-after-write" and wrote and reads:
         tool = rng.choice(reads)
         return tool.name, keys.arguments(tool.input_schema, rng, maker)

@@ -25,11 +25,12 @@ from pydantic import BaseModel, ConfigDict
 
 from envfactory.core import BROKEN
 from envfactory.ir.env import EnvSpec
+from envfactory.real.explore import _read_back
 from envfactory.real.instrument import Measurement, RealSide, _compare, _measurement, real_source
 from envfactory.real.keypool import Aliases
 from envfactory.real.mcp import PREFIX
 from envfactory.real.replay import replay
-from envfactory.real.trace import Trace, read_trace, split
+from envfactory.real.trace import Final, Trace, read_trace, split
 
 JSON = dict[str, Any]
 
@@ -87,6 +88,8 @@ def learn(
     final_tool: str | None = None,
     scenario: str | None = None,
     log: Path | None = None,
+    final_reads: list[tuple[str, JSON]] | None = None,
+    examples: list[tuple[str, JSON]] | None = None,
     progress: Callable[[str], None] | None = None,
 ) -> tuple[EnvSpec, LearnReport, Trace]:
     """The learned environment, its report and the evidence (see the module docstring). A live
@@ -103,13 +106,14 @@ def learn(
     else:
         real = real_source(spec, text, env=env, log=log, final_tool=final_tool, scenario=scenario)
         model, kind = real.synth_spec, "real"
-        trace = explore(spec, real, budget=budget, length=length, seed=seed, source=text,
+        trace = explore(spec, real, budget=budget, length=length, seed=seed, source=text, final_reads=final_reads,
+                        examples=examples,
                         progress=lambda done, total: say(f"explored {done}/{total} calls"))  # fmt: skip
     learning, held = split(trace, held_out, seed)
     say(f"choosing on {len(learning.sequences)} sequences, {len(held.sequences)} held out")
     learned = choose(model, learning, evidence_kind=kind, progress=say)  # type: ignore[arg-type]
     before, after = replay(model, held), replay(learned, held)
-    ceiling = _ceiling(real, held) if real is not None else None
+    ceiling = _ceiling(real, held, final_reads or []) if real is not None else None
     report = LearnReport(
         source=text, evidence=kind, calls=trace.calls, learning_sequences=len(learning.sequences),
         held_out_sequences=len(held.sequences), described=Figures.of(before), learned=Figures.of(after),
@@ -132,7 +136,7 @@ def _stub_final(spec: EnvSpec, held: Trace) -> float | None:
     return replay(_stub_spec(spec), held).final_state
 
 
-def _ceiling(real: RealSide, held: Trace) -> Measurement:
+def _ceiling(real: RealSide, held: Trace, final_reads: list[tuple[str, JSON]]) -> Measurement:
     """A second fresh copy of the real thing given the held-out calls: how far the real thing agrees
     with itself (minted ids paired as for a model)."""
 
@@ -155,14 +159,20 @@ def _ceiling(real: RealSide, held: Trace) -> Measurement:
                     aliases.pair(call.output, r.data)
                 answer = _Answer(r.ok, r.data, r.error_code)
                 _compare(tally[call.tool], call.ok, aliases.translate(call.output) if call.ok else None, answer, answer)
-            again = side.final()
+            again = side.final() or _read_back(side, final_reads)
         if seq.final is not None and again is not None:
             from envfactory.real.instrument import _normalized, same_value
 
-            a = seq.final.output if seq.final.tool else seq.final.rows
-            b = again.output if again.tool else again.rows
+            a = _held(seq.final)
+            b = _held(again)
             finals.append(float(same_value(_normalized(aliases.translate(a)), _normalized(b))))
     return _measurement("ceiling", len(held.sequences), tally, finals)
+
+
+def _held(final: Final) -> Any:
+    if final.reads:
+        return [r.get("output") if r.get("ok", True) else "refused" for r in final.reads]
+    return final.output if final.tool else final.rows
 
 
 __all__ = ["Figures", "LearnReport", "learn"]

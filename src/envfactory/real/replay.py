@@ -30,6 +30,7 @@ from envfactory.real.instrument import (
 )
 from envfactory.real.keypool import Aliases
 from envfactory.real.trace import Final, Sequence, Trace, read_trace
+from envfactory.runtime.answers import opened_text
 from envfactory.runtime.environment import Environment
 from envfactory.runtime.episode import Episode
 
@@ -67,6 +68,19 @@ def same_final(seq: Sequence, model: Episode, aliases: Aliases) -> bool | None:
     final: Final | None = seq.final
     if final is None:
         return None
+    if final.reads:
+        for read in final.reads:
+            if read.get("tool") not in model.env.tools:
+                return None
+            mine = model.call_tool(read["tool"], aliases.translate(read.get("arguments") or {}))
+            if read.get("ok", True) is False:  # refused on the real side: refused here too
+                if mine.ok:
+                    return False
+                continue
+            theirs = _normalized(aliases.translate(read.get("output")))
+            if not mine.ok or not same_value(theirs, _normalized(opened_text(mine.data))):
+                return False
+        return True
     if final.tool is not None:
         if final.tool not in model.env.tools:
             return None

@@ -35,6 +35,8 @@ _REFUSING = re.compile(
 # "No tasks found", "No results found": an empty answer, not a refusal
 _NOTHING_FOUND = re.compile(r"^\s*no\s+(?:\w+\s+){0,3}(?:found|matched|match)\b", re.IGNORECASE)
 _SHORT = 200  # an error message as the whole text is one short sentence or two
+# "Database error: ...", "Validation failed: ...": a label before a colon that says it failed
+_LABELLED = re.compile(r"^\s*[\w .'-]{0,40}\b(?:error|exception|failed|failure)\s*:", re.IGNORECASE)
 
 
 def reply_error(reply: Any) -> str | None:
@@ -81,7 +83,7 @@ def _text_error(text: str) -> str | None:
     stripped = text.strip()
     if not stripped or _NOTHING_FOUND.match(stripped):
         return None
-    if _OPENING.match(stripped):
+    if _OPENING.match(stripped) or _LABELLED.match(stripped):
         return stripped
     if len(stripped) <= _SHORT and "\n" not in stripped and _REFUSING.search(stripped):
         return stripped

@@ -3,8 +3,9 @@
 A trace file is JSON lines. A call line holds ``tool``, ``arguments``, ``ok``, ``output`` (the
 reply), optionally ``error`` (a refusal's message) and ``sequence`` (calls of one sequence ran in
 order on one fresh system). A line ``{"sequence": S, "final": {...}}`` records what the system held
-at the end of sequence S: ``{"tool", "arguments", "output"}`` (its read-everything tool's answer)
-or ``{"rows": {entity: [records]}}``. A call answered ``ok`` whose reply is a refusal
+at the end of sequence S: ``{"tool", "arguments", "output"}`` (its read-everything tool's answer),
+``{"rows": {entity: [records]}}``, or ``{"reads": [{"tool", "arguments", "output"}, ...]}`` (the
+answers of reads that together show the state). A call answered ``ok`` whose reply is a refusal
 (``"Error: ..."``; :func:`~envfactory.real.replies.reply_error`) is read as the refusal it is.
 """
 
@@ -46,6 +47,9 @@ class Final(BaseModel):
     arguments: JSON = {}
     output: Any = None
     rows: dict[str, list[JSON]] | None = None
+    # reads that together show the state, each with its answer (for a system without a
+    # read-everything tool): ``[{"tool", "arguments", "output"}]``
+    reads: tuple[JSON, ...] = ()
 
 
 class Sequence(BaseModel):

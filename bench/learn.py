@@ -1,0 +1,181 @@
+"""Learning from the real thing, on a foreign corpus: description-only vs learned, on held-out sequences.
+
+    python bench/learn.py [--budget 500] [--seed 0] [--half tune|report|all] [--only NAME ...] [--traces 200]
+                          [--progress FILE] [--json FILE]
+
+The corpus is ``bench/learn_corpus/sets.json`` (published MCP servers from npm and PyPI, pinned in
+that folder and installed by ``make bench``; chosen and split into a ``tune`` and a ``report``
+half before any tuning; see its README). For each set: its tools are read from the live server,
+an environment is synthesized from those descriptions alone, then ``learn`` explores a fresh
+server per sequence for ``--budget`` calls, chooses each tool's behaviour on the learning
+sequences and replays the held-out ones on
+
+- the description-only model, the learned model and the always-succeeding stub;
+- a second fresh copy of the real server (the ceiling);
+- a model learned from ``--traces`` recorded calls alone (the first learning sequences up to that
+  many calls, no live access), for the traces-only figure.
+
+Figures: outcome agreement (and on *earned* calls: those not agreed on by both refusing or both
+answering nothing), exact replies, leaf fields, final state. Targets where the ceiling's outcome
+is >= 95 %: outcome >= 95 %, fields >= 85 %, final state >= 80 %.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+from statistics import median
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from envfactory.ingest import load
+from envfactory.real.learn import Figures, LearnReport, learn
+from envfactory.real.replay import replay
+from envfactory.real.trace import Trace, split
+from envfactory.synth import synthesize
+from envfactory.synth.chooser import choose
+
+ROOT = Path(__file__).resolve().parents[1]
+CORPUS = ROOT / "bench" / "learn_corpus"
+
+
+def target(entry: dict[str, Any]) -> str:
+    """The ``mcp+stdio:`` command of a set (``{bin}`` its installed program, ``{corpus}`` the corpus folder)."""
+    program = CORPUS / entry["program"]
+    if not program.exists():
+        sys.exit(f"{entry['name']}: {program} is not installed; run `make bench` (or `make learn-corpus`)")
+    return "mcp+stdio:" + entry["command"].replace("{bin}", str(program)).replace("{corpus}", str(CORPUS))
+
+
+def traces_only(report_spec: Any, trace: Trace, held: Trace, calls: int) -> Figures:
+    """Learned from at most ``calls`` recorded calls of the learning sequences, measured on ``held``."""
+    learning, _ = split(trace, 0.3, 0)
+    kept, total = [], 0
+    for seq in learning.sequences:
+        if total + len(seq.calls) > calls:
+            break
+        kept.append(seq.id)
+        total += len(seq.calls)
+    learned = choose(report_spec, learning.of(kept), evidence_kind="traces")
+    return Figures.of(replay(learned, held))
+
+
+def run(entry: dict[str, Any], args: argparse.Namespace, say: Any) -> tuple[LearnReport, Figures, float]:
+    env = dict(entry.get("env") or {})
+    source = target(entry)
+    folder = Path(tempfile.mkdtemp(prefix="envfactory-learn-"))
+    try:
+        setup = folder / "setup.json"
+        setup.write_text(json.dumps(entry.get("setup") or []))
+        started = time.perf_counter()
+        spec = synthesize(load(source, server_env=env), state="empty", name=entry["name"])
+        reads = [(r["tool"], r.get("arguments") or {}) for r in entry.get("reads") or []]
+        calls = reads + [(c["tool"], c.get("arguments") or {}) for c in entry.get("setup") or []]
+        learned, report, trace = learn(spec, source, budget=args.budget, seed=args.seed, env=env,
+                                       final_tool=entry.get("final_tool"), scenario=str(setup),
+                                       log=folder / "server.log", final_reads=reads,
+                                       examples=calls,
+                                       progress=say)  # fmt: skip
+        seconds = time.perf_counter() - started
+        _, held = split(trace, 0.3, args.seed)
+        from_traces = traces_only(_description_model(learned, spec), trace, held, args.traces)
+        return report, from_traces, seconds
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _description_model(learned: Any, spec: Any) -> Any:
+    """The description-only model where the learned one starts (its initial state, its schema)."""
+    behaviours = {b.tool: b for b in spec.behaviours}
+    schema = {e.name: e for e in spec.state_schema.entities}
+    entities = tuple(schema.get(e.name, e) for e in learned.state_schema.entities)
+    return learned.model_copy(update={
+        "behaviours": tuple(behaviours[b.tool] for b in learned.behaviours), "choices": (),
+        "state_schema": learned.state_schema.model_copy(update={"entities": entities}),
+    })  # fmt: skip
+
+
+def pct(value: float | None) -> str:
+    return "-" if value is None else f"{value:.0%}"
+
+
+def cells(f: Figures | None, final: float | None = None) -> str:
+    if f is None:
+        return "-"
+    return (f"{pct(f.outcome)} / {pct(f.earned_outcome)} / {pct(f.exact)} / {pct(f.fields)} / "
+            f"{pct(final if final is not None else f.final_state)}")  # fmt: skip
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--budget", type=int, default=500)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--traces", type=int, default=200, help="recorded calls for the traces-only model")
+    parser.add_argument("--half", choices=("tune", "report", "all"), default="all")
+    parser.add_argument("--only", nargs="*", default=None)
+    parser.add_argument("--progress", type=Path, help="append a line per step to this file")
+    parser.add_argument("--json", type=Path, help="write the reports here")
+    args = parser.parse_args()
+    entries = json.loads((CORPUS / "sets.json").read_text())
+    entries = [e for e in entries if (args.half == "all" or e["half"] == args.half)
+               and (not args.only or e["name"] in args.only)]  # fmt: skip
+
+    def say(message: str) -> None:
+        if args.progress is not None:
+            with args.progress.open("a") as out:
+                out.write(f"{time.strftime('%H:%M:%S')} {message}\n")
+
+    title = f"Learning from the real thing: held-out sequences, budget {args.budget} calls, seed {args.seed}"
+    table = Table(title=title + "\n(outcome / earned outcome / exact / fields / final state)")
+    for col in ("set", "half", "tools", "descriptions only", "learned", f"traces only (≤{args.traces})", "stub",
+                "ceiling", "targets", "s"):  # fmt: skip
+        table.add_column(col)
+    results: list[dict[str, Any]] = []
+    for entry in entries:
+        say(f"{entry['name']}: start")
+        try:
+            report, from_traces, seconds = run(entry, args, lambda m, n=entry["name"]: say(f"{n}: {m}"))
+        except Exception as err:  # one set failing is a row, not the end of the bench
+            table.add_row(entry["name"], entry["half"], str(entry.get("tools")), f"failed: {err}"[:60], *[""] * 6)
+            say(f"{entry['name']}: failed: {err}")
+            continue
+        ceiling_ok = report.ceiling is not None and report.ceiling.outcome >= 0.95
+        lf = report.learned
+        met = [lf.outcome >= 0.95, (lf.fields or 0) >= 0.85, (lf.final_state or 0) >= 0.8]
+        names = ("outcome", "fields", "final")
+        targets = ", ".join(n for n, ok in zip(names, met, strict=True) if ok) or "none"
+        targets = targets if ceiling_ok else "n/a (ceiling < 95 %)"
+        table.add_row(entry["name"], entry["half"], str(entry.get("tools")), cells(report.described), cells(lf),
+                      cells(from_traces), cells(report.stub, report.stub_final_state), cells(report.ceiling), targets,
+                      f"{seconds:.0f}")  # fmt: skip
+        results.append({"set": entry["name"], "half": entry["half"], "report": report.model_dump(mode="json"),
+                        "traces_only": from_traces.model_dump(mode="json"), "seconds": seconds})  # fmt: skip
+        say(f"{entry['name']}: done in {seconds:.0f} s")
+    Console(width=220).print(table)
+    for half in ("tune", "report"):
+        rows = [r for r in results if r["half"] == half]
+        if rows:
+            med = {
+                k: median((r["report"]["learned"][k] or 0.0) for r in rows)
+                for k in ("outcome", "fields", "final_state")
+            }
+            base = {
+                k: median((r["report"]["described"][k] or 0.0) for r in rows)
+                for k in ("outcome", "fields", "final_state")
+            }
+            print(f"{half} half ({len(rows)} sets), medians: descriptions only outcome {pct(base['outcome'])} fields "
+                  f"{pct(base['fields'])} final {pct(base['final_state'])}; learned outcome {pct(med['outcome'])} "
+                  f"fields {pct(med['fields'])} final {pct(med['final_state'])}")  # fmt: skip
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=1))
+
+
+if __name__ == "__main__":
+    main()
