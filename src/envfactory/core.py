@@ -7,6 +7,8 @@
   randomization wrappers around one, and (later) a remote episode. Every adapter (Gymnasium,
   HTTP, MCP, trainers) and every consumer (policies' rollouts, the evaluator, the trainer) takes
   this, never a concrete class.
+- :class:`ToolResult`: what a tool call answers (content, or a structured error); behaviours raise
+  :class:`ToolError` to refuse.
 - :class:`UserSimulator`: the simulated person on the other side of the conversation.
 - :class:`Policy`: anything that turns the conversation so far into the next assistant message.
 
@@ -16,14 +18,18 @@ violations, huge or non-canonical values are error results; each costs a step.
 
 from __future__ import annotations
 
+import json
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
+import orjson
+
 if TYPE_CHECKING:
+    from envfactory.ir.env import EnvSpec
     from envfactory.ir.task import Task, Verdict
-    from envfactory.runtime.environment import Environment
-    from envfactory.runtime.result import ToolResult
 
 JSON = dict[str, Any]
+_ORJSON_OPTS = orjson.OPT_NON_STR_KEYS
 
 ErrorCode = Literal[
     "invalid_arguments",
@@ -40,6 +46,56 @@ ERROR_CODES: frozenset[str] = frozenset(ErrorCode.__args__)  # type: ignore[attr
 BROKEN: frozenset[str] = frozenset({"internal_error"})
 
 
+def to_json_text(value: Any) -> str:
+    """Compact JSON text; orjson on the hot path, the standard library for what it refuses."""
+    try:
+        return orjson.dumps(value, option=_ORJSON_OPTS).decode()
+    except TypeError:  # integers beyond 64 bits, exotic objects
+        return json.dumps(value, ensure_ascii=True, separators=(",", ":"), default=str)
+
+
+class ToolError(Exception):
+    """Raised by behaviours; turned into an error ToolResult by the episode (never escapes)."""
+
+    def __init__(self, code: ErrorCode, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+# A slotted dataclass rather than a pydantic model: it is built on every step (hot path).
+@dataclass(frozen=True, slots=True)
+class ToolResult:
+    ok: bool
+    content: str  # JSON text shown to the agent
+    error: ErrorCode | None = None
+
+    @property
+    def data(self) -> Any:
+        return orjson.loads(self.content)
+
+    @classmethod
+    def failure(cls, code: ErrorCode, message: str) -> ToolResult:
+        return cls(False, to_json_text({"error": {"code": code, "message": message}}), code)
+
+
+class EnvironmentLike(Protocol):
+    """What an episode's ``env`` offers its consumers (``runtime.environment.Environment``)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def spec(self) -> EnvSpec: ...
+    @property
+    def tools(self) -> dict[str, Any]: ...  # name -> compiled tool
+    @property
+    def openai_tools(self) -> list[JSON]: ...
+    @property
+    def base(self) -> Any: ...  # the shared initial state
+
+    def episode(self, *args: Any, **kwargs: Any) -> Any: ...
+
+
 @runtime_checkable
 class UserSimulator(Protocol):
     def opening(self, task: Task | None) -> str:
@@ -54,7 +110,9 @@ class UserSimulator(Protocol):
 class EpisodeLike(Protocol):
     """One agent's run: see ``runtime.episode.Episode`` for the reference implementation."""
 
-    env: Environment  # the compiled environment (its spec and tools), shared by its episodes
+    @property
+    def env(self) -> EnvironmentLike: ...  # the compiled environment (its spec and tools), shared by its episodes
+
     steps: int
     terminated: bool
     truncated: bool
@@ -102,4 +160,15 @@ class Policy(Protocol):
         ...
 
 
-__all__ = ["BROKEN", "ERROR_CODES", "EpisodeLike", "ErrorCode", "Policy", "UserSimulator"]
+__all__ = [
+    "BROKEN",
+    "ERROR_CODES",
+    "EnvironmentLike",
+    "EpisodeLike",
+    "ErrorCode",
+    "Policy",
+    "ToolError",
+    "ToolResult",
+    "UserSimulator",
+    "to_json_text",
+]
