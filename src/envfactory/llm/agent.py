@@ -13,9 +13,8 @@ import json
 from typing import Any
 
 from envfactory.ir.task import Task
-from envfactory.llm.client import LLMClient, LLMError
 from envfactory.llm.toolcalls import parse_tool_calls
-from envfactory.llm.types import ChatRequest
+from envfactory.llm.types import ChatRequest, LLMClient, LLMError
 
 JSON = dict[str, Any]
 OUT_OF_BUDGET = "I have used up my budget for this request and have to stop here."

