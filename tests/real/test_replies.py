@@ -45,6 +45,12 @@ def test_answers_are_not_refusals(reply: object) -> None:
     assert reply_error(reply) is None
 
 
+def test_members_that_echo_the_arguments_carry_nothing() -> None:
+    reply = {"error": "Priority must be a single uppercase letter (A-Z)", "priority": "high"}
+    assert reply_error(reply, {"text": "milk", "priority": "high"}) == reply["error"]
+    assert reply_error(reply, {"priority": "B"}) is None  # something besides the arguments: an answer
+
+
 def test_the_instrument_reads_a_refusal_inside_a_reply() -> None:
     refused = real_call(True, "Error: UNIQUE constraint failed: users.email")
     assert not refused.ok and refused.error_code == "precondition_failed"

@@ -30,6 +30,7 @@ class Answer(BaseModel):
     # slots; a string that is one slot alone takes the slot's value with its type
     template: Any = ""
     recorded: dict[str, Any] = Field(default_factory=dict)  # for ``recorded``: canonical arguments -> reply
+    defaults: dict[str, Any] = Field(default_factory=dict)  # declared defaults of arguments a call may omit
 
 
 class Scored(BaseModel):

@@ -79,6 +79,9 @@ class ListEffect(_Frozen):
     # argument -> entity whose row it names (the parent of ``get_tweet_comments(tweet_id)``): a key that
     # names no row is refused ``not_found`` rather than answered with an empty list
     needs: dict[str, str] = Field(default_factory=dict)
+    # every matching row, even where the output schema declares one record (learned from the real
+    # thing answering its rows inside an envelope); none found is an empty list
+    every: bool = False
 
 
 class UpdateEffect(_Frozen):
@@ -109,12 +112,13 @@ class ActionEffect(_Frozen):
     entity: str
     key_arg: str
     field: str
-    to: str
+    to: str | bool  # a status value, or a flag (``completed``) set true or false
     allowed_from: tuple[str, ...] | None = None  # None: any state not forbidden
     forbidden_from: tuple[str, ...] = ()
     args: dict[str, str] = Field(default_factory=dict)  # extra arguments stored on the row
     timestamps: tuple[str, ...] = ()
     releases: dict[str, str] = Field(default_factory=dict)  # reference field -> counter given back
+    again: bool = False  # setting the value a row already holds is accepted (else refused as a conflict)
 
 
 class AdjustEffect(_Frozen):

@@ -213,11 +213,11 @@ class RealCall(BaseModel):
     error_code: str | None = None
 
 
-def real_call(ok: bool, data: Any, error: str | None = None) -> RealCall:
+def real_call(ok: bool, data: Any, error: str | None = None, args: JSON | None = None) -> RealCall:
     """A server's answer as a ``RealCall``: a refusal dressed as a reply (``"Error: ..."``,
     ``{"success": false}``: :func:`~envfactory.real.replies.reply_error`) is a refusal."""
     if ok:
-        message = reply_error(data)
+        message = reply_error(data, args)
         if message is None:
             return RealCall(ok=True, data=data)
         error = message
@@ -363,7 +363,7 @@ class _McpSequence:
 
     def call(self, tool: str, args: JSON) -> RealCall:
         r = self.session.call(tool, args)  # ``{tmp}`` is put in for the server and taken out of its answers
-        return real_call(r.ok, r.data, r.error)
+        return real_call(r.ok, r.data, r.error, args)
 
     def same_final_state(self, synth: Episode) -> bool | None:
         return _same_dump(self.side.final_tool, self.call, synth) if self.side.final_tool else None

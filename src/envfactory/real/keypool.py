@@ -99,11 +99,22 @@ class Aliases:
     def pair(self, real: Any, synth: Any, field: str = "") -> None:
         """Walk two answers to the same call side by side and pair their differing minted leaves."""
         if isinstance(real, dict) and isinstance(synth, dict):
+            if not real.keys() & synth.keys():  # one side wraps the record: {"success": true, "todo": {...}}
+                inner = [(v, synth) for v in real.values() if isinstance(v, dict)] + [
+                    (real, v) for v in synth.values() if isinstance(v, dict)
+                ]
+                for a, b in inner:
+                    if a.keys() & b.keys():
+                        self.pair(a, b, field)
+                return
             for k, v in real.items():
                 if k in synth:
                     self.pair(v, synth[k], k if isinstance(k, str) else "")
         elif isinstance(real, list) and isinstance(synth, list) and len(real) == len(synth) == 1:
             self.pair(real[0], synth[0], field)
+        elif isinstance(real, list) and isinstance(synth, list):
+            for a, b in _matched(real, synth):  # records of two lists, matched by what neither side minted
+                self.pair(a, b, field)
         elif (field.endswith(_MINTED) and isinstance(real, (str, int)) and isinstance(synth, (str, int))
               and not isinstance(real, bool) and not isinstance(synth, bool) and real != synth):  # fmt: skip
             self.mapping[real] = synth
@@ -117,6 +128,24 @@ class Aliases:
         if isinstance(data, (str, int)) and not isinstance(data, bool):
             return self.mapping.get(data, data)
         return data
+
+
+def _matched(real: list[Any], synth: list[Any]) -> list[tuple[JSON, JSON]]:
+    """Records of two lists that agree on every field both hold and neither side mints (the
+    ``name``, ``title`` or ``text`` of a record made in a setup call), each matched once."""
+    out, taken = [], set()
+    for a in real:
+        if not isinstance(a, dict):
+            continue
+        for i, b in enumerate(synth):
+            if i in taken or not isinstance(b, dict):
+                continue
+            shared = [k for k in a.keys() & b.keys() if isinstance(k, str) and not k.endswith(_MINTED)]
+            if shared and all(a[k] == b[k] for k in shared) and any(isinstance(a[k], str) for k in shared):
+                out.append((a, b))
+                taken.add(i)
+                break
+    return out
 
 
 __all__ = ["Aliases", "KeyPool", "identifying"]

@@ -35,7 +35,8 @@ from envfactory.runtime.environment import Environment
 from envfactory.runtime.episode import Episode
 
 JSON = dict[str, Any]
-Observer = Callable[[str, int, Any, Any], None]  # (sequence id, call index, recorded call, model result)
+# (sequence id, call index, the recorded call in the model's ids, the model's result)
+Observer = Callable[[str, int, Any, Any], None]
 
 
 def replay(spec: EnvSpec, trace: Trace, *, observe: Observer | None = None, env: Environment | None = None,
@@ -54,9 +55,10 @@ def replay(spec: EnvSpec, trace: Trace, *, observe: Observer | None = None, env:
             s, f = model.call_tool(call.tool, ours), fake.call_tool(call.tool, ours)
             if call.ok and s.ok:
                 aliases.pair(call.output, s.data)
-            _compare(tally[call.tool], call.ok, aliases.translate(call.output) if call.ok else None, s, f)
-            if observe is not None:
-                observe(str(seq.id), i, call, s)
+            real = aliases.translate(call.output) if call.ok else None
+            _compare(tally[call.tool], call.ok, real, s, f)
+            if observe is not None:  # the call as the model was given it, its reply in the model's ids
+                observe(str(seq.id), i, call.model_copy(update={"arguments": ours, "output": real}), s)
         same = same_final(seq, model, aliases)
         if same is not None:
             finals.append(float(same))

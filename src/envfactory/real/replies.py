@@ -39,8 +39,9 @@ _SHORT = 200  # an error message as the whole text is one short sentence or two
 _LABELLED = re.compile(r"^\s*[\w .'-]{0,40}\b(?:error|exception|failed|failure)\s*:", re.IGNORECASE)
 
 
-def reply_error(reply: Any) -> str | None:
-    """The refusal ``reply`` carries, or ``None`` for an answer.
+def reply_error(reply: Any, args: dict[str, Any] | None = None) -> str | None:
+    """The refusal ``reply`` carries, or ``None`` for an answer. ``args``, the call's arguments: members
+    of the reply that only echo them (``{"error": "...", "priority": "x"}``) carry nothing.
 
     - an object whose only non-empty member is an error message (``{"error": "..."}``, beside
       ``success: false``), or whose ``success``/``ok`` flag is false, or whose ``status`` says
@@ -55,13 +56,13 @@ def reply_error(reply: Any) -> str | None:
     if isinstance(reply, dict) and reply.keys() == {"result"}:  # an MCP SDK's wrapper around a plain return
         reply = reply["result"]
     if isinstance(reply, dict):
-        return _object_error(reply)
+        return _object_error(reply, args or {})
     if isinstance(reply, str):
         return _text_error(reply)
     return None
 
 
-def _object_error(reply: dict[str, Any]) -> str | None:
+def _object_error(reply: dict[str, Any], args: dict[str, Any]) -> str | None:
     message = next((reply[k] for k in _MESSAGE_KEYS if isinstance(reply.get(k), str) and reply[k].strip()), None)
     flag = next((reply[k] for k in _FLAG_KEYS if isinstance(reply.get(k), bool)), None)
     status = reply.get("status")
@@ -73,7 +74,8 @@ def _object_error(reply: dict[str, Any]) -> str | None:
         return detail or f"the reply says {'status ' + repr(status) if failed_status else 'it failed'}"
     if message is None:
         return None
-    others = [v for k, v in reply.items() if k not in _MESSAGE_KEYS and k not in ("message", "code", "details")]
+    others = [v for k, v in reply.items() if k not in _MESSAGE_KEYS and k not in ("message", "code", "details")
+              and not (k in args and args[k] == v)]  # fmt: skip
     if any(v not in (False, None, "", [], {}) for v in others):
         return None  # an answer that also carries something: an error field beside data is not a refusal
     return message

@@ -195,7 +195,7 @@ def _served(effect: ServedEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
         if not outcome.ok:
             message = outcome.error or "the server refused the call"
             raise ToolError(error_class(message), message)
-        refused = returned_error(outcome.data)  # "Error: ..." in a reply the server did not flag
+        refused = returned_error(outcome.data, args)  # "Error: ..." in a reply the server did not flag
         if refused is not None:
             raise refused
         return outcome.data

@@ -81,7 +81,7 @@ def refusal_read(call: TraceCall) -> TraceCall:
     """``call`` with a refusal dressed as a reply read as a refusal."""
     if not call.ok:
         return call
-    message = reply_error(call.output)
+    message = reply_error(call.output, call.arguments)
     return call if message is None else call.model_copy(update={"ok": False, "output": None, "error": message})
 
 

@@ -19,7 +19,9 @@ from envfactory.runtime.result import ToolError
 
 JSON = dict[str, Any]
 Executor = Callable[[Any, JSON], Any]
-SLOT = re.compile(r"\{(arg|out)\.([^{}]+)\}")
+SLOT = re.compile(r"\{(arg|out)(?:\.([^{}]+))?\}")  # ``{out}`` alone: the tool's whole answer
+# the rows a list's effect found, before shaping cut them to what the output schema declares, and how many
+ROWS, COUNT = "{rows}", "{count}"
 REFUSED = "$refused"  # a recorded reply that was a refusal: {"$refused": message}
 
 
@@ -46,27 +48,32 @@ def leaf(value: Any, path: str) -> Any:
 _MISSING = object()
 
 
-def fill(template: Any, args: JSON, out: Any) -> Any:
-    """``template`` with its slots filled (a string that is one slot alone takes the value itself),
-    or ``None`` when a slot cannot be filled."""
-    value = _filled(template, args, out)
+def fill(template: Any, args: JSON, out: Any, defaults: JSON | None = None, rows: Any = None) -> Any:
+    """``template`` with its slots filled (a string that is one slot alone takes the value itself;
+    an argument not given takes its declared default; ``{rows}`` and ``{count}`` are the rows a list
+    found and how many), or ``None`` when a slot cannot be filled."""
+    value = _filled(template, {**(defaults or {}), **args}, out, rows)
     return None if value is _MISSING else value
 
 
-def _filled(template: Any, args: JSON, out: Any) -> Any:
+def _filled(template: Any, args: JSON, out: Any, rows: Any = None) -> Any:
     if isinstance(template, dict):
-        items = {k: _filled(v, args, out) for k, v in template.items()}
-        return _MISSING if _MISSING in items.values() else items
+        items = {k: _filled(v, args, out, rows) for k, v in template.items()}
+        return _MISSING if any(v is _MISSING for v in items.values()) else items
     if isinstance(template, list):
-        values = [_filled(v, args, out) for v in template]
+        values = [_filled(v, args, out, rows) for v in template]
         return _MISSING if any(v is _MISSING for v in values) else values
     if not isinstance(template, str):
         return template
+    if template in (ROWS, COUNT):
+        if not isinstance(rows, list):
+            return _MISSING
+        return rows if template == ROWS else len(rows)
     try:
         whole = SLOT.fullmatch(template)
         if whole:
-            return leaf(args if whole.group(1) == "arg" else out, whole.group(2))
-        return SLOT.sub(lambda m: _text(leaf(args if m.group(1) == "arg" else out, m.group(2))), template)
+            return leaf(args if whole.group(1) == "arg" else out, whole.group(2) or "")
+        return SLOT.sub(lambda m: _text(leaf(args if m.group(1) == "arg" else out, m.group(2) or "")), template)
     except KeyError:
         return _MISSING
 
@@ -94,8 +101,9 @@ def answered(answer: Answer, execute: Executor, shape: Callable[[Any], Any]) -> 
     if answer.kind == "template":
 
         def templated(ctx: Any, args: JSON) -> Any:
-            out = shape(execute(ctx, args))
-            reply = fill(answer.template, args, opened_text(out))
+            raw = execute(ctx, args)
+            out = shape(raw)
+            reply = fill(answer.template, args, opened_text(out), answer.defaults, raw)
             return out if reply is None else reply
 
         return templated
@@ -111,4 +119,4 @@ def answered(answer: Answer, execute: Executor, shape: Callable[[Any], Any]) -> 
     return recorded
 
 
-__all__ = ["REFUSED", "answered", "args_key", "fill", "leaf", "opened_text"]
+__all__ = ["COUNT", "REFUSED", "ROWS", "answered", "args_key", "fill", "leaf", "opened_text"]

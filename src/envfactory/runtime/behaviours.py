@@ -216,7 +216,10 @@ def _action(effect: ActionEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
         key = cast(args.get(effect.key_arg))
         row = _fetch(ctx.store, entity, key)
         current = row.get(effect.field)
-        if current == effect.to or (isinstance(current, str) and current.casefold() == effect.to.casefold()):
+        same = current == effect.to or (
+            isinstance(current, str) and isinstance(effect.to, str) and current.casefold() == effect.to.casefold()
+        )
+        if same and not effect.again:
             raise ToolError("conflict", f"{_label(entity, key)} is already {effect.to!r}")
         if (allowed is not None and current not in allowed) or str(current).casefold() in forbidden:
             hint = f" (allowed from: {', '.join(sorted(allowed))})" if allowed is not None else ""
@@ -343,7 +346,7 @@ def _bound(effect: BoundEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
             raise ToolError("internal_error", f"the implementation failed: {_describe(err)}") from None
         except Exception as err:  # the user's code: report, never crash the episode
             raise ToolError("precondition_failed", _describe(err)) from None
-        refused = returned_error(result)
+        refused = returned_error(result, args)
         if refused is not None:
             raise refused
         return to_jsonable(result)
@@ -388,13 +391,13 @@ _ERROR_WORDS: tuple[tuple[str, ErrorCode], ...] = (
 )  # fmt: skip
 
 
-def returned_error(result: Any) -> ToolError | None:
+def returned_error(result: Any, args: JSON | None = None) -> ToolError | None:
     """A reply that is a refusal dressed as an answer (``{"error": "message"}``, ``success: false``,
     ``"Error: ..."``: :func:`envfactory.real.replies.reply_error`), as the tool error it is; the
     error class is read from the message."""
     from envfactory.real.replies import reply_error
 
-    message = reply_error(result)
+    message = reply_error(result, args)
     return None if message is None else ToolError(error_class(message), message)
 
 
@@ -475,9 +478,10 @@ def _list(effect: ListEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
     predicates = compile_filters(effect.filters, entity)
     paging = effect.paging
     max_rows = spec.config.max_list_rows
-    one = declares_one_record(tool.output_schema)  # the first match, or not_found
+    # the first match, or not_found; unless the real thing was seen answering every row
+    one = declares_one_record(tool.output_schema) and not effect.every
     values_only = lists_values(tool.output_schema)
-    never_empty = min_records(tool.output_schema) > 0  # ``minItems: 1``: none found is not_found
+    never_empty = min_records(tool.output_schema) > 0 and not effect.every  # ``minItems: 1``: none is not_found
     listed = effect.listed or entity.key
     needs = {arg: (schema[e], key_caster(schema[e])) for arg, e in effect.needs.items() if e in schema}
 

@@ -23,11 +23,11 @@ from typing import Any
 import orjson
 
 from envfactory.ir.choice import Answer
-from envfactory.ir.effect import Behaviour, CreateEffect, FallbackEffect
+from envfactory.ir.effect import ActionEffect, Behaviour, CreateEffect, DeleteEffect, FallbackEffect
 from envfactory.ir.env import EnvSpec
-from envfactory.ir.state import Entity
+from envfactory.ir.state import SINGLETON_KEY, Entity, names_key
 from envfactory.registry import Registry
-from envfactory.runtime.answers import REFUSED, args_key, fill
+from envfactory.runtime.answers import COUNT, REFUSED, ROWS, args_key, fill
 
 JSON = dict[str, Any]
 
@@ -96,17 +96,85 @@ def reply_templates(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
         seen = [p for p in pairs if p.real_ok and p.model_ok and p.real not in (None, "", [], {})]
         if len(seen) < 2 or len(seen) * 2 < sum(p.real_ok for p in pairs):
             continue
-        made = Counter(_canonical(template_of(p.real, p.args, p.model)) for p in seen)
-        text, count = made.most_common(1)[0]
-        template = orjson.loads(text)
-        fits = sum(fill(template, p.args, p.model) == p.real for p in seen)
-        if count < 2 or fits * 2 < len(seen) or template == _first_model(seen):
+        best: tuple[int, Any, JSON] | None = None
+        for defaults in _default_sets(spec, tool):  # declared defaults; absent flags read as false or true
+            made = Counter(_canonical(template_of(p.real, {**defaults, **p.args}, p.model)) for p in seen)
+            text, count = made.most_common(1)[0]
+            shaped = orjson.loads(text)
+            fits = sum(fill(shaped, p.args, p.model, defaults) == p.real for p in seen)
+            if count >= 2 and (best is None or fits > best[0]):
+                best = (fits, shaped, defaults)
+        if best is None or best[0] * 2 < len(seen) or best[1] == _first_model(seen):
             continue
-        behaviour = spec.behaviour(tool).model_copy(update={"answer": Answer(kind="template", template=template)})
+        _, template, defaults = best
+        answer = Answer(kind="template", template=template, defaults=defaults)
+        behaviour = spec.behaviour(tool).model_copy(update={"answer": answer})
         shown = text if len(text) <= 80 else text[:77] + "..."
         out.append(Candidate(tool, "template", f"answers {shown}", behaviour,
                              confirms="every accepted call answers this wording"))  # fmt: skip
     return out
+
+
+def _default_sets(spec: EnvSpec, tool: str) -> list[JSON]:
+    """What an omitted argument stands for, as candidates: the declared defaults; with every
+    undeclared boolean argument false; or true."""
+    declared = declared_defaults(spec, tool)
+    props = spec.tools[tool].input_schema.get("properties") or {}
+    flags = [k for k, v in props.items() if isinstance(v, dict) and v.get("type") == "boolean" and k not in declared]
+    if not flags:
+        return [declared]
+    return [declared, {**declared, **dict.fromkeys(flags, False)}, {**declared, **dict.fromkeys(flags, True)}]
+
+
+@PROPOSERS.register("list-envelope")
+def list_envelopes(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
+    """A list whose real replies wrap its rows (``{"todos": [...], "count": 2}``) where the model's
+    output schema made it answer one row or a bare list: the rows it found, wrapped as the real
+    thing wraps them, the count counted."""
+    out = []
+    for tool, pairs in evidence.pairs.items():
+        if spec.behaviour(tool).effect.kind != "list":
+            continue
+        shapes = Counter(_canonical(t) for p in pairs if p.real_ok and (t := _enveloped(p.real, p.args)) is not None)
+        if not shapes:
+            continue
+        text, count = shapes.most_common(1)[0]
+        if count < 2:
+            continue
+        template = orjson.loads(text)
+        answer = Answer(kind="template", template=template, defaults=declared_defaults(spec, tool))
+        behaviour = spec.behaviour(tool)
+        every = behaviour.effect.model_copy(update={"every": True})
+        out.append(Candidate(tool, "list-envelope", f"answers its rows as {text[:80]}",
+                             behaviour.model_copy(update={"answer": answer, "effect": every}),
+                             confirms="every list answers its rows inside this envelope"))  # fmt: skip
+    return out
+
+
+def _enveloped(real: Any, args: JSON) -> Any:
+    """``real`` as a template whose one list of records (or empty list) is ``{rows}`` and whose
+    count of it is ``{count}``, or ``None`` when it is no such envelope."""
+    if not isinstance(real, dict):
+        return None
+    lists = [k for k, v in real.items() if isinstance(v, list) and all(isinstance(x, dict) for x in v)]
+    if len(lists) != 1:
+        return None
+    rows = real[lists[0]]
+    out: JSON = {}
+    for k, v in real.items():
+        if k == lists[0]:
+            out[k] = ROWS
+        elif isinstance(v, int) and not isinstance(v, bool) and v == len(rows):
+            out[k] = COUNT
+        else:
+            out[k] = template_of(v, args, None)
+    return out
+
+
+def declared_defaults(spec: EnvSpec, tool: str) -> JSON:
+    """The defaults a tool's input schema declares for its top-level arguments."""
+    props = spec.tools[tool].input_schema.get("properties") or {}
+    return {k: v["default"] for k, v in props.items() if isinstance(v, dict) and "default" in v}
 
 
 def _canonical(value: Any) -> str:
@@ -137,6 +205,105 @@ def integer_keys(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
         out.append(Candidate(tool, "integer-keys", f"{entity.name} keys are integers from 1", spec.behaviour(tool),
                              entities=(changed,), confirms="each create answers the next integer"))  # fmt: skip
     return out
+
+
+@PROPOSERS.register("record-fields")
+def record_fields(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
+    """A create whose real record holds fields the model's record lacks, or leaves empty, with the
+    same value every time (``completed: false``, ``projects: []``, ``priority: null``): the entity
+    holds them, and every create stores that value, so later reads answer them too."""
+    out = []
+    for tool, pairs in evidence.pairs.items():
+        effect = spec.behaviour(tool).effect
+        if not isinstance(effect, CreateEffect):
+            continue
+        entity = spec.state_schema[effect.entity]
+        records = [(r, m, p.args) for p in pairs if p.real_ok and p.model_ok
+                   for r, m in [(_record(p.real, p.model), p.model)] if r is not None]  # fmt: skip
+        if len(records) < 2:
+            continue
+        from_args = {field: arg for arg, field in effect.args.items()}
+        constant: JSON = {}
+        for name in set.intersection(*(set(r) for r, _, _ in records)) - {entity.key}:
+            # the value a record holds when no argument gave it
+            left = [(r[name], m) for r, m, a in records if from_args.get(name) not in a]
+            values = [v for v, _ in left]
+            mine = [m.get(name) if isinstance(m, dict) else None for _, m in left]
+            if len(left) >= 2 and all(v == values[0] for v in values) and any(v != values[0] for v in mine):
+                constant[name] = values[0]
+        if not constant:
+            continue
+        fields = {**entity.fields, **{f: _schema_of(v) for f, v in constant.items() if f not in entity.fields}}
+        changed = entity.model_copy(update={"fields": fields})
+        behaviour = spec.behaviour(tool)
+        made = effect.model_copy(update={"defaults": {**effect.defaults, **constant}})
+        named = ", ".join(f"{k}={orjson.dumps(v).decode()}" for k, v in sorted(constant.items()))
+        out.append(Candidate(tool, "record-fields", f"{entity.name} records start with {named}"[:120],
+                             behaviour.model_copy(update={"effect": made}), entities=(changed,),
+                             confirms="every created record holds these values"))  # fmt: skip
+    return out
+
+
+def _record(real: Any, model: Any) -> JSON | None:
+    """The record inside a real reply that answers the model's record: the reply itself, or its one
+    member sharing the most keys with it (``{"success": true, "todo": {...}}``)."""
+    if not isinstance(real, dict) or not isinstance(model, dict):
+        return None
+    inner = [v for v in real.values() if isinstance(v, dict)]
+    best = max([real, *inner], key=lambda d: len(d.keys() & model.keys()))
+    return best if best.keys() & model.keys() else None
+
+
+def _schema_of(value: Any) -> JSON:
+    kinds = {bool: "boolean", int: "integer", float: "number", str: "string", list: "array", dict: "object"}
+    kind = kinds.get(type(value))
+    return {"type": kind} if kind else {}
+
+
+@PROPOSERS.register("writes")
+def keyed_writes(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
+    """A tool the descriptions could not model (a fallback) that names a record by its key
+    (``complete_todo(todo_id)``) and that the real side accepted: it deletes the record, or sets one
+    of its status values or flags (each value a candidate, a repeat refused or accepted) — what the
+    reads after it and the final state show decides."""
+    out = []
+    for tool, pairs in evidence.pairs.items():
+        behaviour = spec.behaviour(tool)
+        if not isinstance(behaviour.effect, FallbackEffect) or not any(p.real_ok for p in pairs):
+            continue
+        named = _keyed(spec, tool)
+        if named is None:
+            continue
+        entity, arg = named
+        effects: list[tuple[str, Any]] = [(f"deletes the {entity.name}", DeleteEffect(entity=entity.name, key_arg=arg))]
+        for name, schema in entity.fields.items():
+            values: list[Any] = [v for v in schema.get("enum") or [] if isinstance(v, str)][:6]
+            values += [True, False] if schema.get("type") == "boolean" else []
+            for value in values:
+                for again in (False, True):
+                    effects.append((f"sets {entity.name}.{name} to {value!r}{' (again accepted)' if again else ''}",
+                                    ActionEffect(entity=entity.name, key_arg=arg, field=name, to=value,
+                                                 again=again)))  # fmt: skip
+        for summary, effect in effects:
+            made = Behaviour(tool=tool, effect=effect, fidelity="medium", notes=(f"learned: {summary}",))
+            out.append(Candidate(tool, "writes", summary, made, confirms="reads after the call show the change"))
+    return out
+
+
+def _keyed(spec: EnvSpec, tool: str) -> tuple[Entity, str] | None:
+    """The entity a tool's required argument names by its key (``todo_id``, ``id``), if one does."""
+    effect = spec.behaviour(tool).effect
+    needs = getattr(effect, "needs", {}) or {}
+    for arg, name in needs.items():
+        if name in spec.state_schema:
+            return spec.state_schema[name], arg
+    entities = [e for e in spec.state_schema.entities if e.key != SINGLETON_KEY]
+    for arg in spec.tools[tool].required:
+        for e in entities:
+            own = arg in (f"{e.name}_id", f"{e.name}Id") or names_key(arg, e.name, e.key)
+            if own or (arg == e.key and len(entities) == 1):
+                return e, arg
+    return None
 
 
 @PROPOSERS.register("refuses")
@@ -205,15 +372,20 @@ def template_of(real: Any, args: JSON, model: Any) -> Any:
         slots.setdefault(_word(value), f"{{arg.{path}}}")
     for path, value in _leaves(model):
         slots.setdefault(_word(value), f"{{out.{path}}}")
-    return _templated(real, slots)
+    flags = {v: f"{{arg.{k}}}" for k, v in reversed(list(args.items())) if isinstance(v, bool)}  # an echoed flag
+    return _templated(real, slots, model, flags)
 
 
-def _templated(real: Any, slots: dict[str, str]) -> Any:
+def _templated(real: Any, slots: dict[str, str], model: Any = None, flags: dict[bool, str] | None = None) -> Any:
+    if model not in (None, "", [], {}) and isinstance(real, (dict, list)) and real == model:
+        return "{out}"  # the model's whole answer, wrapped as the real thing wraps it
     if isinstance(real, dict):
-        return {k: _templated(v, slots) for k, v in real.items()}
+        return {k: _templated(v, slots, model, flags) for k, v in real.items()}
     if isinstance(real, list):
-        return [_templated(v, slots) for v in real]
-    if isinstance(real, bool) or real is None:
+        return [_templated(v, slots, model, flags) for v in real]
+    if isinstance(real, bool):
+        return (flags or {}).get(real, real)
+    if real is None:
         return real
     if isinstance(real, (int, float)):
         return slots.get(str(real), real)
