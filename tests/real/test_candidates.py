@@ -1,0 +1,120 @@
+"""Proposers, each on hand-made evidence: what they put forward, and that the chooser keeps only
+what generalizes to calls a candidate was not fit on."""
+
+from __future__ import annotations
+
+import json
+
+from tests.conftest import ROOT
+
+from envfactory.ingest import load
+from envfactory.real.trace import Sequence, Trace, TraceCall
+from envfactory.runtime.answers import fill
+from envfactory.runtime.environment import Environment
+from envfactory.synth import synthesize
+from envfactory.synth.candidates import (
+    Evidence,
+    Pair,
+    keyed_writes,
+    list_envelopes,
+    record_fields,
+    recorded_answers,
+    reply_templates,
+    template_of,
+)
+from envfactory.synth.chooser import choose
+
+TOOLS = [
+    {"name": "create_task", "description": "Create a task.",
+     "inputSchema": {"type": "object", "properties": {"title": {"type": "string"}}, "required": ["title"]}},
+    {"name": "list_tasks", "description": "List the tasks.", "inputSchema": {"type": "object", "properties": {}},
+     "outputSchema": {"type": "object", "properties": {"id": {"type": "string"}, "title": {"type": "string"}}}},
+    {"name": "finish_task", "description": "Finish a task.",
+     "inputSchema": {"type": "object", "properties": {"task_id": {"type": "string"}}, "required": ["task_id"]}},
+    {"name": "get_task", "description": "Get a task.",
+     "inputSchema": {"type": "object", "properties": {"task_id": {"type": "string"}}, "required": ["task_id"]}},
+]  # fmt: skip
+
+
+def _spec(tmp_path, tools=TOOLS):
+    path = tmp_path / "tools.json"
+    path.write_text(json.dumps({"tools": tools}))
+    spec = synthesize(load(path), state="empty", name="tasks")
+    entity = spec.state_schema["task"]
+    schema = spec.state_schema.model_copy(update={"entities": tuple(
+        e.model_copy(update={"fields": {**e.fields, "done": {"type": "boolean"}}}) if e.name == "task" else e
+        for e in spec.state_schema.entities)})  # fmt: skip
+    return spec.model_copy(update={"state_schema": schema}), entity
+
+
+def test_a_template_keeps_what_varies_as_slots_and_fills_back() -> None:
+    template = template_of("Created task 7: buy milk", {"title": "buy milk"}, {"id": 7, "title": "buy milk"})
+    assert template == "Created task {out.id}: {arg.title}"
+    assert fill(template, {"title": "tea"}, {"id": 8}) == "Created task 8: tea"
+    wrapped = template_of({"success": True, "task": {"id": 3}}, {}, {"id": 3})
+    assert wrapped == {"success": True, "task": "{out}"}
+    assert fill(wrapped, {}, {"id": 9, "title": "x"}) == {"success": True, "task": {"id": 9, "title": "x"}}
+    assert fill("{arg.missing}", {}, {}) is None  # a slot that cannot be filled leaves the tool's own answer
+
+
+def test_replies_worded_alike_become_a_template_and_lists_keep_their_envelope(tmp_path) -> None:
+    spec, _ = _spec(tmp_path)
+    made = [Pair({"title": t}, True, f"Task {t!r} saved", True, {"id": f"task_000{i}", "title": t})
+            for i, t in enumerate(["a", "b", "c"], 1)]  # fmt: skip
+    listed = [Pair({}, True, {"tasks": [{"id": "task_0001"}], "total": 1}, True, {"id": "task_0001"}),
+              Pair({}, True, {"tasks": [], "total": 0}, True, {})]  # fmt: skip
+    evidence = Evidence({"create_task": made, "list_tasks": listed})
+    [template] = reply_templates(spec, evidence)
+    assert template.tool == "create_task" and template.behaviour.answer.template == "Task '{arg.title}' saved"
+    [envelope] = list_envelopes(spec, evidence)
+    assert envelope.behaviour.answer.template == {"tasks": "{rows}", "total": "{count}"}
+    episode = Environment(envelope.applied(spec)).episode()
+    episode.call_tool("create_task", {"title": "tea"})
+    episode.call_tool("create_task", {"title": "jam"})
+    assert episode.call_tool("list_tasks", {}).data["total"] == 2  # every row, though the schema declares one
+
+
+def test_a_create_stores_the_values_the_real_records_always_start_with(tmp_path) -> None:
+    spec, _ = _spec(tmp_path)
+    pairs = [Pair({"title": t}, True, {"ok": True, "task": {"id": f"task_000{i}", "title": t, "done": False,
+                                                             "tags": []}}, True, {"id": f"task_000{i}", "title": t})
+             for i, t in enumerate(["a", "b"], 1)]  # fmt: skip
+    [candidate] = record_fields(spec, Evidence({"create_task": pairs}))
+    episode = Environment(candidate.applied(spec)).episode()
+    made = episode.call_tool("create_task", {"title": "tea"}).data
+    assert made["done"] is False and made["tags"] == []
+
+
+def test_a_tool_the_descriptions_could_not_model_gets_keyed_writes(tmp_path) -> None:
+    spec, _ = _spec(tmp_path)
+    assert spec.behaviour("finish_task").effect.kind == "fallback"
+    pairs = [Pair({"task_id": "task_0001"}, True, "done", False, "unsupported")]
+    summaries = {c.summary for c in keyed_writes(spec, Evidence({"finish_task": pairs}))}
+    assert {"deletes the task", "sets task.done to True", "sets task.done to True (again accepted)"} <= summaries
+
+
+def _one(s: int, key: str, output: dict) -> Sequence:
+    return Sequence(id=s, calls=(TraceCall(tool="get_task", arguments={"task_id": key}, ok=True, output=output,
+                                           sequence=s),))  # fmt: skip
+
+
+def test_memorized_replies_win_only_where_they_generalize(tmp_path) -> None:
+    spec, _ = _spec(tmp_path)
+    # the same arguments answer the same in every sequence: reference data, worth recording
+    steady = [_one(s, "t1", {"id": "t1", "title": "ref"}) for s in range(4)]
+    learned = choose(spec, Trace(source="t", sequences=tuple(steady)))
+    kept = {c.tool: c for c in learned.choices}
+    assert kept["get_task"].chosen.proposer in ("recorded", "template")  # equal on this evidence: the first kept
+    assert Environment(learned).episode().call_tool("get_task", {"task_id": "t1"}).data == {"id": "t1", "title": "ref"}
+    # arguments never seen twice: a recorded table answers nothing new and is not kept
+    fresh = [_one(s, f"t{s}", {"id": f"t{s}", "title": "x"}) for s in range(4)]
+    kept = {c.tool: c for c in choose(spec, Trace(source="t", sequences=tuple(fresh))).choices}
+    assert kept["get_task"].chosen.proposer != "recorded"
+    changing = [Pair({"task_id": "t1"}, True, 1, True, 2), Pair({"task_id": "t1"}, True, 3, True, 2)]
+    assert recorded_answers(spec, Evidence({"get_task": changing})) == []  # the state showed through
+
+
+def test_bench_corpus_manifest_names_both_halves_and_licences() -> None:
+    sets = json.loads((ROOT / "bench" / "learn_corpus" / "sets.json").read_text())
+    assert len(sets) >= 12 and {s["half"] for s in sets} == {"tune", "report"}
+    assert sum(s["registry"] == "npm" for s in sets) >= 2 and all(s["licence"] for s in sets)
