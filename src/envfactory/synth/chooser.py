@@ -79,21 +79,26 @@ def choose(
     parts = _folds(trace, folds)
     current = spec
     for round_ in range(rounds):
-        base = _cv_score(current, parts)
         offered = _offers(current, trace, parts, proposers)
         for tool in [t.name for t in spec.tools.tools]:
-            for key, (full, per_fold) in offered.get(tool, {}).items():
-                s = _cv_score(current, parts, per_fold)
-                entry = Scored(proposer=key[1], summary=key[2], score=round(s, 4), calls=trace.calls)
+            if tool not in offered:
+                continue
+            # a tool's candidates change only the sequences that call it: they are scored there
+            local = [p.of(s.id for s in p.sequences if any(c.tool == tool for c in s.calls)) for p in parts]
+            calls = sum(len(s.calls) for p in local for s in p.sequences)
+            base = _cv_score(current, local)
+            for key, (full, per_fold) in offered[tool].items():
+                s = _cv_score(current, local, per_fold)
+                entry = Scored(proposer=key[1], summary=key[2], score=round(s, 4), calls=calls)
                 if s > base + 1e-9:
                     runners[tool][chosen[tool].summary] = chosen[tool]
                     chosen[tool], current, base = entry, full.applied(current), s
                     runners[tool].pop(entry.summary, None)
                 elif entry.summary != chosen[tool].summary:
                     runners[tool][entry.summary] = entry
-            chosen[tool] = chosen[tool].model_copy(update={"score": round(base, 4), "calls": trace.calls})
+            chosen[tool] = chosen[tool].model_copy(update={"score": round(base, 4), "calls": calls})
         if progress is not None:
-            progress(f"round {round_ + 1}: agreement score {base:.3f}")
+            progress(f"round {round_ + 1}: agreement score {_cv_score(current, parts):.3f}")
     return _recorded(current, chosen, runners, evidence_kind)
 
 
@@ -123,11 +128,14 @@ def _proposed(spec: EnvSpec, evidence: Evidence, proposers: dict[str, Proposer])
 
 def _cv_score(spec: EnvSpec, parts: list[Trace], per_fold: list[Candidate | None] | None = None) -> float:
     """The mean score over folds of ``spec`` (with each fold's candidate in place) on that fold."""
-    total = 0.0
+    total, used = 0.0, 0
     for i, part in enumerate(parts):
+        if not part.sequences:
+            continue
         candidate = per_fold[i] if per_fold is not None else None
         total += score(replay(candidate.applied(spec) if candidate else spec, part))
-    return total / len(parts)
+        used += 1
+    return total / used if used else 0.0
 
 
 def _folds(trace: Trace, k: int) -> list[Trace]:
