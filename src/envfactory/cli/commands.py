@@ -159,6 +159,12 @@ def inspect(env_dir: Path) -> None:
             ]
         )
     console.print(table("Tools", ["tool", "effect", "entity", "fidelity", "required", "notes"], rows))
+    learned = [c for c in spec.choices if c.chosen.proposer != "descriptions" or c.flagged]
+    if learned:
+        cols = ["tool", "chosen", "runners-up", "flagged"]
+        picked = [[c.tool, f"{c.chosen.proposer}: {c.chosen.summary}", len(c.runners_up), c.flagged or "-"]
+                  for c in learned]  # fmt: skip
+        console.print(table(f"Chosen on evidence ({spec.choices[0].evidence})", cols, picked))
     ents = [
         [
             e.name,
@@ -399,7 +405,10 @@ def learn(descriptions: str, source: str, out: Path, *, budget: int, seed: int, 
     learned.save(folder)
     write_trace(evidence, folder / "trace.jsonl")
     write_json(folder / "learn.json", report.model_dump(mode="json"))
-    write_json(folder / "fidelity.json", {"measured": {"source": source, "held_out": True, "grades": report.grades}})
+    figures = {"outcome": report.learned.outcome, "stub_outcome": report.stub.outcome,
+               "output_fields": report.learned.fields, "stub_output_fields": report.stub.fields}  # fmt: skip
+    write_json(folder / "fidelity.json",
+               {"measured": {"source": source, "held_out": True, **figures, "grades": report.grades}})  # fmt: skip
     console.print(learn_table(report, spec.name))
     for tool, summary in sorted(report.changed.items()):
         console.print(f"  {tool}: {escape(summary)}")

@@ -35,8 +35,8 @@ from envfactory.runtime.environment import Environment
 from envfactory.runtime.episode import Episode
 
 JSON = dict[str, Any]
-# (sequence id, call index, the recorded call in the model's ids, the model's result)
-Observer = Callable[[str, int, Any, Any], None]
+# (sequence id, call index, the recorded call in the model's ids, the model's result, its value before shaping)
+Observer = Callable[[str, int, Any, Any, Any], None]
 
 
 def replay(spec: EnvSpec, trace: Trace, *, observe: Observer | None = None, env: Environment | None = None,
@@ -58,7 +58,7 @@ def replay(spec: EnvSpec, trace: Trace, *, observe: Observer | None = None, env:
             real = aliases.translate(call.output) if call.ok else None
             _compare(tally[call.tool], call.ok, real, s, f)
             if observe is not None:  # the call as the model was given it, its reply in the model's ids
-                observe(str(seq.id), i, call.model_copy(update={"arguments": ours, "output": real}), s)
+                observe(str(seq.id), i, call.model_copy(update={"arguments": ours, "output": real}), s, model.last_raw)
         same = same_final(seq, model, aliases)
         if same is not None:
             finals.append(float(same))

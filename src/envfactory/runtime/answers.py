@@ -19,7 +19,8 @@ from envfactory.runtime.result import ToolError
 
 JSON = dict[str, Any]
 Executor = Callable[[Any, JSON], Any]
-SLOT = re.compile(r"\{(arg|out)(?:\.([^{}]+))?\}")  # ``{out}`` alone: the tool's whole answer
+# ``{out}`` alone: the tool's whole answer; ``{raw.PATH}``: what its effect produced before shaping
+SLOT = re.compile(r"\{(arg|out|raw)(?:\.([^{}]+))?\}")
 # the rows a list's effect found, before shaping cut them to what the output schema declares, and how many
 ROWS, COUNT = "{rows}", "{count}"
 REFUSED = "$refused"  # a recorded reply that was a refusal: {"$refused": message}
@@ -50,8 +51,9 @@ _MISSING = object()
 
 def fill(template: Any, args: JSON, out: Any, defaults: JSON | None = None, rows: Any = None) -> Any:
     """``template`` with its slots filled (a string that is one slot alone takes the value itself;
-    an argument not given takes its declared default; ``{rows}`` and ``{count}`` are the rows a list
-    found and how many), or ``None`` when a slot cannot be filled."""
+    an argument not given takes its declared default; ``rows`` is what the effect produced before
+    shaping: ``{raw.PATH}`` inside it, ``{rows}`` and ``{count}`` the rows a list found and how
+    many), or ``None`` when a slot cannot be filled."""
     value = _filled(template, {**(defaults or {}), **args}, out, rows)
     return None if value is _MISSING else value
 
@@ -69,11 +71,12 @@ def _filled(template: Any, args: JSON, out: Any, rows: Any = None) -> Any:
         if not isinstance(rows, list):
             return _MISSING
         return rows if template == ROWS else len(rows)
+    sources = {"arg": args, "out": out, "raw": rows}
     try:
         whole = SLOT.fullmatch(template)
         if whole:
-            return leaf(args if whole.group(1) == "arg" else out, whole.group(2) or "")
-        return SLOT.sub(lambda m: _text(leaf(args if m.group(1) == "arg" else out, m.group(2) or "")), template)
+            return leaf(sources[whole.group(1)], whole.group(2) or "")
+        return SLOT.sub(lambda m: _text(leaf(sources[m.group(1)], m.group(2) or "")), template)
     except KeyError:
         return _MISSING
 

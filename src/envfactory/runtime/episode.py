@@ -36,6 +36,7 @@ class Episode:
     __slots__ = (
         "_ctx",
         "env",
+        "last_raw",
         "log",
         "max_steps",
         "replies",
@@ -50,6 +51,7 @@ class Episode:
 
     def __init__(self, env: Environment, *, max_steps: int | None = None, user: UserSimulator | None = None) -> None:
         self.env = env
+        self.last_raw: Any = None  # what the last call's behaviour produced before shaping (for learning)
         self.user: UserSimulator = user or ClosingUser()
         self.max_steps = max_steps or env.spec.config.max_steps
         self.reset()
@@ -134,6 +136,7 @@ class Episode:
         except Exception as err:  # a behaviour bug must not crash the agent's loop, nor pass for a refusal
             failure = f"{name} failed: {type(err).__name__}: {_error_text(err)}"
             return ToolResult.failure("internal_error", failure), logged
+        self.last_raw = value
         return ToolResult(True, to_json_text(tool.shape(value))), logged
 
     def act(self, message: JSON) -> list[JSON]:

@@ -41,6 +41,7 @@ class Pair:
     real: Any  # the real reply (ids translated to the model's), or the refusal's message
     model_ok: bool
     model: Any  # the model's reply, or its refusal's message
+    raw: Any = None  # what the model's effect produced before shaping (the whole record a create made)
 
 
 @dataclass(frozen=True)
@@ -98,10 +99,10 @@ def reply_templates(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
             continue
         best: tuple[int, Any, JSON] | None = None
         for defaults in _default_sets(spec, tool):  # declared defaults; absent flags read as false or true
-            made = Counter(_canonical(template_of(p.real, {**defaults, **p.args}, p.model)) for p in seen)
+            made = Counter(_canonical(template_of(p.real, {**defaults, **p.args}, p.model, p.raw)) for p in seen)
             text, count = made.most_common(1)[0]
             shaped = orjson.loads(text)
-            fits = sum(fill(shaped, p.args, p.model, defaults) == p.real for p in seen)
+            fits = sum(fill(shaped, p.args, p.model, defaults, p.raw) == p.real for p in seen)
             if count >= 2 and (best is None or fits > best[0]):
                 best = (fits, shaped, defaults)
         if best is None or best[0] * 2 < len(seen) or best[1] == _first_model(seen):
@@ -363,7 +364,7 @@ def recorded_answers(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
     return out
 
 
-def template_of(real: Any, args: JSON, model: Any) -> Any:
+def template_of(real: Any, args: JSON, model: Any, raw: Any = None) -> Any:
     """``real`` (text or JSON) with the values it shares with the arguments and the model's answer
     as slots: a whole value becomes one slot (keeping its type), words inside a text become slots
     (arguments first, longer values first, whole words only)."""
@@ -372,17 +373,23 @@ def template_of(real: Any, args: JSON, model: Any) -> Any:
         slots.setdefault(_word(value), f"{{arg.{path}}}")
     for path, value in _leaves(model):
         slots.setdefault(_word(value), f"{{out.{path}}}")
+    for path, value in _leaves(raw if isinstance(raw, dict) else None):
+        slots.setdefault(_word(value), f"{{raw.{path}}}")
     flags = {v: f"{{arg.{k}}}" for k, v in reversed(list(args.items())) if isinstance(v, bool)}  # an echoed flag
-    return _templated(real, slots, model, flags)
+    wholes = {"{out}": model, "{raw}": raw}  # the model's whole answer, wrapped as the real thing wraps it
+    return _templated(real, slots, {k: v for k, v in wholes.items() if v not in (None, "", [], {})}, flags)
 
 
-def _templated(real: Any, slots: dict[str, str], model: Any = None, flags: dict[bool, str] | None = None) -> Any:
-    if model not in (None, "", [], {}) and isinstance(real, (dict, list)) and real == model:
-        return "{out}"  # the model's whole answer, wrapped as the real thing wraps it
+def _templated(real: Any, slots: dict[str, str], wholes: dict[str, Any] | None = None,
+               flags: dict[bool, str] | None = None) -> Any:  # fmt: skip
+    if isinstance(real, (dict, list)):
+        whole = next((slot for slot, value in (wholes or {}).items() if value == real), None)
+        if whole is not None:
+            return whole
     if isinstance(real, dict):
-        return {k: _templated(v, slots, model, flags) for k, v in real.items()}
+        return {k: _templated(v, slots, wholes, flags) for k, v in real.items()}
     if isinstance(real, list):
-        return [_templated(v, slots, model, flags) for v in real]
+        return [_templated(v, slots, wholes, flags) for v in real]
     if isinstance(real, bool):
         return (flags or {}).get(real, real)
     if real is None:

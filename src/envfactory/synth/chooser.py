@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from envfactory.ir.choice import Choice, Scored
 from envfactory.ir.choice import Evidence as EvidenceKind
@@ -41,10 +42,17 @@ def observe(spec: EnvSpec, trace: Trace, env: Environment | None = None) -> tupl
     """Replay ``trace`` on ``spec``: each call's real side beside the model's answer, and the figures."""
     pairs: dict[str, list[Pair]] = {}
 
-    def seen(_seq: str, _i: int, call: TraceCall, result: ToolResult) -> None:
+    def seen(_seq: str, _i: int, call: TraceCall, result: ToolResult, raw: Any = None) -> None:
         real = call.output if call.ok else (call.error or "refused")
         pairs.setdefault(call.tool, []).append(
-            Pair(call.arguments, call.ok, real, result.ok, opened_text(result.data) if result.ok else _message(result))
+            Pair(
+                call.arguments,
+                call.ok,
+                real,
+                result.ok,
+                opened_text(result.data) if result.ok else _message(result),
+                raw if result.ok else None,
+            )
         )
 
     measured = replay(spec, trace, observe=seen, env=env)
@@ -99,7 +107,7 @@ def choose(
             chosen[tool] = chosen[tool].model_copy(update={"score": round(base, 4), "calls": calls})
         if progress is not None:
             progress(f"round {round_ + 1}: agreement score {_cv_score(current, parts):.3f}")
-    return _recorded(current, chosen, runners, evidence_kind)
+    return _recorded(current, chosen, runners, evidence_kind, _unexplained(observe(current, trace)[1]))
 
 
 def _offers(spec: EnvSpec, trace: Trace, parts: list[Trace], proposers: dict[str, Proposer],
@@ -149,10 +157,28 @@ def _without(trace: Trace, part: Trace) -> Trace:
     return trace.of(s.id for s in trace.sequences if s.id not in left)
 
 
+FLAG_OUTCOME, FLAG_FIELDS = 0.9, 0.5  # below these on the evidence, no candidate explains the tool
+
+
+def _unexplained(m: Measurement) -> dict[str, str]:
+    """Per tool, what the chosen behaviour still fails to explain of the evidence."""
+    out = {}
+    for t in m.tools:
+        outcome = t.earned_outcome if t.earned_outcome is not None else t.outcome
+        if t.earned == 0:
+            out[t.tool] = f"every one of its {t.calls} calls was refused on both sides or answered nothing"
+        elif outcome < FLAG_OUTCOME:
+            out[t.tool] = f"outcomes agree on {outcome:.0%} of its calls"
+        elif t.output_fields is not None and t.output_fields < FLAG_FIELDS:
+            out[t.tool] = f"{t.output_fields:.0%} of its reply fields agree"
+    return out
+
+
 def _recorded(spec: EnvSpec, chosen: dict[str, Scored], runners: dict[str, dict[str, Scored]],
-              evidence: EvidenceKind) -> EnvSpec:  # fmt: skip
+              evidence: EvidenceKind, flagged: dict[str, str] | None = None) -> EnvSpec:  # fmt: skip
+    flagged = flagged or {}
     choices = tuple(
-        Choice(tool=t, chosen=chosen[t], evidence=evidence,
+        Choice(tool=t, chosen=chosen[t], evidence=evidence, flagged=flagged.get(t),
                runners_up=tuple(sorted(runners[t].values(), key=lambda s: -(s.score or 0.0))))
         for t in spec.tools.names
     )  # fmt: skip
