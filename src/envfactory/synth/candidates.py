@@ -277,11 +277,14 @@ def keyed_writes(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
             continue
         entity, arg = named
         effects: list[tuple[str, Any]] = [(f"deletes the {entity.name}", DeleteEffect(entity=entity.name, key_arg=arg))]
+        # a status value only if the real side ever answered it; a repeat accepted only if one was
+        answered = _answered_values(evidence)
+        agains = (False, True) if _repeat_accepted(pairs) else (False,)
         for name, schema in entity.fields.items():
-            values: list[Any] = [v for v in schema.get("enum") or [] if isinstance(v, str)][:6]
+            values: list[Any] = [v for v in schema.get("enum") or [] if isinstance(v, str) and v in answered][:6]
             values += [True, False] if schema.get("type") == "boolean" else []
             for value in values:
-                for again in (False, True):
+                for again in agains:
                     effects.append((f"sets {entity.name}.{name} to {value!r}{' (again accepted)' if again else ''}",
                                     ActionEffect(entity=entity.name, key_arg=arg, field=name, to=value,
                                                  again=again)))  # fmt: skip
@@ -289,6 +292,24 @@ def keyed_writes(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
             made = Behaviour(tool=tool, effect=effect, fidelity="medium", notes=(f"learned: {summary}",))
             out.append(Candidate(tool, "writes", summary, made, confirms="reads after the call show the change"))
     return out
+
+
+def _answered_values(evidence: Evidence) -> set[str]:
+    """Every text value the real side answered anywhere in the evidence."""
+    return {v for pairs in evidence.pairs.values() for p in pairs if p.real_ok
+            for _path, v in _leaves(p.real) if isinstance(v, str)}  # fmt: skip
+
+
+def _repeat_accepted(pairs: list[Pair]) -> bool:
+    """Whether the real side accepted a call with arguments it had already accepted."""
+    seen: set[str] = set()
+    for p in pairs:
+        key = args_key(p.args)
+        if p.real_ok and key in seen:
+            return True
+        if p.real_ok:
+            seen.add(key)
+    return False
 
 
 def _keyed(spec: EnvSpec, tool: str) -> tuple[Entity, str] | None:
