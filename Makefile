@@ -13,6 +13,9 @@ MCP_STAMP := $(MCP_SERVERS)/node_modules/.installed
 # published, stateful MCP servers (npm and PyPI, pinned) that `envfactory learn` is measured on: bench/learn_corpus
 LEARN_CORPUS := bench/learn_corpus
 LEARN_STAMP := $(LEARN_CORPUS)/node_modules/.installed
+# the BFCL multi-turn API classes (PyPI, pinned, without its evaluation stack) that bench/fidelity.py --bfcl measures
+BFCL := bench/bfcl
+BFCL_STAMP := $(BFCL)/python/.installed
 # verifiers in its own environment (it pins mcp==2.0.0 and openai<3, which this project is past)
 VERIFIERS := tests/trainers/verifiers
 VERIFIERS_STAMP := $(VERIFIERS)/python/.installed
@@ -47,6 +50,11 @@ $(LEARN_STAMP): $(LEARN_CORPUS)/package.json $(LEARN_CORPUS)/package-lock.json $
 	$(LEARN_CORPUS)/python-mcp1/bin/python -m pip install --quiet -r $(LEARN_CORPUS)/requirements-mcp1.txt
 	touch $(LEARN_STAMP)
 
+$(BFCL_STAMP): $(BFCL)/requirements.txt
+	rm -rf $(BFCL)/python && $(PYTHON) -m venv $(BFCL)/python
+	$(BFCL)/python/bin/python -m pip install --quiet --no-deps -r $(BFCL)/requirements.txt
+	touch $(BFCL_STAMP)
+
 $(VERIFIERS_STAMP): $(VERIFIERS)/requirements.txt
 	rm -rf $(VERIFIERS)/python && $(PYTHON) -m venv $(VERIFIERS)/python
 	$(VERIFIERS)/python/bin/python -m pip install --quiet -r $(VERIFIERS)/requirements.txt
@@ -69,15 +77,16 @@ format: $(STAMP)
 	$(BIN)/ruff check --fix src tests bench examples specs
 	$(BIN)/ruff format src tests bench examples specs
 
-bench: $(STAMP) $(MCP_STAMP) $(LEARN_STAMP)
+bench: $(STAMP) $(MCP_STAMP) $(LEARN_STAMP) $(BFCL_STAMP)
 	$(BIN)/python bench/startup.py
 	$(BIN)/python bench/env_step.py
 	$(BIN)/python bench/tasks.py
 	$(BIN)/python bench/corpus.py
-	$(BIN)/python bench/fidelity.py
+	$(BIN)/python bench/fidelity.py --bfcl
+	$(BIN)/python bench/learn.py
 	cd bench && ../$(BIN)/python hostile.py
 	cd bench && ../$(BIN)/python robustness.py && ../$(BIN)/python advantages.py
 
 clean:
 	rm -rf $(VENV) out .pytest_cache .ruff_cache $(MCP_SERVERS)/node_modules $(MCP_SERVERS)/python $(VERIFIERS)/python \
-		$(LEARN_CORPUS)/node_modules $(LEARN_CORPUS)/python $(LEARN_CORPUS)/python-mcp1
+		$(LEARN_CORPUS)/node_modules $(LEARN_CORPUS)/python $(LEARN_CORPUS)/python-mcp1 $(BFCL)/python $(BFCL)/build

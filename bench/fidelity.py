@@ -1,6 +1,7 @@
 """Synthesized environments against real implementations, beside an always-succeeding stub.
 
-    python bench/fidelity.py [--sequences 40] [--length 10] [--seed 0] [--python MANIFEST.json] [--only-python]
+    python bench/fidelity.py [--sequences 40] [--length 10] [--seed 0] [--python MANIFEST.json] [--bfcl]
+                             [--only-python]
 
 For every tool set with a real implementation: outcome agreement, output agreement (exact and
 leaf fields) and final-state agreement of the environment synthesized from its descriptions
@@ -19,6 +20,13 @@ repository (the BFCL API classes, say): a JSON list of ``{name, descriptions, im
 FILE.py:Class, scenario?}``, paths relative to the manifest's folder, which is put on
 ``sys.path`` (the classes import their siblings). Each class is made fresh per sequence and given
 its scenario (its initial state) through its loader method.
+
+``--bfcl`` measures the BFCL multi-turn API classes so: ``bfcl-eval``, pinned in
+``bench/bfcl/requirements.txt``, is installed into ``bench/bfcl/python`` (by ``make bench``, or
+here when it is missing), and ``bench/bfcl/manifest.py`` builds their manifest in
+``bench/bfcl/build`` (both git-ignored) from the files it ships: the class files, their function
+lists, and each class's ``initial_config`` in the first multi-turn entry that gives it one.
+``python bench/fidelity.py --bfcl --only-python`` prints the README's BFCL table.
 """
 
 from __future__ import annotations
@@ -76,6 +84,23 @@ def python_sets(manifest: Path) -> dict[str, object]:
     return out
 
 
+def bfcl_manifest() -> Path:
+    """The BFCL classes' manifest, built from the pinned install (made first if missing)."""
+    import sys
+
+    sys.path.insert(0, str(ROOT / "bench"))
+    from bfcl import manifest as bfcl
+
+    if not bfcl.installed():
+        print(f"{bfcl.VENV.relative_to(ROOT)} is missing or older than its requirements: installing "
+              f"{bfcl.REQUIREMENTS.relative_to(ROOT)} as `make bench` does ...", file=sys.stderr,
+              flush=True)  # fmt: skip
+        bfcl.install()
+    path = bfcl.build()
+    print(f"BFCL manifest: {path.relative_to(ROOT)}", file=sys.stderr, flush=True)
+    return path
+
+
 IMPLEMENTATIONS = {
     "travel (bundled, ours)": travel,
     **{f"{name} ({server.package}, MCP)": foreign(name) for name, server in FOREIGN_MCP.items()},
@@ -88,11 +113,14 @@ def main() -> None:
     parser.add_argument("--length", type=int, default=10)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--python", type=Path, help="a manifest of Python implementations (module docstring)")
-    parser.add_argument("--only-python", action="store_true", help="measure only the --python implementations")
+    parser.add_argument("--bfcl", action="store_true", help="the BFCL API classes, installed and their manifest built")
+    parser.add_argument("--only-python", action="store_true", help="measure only the --python/--bfcl implementations")
     args = parser.parse_args()
     chosen = {} if args.only_python else dict(IMPLEMENTATIONS)
     if args.python:
         chosen.update(python_sets(args.python))
+    if args.bfcl:
+        chosen.update(python_sets(bfcl_manifest()))
     table = Table(title=f"Fidelity against real implementations ({args.sequences} sequences x {args.length} calls)")
     for col in ("tool set", "calls", "outcome (stub)", "output exact (stub)", "output fields (stub)", "final state",
                 "targets met"):  # fmt: skip

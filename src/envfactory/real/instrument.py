@@ -401,21 +401,28 @@ def _order(value: Any) -> bytes:
 
 
 def _compare(t: dict[str, list[float]], real_ok: bool, real_output: Any, s: Any, f: Any) -> None:
-    t["outcome"].append(float(real_ok == s.ok))
-    t["stub_outcome"].append(float(real_ok == f.ok))
-    mutual = not real_ok and not s.ok
-    empty = real_ok and s.ok and real_output in _NOTHING and s.data in _NOTHING
+    # both sides' replies are read alike: a model answering {"success": false} refused, as the real one did
+    s_ok, f_ok = _accepted(s), _accepted(f)
+    t["outcome"].append(float(real_ok == s_ok))
+    t["stub_outcome"].append(float(real_ok == f_ok))
+    mutual = not real_ok and not s_ok
+    empty = real_ok and s_ok and real_output in _NOTHING and s.data in _NOTHING
     t["mutual"].append(float(mutual))
     t["empty"].append(float(empty))
     if not mutual and not empty:  # agreement either side earned by answering something
-        t["earned"].append(float(real_ok == s.ok))
-        t["stub_earned"].append(float(real_ok == f.ok))
-    for side, result in (("", s), ("stub_", f)):
-        if real_ok and result.ok:
+        t["earned"].append(float(real_ok == s_ok))
+        t["stub_earned"].append(float(real_ok == f_ok))
+    for side, result, ok in (("", s, s_ok), ("stub_", f, f_ok)):
+        if real_ok and ok:
             real, other = _opened(real_output, result.data)
             same = _same_output(real, other)
             t[f"{side}exact"].append(float(same))
             t[f"{side}fields"].append(1.0 if same else _leaf_share(real, other))
+
+
+def _accepted(result: Any) -> bool:
+    """Whether a result accepted the call: ok, and its reply no refusal dressed as an answer."""
+    return bool(result.ok) and reply_error(result.data) is None
 
 
 def _opened(real: Any, other: Any) -> tuple[Any, Any]:
