@@ -33,6 +33,18 @@ class Answer(BaseModel):
     defaults: dict[str, Any] = Field(default_factory=dict)  # declared defaults of arguments a call may omit
 
 
+class ArgCheck(BaseModel):
+    """A check the real implementation was seen making: argument ``arg``, when given, must have one of
+    the ``shapes`` its accepted values had (:func:`envfactory.runtime.answers.shape_of`), else the call
+    is refused with ``message``."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    arg: str
+    shapes: tuple[str, ...]
+    message: str
+
+
 class Scored(BaseModel):
     """One candidate's standing: who proposed it, what it is, and how it scored."""
 
@@ -56,4 +68,4 @@ class Choice(BaseModel):
     flagged: str | None = None  # why no candidate explains what was seen, if none does
 
 
-__all__ = ["Answer", "Choice", "Evidence", "Scored"]
+__all__ = ["Answer", "ArgCheck", "Choice", "Evidence", "Scored"]

@@ -10,7 +10,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from envfactory.ir.choice import Answer
+from envfactory.ir.choice import Answer, ArgCheck
 
 FilterOp = Literal["eq", "in", "any", "contains", "search", "gte", "lte"]
 Fidelity = Literal["real", "high", "medium", "low", "simulated"]
@@ -438,6 +438,7 @@ class Behaviour(_Frozen):
     notes: tuple[str, ...] = ()
     gate: Gate | None = None
     answer: Answer | None = None  # a wording of the reply learned from the real implementation
+    checks: tuple[ArgCheck, ...] = ()  # argument checks the real implementation was seen making
 
     @property
     def low_fidelity(self) -> bool:

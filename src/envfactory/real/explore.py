@@ -14,8 +14,10 @@ from a few moves, each aimed at something a model must get right:
   the descriptions give for a tool's arguments — with an argument now and then drawn anew (free
   text such as a query or a formula is rarely valid when drawn from its schema alone).
 
-Every sequence ends by recording what the real side holds (its read-everything tool, or the
-object's records), so a replay can compare final states.
+Every sequence opens with the given state reads (so the ids a fresh copy minted for its own
+starting records are seen, and a replay can pair them with the model's) and ends by recording
+what the real side holds (its read-everything tool, the object's records, or those reads), so a
+replay can compare final states.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from envfactory.ir.env import EnvSpec
 from envfactory.ir.tool import ToolSpec
 from envfactory.real.instrument import SIGN_IN, RealSide, _natural
 from envfactory.real.keypool import KeyPool, identifying
+from envfactory.real.mcp import TMP
 from envfactory.real.trace import Final, Sequence, Trace, TraceCall
 from envfactory.seeding import derive_seed
 from envfactory.values import ValueMaker
@@ -75,8 +78,16 @@ def explore(
             keys.learn(side.known_fields())
             last: tuple[str, JSON] | None = None
             wrote = False
-            for _ in range(min(length, budget - done)):
-                tool, args = _step(model, reads, keys, rng, maker, last, wrote, known)
+            # each sequence opens by reading what is there, so ids a fresh copy minted for itself are known
+            dump = getattr(real, "final_tool", None)
+            reads_first = final_reads or ([(dump, {"path": TMP} if model.tools[dump].required == ["path"] else {})]
+                                          if dump in model.tools.names else [])  # fmt: skip
+            opening = list(reads_first)[: max(0, min(length, budget - done) - 1)]
+            for step in range(min(length, budget - done)):
+                if step < len(opening):
+                    tool, args = opening[step]
+                else:
+                    tool, args = _step(model, reads, keys, rng, maker, last, wrote, known)
                 r = side.call(tool, args)
                 done += 1
                 if r.error_code in BROKEN:  # the real code crashed: nothing to learn from

@@ -14,7 +14,7 @@ from typing import Any
 
 import orjson
 
-from envfactory.ir.choice import Answer
+from envfactory.ir.choice import Answer, ArgCheck
 from envfactory.runtime.result import ToolError
 
 JSON = dict[str, Any]
@@ -99,6 +99,32 @@ def opened_text(value: Any) -> Any:
     return value
 
 
+def shape_of(value: Any) -> str:
+    """A value's shape: its type, and for a number whether it is whole, for a text its runs of
+    capitals, small letters, digits and other characters (``"P2"`` is ``A9``, ``"2026-12-01"`` is
+    ``9-9-9``); checks learned from the real implementation compare shapes."""
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, (int, float)):
+        return "int" if float(value).is_integer() else "fraction"
+    if not isinstance(value, str):
+        return type(value).__name__
+    classes = ["A" if c.isupper() else "a" if c.islower() else "9" if c.isdigit() else c for c in value[:64]]
+    return "".join(c for i, c in enumerate(classes) if i == 0 or c != classes[i - 1]) or "empty"
+
+
+def checked(checks: tuple[ArgCheck, ...], execute: Executor) -> Executor:
+    """``execute`` behind the argument checks: a value of an unseen shape is refused before anything runs."""
+
+    def run(ctx: Any, args: JSON) -> Any:
+        for check in checks:
+            if check.arg in args and shape_of(args[check.arg]) not in check.shapes:
+                raise ToolError("invalid_arguments", check.message)
+        return execute(ctx, args)
+
+    return run
+
+
 def answered(answer: Answer, execute: Executor, shape: Callable[[Any], Any]) -> Executor:
     """An executor that runs ``execute``, shapes its value and words the reply as ``answer`` says."""
     if answer.kind == "template":
@@ -122,4 +148,4 @@ def answered(answer: Answer, execute: Executor, shape: Callable[[Any], Any]) -> 
     return recorded
 
 
-__all__ = ["COUNT", "REFUSED", "ROWS", "answered", "args_key", "fill", "leaf", "opened_text"]
+__all__ = ["COUNT", "REFUSED", "ROWS", "answered", "args_key", "checked", "fill", "leaf", "opened_text", "shape_of"]

@@ -29,7 +29,7 @@ from envfactory.runtime import shell as _shell  # noqa: F401  (registers the she
 from envfactory.runtime import simulated as _simulated  # noqa: F401  (registers the simulated executor)
 from envfactory.runtime import singleton as _singleton  # noqa: F401  (registers the singleton executor)
 from envfactory.runtime import tree as _tree  # noqa: F401  (registers the tree executor)
-from envfactory.runtime.answers import answered
+from envfactory.runtime.answers import answered, checked
 from envfactory.runtime.behaviours import Executor, compile_executor, to_jsonable
 from envfactory.runtime.shape import Shaper, compile_shaper, identity, key_aliases, with_outcome_flags
 from envfactory.runtime.singleton import gated
@@ -89,6 +89,8 @@ class Environment:
             )
             if behaviour.answer is not None:  # worded as the real implementation words it
                 execute, shape = answered(behaviour.answer, execute, shape), identity
+            if behaviour.checks:  # checks the real implementation was seen making
+                execute = checked(behaviour.checks, execute)
             self.tools[tool.name] = CompiledTool(
                 name=tool.name,
                 validate=compile_validator(tool.input_schema),

@@ -22,12 +22,12 @@ from typing import Any
 
 import orjson
 
-from envfactory.ir.choice import Answer
+from envfactory.ir.choice import Answer, ArgCheck
 from envfactory.ir.effect import ActionEffect, Behaviour, CreateEffect, DeleteEffect, FallbackEffect
 from envfactory.ir.env import EnvSpec
 from envfactory.ir.state import SINGLETON_KEY, Entity, names_key
 from envfactory.registry import Registry
-from envfactory.runtime.answers import COUNT, REFUSED, ROWS, args_key, fill
+from envfactory.runtime.answers import COUNT, REFUSED, ROWS, args_key, fill, shape_of
 
 JSON = dict[str, Any]
 
@@ -326,6 +326,30 @@ def _keyed(spec: EnvSpec, tool: str) -> tuple[Entity, str] | None:
             if own or (arg == e.key and len(entities) == 1):
                 return e, arg
     return None
+
+
+@PROPOSERS.register("checks")
+def argument_checks(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
+    """Checks the real side makes that the model does not: an argument whose every accepted value had
+    one of a few shapes and whose refused calls the model accepted all had another (``limit: 34.65``
+    refused, whole numbers accepted; a priority ``high`` refused, ``A`` accepted)."""
+    out = []
+    for tool, pairs in evidence.pairs.items():
+        missed = [p for p in pairs if not p.real_ok and p.model_ok]
+        if not missed:
+            continue
+        behaviour = spec.behaviour(tool)
+        for arg in sorted({a for p in missed for a in p.args}):
+            accepted = {shape_of(p.args[arg]) for p in pairs if p.real_ok and arg in p.args}
+            refused = [p for p in missed if arg in p.args]
+            if not accepted or len(accepted) > 4 or any(shape_of(p.args[arg]) in accepted for p in refused):
+                continue
+            message = str(refused[0].real)[:200] if isinstance(refused[0].real, str) else f"invalid {arg}"
+            check = ArgCheck(arg=arg, shapes=tuple(sorted(accepted)), message=message)
+            made = behaviour.model_copy(update={"checks": (*behaviour.checks, check)})
+            out.append(Candidate(tool, "checks", f"{arg} must be shaped {' or '.join(sorted(accepted))}", made,
+                                 confirms="values of other shapes are refused"))  # fmt: skip
+    return out
 
 
 @PROPOSERS.register("refuses")
