@@ -121,3 +121,19 @@ def test_bench_corpus_manifest_names_both_halves_and_licences() -> None:
     sets = json.loads((ROOT / "bench" / "learn_corpus" / "sets.json").read_text())
     assert len(sets) >= 12 and {s["half"] for s in sets} == {"tune", "report"}
     assert sum(s["registry"] == "npm" for s in sets) >= 2 and all(s["licence"] for s in sets)
+
+
+def test_a_check_the_real_side_makes_is_learned_from_shapes(tmp_path) -> None:
+    from envfactory.runtime.answers import shape_of
+    from envfactory.synth.candidates import argument_checks
+
+    assert (shape_of("P2"), shape_of("2026-12-01"), shape_of(3), shape_of(3.5)) == ("A9", "9-9-9", "int", "fraction")
+    spec, _ = _spec(tmp_path)
+    pairs = [Pair({"title": "A"}, True, {"id": "task_0001"}, True, {"id": "task_0001"}),  # accepted: capitals
+             Pair({"title": "B"}, True, {"id": "task_0002"}, True, {"id": "task_0002"}),
+             Pair({"title": "high"}, False, "Title must be one capital", True, {"id": "task_0003"})]  # fmt: skip
+    [candidate] = argument_checks(spec, Evidence({"create_task": pairs}))
+    episode = Environment(candidate.applied(spec)).episode()
+    refused = episode.call_tool("create_task", {"title": "low"})
+    assert not refused.ok and refused.error == "invalid_arguments" and "one capital" in refused.content
+    assert episode.call_tool("create_task", {"title": "C"}).ok
