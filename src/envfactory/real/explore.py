@@ -102,7 +102,7 @@ def explore(
         sequences.append(Sequence(id=n, calls=tuple(calls), final=final))
         if progress is not None:
             progress(done, budget)
-    return Trace(source=source, sequences=tuple(sequences))
+    return Trace(source=source, sequences=tuple(sequences), start=model.initial_state)
 
 
 def _read_back(side: Any, reads: list[tuple[str, JSON]]) -> Final | None:

@@ -102,7 +102,8 @@ def learn(
     text = str(source)
     real: RealSide | None = None
     if _is_trace(text):
-        trace, model, kind = read_trace(Path(text)), spec, "traces"
+        trace, kind = read_trace(Path(text)), "traces"
+        model = _started(spec, trace)
     else:
         real = real_source(spec, text, env=env, log=log, final_tool=final_tool, scenario=scenario)
         model, kind = real.synth_spec, "real"
@@ -123,6 +124,14 @@ def learn(
         seconds=round(time.perf_counter() - started, 2),
     )  # fmt: skip
     return learned, report, trace
+
+
+def _started(spec: EnvSpec, trace: Trace) -> EnvSpec:
+    """``spec`` starting where the trace's sequences started, when the trace says (its entities only)."""
+    if trace.start is None:
+        return spec
+    rows = {name: trace.start.get(name, []) for name in spec.state_schema.names}
+    return spec.model_copy(update={"initial_state": rows})
 
 
 def _is_trace(source: str) -> bool:

@@ -5,8 +5,10 @@ reply), optionally ``error`` (a refusal's message) and ``sequence`` (calls of on
 order on one fresh system). A line ``{"sequence": S, "final": {...}}`` records what the system held
 at the end of sequence S: ``{"tool", "arguments", "output"}`` (its read-everything tool's answer),
 ``{"rows": {entity: [records]}}``, or ``{"reads": [{"tool", "arguments", "output"}, ...]}`` (the
-answers of reads that together show the state). A call answered ``ok`` whose reply is a refusal
-(``"Error: ..."``; :func:`~envfactory.real.replies.reply_error`) is read as the refusal it is.
+answers of reads that together show the state). A line ``{"start": {entity: [records]}}`` says
+where every sequence started, as the model's records (an explored trace records it). A call
+answered ``ok`` whose reply is a refusal (``"Error: ..."``;
+:func:`~envfactory.real.replies.reply_error`) is read as the refusal it is.
 """
 
 from __future__ import annotations
@@ -67,6 +69,8 @@ class Trace(BaseModel):
 
     source: str
     sequences: tuple[Sequence, ...]
+    # where every sequence started, as the model's records (``{entity: [rows]}``), when known
+    start: dict[str, list[JSON]] | None = None
 
     @property
     def calls(self) -> int:
@@ -89,6 +93,7 @@ def read_trace(path: Path) -> Trace:
     """A trace file (see the module docstring); a clear error names the line that is not one."""
     calls: dict[Any, list[TraceCall]] = {}
     finals: dict[Any, Final] = {}
+    start: dict[str, list[JSON]] | None = None
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as err:
@@ -98,6 +103,9 @@ def read_trace(path: Path) -> Trace:
             continue
         try:
             raw = json.loads(line)
+            if isinstance(raw, dict) and isinstance(raw.get("start"), dict) and "tool" not in raw:
+                start = raw["start"]
+                continue
             if isinstance(raw, dict) and "final" in raw:
                 finals[raw.get("sequence", 0)] = Final.model_validate(raw["final"])
                 continue
@@ -109,12 +117,12 @@ def read_trace(path: Path) -> Trace:
     if not calls:
         raise SpecError("the trace holds no calls", file=str(path))
     sequences = tuple(Sequence(id=s, calls=tuple(c), final=finals.get(s)) for s, c in calls.items())
-    return Trace(source=str(path), sequences=sequences)
+    return Trace(source=str(path), sequences=sequences, start=start)
 
 
 def write_trace(trace: Trace, path: Path) -> Path:
     """Write ``trace`` as a trace file that :func:`read_trace` reads back."""
-    lines = []
+    lines = [json.dumps({"start": trace.start})] if trace.start is not None else []
     for seq in trace.sequences:
         lines += [c.model_dump_json(exclude_none=True) for c in seq.calls]
         if seq.final is not None:
