@@ -37,6 +37,7 @@ from envfactory.seeding import derive_seed
 from envfactory.values import ValueMaker
 
 JSON = dict[str, Any]
+OPENING = 2  # state reads a sequence opens with
 MOVES = (("any", 0.45), ("read-after-write", 0.2), ("repeat", 0.1), ("bad-id", 0.1), ("example", 0.15))
 
 
@@ -82,7 +83,9 @@ def explore(
             dump = getattr(real, "final_tool", None)
             reads_first = final_reads or ([(dump, {"path": TMP} if model.tools[dump].required == ["path"] else {})]
                                           if dump in model.tools.names else [])  # fmt: skip
-            opening = list(reads_first)[: max(0, min(length, budget - done) - 1)]
+            # at most two, those that need no arguments first: the sequence is for exploring
+            ranked = sorted(reads_first, key=lambda read: len(read[1]))
+            opening = ranked[: min(OPENING, max(0, min(length, budget - done) - 1))]
             for step in range(min(length, budget - done)):
                 if step < len(opening):
                     tool, args = opening[step]

@@ -99,12 +99,13 @@ class Aliases:
     def pair(self, real: Any, synth: Any, field: str = "") -> None:
         """Walk two answers to the same call side by side and pair their differing minted leaves."""
         if isinstance(real, dict) and isinstance(synth, dict):
-            if not real.keys() & synth.keys():  # one side wraps the record: {"success": true, "todo": {...}}
-                inner = [(v, synth) for v in real.values() if isinstance(v, dict)] + [
-                    (real, v) for v in synth.values() if isinstance(v, dict)
+            if not real.keys() & synth.keys():  # one side wraps: {"success": true, "todo": {...}}, {"todos": [...]}
+                inner = [(v, synth) for v in real.values() if isinstance(v, (dict, list))] + [
+                    (real, v) for v in synth.values() if isinstance(v, (dict, list))
                 ]
                 for a, b in inner:
-                    if a.keys() & b.keys():
+                    a, b = (a if isinstance(a, list) else [a]), (b if isinstance(b, list) else [b])
+                    if any(isinstance(x, dict) and isinstance(y, dict) and x.keys() & y.keys() for x in a for y in b):
                         self.pair(a, b, field)
                 return
             for k, v in real.items():
