@@ -124,6 +124,7 @@ def measure(
     progress: Callable[[int], None] | None = None,
     scenario: str | None = None,
     scenario_loader: str | None = None,
+    trust_code: bool = False,
 ) -> Measurement:
     """Replay seeded call sequences on the environment ``spec`` and on ``against``: a trusted
     ``file.py:Class`` implementing the same tools, or a live server ``mcp+stdio:CMD`` (started fresh
@@ -141,7 +142,7 @@ def measure(
     else:
         real_side = PythonSide(spec, against, final_tool, scenario, scenario_loader)
     synth_spec = real_side.synth_spec
-    synth_env, stub = Environment(synth_spec), Environment(_stub_spec(synth_spec))
+    synth_env, stub = Environment(synth_spec, trust_code=trust_code), Environment(_stub_spec(synth_spec))
     tally: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     crashes: dict[str, int] = defaultdict(int)
     finals: list[float] = []
@@ -370,11 +371,11 @@ def read_trace(path: Path) -> list[TraceCall]:
     return calls
 
 
-def measure_trace(spec: EnvSpec, path: Path) -> Measurement:
+def measure_trace(spec: EnvSpec, path: Path, *, trust_code: bool = False) -> Measurement:
     """Replay a recorded trace of a real system on ``spec`` (from its initial state) and on the stub;
     final states are not compared (a trace records outputs, not the real system's state)."""
     calls = read_trace(path)
-    env, stub = Environment(spec), Environment(_stub_spec(spec))
+    env, stub = Environment(spec, trust_code=trust_code), Environment(_stub_spec(spec))
     tally: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     episodes: dict[Any, tuple[Any, Any]] = {}
     for call in calls:

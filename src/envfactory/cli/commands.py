@@ -12,7 +12,7 @@ from envfactory.bundled import BUNDLED, bundled_specs_dir
 from envfactory.cli.common import console, err_console, escape, friendly_errors, table
 from envfactory.errors import EnvFactoryError
 from envfactory.ir.env import EnvSpec, write_json
-from envfactory.runtime.environment import Environment, bound_targets
+from envfactory.runtime.environment import Environment, executes
 from envfactory.synth import synthesize
 from envfactory.synth.selfcheck import FidelityReport, self_check
 from envfactory.synth.smoke import smoke_episode
@@ -135,14 +135,13 @@ def report_json(report: FidelityReport) -> dict[str, object]:
 @friendly_errors
 def inspect(env_dir: Path) -> None:
     spec = EnvSpec.load(env_dir)
+    running = executes(spec)
+    if running:  # first, before anything else: what loading this folder with --trust-code would run
+        console.print(f"[bold yellow]runs code or contacts a model ({len(running)} tools); commands that run "
+                      "episodes need --trust-code:[/]", soft_wrap=True)  # fmt: skip
+        for name, what in running:
+            console.print(f"  [bold yellow]![/] {escape(name)}: {escape(what)}", soft_wrap=True)
     console.print(f"[bold]{spec.name}[/] — {escape(spec.description.splitlines()[0] if spec.description else '')}")
-    code = bound_targets(spec)
-    if code:
-        console.print(
-            f"[bold yellow]runs code:[/] {escape(', '.join(sorted(code)))} — episodes import it or start it; "
-            "commands that run episodes need --trust-code",
-            soft_wrap=True,
-        )
     measured = measured_grades(env_dir / "fidelity.json")
     rows = []
     for b in spec.behaviours:
@@ -314,7 +313,7 @@ def fidelity(
     if live:
         log = log or env_dir / "mcp-server.log"
     if against.endswith((".jsonl", ".json")) and not live:  # a recorded trace of a real system
-        result = measure_trace(spec, Path(against))
+        result = measure_trace(spec, Path(against), trust_code=trust_code)
     else:
         if not trust_code and not live:
             raise EnvFactoryError(
@@ -324,7 +323,7 @@ def fidelity(
             bar = progress.add_task(f"replaying {sequences} sequences", total=sequences)
             result = measure(spec, against, sequences=sequences, length=length, seed=seed, env=server_env, log=log,
                              final_tool=final_tool, progress=lambda n: progress.update(bar, completed=n),
-                             scenario=scenario, scenario_loader=scenario_loader)  # fmt: skip
+                             scenario=scenario, scenario_loader=scenario_loader, trust_code=trust_code)  # fmt: skip
 
     def pct(value: float | None) -> str:
         return "-" if value is None else f"{value:.0%}"
@@ -356,14 +355,18 @@ def write_code(env_dir: Path, model: str, base_url: str | None, tools: list[str]
     """Ask a model for code behaviours; keep the ones that pass; save the environment."""
     from envfactory.llm import make_client
     from envfactory.mcplive import PREFIX
+    from envfactory.sandbox import require_boundary
     from envfactory.synth.llm_code import write_behaviours
 
     if against is not None and not against.startswith(PREFIX) and not trust_code:
         raise EnvFactoryError(f"checking against {against} imports and runs it; pass --trust-code if you trust it")
+    require_boundary()  # before asking the model: its code could not run here
     spec = EnvSpec.load(env_dir)
     unknown = sorted(set(tools) - set(spec.tools.names))
     if unknown:
         raise EnvFactoryError(f"not tools of {spec.name}: {', '.join(unknown)}")
+    if not trust_code:
+        Environment(spec)  # the folder's own code and simulated tools run in the probes: they need consent too
     client = make_client(model, base_url=base_url)
     with err_console.status(f"{client.model} is writing code"):
         new, results = write_behaviours(spec, client, tools or None, against=against)
@@ -479,10 +482,13 @@ def simulate(env_dir: Path, model: str, base_url: str | None, tools: list[str]) 
         console.print("no read-only fallback tools: nothing to simulate")
         return 0
     entities = tuple(spec.state_schema.names)
-    effect = SimulatedEffect(model=model, base_url=base_url, entities=entities)
+    effect = SimulatedEffect(model=model, entities=entities)  # the address stays the user's, out of the folder
     note = (f"answered by {model}, validated against the output schema and cached",)
     new = tuple(Behaviour(tool=b.tool, effect=effect, fidelity="simulated", notes=note) if b.tool in chosen else b
                 for b in spec.behaviours)  # fmt: skip
     path = spec.model_copy(update={"behaviours": new}).save(env_dir)
     console.print(f"simulated by {model}: {', '.join(chosen)}; saved {path}")
+    if base_url:
+        console.print(f"the folder records no address: set ENVFACTORY_BASE_URL={base_url} where episodes run "
+                      "(and pass --trust-code: simulated tools contact a model)")  # fmt: skip
     return 0
