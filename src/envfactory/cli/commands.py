@@ -406,12 +406,16 @@ def serve(env_dir: Path, mcp: bool, tasks_file: Path | None, control: bool, trus
     if mcp_http:
         import uvicorn
 
+        from envfactory.integrations.guard import server_options
         from envfactory.serve_mcp import http_app
 
-        app = http_app(env_dir, tasks, control=control, trust_code=trust_code, max_sessions=max_sessions, host=host)
+        app = http_app(env_dir, tasks, control=control, trust_code=trust_code, max_sessions=max_sessions, host=host,
+                       token=token, max_body=max_body, idle_s=idle_s)  # fmt: skip
         _quiet_gc()
-        err_console.print(f"serving {spec.name} over MCP (streamable HTTP) at http://{host}:{port}/mcp")
-        uvicorn.run(app, host=host, port=port, log_level="warning")
+        guarded = "a bearer token required" if token else "no token (anyone who can reach it may use it)"
+        err_console.print(f"serving {spec.name} over MCP (streamable HTTP) at http://{host}:{port}/mcp: at most "
+                          f"{max_sessions} sessions, {guarded}")  # fmt: skip
+        uvicorn.run(app, host=host, port=port, log_level="warning", **server_options())
         return 0
     if not mcp:
         import uvicorn
@@ -431,7 +435,10 @@ def serve(env_dir: Path, mcp: bool, tasks_file: Path | None, control: bool, trus
                           f"at most {max_sessions} sessions, {guarded}; finished trajectories go to {saved}; "
                           "Ctrl-C stops")  # fmt: skip
         # tool messages are small: compressing each WebSocket frame costs more than it saves
-        uvicorn.run(app, host=host, port=port, log_level="warning", ws_per_message_deflate=False)
+        from envfactory.integrations.guard import server_options
+
+        uvicorn.run(app, host=host, port=port, log_level="warning", ws_per_message_deflate=False,
+                    **server_options())  # fmt: skip
         return 0
     from envfactory.serve_mcp import serve_stdio
 

@@ -248,8 +248,11 @@ def serve(
     ] = False,
     tasks_file: Annotated[Path | None, typer.Option("--tasks", help="Tasks a reset can start (JSON lines).")] = None,
     control: Annotated[
-        bool, typer.Option(help="MCP: also list env_reset, env_reply and env_verify for the harness.")
-    ] = True,
+        bool,
+        typer.Option(
+            help="MCP: also list env_reset, env_reply and env_verify for the harness (off: an agent would see them).",
+        ),
+    ] = False,
     host: Annotated[str, typer.Option(help="HTTP: the address to listen on.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="HTTP: the port.")] = 8000,
     max_sessions: Annotated[int, typer.Option(min=1, help="HTTP: concurrent WebSocket sessions.")] = 64,
@@ -258,7 +261,7 @@ def serve(
         str | None,
         typer.Option(
             envvar="ENVFACTORY_TOKEN",
-            help="OpenEnv HTTP: require 'Authorization: Bearer TOKEN' "
+            help="HTTP (OpenEnv and --mcp-http): require 'Authorization: Bearer TOKEN' "
             "(or ?token= on a WebSocket) everywhere but /health.",
         ),
     ] = None,
