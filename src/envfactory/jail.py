@@ -11,7 +11,8 @@
 - a seccomp filter (compiled by libseccomp) that refuses new processes (``fork``, ``vfork``,
   ``clone`` without ``CLONE_THREAD``, ``clone3``) and the kernel interfaces a sandbox never needs
   (``ptrace``, ``mount``, ``unshare``, ``setns``, ``bpf``, keyrings, ``perf_event_open``, ...);
-- rlimits: CPU seconds, address space, no file bytes, no core files, few descriptors;
+- rlimits (set by a small trampoline that then becomes ``bwrap``): CPU seconds, address space, no
+  file bytes, no core files, few descriptors;
 - the parent reads stdout and stderr with a bounded reader (past the cap the run is killed) and
   kills the whole session at the wall deadline; the PID namespace dies with its first process,
   taking every child with it, and ``--die-with-parent`` ends it if the caller dies.
@@ -29,7 +30,6 @@ import ctypes.util
 import errno
 import functools
 import os
-import resource
 import selectors
 import shutil
 import signal
@@ -155,17 +155,16 @@ def bwrap_argv(program: list[str], seccomp_fd: int) -> list[str]:
     ]  # fmt: skip
 
 
-def _limits(cpu_seconds: int, memory_bytes: int) -> None:
-    """Runs in the child before ``exec``: the rlimits every process in the jail inherits."""
-    for limit, value in (
-        (resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 1)),  # SIGXCPU at the soft limit, SIGKILL after
-        (resource.RLIMIT_AS, (memory_bytes, memory_bytes)),
-        (resource.RLIMIT_FSIZE, (0, 0)),
-        (resource.RLIMIT_CORE, (0, 0)),
-        (resource.RLIMIT_NOFILE, (64, 64)),
-        (resource.RLIMIT_MEMLOCK, (0, 0)),
-    ):
-        resource.setrlimit(limit, value)
+# sets the rlimits every process in the jail inherits, then becomes bwrap (no preexec_fn: the caller may
+# have threads, and a fork that runs Python code before exec can deadlock on a lock one of them held)
+_LIMITS = """import os, resource, sys
+cpu, memory = int(sys.argv[1]), int(sys.argv[2])
+for limit, value in ((resource.RLIMIT_CPU, (cpu, cpu + 1)), (resource.RLIMIT_AS, (memory, memory)),
+                     (resource.RLIMIT_FSIZE, (0, 0)), (resource.RLIMIT_CORE, (0, 0)),
+                     (resource.RLIMIT_NOFILE, (64, 64)), (resource.RLIMIT_MEMLOCK, (0, 0))):
+    resource.setrlimit(limit, value)
+os.execv(sys.argv[3], sys.argv[3:])
+"""
 
 
 def jailed(
@@ -183,11 +182,10 @@ def jailed(
     os.write(filter_write, seccomp_program())  # a few hundred bytes: fits the pipe
     os.close(filter_write)
     try:
-        proc = subprocess.Popen(
-            bwrap_argv(program, filter_read), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            env={}, pass_fds=(filter_read,), start_new_session=True, close_fds=True,
-            preexec_fn=lambda: _limits(cpu_seconds, memory_bytes),
-        )  # fmt: skip
+        argv = [interpreter(), "-I", "-S", "-c", _LIMITS, str(cpu_seconds), str(memory_bytes),
+                *bwrap_argv(program, filter_read)]  # fmt: skip
+        proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={},
+                                pass_fds=(filter_read,), start_new_session=True, close_fds=True)  # fmt: skip
     finally:
         os.close(filter_read)
     try:
