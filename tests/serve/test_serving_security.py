@@ -135,6 +135,8 @@ def test_openenv_refuses_bad_reset_fields_deep_messages_and_its_anonymous_mcp(
         assert json.loads(ws.receive_text())["data"]["code"] == "INVALID_JSON"
         ws.send_text(json.dumps({"type": "reset", "data": {"seed": 1}}))
         assert json.loads(ws.receive_text())["type"] == "observation"  # the session goes on
+        ws.send_text(json.dumps({"type": "state"}))
+        assert set(json.loads(ws.receive_text())["data"]["verdict"]) == {"success", "reward"}  # mid-episode: no goal
 
 
 def _held(port: int, data: bytes) -> bytes:

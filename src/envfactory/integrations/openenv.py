@@ -127,8 +127,9 @@ def _refused(calls: list[JSON], code: str, message: str) -> ToolObservation:
     return ToolObservation(messages=answers, done=True, reward=0.0, verdict=None)
 
 
-def _verdict(v: Verdict) -> JSON:
-    return {"success": v.success, "reward": v.reward, "reasons": list(v.reasons)}
+def _verdict(v: Verdict, reasons: bool = True) -> JSON:
+    """The verdict as JSON; its reasons (which state the goal) only once the episode is over."""
+    return {"success": v.success, "reward": v.reward, **({"reasons": list(v.reasons)} if reasons else {})}
 
 
 class EpisodeEnv(OpenEnvEnvironment[ToolCallAction, ToolObservation, State]):
@@ -206,7 +207,7 @@ class EpisodeEnv(OpenEnvEnvironment[ToolCallAction, ToolObservation, State]):
         task = self.episode.task
         return State(episode_id=self.episode_id, step_count=self.episode.steps, task_id=task.id if task else None,
                      state_hash=self.episode.state_hash(), done=self.episode.done,
-                     verdict=_verdict(self.episode.verify()))  # fmt: skip
+                     verdict=_verdict(self.episode.verify(), reasons=self.episode.done))  # fmt: skip
 
     def get_metadata(self) -> EnvironmentMetadata:
         spec = self.env.spec
