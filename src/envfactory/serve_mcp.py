@@ -127,9 +127,10 @@ def build_server(host_factory: Any, name: str, *, max_hosts: int = 64, live: Cal
         key = headers.get("mcp-session-id", "") if headers is not None else "stdio"
         with lock:
             if key not in hosts:
-                if len(hosts) >= max_hosts and live is not None:
-                    current = set(live())
-                    for gone in [k for k in hosts if k not in current]:
+                current = live() if live is not None and len(hosts) >= max_hosts else None
+                if current is not None:
+                    alive = set(current)
+                    for gone in [k for k in hosts if k not in alive]:
                         del hosts[gone]
                 if len(hosts) >= max_hosts:
                     raise AtCapacity(f"the server holds its limit of {max_hosts} live sessions; try again later")
@@ -231,8 +232,9 @@ def http_app(
     env = Environment.load(env_dir, trust_code=trust_code)
     holder: dict[str, Any] = {}
 
-    def live() -> Any:
-        return getattr(holder.get("app"), "_server_instances", {}).keys()
+    def live() -> Any:  # the SDK's live sessions; None (prune nothing) if it keeps them elsewhere
+        instances = getattr(holder.get("app"), "_server_instances", None)
+        return instances.keys() if isinstance(instances, dict) else None
 
     server = build_server(lambda: EpisodeHost(env, tasks, control), env.name, max_hosts=max_sessions, live=live)
     app = server.streamable_http_app(max_sessions=max_sessions, host=host, session_idle_timeout=idle_s,
