@@ -20,7 +20,17 @@ BFCL_STAMP := $(BFCL)/python/.installed
 VERIFIERS := tests/trainers/verifiers
 VERIFIERS_STAMP := $(VERIFIERS)/python/.installed
 
-.PHONY: demo test lint format bench clean
+.PHONY: demo test lint format bench clean sandbox
+
+# the boundary around generated code (envfactory.jail): bubblewrap and libseccomp; installed when root, else a
+# refusal that says what to install (code behaviours refuse the same way at run time)
+sandbox:
+	@if command -v bwrap >/dev/null 2>&1 && ldconfig -p 2>/dev/null | grep -q libseccomp.so.2; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		(apt-get install -y -qq bubblewrap libseccomp2 >/dev/null 2>&1 || \
+		 (apt-get update -qq >/dev/null && apt-get install -y -qq bubblewrap libseccomp2 >/dev/null)); \
+	else echo "generated code needs bubblewrap and libseccomp2: run 'sudo apt-get install bubblewrap libseccomp2'" >&2; \
+		exit 1; fi
 
 $(STAMP): requirements.lock pyproject.toml Makefile
 	$(PYTHON) -m venv $(VENV)
@@ -65,7 +75,7 @@ $(VERIFIERS_STAMP): $(VERIFIERS)/requirements.txt
 demo: $(STAMP)
 	$(BIN)/envfactory demo --out out/demo
 
-test: $(STAMP) $(MCP_STAMP) $(VERIFIERS_STAMP) lint
+test: sandbox $(STAMP) $(MCP_STAMP) $(VERIFIERS_STAMP) lint
 	$(BIN)/python -m pytest
 
 lint: $(STAMP)
@@ -77,7 +87,7 @@ format: $(STAMP)
 	$(BIN)/ruff check --fix src tests bench examples specs
 	$(BIN)/ruff format src tests bench examples specs
 
-bench: $(STAMP) $(MCP_STAMP) $(LEARN_STAMP) $(BFCL_STAMP)
+bench: sandbox $(STAMP) $(MCP_STAMP) $(LEARN_STAMP) $(BFCL_STAMP)
 	$(BIN)/python bench/startup.py
 	$(BIN)/python bench/env_step.py
 	$(BIN)/python bench/tasks.py

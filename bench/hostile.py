@@ -16,7 +16,14 @@ Prints one table of counts; the acceptance target is 0 in every "bad" column:
   fail or see a mix of two versions while two writers race on one folder;
 - a ReDoS pattern: the slowest validation of a 10,000-character argument;
 - answer spraying: answer tasks passed by the gold reply (false negatives are 1 - that), and by
-  agents that make the gold calls and then reply with every number / every text value in the state.
+  agents that make the gold calls and then reply with every number / every text value in the state;
+- security (``hostile_security.py``; ``--only-security`` runs just these): hostile generated code
+  against the sandbox (escapes over files, environment, sockets, signals, children, floods, with
+  the audit hook switched off five ways; beside it, what the previous in-process fence let out),
+  folders that would run code or contact a model without consent, requests to an address a folder
+  names, unauthenticated calls per server mode, episodes lost while sessions churn, 500s on hostile
+  reset fields, unanswered hostile messages, slow clients held past the deadlines, and processes
+  broken live MCP servers leave behind.
 """
 
 from __future__ import annotations
@@ -35,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+from hostile_security import security_rows
 from rich.console import Console
 from rich.table import Table
 
@@ -356,9 +364,14 @@ def main() -> None:
     parser.add_argument("--mutants", type=int, default=1_500)
     parser.add_argument("--tasks", type=int, default=150, help="tasks per environment for the spraying check")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--sessions", type=int, default=1_100, help="MCP HTTP sessions that come and go")
+    parser.add_argument("--only-security", action="store_true", help="only the security sections")
     args = parser.parse_args()
     console = Console(width=200)
     start = time.perf_counter()
+    if args.only_security:
+        console.print(_security_table(args.sessions, start))
+        return
     calls: Counter[str] = Counter()
     steps: Counter[str] = Counter()
     snaps: Counter[str] = Counter()
@@ -432,6 +445,17 @@ def main() -> None:
         f"text spray {sprays['passed by text spray without the rule'] / n:.1%}",
     )
     console.print(table)
+    console.print(_security_table(args.sessions, start))
+
+
+def _security_table(sessions: int, start: float) -> Table:
+    rows = security_rows(sessions)
+    table = Table(title=f"Security boundaries ({time.perf_counter() - start:.0f} s)")
+    for col in ("check", "cases", "bad outcomes (target 0)", "other outcomes"):
+        table.add_column(col)
+    for row in rows:
+        table.add_row(*row)
+    return table
 
 
 if __name__ == "__main__":

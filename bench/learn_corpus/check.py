@@ -48,10 +48,8 @@ def load(names: list[str]) -> list[dict[str, Any]]:
 
 
 def target_of(spec: dict[str, Any]) -> Any:
-    try:
-        from envfactory.real.mcp import McpTarget
-    except ImportError:  # before the real/ package
-        from envfactory.mcplive import McpTarget  # type: ignore[no-redef]
+    from envfactory.real.mcp import McpTarget
+
     program = str(CORPUS / spec["program"])
     command = spec["command"].replace("{bin}", program).replace("{corpus}", str(CORPUS))
     return McpTarget.parse("mcp+stdio:" + command, spec.get("env") or {})
@@ -91,10 +89,8 @@ def masked(value: Any) -> str:
 
 def run_server(spec: dict[str, Any], timeout: float) -> dict[str, Any]:
     """One fresh server: its tools, start time, setup outcomes, and the answers to the read calls."""
-    try:
-        from envfactory.real.mcp import McpSession
-    except ImportError:
-        from envfactory.mcplive import McpSession  # type: ignore[no-redef]
+    from envfactory.real.mcp import McpSession
+
     reads = spec.get("reads") or []
     calls = [reads[i % len(reads)] for i in range(READS)] if reads else []
     began = time.monotonic()

@@ -1,28 +1,33 @@
 """Run code nobody reviewed (LLM-written behaviours) in a separate, fenced-in process.
 
-``run_sandboxed(code, function, payload)`` starts a fresh interpreter (``python -I``: no user
-site, no environment variables), which, before it reads the code,
+``run_sandboxed(code, function, state, args)`` runs the code behind the operating system's boundary
+(``envfactory.jail``: bubblewrap namespaces with an empty environment, a read-only root holding only
+the interpreter, no network, no other processes, a seccomp filter against new processes, rlimits,
+bounded output, killed at the wall deadline with everything it started). Where that boundary cannot
+be built, it refuses (``SandboxUnavailable``, saying what to install) rather than run unfenced.
 
-- caps CPU time (``RLIMIT_CPU``), address space (``RLIMIT_AS``) and file size (``RLIMIT_FSIZE`` 0);
-- imports the modules the code may use (``ALLOWED``), then installs an audit hook that refuses any
-  further import, any ``open``, sockets, subprocesses, ``os.system``/``exec``/``fork``/``spawn``,
-  ``ctypes`` and signal handlers — audit hooks cannot be removed once installed;
-
-and the parent kills it after ``wall_seconds``. The code must define ``function(state, args)``;
-the child sends back its JSON result, or the reason it was stopped: ``timeout``, ``memory``,
-``forbidden`` (with the refused operation), ``error`` (an exception in the code, with its
-message) or ``crash``. Nothing the code does reaches the caller's process.
+Inside, a second layer that is *not* the boundary: a fresh interpreter (``python -I -S``) imports
+the modules the code may use (``ALLOWED``), then installs an audit hook that refuses any further
+import, ``open``, sockets, subprocesses and the like, so that honest mistakes get a clear reason.
+The code must define ``function(state, args)``; the child sends back its JSON result, or the reason
+it was stopped: ``timeout``, ``memory``, ``forbidden`` (with the refused operation), ``flood`` (more
+output than the caps), ``error`` (an exception in the code, with its message) or ``crash``.
 """
 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from dataclasses import dataclass
 from typing import Any, Literal
 
-Outcome = Literal["ok", "error", "timeout", "memory", "forbidden", "crash"]
+from envfactory import jail
+from envfactory.errors import EnvFactoryError
+
+Outcome = Literal["ok", "error", "timeout", "memory", "forbidden", "flood", "crash"]
+OUTCOMES = frozenset(("ok", "error", "timeout", "memory", "forbidden", "flood", "crash"))
+MAX_ANSWER = 16 * 2**20  # bytes of stdout (the JSON answer)
+MAX_STDERR = 64 * 2**10
+
 ALLOWED = ("json", "math", "re", "datetime", "collections", "itertools", "functools", "string", "copy",
            "decimal", "statistics", "operator", "random", "uuid")  # fmt: skip
 
@@ -36,7 +41,7 @@ resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))  # SIGXCPU at the soft l
 resource.setrlimit(resource.RLIMIT_FSIZE, (0, 0))
 with open("/proc/self/statm") as f:
     used = int(f.read().split()[0]) * resource.getpagesize()
-limit = used + memory_mb * 2**20
+limit = min(used + memory_mb * 2**20, resource.getrlimit(resource.RLIMIT_AS)[1])
 resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 out = sys.stdout
 allowed_set = set(allowed)
@@ -90,6 +95,16 @@ class SandboxResult:
         return self.outcome == "ok"
 
 
+class SandboxUnavailable(EnvFactoryError):
+    """Generated code cannot be fenced in on this machine; the message says what to install."""
+
+
+def require_boundary() -> None:
+    """Raise ``SandboxUnavailable`` unless the operating-system boundary works here."""
+    if (problem := jail.problem()) is not None:
+        raise SandboxUnavailable(f"refusing to run generated code: {problem}")
+
+
 def run_sandboxed(
     code: str,
     function: str,
@@ -100,27 +115,33 @@ def run_sandboxed(
     memory_mb: int = 256,
     wall_seconds: float = 5.0,
 ) -> SandboxResult:
-    """Run ``function(state, args)`` of ``code`` in a fenced-in child process (module docstring)."""
-    payload = json.dumps({"code": code, "function": function, "state": state, "args": args})
-    argv = [sys.executable, "-I", "-c", _CHILD, str(cpu_seconds), str(memory_mb), ",".join(ALLOWED)]
-    try:
-        done = subprocess.run(argv, input=payload, capture_output=True, text=True, timeout=wall_seconds,
-                              check=False)  # fmt: skip
-    except subprocess.TimeoutExpired:
+    """Run ``function(state, args)`` of ``code`` behind the boundary (module docstring)."""
+    require_boundary()
+    payload = json.dumps({"code": code, "function": function, "state": state, "args": args}).encode()
+    argv = [jail.interpreter(), "-I", "-S", "-c", _CHILD, str(cpu_seconds), str(memory_mb), ",".join(ALLOWED)]
+    done = jail.jailed(argv, payload, cpu_seconds=cpu_seconds, memory_bytes=(memory_mb + 256) * 2**20,
+                       wall_seconds=wall_seconds, max_stdout=MAX_ANSWER, max_stderr=MAX_STDERR)  # fmt: skip
+    stderr = done.stderr.decode(errors="replace")
+    if done.cut == "timeout":
         return SandboxResult("timeout", detail=f"no answer within {wall_seconds:.0f}s (killed)")
+    if done.cut:
+        cap = MAX_ANSWER if done.cut == "stdout" else MAX_STDERR
+        return SandboxResult("flood", detail=f"more than {cap:,} bytes on {done.cut} (killed)")
     if done.returncode < 0 or not done.stdout:
-        signal = -done.returncode if done.returncode < 0 else None
-        if signal in (9, 24):  # SIGXCPU at the CPU limit, SIGKILL at the hard one
+        if -done.returncode in (9, 24):  # SIGXCPU at the CPU limit, SIGKILL at the hard one
             return SandboxResult("timeout", detail=f"more than {cpu_seconds}s of CPU time")
-        if "MemoryError" in done.stderr:
+        if "MemoryError" in stderr:
             return SandboxResult("memory", detail="the memory limit was reached")
-        last = done.stderr.strip().splitlines()[-1:] or [f"exit {done.returncode}"]
+        last = stderr.strip().splitlines()[-1:] or [f"exit {done.returncode}"]
         return SandboxResult("crash", detail=last[0][:300])
     try:
         answer = json.loads(done.stdout)
-    except ValueError:
+        if answer["outcome"] not in OUTCOMES:
+            raise ValueError(answer["outcome"])
+        return SandboxResult(answer["outcome"], value=answer.get("value"), detail=str(answer.get("detail", ""))[:500])
+    except (ValueError, KeyError, TypeError):
         return SandboxResult("crash", detail="the code wrote to stdout")
-    return SandboxResult(answer["outcome"], value=answer.get("value"), detail=answer.get("detail", ""))
 
 
-__all__ = ["ALLOWED", "SandboxResult", "run_sandboxed"]
+__all__ = ["ALLOWED", "MAX_ANSWER", "MAX_STDERR", "SandboxResult", "SandboxUnavailable", "require_boundary",
+           "run_sandboxed"]  # fmt: skip

@@ -75,13 +75,13 @@ def test_code_that_passes_the_probes_replaces_the_fallback_and_counts_the_state(
     )
     behaviour = new.behaviour("tally_workload")
     assert behaviour.effect.kind == "code" and behaviour.fidelity == "medium" and "coder" in behaviour.notes[0]
-    episode = Environment(new).episode()
+    episode = Environment(new, trust_code=True).episode()
     rows = list(episode.store.rows("ticket"))
     expected = {"open": sum(r["status"] == "open" for r in rows), "closed": sum(r["status"] == "closed" for r in rows)}
     assert episode.call_tool("tally_workload", {}).data == expected
     episode.call_tool("create_ticket", {"title": "Printer on fire", "status": "open"})
     assert episode.call_tool("tally_workload", {}).data["open"] == expected["open"] + 1
-    assert self_check(new).passed
+    assert self_check(new, trust_code=True).passed
 
 
 def test_code_that_fails_the_probes_is_rejected_with_the_reason_and_the_tool_stays_flagged() -> None:
@@ -92,7 +92,8 @@ def test_code_that_fails_the_probes_is_rejected_with_the_reason_and_the_tool_sta
     assert "rejected: " in prompts[1] and "forbidden: open" in prompts[1]  # the retry was told why
     assert new.behaviour("tally_workload").effect.kind == "fallback"
     assert not os.path.exists("/tmp/envfactory-pwned")
-    assert Environment(new).episode().call_tool("tally_workload", {}).ok  # the environment keeps working
+    working = Environment(new, trust_code=True).episode().call_tool("tally_workload", {})
+    assert working.ok  # the environment keeps working
 
 
 def test_changes_from_code_are_checked_before_any_is_applied(tmp_path: Path) -> None:
@@ -106,7 +107,7 @@ def test_changes_from_code_are_checked_before_any_is_applied(tmp_path: Path) -> 
     effect = CodeEffect(code=sneaky, entities=("ticket",))
     code = Behaviour(tool="tally_workload", effect=effect, fidelity="medium")
     behaviours = tuple(code if b.tool == "tally_workload" else b for b in spec.behaviours)
-    episode = Environment(spec.model_copy(update={"behaviours": behaviours})).episode()
+    episode = Environment(spec.model_copy(update={"behaviours": behaviours}), trust_code=True).episode()
     before = episode.state_hash()
     result = episode.call_tool("tally_workload", {})
     assert result.error == "internal_error" and "without its key" in json.loads(result.content)["error"]["message"]
@@ -138,3 +139,70 @@ def test_where_a_real_implementation_exists_written_code_must_agree_with_it() ->
         assert not rejected[0].accepted and "disagrees with" in rejected[0].reason
         new, accepted = write_behaviours(spec, client, ["get_flight"], against=real)
     assert accepted[0].accepted and "agreed with" in new.behaviour("get_flight").notes[0]
+
+
+def test_no_hostile_program_leaves_the_boundary_even_with_the_audit_hook_switched_off() -> None:
+    from envfactory.testing.hostile_code import escapes, programs
+
+    chosen = programs()
+    found, escaped = escapes(chosen)
+    assert len(chosen) >= 50 and escaped == []
+    assert sum(v for k, v in found.items() if k.endswith(" programs")) == len(chosen)
+
+
+def test_floods_are_cut_at_the_cap_and_the_answer_says_so() -> None:
+    code = "import sys\ndef run(s, a):\n    while True:\n        sys.stderr.write('x' * 65536)"
+    result = run_sandboxed(code, "run", {}, {}, wall_seconds=30)
+    assert result.outcome == "flood" and "stderr" in result.detail
+
+
+def test_the_sandbox_sees_no_environment_and_no_files_of_the_caller(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ENVFACTORY_API_KEY", "sk-do-not-leak")
+    code = (
+        "import __main__\n__main__.hook.__code__ = (lambda e, a: None).__code__\nimport os\n"
+        "def run(s, a):\n    return {'env': dict(os.environ), 'root': sorted(os.listdir('/')), 'cwd': os.getcwd()}"
+    )
+    result = run_sandboxed(code, "run", {}, {})
+    assert result.ok and "sk-do-not-leak" not in json.dumps(result.value)
+    assert set(result.value["root"]) <= {"usr", "lib", "lib64", "lib32", "etc", "proc", "dev", "root"}
+
+
+def test_without_a_boundary_code_is_refused_saying_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    from envfactory import jail
+    from envfactory.sandbox import SandboxUnavailable
+
+    monkeypatch.setattr(jail, "problem", lambda: f"bubblewrap is not installed ({jail.INSTALL})")
+    with pytest.raises(SandboxUnavailable, match="apt-get install bubblewrap"):
+        run_sandboxed("def run(s, a):\n    return 1", "run", {}, {})
+    spec = synthesize(FIXTURES / "tickets_tally.json")
+    from envfactory.ir.effect import Behaviour, CodeEffect
+
+    code = Behaviour(tool="tally_workload", effect=CodeEffect(code=TALLY, entities=("ticket",)), fidelity="medium")
+    behaviours = tuple(code if b.tool == "tally_workload" else b for b in spec.behaviours)
+    with pytest.raises(SandboxUnavailable, match="apt-get install bubblewrap"):
+        Environment(spec.model_copy(update={"behaviours": behaviours}), trust_code=True)
+
+
+def test_a_folder_with_code_needs_consent_and_inspect_says_so_first(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from envfactory.cli.main import app
+    from envfactory.errors import EnvSpecError
+    from envfactory.ir.effect import Behaviour, CodeEffect
+
+    spec = synthesize(FIXTURES / "tickets_tally.json")
+    marker = tmp_path / "ran"
+    planted = f"def run(state, args):\n    open({str(marker)!r}, 'w')\n    return {{'result': {{}}}}"
+    code = Behaviour(tool="tally_workload", effect=CodeEffect(code=planted, entities=("ticket",)), fidelity="medium")
+    env_dir = spec.model_copy(
+        update={"behaviours": tuple(code if b.tool == "tally_workload" else b for b in spec.behaviours)}
+    ).save(tmp_path / "tickets")
+    with pytest.raises(EnvSpecError, match="runs code or contacts a model: tally_workload"):
+        Environment.load(env_dir)
+    runner = CliRunner()
+    for command in (["check", str(env_dir)], ["tasks", str(env_dir), "--out", str(tmp_path / "t.jsonl")]):
+        refused = runner.invoke(app, command)
+        assert refused.exit_code != 0 and "--trust-code" in refused.output, refused.output
+    shown = runner.invoke(app, ["inspect", str(env_dir)])
+    assert shown.output.index("tally_workload: generated code") < shown.output.index("Tools")
+    assert not marker.exists()

@@ -6,6 +6,7 @@ import json
 import sys
 from pathlib import Path
 
+import envfactory
 from envfactory.real.mcp import McpSession, McpTarget
 from envfactory.runtime.environment import Environment
 from envfactory.tasks.agents import report
@@ -17,10 +18,10 @@ def test_a_full_episode_over_mcp_stdio_succeeds_with_the_gold_plan(shop: Environ
     env_dir = shop.spec.save(tmp_path / "shop")
     task = next(t for t in generate_tasks(shop, 10, seed=0)[0] if not t.user.facts)
     write_tasks(tmp_path / "tasks.jsonl", [task])
-    command = (
-        f"mcp+stdio:{sys.executable} -m envfactory.cli.main serve {env_dir} --mcp --tasks {tmp_path / 'tasks.jsonl'}"
-    )
-    with McpSession(McpTarget.parse(command), log=tmp_path / "server.log") as server:
+    tasks = tmp_path / "tasks.jsonl"
+    command = f"mcp+stdio:{sys.executable} -m envfactory.cli.main serve {env_dir} --mcp --control --tasks {tasks}"
+    here = {"PYTHONPATH": str(Path(envfactory.__file__).parents[1])}  # the code under test, however installed
+    with McpSession(McpTarget.parse(command, here), log=tmp_path / "server.log") as server:
         tools = {t["name"]: t for t in server.tools()}
         assert set(shop.spec.tools.names) | {"env_reset", "env_reply", "env_verify"} == set(tools)
         assert tools["list_customers"]["inputSchema"] == shop.spec.tools["list_customers"].input_schema
@@ -33,6 +34,7 @@ def test_a_full_episode_over_mcp_stdio_succeeds_with_the_gold_plan(shop: Environ
         assert server.call("env_reply", {"text": report(task)}).data == {"user": None, "done": True}
         verdict = server.call("env_verify", {}).data
         assert verdict["success"] and verdict["reward"] == 1.0
+        assert set(verdict) == {"success", "reward"}  # no reasons: they would state the goal
         fresh = server.call("env_reset", {"task_id": task.id})  # the same connection, a new episode
         assert fresh.ok and server.call("env_verify", {}).data["success"] is False
     assert "serving shop over MCP" in (tmp_path / "server.log").read_text()
@@ -55,8 +57,8 @@ def test_a_full_episode_over_mcp_streamable_http(shop: Environment, tmp_path: Pa
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(http_app(env_dir, {task.id: task}), host="127.0.0.1", port=port,
-                                           log_level="error"))  # fmt: skip
+    app = http_app(env_dir, {task.id: task}, control=True)
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error"))
     threading.Thread(target=server.run, daemon=True).start()
     while not server.started:
         time.sleep(0.05)

@@ -12,7 +12,7 @@ from envfactory.bundled import BUNDLED, bundled_specs_dir
 from envfactory.cli.common import console, err_console, escape, friendly_errors, table
 from envfactory.errors import EnvFactoryError
 from envfactory.ir.env import EnvSpec, write_json
-from envfactory.runtime.environment import Environment, bound_targets
+from envfactory.runtime.environment import Environment, executes
 from envfactory.synth import synthesize
 from envfactory.synth.selfcheck import FidelityReport, self_check
 from envfactory.synth.smoke import smoke_episode
@@ -135,14 +135,13 @@ def report_json(report: FidelityReport) -> dict[str, object]:
 @friendly_errors
 def inspect(env_dir: Path) -> None:
     spec = EnvSpec.load(env_dir)
+    running = executes(spec)
+    if running:  # first, before anything else: what loading this folder with --trust-code would run
+        console.print(f"[bold yellow]runs code or contacts a model ({len(running)} tools); commands that run "
+                      "episodes need --trust-code:[/]", soft_wrap=True)  # fmt: skip
+        for name, what in running:
+            console.print(f"  [bold yellow]![/] {escape(name)}: {escape(what)}", soft_wrap=True)
     console.print(f"[bold]{spec.name}[/] — {escape(spec.description.splitlines()[0] if spec.description else '')}")
-    code = bound_targets(spec)
-    if code:
-        console.print(
-            f"[bold yellow]runs code:[/] {escape(', '.join(sorted(code)))} — episodes import it or start it; "
-            "commands that run episodes need --trust-code",
-            soft_wrap=True,
-        )
     measured = measured_grades(env_dir / "fidelity.json")
     probes = probes_passed(env_dir / "fidelity.json")
     rows = []
@@ -337,7 +336,7 @@ def fidelity(
     if live:
         log = log or env_dir / "mcp-server.log"
     if against.endswith((".jsonl", ".json")) and not live:  # a recorded trace of a real system
-        result = measure_trace(spec, Path(against))
+        result = measure_trace(spec, Path(against), trust_code=trust_code)
     else:
         if not trust_code and not live:
             raise EnvFactoryError(
@@ -347,7 +346,7 @@ def fidelity(
             bar = progress.add_task(f"replaying {sequences} sequences", total=sequences)
             result = measure(spec, against, sequences=sequences, length=length, seed=seed, env=server_env, log=log,
                              final_tool=final_tool, progress=lambda n: progress.update(bar, completed=n),
-                             scenario=scenario, scenario_loader=scenario_loader)  # fmt: skip
+                             scenario=scenario, scenario_loader=scenario_loader, trust_code=trust_code)  # fmt: skip
 
     def pct(value: float | None) -> str:
         return "-" if value is None else f"{value:.0%}"
@@ -438,14 +437,18 @@ def write_code(env_dir: Path, model: str, base_url: str | None, tools: list[str]
     """Ask a model for code behaviours; keep the ones that pass; save the environment."""
     from envfactory.llm import make_client
     from envfactory.real.mcp import PREFIX
+    from envfactory.sandbox import require_boundary
     from envfactory.synth.llm_code import write_behaviours
 
     if against is not None and not against.startswith(PREFIX) and not trust_code:
         raise EnvFactoryError(f"checking against {against} imports and runs it; pass --trust-code if you trust it")
+    require_boundary()  # before asking the model: its code could not run here
     spec = EnvSpec.load(env_dir)
     unknown = sorted(set(tools) - set(spec.tools.names))
     if unknown:
         raise EnvFactoryError(f"not tools of {spec.name}: {', '.join(unknown)}")
+    if not trust_code:
+        Environment(spec)  # the folder's own code and simulated tools run in the probes: they need consent too
     client = make_client(model, base_url=base_url)
     with err_console.status(f"{client.model} is writing code"):
         new, results = write_behaviours(spec, client, tools or None, against=against)
@@ -485,12 +488,16 @@ def serve(env_dir: Path, mcp: bool, tasks_file: Path | None, control: bool, trus
     if mcp_http:
         import uvicorn
 
+        from envfactory.integrations.guard import server_options
         from envfactory.serve_mcp import http_app
 
-        app = http_app(env_dir, tasks, control=control, trust_code=trust_code, max_sessions=max_sessions, host=host)
+        app = http_app(env_dir, tasks, control=control, trust_code=trust_code, max_sessions=max_sessions, host=host,
+                       token=token, max_body=max_body, idle_s=idle_s)  # fmt: skip
         _quiet_gc()
-        err_console.print(f"serving {spec.name} over MCP (streamable HTTP) at http://{host}:{port}/mcp")
-        uvicorn.run(app, host=host, port=port, log_level="warning")
+        guarded = "a bearer token required" if token else "no token (anyone who can reach it may use it)"
+        err_console.print(f"serving {spec.name} over MCP (streamable HTTP) at http://{host}:{port}/mcp: at most "
+                          f"{max_sessions} sessions, {guarded}")  # fmt: skip
+        uvicorn.run(app, host=host, port=port, log_level="warning", **server_options())
         return 0
     if not mcp:
         import uvicorn
@@ -510,7 +517,10 @@ def serve(env_dir: Path, mcp: bool, tasks_file: Path | None, control: bool, trus
                           f"at most {max_sessions} sessions, {guarded}; finished trajectories go to {saved}; "
                           "Ctrl-C stops")  # fmt: skip
         # tool messages are small: compressing each WebSocket frame costs more than it saves
-        uvicorn.run(app, host=host, port=port, log_level="warning", ws_per_message_deflate=False)
+        from envfactory.integrations.guard import server_options
+
+        uvicorn.run(app, host=host, port=port, log_level="warning", ws_per_message_deflate=False,
+                    **server_options())  # fmt: skip
         return 0
     from envfactory.serve_mcp import serve_stdio
 
@@ -561,10 +571,13 @@ def simulate(env_dir: Path, model: str, base_url: str | None, tools: list[str]) 
         console.print("no read-only fallback tools: nothing to simulate")
         return 0
     entities = tuple(spec.state_schema.names)
-    effect = SimulatedEffect(model=model, base_url=base_url, entities=entities)
+    effect = SimulatedEffect(model=model, entities=entities)  # the address stays the user's, out of the folder
     note = (f"answered by {model}, validated against the output schema and cached",)
     new = tuple(Behaviour(tool=b.tool, effect=effect, fidelity="simulated", notes=note) if b.tool in chosen else b
                 for b in spec.behaviours)  # fmt: skip
     path = spec.model_copy(update={"behaviours": new}).save(env_dir)
     console.print(f"simulated by {model}: {', '.join(chosen)}; saved {path}")
+    if base_url:
+        console.print(f"the folder records no address: set ENVFACTORY_BASE_URL={base_url} where episodes run "
+                      "(and pass --trust-code: simulated tools contact a model)")  # fmt: skip
     return 0

@@ -19,7 +19,8 @@ TrustCode = Annotated[
     bool,
     typer.Option(
         "--trust-code",
-        help="Allow running Python code the spec or environment names (this executes the file). Off by default.",
+        help="Allow running code the spec or environment names (a Python file, a server, generated code) and "
+        "simulated tools that contact a model. Off by default.",
     ),
 ]
 JUDGE_HELP = (
@@ -244,14 +245,17 @@ def learn(
 def simulate(
     env_dir: Annotated[Path, typer.Argument(help="An environment folder made by `synth`.")],
     model: Annotated[str, typer.Option(help="'local' (embedded SmolLM2-135M) or 'openai:NAME'.")] = "local",
-    base_url: Annotated[str | None, typer.Option(help="The endpoint of an openai: model.")] = None,
+    base_url: Annotated[
+        str | None, typer.Option(help="Not saved: episodes reach the model at ENVFACTORY_BASE_URL (your setting).")
+    ] = None,
     tool: Annotated[list[str] | None, typer.Option(help="A tool to simulate (default: read-only fallbacks).")] = None,
 ) -> None:
     """Let a language model answer tools the templates could not express (reads only).
 
     Answers are validated against the tool's output schema (one retry, then the schema-faithful
     fallback) and cached by the whole request, so replays are deterministic; the tools are graded
-    `simulated`. Episodes of the environment then call the model (over the network for openai:)."""
+    `simulated`. Episodes of the environment then call the model (over the network for openai:, at
+    ENVFACTORY_BASE_URL: the folder never names an address) and need --trust-code."""
     from envfactory.cli import commands
 
     raise typer.Exit(commands.simulate(env_dir, model, base_url, tool or []))
@@ -276,8 +280,9 @@ def write_code(
 ) -> None:
     """Let a language model write code for tools the templates could not express.
 
-    Each candidate runs in a sandbox (CPU, memory and wall-clock limits, no files, no network,
-    no subprocesses, a fixed set of modules) and must pass the self-check probes; accepted code
+    Each candidate runs behind the operating system's boundary (bubblewrap: no files, no network, no
+    other processes, no environment; CPU, memory, output and wall-clock limits; refused where
+    bubblewrap is missing) and must pass the self-check probes; accepted code
     replaces the behaviour (fidelity medium, author noted), rejected tools stay flagged fallbacks."""
     from envfactory.cli import commands
 
@@ -293,8 +298,11 @@ def serve(
     ] = False,
     tasks_file: Annotated[Path | None, typer.Option("--tasks", help="Tasks a reset can start (JSON lines).")] = None,
     control: Annotated[
-        bool, typer.Option(help="MCP: also list env_reset, env_reply and env_verify for the harness.")
-    ] = True,
+        bool,
+        typer.Option(
+            help="MCP: also list env_reset, env_reply and env_verify for the harness (off: an agent would see them).",
+        ),
+    ] = False,
     host: Annotated[str, typer.Option(help="HTTP: the address to listen on.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="HTTP: the port.")] = 8000,
     max_sessions: Annotated[int, typer.Option(min=1, help="HTTP: concurrent WebSocket sessions.")] = 64,
@@ -303,7 +311,7 @@ def serve(
         str | None,
         typer.Option(
             envvar="ENVFACTORY_TOKEN",
-            help="OpenEnv HTTP: require 'Authorization: Bearer TOKEN' "
+            help="HTTP (OpenEnv and --mcp-http): require 'Authorization: Bearer TOKEN' "
             "(or ?token= on a WebSocket) everywhere but /health.",
         ),
     ] = None,

@@ -8,6 +8,9 @@ the app reads any of it, whether or not it declared its length. ``GET /metrics``
 counters as JSON: requests by status, refusals by reason, WebSocket sessions opened and open (and
 what ``extra`` adds: episodes, saved trajectories). A
 WebSocket session silent for ``idle_s`` seconds is ended (close code 1001) and its episode freed.
+A request body that has not fully arrived within ``body_s`` seconds is ``408`` (a slow client
+holds no connection open); uvicorn's own timeouts bound idle
+keep-alive connections, ``server_options()`` adds a header deadline uvicorn lacks.
 """
 
 from __future__ import annotations
@@ -30,12 +33,60 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 OPEN_PATHS = frozenset({"/health"})
 MAX_BODY = 1 << 20
 IDLE_S = 300.0
+BODY_S = 10.0
+HEADER_S = 10.0
+
+
+def _deadline_protocol(header_s: float) -> type:
+    """uvicorn's h11 protocol with a header deadline: a connection whose request line and headers
+    have not all arrived ``header_s`` seconds after it opened (or after its last response) is
+    closed. uvicorn has no such limit of its own: a client that sends half a header holds the
+    connection forever."""
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    class DeadlineH11(H11Protocol):  # type: ignore[misc]
+        _deadline: Any = None
+
+        def connection_made(self, transport: Any) -> None:
+            super().connection_made(transport)
+            self._arm()
+
+        def data_received(self, data: bytes) -> None:
+            super().data_received(data)
+            if self.cycle is not None and not self.cycle.response_complete and self._deadline is not None:
+                self._deadline.cancel()  # the headers are in: the app's own limits take over
+                self._deadline = None
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            self._arm()
+
+        def _arm(self) -> None:
+            if self._deadline is None:
+                self._deadline = self.loop.call_later(header_s, self._expire)
+
+        def _expire(self) -> None:
+            self._deadline = None
+            waiting = self.cycle is None or self.cycle.response_complete
+            if waiting and self.transport.get_protocol() is self and not self.transport.is_closing():
+                self.transport.close()
+
+    return DeadlineH11
+
+
+def server_options(header_s: float = HEADER_S) -> dict[str, Any]:
+    """uvicorn settings of every envfactory server: the header deadline, idle keep-alive connections
+    closed after 5 s, at most 512 connections, headers within 64 KiB."""
+    return {"http": _deadline_protocol(header_s), "timeout_keep_alive": 5, "limit_concurrency": 512,
+            "h11_max_incomplete_event_size": 64 * 1024}  # fmt: skip
 
 
 class Guard:
     def __init__(self, app: ASGIApp, *, token: str | None = None, max_body: int = MAX_BODY,
-                 idle_s: float = IDLE_S, extra: Callable[[], dict[str, Any]] | None = None) -> None:  # fmt: skip
+                 idle_s: float = IDLE_S, extra: Callable[[], dict[str, Any]] | None = None,
+                 body_s: float = BODY_S) -> None:  # fmt: skip
         self.app, self.token, self.max_body, self.idle_s, self.extra = app, token, max_body, idle_s, extra
+        self.body_s = body_s
         self.statuses: Counter[int] = Counter()
         self.refused: Counter[str] = Counter()
         self.sockets_opened = self.sockets_open = 0
@@ -110,19 +161,17 @@ class Guard:
             self.statuses[401] += 1
             await _answer(send, 401, {"error": {"code": "unauthorized", "message": "a bearer token is required"}})
             return
-        body, more = b"", True
-        while more:  # read it all first, so that an oversized body is refused before the app sees it
-            message = await receive()
-            if message["type"] == "http.disconnect":
-                return
-            body += message.get("body", b"")
-            more = message.get("more_body", False)
-            if len(body) > self.max_body:
-                self.refused["size"] += 1
-                self.statuses[413] += 1
-                limit = f"the request body is over {self.max_body} bytes"
-                await _answer(send, 413, {"error": {"code": "too_large", "message": limit}})
-                return
+        try:
+            async with asyncio.timeout(self.body_s):
+                body = await self._body(receive, send)
+        except TimeoutError:
+            self.refused["slow"] += 1
+            self.statuses[408] += 1
+            late = f"the request body did not arrive within {self.body_s:g} s"
+            await _answer(send, 408, {"error": {"code": "timeout", "message": late}}, close=True)
+            return
+        if body is None:
+            return
         replayed = False
 
         async def replay() -> Message:
@@ -139,12 +188,32 @@ class Guard:
 
         await self.app(scope, replay, counted)
 
+    async def _body(self, receive: Receive, send: Send) -> bytes | None:
+        """The whole body (read first, so that an oversized one is refused before the app sees it),
+        or None when the client left or the body was refused."""
+        body, more = b"", True
+        while more:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return None
+            body += message.get("body", b"")
+            more = message.get("more_body", False)
+            if len(body) > self.max_body:
+                self.refused["size"] += 1
+                self.statuses[413] += 1
+                limit = f"the request body is over {self.max_body} bytes"
+                await _answer(send, 413, {"error": {"code": "too_large", "message": limit}})
+                return None
+        return body
 
-async def _answer(send: Send, status: int, payload: dict[str, Any]) -> None:
+
+async def _answer(send: Send, status: int, payload: dict[str, Any], close: bool = False) -> None:
     data = json.dumps(payload).encode()
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(data)).encode())]
+    if close:
+        headers.append((b"connection", b"close"))
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": data})
 
 
-__all__ = ["IDLE_S", "MAX_BODY", "Guard"]
+__all__ = ["BODY_S", "HEADER_S", "IDLE_S", "MAX_BODY", "Guard", "server_options"]

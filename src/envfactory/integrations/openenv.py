@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from fastapi.exceptions import RequestValidationError
 from openenv.core.client_types import StepResult
 from openenv.core.env_client import EnvClient
 from openenv.core.env_server import Environment as OpenEnvEnvironment
@@ -56,6 +57,49 @@ async def _bad_request(request: Any, err: Exception) -> JSONResponse:
     return JSONResponse({"error": {"code": "bad_request", "message": str(err)}}, status_code=400)
 
 
+async def _invalid(request: Any, err: Exception) -> JSONResponse:
+    """FastAPI's 422, without echoing the input (NaN or 1e400 there made its own answer a 500)."""
+    errors: list[Any] = getattr(err, "errors", list)()
+    said = "; ".join(f"{'.'.join(str(p) for p in e.get('loc', ()))}: {e.get('msg', '')}" for e in errors[:10])
+    return JSONResponse({"error": {"code": "invalid_request", "message": said[:2000] or "invalid request"}},
+                        status_code=422)  # fmt: skip
+
+
+class NoMcp:
+    """OpenEnv's app without its ``/mcp`` (anonymous sessions that never expire, for tools these
+    environments do not have there): MCP clients use ``serve --mcp-http``."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] in ("http", "websocket") and scope.get("path", "").rstrip("/") == "/mcp":
+            await _no_mcp(scope, receive, send)
+        else:
+            await self.app(scope, receive, send)
+
+
+async def _no_mcp(scope: Any, receive: Any, send: Any) -> None:
+    if scope["type"] == "websocket":
+        await receive()
+        await send({"type": "websocket.close", "code": 1008})
+        return
+    said = b'{"error":{"code":"not_found","message":"no /mcp here: use envfactory serve --mcp-http"}}'
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(said)).encode())]
+    await send({"type": "http.response.start", "status": 404, "headers": headers})
+    await send({"type": "http.response.body", "body": said})
+
+
+def check_reset(seed: Any, episode_id: Any, task_id: Any) -> None:
+    """A reset's fields, typed: a :class:`BadRequest` (400) naming the field, never a 500."""
+    if task_id is not None and not isinstance(task_id, str):
+        raise BadRequest(f"task_id must be a string, not {type(task_id).__name__}")
+    if episode_id is not None and not isinstance(episode_id, str):
+        raise BadRequest(f"episode_id must be a string, not {type(episode_id).__name__}")
+    if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool) or abs(seed) >= 2**63):
+        raise BadRequest(f"seed must be an integer within 64 bits, not {json.dumps(seed, default=repr)[:40]}")
+
+
 class ToolCallAction(Action):
     """One assistant turn: ``tool_calls`` in OpenAI form, or ``content`` for the user."""
 
@@ -83,8 +127,9 @@ def _refused(calls: list[JSON], code: str, message: str) -> ToolObservation:
     return ToolObservation(messages=answers, done=True, reward=0.0, verdict=None)
 
 
-def _verdict(v: Verdict) -> JSON:
-    return {"success": v.success, "reward": v.reward, "reasons": list(v.reasons)}
+def _verdict(v: Verdict, reasons: bool = True) -> JSON:
+    """The verdict as JSON; its reasons (which state the goal) only once the episode is over."""
+    return {"success": v.success, "reward": v.reward, **({"reasons": list(v.reasons)} if reasons else {})}
 
 
 class EpisodeEnv(OpenEnvEnvironment[ToolCallAction, ToolObservation, State]):
@@ -126,6 +171,7 @@ class EpisodeEnv(OpenEnvEnvironment[ToolCallAction, ToolObservation, State]):
 
     def reset(self, seed: int | None = None, episode_id: str | None = None, **kwargs: Any) -> ToolObservation:
         task_id = kwargs.get("task_id")
+        check_reset(seed, episode_id, task_id)
         if task_id is not None and task_id not in self.tasks:
             raise BadRequest(f"no task {task_id!r} on this server")
         self.episode_id = episode_id
@@ -161,7 +207,7 @@ class EpisodeEnv(OpenEnvEnvironment[ToolCallAction, ToolObservation, State]):
         task = self.episode.task
         return State(episode_id=self.episode_id, step_count=self.episode.steps, task_id=task.id if task else None,
                      state_hash=self.episode.state_hash(), done=self.episode.done,
-                     verdict=_verdict(self.episode.verify()))  # fmt: skip
+                     verdict=_verdict(self.episode.verify(), reasons=self.episode.done))  # fmt: skip
 
     def get_metadata(self) -> EnvironmentMetadata:
         spec = self.env.spec
@@ -206,7 +252,8 @@ def make_app(env_dir: Path, tasks: dict[str, Task], *, max_sessions: int = 64, t
     app = create_fastapi_app(factory, ToolCallAction, ToolObservation, max_concurrent_envs=max_sessions)
     app.router.on_shutdown.append(recorder.close)  # a graceful shutdown closes the file
     app.add_exception_handler(BadRequest, _bad_request)
-    sockets = SessionSocket(app, factory, ToolCallAction, max_sessions=max_sessions, factory_in_thread=slow)
+    app.add_exception_handler(RequestValidationError, _invalid)
+    sockets = SessionSocket(NoMcp(app), factory, ToolCallAction, max_sessions=max_sessions, factory_in_thread=slow)
     return Guard(sockets, token=token, max_body=max_body, idle_s=idle_s, extra=recorder.metrics)
 
 

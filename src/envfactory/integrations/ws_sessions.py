@@ -31,6 +31,7 @@ from envfactory.integrations.guard import ASGIApp, Receive, Scope, Send
 
 JSON = dict[str, Any]
 RESET_ARGS = {"seed": int, "episode_id": str, "task_id": str}
+MAX_SEED = 2**63
 _BESIDE = frozenset({"reward", "done", "metadata"})  # said beside the observation, or not at all
 
 
@@ -72,7 +73,11 @@ def _reset_args(data: JSON) -> JSON:
     kwargs = {k: data[k] for k in RESET_ARGS if data.get(k) is not None}
     for name, value in kwargs.items():
         kind = RESET_ARGS[name]
-        if not isinstance(value, kind) or isinstance(value, bool):
+        if (
+            not isinstance(value, kind)
+            or isinstance(value, bool)
+            or (isinstance(value, int) and abs(value) >= MAX_SEED)
+        ):
             raise BadField(f"reset field {name!r} must be {'an integer' if kind is int else 'a string'}, "
                              f"not {json.dumps(value)[:80]}")  # fmt: skip
     return kwargs
@@ -138,6 +143,8 @@ class SessionSocket:
             message = json.loads(text)
         except ValueError as err:
             return _error(f"Invalid JSON: {err}", "INVALID_JSON")
+        except RecursionError:  # a message nested past the parser's depth: answered, the session goes on
+            return _error("Invalid JSON: nested too deep", "INVALID_JSON")
         if not isinstance(message, dict):
             return _error("a message is a JSON object with a 'type'", "VALIDATION_ERROR")
         kind, data = message.get("type", ""), message.get("data", {})
@@ -155,6 +162,8 @@ class SessionSocket:
             return _error(f"Unknown message type: {kind}", "UNKNOWN_TYPE")
         except ValidationError as err:
             return _error("Invalid message", "VALIDATION_ERROR", errors=json.loads(err.json(include_url=False)))
+        except RecursionError:
+            return _error("Invalid message: nested too deep", "VALIDATION_ERROR")
         except BadField as err:
             return _error(str(err), "VALIDATION_ERROR")
         except Exception as err:  # the environment's failure is the client's answer

@@ -323,9 +323,11 @@ class CountEffect(_Frozen):
 
 class SimulatedEffect(_Frozen):
     """A read the templates could not express, answered by a language model (``model``: ``local`` or
-    ``openai:NAME`` at ``base_url``) from the tool's description, the arguments and the rows of
-    ``entities``. Answers are validated against the output schema (one retry; then the schema-faithful
-    fallback) and cached by the whole request, so replays are deterministic. It never writes."""
+    ``openai:NAME`` at the user's ``ENVFACTORY_BASE_URL``; ``base_url``, read from old folders, is
+    ignored: a folder never chooses where the user's key is sent) from the tool's description, the
+    arguments and the rows of ``entities``. Answers are validated against the output schema (one
+    retry; then the schema-faithful fallback) and cached by the whole request, so replays are
+    deterministic. It never writes."""
 
     kind: Literal["simulated"] = "simulated"
     model: str

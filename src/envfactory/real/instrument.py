@@ -143,6 +143,7 @@ def measure(
     progress: Callable[[int], None] | None = None,
     scenario: str | None = None,
     scenario_loader: str | None = None,
+    trust_code: bool = False,
 ) -> Measurement:
     """Replay seeded call sequences on the environment ``spec`` and on ``against``: a trusted
     ``file.py:Class`` implementing the same tools, or a live server ``mcp+stdio:CMD`` (started fresh
@@ -157,7 +158,7 @@ def measure(
     real_side = real_source(spec, against, env=env, log=log, final_tool=final_tool, scenario=scenario,
                             scenario_loader=scenario_loader)  # fmt: skip
     synth_spec = real_side.synth_spec
-    synth_env, stub = Environment(synth_spec), Environment(_stub_spec(synth_spec))
+    synth_env, stub = Environment(synth_spec, trust_code=trust_code), Environment(_stub_spec(synth_spec))
     tally: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     crashes: dict[str, int] = defaultdict(int)
     finals: list[float] = []

@@ -23,6 +23,7 @@ import json
 import os
 import shlex
 import shutil
+import signal
 import tempfile
 import threading
 from dataclasses import dataclass, field
@@ -88,6 +89,8 @@ class McpSession:
     _loop: asyncio.AbstractEventLoop | None = field(default=None, init=False, repr=False)
     _thread: threading.Thread | None = field(default=None, init=False, repr=False)
     _stop: asyncio.Event | None = field(default=None, init=False, repr=False)
+    _task: asyncio.Task[None] | None = field(default=None, init=False, repr=False)
+    _groups: set[int] = field(default_factory=set, init=False, repr=False)
     _session: Any = field(default=None, init=False, repr=False)
     _tmp: str = field(default="", init=False, repr=False)
     _errlog: TextIO | None = field(default=None, init=False, repr=False)
@@ -104,11 +107,14 @@ class McpSession:
         self._tmp = tempfile.mkdtemp(prefix="envfactory-mcp-")
         self._errlog = open(self.log, "a", encoding="utf-8") if self.log else open(os.devnull, "w")  # noqa: SIM115
         ready: concurrent.futures.Future[None] = concurrent.futures.Future()
+        before = _children()
         self._thread = threading.Thread(target=lambda: asyncio.run(self._main(ready)), daemon=True)
         self._thread.start()
         try:
             ready.result(self.timeout)
+            self._groups = _children() - before  # the server leads its own process group (the SDK's new session)
         except concurrent.futures.TimeoutError:
+            self._groups = _children() - before
             self.close()
             raise EnvFactoryError(f"{self.target.label}: did not start within {self.timeout:.0f}s") from None
         except Exception as err:
@@ -120,7 +126,7 @@ class McpSession:
 
         argv, env = self.target.resolved(self._tmp)
         params = StdioServerParameters(command=argv[0], args=argv[1:], env=env or None, cwd=self._tmp)
-        self._loop, self._stop = asyncio.get_running_loop(), asyncio.Event()
+        self._loop, self._stop, self._task = asyncio.get_running_loop(), asyncio.Event(), asyncio.current_task()
         try:
             assert self._errlog is not None
             async with stdio_client(params, errlog=self._errlog) as (read, write), ClientSession(read, write) as s:
@@ -153,10 +159,18 @@ class McpSession:
                            error=outcome.error.replace(self._tmp, TMP) if outcome.error else None)  # fmt: skip
 
     def tools(self) -> list[dict[str, Any]]:
-        """The server's ``tools/list`` entries (every page), as JSON."""
+        """The server's ``tools/list`` entries (every page), as JSON; a server that does not answer,
+        answers with an error, dies or lists a malformed tool is a clear ``EnvFactoryError``."""
         if self._loop is None or self._session is None:
             raise EnvFactoryError(f"{self.target.label}: the session is not started")
-        return asyncio.run_coroutine_threadsafe(self._tools(), self._loop).result(self.timeout)
+        future = asyncio.run_coroutine_threadsafe(self._tools(), self._loop)
+        try:
+            return future.result(self.timeout)
+        except concurrent.futures.TimeoutError:
+            future.cancel()
+            raise EnvFactoryError(f"{self.target.label}: no answer to tools/list within {self.timeout:.0f}s") from None
+        except Exception as err:
+            raise EnvFactoryError(f"{self.target.label}: tools/list failed: {_root_cause(err)[:300]}") from None
 
     def tool_names(self) -> list[str]:
         return [t["name"] for t in self.tools()]
@@ -175,16 +189,36 @@ class McpSession:
                 return tools
 
     def close(self) -> None:
+        """Stop the server (the SDK closes its stdin, then kills its whole process group), even
+        when it never finished starting: the session's task is cancelled, not only asked to stop."""
         if self._loop is not None and self._stop is not None:
             with contextlib.suppress(RuntimeError):
                 self._loop.call_soon_threadsafe(self._stop.set)
+                if self._task is not None and self._session is None:  # stuck starting: cancel it
+                    self._loop.call_soon_threadsafe(self._task.cancel)
         if self._thread is not None:
             self._thread.join(self.timeout)
+        for group in self._groups:  # what the server left behind (a child that outlived it) goes too
+            with contextlib.suppress(OSError):
+                os.killpg(group, signal.SIGKILL)
+        self._groups = set()
         if self._errlog is not None:
             self._errlog.close()
         if self._tmp:
             shutil.rmtree(self._tmp, ignore_errors=True)
-        self._loop = self._session = self._thread = self._errlog = None
+        self._loop = self._session = self._thread = self._errlog = self._task = None
+
+
+def _children() -> set[int]:
+    """This process's child processes (read from ``/proc``; empty where there is none)."""
+    me, found = os.getpid(), set()
+    with contextlib.suppress(OSError):
+        for entry in os.listdir("/proc"):
+            if entry.isdigit():
+                with contextlib.suppress(OSError, IndexError, ValueError):
+                    if int(Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[1]) == me:
+                        found.add(int(entry))
+    return found
 
 
 def replaced(value: Any, old: str, new: str) -> Any:

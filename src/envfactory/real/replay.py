@@ -40,10 +40,11 @@ Observer = Callable[[str, int, Any, Any, Any], None]
 
 
 def replay(spec: EnvSpec, trace: Trace, *, observe: Observer | None = None, env: Environment | None = None,
-           stub: Environment | None = None) -> Measurement:  # fmt: skip
+           stub: Environment | None = None, trust_code: bool = False) -> Measurement:  # fmt: skip
     """Replay ``trace`` on ``spec`` and on the stub (see the module docstring); ``observe`` sees
-    every call's recorded side and the model's result, for proposers that learn from pairs."""
-    env = env or Environment(spec)
+    every call's recorded side and the model's result, for proposers that learn from pairs. A
+    model with code or simulated behaviours runs them only with ``trust_code``."""
+    env = env or Environment(spec, trust_code=trust_code)
     stub = stub or Environment(_stub_spec(spec))
     tally: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     finals: list[float] = []
@@ -100,9 +101,9 @@ def same_final(seq: Sequence, model: Episode, aliases: Aliases) -> bool | None:
     return True
 
 
-def measure_trace(spec: EnvSpec, path: Path) -> Measurement:
+def measure_trace(spec: EnvSpec, path: Path, *, trust_code: bool = False) -> Measurement:
     """Replay a trace file of a real system on ``spec`` (from its initial state) beside the stub."""
-    return replay(spec, read_trace(path))
+    return replay(spec, read_trace(path), trust_code=trust_code)
 
 
 __all__ = ["Observer", "measure_trace", "replay", "same_final"]

@@ -11,7 +11,7 @@ from envfactory.ir.tool import ToolSpec
 from envfactory.runtime.behaviours import COMPILERS, CallContext, Executor, key_caster
 from envfactory.runtime.canonical import NotCanonical, canonical_value
 from envfactory.runtime.result import ToolError
-from envfactory.sandbox import run_sandboxed
+from envfactory.sandbox import require_boundary, run_sandboxed
 
 JSON = dict[str, Any]
 REFUSALS = set(ERROR_CODES) - {"internal_error"}
@@ -19,6 +19,7 @@ REFUSALS = set(ERROR_CODES) - {"internal_error"}
 
 @COMPILERS.register("code")
 def _code(effect: CodeEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
+    require_boundary()  # no OS boundary here: refuse now, saying what to install, rather than on every call
     schema = spec.state_schema
     entities = {name: schema[name] for name in effect.entities if name in schema}
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from envfactory.core import UserSimulator
 from envfactory.errors import EnvSpecError, SpecError
-from envfactory.ir.effect import BoundEffect, ServedEffect
+from envfactory.ir.effect import BoundEffect, CodeEffect, ServedEffect, SimulatedEffect
 from envfactory.ir.env import EnvSpec
 from envfactory.ir.jsonschema import outcome_flags
 from envfactory.ir.state import Entity
@@ -72,6 +72,13 @@ class Environment:
         (or when the caller passes the ``owner_factory`` itself)."""
         self.spec = spec
         self.name = spec.name
+        eager = ("code", "simulated")  # bound and served code is imported or started with the first episode
+        consent = [f"{tool} ({what})" for tool, what in executes(spec) if spec.behaviour(tool).effect.kind in eager]
+        if consent and not trust_code:  # checked before compiling: these behaviours run as soon as a tool is called
+            raise EnvSpecError(
+                f"env {spec.name!r} runs code or contacts a model: {', '.join(consent)}; "
+                "pass --trust-code (API: trust_code=True) only if you trust it"
+            )
         self.base = BaseState(spec.state_schema, spec.initial_state, spec.counters)
         self.tools: dict[str, CompiledTool] = {}
         for tool in spec.tools.tools:
@@ -157,6 +164,33 @@ def _entity(spec: EnvSpec, effect: Any) -> Entity | None:
     """The entity an effect acts on, if it names one the schema holds."""
     name = getattr(effect, "entity", None)
     return spec.state_schema[name] if isinstance(name, str) and name in spec.state_schema else None
+
+
+def executes(spec: EnvSpec) -> list[tuple[str, str]]:
+    """Each behaviour that runs code or contacts a model, with what it does: every one needs consent
+    (``trust_code``). A folder never chooses where a model is reached (``ENVFACTORY_BASE_URL`` does)."""
+    found = []
+    for b in spec.behaviours:
+        effect = b.effect
+        if isinstance(effect, CodeEffect):
+            found.append((b.tool, f"generated code by {effect.author or 'a model'}, run in the sandbox"))
+        elif isinstance(effect, SimulatedEffect):
+            ignored = f"; the folder's address {effect.base_url} is ignored" if effect.base_url else ""
+            found.append((b.tool, f"asks the model {effect.model} at {simulated_endpoint(effect.model)}{ignored}"))
+        elif isinstance(effect, BoundEffect):
+            found.append((b.tool, f"imports and runs {effect.target}"))
+        elif isinstance(effect, ServedEffect):
+            found.append((b.tool, f"starts the server {effect.target}"))
+    return found
+
+
+def simulated_endpoint(model: str) -> str:
+    """Where a simulated tool's model is reached: the user's configuration, never the folder's."""
+    import os
+
+    if model == "local" or model.startswith("local:"):
+        return "the embedded model (in this process)"
+    return os.environ.get("ENVFACTORY_BASE_URL") or "the backend's default address"
 
 
 def bound_targets(spec: EnvSpec) -> set[str]:

@@ -18,9 +18,14 @@ _CLIENTS: dict[tuple[str, str | None], Any] = {}
 _LOCK = threading.Lock()
 
 
-def _client(model: str, base_url: str | None) -> Any:
+def _client(model: str) -> Any:
+    """The user's client for ``model``: its address is ``ENVFACTORY_BASE_URL`` (the user's
+    configuration, read per call), never one an environment folder names."""
+    import os
+
     from envfactory.llm import make_client
 
+    base_url = os.environ.get("ENVFACTORY_BASE_URL") or None
     with _LOCK:
         if (model, base_url) not in _CLIENTS:
             _CLIENTS[(model, base_url)] = make_client(model, base_url=base_url)
@@ -52,7 +57,7 @@ def _simulated(effect: SimulatedEffect, tool: ToolSpec, spec: EnvSpec) -> Execut
             f"The call's arguments: {json.dumps(args)}\nAnswer with the tool's output as JSON only, consistent "
             "with the data."
         )
-        client = _client(effect.model, effect.base_url)
+        client = _client(effect.model)
         for attempt in range(2):
             request = ChatRequest(messages=({"role": "user", "content": prompt},), json_schema=schema,
                                   max_tokens=300, seed=attempt)  # fmt: skip

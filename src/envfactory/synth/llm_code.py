@@ -103,7 +103,7 @@ def check_code(spec: EnvSpec, tool_name: str, effect: CodeEffect, seed: int = 0)
 
     candidate = Behaviour(tool=tool_name, effect=effect, fidelity="medium")
     behaviours = tuple(candidate if b.tool == tool_name else b for b in spec.behaviours)
-    env = Environment(spec.model_copy(update={"behaviours": behaviours}))
+    env = Environment(spec.model_copy(update={"behaviours": behaviours}), trust_code=True)  # asked for: consent
     validate = _output_validator(spec.tools[tool_name].output_schema)
     for n in range(PROBE_CALLS):
         maker = ValueMaker(derive_seed(seed, "code-probe", tool_name, n), spec.config.clock_start)
@@ -132,7 +132,7 @@ def check_against(
     trial = spec.model_copy(
         update={"behaviours": tuple(candidate if b.tool == tool_name else b for b in spec.behaviours)}
     )
-    grades = {t.tool: t for t in measure(trial, against, sequences=8, length=8, env=env).tools}
+    grades = {t.tool: t for t in measure(trial, against, sequences=8, length=8, env=env, trust_code=True).tools}
     found = grades.get(tool_name)
     if found is not None and found.grade == "low":
         return (f"disagrees with {against}: outcome {found.outcome:.0%} (stub {found.stub_outcome:.0%}), "
