@@ -137,3 +137,19 @@ def test_a_check_the_real_side_makes_is_learned_from_shapes(tmp_path) -> None:
     refused = episode.call_tool("create_task", {"title": "low"})
     assert not refused.ok and refused.error == "invalid_arguments" and "one capital" in refused.content
     assert episode.call_tool("create_task", {"title": "C"}).ok
+
+
+def test_starting_records_learn_what_a_first_read_shows(tmp_path) -> None:
+    from envfactory.synth.candidates import start_rows
+
+    spec, _ = _spec(tmp_path)
+    spec = spec.model_copy(
+        update={"initial_state": {**spec.initial_state, "task": [{"id": "task_0001", "title": "a"}]}}
+    )
+    first = Pair({}, True, {"tasks": [{"id": "7f3a", "title": "a", "done": False, "tags": ["x"]}]}, True, {},
+                 raw=[{"id": "task_0001", "title": "a"}], index=0)  # fmt: skip
+    later = Pair({}, True, {"tasks": [{"id": "7f3a", "title": "a", "done": True}]}, True, {},
+                 raw=[{"id": "task_0001", "title": "a"}], index=3)  # fmt: skip
+    [candidate] = start_rows(spec, Evidence({"list_tasks": [first, later]}))
+    assert candidate.rows == {"task": [{"id": "task_0001", "title": "a", "done": False, "tags": ["x"]}]}
+    assert "tags" in candidate.applied(spec).state_schema["task"].fields  # the minted id stays the model's

@@ -24,7 +24,8 @@ SAME_FIELD = 0.75  # how often that value is one learned under the argument's ow
 _EXACT = {"id", "name", "path", "from", "to", "source", "destination", "key", "title", "uri", "token", "username",
           "password"}  # fmt: skip
 _SUFFIXES = ("_id", "Id", "_name", "Name", "_path", "Path", "_key", "Key", "_token", "Token")
-_MINTED = ("id", "Id", "token", "Token", "uuid")  # what a side makes up itself: ids and tokens
+MINTED = ("id", "Id", "token", "Token", "uuid")  # what a side makes up itself: ids and tokens
+_MINTED = MINTED
 
 
 def identifying(name: str, more: frozenset[str] = frozenset()) -> bool:
@@ -114,7 +115,7 @@ class Aliases:
         elif isinstance(real, list) and isinstance(synth, list) and len(real) == len(synth) == 1:
             self.pair(real[0], synth[0], field)
         elif isinstance(real, list) and isinstance(synth, list):
-            for a, b in _matched(real, synth):  # records of two lists, matched by what neither side minted
+            for a, b in matched_records(real, synth):  # records of two lists, matched by what neither side minted
                 self.pair(a, b, field)
         elif (field.endswith(_MINTED) and isinstance(real, (str, int)) and isinstance(synth, (str, int))
               and not isinstance(real, bool) and not isinstance(synth, bool) and real != synth):  # fmt: skip
@@ -131,7 +132,7 @@ class Aliases:
         return data
 
 
-def _matched(real: list[Any], synth: list[Any]) -> list[tuple[JSON, JSON]]:
+def matched_records(real: list[Any], synth: list[Any]) -> list[tuple[JSON, JSON]]:
     """Records of two lists that agree on every field both hold and neither side mints (the
     ``name``, ``title`` or ``text`` of a record made in a setup call), each matched once."""
     out, taken = [], set()
@@ -149,4 +150,4 @@ def _matched(real: list[Any], synth: list[Any]) -> list[tuple[JSON, JSON]]:
     return out
 
 
-__all__ = ["Aliases", "KeyPool", "identifying"]
+__all__ = ["MINTED", "Aliases", "KeyPool", "identifying", "matched_records"]

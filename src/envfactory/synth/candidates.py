@@ -26,6 +26,7 @@ from envfactory.ir.choice import Answer, ArgCheck
 from envfactory.ir.effect import ActionEffect, Behaviour, CreateEffect, DeleteEffect, FallbackEffect
 from envfactory.ir.env import EnvSpec
 from envfactory.ir.state import SINGLETON_KEY, Entity, names_key
+from envfactory.real.keypool import MINTED, matched_records
 from envfactory.registry import Registry
 from envfactory.runtime.answers import COUNT, REFUSED, ROWS, args_key, fill, shape_of
 
@@ -42,6 +43,7 @@ class Pair:
     model_ok: bool
     model: Any  # the model's reply, or its refusal's message
     raw: Any = None  # what the model's effect produced before shaping (the whole record a create made)
+    index: int = -1  # the call's place in its sequence (0: the first, on the starting state)
 
 
 @dataclass(frozen=True)
@@ -63,6 +65,7 @@ class Candidate:
     behaviour: Behaviour
     entities: tuple[Entity, ...] = ()  # entities it replaces (by name)
     confirms: str = ""  # what would confirm it
+    rows: dict[str, list[JSON]] | None = None  # starting records it replaces, by entity
 
     @property
     def key(self) -> tuple[str, str, str]:
@@ -78,6 +81,8 @@ class Candidate:
                 update={"entities": tuple(replaced.get(e.name, e) for e in spec.state_schema.entities)}
             )
             update["state_schema"] = schema
+        if self.rows:
+            update["initial_state"] = {**spec.initial_state, **self.rows}
         return spec.model_copy(update=update)
 
 
@@ -350,6 +355,61 @@ def argument_checks(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
             out.append(Candidate(tool, "checks", f"{arg} must be shaped {' or '.join(sorted(accepted))}", made,
                                  confirms="values of other shapes are refused"))  # fmt: skip
     return out
+
+
+@PROPOSERS.register("start-rows")
+def start_rows(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
+    """The records the real thing starts with, as it answers them: a list read as a sequence's first
+    call shows the starting records, matched to the model's by what neither side minted (a title,
+    a name); the fields they hold the same way in every sequence, and the model's records lack or
+    hold otherwise, are added to its starting records (``completed: false`` where the model knew nothing)."""
+    out = []
+    for tool, pairs in evidence.pairs.items():
+        effect = spec.behaviour(tool).effect
+        if effect.kind != "list" or effect.entity not in spec.state_schema:  # type: ignore[union-attr]
+            continue
+        entity = spec.state_schema[effect.entity]  # type: ignore[union-attr]
+        mine = {str(r.get(entity.key)): r for r in spec.initial_state.get(entity.name, [])}
+        learned: dict[str, JSON] = {}
+        conflicting: set[tuple[str, str]] = set()
+        for p in pairs:
+            real_rows = _records_in(p.real) if p.real_ok and p.index == 0 else None
+            if real_rows is None or not isinstance(p.raw, list):
+                continue
+            for real, model in matched_records(real_rows, [r for r in p.raw if isinstance(r, dict)]):
+                key = str(model.get(entity.key))
+                if key not in mine:
+                    continue
+                for name, value in real.items():
+                    if name == entity.key or name.endswith(MINTED) or model.get(name) == value:
+                        continue
+                    seen = learned.setdefault(key, {})
+                    if name in seen and seen[name] != value:
+                        conflicting.add((key, name))
+                    seen[name] = value
+        for key, name in conflicting:
+            learned[key].pop(name, None)
+        learned = {k: v for k, v in learned.items() if v}
+        if not learned:
+            continue
+        added = {n: _schema_of(v) for fields in learned.values() for n, v in fields.items() if n not in entity.fields}
+        changed = entity.model_copy(update={"fields": {**entity.fields, **added}})
+        rows = [{**row, **learned.get(str(row.get(entity.key)), {})} for row in spec.initial_state[entity.name]]
+        names = sorted({n for fields in learned.values() for n in fields})
+        out.append(Candidate(tool, "start-rows", f"{entity.name} records start holding {', '.join(names)}"[:120],
+                             spec.behaviour(tool), entities=(changed,), rows={entity.name: rows},
+                             confirms="a first read answers the starting records so"))  # fmt: skip
+    return out
+
+
+def _records_in(real: Any) -> list[JSON] | None:
+    """The records a list's reply holds: the reply itself, or its one member holding records."""
+    if isinstance(real, list):
+        return [r for r in real if isinstance(r, dict)]
+    if isinstance(real, dict):
+        lists = [v for v in real.values() if isinstance(v, list) and v and all(isinstance(x, dict) for x in v)]
+        return lists[0] if len(lists) == 1 else None
+    return None
 
 
 @PROPOSERS.register("refuses")

@@ -42,7 +42,7 @@ def observe(spec: EnvSpec, trace: Trace, env: Environment | None = None) -> tupl
     """Replay ``trace`` on ``spec``: each call's real side beside the model's answer, and the figures."""
     pairs: dict[str, list[Pair]] = {}
 
-    def seen(_seq: str, _i: int, call: TraceCall, result: ToolResult, raw: Any = None) -> None:
+    def seen(_seq: str, index: int, call: TraceCall, result: ToolResult, raw: Any = None) -> None:
         real = call.output if call.ok else (call.error or "refused")
         pairs.setdefault(call.tool, []).append(
             Pair(
@@ -52,6 +52,7 @@ def observe(spec: EnvSpec, trace: Trace, env: Environment | None = None) -> tupl
                 result.ok,
                 opened_text(result.data) if result.ok else _message(result),
                 raw if result.ok else None,
+                index,
             )
         )
 
