@@ -112,7 +112,8 @@ def learn(
                         progress=lambda done, total: say(f"explored {done}/{total} calls"))  # fmt: skip
     learning, held = split(trace, held_out, seed)
     say(f"choosing on {len(learning.sequences)} sequences, {len(held.sequences)} held out")
-    learned = choose(model, learning, evidence_kind=kind, progress=say)  # type: ignore[arg-type]
+    accepted = _setup_calls(scenario) if real is not None and text.startswith(PREFIX) else ()
+    learned = choose(model, learning, evidence_kind=kind, accepted=accepted, progress=say)  # type: ignore[arg-type]
     before, after = replay(model, held), replay(learned, held)
     ceiling = _ceiling(real, held, final_reads or []) if real is not None else None
     report = LearnReport(
@@ -124,6 +125,19 @@ def learn(
         seconds=round(time.perf_counter() - started, 2),
     )  # fmt: skip
     return learned, report, trace
+
+
+def _setup_calls(scenario: str | None) -> tuple[tuple[str, JSON], ...]:
+    """The setup calls every fresh server accepted before its sequence: evidence of accepted values."""
+    if scenario is None:
+        return ()
+    import json
+
+    try:
+        calls = json.loads(Path(scenario).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return ()
+    return tuple((c["tool"], c.get("arguments") or {}) for c in calls if isinstance(c, dict) and "tool" in c)
 
 
 def _started(spec: EnvSpec, trace: Trace) -> EnvSpec:

@@ -48,9 +48,11 @@ class Pair:
 
 @dataclass(frozen=True)
 class Evidence:
-    """Calls per tool, in the order they were made."""
+    """Calls per tool, in the order they were made; and calls known to be accepted (the user's setup
+    calls, which every fresh copy accepted before its sequence), as ``(tool, arguments)``."""
 
     pairs: dict[str, list[Pair]] = field(default_factory=dict)
+    accepted: tuple[tuple[str, JSON], ...] = ()
 
     @property
     def calls(self) -> int:
@@ -344,8 +346,10 @@ def argument_checks(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
         if not missed:
             continue
         behaviour = spec.behaviour(tool)
+        given = [a for t, a in evidence.accepted if t == tool]
         for arg in sorted({a for p in missed for a in p.args}):
             accepted = {shape_of(p.args[arg]) for p in pairs if p.real_ok and arg in p.args}
+            accepted |= {shape_of(a[arg]) for a in given if arg in a}
             refused = [p for p in missed if arg in p.args]
             if not accepted or len(accepted) > 4 or any(shape_of(p.args[arg]) in accepted for p in refused):
                 continue

@@ -16,7 +16,7 @@ Without evidence nothing is scored and every tool keeps its prior, recorded with
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from envfactory.ir.choice import Choice, Scored
@@ -31,6 +31,7 @@ from envfactory.runtime.result import ToolResult
 from envfactory.synth.candidates import PROPOSERS, Candidate, Evidence, Pair, Proposer
 
 PRIOR = "descriptions"
+JSON = dict[str, Any]
 
 
 def score(m: Measurement) -> float:
@@ -74,10 +75,12 @@ def choose(
     folds: int = 2,
     rounds: int = 2,
     evidence_kind: EvidenceKind = "real",
+    accepted: tuple[tuple[str, JSON], ...] = (),
     progress: Callable[[str], None] | None = None,
 ) -> EnvSpec:
     """``spec`` with each tool's behaviour chosen on ``trace`` (see the module docstring), and its
-    ``choices`` recorded; with no trace (or an empty one) every tool keeps its prior."""
+    ``choices`` recorded; with no trace (or an empty one) every tool keeps its prior. ``accepted``:
+    calls the real side is known to accept (the setup calls every fresh copy was given)."""
     chosen: dict[str, Scored] = {
         b.tool: Scored(proposer=PRIOR, summary=_summary(b.effect.kind)) for b in spec.behaviours
     }
@@ -88,7 +91,7 @@ def choose(
     parts = _folds(trace, folds)
     current = spec
     for round_ in range(rounds):
-        offered = _offers(current, trace, parts, proposers)
+        offered = _offers(current, trace, parts, proposers, accepted)
         for tool in [t.name for t in spec.tools.tools]:
             if tool not in offered:
                 continue
@@ -96,7 +99,13 @@ def choose(
             local = [p.of(s.id for s in p.sequences if any(c.tool == tool for c in s.calls)) for p in parts]
             calls = sum(len(s.calls) for p in local for s in p.sequences)
             base = _cv_score(current, local)
+            proposed_on = current
             for key, (full, per_fold) in offered[tool].items():
+                # what a candidate changes is laid onto the tool's current behaviour: choices compose
+                full, per_fold = (
+                    _rebased(full, proposed_on, current),
+                    [_rebased(c, proposed_on, current) if c else None for c in per_fold],
+                )
                 s = _cv_score(current, local, per_fold)
                 entry = Scored(proposer=key[1], summary=key[2], score=round(s, 4), calls=calls)
                 if s > base + 1e-9:
@@ -111,16 +120,37 @@ def choose(
     return _recorded(current, chosen, runners, evidence_kind, _unexplained(observe(current, trace)[1]))
 
 
-def _offers(spec: EnvSpec, trace: Trace, parts: list[Trace], proposers: dict[str, Proposer],
+def _offers(spec: EnvSpec, trace: Trace, parts: list[Trace], proposers: dict[str, Proposer], accepted: Any,
             ) -> dict[str, dict[tuple[str, str, str], tuple[Candidate, list[Candidate | None]]]]:  # fmt: skip
     """Per tool, each candidate fit on the whole trace and, per fold, fit on the other folds."""
-    full = _proposed(spec, observe(spec, trace)[0], proposers)
-    fitted = [{c.key: c for c in _proposed(spec, observe(spec, _without(trace, part))[0], proposers)} for part in parts]
+    full = _proposed(spec, _with(observe(spec, trace)[0], accepted), proposers)
+    fitted = [
+        {c.key: c for c in _proposed(spec, _with(observe(spec, _without(trace, part))[0], accepted), proposers)}
+        for part in parts
+    ]
     out: dict[str, dict[tuple[str, str, str], tuple[Candidate, list[Candidate | None]]]] = {}
     for c in full:
         per_fold = [_match(f, c) for f in fitted]
         out.setdefault(c.tool, {})[c.key] = (c, per_fold)
     return out
+
+
+_PARTS = ("effect", "answer", "checks", "gate", "notes", "fidelity")
+
+
+def _rebased(candidate: Candidate, proposed_on: EnvSpec, current: EnvSpec) -> Candidate:
+    """``candidate``, proposed on ``proposed_on``, as a change of ``current``: the parts of the tool's
+    behaviour it changes (effect, answer, checks, ...) replace those of the current behaviour."""
+    before, now = proposed_on.behaviour(candidate.tool), current.behaviour(candidate.tool)
+    if before == now:
+        return candidate
+    changes = {k: getattr(candidate.behaviour, k) for k in _PARTS
+               if getattr(candidate.behaviour, k) != getattr(before, k)}  # fmt: skip
+    return replace(candidate, behaviour=now.model_copy(update=changes))
+
+
+def _with(evidence: Evidence, accepted: tuple[tuple[str, JSON], ...]) -> Evidence:
+    return Evidence(evidence.pairs, accepted) if accepted else evidence
 
 
 def _match(fitted: dict[tuple[str, str, str], Candidate], c: Candidate) -> Candidate | None:
