@@ -147,7 +147,7 @@ def test_starting_records_learn_what_a_first_read_shows(tmp_path) -> None:
         update={"initial_state": {**spec.initial_state, "task": [{"id": "task_0001", "title": "a"}]}}
     )
     first = Pair({}, True, {"tasks": [{"id": "7f3a", "title": "a", "done": False, "tags": ["x"]}]}, True, {},
-                 raw=[{"id": "task_0001", "title": "a"}], index=0)  # fmt: skip
+                 raw=[{"id": "task_0001", "title": "a"}], index=0, fresh=True)  # fmt: skip
     later = Pair({}, True, {"tasks": [{"id": "7f3a", "title": "a", "done": True}]}, True, {},
                  raw=[{"id": "task_0001", "title": "a"}], index=3)  # fmt: skip
     [candidate] = start_rows(spec, Evidence({"list_tasks": [first, later]}))

@@ -133,7 +133,7 @@ class Aliases:
 
 
 def matched_records(real: list[Any], synth: list[Any]) -> list[tuple[JSON, JSON]]:
-    """Records of two lists that agree on every field both hold and neither side mints (the
+    """Records of two lists that agree on every text field both hold and neither side mints (the
     ``name``, ``title`` or ``text`` of a record made in a setup call), each matched once."""
     out, taken = [], set()
     for a in real:
@@ -142,8 +142,10 @@ def matched_records(real: list[Any], synth: list[Any]) -> list[tuple[JSON, JSON]
         for i, b in enumerate(synth):
             if i in taken or not isinstance(b, dict):
                 continue
-            shared = [k for k in a.keys() & b.keys() if isinstance(k, str) and not k.endswith(_MINTED)]
-            if shared and all(a[k] == b[k] for k in shared) and any(isinstance(a[k], str) for k in shared):
+            # texts name a record (a title, a name); flags and dates may be what the model got wrong
+            shared = [k for k in a.keys() & b.keys() if isinstance(k, str) and not k.endswith(_MINTED)
+                      and isinstance(a[k], str) and isinstance(b[k], str)]  # fmt: skip
+            if shared and all(a[k] == b[k] for k in shared):
                 out.append((a, b))
                 taken.add(i)
                 break

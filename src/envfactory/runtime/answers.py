@@ -131,6 +131,7 @@ def answered(answer: Answer, execute: Executor, shape: Callable[[Any], Any]) -> 
 
         def templated(ctx: Any, args: JSON) -> Any:
             raw = execute(ctx, args)
+            ctx.raw = raw
             out = shape(raw)
             reply = fill(answer.template, args, opened_text(out), answer.defaults, raw)
             return out if reply is None else reply
@@ -142,7 +143,9 @@ def answered(answer: Answer, execute: Executor, shape: Callable[[Any], Any]) -> 
         reply = answer.recorded.get(key)
         if isinstance(reply, dict) and set(reply) == {REFUSED}:  # refused before anything changes
             raise ToolError("precondition_failed", str(reply[REFUSED]))
-        out = shape(execute(ctx, args))
+        raw = execute(ctx, args)
+        ctx.raw = raw
+        out = shape(raw)
         return reply if key in answer.recorded else out
 
     return recorded

@@ -45,6 +45,7 @@ class CallContext:
     seed: int
     owner: Any = None  # the user's object, for bound behaviours
     fallback: Callable[[str, JSON], Any] | None = None
+    raw: Any = None  # what the last effect produced before a learned answer worded it (for learning)
 
 
 Executor = Callable[[CallContext, JSON], Any]

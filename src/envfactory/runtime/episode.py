@@ -129,6 +129,7 @@ class Episode:
         problem = tool.validate(args)
         if problem is not None:
             return ToolResult.failure("invalid_arguments", f"{name}: {problem}"), logged
+        ctx.raw = None
         try:
             value = tool.execute(ctx, args)
         except ToolError as err:
@@ -136,7 +137,7 @@ class Episode:
         except Exception as err:  # a behaviour bug must not crash the agent's loop, nor pass for a refusal
             failure = f"{name} failed: {type(err).__name__}: {_error_text(err)}"
             return ToolResult.failure("internal_error", failure), logged
-        self.last_raw = value
+        self.last_raw = value if ctx.raw is None else ctx.raw
         return ToolResult(True, to_json_text(tool.shape(value))), logged
 
     def act(self, message: JSON) -> list[JSON]:

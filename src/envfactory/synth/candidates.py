@@ -43,7 +43,8 @@ class Pair:
     model_ok: bool
     model: Any  # the model's reply, or its refusal's message
     raw: Any = None  # what the model's effect produced before shaping (the whole record a create made)
-    index: int = -1  # the call's place in its sequence (0: the first, on the starting state)
+    index: int = -1  # the call's place in its sequence
+    fresh: bool = False  # no write was accepted before it in its sequence: it saw the starting state
 
 
 @dataclass(frozen=True)
@@ -363,8 +364,8 @@ def argument_checks(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
 
 @PROPOSERS.register("start-rows")
 def start_rows(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
-    """The records the real thing starts with, as it answers them: a list read as a sequence's first
-    call shows the starting records, matched to the model's by what neither side minted (a title,
+    """The records the real thing starts with, as it answers them: a list read before any write of
+    its sequence shows the starting records, matched to the model's by what neither side minted (a title,
     a name); the fields they hold the same way in every sequence, and the model's records lack or
     hold otherwise, are added to its starting records (``completed: false`` where the model knew nothing)."""
     out = []
@@ -377,7 +378,7 @@ def start_rows(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
         learned: dict[str, JSON] = {}
         conflicting: set[tuple[str, str]] = set()
         for p in pairs:
-            real_rows = _records_in(p.real) if p.real_ok and p.index == 0 else None
+            real_rows = _records_in(p.real) if p.real_ok and p.fresh else None
             if real_rows is None or not isinstance(p.raw, list):
                 continue
             for real, model in matched_records(real_rows, [r for r in p.raw if isinstance(r, dict)]):

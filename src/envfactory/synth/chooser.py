@@ -21,6 +21,7 @@ from typing import Any
 
 from envfactory.ir.choice import Choice, Scored
 from envfactory.ir.choice import Evidence as EvidenceKind
+from envfactory.ir.effect import changes_state
 from envfactory.ir.env import EnvSpec
 from envfactory.real.instrument import Measurement
 from envfactory.real.replay import replay
@@ -42,8 +43,13 @@ def score(m: Measurement) -> float:
 def observe(spec: EnvSpec, trace: Trace, env: Environment | None = None) -> tuple[Evidence, Measurement]:
     """Replay ``trace`` on ``spec``: each call's real side beside the model's answer, and the figures."""
     pairs: dict[str, list[Pair]] = {}
+    writes = {b.tool for b in spec.behaviours if changes_state(b.effect) or getattr(b.effect, "writes", False)}
+    wrote: set[str] = set()  # sequences in which the real side accepted a write so far
 
-    def seen(_seq: str, index: int, call: TraceCall, result: ToolResult, raw: Any = None) -> None:
+    def seen(seq: str, index: int, call: TraceCall, result: ToolResult, raw: Any = None) -> None:
+        fresh = seq not in wrote
+        if call.ok and call.tool in writes:
+            wrote.add(seq)
         real = call.output if call.ok else (call.error or "refused")
         pairs.setdefault(call.tool, []).append(
             Pair(
@@ -54,6 +60,7 @@ def observe(spec: EnvSpec, trace: Trace, env: Environment | None = None) -> tupl
                 opened_text(result.data) if result.ok else _message(result),
                 raw if result.ok else None,
                 index,
+                fresh,
             )
         )
 
