@@ -101,11 +101,10 @@ class EnvSpec(BaseModel):
         return [b.tool for b in self.behaviours if b.low_fidelity]
 
     # -- persistence ------------------------------------------------------------------------
-    def save(self, directory: str | Path, *, extra: dict[str, Any] | None = None) -> Path:
-        """Write the folder (and ``extra`` derived files such as ``fidelity.json``); derived
-        files not given are removed, since they describe an earlier version."""
-        path = Path(directory)
-        path.mkdir(parents=True, exist_ok=True)
+    def files(self) -> dict[str, Any]:
+        """The folder's spec files as JSON data (file name -> content); :meth:`from_files` reads them
+        back to an equal EnvSpec. ``behaviours.json`` leaves out ``None`` members, so every IR field
+        that may be ``None`` defaults to ``None`` (``tests/ir/test_roundtrip.py`` holds that)."""
         meta = {
             "format": FORMAT,
             "name": self.name,
@@ -113,13 +112,20 @@ class EnvSpec(BaseModel):
             "config": self.config.model_dump(),
             **({"counters": self.counters} if self.counters else {}),
         }
-        files = {
+        return {
             "env.json": meta,
             "tools.json": self.tools.model_dump(mode="json", exclude_defaults=True),
             "schema.json": self.state_schema.model_dump(mode="json", exclude_defaults=True),
             "behaviours.json": [b.model_dump(mode="json", exclude_none=True) for b in self.behaviours],
             "state.json": self.initial_state,
         }
+
+    def save(self, directory: str | Path, *, extra: dict[str, Any] | None = None) -> Path:
+        """Write the folder (and ``extra`` derived files such as ``fidelity.json``); derived
+        files not given are removed, since they describe an earlier version."""
+        path = Path(directory)
+        path.mkdir(parents=True, exist_ok=True)
+        files = self.files()
         files.update(extra or {})
         with folder_lock(path, exclusive=True):
             for name, data in files.items():
@@ -140,25 +146,37 @@ class EnvSpec(BaseModel):
     @classmethod
     def _load(cls, path: Path) -> EnvSpec:
         meta = read_json(path / "env.json")
-        if not isinstance(meta, dict) or meta.get("format") != FORMAT:
-            raise EnvSpecError(f"{path / 'env.json'}: unsupported format {meta.get('format')!r}, expected {FORMAT!r}")
+        _check_format(meta, path)
+        return cls.from_files({"env.json": meta, **{n: read_json(path / n) for n in SPEC_FILES[1:]}}, where=path)
+
+    @classmethod
+    def from_files(cls, files: dict[str, Any], *, where: Path = Path(".")) -> EnvSpec:
+        """The EnvSpec of :meth:`files`' data; errors name ``where`` (the folder) and the field."""
+        meta = files["env.json"]
+        _check_format(meta, where)
         try:
             return cls(
                 name=meta["name"],
                 description=meta.get("description", ""),
                 config=EnvConfig(**meta.get("config", {})),
-                tools=ToolSet.model_validate(read_json(path / "tools.json")),
-                state_schema=StateSchema.model_validate(read_json(path / "schema.json")),
-                behaviours=tuple(Behaviour.model_validate(b) for b in read_json(path / "behaviours.json")),
-                initial_state=read_json(path / "state.json"),
+                tools=ToolSet.model_validate(files["tools.json"]),
+                state_schema=StateSchema.model_validate(files["schema.json"]),
+                behaviours=tuple(Behaviour.model_validate(b) for b in files["behaviours.json"]),
+                initial_state=files["state.json"],
                 counters=meta.get("counters") or {},
             )
         except ValidationError as err:
-            raise EnvSpecError(f"{path}: invalid environment files: {_first_error(err)}") from None
+            raise EnvSpecError(f"{where}: invalid environment files: {_first_error(err)}") from None
         except KeyError as err:
-            raise EnvSpecError(f"{path / 'env.json'}: missing key {err}") from None
+            raise EnvSpecError(f"{where / 'env.json'}: missing key {err}") from None
         except TypeError as err:  # a file holding a list where an object belongs, or the like
-            raise EnvSpecError(f"{path}: invalid environment files: {err}") from None
+            raise EnvSpecError(f"{where}: invalid environment files: {err}") from None
+
+
+def _check_format(meta: Any, where: Path) -> None:
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+        found = meta.get("format") if isinstance(meta, dict) else type(meta).__name__
+        raise EnvSpecError(f"{where / 'env.json'}: unsupported format {found!r}, expected {FORMAT!r}")
 
 
 @contextmanager
