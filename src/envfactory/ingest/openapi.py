@@ -156,6 +156,8 @@ TRANSPORT_QUERY = frozenset({
     "userip", "upload_protocol", "uploadtype", "callback", "$.xgafv", "pretty", "jsonp",
 })  # fmt: skip
 _PROTOCOL = ("action", "version")  # AWS query protocol headers
+_AUTH_WORDS = frozenset({"token", "auth", "authorization", "secret", "password", "signature", "credential",
+                         "credentials", "tenant", "apikey", "session", "cookie"})  # fmt: skip
 _CREDENTIAL = re.compile(r"\b(api[ _-]?key|access[ _-]?token|credential|secret)\b", re.IGNORECASE)
 
 
@@ -166,8 +168,11 @@ def is_transport(param: JSON, auth_names: frozenset[str] = frozenset()) -> bool:
     if low in auth_names:
         return True
     if location == "header":
-        # AWS's signature headers and its query-protocol ``Action``/``Version`` name no resource either
-        return low in TRANSPORT_HEADERS or low.startswith(("x-ratelimit", "sec-", "x-amz-")) or low in _PROTOCOL
+        # AWS's signature headers and its query-protocol ``Action``/``Version`` name no resource either;
+        # nor does a credential or a tenant (``xero-tenant-id``, ``X-Postmark-Server-Token``, ``App-Key``)
+        words = set(re.findall(r"[a-z0-9]+", re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name).lower()))
+        return (low in TRANSPORT_HEADERS or low.startswith(("x-ratelimit", "sec-", "x-amz-")) or low in _PROTOCOL
+                or bool(words & _AUTH_WORDS) or low.endswith(("-key", "_key")))  # fmt: skip
     if location == "cookie":
         return True
     if location != "query":
@@ -196,6 +201,7 @@ def _operation_tool(route: str, method: str, item: JSON, op: JSON, version: int,
     required: list[str] = []
     where: dict[str, ParamLocation] = {}
     transport: dict[str, ParamLocation] = {}
+    values: JSON = {}
     params = _merge_params(item.get("parameters"), op.get("parameters"))
     for param in params:
         loc = param.get("in")
@@ -215,14 +221,21 @@ def _operation_tool(route: str, method: str, item: JSON, op: JSON, version: int,
             continue
         if is_transport(param, auth_names) or (loc == "path" and f".{{{pname}}}" in route):
             transport[pname] = loc  # ``/lists.{format}``: the response format, not a resource
+            if param.get("required"):
+                values[pname] = binding_value(param, _param_schema(param, version))
             continue
         schema = _param_schema(param, version)
         if param.get("description") and "description" not in schema:
             schema = {**schema, "description": param["description"]}
-        props[pname] = schema
         where[pname] = "body" if loc == "formData" else loc
-        if param.get("required") or loc == "path":
+        if loc in ("header", "cookie") and param.get("required"):
+            # a marketplace or an API version: sent with every call, so the binding holds a value, the
+            # agent may leave it out (its default) and no task asks for it
+            values[pname] = binding_value(param, schema)
+            schema = {**schema, "default": values[pname]}
+        elif param.get("required") or loc == "path":
             required.append(pname)
+        props[pname] = schema
     body = op.get("requestBody")
     if version == 3 and isinstance(body, dict):
         _add_body(
@@ -252,10 +265,38 @@ def _operation_tool(route: str, method: str, item: JSON, op: JSON, version: int,
             format="openapi",
             file=str(path),
             locator=locator,
-            http=HttpBinding(method=method.upper(), path=route, params=where, tags=tags, transport=transport),
+            http=HttpBinding(
+                method=method.upper(), path=route, params=where, tags=tags, transport=transport, values=values
+            ),
         ),
         diag=diag,
     )
+
+
+_PLACEHOLDERS = {"integer": 1, "number": 1, "boolean": True, "array": [], "object": {}}
+_FORMATS = {"uuid": "00000000-0000-4000-8000-000000000000", "date-time": "2026-01-05T09:00:00Z",
+            "date": "2026-01-05", "email": "user@example.com", "uri": "https://example.com"}  # fmt: skip
+
+
+def binding_value(param: JSON, schema: JSON) -> Any:
+    """What a transport parameter is sent as: the spec's example, default or first enum value, else a
+    placeholder of its type (``example`` for text)."""
+    for holder in (param, schema):
+        if "example" in holder:
+            return holder["example"]
+        examples = holder.get("examples")
+        if isinstance(examples, list) and examples:
+            return examples[0]
+        if isinstance(examples, dict):
+            first = next((e["value"] for e in examples.values() if isinstance(e, dict) and "value" in e), None)
+            if first is not None:
+                return first
+    if "default" in schema:
+        return schema["default"]
+    if isinstance(schema.get("enum"), list) and schema["enum"]:
+        return schema["enum"][0]
+    kind = schema.get("type") if isinstance(schema.get("type"), str) else "string"
+    return _PLACEHOLDERS.get(str(kind), _FORMATS.get(str(schema.get("format")), "example"))
 
 
 def _merge_params(common: Any, own: Any) -> list[JSON]:
