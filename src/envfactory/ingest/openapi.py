@@ -38,6 +38,7 @@ def load_openapi(path: Path, diag: Diagnostics, doc: Any = None, *, ref_roots: t
     version = _version(doc, path)
     _title_components(doc, version)
     resolved = _resolve_refs(doc, path, diag, ref_roots)
+    check_skeleton(resolved, path)
     paths = resolved.get("paths")
     auth_names = auth_parameter_names(resolved)
     if not isinstance(paths, dict) or not paths:
@@ -63,6 +64,40 @@ def load_openapi(path: Path, diag: Diagnostics, doc: Any = None, *, ref_roots: t
         tools=tuple(tools),
         warnings=tuple(diag.warnings),
     )
+
+
+# where in the document (``*``: any key) -> the JSON type the ingester reads there; anything else is
+# refused with one error naming the file and the field, never met later as a raw exception
+_OPERATION = {"parameters": list, "responses": dict, "requestBody": dict, "operationId": str, "tags": list}
+SKELETON: dict[str, type] = {
+    "info": dict, "info.title": str, "paths": dict, "paths.*.parameters": list,
+    **{f"paths.*.{m}.{k}": t for m in METHODS for k, t in _OPERATION.items()},
+    "components": dict, "components.schemas": dict, "components.securitySchemes": dict,
+    "definitions": dict, "securityDefinitions": dict,
+}  # fmt: skip
+_TYPE_NAMES: dict[type, str] = {dict: "an object", list: "a list", str: "a string"}
+
+
+def check_skeleton(doc: JSON, path: Path) -> None:
+    """Refuse a document whose structure is of the wrong shape where the ingester reads it
+    (``info: -1``, ``parameters: 5``): a :class:`SpecError` naming the file and the field."""
+    for where, kind in SKELETON.items():
+        for field, value in _found(doc, where.split(".")):
+            if value is not None and not isinstance(value, kind):
+                raise SpecError(
+                    f"{field!r} must be {_TYPE_NAMES[kind]}, not {type(value).__name__} {value!r:.40}",
+                    file=str(path), field=field,
+                )  # fmt: skip
+
+
+def _found(node: Any, parts: list[str], at: str = "") -> list[tuple[str, Any]]:
+    """``(field, value)`` of every place ``parts`` names under ``node``; ``*`` matches every key."""
+    if not parts:
+        return [(at, node)]
+    if not isinstance(node, dict):
+        return []
+    keys = list(node) if parts[0] == "*" else [parts[0]] if parts[0] in node else []
+    return [hit for k in keys for hit in _found(node[k], parts[1:], f"{at}.{k}" if at else str(k))]
 
 
 def _version(doc: JSON, path: Path) -> int:
@@ -117,7 +152,7 @@ def _resolve_refs(doc: JSON, path: Path, diag: Diagnostics, roots: tuple[Path, .
             reason = f"file {getattr(cause, 'filename', None) or cause} does not exist"
         else:
             reason = str(cause or err.message)
-        raise SpecError(f"cannot resolve $ref {ref!r}: {reason}", file=str(path), field=where) from None
+        raise SpecError(f"cannot resolve $ref {ref!r}: {reason}", file=str(path), field=where or "$ref") from None
     except RecursionError:
         raise SpecError("$ref cycle too deep to resolve", file=str(path)) from None
 

@@ -201,6 +201,7 @@ MUTANT_KEYS = (
     "format", "default", "$ref", "allOf", "anyOf", "oneOf", "name", "in", "parameters", "responses",
     "paths", "operationId", "schema", "content", "additionalProperties", "inputSchema", "tools",
     "function", "input_schema", "nullable", "maxLength", "title", "summary", "tags", "const",
+    "info", "components", "securitySchemes", "definitions", "requestBody",
 )  # fmt: skip
 MUTANT_VALUES: tuple[Any, ...] = (
     [], {}, [{}], 5, -1, 2.5, "x", None, True, "^(a+)+$", [None], {"a": 1}, "#/nope", [[]], "",
