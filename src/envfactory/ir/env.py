@@ -27,6 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from envfactory.errors import EnvSpecError
 from envfactory.ir.effect import Behaviour
+from envfactory.ir.sharing import share, unshare
 from envfactory.ir.state import StateSchema
 from envfactory.ir.tool import ToolSet
 
@@ -114,7 +115,8 @@ class EnvSpec(BaseModel):
         }
         return {
             "env.json": meta,
-            "tools.json": self.tools.model_dump(mode="json", exclude_defaults=True),
+            # a schema many tools inline is written once (``ir/sharing.py``)
+            "tools.json": share(self.tools.model_dump(mode="json", exclude_defaults=True)),
             "schema.json": self.state_schema.model_dump(mode="json", exclude_defaults=True),
             "behaviours.json": [b.model_dump(mode="json", exclude_none=True) for b in self.behaviours],
             "state.json": self.initial_state,
@@ -159,7 +161,7 @@ class EnvSpec(BaseModel):
                 name=meta["name"],
                 description=meta.get("description", ""),
                 config=EnvConfig(**meta.get("config", {})),
-                tools=ToolSet.model_validate(files["tools.json"]),
+                tools=ToolSet.model_validate(unshare(files["tools.json"])),
                 state_schema=StateSchema.model_validate(files["schema.json"]),
                 behaviours=tuple(Behaviour.model_validate(b) for b in files["behaviours.json"]),
                 initial_state=files["state.json"],
@@ -169,7 +171,7 @@ class EnvSpec(BaseModel):
             raise EnvSpecError(f"{where}: invalid environment files: {_first_error(err)}") from None
         except KeyError as err:
             raise EnvSpecError(f"{where / 'env.json'}: missing key {err}") from None
-        except TypeError as err:  # a file holding a list where an object belongs, or the like
+        except (TypeError, ValueError) as err:  # a list where an object belongs, a broken shared part
             raise EnvSpecError(f"{where}: invalid environment files: {err}") from None
 
 
