@@ -3,6 +3,8 @@ read ``output.carrier_id must be envfactory-pattern-N``, a format made up inside
 
 from __future__ import annotations
 
+import json
+
 import fastjsonschema
 import pytest
 
@@ -30,3 +32,16 @@ def test_self_check_and_argument_messages_never_name_an_internal_format() -> Non
     nested = compile_validator({"type": "object", "properties": {"legs": {"type": "array", "items": CARRIER}}})
     assert "envfactory" not in (nested({"legs": [{"carrier_id": "x"}]}) or "")
     assert "must be uuid" in (compile_validator(CARRIER)({"code": "x"}) or "")  # a format of the spec's own
+
+
+def test_a_schema_is_compiled_once_however_many_tools_share_it() -> None:
+    """A big spec's tools share their answers' schemas; generating a validator's code is the slow part."""
+    assert compile_schema(json.loads(json.dumps(CARRIER))) is compile_schema(json.loads(json.dumps(CARRIER)))
+    assert compile_schema(CARRIER) is not compile_schema({**CARRIER, "required": ["code"]})
+
+
+def test_outputs_are_checked_without_generating_code() -> None:
+    validate = _output_validator({"type": "array", "items": CARRIER})
+    assert validate([{"carrier_id": "AB1234", "code": "00000000-0000-4000-8000-000000000000"}]) is None
+    assert validate([{"carrier_id": 5}]) == "output[0].carrier_id: 5 is not of type 'string'"
+    assert _output_validator({"type": 5})({"a": 1}) is None  # a schema it cannot read holds nothing back

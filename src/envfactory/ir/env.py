@@ -115,9 +115,9 @@ class EnvSpec(BaseModel):
         }
         return {
             "env.json": meta,
-            # a schema many tools inline is written once (``ir/sharing.py``)
+            # a schema many tools (or entities' fields) inline is written once (``ir/sharing.py``)
             "tools.json": share(self.tools.model_dump(mode="json", exclude_defaults=True)),
-            "schema.json": self.state_schema.model_dump(mode="json", exclude_defaults=True),
+            "schema.json": share(self.state_schema.model_dump(mode="json", exclude_defaults=True)),
             "behaviours.json": [b.model_dump(mode="json", exclude_none=True) for b in self.behaviours],
             "state.json": self.initial_state,
         }
@@ -162,7 +162,7 @@ class EnvSpec(BaseModel):
                 description=meta.get("description", ""),
                 config=EnvConfig(**meta.get("config", {})),
                 tools=ToolSet.model_validate(unshare(files["tools.json"])),
-                state_schema=StateSchema.model_validate(files["schema.json"]),
+                state_schema=StateSchema.model_validate(unshare(files["schema.json"])),
                 behaviours=tuple(Behaviour.model_validate(b) for b in files["behaviours.json"]),
                 initial_state=files["state.json"],
                 counters=meta.get("counters") or {},

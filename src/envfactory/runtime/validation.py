@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from typing import Any
 
 import fastjsonschema
+import jsonschema
 
 from envfactory.patterns import linear_pattern
 
@@ -51,7 +53,26 @@ def _formats(schema: Any, found: set[str]) -> set[str]:
     return found
 
 
+_COMPILED: dict[str, Callable[[Any], Any]] = {}
+_MAX_COMPILED = 4096
+
+
 def compile_schema(schema: JSON, *, fallback: JSON | None = None) -> Callable[[Any], Any]:
+    """:func:`compiled_schema`, once per distinct schema: a big spec's tools share answers (every
+    Slack method answers ``{ok, ...}``), and generating a validator's code is the slow part."""
+    try:
+        key = json.dumps([schema, fallback], sort_keys=True, allow_nan=False)
+    except (TypeError, ValueError, RecursionError):  # not plain JSON: compile it as it is
+        return compiled_schema(schema, fallback=fallback)
+    found = _COMPILED.get(key)
+    if found is None:
+        if len(_COMPILED) >= _MAX_COMPILED:
+            _COMPILED.clear()
+        found = _COMPILED[key] = compiled_schema(schema, fallback=fallback)
+    return found
+
+
+def compiled_schema(schema: JSON, *, fallback: JSON | None = None) -> Callable[[Any], Any]:
     """fastjsonschema's checker; formats it does not know (OpenAPI's int32, ...) accept anything.
 
     ``pattern`` is checked by RE2, in time linear in the string whatever the spec says (Python's
@@ -116,6 +137,34 @@ def _linear_patterns(schema: Any, found: dict[str, tuple[str, Callable[[Any], bo
             found[name] = (pattern, check)
             out["allOf"] = [*(out.get("allOf") or []), {"format": name}]
     return out
+
+
+def interpreted_validator(schema: JSON, *, root: str = "output") -> Validator:
+    """A check without code generation (``jsonschema``, interpreted) for a schema checked a few times:
+    the self-check validates each tool's answers once or twice, and generating a validator for a big
+    spec's answers (Discord's: 600 of them, thousands of nodes each) took longer than all the rest of
+    the self-check. Patterns are checked by RE2 as everywhere; a schema it cannot read accepts anything."""
+    patterns: dict[str, tuple[str, Callable[[Any], bool]]] = {}
+    linear = _linear_patterns(schema, patterns)
+    checker = jsonschema.FormatChecker()
+    for name, (_, check) in patterns.items():
+        checker.checks(name)(lambda value, check=check: not isinstance(value, str) or check(value))
+    validator = jsonschema.Draft7Validator(linear, format_checker=checker)
+
+    def validate(value: Any) -> str | None:
+        try:
+            error = next(iter(validator.iter_errors(value)), None)
+        except Exception:  # a keyword of a shape jsonschema cannot apply: nothing to hold the value to
+            return None
+        if error is None:
+            return None
+        where = root + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path)
+        fmt = error.validator_value if error.validator == "format" else None
+        if isinstance(fmt, str) and fmt in patterns:
+            return f"{where} must match the pattern {patterns[fmt][0]!r}"
+        return f"{where}: {error.message}"
+
+    return validate
 
 
 def compile_validator(schema: JSON, *, strict: bool = True) -> Validator:
