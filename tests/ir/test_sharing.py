@@ -64,3 +64,13 @@ def test_a_broken_shared_part_is_a_clear_error(tmp_path: Path, broken: object) -
     (folder / "tools.json").write_text(json.dumps(tools))
     with pytest.raises(EnvSpecError, match="shared part"):
         EnvSpec.load(folder)
+
+
+def test_a_folder_of_the_first_format_still_loads(tmp_path: Path) -> None:
+    spec = synthesize(_api(tmp_path, 3))
+    folder = spec.save(tmp_path / "env")
+    meta = json.loads((folder / "env.json").read_text())
+    assert meta["format"] == "envfactory-env/2"
+    (folder / "env.json").write_text(json.dumps({**meta, "format": "envfactory-env/1"}))
+    (folder / "tools.json").write_text(json.dumps(spec.tools.model_dump(mode="json", exclude_defaults=True)))
+    assert EnvSpec.load(folder) == spec

@@ -31,7 +31,8 @@ from envfactory.ir.sharing import share, unshare
 from envfactory.ir.state import StateSchema
 from envfactory.ir.tool import ToolSet
 
-FORMAT = "envfactory-env/1"
+FORMAT = "envfactory-env/2"  # /2: repeated schemas under ``$shared`` (ir/sharing.py)
+READABLE_FORMATS = ("envfactory-env/1", FORMAT)  # a /1 folder is a /2 folder that shares nothing
 ENV_NAME = r"^[A-Za-z0-9][A-Za-z0-9_\-]{0,99}$"  # also a folder name: no '.', '..', '/'
 SPEC_FILES = ("env.json", "tools.json", "schema.json", "behaviours.json", "state.json")
 DERIVED_FILES = ("fidelity.json", "graph.png")  # made from the spec files; stale once those change
@@ -176,7 +177,7 @@ class EnvSpec(BaseModel):
 
 
 def _check_format(meta: Any, where: Path) -> None:
-    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+    if not isinstance(meta, dict) or meta.get("format") not in READABLE_FORMATS:
         found = meta.get("format") if isinstance(meta, dict) else type(meta).__name__
         raise EnvSpecError(f"{where / 'env.json'}: unsupported format {found!r}, expected {FORMAT!r}")
 
