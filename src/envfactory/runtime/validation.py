@@ -9,6 +9,7 @@ from typing import Any
 
 import fastjsonschema
 import jsonschema
+from fastjsonschema.draft07 import CodeGeneratorDraft07
 
 from envfactory.patterns import linear_pattern
 
@@ -139,6 +140,9 @@ def _linear_patterns(schema: Any, found: dict[str, tuple[str, Callable[[Any], bo
     return out
 
 
+_FORMAT_REGEXES = {name: re.compile(regex) for name, regex in CodeGeneratorDraft07.FORMAT_REGEXS.items()}
+
+
 def interpreted_validator(schema: JSON, *, root: str = "output") -> Validator:
     """A check without code generation (``jsonschema``, interpreted) for a schema checked a few times:
     the self-check validates each tool's answers once or twice, and generating a validator for a big
@@ -146,7 +150,9 @@ def interpreted_validator(schema: JSON, *, root: str = "output") -> Validator:
     the self-check. Patterns are checked by RE2 as everywhere; a schema it cannot read accepts anything."""
     patterns: dict[str, tuple[str, Callable[[Any], bool]]] = {}
     linear = _linear_patterns(schema, patterns)
-    checker = jsonschema.FormatChecker()
+    checker = jsonschema.FormatChecker(formats=())
+    for name, regex in _FORMAT_REGEXES.items():  # the formats a compiled validator checks, the same way
+        checker.checks(name)(lambda value, regex=regex: not isinstance(value, str) or regex.match(value) is not None)
     for name, (_, check) in patterns.items():
         checker.checks(name)(lambda value, check=check: not isinstance(value, str) or check(value))
     validator = jsonschema.Draft7Validator(linear, format_checker=checker)
