@@ -6,6 +6,7 @@ import json
 import sys
 from pathlib import Path
 
+import envfactory
 from envfactory.mcplive import McpSession, McpTarget
 from envfactory.runtime.environment import Environment
 from envfactory.tasks.agents import report
@@ -20,7 +21,10 @@ def test_a_full_episode_over_mcp_stdio_succeeds_with_the_gold_plan(shop: Environ
     command = (
         f"mcp+stdio:{sys.executable} -m envfactory.cli.main serve {env_dir} --mcp --tasks {tmp_path / 'tasks.jsonl'}"
     )
-    with McpSession(McpTarget.parse(command), log=tmp_path / "server.log") as server:
+    # the server runs the envfactory under test (a stdio server gets a clean environment, whose own
+    # envfactory may be another checkout's)
+    code = {"PYTHONPATH": str(Path(envfactory.__file__).resolve().parents[1])}
+    with McpSession(McpTarget.parse(command, env=code), log=tmp_path / "server.log") as server:
         tools = {t["name"]: t for t in server.tools()}
         assert set(shop.spec.tools.names) | {"env_reset", "env_reply", "env_verify"} == set(tools)
         assert tools["list_customers"]["inputSchema"] == shop.spec.tools["list_customers"].input_schema
