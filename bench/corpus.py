@@ -31,6 +31,7 @@ from envfactory.synth import synthesize
 from envfactory.synth.selfcheck import self_check
 from envfactory.tasks.agents import gold, noop, success_rate
 from envfactory.tasks.generate import generate_tasks
+from envfactory.testing.roundtrip import check_round_trip
 from envfactory.testing.shared import shared_dir
 from envfactory.users.scripted import ScriptedUser
 
@@ -85,6 +86,7 @@ def run_one(path: Path, n: int) -> dict[str, object]:
     start = time.perf_counter()
     try:
         spec = synthesize(path)
+        check_round_trip(spec)  # the folder it would be saved as loads back to the same EnvSpec
         kinds = Counter(b.effect.kind for b in spec.behaviours)
         row.update(tools=len(spec.tools.tools), entities=len(spec.state_schema.entities),
                    effects=" ".join(f"{k}:{v}" for k, v in sorted(kinds.items())),

@@ -16,7 +16,8 @@ Prints one table of counts; the acceptance target is 0 in every "bad" column:
   fail or see a mix of two versions while two writers race on one folder;
 - a ReDoS pattern: the slowest validation of a 10,000-character argument;
 - answer spraying: answer tasks passed by the gold reply (false negatives are 1 - that), and by
-  agents that make the gold calls and then reply with every number / every text value in the state;
+  agents that make the gold calls and then reply with every number / every text value in the state,
+  or with the guess list "1, 2, 3, 4";
 - security (``hostile_security.py``; ``--only-security`` runs just these): hostile generated code
   against the sandbox (escapes over files, environment, sockets, signals, children, floods, with
   the audit hook switched off five ways; beside it, what the previous in-process fence let out),
@@ -72,6 +73,7 @@ from envfactory.values import ValueMaker
 
 HANG_SECONDS = 20
 SPRAY_REASON = "the reply names"
+GUESSES = "1, 2, 3, 4"
 
 
 def fuzz_calls(env: Environment, n: int, seed: int) -> Counter[str]:
@@ -327,7 +329,8 @@ def spraying(n_tasks: int, seed: int) -> Counter[str]:
         tasks = [t for t in generate_tasks(env, n_tasks, seed=seed)[0] if t.goal.answer]
         for task in tasks:
             out["answer tasks"] += 1
-            for agent, reply in (("gold", None), ("number spray", "numbers"), ("text spray", "texts")):
+            for agent, reply in (("gold", None), ("number spray", "numbers"), ("text spray", "texts"),
+                                 ("guess list", "guesses")):  # fmt: skip
                 verdict = _run_reply(env, task, reply)
                 out[f"passed by {agent}"] += verdict.success
                 # what the same reply would get if the spray rule were not there
@@ -344,6 +347,8 @@ def _run_reply(env: Environment, task: Task, spray: str | None) -> Verdict:
         episode.call_tool(call.tool, call.args)
     if spray is None:
         episode.respond("All done. " + ", ".join(task.goal.answer))
+    elif spray == "guesses":
+        episode.respond(GUESSES)  # a short list of small numbers: a count's likely answers
     else:
         values: set[str] = set()
         for rows in episode.state().values():
@@ -440,9 +445,11 @@ def main() -> None:
         f"{sprays['answer tasks']}",
         f"gold reply fails (false negatives) {1 - sprays['passed by gold'] / n:.1%}; "
         f"number spray passes {sprays['passed by number spray'] / n:.1%}; "
-        f"text spray passes {sprays['passed by text spray'] / n:.1%}",
+        f"text spray passes {sprays['passed by text spray'] / n:.1%}; "
+        f"{GUESSES!r} passes {sprays['passed by guess list'] / n:.1%}",
         f"without the spray rule: number spray {sprays['passed by number spray without the rule'] / n:.1%}, "
-        f"text spray {sprays['passed by text spray without the rule'] / n:.1%}",
+        f"text spray {sprays['passed by text spray without the rule'] / n:.1%}, "
+        f"{GUESSES!r} {sprays['passed by guess list without the rule'] / n:.1%}",
     )
     console.print(table)
     console.print(_security_table(args.sessions, start))

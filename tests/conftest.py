@@ -15,11 +15,18 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 os.environ.setdefault("HF_HOME", tempfile.mkdtemp(prefix="envfactory-test-hf-"))
 
+import envfactory.synth
+import envfactory.synth.build
 from envfactory.bundled import BUNDLED
 from envfactory.ir.env import EnvSpec
 from envfactory.runtime.environment import Environment
 from envfactory.synth import synthesize
+from envfactory.testing.roundtrip import round_tripped
 from envfactory.testing.shared import shared_dir
+
+# A property of the whole suite: every environment a test synthesizes (test modules import
+# ``synthesize`` after this line) saves and loads back to an equal EnvSpec (issue #25).
+envfactory.synth.synthesize = envfactory.synth.build.synthesize = round_tripped(envfactory.synth.build.synthesize)
 
 ROOT = Path(__file__).resolve().parents[1]
 SPECS = ROOT / "specs"

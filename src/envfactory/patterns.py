@@ -14,6 +14,7 @@ import random
 import re
 import string
 from collections.abc import Callable
+from functools import lru_cache
 from typing import Any
 
 import re2
@@ -35,13 +36,21 @@ _PRINTABLE = string.ascii_letters + string.digits
 MAX_EXTRA = 3
 
 
-def matching_string(pattern: str, rng: random.Random, *, tries: int = 8) -> str | None:
-    """A string ``re.search(pattern, s)`` accepts, or None when none could be made."""
+@lru_cache(maxsize=4096)
+def _parsed(pattern: str) -> tuple[Any, re.Pattern[str]] | None:
+    """The parse tree and the compiled form of ``pattern`` (a big spec asks for the same few thousand times)."""
     try:
-        parsed = sre_parse.parse(pattern)
-        compiled = re.compile(pattern)
+        return sre_parse.parse(pattern), re.compile(pattern)
     except (re.error, RecursionError, OverflowError, ValueError):
         return None
+
+
+def matching_string(pattern: str, rng: random.Random, *, tries: int = 8) -> str | None:
+    """A string ``re.search(pattern, s)`` accepts, or None when none could be made."""
+    found = _parsed(pattern)
+    if found is None:
+        return None
+    parsed, compiled = found
     for _ in range(tries):
         try:
             text = _emit(parsed, rng, {})
@@ -94,6 +103,14 @@ def _emit_one(op: Any, av: Any, rng: random.Random, groups: dict[int, str]) -> s
 
 
 def _from_class(items: Any, rng: random.Random) -> str:
+    try:
+        return rng.choice(_class_members(tuple(items)))
+    except TypeError:  # an item that cannot be a cache key: read it afresh
+        return rng.choice(_class_members.__wrapped__(tuple(items)))
+
+
+@lru_cache(maxsize=4096)
+def _class_members(items: tuple[Any, ...]) -> list[str]:
     allowed: list[str] = []
     negate = False
     for op, av in items:
@@ -111,7 +128,7 @@ def _from_class(items: Any, rng: random.Random) -> str:
         allowed = [c for c in _PRINTABLE if c not in allowed]
     if not allowed:
         raise _CannotEmit("empty class")
-    return rng.choice(allowed)
+    return allowed
 
 
 def linear_pattern(pattern: str) -> Callable[[str], bool] | None:

@@ -45,6 +45,11 @@ def _formatted(value: Any, schema: JSON) -> bool:
 Maker = Callable[["ValueMaker", JSON, str, str], Any]
 
 
+# objects and lists a made value may nest in full; deeper, only required members and minItems items (a
+# Discord message holds a guild holding channels holding messages...: 48 MB of seeded state)
+MAX_NESTING = 4
+
+
 class ValueMaker:
     """Produces values that respect type, format, enum and bounds; names pick the flavour."""
 
@@ -52,6 +57,7 @@ class ValueMaker:
         """``brief``: values a person would type into a request (tasks): an object's required members
         and at most two optional ones, lists of one or two items; otherwise whole records (seeds)."""
         self.brief = brief
+        self.depth = 0  # how many objects and lists the value being made lies inside
         self.fake = Faker("en_US")
         self.fake.seed_instance(seed)
         self.rng: random.Random = self.fake.random
@@ -148,10 +154,15 @@ def _boolean(vm: ValueMaker, schema: JSON, name: str, entity: str) -> bool:
 
 
 def _array(vm: ValueMaker, schema: JSON, name: str, entity: str) -> list[Any]:
-    lo = int(schema.get("minItems", 1))
-    hi = max(lo, min(int(schema.get("maxItems", 3)), 2 if vm.brief else 3))
+    deep = vm.depth >= MAX_NESTING
+    lo = int(schema.get("minItems", 0 if deep else 1))
+    hi = lo if deep else max(lo, min(int(schema.get("maxItems", 3)), 2 if vm.brief else 3))
     item_name = name[:-1] if name.endswith("s") else name
-    items = [vm.value(schema.get("items"), item_name, entity) for _ in range(vm.rng.randint(lo, hi))]
+    vm.depth += 1
+    try:
+        items = [vm.value(schema.get("items"), item_name, entity) for _ in range(vm.rng.randint(lo, hi))]
+    finally:
+        vm.depth -= 1
     if schema.get("uniqueItems"):
         items = [x for i, x in enumerate(items) if x not in items[:i]]
     return items
@@ -159,12 +170,19 @@ def _array(vm: ValueMaker, schema: JSON, name: str, entity: str) -> list[Any]:
 
 def _object(vm: ValueMaker, schema: JSON, name: str, entity: str) -> JSON:
     props = schema.get("properties") or {}
-    if vm.brief:
+    if vm.depth >= MAX_NESTING:  # deep inside a record: what must be there, or values grow exponentially
+        required = set(schema.get("required") or ())
+        props = {k: v for k, v in props.items() if k in required}
+    elif vm.brief:
         required = set(schema.get("required") or ())
         optional = [k for k in props if k not in required]
         kept = required | set(vm.rng.sample(optional, min(2, len(optional))))
         props = {k: v for k, v in props.items() if k in kept}
-    return {k: vm.value(v, k, entity) for k, v in props.items()}
+    vm.depth += 1
+    try:
+        return {k: vm.value(v, k, entity) for k, v in props.items()}
+    finally:
+        vm.depth -= 1
 
 
 def _null(vm: ValueMaker, schema: JSON, name: str, entity: str) -> None:

@@ -80,6 +80,39 @@ def test_self_referencing_schemas_are_unrolled_and_work(hostile: dict[str, Path]
     assert self_check(spec).passed
 
 
+GET_PET = {"operationId": "getPet", "responses": {"200": {"description": "ok"}}}
+PET_ID = {"name": "pet_id", "in": "path", "required": True}
+PETS = {"openapi": "3.0.0", "info": {"title": "pets", "version": "1"},
+        "paths": {"/pets/{pet_id}": {"parameters": [PET_ID], "get": GET_PET}}}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("where", "value", "field"),
+    [
+        ((), ("info", -1), "info"),  # issue #25: AttributeError in ingest/openapi.py
+        (("info",), ("title", 5), "info.title"),
+        (("paths", "/pets/{pet_id}"), ("parameters", 5), "paths./pets/{pet_id}.parameters"),  # issue #25: TypeError
+        (("paths", "/pets/{pet_id}", "get"), ("parameters", {"a": 1}), "paths./pets/{pet_id}.get.parameters"),
+        (("paths", "/pets/{pet_id}", "get"), ("responses", [1]), "paths./pets/{pet_id}.get.responses"),
+        ((), ("components", "x"), "components"),
+        ((), ("$ref", "#/nope"), "$ref"),
+    ],
+)
+def test_a_structure_of_the_wrong_shape_is_one_spec_error_naming_the_file_and_field(
+    tmp_path: Path, where: tuple[str, ...], value: tuple[str, object], field: str
+) -> None:
+    doc = json.loads(json.dumps(PETS))
+    node = doc
+    for key in where:
+        node = node[key]
+    node[value[0]] = value[1]
+    path = tmp_path / "pets.json"
+    path.write_text(json.dumps(doc))
+    with pytest.raises(SpecError) as caught:
+        load(path)
+    assert caught.value.file == str(path) and caught.value.field == field
+
+
 def test_structural_mutants_give_clear_errors_not_tracebacks(tmp_path: Path) -> None:
     rng = random.Random(7)
     files = [f for f in BUNDLED.values() if not f.endswith(".py")]
@@ -91,6 +124,8 @@ def test_structural_mutants_give_clear_errors_not_tracebacks(tmp_path: Path) -> 
         try:
             spec = synthesize(path)
             self_check(spec)
+        except SpecError as err:
+            assert err.file, err  # a spec error names the file
         except EnvFactoryError:
             continue
 

@@ -1,3 +1,4 @@
+import json
 from pathlib import Path
 
 import pytest
@@ -143,3 +144,19 @@ def test_a_body_field_repeating_a_path_parameter_is_given_by_the_path(tmp_path: 
     # the path's id is not asked twice; a body field clashing with a query parameter keeps a name of its own
     assert sorted(loaded.toolset.tools[0].input_schema["properties"]) == ["body_vote", "show_id", "vote"]
     assert any("repeats the path parameter" in w for w in loaded.toolset.warnings)
+
+
+def test_long_route_names_stay_unique_within_64_characters(tmp_path: Path) -> None:
+    """Issue #25: names derived from long routes, cut at 64 characters, collided and the spec was refused."""
+    base = "/organizations/{organization_id}/projects/{project_id}/environments/{environment_id}"
+    ok = {"200": {"description": "ok"}}
+    paths = {f"{base}/labels": {"get": {"responses": ok}}, f"{base}/labels/{{label_id}}": {"get": {"responses": ok}},
+             f"{base}/secrets": {"get": {"responses": ok}, "post": {"responses": ok}}}  # fmt: skip
+    spec = tmp_path / "long.json"
+    spec.write_text(json.dumps({"openapi": "3.0.0", "info": {"title": "long", "version": "1"}, "paths": paths}))
+    ts = load_toolset(spec)
+    assert len(set(ts.names)) == 4 and all(len(n) <= 64 for n in ts.names)
+    assert ts.names == load_toolset(spec).names  # deterministic
+    assert [n.split("_")[0] for n in ts.names] == ["get", "get", "get", "post"]  # the method stays in front
+    assert ts.names[0].startswith("get_") and "_labels_" in ts.names[0] and "label_id" in ts.names[1]
+    assert "is longer than 64 characters; renamed to" in "\n".join(ts.warnings)

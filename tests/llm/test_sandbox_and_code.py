@@ -33,15 +33,20 @@ TALLY = """def run(state, args):
         ("import socket\ndef run(s, a):\n    return 1", "forbidden", "import socket"),
         ("def run(s, a):\n    import os\n    return os.system('true')", "forbidden", "os.system"),
         ("import subprocess\ndef run(s, a):\n    return 1", "forbidden", "import subprocess"),
-        ("def run(s, a):\n    while True:\n        pass", "timeout", "CPU"),
+        # a busy loop meets the CPU limit, or under load the wall clock first: either stops it
+        ("def run(s, a):\n    while True:\n        pass", "timeout", ("CPU", "killed")),
         ("import time\ndef run(s, a):\n    time.sleep(60)", "timeout", "killed"),
         ("def run(s, a):\n    x = []\n    while True:\n        x.append(' ' * 10**6)", "memory", "memory"),
         ("def run(s, a):\n    raise ValueError('bad input')", "error", "ValueError: bad input"),
     ],
 )
-def test_hostile_code_is_stopped_and_reported(code: str, outcome: str, detail: str, tmp_path: Path) -> None:
+def test_hostile_code_is_stopped_and_reported(
+    code: str, outcome: str, detail: str | tuple[str, ...], tmp_path: Path
+) -> None:
     result = run_sandboxed(code.replace("{tmp}", str(tmp_path)), "run", {}, {}, cpu_seconds=1, wall_seconds=3)
-    assert result.outcome == outcome and detail in result.detail
+    assert result.outcome == outcome and any(
+        d in result.detail for d in ((detail,) if isinstance(detail, str) else detail)
+    )
     assert not (tmp_path / "pwned").exists()
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 
 import pytest
@@ -87,3 +88,20 @@ def test_the_specs_own_examples_feed_seeded_values(tmp_path) -> None:
     assert names & {"Lisbon", "Oslo", "Quito"} and 7 not in names  # an example of the wrong type is never used
     assert len(names) > 3  # examples are a share of the values, not all of them
     assert 545000 in {r["population"] for r in rows}
+
+
+def test_deeply_nested_values_stay_small_and_valid() -> None:
+    """Issue #25: seeded records of a big spec nested records in lists in records (48 MB of state)."""
+    from envfactory.values import MAX_NESTING, ValueMaker
+
+    schema: dict = {"type": "object", "required": ["id"], "properties": {"id": {"type": "string"}}}
+    for _ in range(12):
+        schema = {"type": "object", "required": ["id"],
+                  "properties": {"id": {"type": "string"}, "children": {"type": "array", "items": schema},
+                                 "parent": schema}}  # fmt: skip
+    value = ValueMaker(0).value(schema)
+    compile_schema(schema)(value)
+    depth, node = 0, value
+    while isinstance(node, dict) and "parent" in node:
+        depth, node = depth + 1, node["parent"]
+    assert depth == MAX_NESTING and len(json.dumps(value)) < 20_000

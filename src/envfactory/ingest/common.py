@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
 from typing import Any
 
@@ -14,14 +15,33 @@ JSON = dict[str, Any]
 _BAD_CHARS = re.compile(r"[^A-Za-z0-9_\-]+")
 
 
+def shorten_name(name: str, limit: int = 64) -> str:
+    """``name`` within ``limit`` characters, still telling it from every other name cut the same way:
+    its first word (the method or verb), as many of its last words as fit (what a route ends with
+    is what tells it from its siblings), and 8 hex digits of the whole name's digest."""
+    if len(name) <= limit:
+        return name
+    digest = hashlib.blake2b(name.encode(), digest_size=4).hexdigest()
+    words = [w for w in name.split("_") if w]
+    head, room = words[0][: limit // 3], limit - len(digest) - 1
+    tail: list[str] = []
+    for word in reversed(words[1:]):
+        if len("_".join([head, word, *tail])) > room:
+            break
+        tail.insert(0, word)
+    return "_".join([head, *tail, digest])
+
+
 def clean_tool_name(raw: Any, diag: Diagnostics, *, where: str) -> str:
     """A valid tool name from ``raw``; spaces and odd characters become ``_`` (with a warning)."""
     if not isinstance(raw, str) or not raw.strip():
         raise SpecError(f"missing or empty tool name at {where}", file=diag.file, field="name")
     if TOOL_NAME.match(raw):
         return raw
-    name = _BAD_CHARS.sub("_", raw.strip()).strip("_")[:64] or "tool"
-    diag.warn(f"tool name {raw!r} is not a valid identifier; renamed to {name!r}", tool=name)
+    cleaned = _BAD_CHARS.sub("_", raw.strip()).strip("_")
+    name = shorten_name(cleaned) or "tool"
+    why = "is longer than 64 characters" if cleaned == raw else "is not a valid identifier"
+    diag.warn(f"tool name {raw!r} {why}; renamed to {name!r}", tool=name)
     return name
 
 

@@ -38,6 +38,7 @@ def load_openapi(path: Path, diag: Diagnostics, doc: Any = None, *, ref_roots: t
     version = _version(doc, path)
     _title_components(doc, version)
     resolved = _resolve_refs(doc, path, diag, ref_roots)
+    check_skeleton(resolved, path)
     paths = resolved.get("paths")
     auth_names = auth_parameter_names(resolved)
     if not isinstance(paths, dict) or not paths:
@@ -63,6 +64,40 @@ def load_openapi(path: Path, diag: Diagnostics, doc: Any = None, *, ref_roots: t
         tools=tuple(tools),
         warnings=tuple(diag.warnings),
     )
+
+
+# where in the document (``*``: any key) -> the JSON type the ingester reads there; anything else is
+# refused with one error naming the file and the field, never met later as a raw exception
+_OPERATION = {"parameters": list, "responses": dict, "requestBody": dict, "operationId": str, "tags": list}
+SKELETON: dict[str, type] = {
+    "info": dict, "info.title": str, "paths": dict, "paths.*.parameters": list,
+    **{f"paths.*.{m}.{k}": t for m in METHODS for k, t in _OPERATION.items()},
+    "components": dict, "components.schemas": dict, "components.securitySchemes": dict,
+    "definitions": dict, "securityDefinitions": dict,
+}  # fmt: skip
+_TYPE_NAMES: dict[type, str] = {dict: "an object", list: "a list", str: "a string"}
+
+
+def check_skeleton(doc: JSON, path: Path) -> None:
+    """Refuse a document whose structure is of the wrong shape where the ingester reads it
+    (``info: -1``, ``parameters: 5``): a :class:`SpecError` naming the file and the field."""
+    for where, kind in SKELETON.items():
+        for field, value in _found(doc, where.split(".")):
+            if value is not None and not isinstance(value, kind):
+                raise SpecError(
+                    f"{field!r} must be {_TYPE_NAMES[kind]}, not {type(value).__name__} {value!r:.40}",
+                    file=str(path), field=field,
+                )  # fmt: skip
+
+
+def _found(node: Any, parts: list[str], at: str = "") -> list[tuple[str, Any]]:
+    """``(field, value)`` of every place ``parts`` names under ``node``; ``*`` matches every key."""
+    if not parts:
+        return [(at, node)]
+    if not isinstance(node, dict):
+        return []
+    keys = list(node) if parts[0] == "*" else [parts[0]] if parts[0] in node else []
+    return [hit for k in keys for hit in _found(node[k], parts[1:], f"{at}.{k}" if at else str(k))]
 
 
 def _version(doc: JSON, path: Path) -> int:
@@ -117,7 +152,7 @@ def _resolve_refs(doc: JSON, path: Path, diag: Diagnostics, roots: tuple[Path, .
             reason = f"file {getattr(cause, 'filename', None) or cause} does not exist"
         else:
             reason = str(cause or err.message)
-        raise SpecError(f"cannot resolve $ref {ref!r}: {reason}", file=str(path), field=where) from None
+        raise SpecError(f"cannot resolve $ref {ref!r}: {reason}", file=str(path), field=where or "$ref") from None
     except RecursionError:
         raise SpecError("$ref cycle too deep to resolve", file=str(path)) from None
 
@@ -156,6 +191,8 @@ TRANSPORT_QUERY = frozenset({
     "userip", "upload_protocol", "uploadtype", "callback", "$.xgafv", "pretty", "jsonp",
 })  # fmt: skip
 _PROTOCOL = ("action", "version")  # AWS query protocol headers
+_AUTH_WORDS = frozenset({"token", "auth", "authorization", "secret", "password", "signature", "credential",
+                         "credentials", "tenant", "apikey", "session", "cookie"})  # fmt: skip
 _CREDENTIAL = re.compile(r"\b(api[ _-]?key|access[ _-]?token|credential|secret)\b", re.IGNORECASE)
 
 
@@ -166,8 +203,11 @@ def is_transport(param: JSON, auth_names: frozenset[str] = frozenset()) -> bool:
     if low in auth_names:
         return True
     if location == "header":
-        # AWS's signature headers and its query-protocol ``Action``/``Version`` name no resource either
-        return low in TRANSPORT_HEADERS or low.startswith(("x-ratelimit", "sec-", "x-amz-")) or low in _PROTOCOL
+        # AWS's signature headers and its query-protocol ``Action``/``Version`` name no resource either;
+        # nor does a credential or a tenant (``xero-tenant-id``, ``X-Postmark-Server-Token``, ``App-Key``)
+        words = set(re.findall(r"[a-z0-9]+", re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name).lower()))
+        return (low in TRANSPORT_HEADERS or low.startswith(("x-ratelimit", "sec-", "x-amz-")) or low in _PROTOCOL
+                or bool(words & _AUTH_WORDS) or low.endswith(("-key", "_key")))  # fmt: skip
     if location == "cookie":
         return True
     if location != "query":
@@ -196,6 +236,7 @@ def _operation_tool(route: str, method: str, item: JSON, op: JSON, version: int,
     required: list[str] = []
     where: dict[str, ParamLocation] = {}
     transport: dict[str, ParamLocation] = {}
+    values: JSON = {}
     params = _merge_params(item.get("parameters"), op.get("parameters"))
     for param in params:
         loc = param.get("in")
@@ -215,14 +256,21 @@ def _operation_tool(route: str, method: str, item: JSON, op: JSON, version: int,
             continue
         if is_transport(param, auth_names) or (loc == "path" and f".{{{pname}}}" in route):
             transport[pname] = loc  # ``/lists.{format}``: the response format, not a resource
+            if param.get("required"):
+                values[pname] = binding_value(param, _param_schema(param, version))
             continue
         schema = _param_schema(param, version)
         if param.get("description") and "description" not in schema:
             schema = {**schema, "description": param["description"]}
-        props[pname] = schema
         where[pname] = "body" if loc == "formData" else loc
-        if param.get("required") or loc == "path":
+        if loc in ("header", "cookie") and param.get("required"):
+            # a marketplace or an API version: sent with every call, so the binding holds a value, the
+            # agent may leave it out (its default) and no task asks for it
+            values[pname] = binding_value(param, schema)
+            schema = {**schema, "default": values[pname]}
+        elif param.get("required") or loc == "path":
             required.append(pname)
+        props[pname] = schema
     body = op.get("requestBody")
     if version == 3 and isinstance(body, dict):
         _add_body(
@@ -252,10 +300,38 @@ def _operation_tool(route: str, method: str, item: JSON, op: JSON, version: int,
             format="openapi",
             file=str(path),
             locator=locator,
-            http=HttpBinding(method=method.upper(), path=route, params=where, tags=tags, transport=transport),
+            http=HttpBinding(
+                method=method.upper(), path=route, params=where, tags=tags, transport=transport, values=values
+            ),
         ),
         diag=diag,
     )
+
+
+_PLACEHOLDERS = {"integer": 1, "number": 1, "boolean": True, "array": [], "object": {}}
+_FORMATS = {"uuid": "00000000-0000-4000-8000-000000000000", "date-time": "2026-01-05T09:00:00Z",
+            "date": "2026-01-05", "email": "user@example.com", "uri": "https://example.com"}  # fmt: skip
+
+
+def binding_value(param: JSON, schema: JSON) -> Any:
+    """What a transport parameter is sent as: the spec's example, default or first enum value, else a
+    placeholder of its type (``example`` for text)."""
+    for holder in (param, schema):
+        if "example" in holder:
+            return holder["example"]
+        examples = holder.get("examples")
+        if isinstance(examples, list) and examples:
+            return examples[0]
+        if isinstance(examples, dict):
+            first = next((e["value"] for e in examples.values() if isinstance(e, dict) and "value" in e), None)
+            if first is not None:
+                return first
+    if "default" in schema:
+        return schema["default"]
+    if isinstance(schema.get("enum"), list) and schema["enum"]:
+        return schema["enum"][0]
+    kind = schema.get("type") if isinstance(schema.get("type"), str) else "string"
+    return _PLACEHOLDERS.get(str(kind), _FORMATS.get(str(schema.get("format")), "example"))
 
 
 def _merge_params(common: Any, own: Any) -> list[JSON]:

@@ -183,7 +183,7 @@ class EditListEffect(_Frozen):
     kind: Literal["edit_list"] = "edit_list"
     entity: str
     field: str
-    items_arg: str | None
+    items_arg: str | None = None
     owner_arg: str
     values_arg: str
     op: Literal["add", "remove"] = "add"

@@ -28,10 +28,12 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from envfactory.errors import EnvSpecError
 from envfactory.ir.choice import Choice
 from envfactory.ir.effect import Behaviour
+from envfactory.ir.sharing import share, unshare
 from envfactory.ir.state import StateSchema
 from envfactory.ir.tool import ToolSet
 
-FORMAT = "envfactory-env/1"
+FORMAT = "envfactory-env/2"  # /2: repeated schemas under ``$shared`` (ir/sharing.py)
+READABLE_FORMATS = ("envfactory-env/1", FORMAT)  # a /1 folder is a /2 folder that shares nothing
 ENV_NAME = r"^[A-Za-z0-9][A-Za-z0-9_\-]{0,99}$"  # also a folder name: no '.', '..', '/'
 SPEC_FILES = ("env.json", "tools.json", "schema.json", "behaviours.json", "state.json")
 DERIVED_FILES = ("fidelity.json", "graph.png")  # made from the spec files; stale once those change
@@ -104,11 +106,10 @@ class EnvSpec(BaseModel):
         return [b.tool for b in self.behaviours if b.low_fidelity]
 
     # -- persistence ------------------------------------------------------------------------
-    def save(self, directory: str | Path, *, extra: dict[str, Any] | None = None) -> Path:
-        """Write the folder (and ``extra`` derived files such as ``fidelity.json``); derived
-        files not given are removed, since they describe an earlier version."""
-        path = Path(directory)
-        path.mkdir(parents=True, exist_ok=True)
+    def files(self) -> dict[str, Any]:
+        """The folder's spec files as JSON data (file name -> content); :meth:`from_files` reads them
+        back to an equal EnvSpec. ``behaviours.json`` leaves out ``None`` members, so every IR field
+        that may be ``None`` defaults to ``None`` (``tests/ir/test_roundtrip.py`` holds that)."""
         meta = {
             "format": FORMAT,
             "name": self.name,
@@ -118,13 +119,22 @@ class EnvSpec(BaseModel):
         }
         files = {
             "env.json": meta,
-            "tools.json": self.tools.model_dump(mode="json", exclude_defaults=True),
-            "schema.json": self.state_schema.model_dump(mode="json", exclude_defaults=True),
+            # a schema many tools (or entities' fields) inline is written once (``ir/sharing.py``)
+            "tools.json": share(self.tools.model_dump(mode="json", exclude_defaults=True)),
+            "schema.json": share(self.state_schema.model_dump(mode="json", exclude_defaults=True)),
             "behaviours.json": [b.model_dump(mode="json", exclude_none=True) for b in self.behaviours],
             "state.json": self.initial_state,
         }
-        if self.choices:
+        if self.choices:  # what synthesis chose per tool, among which candidates, on what evidence
             files["choices.json"] = [c.model_dump(mode="json", exclude_defaults=True) for c in self.choices]
+        return files
+
+    def save(self, directory: str | Path, *, extra: dict[str, Any] | None = None) -> Path:
+        """Write the folder (and ``extra`` derived files such as ``fidelity.json``); derived
+        files not given are removed, since they describe an earlier version."""
+        path = Path(directory)
+        path.mkdir(parents=True, exist_ok=True)
+        files = self.files()
         files.update(extra or {})
         with folder_lock(path, exclusive=True):
             for name, data in files.items():
@@ -145,28 +155,41 @@ class EnvSpec(BaseModel):
     @classmethod
     def _load(cls, path: Path) -> EnvSpec:
         meta = read_json(path / "env.json")
-        if not isinstance(meta, dict) or meta.get("format") != FORMAT:
-            raise EnvSpecError(f"{path / 'env.json'}: unsupported format {meta.get('format')!r}, expected {FORMAT!r}")
+        _check_format(meta, path)
+        files = {"env.json": meta, **{n: read_json(path / n) for n in SPEC_FILES[1:]}}
+        if (path / "choices.json").is_file():
+            files["choices.json"] = read_json(path / "choices.json")
+        return cls.from_files(files, where=path)
+
+    @classmethod
+    def from_files(cls, files: dict[str, Any], *, where: Path = Path(".")) -> EnvSpec:
+        """The EnvSpec of :meth:`files`' data; errors name ``where`` (the folder) and the field."""
+        meta = files["env.json"]
+        _check_format(meta, where)
         try:
             return cls(
                 name=meta["name"],
                 description=meta.get("description", ""),
                 config=EnvConfig(**meta.get("config", {})),
-                tools=ToolSet.model_validate(read_json(path / "tools.json")),
-                state_schema=StateSchema.model_validate(read_json(path / "schema.json")),
-                behaviours=tuple(Behaviour.model_validate(b) for b in read_json(path / "behaviours.json")),
-                initial_state=read_json(path / "state.json"),
+                tools=ToolSet.model_validate(unshare(files["tools.json"])),
+                state_schema=StateSchema.model_validate(unshare(files["schema.json"])),
+                behaviours=tuple(Behaviour.model_validate(b) for b in files["behaviours.json"]),
+                initial_state=files["state.json"],
                 counters=meta.get("counters") or {},
-                choices=tuple(Choice.model_validate(c) for c in read_json(path / "choices.json"))
-                if (path / "choices.json").is_file()
-                else (),
+                choices=tuple(Choice.model_validate(c) for c in files.get("choices.json") or ()),
             )
         except ValidationError as err:
-            raise EnvSpecError(f"{path}: invalid environment files: {_first_error(err)}") from None
+            raise EnvSpecError(f"{where}: invalid environment files: {_first_error(err)}") from None
         except KeyError as err:
-            raise EnvSpecError(f"{path / 'env.json'}: missing key {err}") from None
-        except TypeError as err:  # a file holding a list where an object belongs, or the like
-            raise EnvSpecError(f"{path}: invalid environment files: {err}") from None
+            raise EnvSpecError(f"{where / 'env.json'}: missing key {err}") from None
+        except (TypeError, ValueError) as err:  # a list where an object belongs, a broken shared part
+            raise EnvSpecError(f"{where}: invalid environment files: {err}") from None
+
+
+def _check_format(meta: Any, where: Path) -> None:
+    if not isinstance(meta, dict) or meta.get("format") not in READABLE_FORMATS:
+        found = meta.get("format") if isinstance(meta, dict) else type(meta).__name__
+        raise EnvSpecError(f"{where / 'env.json'}: unsupported format {found!r}, expected {FORMAT!r}")
 
 
 @contextmanager

@@ -12,13 +12,16 @@ JSON = dict[str, Any]
 
 
 class StoreSnapshot(BaseModel):
-    """What an episode changed: per entity, ``[key, row]`` pairs (``row`` null when deleted)."""
+    """What an episode changed: per entity, ``[key, row]`` pairs (``row`` null when deleted).
+
+    Every member is required: a snapshot without ``overlay`` would restore the initial state, not the
+    episode's, and say nothing (``Episode.snapshot()`` always writes them all)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     base: StrictStr
-    overlay: dict[str, list[tuple[StrictStr | StrictInt, JSON | None]]] = Field(default_factory=dict)
-    counters: dict[str, StrictInt] = Field(default_factory=dict)
+    overlay: dict[str, list[tuple[StrictStr | StrictInt, JSON | None]]]
+    counters: dict[str, StrictInt]
 
 
 class EpisodeSnapshot(BaseModel):
@@ -32,7 +35,8 @@ class EpisodeSnapshot(BaseModel):
     seed: StrictInt
     terminated: StrictBool
     truncated: StrictBool
-    replies: list[StrictStr] = Field(default_factory=list)
-    task: Task | None = None
-    log: list[tuple[StrictStr, Any, StrictStr | None, StrictStr | None]] = Field(default_factory=list)
+    # required like the store's members: a missing transcript or task is a malformed snapshot, not an empty one
+    replies: list[StrictStr]
+    task: Task | None
+    log: list[tuple[StrictStr, Any, StrictStr | None, StrictStr | None]]
     owner: Any = None  # a bound implementation's state, for checking the replay

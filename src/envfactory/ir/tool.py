@@ -36,6 +36,9 @@ class HttpBinding(_Frozen):
     tags: tuple[str, ...] = ()
     # transport and auth parameters kept out of the agent's input (Accept, API keys, alt=json, ...)
     transport: dict[str, ParamLocation] = Field(default_factory=dict)
+    # what each required transport value (and each header or cookie argument the spec requires) is sent
+    # as when the call leaves it out: the spec's example, default or first enum value, else a placeholder
+    values: dict[str, Any] = Field(default_factory=dict)
 
 
 class ToolSource(_Frozen):
@@ -80,6 +83,12 @@ class ToolSpec(_Frozen):
     @property
     def required(self) -> list[str]:
         return list(self.input_schema.get("required") or [])
+
+    def is_transport(self, arg: str) -> bool:
+        """Does ``arg`` travel in a header or a cookie (a marketplace, a version, a hint)? Such values
+        describe the call, never the records it acts on: no field, no task content."""
+        http = self.source.http
+        return http is not None and http.params.get(arg) in ("header", "cookie")
 
     # -- converters -------------------------------------------------------------------------
     def to_openai(self) -> JSON:

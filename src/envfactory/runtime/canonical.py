@@ -21,8 +21,10 @@ class NotCanonical(ValueError):
     """A value that strict JSON cannot carry; the message says where."""
 
 
-def canonical_value(value: Any, where: str = "arguments", depth: int = 0) -> Any:
-    """A copy of ``value`` in canonical JSON form, or :class:`NotCanonical` naming the path."""
+def canonical_value(value: Any, where: str = "arguments", depth: int = 0, *, exact: bool = False) -> Any:
+    """A copy of ``value`` in canonical JSON form, or :class:`NotCanonical` naming the path. With
+    ``exact`` integral floats stay floats: a restored state is checked, never rewritten (``0.0``
+    was answered ``0`` after a restore)."""
     if depth > MAX_DEPTH:
         raise NotCanonical(f"{where} is nested more than {MAX_DEPTH} levels deep")
     if value is None or isinstance(value, bool):
@@ -38,7 +40,7 @@ def canonical_value(value: Any, where: str = "arguments", depth: int = 0) -> Any
     if isinstance(value, float):
         if not math.isfinite(value):
             raise NotCanonical(f"{where} is {value!r}, which JSON cannot carry")
-        if value.is_integer() and abs(value) <= FLOAT_INT_LIMIT:
+        if not exact and value.is_integer() and abs(value) <= FLOAT_INT_LIMIT:
             return int(value)
         return value
     if isinstance(value, dict):
@@ -48,10 +50,10 @@ def canonical_value(value: Any, where: str = "arguments", depth: int = 0) -> Any
                 raise NotCanonical(f"{where} has a non-string key of type {type(key).__name__}")
             if not _valid_text(key):
                 raise NotCanonical(f"{where} has a key with a lone surrogate")
-            out[key] = canonical_value(item, f"{where}.{key[:40]}", depth + 1)
+            out[key] = canonical_value(item, f"{where}.{key[:40]}", depth + 1, exact=exact)
         return out
     if isinstance(value, list):
-        return [canonical_value(item, f"{where}[{i}]", depth + 1) for i, item in enumerate(value)]
+        return [canonical_value(item, f"{where}[{i}]", depth + 1, exact=exact) for i, item in enumerate(value)]
     raise NotCanonical(f"{where} is a {type(value).__name__}, not a JSON value")
 
 

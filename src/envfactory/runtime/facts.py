@@ -6,16 +6,24 @@ replies: a reply may name at most ``facts + SLACK`` candidates of each kind a fa
 a number's candidates are all the numbers in the reply that the request did not already hold,
 and a text fact's candidates are the values of the state field the fact was taken from (of
 which at least one must stay unnamed: listing all three values of a small enum is a spray).
+And a number fact must be stated once on its own, not only as one of a list of alternatives: in
+"1, 2, 3, 4" or "2 or 3" every 3 stands among numbers the request did not hold and the answer does
+not have, joined by nothing but punctuation or "or" — a guess, however short the list.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from itertools import pairwise
 from typing import Any
 
 _NUMBER = re.compile(r"-?\d{1,3}(?:,\d{3})+(?:\.\d+)?|-?\d+(?:\.\d+)?")
 SLACK = 3  # extra candidates a natural answer may mention ("moved 50 from 3 to 7, balance 120")
+# a number standing alone (not part of a date, a time, an id or a version: ``2026-01-05``, ``order_0001``)
+_ALONE = re.compile(r"(?<![\w:.-])(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)(?![\w:-]|\.\d)")
+# what may stand between two numbers of one list of alternatives: spaces, commas, slashes and "or"
+_BETWEEN = re.compile(r"(?:[\s,;/|]|\bor\b|\beither\b|\bmaybe\b|\bperhaps\b)*", re.IGNORECASE)
 
 
 def numbers_in(text: str) -> list[float]:
@@ -50,6 +58,10 @@ def spray(said: str, facts: Iterable[str], *, context: str = "", rows: Iterable[
         allowed = len(numeric) + SLACK
         if len(mentioned) > allowed:
             return f"the reply names {len(mentioned)} numbers; an answer with {len(numeric)} may name {allowed}"
+        settled = known | {round(float(f.replace(",", "")), 2) for f in numeric}
+        hedged = next((f for f in numeric if _only_among_guesses(said, float(f.replace(",", "")), settled)), None)
+        if hedged is not None:
+            return f"the reply names {hedged!r} only in a list of alternatives, never on its own"
     texts = [f for f in facts if as_number(f) is None]
     if texts:
         folded = said.casefold()
@@ -62,6 +74,26 @@ def spray(said: str, facts: Iterable[str], *, context: str = "", rows: Iterable[
             if named > allowed:
                 return f"the reply names {named} values of {field!r}; an answer may name {allowed}"
     return None
+
+
+def _only_among_guesses(said: str, wanted: float, settled: set[float]) -> bool:
+    """Is every mention of ``wanted`` in ``said`` joined (by punctuation or "or" only) to a number
+    that is neither ``settled`` (the request's, the answer's) nor ``wanted`` itself?"""
+    found = list(_ALONE.finditer(said))
+    values = [float(m.group().replace(",", "")) for m in found]
+    hits = [i for i, v in enumerate(values) if abs(v - wanted) <= 0.005]
+    if not hits:
+        return False
+    joined = [_BETWEEN.fullmatch(said[a.end() : b.start()]) is not None for a, b in pairwise(found)]
+    for i in hits:
+        lo = hi = i
+        while lo > 0 and joined[lo - 1]:
+            lo -= 1
+        while hi < len(found) - 1 and joined[hi]:
+            hi += 1
+        if not any(round(values[j], 2) not in settled and abs(values[j] - wanted) > 0.005 for j in range(lo, hi + 1)):
+            return False  # stated on its own, or only beside numbers already settled
+    return True
 
 
 def _candidate_fields(texts: list[str], rows: Iterable[dict[str, Any]]) -> dict[str, set[str]]:

@@ -178,7 +178,7 @@ class Store:
                 raise SnapshotError(f"invalid snapshot: store.overlay: unknown entity {entity[:80]!r}")
             key_type = self.base.key_types[entity]
             try:
-                overlay[entity] = {_native_key(key_type, key): canonical_value(row) for key, row in pairs}
+                overlay[entity] = {_native_key(key_type, key): canonical_value(row, exact=True) for key, row in pairs}
             except (NotCanonical, ValueError) as err:
                 raise SnapshotError(f"invalid snapshot: store.overlay.{entity[:80]}: {err}") from None
         for entity, count in snap["counters"].items():

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from typing import Any
 
 import fastjsonschema
+import jsonschema
+from fastjsonschema.draft07 import CodeGeneratorDraft07
 
 from envfactory.patterns import linear_pattern
 
@@ -36,7 +39,6 @@ _KNOWN_FORMATS = {
 }
 _PREFIX = re.compile(r"^data\.?")
 PATTERN_FORMAT = "envfactory-pattern-"
-_PATTERN_MESSAGE = re.compile(r"must be envfactory-pattern-\d+")
 
 
 def _formats(schema: Any, found: set[str]) -> set[str]:
@@ -52,7 +54,26 @@ def _formats(schema: Any, found: set[str]) -> set[str]:
     return found
 
 
+_COMPILED: dict[str, Callable[[Any], Any]] = {}
+_MAX_COMPILED = 4096
+
+
 def compile_schema(schema: JSON, *, fallback: JSON | None = None) -> Callable[[Any], Any]:
+    """:func:`compiled_schema`, once per distinct schema: a big spec's tools share answers (every
+    Slack method answers ``{ok, ...}``), and generating a validator's code is the slow part."""
+    try:
+        key = json.dumps([schema, fallback], sort_keys=True, allow_nan=False)
+    except (TypeError, ValueError, RecursionError):  # not plain JSON: compile it as it is
+        return compiled_schema(schema, fallback=fallback)
+    found = _COMPILED.get(key)
+    if found is None:
+        if len(_COMPILED) >= _MAX_COMPILED:
+            _COMPILED.clear()
+        found = _COMPILED[key] = compiled_schema(schema, fallback=fallback)
+    return found
+
+
+def compiled_schema(schema: JSON, *, fallback: JSON | None = None) -> Callable[[Any], Any]:
     """fastjsonschema's checker; formats it does not know (OpenAPI's int32, ...) accept anything.
 
     ``pattern`` is checked by RE2, in time linear in the string whatever the spec says (Python's
@@ -65,9 +86,33 @@ def compile_schema(schema: JSON, *, fallback: JSON | None = None) -> Callable[[A
     unknown = {f: (lambda _v: True) for f in _formats(schema, set()) - _KNOWN_FORMATS - set(patterns)}
     checks = {name: check for name, (_, check) in patterns.items()}
     try:
-        return fastjsonschema.compile(schema, formats={**unknown, **checks}, use_default=False)
+        compiled = fastjsonschema.compile(schema, formats={**unknown, **checks}, use_default=False)
     except Exception:  # JsonSchemaDefinitionException, or any error on a schema of the wrong shape
         return fastjsonschema.compile(fallback or {})
+    if not patterns:
+        return compiled
+    texts = {name: text for name, (text, _) in patterns.items()}
+
+    def check(value: Any) -> Any:
+        try:
+            return compiled(value)
+        except fastjsonschema.JsonSchemaValueException as err:
+            raise _in_spec_terms(err, texts) from None
+
+    return check
+
+
+def _in_spec_terms(err: fastjsonschema.JsonSchemaValueException, patterns: dict[str, str]) -> Exception:
+    """A refusal of a pattern moved into a format (``must be envfactory-pattern-3``) said as the spec
+    says it: ``data.carrier_id must match the pattern '^[A-Z]{2}$'``."""
+    fmt = err.definition.get("format") if err.rule == "format" and isinstance(err.definition, dict) else None
+    if fmt not in patterns:
+        return err
+    pattern = patterns[str(fmt)]
+    return fastjsonschema.JsonSchemaValueException(
+        f"{err.name} must match the pattern {pattern!r}", value=err.value, name=err.name,
+        definition={"pattern": pattern}, rule="pattern",
+    )  # fmt: skip
 
 
 def _linear_patterns(schema: Any, found: dict[str, tuple[str, Callable[[Any], bool]]]) -> Any:
@@ -93,6 +138,39 @@ def _linear_patterns(schema: Any, found: dict[str, tuple[str, Callable[[Any], bo
             found[name] = (pattern, check)
             out["allOf"] = [*(out.get("allOf") or []), {"format": name}]
     return out
+
+
+_FORMAT_REGEXES = {name: re.compile(regex) for name, regex in CodeGeneratorDraft07.FORMAT_REGEXS.items()}
+
+
+def interpreted_validator(schema: JSON, *, root: str = "output") -> Validator:
+    """A check without code generation (``jsonschema``, interpreted) for a schema checked a few times:
+    the self-check validates each tool's answers once or twice, and generating a validator for a big
+    spec's answers (Discord's: 600 of them, thousands of nodes each) took longer than all the rest of
+    the self-check. Patterns are checked by RE2 as everywhere; a schema it cannot read accepts anything."""
+    patterns: dict[str, tuple[str, Callable[[Any], bool]]] = {}
+    linear = _linear_patterns(schema, patterns)
+    checker = jsonschema.FormatChecker(formats=())
+    for name, regex in _FORMAT_REGEXES.items():  # the formats a compiled validator checks, the same way
+        checker.checks(name)(lambda value, regex=regex: not isinstance(value, str) or regex.match(value) is not None)
+    for name, (_, check) in patterns.items():
+        checker.checks(name)(lambda value, check=check: not isinstance(value, str) or check(value))
+    validator = jsonschema.Draft7Validator(linear, format_checker=checker)
+
+    def validate(value: Any) -> str | None:
+        try:
+            error = next(iter(validator.iter_errors(value)), None)
+        except Exception:  # a keyword of a shape jsonschema cannot apply: nothing to hold the value to
+            return None
+        if error is None:
+            return None
+        where = root + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path)
+        fmt = error.validator_value if error.validator == "format" else None
+        if isinstance(fmt, str) and fmt in patterns:
+            return f"{where} must match the pattern {patterns[fmt][0]!r}"
+        return f"{where}: {error.message}"
+
+    return validate
 
 
 def compile_validator(schema: JSON, *, strict: bool = True) -> Validator:
@@ -138,10 +216,6 @@ def _message(err: fastjsonschema.JsonSchemaValueException, props: list[str]) -> 
         where = _PREFIX.sub("", err.name or "")
         inside = f" in {where!r}" if where else ""
         return f"missing required argument(s){inside}: {', '.join(missing)}"
-    if err.rule == "format" and isinstance(err.definition, dict):
-        fmt = str(err.definition.get("format", ""))
-        if fmt.startswith(PATTERN_FORMAT):
-            err.message = _PATTERN_MESSAGE.sub("does not match the pattern the spec gives", err.message)
     path = _PREFIX.sub("", err.name or "")
     tail = err.message[len(err.name or "") :].strip() if err.message.startswith(err.name or "") else err.message
     if not path:

@@ -30,6 +30,7 @@ from envfactory.ir.effect import Behaviour, CreateManyEffect, DeleteManyEffect, 
 from envfactory.ir.jsonschema import primary_type
 from envfactory.ir.state import Entity, StateSchema
 from envfactory.ir.tool import ToolSpec
+from envfactory.synth.intents import name_verb
 from envfactory.synth.naming import VERBS, plural, same_field, singular, tokens
 from envfactory.synth.transitions import TRANSITIONS
 
@@ -71,8 +72,7 @@ def plan_batches(tools: tuple[ToolSpec, ...] | list[ToolSpec]) -> BatchPlan:
 
 
 def _verb(tool: ToolSpec) -> str:
-    toks = tokens(tool.name)
-    return toks[0] if toks else ""
+    return name_verb(tool.name, _ADD | _REMOVE)[0]
 
 
 def _batch_arg(tool: ToolSpec) -> tuple[str, JSON] | None:
@@ -269,7 +269,7 @@ def _delete_many(tool: ToolSpec, entities: dict[str, Entity], links: dict[str, d
     arg, items = found
     noun = _noun(arg)
     if noun not in entities:
-        rest = [singular(t) for t in tokens(tool.name)[1:]]
+        rest = [singular(t) for t in name_verb(tool.name, _ADD | _REMOVE)[1]]
         noun = next((n for n in rest if n in entities), "")
     if noun not in entities:
         return None

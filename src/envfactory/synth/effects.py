@@ -28,7 +28,7 @@ from envfactory.ir.effect import (
 )
 from envfactory.ir.jsonschema import primary_type, value_list_member
 from envfactory.ir.state import Entity, StateSchema
-from envfactory.ir.tool import ToolSet
+from envfactory.ir.tool import ToolSet, ToolSpec
 from envfactory.registry import Registry
 from envfactory.synth.entities import PAGING_ARGS, PATCH_ARGS, wraps_entity
 from envfactory.synth.intents import Intent, title_noun
@@ -124,11 +124,12 @@ def _fits_key(schema: Any, entity: Entity) -> bool:
     return kind in (None, "integer", "number") if entity.key_type == "integer" else kind in (None, "string")
 
 
-def _grade(tool: str, effect: Any, ignored: list[str], notes: list[str]) -> Behaviour:
-    ignored = [a for a in ignored if not credential(a)]  # who calls is the session's business
+def _grade(tool: ToolSpec, effect: Any, ignored: list[str], notes: list[str]) -> Behaviour:
+    # who calls is the session's business; a header describes the call (a marketplace), not the records
+    ignored = [a for a in ignored if not credential(a) and not tool.is_transport(a)]
     if ignored:
         notes = [*notes, f"arguments with no inferred meaning: {ignored}"]
-    return Behaviour(tool=tool, effect=effect, fidelity="medium" if ignored else "high", notes=tuple(notes))
+    return Behaviour(tool=tool.name, effect=effect, fidelity="medium" if ignored else "high", notes=tuple(notes))
 
 
 def _key_arg(intent: Intent, entity: Entity) -> str | None:
@@ -151,7 +152,7 @@ def _field_args(intent: Intent, entity: Entity, skip: set[str]) -> tuple[dict[st
     ignored: list[str] = []
     parent_arg = intent.parent[0] if intent.parent else None
     for arg in intent.tool.properties:
-        if arg in skip:
+        if arg in skip or intent.tool.is_transport(arg):
             continue
         field = matching_field(entity.fields, arg, entity.name)
         if field is None and arg == parent_arg:
@@ -180,7 +181,7 @@ def _create(intent: Intent, entity: Entity, schema: StateSchema) -> Behaviour:
             for ref, counter in consumes.items()
         ]
     )
-    return _grade(intent.tool.name, effect, ignored, notes)
+    return _grade(intent.tool, effect, ignored, notes)
 
 
 # integer fields that count what is left to take (a seat, a unit of stock)
@@ -235,17 +236,17 @@ def _keyed(kind: str) -> Builder:
             listed = listed_field(entity, intent.tool.output_schema)
             what = f"{listed!r} values" if listed else f"{entity.key}s"
             note = f"answers the {what} of every {entity.name} as {member!r}"
-            return _grade(intent.tool.name, ListEffect(entity=entity.name, keys_as=member, listed=listed),
+            return _grade(intent.tool, ListEffect(entity=entity.name, keys_as=member, listed=listed),
                           list(intent.tool.properties), [note])  # fmt: skip
         if key_arg is None and kind == "read" and intent.tool.required and all(map(credential, intent.tool.required)):
             # ``get_booking_history(access_token)``: who asks decides nothing here; every row answers
-            return _grade(intent.tool.name, ListEffect(entity=entity.name), list(intent.tool.properties), [])
+            return _grade(intent.tool, ListEffect(entity=entity.name), list(intent.tool.properties), [])
         if key_arg is None:
             return fallback(intent.tool.name, f"{kind} of {entity.name} but no argument holds its key",
                             writes=kind in WRITE_KINDS)  # fmt: skip
         if kind == "read":
             ignored = [a for a in intent.tool.properties if a != key_arg]
-            return _grade(intent.tool.name, ReadEffect(entity=entity.name, key_arg=key_arg), ignored, [])
+            return _grade(intent.tool, ReadEffect(entity=entity.name, key_arg=key_arg), ignored, [])
         if kind == "delete":
             ignored = [a for a in intent.tool.properties if a != key_arg]
             # ``delete_message(receiver_id)``: a reference the rows hold picks the latest of them
@@ -253,14 +254,14 @@ def _keyed(kind: str) -> Builder:
             if intent.parent and intent.parent[0] == key_arg:
                 by = None
             notes = [f"deletes the latest {entity.name} whose {by} matches"] if by else []
-            return _grade(intent.tool.name, DeleteEffect(entity=entity.name, key_arg=key_arg, by=by), ignored, notes)
+            return _grade(intent.tool, DeleteEffect(entity=entity.name, key_arg=key_arg, by=by), ignored, notes)
         mapped, ignored = _field_args(intent, entity, {key_arg})
         patch_arg, patch = _patch(intent, entity, ignored)
         if patch_arg is not None:
             ignored = [a for a in ignored if a != patch_arg]
         effect = UpdateEffect(entity=entity.name, key_arg=key_arg, args=mapped, patch_arg=patch_arg, patch=patch)
         notes = [f"applies {patch_arg!r} field by field"] if patch_arg else []
-        return _grade(intent.tool.name, effect, ignored, notes)
+        return _grade(intent.tool, effect, ignored, notes)
 
     return build
 
@@ -280,7 +281,7 @@ def _lookup(intent: Intent, entity: Entity) -> Behaviour | None:
         return None
     exact = tuple(f.model_copy(update={"op": "eq"}) for f in filters)
     ignored = [a for a in intent.tool.properties if a not in required]
-    return _grade(intent.tool.name, ListEffect(entity=entity.name, filters=exact), ignored,
+    return _grade(intent.tool, ListEffect(entity=entity.name, filters=exact), ignored,
                   [f"finds the {entity.name} by {', '.join(required)}"])  # fmt: skip
 
 
@@ -301,7 +302,7 @@ def _list(intent: Intent, entity: Entity, schema: StateSchema) -> Behaviour:
             paging["page_arg"] = arg
         elif low in ("cursor", "pagetoken", "nexttoken"):
             paging["cursor_arg"] = arg
-        elif arg.lower() in PAGING_ARGS:
+        elif arg.lower() in PAGING_ARGS or intent.tool.is_transport(arg):
             ignored.append(arg)
         else:
             flt = _filter(arg, arg_schema, intent, entity)
@@ -315,7 +316,7 @@ def _list(intent: Intent, entity: Entity, schema: StateSchema) -> Behaviour:
                         listed=listed, needs=dict([parent]) if parent else {})  # fmt: skip
     what = f"{listed!r} values" if listed else f"{entity.key}s"
     notes = [f"answers the {what} of the matching {plural(entity.name)} as {keys_as!r}"] if keys_as else []
-    return _grade(intent.tool.name, effect, ignored, notes)
+    return _grade(intent.tool, effect, ignored, notes)
 
 
 def listed_field(entity: Entity, output: JSON | None) -> str | None:
@@ -420,7 +421,7 @@ def _action(intent: Intent, entity: Entity, schema: StateSchema) -> Behaviour:
             notes.append(f"{field} has no enum; the new value {to!r} is a guess")
             ignored = [*ignored]  # keep the grade honest below
             return Behaviour(tool=intent.tool.name, effect=effect, fidelity="medium", notes=tuple(notes))
-        return _grade(intent.tool.name, effect, ignored, notes)
+        return _grade(intent.tool, effect, ignored, notes)
     return fallback(
         intent.tool.name, f"{intent.verb!r} on {entity.name}: no status field with a matching value", writes=True
     )

@@ -149,6 +149,7 @@ def _build_entity(noun: str, intents: list[Intent]) -> Entity:
                 or arg.lower() in PAGING_ARGS
                 or matching_field(fields, arg, noun)
                 or credential(arg)
+                or intent.tool.is_transport(arg)
             ):
                 continue
             if wraps_entity(arg, schema, noun, intent.kind):
@@ -167,6 +168,7 @@ def _build_entity(noun: str, intents: list[Intent]) -> Entity:
         for arg, schema in intent.tool.properties.items():
             plain = isinstance(schema, dict) and primary_type(schema) in ("string", "number", "integer", "boolean")
             if (plain and arg != intent.key_arg and arg in intent.tool.required and not credential(arg)
+                    and not intent.tool.is_transport(arg)
                     and not matching_field(fields, arg) and tokens(arg)[-1:] not in (("id",), ("ids",))):  # fmt: skip
                 fields[arg] = _clean(schema)
     for intent in intents:  # ``get_user_id(user)``, "User name of the user": users hold the name it finds them by

@@ -198,6 +198,24 @@ def _owner(tool: ToolSpec, nouns: list[str]) -> tuple[str, str] | None:
 OUTWARD_VERBS = frozenset({"notify", "alert", "remind", "warn", "ping", "announce", "broadcast"})
 
 
+def verb_at(words: tuple[str, ...] | list[str], known: frozenset[str] | set[str] = frozenset()) -> int:
+    """Where a name's verb is: its first word that is a verb (``VERBS``, ``TRANSITIONS`` or ``known``),
+    whatever words a tool set puts before it (``chat_remove_group_participants``, ``whatsapp_send``),
+    else its first word (an unknown verb: ``mention``). Every reader of a tool's verb goes through it."""
+    if words[:1] and words[0] in OUTWARD_VERBS:
+        return 0
+    return next((i for i, t in enumerate(words) if t in TRANSITIONS or t in VERBS or t in known), 0)
+
+
+def name_verb(name: str, known: frozenset[str] | set[str] = frozenset()) -> tuple[str, tuple[str, ...]]:
+    """A tool name's verb (:func:`verb_at`) and the words after it."""
+    words = tokens(name)
+    if not words:
+        return "", ()
+    at = verb_at(words, known)
+    return words[at], words[at + 1 :]
+
+
 def _from_name(tool: ToolSpec, prefix: str | None = None) -> Intent:
     toks = list(tokens(tool.name))
     toks = toks[1:] if prefix and toks[:1] == [prefix] and len(toks) > 1 else toks

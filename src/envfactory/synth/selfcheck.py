@@ -11,7 +11,6 @@ import json
 from collections.abc import Callable
 from typing import Any, Literal, TypeVar
 
-import fastjsonschema
 from pydantic import BaseModel, ConfigDict
 
 from envfactory.core import BROKEN
@@ -34,7 +33,7 @@ from envfactory.runtime.conform import compile_conformer
 from envfactory.runtime.environment import Environment
 from envfactory.runtime.episode import Episode
 from envfactory.runtime.result import ToolResult
-from envfactory.runtime.validation import compile_schema
+from envfactory.runtime.validation import interpreted_validator
 from envfactory.seeding import derive_seed
 from envfactory.synth.arguments import action_ready, fits, pick_row, sample_arguments
 from envfactory.synth.naming import matching_field
@@ -158,19 +157,12 @@ class _Probe:
 
 
 def _output_validator(schema: JSON | None) -> Callable[[Any], str | None]:
-    """Outputs are checked against the schema as written (no argument limits, no strictness)."""
+    """Outputs are checked against the schema as written (no argument limits, no strictness), by an
+    interpreted validator: each is checked a few times, and compiling big answer schemas was most of
+    the self-check's time."""
     if not schema:
         return lambda _v: None
-    check = compile_schema(schema)
-
-    def validate(value: Any) -> str | None:
-        try:
-            check(value)
-        except fastjsonschema.JsonSchemaValueException as err:
-            return err.message.replace("data", "output", 1)
-        return None
-
-    return validate
+    return interpreted_validator(schema)
 
 
 Prober = Callable[[_Probe], None]

@@ -20,6 +20,7 @@ from envfactory.ir.jsonschema import data_path, entity_schema, primary_type, val
 from envfactory.ir.state import SINGLETON_KEY, Entity, StateSchema
 from envfactory.ir.tool import ToolSpec
 from envfactory.synth.effects import DEPOSIT_VERBS, WITHDRAW_VERBS
+from envfactory.synth.intents import name_verb, verb_at
 from envfactory.synth.naming import singular, tokens
 
 JSON = dict[str, Any]
@@ -28,6 +29,11 @@ NOUNS = {"me": "profile", "profile": "profile", "settings": "settings", "prefere
          "session": "session", "quota": "quota", "usage": "usage", "device": "device", "whoami": "profile"}  # fmt: skip
 _SET = {"update", "set", "patch", "put", "change", "edit", "configure", "toggle"}
 _GET = {"get", "read", "show", "fetch", "view", "describe", "whoami"}
+_FUND_WORDS = frozenset(w for v in DEPOSIT_VERBS | WITHDRAW_VERBS for w in v.split("_")[:1])
+
+
+def _verb(tool: ToolSpec) -> str:
+    return name_verb(tool.name, _SET | _GET)[0]
 
 
 def _one_object(tool: ToolSpec) -> JSON | None:
@@ -54,9 +60,9 @@ def _groups(tools: list[ToolSpec] | tuple[ToolSpec, ...]) -> dict[str, list[Tool
         toks = list(tokens(tool.name))
         noun = next((NOUNS[t] for t in reversed(toks) if t in NOUNS), None)
         ids = [a for a in tool.required if a == "id" or a.endswith(("_id", "Id"))]
-        if noun and toks and (toks[0] in _SET or toks[0] in _GET) and not ids:
+        if noun and toks and _verb(tool) in _SET | _GET and not ids:
             named[noun].append(tool)
-    out = {noun: group for noun, group in named.items() if any(tokens(t.name)[0] in _GET for t in group)}
+    out = {noun: group for noun, group in named.items() if any(_verb(t) in _GET for t in group)}
     paths = set(by_path)
     collections = {_noun(seg) for path in paths for seg, nxt in pairwise(path.split("/"))
                    if seg and "{" not in seg and nxt.startswith("{")}  # fmt: skip
@@ -84,7 +90,7 @@ def plan_singletons(tools: list[ToolSpec] | tuple[ToolSpec, ...]) -> tuple[list[
     behaviours: dict[str, Behaviour] = {}
     for noun, group in _groups(tools).items():
         reads = [t for t in group if (t.source.http and t.source.http.method.upper() == "GET")
-                 or (not t.source.http and tokens(t.name)[0] in _GET)]  # fmt: skip
+                 or (not t.source.http and _verb(t) in _GET)]  # fmt: skip
         record = next((r for r in (_one_object(t) for t in reads) if r is not None), None)
         fields: JSON = {k: v for k, v in ((record or {}).get("properties") or {}).items() if isinstance(v, dict)}
         writes = [t for t in group if t not in reads]
@@ -147,10 +153,10 @@ def plan_keyless_lists(tools: list[ToolSpec] | tuple[ToolSpec, ...]) -> tuple[li
     out: dict[str, Behaviour] = {}
     plain = [t for t in tools if t.source.http is None]
     for read in plain:
-        toks = tokens(read.name)
+        verb, rest = name_verb(read.name, _GET)
         member = value_list_member(read.output_schema)
-        noun = [singular(t) for t in toks[1:] if t not in ("my", "all", "current")]
-        if not toks or toks[0] not in _GET | {"list"} or read.required or member is None or not noun:
+        noun = [singular(t) for t in rest if t not in ("my", "all", "current")]
+        if verb not in _GET | {"list"} or read.required or member is None or not noun:
             continue
         said = [singular(t) for t in tokens(member)]
         if said not in (noun, [*noun, "list"]) or "_".join(noun) in {e.name for e in entities}:
@@ -229,6 +235,7 @@ def plan_funds(tools: list[ToolSpec], singles: list[Entity]) -> dict[str, Behavi
     out: dict[str, Behaviour] = {}
     for tool in tools:
         toks = tokens(tool.name)
+        toks = toks[verb_at(toks, _FUND_WORDS) :]  # a tool set's prefix (``bank_withdraw_funds``) names no verb
         verb = "_".join(toks[:2]) if "_".join(toks[:2]) in DEPOSIT_VERBS else (toks[0] if toks else "")
         numeric = [a for a, s in tool.properties.items() if isinstance(s, dict) and primary_type(s) in
                    ("number", "integer")]  # fmt: skip

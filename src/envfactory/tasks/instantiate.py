@@ -201,7 +201,7 @@ class Binder:
         key = args.get(key_arg) if key_arg else None
         row = episode.store.get(entity.name, key) if entity and isinstance(key, (str, int)) else None
         for arg in tool.required:
-            if arg in args:
+            if arg in args or tool.is_transport(arg):  # a header's value is the binding's, never the user's
                 continue
             given = next((c.args[arg] for c in self._gold if arg in c.args), None) if credential(arg) else None
             if given is not None:  # one user, one token for the whole task
@@ -232,7 +232,9 @@ class Binder:
             args[effect.amount_arg] = self.rng.choice(options)
             return
         mapped: dict[str, str] = getattr(effect, "args", {})
-        free = [a for a in mapped if a not in args and entity and mapped[a] not in entity.refs]
+        free = [
+            a for a in mapped if a not in args and entity and mapped[a] not in entity.refs and not tool.is_transport(a)
+        ]
         if effect.kind == "create" and getattr(effect, "body_arg", None) and effect.body_arg not in args:
             free.append(effect.body_arg)  # the wrapped record: one object argument
         if effect.kind == "create":
@@ -242,7 +244,8 @@ class Binder:
             chosen += [a for a in free if a not in chosen and _depth(tool.properties.get(a)) < 3
                        and self.rng.random() < 0.5]  # fmt: skip
             # a credential (Wordnik's ``auth_token``) is the user's to give, filled with the rest below
-            missing = [a for a in tool.required if a not in args and a not in chosen and not credential(a)]
+            unsaid = {a for a in tool.required if credential(a) or tool.is_transport(a)}
+            missing = [a for a in tool.required if a not in args and a not in chosen and a not in unsaid]
             if missing:
                 raise Rejected(f"cannot fill required arguments {missing}")
         elif effect.kind == "update":

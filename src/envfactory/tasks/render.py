@@ -157,6 +157,8 @@ class Renderer:
         parts = []
         # the row's key and an amount are said elsewhere; credentials once, at the end
         unsaid = self._credentials(node) | {getattr(effect, "key_arg", None), getattr(effect, "amount_arg", None)}
+        tool = self.spec.tools[node.tool] if node.tool in self.spec.tools.names else None
+        unsaid |= {a for a in node.args if tool is not None and tool.is_transport(a)}  # a header is no request
         for arg, value in node.args.items():
             if self._ref_entity(node.tool, arg) or arg in unsaid:
                 continue

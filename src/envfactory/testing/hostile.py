@@ -176,6 +176,13 @@ def snapshot_tampers(entity: str, key: Any) -> list[tuple[str, Callable[[JSON], 
         ("counters negative", _set(("store", "counters"), {entity: -5})),
         ("counters unknown entity", _set(("store", "counters"), {"ghost": 3})),
         ("counters not a dict", _set(("store", "counters"), [1])),
+        # a member left out restores something else silently (the initial rows, an empty transcript)
+        ("overlay missing", lambda s: s["store"].pop("overlay")),
+        ("counters missing", lambda s: s["store"].pop("counters")),
+        ("replies missing", _drop("replies")),
+        ("log missing", _drop("log")),
+        ("task missing", _drop("task")),
+        ("steps missing", _drop("steps")),
         ("snapshot is a list", lambda s: s.clear()),
         ("all values null", lambda s: s.update({k: None for k in list(s)})),
     ]
@@ -194,6 +201,7 @@ MUTANT_KEYS = (
     "format", "default", "$ref", "allOf", "anyOf", "oneOf", "name", "in", "parameters", "responses",
     "paths", "operationId", "schema", "content", "additionalProperties", "inputSchema", "tools",
     "function", "input_schema", "nullable", "maxLength", "title", "summary", "tags", "const",
+    "info", "components", "securitySchemes", "definitions", "requestBody",
 )  # fmt: skip
 MUTANT_VALUES: tuple[Any, ...] = (
     [], {}, [{}], 5, -1, 2.5, "x", None, True, "^(a+)+$", [None], {"a": 1}, "#/nope", [[]], "",
