@@ -402,8 +402,9 @@ def _order(value: Any) -> bytes:
 
 
 def _compare(t: dict[str, list[float]], real_ok: bool, real_output: Any, s: Any, f: Any) -> None:
-    # both sides' replies are read alike: a model answering {"success": false} refused, as the real one did
-    s_ok, f_ok = _accepted(s), _accepted(f)
+    # the model's replies are read as the real one's: answering {"success": false} refused; the stub
+    # always succeeds, whatever placeholder its echo holds
+    s_ok, f_ok = _accepted(s), bool(f.ok)
     t["outcome"].append(float(real_ok == s_ok))
     t["stub_outcome"].append(float(real_ok == f_ok))
     mutual = not real_ok and not s_ok
