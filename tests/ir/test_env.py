@@ -50,3 +50,17 @@ def test_unknown_entity_in_an_edited_behaviour_is_reported(bundled_specs: dict[s
     (path / "behaviours.json").write_text(json.dumps(behaviours))
     with pytest.raises(EnvSpecError, match="tool 'list_customers': unknown entity 'unicorn'"):
         EnvSpec.load(path)
+
+
+def test_state_json_holds_one_row_a_line_and_loads_back(tmp_path) -> None:
+    from tests.conftest import SPECS
+
+    from envfactory.ir.env import EnvSpec
+    from envfactory.synth import synthesize
+
+    spec = synthesize(SPECS / "shop.yaml")
+    folder = spec.save(tmp_path / "shop")
+    lines = (folder / "state.json").read_text().splitlines()
+    rows = sum(len(r) for r in spec.initial_state.values())
+    assert sum(line.startswith("    {") for line in lines) == rows  # every row on a line of its own
+    assert EnvSpec.load(folder) == spec
