@@ -9,7 +9,7 @@ import fastjsonschema
 import pytest
 
 from envfactory.runtime.validation import compile_schema, compile_validator
-from envfactory.synth.selfcheck import _output_validator
+from envfactory.synth.probe import output_validator
 
 CARRIER = {"type": "object", "properties": {"carrier_id": {"type": "string", "pattern": "^[A-Z]{2}[0-9]{4}$"},
                                             "code": {"type": "string", "format": "uuid"}}}  # fmt: skip
@@ -25,7 +25,7 @@ def test_a_pattern_refusal_names_the_pattern() -> None:
 
 
 def test_self_check_and_argument_messages_never_name_an_internal_format() -> None:
-    said = _output_validator(CARRIER)({"carrier_id": "nope"})
+    said = output_validator(CARRIER)({"carrier_id": "nope"})
     assert said == "output.carrier_id must match the pattern '^[A-Z]{2}[0-9]{4}$'"
     told = compile_validator(CARRIER)({"carrier_id": "nope"})
     assert told == "argument 'carrier_id' must match the pattern '^[A-Z]{2}[0-9]{4}$'"
@@ -41,7 +41,7 @@ def test_a_schema_is_compiled_once_however_many_tools_share_it() -> None:
 
 
 def test_outputs_are_checked_without_generating_code() -> None:
-    validate = _output_validator({"type": "array", "items": CARRIER})
+    validate = output_validator({"type": "array", "items": CARRIER})
     assert validate([{"carrier_id": "AB1234", "code": "00000000-0000-4000-8000-000000000000"}]) is None
     assert validate([{"carrier_id": 5}]) == "output[0].carrier_id: 5 is not of type 'string'"
-    assert _output_validator({"type": 5})({"a": 1}) is None  # a schema it cannot read holds nothing back
+    assert output_validator({"type": 5})({"a": 1}) is None  # a schema it cannot read holds nothing back

@@ -99,12 +99,12 @@ def check_code(spec: EnvSpec, tool_name: str, effect: CodeEffect, seed: int = 0)
     """The probes a candidate must pass; the first failure's reason, or None."""
     from envfactory.runtime.environment import Environment
     from envfactory.synth.arguments import sample_arguments
-    from envfactory.synth.selfcheck import _output_validator
+    from envfactory.synth.probe import output_validator
 
     candidate = Behaviour(tool=tool_name, effect=effect, fidelity="medium")
     behaviours = tuple(candidate if b.tool == tool_name else b for b in spec.behaviours)
     env = Environment(spec.model_copy(update={"behaviours": behaviours}), trust_code=True)  # asked for: consent
-    validate = _output_validator(spec.tools[tool_name].output_schema)
+    validate = output_validator(spec.tools[tool_name].output_schema)
     for n in range(PROBE_CALLS):
         maker = ValueMaker(derive_seed(seed, "code-probe", tool_name, n), spec.config.clock_start)
         first = env.episode(max_steps=10)

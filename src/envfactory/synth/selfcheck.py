@@ -8,18 +8,15 @@ against output schemas, and the same seed gives the same bytes.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
-from typing import Any, Literal, TypeVar
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from envfactory.core import BROKEN
 from envfactory.ir.effect import (
     ActionEffect,
     Behaviour,
     CreateEffect,
     DeleteEffect,
-    Effect,
     FallbackEffect,
     ListEffect,
     ReadEffect,
@@ -28,27 +25,13 @@ from envfactory.ir.effect import (
 )
 from envfactory.ir.env import EnvSpec
 from envfactory.ir.jsonschema import declares_one_record, min_records, primary_type
-from envfactory.registry import Registry
 from envfactory.runtime.conform import compile_conformer
 from envfactory.runtime.environment import Environment
-from envfactory.runtime.episode import Episode
-from envfactory.runtime.result import ToolResult
-from envfactory.runtime.validation import interpreted_validator
-from envfactory.seeding import derive_seed
-from envfactory.synth.arguments import action_ready, fits, pick_row, sample_arguments
+from envfactory.synth.arguments import action_ready, fits, pick_row
 from envfactory.synth.naming import matching_field
-from envfactory.values import ValueMaker
+from envfactory.synth.probe import PROBES, Check, Probe
 
 JSON = dict[str, Any]
-Status = Literal["pass", "fail", "skip"]
-
-
-class Check(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
-    name: str
-    status: Status
-    detail: str = ""
 
 
 class ToolFidelity(BaseModel):
@@ -88,99 +71,18 @@ class FidelityReport(BaseModel):
         return {s: sum(c.status == s for c in checks) for s in ("pass", "fail", "skip")}
 
 
-E = TypeVar("E", bound=Effect)
-
-
-class _Probe:
-    """One tool's checks: a fresh episode, seeded arguments, a transcript of outputs."""
-
-    def __init__(self, env: Environment, behaviour: Behaviour, seed: int) -> None:
-        self.env, self.spec, self.behaviour = env, env.spec, behaviour
-        self.episode: Episode = env.episode(max_steps=1000)
-        self.maker = ValueMaker(derive_seed(seed, "check", behaviour.tool), env.spec.config.clock_start)
-        self.checks: list[Check] = []
-        self.transcript: list[str] = []
-        self.out_check = _output_validator(self.spec.tools[behaviour.tool].output_schema)
-
-    def args(self, **fixed: Any) -> JSON:
-        return {
-            **sample_arguments(self.spec, self.behaviour, self.episode.store, self.maker),
-            **fixed,
-        }
-
-    def call(self, tool: str, args: JSON) -> Any:
-        result = self.episode.call_tool(tool, args)
-        self.transcript.append(result.content)
-        if result.error in BROKEN:  # a crash is never a refusal, whatever the probe expected
-            self.note("runs without an internal error", False, result.content[:200])
-        if result.ok and tool == self.behaviour.tool:
-            problem = self.out_check(result.data)
-            self.note("output matches output schema", problem is None, problem or "")
-        return result
-
-    def note(self, name: str, ok: bool | None, detail: str = "") -> None:
-        if any(c.name == name for c in self.checks) and ok:
-            return  # record each passing check once
-        self.checks.append(Check(name=name, status="skip" if ok is None else "pass" if ok else "fail", detail=detail))
-
-    def effect(self, kind: type[E]) -> E:
-        """The probed tool's effect, as the type its probe was registered for."""
-        effect = self.behaviour.effect
-        if not isinstance(effect, kind):
-            raise TypeError(f"{self.behaviour.tool}: a {kind.__name__} probe got a {type(effect).__name__}")
-        return effect
-
-    def read(self, entity: str, key: Any) -> ToolResult | None:
-        """Read ``key`` back through the entity's read tool (None when it has none)."""
-        reader = self.tool_of("read", entity)
-        if reader is None:
-            return None
-        behaviour = self.spec.behaviour(reader)
-        if not isinstance(behaviour.effect, ReadEffect):
-            return None
-        # other required arguments (a parent's id in /budgets/{budget_id}/accounts/{id}) drawn as usual
-        scope = sample_arguments(self.spec, behaviour, self.episode.store, self.maker, optional=False)
-        return self.call(reader, {**scope, behaviour.effect.key_arg: key})
-
-    def rows(self, entity: str) -> list[JSON]:
-        """The episode's live rows of ``entity``."""
-        return list(self.episode.store.rows(entity))
-
-    def tool_of(self, kind: str, entity: str) -> str | None:
-        """A tool of ``kind`` on ``entity``, preferring one with the fewest required arguments."""
-        tools = [
-            b.tool
-            for b in self.spec.behaviours
-            if b.effect.kind == kind and getattr(b.effect, "entity", None) == entity
-        ]
-        return min(tools, key=lambda t: len(self.spec.tools[t].required), default=None)
-
-
-def _output_validator(schema: JSON | None) -> Callable[[Any], str | None]:
-    """Outputs are checked against the schema as written (no argument limits, no strictness), by an
-    interpreted validator: each is checked a few times, and compiling big answer schemas was most of
-    the self-check's time."""
-    if not schema:
-        return lambda _v: None
-    return interpreted_validator(schema)
-
-
-Prober = Callable[[_Probe], None]
-PROBES: Registry[Prober] = Registry("self-check")
-
-
-def _key_of(probe: _Probe, entity: str) -> str:
+def _key_of(probe: Probe, entity: str) -> str:
     return probe.spec.state_schema[entity].key
 
 
-def _created_key(probe: _Probe, entity: str) -> Any:
+def _created_key(probe: Probe, entity: str) -> Any:
     changed = probe.episode.store.changes().get(entity, {})
     fresh = [k for k, r in changed.items() if r is not None and probe.env.base.tables[entity].get(k) is None]
     return fresh[-1] if fresh else None
 
 
 @PROBES.register("create")
-def _probe_create(p: _Probe) -> None:
+def _probe_create(p: Probe) -> None:
     effect = p.effect(CreateEffect)
     args = p.args()
     result = p.call(p.behaviour.tool, args)
@@ -219,14 +121,14 @@ def _probe_create(p: _Probe) -> None:
     )
 
 
-def _as_declared(p: _Probe, tool: str | None, row: JSON) -> JSON:
+def _as_declared(p: Probe, tool: str | None, row: JSON) -> JSON:
     """``row`` as ``tool`` must show it: fitted to its declared output (runtime.conform)."""
     fit = compile_conformer(p.spec.tools[tool].output_schema) if tool else None
     shown = fit(row) if fit else row
     return shown if isinstance(shown, dict) else row
 
 
-def _not_persisted(p: _Probe, entity: str, row: JSON, args: JSON, skip: str | None = None) -> list[str]:
+def _not_persisted(p: Probe, entity: str, row: JSON, args: JSON, skip: str | None = None) -> list[str]:
     """Arguments named like a field of the entity whose value the row does not hold.
 
     Aliases (Trello's ``prefs/background`` and ``prefs_background``) name one field: the row
@@ -241,7 +143,7 @@ def _not_persisted(p: _Probe, entity: str, row: JSON, args: JSON, skip: str | No
     return [arg for field, pairs in sent.items() if all(row.get(field) != v for _, v in pairs) for arg, _ in pairs[:1]]
 
 
-def _filters_matching(p: _Probe, lister: str, row: JSON) -> JSON:
+def _filters_matching(p: Probe, lister: str, row: JSON) -> JSON:
     """Arguments of ``lister``'s filters that ``row`` satisfies."""
     out: JSON = {}
     for f in p.spec.behaviour(lister).effect.filters:  # type: ignore[union-attr]
@@ -261,11 +163,11 @@ def _filters_matching(p: _Probe, lister: str, row: JSON) -> JSON:
     return out
 
 
-def _answers_one(p: _Probe, lister: str) -> bool:
+def _answers_one(p: Probe, lister: str) -> bool:
     return declares_one_record(p.spec.tools[lister].output_schema)
 
 
-def _max_page(p: _Probe, lister: str) -> JSON:
+def _max_page(p: Probe, lister: str) -> JSON:
     paging = p.spec.behaviour(lister).effect.paging  # type: ignore[union-attr]
     if not paging.limit_arg:
         return {}
@@ -296,7 +198,7 @@ def _shows(data: Any, row: JSON, key: Any) -> bool:
 
 
 @PROBES.register("read")
-def _probe_read(p: _Probe) -> None:
+def _probe_read(p: Probe) -> None:
     effect = p.effect(ReadEffect)
     result = p.call(p.behaviour.tool, p.args())
     p.note("read of an existing row succeeds", result.ok, result.content[:200])
@@ -304,13 +206,13 @@ def _probe_read(p: _Probe) -> None:
     p.note("read of a missing row is not_found", missing.error == "not_found", missing.content[:200])
 
 
-def _absent_key(p: _Probe, entity: str) -> Any:
+def _absent_key(p: Probe, entity: str) -> Any:
     ent = p.spec.state_schema[entity]
     return ent.format_key(99_999)
 
 
 @PROBES.register("list")
-def _probe_list(p: _Probe) -> None:
+def _probe_list(p: Probe) -> None:
     tool = p.spec.tools[p.behaviour.tool]
     args = p.args()
     rows = p.env.base.tables[p.effect(ListEffect).entity]
@@ -327,7 +229,7 @@ def _probe_list(p: _Probe) -> None:
 
 
 @PROBES.register("update")
-def _probe_update(p: _Probe) -> None:
+def _probe_update(p: Probe) -> None:
     effect = p.effect(UpdateEffect)
     args = p.args()
     key = _cast(p, effect.entity, args[effect.key_arg])
@@ -340,14 +242,14 @@ def _probe_update(p: _Probe) -> None:
         p.note("update persists", not missing, f"not stored: {missing}" if missing else "")
 
 
-def _cast(p: _Probe, entity: str, value: Any) -> Any:
+def _cast(p: Probe, entity: str, value: Any) -> Any:
     from envfactory.runtime.behaviours import key_caster
 
     return key_caster(p.spec.state_schema[entity])(value)
 
 
 @PROBES.register("delete")
-def _probe_delete(p: _Probe) -> None:
+def _probe_delete(p: Probe) -> None:
     effect = p.effect(DeleteEffect)
     if effect.by is not None:
         _probe_delete_by(p, effect)
@@ -362,7 +264,7 @@ def _probe_delete(p: _Probe) -> None:
     p.note("deleting twice is not_found", again.error == "not_found", again.content[:200])
 
 
-def _probe_delete_by(p: _Probe, effect: DeleteEffect) -> None:
+def _probe_delete_by(p: Probe, effect: DeleteEffect) -> None:
     """A delete by a reference takes the latest matching row, one per call, until none is left."""
     by = effect.by or ""
     row = pick_row(p.episode.store, effect.entity, p.maker.rng, lambda r: r.get(by) is not None)
@@ -381,7 +283,7 @@ def _probe_delete_by(p: _Probe, effect: DeleteEffect) -> None:
 
 
 @PROBES.register("action")
-def _probe_action(p: _Probe) -> None:
+def _probe_action(p: Probe) -> None:
     effect = p.effect(ActionEffect)
     row = pick_row(p.episode.store, effect.entity, p.maker.rng, action_ready(effect))
     if row is None:
@@ -410,7 +312,7 @@ def _probe_action(p: _Probe) -> None:
     )
 
 
-def _prepare_row(p: _Probe, effect: Any) -> JSON | None:
+def _prepare_row(p: Probe, effect: Any) -> JSON | None:
     """Put some row into a state the action may start from (setup, not part of the check)."""
     enum = p.spec.state_schema[effect.entity].fields[effect.field].get("enum") or []
     ready = action_ready(effect)
@@ -424,7 +326,7 @@ def _prepare_row(p: _Probe, effect: Any) -> JSON | None:
 
 
 @PROBES.register("transfer")
-def _probe_transfer(p: _Probe) -> None:
+def _probe_transfer(p: Probe) -> None:
     effect = p.effect(TransferEffect)
     store = p.episode.store
     usable = [
@@ -454,7 +356,7 @@ def _probe_transfer(p: _Probe) -> None:
 
 
 @PROBES.register("fallback")
-def _probe_fallback(p: _Probe) -> None:
+def _probe_fallback(p: Probe) -> None:
     args = p.args()
     if p.effect(FallbackEffect).writes:
         refused = p.call(p.behaviour.tool, args)
@@ -471,7 +373,7 @@ def _probe_fallback(p: _Probe) -> None:
 
 @PROBES.register("bound")
 @PROBES.register("served")
-def _probe_bound(p: _Probe) -> None:
+def _probe_bound(p: Probe) -> None:
     result = p.call(p.behaviour.tool, p.args())
     p.note("the implementation answers", None if not result.ok else True, result.content[:200])
 
@@ -505,7 +407,7 @@ def self_check(
 
 
 def _run_probe(env: Environment, behaviour: Behaviour, seed: int) -> tuple[ToolFidelity, list[str]]:
-    probe = _Probe(env, behaviour, seed)
+    probe = Probe(env, behaviour, seed)
     PROBES[behaviour.effect.kind](probe)
     transcript = [*probe.transcript, probe.episode.state_hash()]
     return (

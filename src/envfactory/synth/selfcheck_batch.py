@@ -19,13 +19,13 @@ from envfactory.ir.effect import (
 from envfactory.ir.jsonschema import primary_type
 from envfactory.ir.state import SINGLETON_ROW
 from envfactory.runtime.singleton import written
-from envfactory.synth.selfcheck import PROBES, _Probe
+from envfactory.synth.probe import PROBES, Probe
 
 JSON = dict[str, Any]
 
 
 @PROBES.register("create_many")
-def _probe_create_many(p: _Probe) -> None:
+def _probe_create_many(p: Probe) -> None:
     effect = p.effect(CreateManyEffect)
     entity = p.spec.state_schema[effect.entity]
     items_schema = p.spec.tools[p.behaviour.tool].properties[effect.items_arg].get("items") or {}
@@ -46,7 +46,7 @@ def _probe_create_many(p: _Probe) -> None:
 
 
 @PROBES.register("delete_many")
-def _probe_delete_many(p: _Probe) -> None:
+def _probe_delete_many(p: Probe) -> None:
     effect = p.effect(DeleteManyEffect)
     entity = p.spec.state_schema[effect.entity]
     rows = p.rows(entity.name)[:2]
@@ -69,7 +69,7 @@ def _probe_delete_many(p: _Probe) -> None:
 
 
 @PROBES.register("edit_list")
-def _probe_edit_list(p: _Probe) -> None:
+def _probe_edit_list(p: Probe) -> None:
     effect = p.effect(EditListEffect)
     entity = p.spec.state_schema[effect.entity]
     rows = [r for r in p.rows(entity.name) if effect.op == "add" or r.get(effect.field)]
@@ -93,7 +93,7 @@ def _probe_edit_list(p: _Probe) -> None:
 
 
 @PROBES.register("dump")
-def _probe_dump(p: _Probe) -> None:
+def _probe_dump(p: Probe) -> None:
     effect = p.effect(DumpEffect)
     schema = p.spec.state_schema
     if effect.primary is None:
@@ -121,7 +121,7 @@ def _probe_dump(p: _Probe) -> None:
 
 
 @PROBES.register("adjust")
-def _probe_adjust(p: _Probe) -> None:
+def _probe_adjust(p: Probe) -> None:
     effect = p.effect(AdjustEffect)
     entity = p.spec.state_schema[effect.entity]
     rows = [r for r in p.rows(entity.name) if isinstance(r.get(effect.field), (int, float))]
@@ -138,7 +138,7 @@ def _probe_adjust(p: _Probe) -> None:
 
 
 @PROBES.register("singleton")
-def _probe_singleton(p: _Probe) -> None:
+def _probe_singleton(p: Probe) -> None:
     effect = p.effect(SingletonEffect)
     if effect.op == "get":
         result = p.call(p.behaviour.tool, p.args())
@@ -177,12 +177,12 @@ def _probe_singleton(p: _Probe) -> None:
                    refused.content[:200])  # fmt: skip
 
 
-def _held(p: _Probe, effect: SingletonEffect, field: str) -> list[Any]:
+def _held(p: Probe, effect: SingletonEffect, field: str) -> list[Any]:
     """The values the singleton's list ``field`` holds now."""
     return (p.episode.store.get(effect.entity, SINGLETON_ROW) or {}).get(field) or []
 
 
-def _probe_list(p: _Probe, effect: SingletonEffect) -> None:
+def _probe_list(p: Probe, effect: SingletonEffect) -> None:
     """A keyless list (``add_to_watchlist(stock)``): a value added is there once, however often it
     is added; a value removed is gone, and removing it again is ``not_found`` — or, where the answer
     says whether the list changed (``follow_status``), answered ``false``."""

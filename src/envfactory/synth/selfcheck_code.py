@@ -4,11 +4,11 @@ it, run again) and simulated reads (answers within the output schema, the same o
 from __future__ import annotations
 
 from envfactory.ir.effect import CodeEffect, SimulatedEffect
-from envfactory.synth.selfcheck import PROBES, _Probe
+from envfactory.synth.probe import PROBES, Probe
 
 
 @PROBES.register("code")
-def _probe_code(p: _Probe) -> None:
+def _probe_code(p: Probe) -> None:
     from envfactory.synth.llm_code import check_code
 
     problem = check_code(p.spec, p.behaviour.tool, p.effect(CodeEffect))
@@ -16,7 +16,7 @@ def _probe_code(p: _Probe) -> None:
 
 
 @PROBES.register("simulated")
-def _probe_simulated(p: _Probe) -> None:
+def _probe_simulated(p: Probe) -> None:
     p.effect(SimulatedEffect)
     args = p.args()
     first = p.call(p.behaviour.tool, args)

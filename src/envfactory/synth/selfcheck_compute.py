@@ -8,7 +8,7 @@ from typing import Any
 
 from envfactory.ir.effect import ComputeEffect
 from envfactory.runtime.compute import FUNCTIONS
-from envfactory.synth.selfcheck import PROBES, _Probe
+from envfactory.synth.probe import PROBES, Probe
 
 JSON = dict[str, Any]
 _ZERO_SECOND = frozenset({"divide", "modulo", "percentage"})
@@ -39,7 +39,7 @@ def _outside(effect: ComputeEffect) -> JSON | None:
 
 
 @PROBES.register("compute")
-def _probe_compute(p: _Probe) -> None:
+def _probe_compute(p: Probe) -> None:
     e = p.effect(ComputeEffect)
     tool = p.behaviour.tool
     args = {**p.args(), **_operands(e)}

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from envfactory.ir.effect import CountEffect
-from envfactory.synth.selfcheck import PROBES, _Probe
+from envfactory.synth.probe import PROBES, Probe
 
 
 @PROBES.register("count")
-def _probe_count(p: _Probe) -> None:
+def _probe_count(p: Probe) -> None:
     e = p.effect(CountEffect)
     tool = p.behaviour.tool
     args = p.args()

@@ -9,13 +9,13 @@ from typing import Any
 from envfactory.ir.effect import ShellEffect
 from envfactory.ir.state import SINGLETON_KEY, SINGLETON_ROW
 from envfactory.runtime.tree import DIR, FILE
-from envfactory.synth.selfcheck import PROBES, _Probe
+from envfactory.synth.probe import PROBES, Probe
 
 JSON = dict[str, Any]
 
 
 @PROBES.register("shell")
-def _probe_shell(p: _Probe) -> None:
+def _probe_shell(p: Probe) -> None:
     e = p.effect(ShellEffect)
     rows = p.rows(e.entity)
     files = sorted((r for r in rows if r["type"] == FILE), key=lambda r: r["path"])

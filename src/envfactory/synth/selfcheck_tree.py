@@ -7,13 +7,13 @@ from typing import Any
 
 from envfactory.ir.effect import TreeEffect
 from envfactory.runtime.tree import DIR, FILE
-from envfactory.synth.selfcheck import PROBES, _Probe
+from envfactory.synth.probe import PROBES, Probe
 
 JSON = dict[str, Any]
 
 
 @PROBES.register("tree")
-def _probe_tree(p: _Probe) -> None:
+def _probe_tree(p: Probe) -> None:
     e = p.effect(TreeEffect)
     rows = p.rows(e.entity)
     roots = sorted(r["path"] for r in rows if r["type"] == DIR and r["path"].rsplit("/", 1)[0] not in
