@@ -136,3 +136,12 @@ def test_a_refusal_inside_a_reply_is_an_error_of_a_served_tool_and_fails_a_task_
     for task in tasks:  # every kept plan is accepted by the server, refusals in replies included
         assert run_agent(probe, task, gold(task)), task.instruction
         assert all(r.ok for _, _, r in probe.log if r is not None)
+
+
+def test_the_self_check_grades_nothing_it_did_not_measure(tmp_path: Path) -> None:
+    from envfactory.synth.selfcheck import self_check
+
+    for name in ("banking.anthropic.json", "shop.yaml"):
+        report = self_check(synthesize(SPECS / name))
+        assert {t.fidelity for t in report.tools} == {"unmeasured"}, name  # never high or medium unmeasured
+        assert {t.prior for t in report.tools} & {"high", "medium"}  # synthesis's confidence is kept apart

@@ -236,7 +236,7 @@ def check(env_dir: Path, seed: int, trust_code: bool = False) -> int:
                     c.detail[:90] if c.status != "pass" else "",
                 ]
             )
-    out = table(f"Self-check of {spec.name}", ["tool", "fidelity", "check", "result", "detail"], [])
+    out = table(f"Self-check of {spec.name}", ["tool", "grade", "check", "result", "detail"], [])
     for row in rows:
         out.add_row(*(escape(str(v)) if i != 3 else v for i, v in enumerate(row)))
     console.print(out)

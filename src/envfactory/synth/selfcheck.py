@@ -40,8 +40,11 @@ class ToolFidelity(BaseModel):
     tool: str
     kind: str
     entity: str | None
+    # the grade: ``real`` where the real implementation answers, else ``unmeasured`` — the self-check
+    # checks the model against itself, so it grades nothing; ``prior`` is synthesis's own confidence
     fidelity: str
     low_fidelity: bool
+    prior: str = ""
     checks: tuple[Check, ...]
     notes: tuple[str, ...] = ()
 
@@ -415,8 +418,9 @@ def _run_probe(env: Environment, behaviour: Behaviour, seed: int) -> tuple[ToolF
             tool=behaviour.tool,
             kind=behaviour.effect.kind,
             entity=getattr(behaviour.effect, "entity", None),
-            fidelity=behaviour.fidelity,
+            fidelity="real" if behaviour.fidelity == "real" else "unmeasured",
             low_fidelity=behaviour.low_fidelity,
+            prior=behaviour.fidelity,
             checks=tuple(probe.checks),
             notes=behaviour.notes,
         ),
