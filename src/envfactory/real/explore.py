@@ -101,14 +101,14 @@ def explore(
                 calls.append(TraceCall(tool=tool, arguments=args, ok=r.ok, output=r.data if r.ok else None,
                                        error=None if r.ok else r.error_code, sequence=n))  # fmt: skip
                 last, wrote = (tool, args), r.ok and tool not in {t.name for t in reads}
-            final = side.final() or _read_back(side, final_reads or [])
+            final = side.final() or read_back(side, final_reads or [])
         sequences.append(Sequence(id=n, calls=tuple(calls), final=final))
         if progress is not None:
             progress(done, budget)
     return Trace(source=source, sequences=tuple(sequences), start=model.initial_state)
 
 
-def _read_back(side: Any, reads: list[tuple[str, JSON]]) -> Final | None:
+def read_back(side: Any, reads: list[tuple[str, JSON]]) -> Final | None:
     """The answers of ``reads`` as the recorded final state (a refused read is recorded refused)."""
     if not reads:
         return None
@@ -177,4 +177,4 @@ def _unknown_ids(args: JSON, tool: ToolSpec, keys: KeyPool, maker: ValueMaker) -
     return out
 
 
-__all__ = ["MOVES", "explore", "read_only_tools"]
+__all__ = ["MOVES", "explore", "read_back", "read_only_tools"]

@@ -17,6 +17,7 @@ Every figure and grade comes from held-out sequences.
 from __future__ import annotations
 
 import time
+from collections import defaultdict
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -25,8 +26,16 @@ from pydantic import BaseModel, ConfigDict
 
 from envfactory.core import BROKEN
 from envfactory.ir.env import EnvSpec
-from envfactory.real.explore import _read_back
-from envfactory.real.instrument import Measurement, RealSide, _compare, _measurement, real_source
+from envfactory.real.explore import read_back
+from envfactory.real.instrument import (
+    Measurement,
+    RealSide,
+    _compare,
+    _measurement,
+    _normalized,
+    real_source,
+    same_value,
+)
 from envfactory.real.keypool import Aliases
 from envfactory.real.mcp import PREFIX
 from envfactory.real.replay import replay
@@ -162,13 +171,6 @@ def _stub_final(spec: EnvSpec, held: Trace) -> float | None:
 def _ceiling(real: RealSide, held: Trace, final_reads: list[tuple[str, JSON]]) -> Measurement:
     """A second fresh copy of the real thing given the held-out calls: how far the real thing agrees
     with itself (minted ids paired as for a model)."""
-
-    class _Answer:
-        def __init__(self, ok: bool, data: Any, error: str | None) -> None:
-            self.ok, self.data, self.error = ok, data, error
-
-    from collections import defaultdict
-
     tally: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     finals: list[float] = []
     for seq in held.sequences:
@@ -180,12 +182,9 @@ def _ceiling(real: RealSide, held: Trace, final_reads: list[tuple[str, JSON]]) -
                     continue
                 if call.ok and r.ok:
                     aliases.pair(call.output, r.data)
-                answer = _Answer(r.ok, r.data, r.error_code)
-                _compare(tally[call.tool], call.ok, aliases.translate(call.output) if call.ok else None, answer, answer)
-            again = side.final() or _read_back(side, final_reads)
+                _compare(tally[call.tool], call.ok, aliases.translate(call.output) if call.ok else None, r, r)
+            again = side.final() or read_back(side, final_reads)
         if seq.final is not None and again is not None:
-            from envfactory.real.instrument import _normalized, same_value
-
             a = _held(seq.final)
             b = _held(again)
             finals.append(float(same_value(_normalized(aliases.translate(a)), _normalized(b))))
