@@ -145,3 +145,19 @@ def test_the_self_check_grades_nothing_it_did_not_measure(tmp_path: Path) -> Non
         report = self_check(synthesize(SPECS / name))
         assert {t.fidelity for t in report.tools} == {"unmeasured"}, name  # never high or medium unmeasured
         assert {t.prior for t in report.tools} & {"high", "medium"}  # synthesis's confidence is kept apart
+
+
+def test_evidence_that_cannot_be_learned_from_is_one_clear_error(tmp_path: Path) -> None:
+    import pytest
+
+    from envfactory.errors import SpecError
+
+    spec = synthesize(SPECS / "shop.yaml")
+    one = tmp_path / "one.jsonl"
+    one.write_text('{"tool": "list_customers", "arguments": {}, "ok": true, "output": []}\n')
+    with pytest.raises(SpecError, match="at least two sequences"):
+        learn(spec, str(one))
+    stranger = tmp_path / "stranger.jsonl"
+    stranger.write_text('{"tool": "launch_rocket", "ok": true}\n')
+    with pytest.raises(SpecError, match="does not have: launch_rocket"):
+        learn(spec, str(stranger))

@@ -25,6 +25,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from envfactory.core import BROKEN
+from envfactory.errors import SpecError
 from envfactory.ir.env import EnvSpec
 from envfactory.real.explore import read_back
 from envfactory.real.instrument import (
@@ -119,7 +120,13 @@ def learn(
         trace = explore(spec, real, budget=budget, length=length, seed=seed, source=text, final_reads=final_reads,
                         examples=examples,
                         progress=lambda done, total: say(f"explored {done}/{total} calls"))  # fmt: skip
+    unknown = sorted({c.tool for s in trace.sequences for c in s.calls} - set(spec.tools.names))
+    if unknown:
+        raise SpecError(f"the evidence calls tools {spec.name!r} does not have: {', '.join(unknown[:10])}", file=text)
     learning, held = split(trace, held_out, seed)
+    if not held.sequences:
+        raise SpecError("learning needs at least two sequences (one to learn from, one held out to measure on); "
+                        f"this evidence holds {len(trace.sequences)}", file=text)  # fmt: skip
     say(f"choosing on {len(learning.sequences)} sequences, {len(held.sequences)} held out")
     accepted = _setup_calls(scenario) if real is not None and text.startswith(PREFIX) else ()
     learned = choose(model, learning, evidence_kind=kind, accepted=accepted, progress=say)  # type: ignore[arg-type]
