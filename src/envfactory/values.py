@@ -48,6 +48,7 @@ Maker = Callable[["ValueMaker", JSON, str, str], Any]
 # objects and lists a made value may nest in full; deeper, only required members and minItems items (a
 # Discord message holds a guild holding channels holding messages...: 48 MB of seeded state)
 MAX_NESTING = 4
+RECORD_LEAVES = 80  # past this many values in one record, nested parts hold only what they must
 
 
 class ValueMaker:
@@ -58,10 +59,22 @@ class ValueMaker:
         and at most two optional ones, lists of one or two items; otherwise whole records (seeds)."""
         self.brief = brief
         self.depth = 0  # how many objects and lists the value being made lies inside
+        self.leaves = 0  # values made since the record began (:meth:`record`)
+        self.budget = math.inf  # past it, nested objects and lists are lean: a record stays a few KB
         self.fake = Faker("en_US")
         self.fake.seed_instance(seed)
         self.rng: random.Random = self.fake.random
         self.now = datetime.fromisoformat(clock_start.replace("Z", "+00:00")).astimezone(UTC)
+
+    def record(self, budget: float = RECORD_LEAVES) -> None:
+        """Begin a new record of at most about ``budget`` values: a description of deeply nested
+        objects with many optional members would otherwise make records of tens of KB each."""
+        self.leaves, self.budget = 0, budget
+
+    @property
+    def lean(self) -> bool:
+        """Whether nested values hold only what they must (deep inside, or past the record's budget)."""
+        return self.depth >= MAX_NESTING or self.leaves >= self.budget
 
     def reseed(self, seed: int) -> None:
         self.fake.seed_instance(seed)
@@ -69,6 +82,7 @@ class ValueMaker:
 
     def value(self, schema: JSON | None, name: str = "", entity: str = "") -> Any:
         schema = schema or {}
+        self.leaves += 1
         if "const" in schema:
             return schema["const"]
         if schema.get("enum"):
@@ -154,7 +168,7 @@ def _boolean(vm: ValueMaker, schema: JSON, name: str, entity: str) -> bool:
 
 
 def _array(vm: ValueMaker, schema: JSON, name: str, entity: str) -> list[Any]:
-    deep = vm.depth >= MAX_NESTING
+    deep = vm.lean
     lo = int(schema.get("minItems", 0 if deep else 1))
     hi = lo if deep else max(lo, min(int(schema.get("maxItems", 3)), 2 if vm.brief else 3))
     item_name = name[:-1] if name.endswith("s") else name
@@ -170,7 +184,7 @@ def _array(vm: ValueMaker, schema: JSON, name: str, entity: str) -> list[Any]:
 
 def _object(vm: ValueMaker, schema: JSON, name: str, entity: str) -> JSON:
     props = schema.get("properties") or {}
-    if vm.depth >= MAX_NESTING:  # deep inside a record: what must be there, or values grow exponentially
+    if vm.lean:  # deep inside a record, or past its budget: what must be there, or values grow exponentially
         required = set(schema.get("required") or ())
         props = {k: v for k, v in props.items() if k in required}
     elif vm.brief:

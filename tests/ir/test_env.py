@@ -64,3 +64,22 @@ def test_state_json_holds_one_row_a_line_and_loads_back(tmp_path) -> None:
     rows = sum(len(r) for r in spec.initial_state.values())
     assert sum(line.startswith("    {") for line in lines) == rows  # every row on a line of its own
     assert EnvSpec.load(folder) == spec
+
+
+def test_layered_json_indents_a_few_levels_and_keeps_deeper_values_on_one_line() -> None:
+    from envfactory.ir.env import layered_json
+
+    data = {"tools": [{"name": "a", "schema": {"properties": {"x": {"type": "string", "enum": ["p", "q"]}}}}], "e": []}
+    text = layered_json(data, depth=3)
+    assert json.loads(text) == data
+    assert text.splitlines() == [
+        "{",
+        '  "tools": [',
+        "    {",
+        '      "name": "a",',
+        '      "schema": {"properties": {"x": {"type": "string", "enum": ["p", "q"]}}}',
+        "    }",
+        "  ],",
+        '  "e": []',
+        "}",
+    ]

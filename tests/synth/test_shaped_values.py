@@ -105,3 +105,26 @@ def test_deeply_nested_values_stay_small_and_valid() -> None:
     while isinstance(node, dict) and "parent" in node:
         depth, node = depth + 1, node["parent"]
     assert depth == MAX_NESTING and len(json.dumps(value)) < 20_000
+
+
+def test_a_record_of_many_nested_optional_members_stays_within_its_budget() -> None:
+    """Issue #25: a public spec's records held hundreds of optional nested members each (78 KB a
+    row, a folder 5.8x the spec). Past a record's budget, nested parts hold only what they must,
+    and every value still satisfies its schema; a record under the budget is untouched."""
+    from envfactory.values import RECORD_LEAVES, ValueMaker
+
+    leaf = {"type": "object", "required": ["id"],
+            "properties": {"id": {"type": "string"}, **{f"f{i}": {"type": "string"} for i in range(6)}}}  # fmt: skip
+    wide = {"type": "object", "properties": {f"part{i}": {"type": "array", "items": leaf} for i in range(40)}}
+    maker = ValueMaker(0)
+    maker.record()
+    value = maker.value(wide)
+    compile_schema(wide)(value)
+    unbounded = ValueMaker(0).value(wide)  # no record begun: no budget
+    assert len(json.dumps(value)) * 3 < len(json.dumps(unbounded))
+    assert RECORD_LEAVES <= maker.leaves < 2 * RECORD_LEAVES + 40 * 2
+
+    small = {"type": "object", "properties": {"tags": {"type": "array", "items": leaf}}}
+    budgeted = ValueMaker(1)
+    budgeted.record()
+    assert budgeted.value(small) == ValueMaker(1).value(small)

@@ -140,6 +140,8 @@ class EnvSpec(BaseModel):
             for name, data in files.items():
                 if name == "state.json" and isinstance(data, dict):
                     write_text(path / name, rows_text(data))
+                elif name in SPEC_FILES:
+                    write_text(path / name, layered_json(data) + "\n")
                 else:
                     write_json(path / name, data)
             for name in (*DERIVED_FILES, "choices.json"):
@@ -221,6 +223,25 @@ def folder_lock(path: Path, *, exclusive: bool) -> Iterator[None]:
 def write_json(path: Path, data: Any) -> None:
     """Write JSON atomically: a reader sees the old file or the new one, never a part."""
     write_text(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+
+
+SPEC_DEPTH = 4  # spec files are indented this deep; what lies deeper (a schema's inner parts) is one line
+
+
+def layered_json(data: Any, depth: int = SPEC_DEPTH, indent: str = "") -> str:
+    """``data`` as JSON indented ``depth`` levels deep, each deeper value compact on one line: a
+    person still reads a tool, its fields and its schemas' members a line each, and a large
+    description's folder is about half the size of one indented all the way down."""
+    if depth <= 0 or not isinstance(data, dict | list) or not data:
+        return json.dumps(data, ensure_ascii=False, separators=(", ", ": "))
+    inner = indent + "  "
+    if isinstance(data, dict):
+        parts = [
+            f"{inner}{json.dumps(k, ensure_ascii=False)}: {layered_json(v, depth - 1, inner)}" for k, v in data.items()
+        ]
+        return "{\n" + ",\n".join(parts) + f"\n{indent}}}"
+    parts = [inner + layered_json(v, depth - 1, inner) for v in data]
+    return "[\n" + ",\n".join(parts) + f"\n{indent}]"
 
 
 def rows_text(state: dict[str, Any]) -> str:

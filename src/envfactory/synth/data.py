@@ -61,6 +61,7 @@ def _natural_keys(entity: Entity, rows: list[JSON], maker: ValueMaker) -> None:
 
 def _row(entity: Entity, n: int, maker: ValueMaker, state: dict[str, list[JSON]], keys: dict[str, str]) -> JSON:
     row: JSON = {}
+    maker.record()
     for field, schema in entity.fields.items():
         if field == entity.key:
             row[field] = entity.format_key(n)
