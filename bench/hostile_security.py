@@ -149,7 +149,7 @@ def _openenv(folder: Path, **kwargs: Any) -> Any:
 def _mcp_http(folder: Path, **kwargs: Any) -> Any:
     from starlette.testclient import TestClient
 
-    from envfactory.serve_mcp import http_app
+    from envfactory.serve.mcp import http_app
 
     return TestClient(http_app(folder, {}, **kwargs), base_url="http://127.0.0.1:8000")
 
@@ -196,7 +196,7 @@ def serving(tmp: Path, sessions: int) -> list[Row]:
     client = _openenv(folder)
     fives = sum(client.post("/reset", content=b, headers={"content-type": "application/json"}).status_code >= 500
                 for b in bodies)  # fmt: skip
-    from envfactory.serve_mcp import EpisodeHost
+    from envfactory.serve.mcp import EpisodeHost
 
     host = EpisodeHost(shop, {}, control=True)
     mcp_args = ({"task_id": ["a"]}, {"task_id": {"a": 1}}, {"seed": float("nan")}, {"seed": 2**80}, {"text": [1]})
@@ -275,45 +275,32 @@ def _unanswered(folder: Path, client: Any) -> tuple[int, int]:
 
 def held_connections(count: int = 20, limit_s: float = 1.0) -> list[Row]:
     """Slow clients (half a header; a body that stops) against a guarded server with ``limit_s`` deadlines."""
-    import uvicorn
+    from envfactory.testing.guarded import guarded_echo
 
-    from envfactory.integrations.guard import Guard, server_options
-
-    async def echo(scope: Any, receive: Any, send: Any) -> None:
-        if scope["type"] == "http":
-            await send({"type": "http.response.start", "status": 200, "headers": [(b"content-length", b"2")]})
-            await send({"type": "http.response.body", "body": b"ok"})
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(Guard(echo, body_s=limit_s), host="127.0.0.1", port=port,
-                                           log_level="error", **server_options(header_s=limit_s)))  # fmt: skip
-    threading.Thread(target=server.run, daemon=True).start()
-    while not server.started:
-        time.sleep(0.05)
-    conns = []
-    for n in range(count):
-        conn = socket.create_connection(("127.0.0.1", port))
-        conn.sendall(
-            b"GET / HTTP/1.1\r\nHost: x\r\n" if n % 2 else b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 9\r\n\r\nab"
-        )
-        conns.append(conn)
-    time.sleep(limit_s * 3)  # well past the deadline
-    held = 0
-    for conn in conns:
-        conn.setblocking(False)
-        try:
-            while conn.recv(4096):
-                pass
-            closed = True
-        except BlockingIOError:  # nothing to read and not closed: still held
-            closed = False
-        except OSError:
-            closed = True
-        held += int(not closed)
-        conn.close()
-    server.should_exit = True
+    with guarded_echo(limit_s) as port:
+        conns = []
+        for n in range(count):
+            conn = socket.create_connection(("127.0.0.1", port))
+            conn.sendall(
+                b"GET / HTTP/1.1\r\nHost: x\r\n"
+                if n % 2
+                else b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 9\r\n\r\nab"
+            )
+            conns.append(conn)
+        time.sleep(limit_s * 3)  # well past the deadline
+        held = 0
+        for conn in conns:
+            conn.setblocking(False)
+            try:
+                while conn.recv(4096):
+                    pass
+                closed = True
+            except BlockingIOError:  # nothing to read and not closed: still held
+                closed = False
+            except OSError:
+                closed = True
+            held += int(not closed)
+            conn.close()
     return [(f"slow clients (half headers, stalled bodies; {limit_s:g} s deadlines)", f"{count}",
              f"held past the limit {held}", "closed, or answered 408")]  # fmt: skip
 

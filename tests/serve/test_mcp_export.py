@@ -50,7 +50,7 @@ def test_a_full_episode_over_mcp_streamable_http(shop: Environment, tmp_path: Pa
     from mcp import ClientSession
     from mcp.client.streamable_http import streamable_http_client
 
-    from envfactory.serve_mcp import http_app
+    from envfactory.serve.mcp import http_app
 
     env_dir = shop.spec.save(tmp_path / "shop")
     task = next(t for t in generate_tasks(shop, 10, seed=0)[0] if not t.user.facts)

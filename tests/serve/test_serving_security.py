@@ -10,7 +10,6 @@ import os
 import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -65,7 +64,7 @@ def test_mcp_stdio_hides_control_tools_and_answers_every_request(shop: Environme
 
 
 def test_control_arguments_of_the_wrong_type_are_refused_and_the_verdict_states_no_goal(shop: Environment) -> None:
-    from envfactory.serve_mcp import EpisodeHost
+    from envfactory.serve.mcp import EpisodeHost
     from envfactory.tasks.generate import generate_tasks
 
     task = generate_tasks(shop, 5, seed=0)[0][0]
@@ -92,7 +91,7 @@ def _sse(response: Any) -> dict[str, Any]:
 def test_mcp_http_needs_the_token_and_refuses_sessions_at_capacity_without_evicting(
     shop: Environment, tmp_path: Path
 ) -> None:
-    from envfactory.serve_mcp import http_app
+    from envfactory.serve.mcp import http_app
 
     env_dir = shop.spec.save(tmp_path / "shop")
     app = http_app(env_dir, {}, token="s3cret", max_sessions=2)
@@ -149,32 +148,12 @@ def _held(port: int, data: bytes) -> bytes:
 
 
 def test_slow_clients_are_cut_off_headers_and_bodies_alike() -> None:
-    import threading
+    from envfactory.testing.guarded import guarded_echo
 
-    import uvicorn
-
-    from envfactory.integrations.guard import Guard, server_options
-
-    async def echo(scope: Any, receive: Any, send: Any) -> None:
-        if scope["type"] == "http":
-            await send({"type": "http.response.start", "status": 200, "headers": [(b"content-length", b"2")]})
-            await send({"type": "http.response.body", "body": b"ok"})
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    config = uvicorn.Config(Guard(echo, body_s=0.5), host="127.0.0.1", port=port, log_level="error",
-                            **server_options(header_s=0.5))  # fmt: skip
-    server = uvicorn.Server(config)
-    threading.Thread(target=server.run, daemon=True).start()
-    while not server.started:
-        time.sleep(0.05)
-    try:
+    with guarded_echo(0.5) as port:
         assert _held(port, b"GET / HTTP/1.1\r\nHost: x\r\n") == b""  # half a header: closed, unanswered
         assert b" 408 " in _held(port, b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nabc")
         assert b" 200 " in _held(port, b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
-    finally:
-        server.should_exit = True
 
 
 @pytest.mark.parametrize(

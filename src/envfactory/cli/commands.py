@@ -488,8 +488,8 @@ def serve(env_dir: Path, mcp: bool, tasks_file: Path | None, control: bool, trus
     if mcp_http:
         import uvicorn
 
-        from envfactory.integrations.guard import server_options
-        from envfactory.serve_mcp import http_app
+        from envfactory.serve.guard import server_options
+        from envfactory.serve.mcp import http_app
 
         app = http_app(env_dir, tasks, control=control, trust_code=trust_code, max_sessions=max_sessions, host=host,
                        token=token, max_body=max_body, idle_s=idle_s)  # fmt: skip
@@ -517,12 +517,12 @@ def serve(env_dir: Path, mcp: bool, tasks_file: Path | None, control: bool, trus
                           f"at most {max_sessions} sessions, {guarded}; finished trajectories go to {saved}; "
                           "Ctrl-C stops")  # fmt: skip
         # tool messages are small: compressing each WebSocket frame costs more than it saves
-        from envfactory.integrations.guard import server_options
+        from envfactory.serve.guard import server_options
 
         uvicorn.run(app, host=host, port=port, log_level="warning", ws_per_message_deflate=False,
                     **server_options())  # fmt: skip
         return 0
-    from envfactory.serve_mcp import serve_stdio
+    from envfactory.serve.mcp import serve_stdio
 
     err_console.print(f"serving {spec.name} over MCP (stdio): {len(spec.tools.tools)} tools, {len(tasks)} tasks")
     serve_stdio(env_dir, tasks, control=control, trust_code=trust_code)

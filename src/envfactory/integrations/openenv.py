@@ -2,7 +2,7 @@
 
 The server side is OpenEnv's own FastAPI app (``create_fastapi_app``: ``/reset``, ``/step``,
 ``/state``, ``/schema``, ``/health``, ``/metadata``) with the ``/ws`` session protocol answered
-by :class:`~envfactory.integrations.ws_sessions.SessionSocket` (the same replies, without a
+by :class:`~envfactory.serve.sessions.SessionSocket` (the same replies, without a
 pydantic model per message); each WebSocket session holds its own :class:`EpisodeEnv`. An action is one
 assistant turn in OpenAI form (tool calls, or words to the user); an observation is what came
 back (tool results, the user's answer, or the opening request with the tools on offer); the
@@ -36,13 +36,13 @@ from openenv.core.utils import convert_to_ws_url
 from pydantic import Field
 from starlette.responses import JSONResponse
 
-from envfactory.integrations.guard import IDLE_S, MAX_BODY, Guard
-from envfactory.integrations.recorder import Recorder
-from envfactory.integrations.ws_sessions import SessionSocket
 from envfactory.ir.task import Task, Verdict
 from envfactory.rl.rollout import recorded
 from envfactory.runtime.environment import Environment
 from envfactory.runtime.result import ToolResult
+from envfactory.serve.guard import IDLE_S, MAX_BODY, Guard
+from envfactory.serve.recorder import Recorder
+from envfactory.serve.sessions import SessionSocket
 from envfactory.users.scripted import ScriptedUser
 
 JSON = dict[str, Any]
@@ -237,7 +237,7 @@ def make_app(env_dir: Path, tasks: dict[str, Task], *, max_sessions: int = 64, t
              token: str | None = None, max_body: int = MAX_BODY, idle_s: float = IDLE_S,
              trajectories: Path | None = None, step_timeout_s: float = STEP_TIMEOUT_S) -> Any:  # fmt: skip
     """OpenEnv's FastAPI app serving ``env_dir``: each session gets a fresh :class:`EpisodeEnv`;
-    behind a :class:`~envfactory.integrations.guard.Guard` (``token``, ``max_body``, ``idle_s``, ``/metrics``).
+    behind a :class:`~envfactory.serve.guard.Guard` (``token``, ``max_body``, ``idle_s``, ``/metrics``).
     Every finished episode's trajectory is appended to ``trajectories`` (JSON lines) as it ends. A
     reset or step of a slow environment (user code, a language model) that takes longer than
     ``step_timeout_s`` is answered with an error, and its session must reset."""

@@ -27,7 +27,7 @@ import orjson
 from openenv.core.env_server.types import Action, Observation
 from pydantic import BaseModel, ValidationError
 
-from envfactory.integrations.guard import ASGIApp, Receive, Scope, Send
+from envfactory.serve.guard import ASGIApp, Receive, Scope, Send
 
 JSON = dict[str, Any]
 RESET_ARGS = {"seed": int, "episode_id": str, "task_id": str}

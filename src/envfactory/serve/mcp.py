@@ -227,7 +227,7 @@ def http_app(
     """The MCP streamable-HTTP app at ``/mcp``: a session (and an episode) per client, with the SDK's
     session limit, idle expiry and DNS-rebinding protection on loopback, behind the same guard as
     the OpenEnv server (``token`` required, bodies within ``max_body`` bytes and ``body_s`` seconds)."""
-    from envfactory.integrations.guard import Guard
+    from envfactory.serve.guard import Guard
 
     env = Environment.load(env_dir, trust_code=trust_code)
     holder: dict[str, Any] = {}
