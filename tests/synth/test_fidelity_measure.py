@@ -262,7 +262,7 @@ class Shelf:
 
 
 def test_an_envelope_the_description_declares_is_not_an_answer(tmp_path: Path) -> None:
-    from envfactory.real.instrument import _opened
+    from envfactory.real.agreement import _opened
 
     assert _opened(["a"], {"titles": ["a"]}) == (["a"], ["a"])
     assert _opened({"fuel": 1}, {"status": {"fuel": 1}}) == ({"fuel": 1}, {"fuel": 1})

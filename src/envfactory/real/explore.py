@@ -29,7 +29,7 @@ from typing import Any
 from envfactory.core import BROKEN
 from envfactory.ir.env import EnvSpec
 from envfactory.ir.tool import ToolSpec
-from envfactory.real.instrument import SIGN_IN, RealSide, _natural
+from envfactory.real.instrument import SIGN_IN, RealSide, natural_names
 from envfactory.real.keypool import KeyPool, identifying
 from envfactory.real.mcp import TMP
 from envfactory.real.trace import Final, Sequence, Trace, TraceCall
@@ -75,7 +75,7 @@ def explore(
         maker = ValueMaker(derive_seed(seed, "explore-values", n), model.config.clock_start)
         calls: list[TraceCall] = []
         with real.sequence() as side:
-            keys = KeyPool(side.known_keys(), names=_natural(model))
+            keys = KeyPool(side.known_keys(), names=natural_names(model))
             keys.learn(side.known_fields())
             last: tuple[str, JSON] | None = None
             wrote = False

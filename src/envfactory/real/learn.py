@@ -27,16 +27,9 @@ from pydantic import BaseModel, ConfigDict
 from envfactory.core import BROKEN
 from envfactory.errors import SpecError
 from envfactory.ir.env import EnvSpec
+from envfactory.real.agreement import Measurement, measurement, normalized, same_value, stub_spec, tally_call
 from envfactory.real.explore import read_back
-from envfactory.real.instrument import (
-    Measurement,
-    RealSide,
-    _compare,
-    _measurement,
-    _normalized,
-    real_source,
-    same_value,
-)
+from envfactory.real.instrument import RealSide, real_source
 from envfactory.real.keypool import Aliases
 from envfactory.real.mcp import PREFIX
 from envfactory.real.replay import replay
@@ -170,9 +163,8 @@ def _is_trace(source: str) -> bool:
 
 def _stub_final(spec: EnvSpec, held: Trace) -> float | None:
     """The stub's final-state agreement: a model that changes nothing, replayed on the held-out calls."""
-    from envfactory.real.instrument import _stub_spec
 
-    return replay(_stub_spec(spec), held).final_state
+    return replay(stub_spec(spec), held).final_state
 
 
 def _ceiling(real: RealSide, held: Trace, final_reads: list[tuple[str, JSON]]) -> Measurement:
@@ -189,13 +181,13 @@ def _ceiling(real: RealSide, held: Trace, final_reads: list[tuple[str, JSON]]) -
                     continue
                 if call.ok and r.ok:
                     aliases.pair(call.output, r.data)
-                _compare(tally[call.tool], call.ok, aliases.translate(call.output) if call.ok else None, r, r)
+                tally_call(tally[call.tool], call.ok, aliases.translate(call.output) if call.ok else None, r, r)
             again = side.final() or read_back(side, final_reads)
         if seq.final is not None and again is not None:
             a = _held(seq.final)
             b = _held(again)
-            finals.append(float(same_value(_normalized(aliases.translate(a)), _normalized(b))))
-    return _measurement("ceiling", len(held.sequences), tally, finals)
+            finals.append(float(same_value(normalized(aliases.translate(a)), normalized(b))))
+    return measurement("ceiling", len(held.sequences), tally, finals)
 
 
 def _held(final: Final) -> Any:

@@ -18,15 +18,15 @@ from typing import Any
 
 from envfactory.ir.env import EnvSpec
 from envfactory.ir.state import SINGLETON_KEY
-from envfactory.real.instrument import (
+from envfactory.real.agreement import (
     Measurement,
-    _compare,
-    _measurement,
-    _normalized,
-    _same_rows,
-    _seen,
-    _stub_spec,
+    measurement,
+    normalized,
+    same_rows,
     same_value,
+    seen_fields,
+    stub_spec,
+    tally_call,
 )
 from envfactory.real.keypool import Aliases
 from envfactory.real.trace import Final, Sequence, Trace, read_trace
@@ -45,7 +45,7 @@ def replay(spec: EnvSpec, trace: Trace, *, observe: Observer | None = None, env:
     every call's recorded side and the model's result, for proposers that learn from pairs. A
     model with code or simulated behaviours runs them only with ``trust_code``."""
     env = env or Environment(spec, trust_code=trust_code)
-    stub = stub or Environment(_stub_spec(spec))
+    stub = stub or Environment(stub_spec(spec))
     tally: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     finals: list[float] = []
     for seq in trace.sequences:
@@ -57,13 +57,13 @@ def replay(spec: EnvSpec, trace: Trace, *, observe: Observer | None = None, env:
             if call.ok and s.ok:
                 aliases.pair(call.output, s.data)
             real = aliases.translate(call.output) if call.ok else None
-            _compare(tally[call.tool], call.ok, real, s, f)
+            tally_call(tally[call.tool], call.ok, real, s, f)
             if observe is not None:  # the call as the model was given it, its reply in the model's ids
                 observe(str(seq.id), i, call.model_copy(update={"arguments": ours, "output": real}), s, model.last_raw)
         same = same_final(seq, model, aliases)
         if same is not None:
             finals.append(float(same))
-    return _measurement(trace.source, len(trace.sequences), tally, finals)
+    return measurement(trace.source, len(trace.sequences), tally, finals)
 
 
 def same_final(seq: Sequence, model: Episode, aliases: Aliases) -> bool | None:
@@ -80,23 +80,23 @@ def same_final(seq: Sequence, model: Episode, aliases: Aliases) -> bool | None:
                 if mine.ok:
                     return False
                 continue
-            theirs = _normalized(aliases.translate(read.get("output")))
-            if not mine.ok or not same_value(theirs, _normalized(opened_text(mine.data))):
+            theirs = normalized(aliases.translate(read.get("output")))
+            if not mine.ok or not same_value(theirs, normalized(opened_text(mine.data))):
                 return False
         return True
     if final.tool is not None:
         if final.tool not in model.env.tools:
             return None
         mine = model.call_tool(final.tool, aliases.translate(final.arguments))
-        return mine.ok and same_value(_normalized(aliases.translate(final.output)), _normalized(mine.data))
+        return mine.ok and same_value(normalized(aliases.translate(final.output)), normalized(mine.data))
     schema = model.env.spec.state_schema
     for entity, rows in (final.rows or {}).items():
         if entity not in schema:
             return False
         held = list(model.store.rows(entity))
         if schema[entity].key == SINGLETON_KEY:
-            held = _seen(held, rows)
-        if not _same_rows(aliases.translate(rows), held, schema[entity].key):
+            held = seen_fields(held, rows)
+        if not same_rows(aliases.translate(rows), held, schema[entity].key):
             return False
     return True
 
