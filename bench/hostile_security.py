@@ -307,13 +307,13 @@ def held_connections(count: int = 20, limit_s: float = 1.0) -> list[Row]:
 
 def leaked_processes() -> list[Row]:
     from envfactory.ingest.mcp import load_mcp_server
-    from envfactory.testing.broken_mcp import MARK, MODES
+    from envfactory.testing.broken_mcp import MODES, marked
 
     rows: list[Row] = []
     for mode in MODES:
         start = time.perf_counter()
         try:
-            load_mcp_server(f"{sys.executable} -m envfactory.testing.broken_mcp {mode}", timeout=5,
+            load_mcp_server(f"{sys.executable} -m envfactory.testing.broken_mcp {mode} b{os.getpid()}", timeout=5,
                             env={"PYTHONPATH": SRC})  # fmt: skip
             outcome = "accepted?"
         except EnvFactoryError as err:
@@ -321,7 +321,8 @@ def leaked_processes() -> list[Row]:
         except Exception as err:  # a raw traceback
             outcome = f"RAW {type(err).__name__}"
         seconds = time.perf_counter() - start
-        left = subprocess.run(["pgrep", "-f", MARK], capture_output=True, text=True, check=False).stdout.split()
+        pgrep = ["pgrep", "-f", marked(f"b{os.getpid()}")]
+        left = subprocess.run(pgrep, capture_output=True, text=True, check=False).stdout.split()
         for pid in left:
             subprocess.run(["kill", "-9", pid], check=False)
         raw = int(outcome.startswith("RAW"))

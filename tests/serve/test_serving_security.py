@@ -163,12 +163,13 @@ def test_slow_clients_are_cut_off_headers_and_bodies_alike() -> None:
 )  # fmt: skip
 def test_a_broken_live_server_is_one_clear_error_and_leaves_nothing_running(mode: str, said: str) -> None:
     from envfactory.ingest.mcp import load_mcp_server
-    from envfactory.testing.broken_mcp import MARK
+    from envfactory.testing.broken_mcp import marked
 
-    command = f"{sys.executable} -m envfactory.testing.broken_mcp {mode}"
+    tag = f"t{os.getpid()}{mode}"
+    command = f"{sys.executable} -m envfactory.testing.broken_mcp {mode} {tag}"
     with pytest.raises(SpecError, match=said):
         load_mcp_server(command, timeout=3, env={"PYTHONPATH": SRC})
-    left = subprocess.run(["pgrep", "-f", MARK], capture_output=True, text=True, check=False).stdout.split()
+    left = subprocess.run(["pgrep", "-f", marked(tag)], capture_output=True, text=True, check=False).stdout.split()
     assert left == []
 
 

@@ -13,6 +13,14 @@ import subprocess
 import sys
 
 MARK = "efbrokenmcpchild"
+
+
+def marked(tag: str) -> str:
+    """The mark a ``hang`` server started with ``tag`` puts in its child's command line: a run
+    looks for its own leftovers only, not another run's on the same machine."""
+    return f"{MARK}-{tag}" if tag else MARK
+
+
 MODES = ("hang", "die-on-list", "error-on-list", "bad-schema")
 
 
@@ -21,9 +29,9 @@ def _say(message: dict[str, object]) -> None:
     sys.stdout.flush()
 
 
-def main(mode: str) -> None:
+def main(mode: str, tag: str = "") -> None:
     if mode == "hang":
-        subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)", MARK])
+        subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)", marked(tag)])
         for _ in sys.stdin:
             pass
         return
@@ -48,4 +56,4 @@ def main(mode: str) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else "hang")
+    main(sys.argv[1] if len(sys.argv) > 1 else "hang", sys.argv[2] if len(sys.argv) > 2 else "")
