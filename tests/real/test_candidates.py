@@ -94,6 +94,17 @@ def test_a_tool_the_descriptions_could_not_model_gets_keyed_writes(tmp_path) -> 
     assert not any("again" in s for s in summaries)  # no repeat was seen accepted
     repeated = Evidence({"finish_task": pairs * 2})
     assert "sets task.done to True (again accepted)" in {c.summary for c in keyed_writes(spec, repeated)}
+    # a nullable flag or status (``anyOf: [{type: boolean}, {type: null}]``) is a flag or status too
+    task = spec.state_schema["task"]
+    fields = {**task.fields, "done": {"anyOf": [{"type": "boolean"}, {"type": "null"}], "default": None},
+              "stage": {"anyOf": [{"enum": ["open", "shut"]}, {"type": "null"}]}}  # fmt: skip
+    entities = tuple(e.model_copy(update={"fields": fields}) if e.name == "task" else e
+                     for e in spec.state_schema.entities)  # fmt: skip
+    nullable = spec.model_copy(update={"state_schema": spec.state_schema.model_copy(update={"entities": entities})})
+    shut = [*pairs, Pair({"task_id": "task_0001"}, True, {"stage": "shut"}, False, "unsupported")]
+    summaries = {c.summary for c in keyed_writes(nullable, Evidence({"finish_task": shut}))}
+    assert {"sets task.done to True", "sets task.stage to 'shut'"} <= summaries
+    assert "sets task.stage to 'open'" not in summaries  # never answered by the real side
 
 
 def _one(s: int, key: str, output: dict) -> Sequence:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from tests.conftest import ROOT, SPECS
 
+from envfactory.ingest import load
 from envfactory.ir.effect import Behaviour, FallbackEffect
 from envfactory.real.instrument import ToolAgreement
 from envfactory.real.learn import learn
@@ -161,3 +162,24 @@ def test_evidence_that_cannot_be_learned_from_is_one_clear_error(tmp_path: Path)
     stranger.write_text('{"tool": "launch_rocket", "ok": true}\n')
     with pytest.raises(SpecError, match="does not have: launch_rocket"):
         learn(spec, str(stranger))
+
+
+def test_places_a_fresh_copy_answers_otherwise_count_by_presence_only() -> None:
+    """A clock's stamp: learnt on learning sequences replayed on a fresh copy, masked on every side."""
+    from envfactory.real.volatile import VOLATILE, differing, masked, place
+
+    assert place("list_tasks", ".tasks[3].created_at") == "list_tasks.tasks[].created_at"
+    first = {"tasks": [{"id": 1, "created_at": "09:00:01"}, {"id": 2, "created_at": "09:00:02"}]}
+    second = {"tasks": [{"id": 1, "created_at": "09:00:05"}, {"id": 2, "created_at": "09:00:06"}], "n": 2}
+    assert differing("list_tasks", first, second) == {"list_tasks.tasks[].created_at"}  # "n": shape, not value
+    volatile = frozenset({"list_tasks.tasks[].created_at"})
+    assert masked(first, "list_tasks", volatile) == {"tasks": [{"id": 1, "created_at": VOLATILE},
+                                                               {"id": 2, "created_at": VOLATILE}]}  # fmt: skip
+    assert masked(first, "add_task", volatile) == first
+
+    stamped = f"mcp+stdio:{sys.executable} {FIXTURES / 'stamped_server.py'}"
+    spec = synthesize(load(stamped), state="empty")
+    _, report, trace = learn(spec, stamped, budget=60, seed=0, final_tool="list_tasks")
+    assert "list_tasks.tasks[].created_at" in trace.volatile and "add_task.created_at" in trace.volatile
+    assert not any(p.endswith((".title", ".id")) for p in trace.volatile)
+    assert report.calls == 60 and report.ceiling is not None and report.ceiling.final_state == 1.0

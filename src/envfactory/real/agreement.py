@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
+from collections.abc import Callable
 from typing import Any
 
 import orjson
@@ -102,7 +103,10 @@ def _order(value: Any) -> bytes:
     return orjson.dumps(_rounded(value), option=orjson.OPT_SORT_KEYS)
 
 
-def tally_call(t: dict[str, list[float]], real_ok: bool, real_output: Any, s: Any, f: Any) -> None:
+def tally_call(t: dict[str, list[float]], real_ok: bool, real_output: Any, s: Any, f: Any,
+               mask: Callable[[Any], Any] | None = None) -> None:  # fmt: skip
+    """Score one call: the real side's outcome and reply beside the model's result ``s`` and the
+    stub's ``f``. ``mask`` marks the reply places the real thing does not reproduce, on every side."""
     # the model's replies are read as the real one's: answering {"success": false} refused; the stub
     # always succeeds, whatever placeholder its echo holds
     s_ok, f_ok = _accepted(s), bool(f.ok)
@@ -117,7 +121,8 @@ def tally_call(t: dict[str, list[float]], real_ok: bool, real_output: Any, s: An
         t["stub_earned"].append(float(real_ok == f_ok))
     for side, result, ok in (("", s, s_ok), ("stub_", f, f_ok)):
         if real_ok and ok:
-            real, other = _opened(real_output, result.data)
+            real, other = (real_output, result.data) if mask is None else (mask(real_output), mask(result.data))
+            real, other = _opened(real, other)
             same = _same_output(real, other)
             t[f"{side}exact"].append(float(same))
             t[f"{side}fields"].append(1.0 if same else _leaf_share(real, other))

@@ -5,7 +5,10 @@ trusted ``file.py:Class``, a live server ``mcp+stdio:CMD``, or a trace file (JSO
 
 1. gathers evidence: ``budget`` calls explored on the live source
    (:func:`~envfactory.real.explore.explore`), or the trace's recorded calls;
-2. splits the sequences into learning and held-out ones;
+2. splits the sequences into learning and held-out ones; on a live source a tenth of the budget
+   replays learning sequences on another fresh copy, and the reply places it answers otherwise (a
+   clock's stamp) count by their presence only in every comparison that follows
+   (:mod:`~envfactory.real.volatile`);
 3. lets the chooser (:func:`~envfactory.synth.chooser.choose`) pick each tool's behaviour among the
    proposers' candidates on the learning sequences only;
 4. replays the held-out sequences on the description-only model, the learned one, the stub and —
@@ -19,6 +22,7 @@ from __future__ import annotations
 import time
 from collections import defaultdict
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -33,9 +37,13 @@ from envfactory.real.instrument import RealSide, real_source
 from envfactory.real.keypool import Aliases
 from envfactory.real.mcp import PREFIX
 from envfactory.real.replay import replay
-from envfactory.real.trace import Final, Trace, read_trace, split
+from envfactory.real.trace import Final, Sequence, Trace, read_trace, split
+from envfactory.real.volatile import masked, volatile_places
 
 JSON = dict[str, Any]
+
+
+STEADY_SHARE = 10  # a tenth of the budget replays learning sequences on a fresh copy (``real/volatile.py``)
 
 
 class Figures(BaseModel):
@@ -110,7 +118,8 @@ def learn(
     else:
         real = real_source(spec, text, env=env, log=log, final_tool=final_tool, scenario=scenario)
         model, kind = real.synth_spec, "real"
-        trace = explore(spec, real, budget=budget, length=length, seed=seed, source=text, final_reads=final_reads,
+        trace = explore(spec, real, budget=budget - budget // STEADY_SHARE, length=length, seed=seed, source=text,
+                        final_reads=final_reads,
                         examples=examples,
                         progress=lambda done, total: say(f"explored {done}/{total} calls"))  # fmt: skip
     unknown = sorted({c.tool for s in trace.sequences for c in s.calls} - set(spec.tools.names))
@@ -120,13 +129,20 @@ def learn(
     if not held.sequences:
         raise SpecError("learning needs at least two sequences (one to learn from, one held out to measure on); "
                         f"this evidence holds {len(trace.sequences)}", file=text)  # fmt: skip
+    replayed = 0
+    if real is not None:  # which reply places a fresh copy answers otherwise, on learning sequences only
+        again = _within(learning.sequences, budget // STEADY_SHARE)
+        replayed = sum(len(s.calls) for s in again)
+        say(f"replaying {len(again)} learning sequences on a fresh copy for the places it does not reproduce")
+        volatile = tuple(sorted(volatile_places(again, real.sequence)))
+        trace, learning, held = (t.model_copy(update={"volatile": volatile}) for t in (trace, learning, held))
     say(f"choosing on {len(learning.sequences)} sequences, {len(held.sequences)} held out")
     accepted = _setup_calls(scenario) if real is not None and text.startswith(PREFIX) else ()
     learned = choose(model, learning, evidence_kind=kind, accepted=accepted, progress=say)  # type: ignore[arg-type]
     before, after = replay(model, held), replay(learned, held)
     ceiling = _ceiling(real, held, final_reads or []) if real is not None else None
     report = LearnReport(
-        source=text, evidence=kind, calls=trace.calls, learning_sequences=len(learning.sequences),
+        source=text, evidence=kind, calls=trace.calls + replayed, learning_sequences=len(learning.sequences),
         held_out_sequences=len(held.sequences), described=Figures.of(before), learned=Figures.of(after),
         stub=Figures.of(after, stub=True), stub_final_state=_stub_final(learned, held),
         ceiling=Figures.of(ceiling) if ceiling is not None else None, grades=after.grades(),
@@ -134,6 +150,18 @@ def learn(
         seconds=round(time.perf_counter() - started, 2),
     )  # fmt: skip
     return learned, report, trace
+
+
+def _within(sequences: tuple[Sequence, ...], calls: int) -> list[Sequence]:
+    """The first of ``sequences`` that fit in ``calls`` calls, the last one cut short to fit."""
+    kept: list[Sequence] = []
+    for seq in sequences:
+        room = calls - sum(len(s.calls) for s in kept)
+        if room <= 0:
+            break
+        cut = seq.model_copy(update={"calls": seq.calls[:room], "final": None})
+        kept.append(seq if len(seq.calls) <= room else cut)
+    return kept
 
 
 def _setup_calls(scenario: str | None) -> tuple[tuple[str, JSON], ...]:
@@ -172,6 +200,7 @@ def _ceiling(real: RealSide, held: Trace, final_reads: list[tuple[str, JSON]]) -
     with itself (minted ids paired as for a model)."""
     tally: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     finals: list[float] = []
+    volatile = frozenset(held.volatile)
     for seq in held.sequences:
         aliases = Aliases()
         with real.sequence() as side:
@@ -181,19 +210,21 @@ def _ceiling(real: RealSide, held: Trace, final_reads: list[tuple[str, JSON]]) -
                     continue
                 if call.ok and r.ok:
                     aliases.pair(call.output, r.data)
-                tally_call(tally[call.tool], call.ok, aliases.translate(call.output) if call.ok else None, r, r)
+                real_output = aliases.translate(call.output) if call.ok else None
+                tally_call(tally[call.tool], call.ok, real_output, r, r, mask=partial(masked, tool=call.tool,
+                                                                                      volatile=volatile))  # fmt: skip
             again = side.final() or read_back(side, final_reads)
         if seq.final is not None and again is not None:
-            a = _held(seq.final)
-            b = _held(again)
+            a, b = _held(seq.final, volatile), _held(again, volatile)
             finals.append(float(same_value(normalized(aliases.translate(a)), normalized(b))))
     return measurement("ceiling", len(held.sequences), tally, finals)
 
 
-def _held(final: Final) -> Any:
+def _held(final: Final, volatile: frozenset[str]) -> Any:
     if final.reads:
-        return [r.get("output") if r.get("ok", True) else "refused" for r in final.reads]
-    return final.output if final.tool else final.rows
+        return [masked(r.get("output"), str(r.get("tool")), volatile) if r.get("ok", True) else "refused"
+                for r in final.reads]  # fmt: skip
+    return masked(final.output, final.tool, volatile) if final.tool else final.rows
 
 
 __all__ = ["Figures", "LearnReport", "learn"]

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,7 @@ from envfactory.real.agreement import (
 )
 from envfactory.real.keypool import Aliases
 from envfactory.real.trace import Final, Sequence, Trace, read_trace
+from envfactory.real.volatile import masked
 from envfactory.runtime.answers import opened_text
 from envfactory.runtime.environment import Environment
 from envfactory.runtime.episode import Episode
@@ -48,6 +50,7 @@ def replay(spec: EnvSpec, trace: Trace, *, observe: Observer | None = None, env:
     stub = stub or Environment(stub_spec(spec))
     tally: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     finals: list[float] = []
+    volatile = frozenset(trace.volatile)
     for seq in trace.sequences:
         model, fake = env.episode(max_steps=10**6), stub.episode(max_steps=10**6)
         aliases = Aliases()
@@ -57,17 +60,18 @@ def replay(spec: EnvSpec, trace: Trace, *, observe: Observer | None = None, env:
             if call.ok and s.ok:
                 aliases.pair(call.output, s.data)
             real = aliases.translate(call.output) if call.ok else None
-            tally_call(tally[call.tool], call.ok, real, s, f)
+            tally_call(tally[call.tool], call.ok, real, s, f, mask=partial(masked, tool=call.tool, volatile=volatile))
             if observe is not None:  # the call as the model was given it, its reply in the model's ids
                 observe(str(seq.id), i, call.model_copy(update={"arguments": ours, "output": real}), s, model.last_raw)
-        same = same_final(seq, model, aliases)
+        same = same_final(seq, model, aliases, volatile)
         if same is not None:
             finals.append(float(same))
     return measurement(trace.source, len(trace.sequences), tally, finals)
 
 
-def same_final(seq: Sequence, model: Episode, aliases: Aliases) -> bool | None:
-    """Whether the model ends holding what the real system held (``None``: nothing was recorded)."""
+def same_final(seq: Sequence, model: Episode, aliases: Aliases, volatile: frozenset[str] = frozenset()) -> bool | None:
+    """Whether the model ends holding what the real system held (``None``: nothing was recorded);
+    ``volatile`` reply places count by their presence only (:mod:`envfactory.real.volatile`)."""
     final: Final | None = seq.final
     if final is None:
         return None
@@ -80,15 +84,17 @@ def same_final(seq: Sequence, model: Episode, aliases: Aliases) -> bool | None:
                 if mine.ok:
                     return False
                 continue
-            theirs = normalized(aliases.translate(read.get("output")))
-            if not mine.ok or not same_value(theirs, normalized(opened_text(mine.data))):
+            tool = read["tool"]
+            theirs = normalized(masked(aliases.translate(read.get("output")), tool, volatile))
+            if not mine.ok or not same_value(theirs, normalized(masked(opened_text(mine.data), tool, volatile))):
                 return False
         return True
     if final.tool is not None:
         if final.tool not in model.env.tools:
             return None
         mine = model.call_tool(final.tool, aliases.translate(final.arguments))
-        return mine.ok and same_value(normalized(aliases.translate(final.output)), normalized(mine.data))
+        theirs = masked(aliases.translate(final.output), final.tool, volatile)
+        return mine.ok and same_value(normalized(theirs), normalized(masked(mine.data, final.tool, volatile)))
     schema = model.env.spec.state_schema
     for entity, rows in (final.rows or {}).items():
         if entity not in schema:

@@ -6,7 +6,9 @@ order on one fresh system). A line ``{"sequence": S, "final": {...}}`` records w
 at the end of sequence S: ``{"tool", "arguments", "output"}`` (its read-everything tool's answer),
 ``{"rows": {entity: [records]}}``, or ``{"reads": [{"tool", "arguments", "output"}, ...]}`` (the
 answers of reads that together show the state). A line ``{"start": {entity: [records]}}`` says
-where every sequence started, as the model's records (an explored trace records it). A call
+where every sequence started, as the model's records (an explored trace records it); a line
+``{"volatile": [place, ...]}`` the reply places a fresh copy answered otherwise
+(:mod:`envfactory.real.volatile`). A call
 answered ``ok`` whose reply is a refusal (``"Error: ..."``;
 :func:`~envfactory.real.replies.reply_error`) is read as the refusal it is.
 """
@@ -71,6 +73,8 @@ class Trace(BaseModel):
     sequences: tuple[Sequence, ...]
     # where every sequence started, as the model's records (``{entity: [rows]}``), when known
     start: dict[str, list[JSON]] | None = None
+    # reply places a fresh copy does not reproduce (``envfactory.real.volatile``): compared as one mark
+    volatile: tuple[str, ...] = ()
 
     @property
     def calls(self) -> int:
@@ -94,6 +98,7 @@ def read_trace(path: Path) -> Trace:
     calls: dict[Any, list[TraceCall]] = {}
     finals: dict[Any, Final] = {}
     start: dict[str, list[JSON]] | None = None
+    volatile: tuple[str, ...] = ()
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as err:
@@ -106,6 +111,9 @@ def read_trace(path: Path) -> Trace:
             if isinstance(raw, dict) and isinstance(raw.get("start"), dict) and "tool" not in raw:
                 start = raw["start"]
                 continue
+            if isinstance(raw, dict) and isinstance(raw.get("volatile"), list) and "tool" not in raw:
+                volatile = tuple(str(v) for v in raw["volatile"])
+                continue
             if isinstance(raw, dict) and "final" in raw:
                 finals[raw.get("sequence", 0)] = Final.model_validate(raw["final"])
                 continue
@@ -117,12 +125,13 @@ def read_trace(path: Path) -> Trace:
     if not calls:
         raise SpecError("the trace holds no calls", file=str(path))
     sequences = tuple(Sequence(id=s, calls=tuple(c), final=finals.get(s)) for s, c in calls.items())
-    return Trace(source=str(path), sequences=sequences, start=start)
+    return Trace(source=str(path), sequences=sequences, start=start, volatile=volatile)
 
 
 def write_trace(trace: Trace, path: Path) -> Path:
     """Write ``trace`` as a trace file that :func:`read_trace` reads back."""
     lines = [json.dumps({"start": trace.start})] if trace.start is not None else []
+    lines += [json.dumps({"volatile": list(trace.volatile)})] if trace.volatile else []
     for seq in trace.sequences:
         lines += [c.model_dump_json(exclude_none=True) for c in seq.calls]
         if seq.final is not None:

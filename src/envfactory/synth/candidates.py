@@ -25,6 +25,7 @@ import orjson
 from envfactory.ir.choice import Answer, ArgCheck
 from envfactory.ir.effect import ActionEffect, Behaviour, CreateEffect, DeleteEffect, FallbackEffect
 from envfactory.ir.env import EnvSpec
+from envfactory.ir.jsonschema import primary_type
 from envfactory.ir.state import SINGLETON_KEY, Entity, names_key
 from envfactory.real.keypool import MINTED, matched_records
 from envfactory.registry import Registry
@@ -129,7 +130,7 @@ def _default_sets(spec: EnvSpec, tool: str) -> list[JSON]:
     undeclared boolean argument false; or true."""
     declared = declared_defaults(spec, tool)
     props = spec.tools[tool].input_schema.get("properties") or {}
-    flags = [k for k, v in props.items() if isinstance(v, dict) and v.get("type") == "boolean" and k not in declared]
+    flags = [k for k, v in props.items() if isinstance(v, dict) and primary_type(v) == "boolean" and k not in declared]
     if not flags:
         return [declared]
     return [declared, {**declared, **dict.fromkeys(flags, False)}, {**declared, **dict.fromkeys(flags, True)}]
@@ -289,8 +290,8 @@ def keyed_writes(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
         answered = _answered_values(evidence)
         agains = (False, True) if _repeat_accepted(pairs) else (False,)
         for name, schema in entity.fields.items():
-            values: list[Any] = [v for v in schema.get("enum") or [] if isinstance(v, str) and v in answered][:6]
-            values += [True, False] if schema.get("type") == "boolean" else []
+            members = [m for m in _members(schema) if isinstance(m, str) and m in answered][:6]
+            values: list[Any] = [*members, *((True, False) if primary_type(schema) == "boolean" else ())]
             for value in values:
                 for again in agains:
                     effects.append((f"sets {entity.name}.{name} to {value!r}{' (again accepted)' if again else ''}",
@@ -300,6 +301,15 @@ def keyed_writes(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
             made = Behaviour(tool=tool, effect=effect, fidelity="medium", notes=(f"learned: {summary}",))
             out.append(Candidate(tool, "writes", summary, made, confirms="reads after the call show the change"))
     return out
+
+
+def _members(schema: JSON) -> list[Any]:
+    """A field's enumerated values, a nullable one's too (``anyOf: [{enum: [...]}, {type: null}]``)."""
+    found = list(schema.get("enum") or [])
+    for key in ("anyOf", "oneOf"):
+        for sub in schema.get(key) or []:
+            found += [v for v in (sub.get("enum") or []) if v not in found] if isinstance(sub, dict) else []
+    return found
 
 
 def _answered_values(evidence: Evidence) -> set[str]:
