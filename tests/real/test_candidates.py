@@ -164,3 +164,31 @@ def test_starting_records_learn_what_a_first_read_shows(tmp_path) -> None:
     [candidate] = start_rows(spec, Evidence({"list_tasks": [first, later]}))
     assert candidate.rows == {"task": [{"id": "task_0001", "title": "a", "done": False, "tags": ["x"]}]}
     assert "tags" in candidate.applied(spec).state_schema["task"].fields  # the minted id stays the model's
+
+
+def test_numbers_a_reply_states_become_counts_of_the_state(tmp_path) -> None:
+    """``{"total": 2, "done": 1, "version": 7}``: total and done follow the records, version does not."""
+    from envfactory.runtime.answers import tally
+    from envfactory.synth.candidates import state_counts, state_tallies
+
+    spec, _ = _spec(tmp_path)
+    rows = {"task": [{"id": "task_0001", "done": True}, {"id": "task_0002", "done": False}]}
+    assert tally(lambda e: rows[e], "task") == 2 and tally(lambda e: rows[e], "task", "done", "true") == 1
+    assert fill({"n": "{count:task.done=false}"}, {}, {}, state=lambda e: rows[e]) == {"n": 1}
+    assert fill({"n": "{count:nothing}"}, {}, {}, state=lambda e: rows[e]) is None  # no such records
+
+    episode = Environment(spec).episode()
+    pairs = []
+    for title, total, done in (("a", 1, 0), ("b", 2, 0), ("c", 3, 0)):
+        episode.call_tool("create_task", {"title": title})
+        tallies = state_tallies(spec, episode.store)
+        assert tallies["{count:task}"] == total and tallies["{count:task.done=true}"] == done
+        pairs.append(Pair({}, True, {"total": total, "open": total - done, "version": 7}, True, {}, tallies=tallies))
+    [candidate] = state_counts(spec, Evidence({"get_task": pairs}))
+    template = candidate.behaviour.answer.template
+    assert template["total"] == "{count:task}" and template["version"] == 7  # the simplest count; a constant kept
+    assert template["open"] == "{count:task}"  # every task is open here: the simplest count that always fits
+    applied = Environment(candidate.applied(spec)).episode()
+    made = applied.call_tool("create_task", {"title": "tea"}).data
+    applied.call_tool("create_task", {"title": "jam"})
+    assert applied.call_tool("get_task", {"task_id": made["id"]}).data == {"total": 2, "open": 2, "version": 7}

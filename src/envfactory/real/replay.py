@@ -37,8 +37,9 @@ from envfactory.runtime.environment import Environment
 from envfactory.runtime.episode import Episode
 
 JSON = dict[str, Any]
-# (sequence id, call index, the recorded call in the model's ids, the model's result, its value before shaping)
-Observer = Callable[[str, int, Any, Any, Any], None]
+# (sequence id, call index, the recorded call in the model's ids, the model's result, its value before
+# shaping, the model's episode just after the call)
+Observer = Callable[[str, int, Any, Any, Any, Episode], None]
 
 
 def replay(spec: EnvSpec, trace: Trace, *, observe: Observer | None = None, env: Environment | None = None,
@@ -62,7 +63,8 @@ def replay(spec: EnvSpec, trace: Trace, *, observe: Observer | None = None, env:
             real = aliases.translate(call.output) if call.ok else None
             tally_call(tally[call.tool], call.ok, real, s, f, mask=partial(masked, tool=call.tool, volatile=volatile))
             if observe is not None:  # the call as the model was given it, its reply in the model's ids
-                observe(str(seq.id), i, call.model_copy(update={"arguments": ours, "output": real}), s, model.last_raw)
+                observe(str(seq.id), i, call.model_copy(update={"arguments": ours, "output": real}), s, model.last_raw,
+                        model)  # fmt: skip
         same = same_final(seq, model, aliases, volatile)
         if same is not None:
             finals.append(float(same))

@@ -9,7 +9,7 @@ leave the tool's own answer as it was.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import orjson
@@ -23,6 +23,9 @@ Executor = Callable[[Any, JSON], Any]
 SLOT = re.compile(r"\{(arg|out|raw)(?:\.([^{}]+))?\}")
 # the rows a list's effect found, before shaping cut them to what the output schema declares, and how many
 ROWS, COUNT = "{rows}", "{count}"
+# how many records the state holds after the call: ``{count:todo}``, ``{count:todo.completed=false}``
+TALLY = re.compile(r"\{count:([^{}.=]+)(?:\.([^{}=]+)=([^{}]*))?\}")
+State = Callable[[str], Iterable[JSON]]
 REFUSED = "$refused"  # a recorded reply that was a refusal: {"$refused": message}
 
 
@@ -49,24 +52,47 @@ def leaf(value: Any, path: str) -> Any:
 _MISSING = object()
 
 
-def fill(template: Any, args: JSON, out: Any, defaults: JSON | None = None, rows: Any = None) -> Any:
+def fill(template: Any, args: JSON, out: Any, defaults: JSON | None = None, rows: Any = None,
+         state: State | None = None) -> Any:  # fmt: skip
     """``template`` with its slots filled (a string that is one slot alone takes the value itself;
     an argument not given takes its declared default; ``rows`` is what the effect produced before
     shaping: ``{raw.PATH}`` inside it, ``{rows}`` and ``{count}`` the rows a list found and how
-    many), or ``None`` when a slot cannot be filled."""
-    value = _filled(template, {**(defaults or {}), **args}, out, rows)
+    many; ``{count:ENTITY}`` and ``{count:ENTITY.FIELD=VALUE}`` how many records ``state`` holds,
+    of every one or of those whose field is that value), or ``None`` when a slot cannot be filled."""
+    value = _filled(template, {**(defaults or {}), **args}, out, rows, state)
     return None if value is _MISSING else value
 
 
-def _filled(template: Any, args: JSON, out: Any, rows: Any = None) -> Any:
+def token(value: Any) -> str:
+    """A field's value as a ``{count:ENTITY.FIELD=VALUE}`` slot writes it (text as it is, else JSON)."""
+    return value if isinstance(value, str) else orjson.dumps(value).decode()
+
+
+def tally(state: State, entity: str, field: str | None = None, value: str | None = None) -> int:
+    """How many records of ``entity`` ``state`` holds (whose ``field`` is ``value``, as :func:`token` writes it)."""
+    rows = state(entity)
+    if field is None:
+        return sum(1 for _ in rows)
+    return sum(1 for r in rows if token(r.get(field)) == value)
+
+
+def _filled(template: Any, args: JSON, out: Any, rows: Any = None, state: State | None = None) -> Any:
     if isinstance(template, dict):
-        items = {k: _filled(v, args, out, rows) for k, v in template.items()}
+        items = {k: _filled(v, args, out, rows, state) for k, v in template.items()}
         return _MISSING if any(v is _MISSING for v in items.values()) else items
     if isinstance(template, list):
-        values = [_filled(v, args, out, rows) for v in template]
+        values = [_filled(v, args, out, rows, state) for v in template]
         return _MISSING if any(v is _MISSING for v in values) else values
     if not isinstance(template, str):
         return template
+    counted = TALLY.fullmatch(template)
+    if counted:
+        if state is None:
+            return _MISSING
+        try:
+            return tally(state, counted.group(1), counted.group(2), counted.group(3))
+        except KeyError:  # an entity the state does not hold
+            return _MISSING
     if template in (ROWS, COUNT):
         if not isinstance(rows, list):
             return _MISSING
@@ -133,7 +159,7 @@ def answered(answer: Answer, execute: Executor, shape: Callable[[Any], Any]) -> 
             raw = execute(ctx, args)
             ctx.raw = raw
             out = shape(raw)
-            reply = fill(answer.template, args, opened_text(out), answer.defaults, raw)
+            reply = fill(answer.template, args, opened_text(out), answer.defaults, raw, ctx.store.rows)
             return out if reply is None else reply
 
         return templated
@@ -151,4 +177,7 @@ def answered(answer: Answer, execute: Executor, shape: Callable[[Any], Any]) -> 
     return recorded
 
 
-__all__ = ["COUNT", "REFUSED", "ROWS", "answered", "args_key", "checked", "fill", "leaf", "opened_text", "shape_of"]
+__all__ = [
+    "COUNT", "REFUSED", "ROWS", "TALLY", "answered", "args_key", "checked", "fill", "leaf", "opened_text",
+    "shape_of", "tally", "token",
+]  # fmt: skip

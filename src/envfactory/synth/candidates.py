@@ -14,6 +14,7 @@ another.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections import Counter
 from collections.abc import Callable
@@ -29,7 +30,7 @@ from envfactory.ir.jsonschema import primary_type
 from envfactory.ir.state import SINGLETON_KEY, Entity, names_key
 from envfactory.real.keypool import MINTED, matched_records
 from envfactory.registry import Registry
-from envfactory.runtime.answers import COUNT, REFUSED, ROWS, args_key, fill, shape_of
+from envfactory.runtime.answers import COUNT, REFUSED, ROWS, args_key, fill, leaf, opened_text, shape_of, token
 
 JSON = dict[str, Any]
 
@@ -46,6 +47,8 @@ class Pair:
     raw: Any = None  # what the model's effect produced before shaping (the whole record a create made)
     index: int = -1  # the call's place in its sequence
     fresh: bool = False  # no write was accepted before it in its sequence: it saw the starting state
+    # how many records the model held just after the call, by ``{count:...}`` slot (:func:`state_tallies`)
+    tallies: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -134,6 +137,94 @@ def _default_sets(spec: EnvSpec, tool: str) -> list[JSON]:
     if not flags:
         return [declared]
     return [declared, {**declared, **dict.fromkeys(flags, False)}, {**declared, **dict.fromkeys(flags, True)}]
+
+
+MAX_TALLIED_ROWS = 5000  # an entity this large is not counted call by call
+MAX_CATEGORIES = 12  # a field with more distinct values than this is not a category to count by
+
+
+def state_tallies(spec: EnvSpec, store: Any) -> dict[str, int]:
+    """Every count a reply might state, by its slot: each entity's records (``{count:todo}``), and
+    for each categorical field — a flag, an enum, a field of a few values — the records holding
+    each value (``{count:todo.completed=false}``; a flag's and an enum's other values count zero)."""
+    out: dict[str, int] = {}
+    for entity in spec.state_schema.entities:
+        if entity.key == SINGLETON_KEY:
+            continue
+        rows = list(itertools.islice(store.rows(entity.name), MAX_TALLIED_ROWS + 1))
+        if len(rows) > MAX_TALLIED_ROWS:
+            continue
+        out[f"{{count:{entity.name}}}"] = len(rows)
+        for name, schema in entity.fields.items():
+            if name == entity.key:
+                continue
+            held = Counter(token(r.get(name)) for r in rows if not isinstance(r.get(name), (dict, list)))
+            flags = {"true", "false"} if primary_type(schema) == "boolean" else set()
+            domain = {token(m) for m in _members(schema)} | flags
+            if len(held) > MAX_CATEGORIES or len(domain | set(held)) > MAX_CATEGORIES:
+                continue
+            for value in sorted(domain | set(held)):
+                out[f"{{count:{entity.name}.{name}={value}}}"] = held.get(value, 0)
+    return out
+
+
+@PROPOSERS.register("counts")
+def state_counts(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
+    """Numbers in a reply that are counts of the state (``{"total_todos": 3, "completed_todos": 1}``):
+    an integer the real side answered at one place, equal on every accepted call to how many records
+    of one kind the model then held (of all, or of those with a value), and not always zero. The
+    reply keeps its wording (the tool's template, else the last real reply's) with those places
+    counted; the simplest count explaining a place is taken."""
+    out = []
+    for tool, pairs in evidence.pairs.items():
+        seen = [p for p in pairs if p.real_ok and p.tallies and isinstance(opened_text(p.real), dict)]
+        if len(seen) < 2:
+            continue
+        places: dict[str, str] = {}
+        for path, _ in _leaves(opened_text(seen[-1].real)):
+            values = [_at(opened_text(p.real), path) for p in seen]
+            if not all(isinstance(v, int) and not isinstance(v, bool) for v in values) or not any(values):
+                continue
+            fits = [slot for slot in seen[-1].tallies
+                    if all(p.tallies.get(slot) == v for p, v in zip(seen, values, strict=True))]  # fmt: skip
+            if fits:
+                places[path] = min(fits, key=lambda slot: (slot.count("="), len(slot), slot))
+        if not places:
+            continue
+        current = spec.behaviour(tool).answer
+        base = current.template if current is not None and current.kind == "template" else None
+        last = seen[-1]
+        template = (
+            base if isinstance(base, dict) else template_of(opened_text(last.real), last.args, last.model, last.raw)
+        )
+        if not isinstance(template, dict):
+            continue
+        for path, slot in places.items():
+            template = _placed(template, path, slot)
+        answer = Answer(kind="template", template=template, defaults=current.defaults if current is not None else {})
+        behaviour = spec.behaviour(tool).model_copy(update={"answer": answer})
+        shown = ", ".join(f"{p} = {s}" for p, s in sorted(places.items()))
+        out.append(Candidate(tool, "counts", f"counts {shown[:100]}", behaviour,
+                             confirms="every accepted call states these counts of the state"))  # fmt: skip
+    return out
+
+
+def _at(value: Any, path: str) -> Any:
+    try:
+        return leaf(value, path)
+    except KeyError:
+        return None
+
+
+def _placed(template: JSON, path: str, slot: str) -> JSON:
+    """``template`` with the value at a dotted ``path`` (objects only) replaced by ``slot``."""
+    head, _, rest = path.partition(".")
+    if head not in template or ("[" in head):
+        return template
+    inner = template[head]
+    if not rest:
+        return {**template, head: slot}
+    return {**template, head: _placed(inner, rest, slot)} if isinstance(inner, dict) else template
 
 
 @PROPOSERS.register("list-envelope")

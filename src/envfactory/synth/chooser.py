@@ -28,8 +28,9 @@ from envfactory.real.replay import replay
 from envfactory.real.trace import Trace, TraceCall
 from envfactory.runtime.answers import opened_text
 from envfactory.runtime.environment import Environment
+from envfactory.runtime.episode import Episode
 from envfactory.runtime.result import ToolResult
-from envfactory.synth.candidates import PROPOSERS, Candidate, Evidence, Pair, Proposer
+from envfactory.synth.candidates import PROPOSERS, Candidate, Evidence, Pair, Proposer, state_tallies
 
 PRIOR = "descriptions"
 JSON = dict[str, Any]
@@ -46,7 +47,7 @@ def observe(spec: EnvSpec, trace: Trace, env: Environment | None = None) -> tupl
     writes = {b.tool for b in spec.behaviours if changes_state(b.effect) or getattr(b.effect, "writes", False)}
     wrote: set[str] = set()  # sequences in which the real side accepted a write so far
 
-    def seen(seq: str, index: int, call: TraceCall, result: ToolResult, raw: Any = None) -> None:
+    def seen(seq: str, index: int, call: TraceCall, result: ToolResult, raw: Any, episode: Episode) -> None:
         fresh = seq not in wrote
         if call.ok and call.tool in writes:
             wrote.add(seq)
@@ -61,6 +62,7 @@ def observe(spec: EnvSpec, trace: Trace, env: Environment | None = None) -> tupl
                 raw if result.ok else None,
                 index,
                 fresh,
+                state_tallies(spec, episode.store) if call.ok else {},
             )
         )
 
