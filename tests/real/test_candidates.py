@@ -77,12 +77,14 @@ def test_replies_worded_alike_become_a_template_and_lists_keep_their_envelope(tm
 def test_a_create_stores_the_values_the_real_records_always_start_with(tmp_path) -> None:
     spec, _ = _spec(tmp_path)
     pairs = [Pair({"title": t}, True, {"ok": True, "task": {"id": f"task_000{i}", "title": t, "done": False,
-                                                             "tags": []}}, True, {"id": f"task_000{i}", "title": t})
+                                                             "tags": [], "due": None}},
+                  True, {"id": f"task_000{i}", "title": t})
              for i, t in enumerate(["a", "b"], 1)]  # fmt: skip
     [candidate] = record_fields(spec, Evidence({"create_task": pairs}))
     episode = Environment(candidate.applied(spec)).episode()
     made = episode.call_tool("create_task", {"title": "tea"}).data
     assert made["done"] is False and made["tags"] == []
+    assert "due" in made and made["due"] is None  # a null the real record always holds is held, not left out
 
 
 def test_a_tool_the_descriptions_could_not_model_gets_keyed_writes(tmp_path) -> None:

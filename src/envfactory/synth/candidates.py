@@ -329,7 +329,7 @@ def record_fields(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
             # the value a record holds when no argument gave it
             left = [(r[name], m) for r, m, a in records if from_args.get(name) not in a]
             values = [v for v, _ in left]
-            mine = [m.get(name) if isinstance(m, dict) else None for _, m in left]
+            mine = [m[name] if isinstance(m, dict) and name in m else _ABSENT for _, m in left]  # null is a value
             if len(left) >= 2 and all(v == values[0] for v in values) and any(v != values[0] for v in mine):
                 constant[name] = values[0]
         if not constant:
@@ -343,6 +343,9 @@ def record_fields(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
                              behaviour.model_copy(update={"effect": made}), entities=(changed,),
                              confirms="every created record holds these values"))  # fmt: skip
     return out
+
+
+_ABSENT = object()
 
 
 def _record(real: Any, model: Any) -> JSON | None:
