@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 
-from envfactory.real.instrument import _same_output, same_value
+from envfactory.real.agreement import _same_output, same_value
 from envfactory.real.keypool import KeyPool
 from envfactory.values import ValueMaker
 
@@ -40,3 +40,15 @@ def test_numbers_agree_within_a_relative_millionth_and_booleans_only_with_boolea
 def test_an_answer_of_nothing_agrees_with_any_other_answer_of_nothing() -> None:
     assert _same_output(None, {}) and _same_output([], "") and _same_output({"a": 1.0}, {"a": 1})
     assert not _same_output(None, {"status": "ok"}) and not _same_output(0, None) and not _same_output(False, [])
+
+
+def test_an_id_each_side_answers_under_its_own_name_is_paired() -> None:
+    """A create answering ``{"success": true, "task_id": ...}`` where the model answers its record."""
+    from envfactory.real.keypool import Aliases
+
+    aliases = Aliases()
+    aliases.pair({"success": True, "task_id": "task-9f2c"}, {"id": "task_0003", "story_id": "story_0001", "n": 1})
+    assert aliases.translate({"task_id": "task-9f2c"}) == {"task_id": "task_0003"}
+    unclear = Aliases()  # two ids on the model's side, neither its record's own: nothing is guessed
+    unclear.pair({"ok": True, "task_id": "t-1"}, {"task_ref": "task_0003", "story_id": "story_0001"})
+    assert unclear.mapping == {}

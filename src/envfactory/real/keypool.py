@@ -108,10 +108,12 @@ class Aliases:
                     a, b = (a if isinstance(a, list) else [a]), (b if isinstance(b, list) else [b])
                     if any(isinstance(x, dict) and isinstance(y, dict) and x.keys() & y.keys() for x in a for y in b):
                         self.pair(a, b, field)
+                self._pair_lone_ids(real, synth)
                 return
             for k, v in real.items():
                 if k in synth:
                     self.pair(v, synth[k], k if isinstance(k, str) else "")
+            self._pair_lone_ids(real, synth)
         elif isinstance(real, list) and isinstance(synth, list) and len(real) == len(synth) == 1:
             self.pair(real[0], synth[0], field)
         elif isinstance(real, list) and isinstance(synth, list):
@@ -120,6 +122,17 @@ class Aliases:
         elif (field.endswith(_MINTED) and isinstance(real, (str, int)) and isinstance(synth, (str, int))
               and not isinstance(real, bool) and not isinstance(synth, bool) and real != synth):  # fmt: skip
             self.mapping[real] = synth
+
+    def _pair_lone_ids(self, real: JSON, synth: JSON) -> None:
+        """One minted id each side answers under its own name (``{"success": true, "task_id":
+        "task-9f2c"}`` facing the model's ``{"id": "task_0003", "story_id": ...}``): the same thing
+        made: the model record's own ``id`` (its other ids refer to other things); or, where the real
+        side answers ``id``, the model's one id."""
+        mine = [k for k, v in real.items() if _minted_leaf(k, v) and k not in synth]
+        theirs = [k for k, v in synth.items() if _minted_leaf(k, v) and k not in real]
+        own = theirs if mine == ["id"] and len(theirs) == 1 else [k for k in theirs if k == "id"]
+        if len(mine) == 1 and len(own) == 1 and real[mine[0]] != synth[own[0]]:
+            self.mapping.setdefault(real[mine[0]], synth[own[0]])
 
     def translate(self, data: Any) -> Any:
         """``data`` with every paired real value replaced by the environment's."""
@@ -130,6 +143,11 @@ class Aliases:
         if isinstance(data, (str, int)) and not isinstance(data, bool):
             return self.mapping.get(data, data)
         return data
+
+
+def _minted_leaf(key: Any, value: Any) -> bool:
+    named = isinstance(key, str) and key.endswith(_MINTED)
+    return named and isinstance(value, (str, int)) and not isinstance(value, bool)
 
 
 def matched_records(real: list[Any], synth: list[Any]) -> list[tuple[JSON, JSON]]:
