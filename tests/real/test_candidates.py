@@ -144,7 +144,8 @@ def test_a_check_the_real_side_makes_is_learned_from_shapes(tmp_path) -> None:
     spec, _ = _spec(tmp_path)
     pairs = [Pair({"title": "A"}, True, {"id": "task_0001"}, True, {"id": "task_0001"}),  # accepted: capitals
              Pair({"title": "B"}, True, {"id": "task_0002"}, True, {"id": "task_0002"}),
-             Pair({"title": "high"}, False, "Title must be one capital", True, {"id": "task_0003"})]  # fmt: skip
+             Pair({"title": "high"}, False, "Title must be one capital", True, {"id": "task_0003"}),
+             Pair({"title": "D"}, False, "Too many tasks today", True, {"id": "task_0004"})]  # fmt: skip
     [candidate] = argument_checks(spec, Evidence({"create_task": pairs}))
     episode = Environment(candidate.applied(spec)).episode()
     refused = episode.call_tool("create_task", {"title": "low"})

@@ -444,7 +444,8 @@ def _keyed(spec: EnvSpec, tool: str) -> tuple[Entity, str] | None:
 def argument_checks(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
     """Checks the real side makes that the model does not: an argument whose every accepted value had
     one of a few shapes and whose refused calls the model accepted all had another (``limit: 34.65``
-    refused, whole numbers accepted; a priority ``high`` refused, ``A`` accepted)."""
+    refused, whole numbers accepted; a priority ``high`` refused, ``A`` accepted). Calls refused for
+    another reason besides (a value of an accepted shape) do not hide the check: the chooser weighs it."""
     out = []
     for tool, pairs in evidence.pairs.items():
         missed = [p for p in pairs if not p.real_ok and p.model_ok]
@@ -455,8 +456,8 @@ def argument_checks(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
         for arg in sorted({a for p in missed for a in p.args}):
             accepted = {shape_of(p.args[arg]) for p in pairs if p.real_ok and arg in p.args}
             accepted |= {shape_of(a[arg]) for a in given if arg in a}
-            refused = [p for p in missed if arg in p.args]
-            if not accepted or len(accepted) > 4 or any(shape_of(p.args[arg]) in accepted for p in refused):
+            refused = [p for p in missed if arg in p.args and shape_of(p.args[arg]) not in accepted]
+            if not accepted or len(accepted) > 4 or not refused:
                 continue
             message = str(refused[0].real)[:200] if isinstance(refused[0].real, str) else f"invalid {arg}"
             check = ArgCheck(arg=arg, shapes=tuple(sorted(accepted)), message=message)
