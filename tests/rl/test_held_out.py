@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 import torch
 
-from envfactory.rl.held_out import HeldOut, eval_points, sample_tasks
+from envfactory.rl.held_out import HELD_OUT_FILE, HeldOut, eval_points, sample_tasks
 from envfactory.rl.losses import mean_kl
-from envfactory.rl.trainer import HELD_OUT_FILE, TrainConfig, train
+from envfactory.rl.trainer import TrainConfig, train
 from envfactory.runtime.environment import Environment
 from envfactory.tasks.generate import generate_tasks
 

@@ -13,6 +13,7 @@ from envfactory.errors import EnvFactoryError
 from envfactory.eval.metrics import breakdown, summarize
 from envfactory.eval.report import write_report
 from envfactory.eval.runner import evaluate
+from envfactory.rl.held_out import HELD_OUT_FILE
 from envfactory.runtime.environment import Environment
 from envfactory.tasks.taskset import TaskSet, check_task
 from envfactory.wrappers import FAMILIES, condition
@@ -190,9 +191,11 @@ def report_cmd(run_dir: Path) -> int:
                 f"{run_dir}: no results.json or metrics.jsonl; run `envfactory train` or `demo` first"
             )
         metrics = [json.loads(line) for line in metrics_file.read_text().splitlines() if line.strip()]
+        points_file = run_dir / HELD_OUT_FILE
+        points = [json.loads(line) for line in points_file.read_text().splitlines()] if points_file.is_file() else []
         results = {
             "title": f"Training run {run_dir.name}",
-            "curves": [{"title": "Learning curve", "metrics": metrics}],
+            "curves": [{"title": "Learning curve", "metrics": metrics, "held_out": points}],
         }
     path = write_report(run_dir, results)
     console.print(f"report: {path}")

@@ -9,15 +9,19 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from envfactory.eval.metrics import summarize
 from envfactory.eval.runner import evaluate
 from envfactory.ir.task import Task
-from envfactory.rl.drrn import DRRN, DRRNPolicy
 from envfactory.runtime.environment import Environment
 from envfactory.seeding import derive_seed
 
+if TYPE_CHECKING:  # the model is torch's; reading a run folder's points needs no torch
+    from envfactory.rl.drrn import DRRN
+
 JSON = dict[str, object]
+HELD_OUT_FILE = "held_out.jsonl"  # in a run folder: one row per split and evaluation point
 Split = dict[str, tuple[Environment, list[Task]]]  # environment name -> (environment, its held-out tasks)
 
 
@@ -50,6 +54,8 @@ def sample_tasks(split: Split, size: int, seed: int) -> list[tuple[str, Task]]:
 
 def held_out_success(model: DRRN, held_out: HeldOut, iteration: int) -> list[JSON]:
     """One row per split: the greedy policy's success on the split's sample at ``iteration``."""
+    from envfactory.rl.drrn import DRRNPolicy
+
     rows: list[JSON] = []
     for label, split in held_out.splits.items():
         sample = sample_tasks(split, held_out.sample, derive_seed(held_out.seed, "held-out", label))
@@ -64,4 +70,4 @@ def held_out_success(model: DRRN, held_out: HeldOut, iteration: int) -> list[JSO
     return rows
 
 
-__all__ = ["HeldOut", "Split", "eval_points", "held_out_success", "sample_tasks"]
+__all__ = ["HELD_OUT_FILE", "HeldOut", "Split", "eval_points", "held_out_success", "sample_tasks"]

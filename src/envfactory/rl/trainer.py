@@ -17,7 +17,7 @@ import torch
 from envfactory.ir.task import Task
 from envfactory.rl.advantages import ESTIMATORS, dynamic_sampling
 from envfactory.rl.drrn import DRRN, DRRNPolicy
-from envfactory.rl.held_out import HeldOut, eval_points, held_out_success
+from envfactory.rl.held_out import HELD_OUT_FILE, HeldOut, eval_points, held_out_success
 from envfactory.rl.imitation import clone, demonstrations
 from envfactory.rl.losses import NORMALIZATIONS, Normalization, aggregate, clipped_surrogate, mean_kl
 from envfactory.rl.rollout import rollout
@@ -31,7 +31,6 @@ JSON = dict[str, Any]
 # GRPO averages within each rollout (its 1/|o| term); Dr.GRPO removes that length bias; the
 # others keep the batch-wide mean over decisions they were measured with.
 DEFAULT_NORMALIZATION = {"grpo": "sequence", "dr_grpo": "constant"}
-HELD_OUT_FILE = "held_out.jsonl"  # one row per split and evaluation point (``rl.held_out``)
 
 
 @dataclass
