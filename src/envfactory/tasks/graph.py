@@ -15,6 +15,10 @@ from envfactory.ir.env import EnvSpec
 from envfactory.synth.naming import same_field
 
 WRITES = ("create", "update", "delete", "action", "transfer")
+# a list filtered by a field named like a field of another entity, with no reference saying the
+# two hold the same thing: a coincidence of names more often than a flow (a product's name is no
+# customer's name, a pet's status no order's status)
+NAME_ONLY = 0.3
 
 
 def yielded_entity(effect: Any) -> str | None:
@@ -80,7 +84,7 @@ def _flows(entity: Any, effect: Any, schema: Any) -> list[tuple[str, str, float]
         for flt in effect.filters:
             shared = flt.op == "eq" and flt.field and any(same_field(f, flt.arg) for f in entity.fields)
             if shared and flt.arg not in taken:
-                flows.append((flt.field, flt.arg, 0.5))
+                flows.append((flt.field, flt.arg, NAME_ONLY))
     return flows
 
 
