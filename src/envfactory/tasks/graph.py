@@ -6,7 +6,6 @@ Each edge carries its ``flows`` — ``(output field, input argument, confidence)
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import networkx as nx
@@ -99,25 +98,3 @@ def describe(graph: nx.DiGraph) -> list[str]:
         ]
         lines.append(f"[{mark}] {tool} -> {'; '.join(outs) or '(none)'}")
     return lines
-
-
-def draw(graph: nx.DiGraph, path: str | Path, seed: int = 0) -> Path:
-    """Write a PNG picture of the graph (writes in red, reads in blue)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    path = Path(path)
-    fig, ax = plt.subplots(figsize=(10, 7))
-    pos = nx.spring_layout(graph, seed=seed, k=1.2)
-    colours = ["#d9534f" if d["write"] else "#5b9bd5" for _, d in graph.nodes(data=True)]
-    widths = [1 + 2 * d["weight"] for *_, d in graph.edges(data=True)]
-    nx.draw_networkx(graph, pos, ax=ax, node_color=colours, width=widths, font_size=8,
-                     node_size=900, arrowsize=12, edge_color="#888888")  # fmt: skip
-    ax.set_title(f"{graph.name}: tool dependency graph (red = writes state)")
-    ax.axis("off")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
