@@ -69,7 +69,7 @@ def _success(ax: Any, metrics: list[JSON], held_out: list[JSON], title: str) -> 
     ax.set_ylim(-0.02, 1.02)
     ax.set_title(title)
     ax.grid(alpha=0.3)
-    ax.legend(loc="lower left", fontsize=8)
+    ax.legend(loc="center left", fontsize=8, framealpha=0.9)
 
 
 def _update_series(ax: Any, metrics: list[JSON], key: str, label: str, *, last: bool) -> None:

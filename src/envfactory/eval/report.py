@@ -25,8 +25,9 @@ def _curve(curve: JSON) -> str:
         parts.append(
             "<h3>Held-out success along training</h3>"
             + html_table({"header": header, "rows": rows, "units": ["count", *["percent"] * (len(header) - 1)]})
-            + f"<p class=note>Greedy policy on clean environments of their own; the same "
-            f"{' or '.join(map(str, episodes))} tasks per split at every point.</p>"
+            + f"<p class=note>The greedy policy on clean environments of their own, on a fixed sample of "
+            f"{' or '.join(map(str, episodes))} tasks per split, the same at every point (the tables below "
+            f"evaluate every held-out task, so their figures differ by the sample).</p>"
         )
     return "".join(parts)
 
@@ -60,7 +61,7 @@ def _transcript(traj: JSON) -> str:
 CSS = """body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}
 .wide{max-width:100%;overflow-x:auto}table{border-collapse:collapse;margin:1em 0}
 td,th{border:1px solid #ccc;padding:4px 10px;text-align:right}th{background:#f3f3f3;overflow-wrap:anywhere}
-td:first-child,th:first-child{text-align:left}h2{margin-top:1.6em}img.curve{max-width:100%;height:auto}
+td:first-child,th:first-child,.l{text-align:left}h2{margin-top:1.6em}img.curve{max-width:100%;height:auto}
 details{margin:.4em 0;border:1px solid #ddd;padding:.4em}details details{border:none;padding:0 .4em}
 pre{display:inline;white-space:pre-wrap;overflow-wrap:anywhere;font-size:12px;margin:0}
 .t{color:#666;font-family:monospace;font-size:12px}.a{color:#0a5}.u{color:#a60}.s{color:#999}

@@ -65,9 +65,12 @@ def html_table(table: dict[str, Any]) -> str:
         flipped = turned(header, rows, units, table.get("corner", ""))
         if flipped is not None:
             header, rows, units = flipped
-    head = "".join(f"<th>{html.escape(str(h))}</th>" for h in header)
+    align = [" class=l" if u == "text" and i > 0 else "" for i, u in enumerate(units)]  # text reads from the left
+    head = "".join(f"<th{a}>{html.escape(str(h))}</th>" for h, a in zip(header, align, strict=True))
     body = "".join(
-        "<tr>" + "".join(f"<td>{html.escape(cell(c, u))}</td>" for c, u in zip(row, units, strict=True)) + "</tr>"
+        "<tr>"
+        + "".join(f"<td{a}>{html.escape(cell(c, u))}</td>" for c, u, a in zip(row, units, align, strict=True))
+        + "</tr>"
         for row in rows
     )
     return f"<div class=wide><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>"
