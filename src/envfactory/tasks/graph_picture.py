@@ -181,12 +181,10 @@ def _between(ax: Any, heads: dict[str, Any], cols: dict[str, list[str]], drawn: 
             fed.setdefault((flow.entity, home[flow.tool]), []).append(flow)
     order = list(cols)
     pairs = sorted(fed, key=lambda p: (abs(order.index(p[0]) - order.index(p[1])), order.index(p[0])))
-    used: dict[str, int] = {}
+    spots = _spots(pairs, order)
     for lane, (src, dst) in enumerate(pairs):
         rightwards = order.index(src) < order.index(dst)
-        a = _anchor(ax, heads[src], 0.62 + 0.1 * used.get(src, 0) if rightwards else 0.38 - 0.1 * used.get(src, 0))
-        b = _anchor(ax, heads[dst], 0.38 - 0.1 * used.get(dst, 0) if rightwards else 0.62 + 0.1 * used.get(dst, 0))
-        used[src], used[dst] = used.get(src, 0) + 1, used.get(dst, 0) + 1
+        a, b = _anchor(ax, heads[src], spots[src, lane]), _anchor(ax, heads[dst], spots[dst, lane])
         top = max(a[1], b[1]) + LANE * (lane + 1)
         arm = -_pixels(ax, top - a[1]) if rightwards else _pixels(ax, top - a[1])  # the arms go up either way
         ax.annotate("", xy=b, xycoords="data", xytext=a, textcoords="data",
@@ -195,6 +193,23 @@ def _between(ax: Any, heads: dict[str, Any], cols: dict[str, list[str]], drawn: 
                                 "shrinkA": 0, "shrinkB": 0})  # fmt: skip
         label = f"{src} -> " + ", ".join(sorted(f.tool for f in fed[src, dst]))
         ax.text((a[0] + b[0]) / 2, top, label, fontsize=7.5, color="#2c7fb8", ha="center", va="bottom")
+
+
+def _spots(pairs: list[tuple[str, str]], order: list[str]) -> dict[tuple[str, int], float]:
+    """Where each lane's bracket meets each of its two boxes (a fraction of the box's width): the
+    brackets to the right in the box's right half, those to the left in its left half, a higher lane
+    further out, so that no bracket crosses another."""
+    ends: dict[tuple[str, bool], list[int]] = {}
+    for lane, (src, dst) in enumerate(pairs):
+        for here, there in ((src, dst), (dst, src)):
+            ends.setdefault((here, order.index(there) > order.index(here)), []).append(lane)
+    spots = {}
+    for (entity, right), lanes in ends.items():
+        step = 0.35 / max(len(lanes) - 1, 1)
+        for k, lane in enumerate(sorted(lanes)):
+            spots[entity, lane] = (0.9 - k * step if right else 0.1 + k * step) if len(lanes) > 1 else (
+                0.72 if right else 0.28)  # fmt: skip
+    return spots
 
 
 def _anchor(ax: Any, head: Any, fraction: float) -> tuple[float, float]:
