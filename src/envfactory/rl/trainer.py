@@ -226,6 +226,13 @@ def normalization_of(config: TrainConfig) -> Normalization:
     return cast(Normalization, chosen)
 
 
+class Update(NamedTuple):
+    loss: float
+    entropy: float
+    kl: float  # mean KL(before || after the update) over the decisions it learned from
+    keep: np.ndarray
+
+
 def update_batch(
     model: DRRN,
     optimizer: torch.optim.Optimizer,
@@ -242,13 +249,6 @@ def update_batch(
     keep = dynamic_sampling(rewards, task_ids, mask) if config.dynamic_sampling else np.asarray(mask, bool)
     loss, entropy, kl = _update(model, optimizer, records, advantages, keep, config)
     return Update(loss, entropy, kl, keep)
-
-
-class Update(NamedTuple):
-    loss: float
-    entropy: float
-    kl: float  # mean KL(before || after the update) over the decisions it learned from
-    keep: np.ndarray
 
 
 def _update(
