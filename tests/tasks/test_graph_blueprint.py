@@ -3,7 +3,15 @@ from pathlib import Path
 from envfactory.ir.blueprint import Blueprint, Edge, Node
 from envfactory.ir.env import EnvSpec
 from envfactory.tasks.graph import NAME_ONLY, describe, tool_graph
-from envfactory.tasks.graph_picture import MIN_CONFIDENCE, EntityFlow, columns, draw, entity_flows, split_by_confidence
+from envfactory.tasks.graph_picture import (
+    MIN_CONFIDENCE,
+    EntityFlow,
+    columns,
+    draw,
+    entity_flows,
+    footer_lines,
+    split_by_confidence,
+)
 
 
 def test_tool_graph_links_outputs_to_inputs(bundled_specs: dict[str, EnvSpec], tmp_path: Path) -> None:
@@ -46,6 +54,9 @@ def test_the_picture_groups_by_entity_and_lists_weak_flows(bundled_specs: dict[s
     drawn, listed = split_by_confidence(flows)
     assert len(drawn) == 14 and listed == [EntityFlow("product", "list_customers", (("name", "name", 0.3),))]
     assert listed[0].describe() == "product.name -> list_customers(name) 0.3"
+    assert footer_lines(listed) == ["product.name -> list_customers(name) 0.3"]
+    raw = [EntityFlow(e, t, (("raw", "raw", 0.3),)) for e, t in (("a", "listB"), ("b", "listA"), ("a", "listC"))]
+    assert footer_lines(raw) == ["raw -> raw 0.3, 3 flows: from a, b into listB, listA, listC"]
     mixed = EntityFlow("e", "t", (("a", "x", 0.9), ("b", "y", 0.2)))
     assert split_by_confidence([mixed], 0.5) == ([mixed._replace(flows=(("a", "x", 0.9),))],
                                                  [mixed._replace(flows=(("b", "y", 0.2),))])  # fmt: skip

@@ -77,6 +77,24 @@ def split_by_confidence(
     return drawn, listed
 
 
+def footer_lines(listed: list[EntityFlow]) -> list[str]:
+    """The flows left out of the picture, one line each, or one line per (field, argument,
+    confidence) they share when several do (every entity's ``raw`` into every list's ``raw``)."""
+    groups: dict[tuple[str, str, float], list[tuple[str, str]]] = {}
+    for flow in listed:
+        for field, arg, confidence in flow.flows:
+            groups.setdefault((field, arg, confidence), []).append((flow.entity, flow.tool))
+    lines = []
+    for (field, arg, confidence), pairs in groups.items():
+        if len(pairs) == 1:
+            lines.append(EntityFlow(pairs[0][0], pairs[0][1], ((field, arg, confidence),)).describe())
+            continue
+        entities = ", ".join(dict.fromkeys(e for e, _ in pairs))
+        tools = ", ".join(dict.fromkeys(t for _, t in pairs))
+        lines.append(f"{field} -> {arg} {confidence:.1f}, {len(pairs)} flows: from {entities} into {tools}")
+    return lines
+
+
 def draw(graph: nx.DiGraph, path: str | Path, threshold: float = MIN_CONFIDENCE) -> Path:
     """Write the PNG picture; returns its path."""
     import matplotlib
@@ -87,24 +105,26 @@ def draw(graph: nx.DiGraph, path: str | Path, threshold: float = MIN_CONFIDENCE)
     path = Path(path)
     cols = columns(graph)
     drawn, listed = split_by_confidence(entity_flows(graph), threshold)
-    tallest = max((len(t) for t in cols.values()), default=1)
-    footer = [f.describe() for f in listed]
-    above = 0.8 + LANE * (len(cols) * (len(cols) - 1) + 1)  # room for a lane per pair of entities
-    rows = tallest + 1.5 + 0.45 * len(footer)
+    footer = [line for text in footer_lines(listed) for line in textwrap.wrap(text, 160, subsequent_indent="    ")]
+    fed = _across(cols, drawn)
+    above = 0.8 + LANE * (len(fed) + 1)  # room for a lane per pair of entities
     feeds = _feeds(drawn)
     lefts = _lefts(cols, feeds)
+    depths = _depths(cols, feeds)
+    tallest = max(depths.values(), default=1.0)
+    rows = tallest + 1.5 + 0.45 * len(footer)
     width = max(lefts[-1], 8.0)  # horizontal data units are inches
     fig = plt.figure(figsize=(width, 0.42 * (rows + above)), dpi=DPI)
     ax = fig.add_axes((0.0, 0.0, 1.0, 1.0))
     ax.set_xlim(-0.1, width)
     ax.set_ylim(-rows, above)
     ax.axis("off")
-    heads, boxes = _boxes(ax, graph, cols, feeds, lefts)
+    heads, boxes = _boxes(ax, graph, cols, feeds, lefts, depths)
     fig.canvas.draw()  # arrows attach to the boxes' drawn extents
     for flow in drawn:
         if flow.tool in cols.get(flow.entity, ()):
             _bus(ax, heads[flow.entity], boxes[flow.tool], flow.weight)
-    _between(ax, heads, cols, drawn)
+    _between(ax, heads, list(cols), fed)
     ax.text(0, above, f"{graph.name}: tool dependency graph. A column per entity: the tools that yield its rows "
             f"(red: writes state); an arrow: those rows feed a tool, confidence >= {threshold}", fontsize=10,
             va="top")  # fmt: skip
@@ -145,16 +165,28 @@ def _lefts(cols: dict[str, list[str]], feeds: dict[str, str]) -> list[float]:
     return lefts
 
 
-def _boxes(ax: Any, graph: nx.DiGraph, cols: dict[str, list[str]], feeds: dict[str, str], lefts: list[float]
-           ) -> tuple[dict, dict]:  # fmt: skip
+def _depths(cols: dict[str, list[str]], feeds: dict[str, str]) -> dict[str, float]:
+    """How far below its entity each tool sits: a row apiece, more for a tool with many sources."""
+    depths = {}
+    for tools in cols.values():
+        y = 0.0
+        for tool in tools:
+            lines = len(feeds.get(tool, "").splitlines())
+            y += max(1.0, 0.28 * lines + 0.25)
+            depths[tool] = y
+    return depths
+
+
+def _boxes(ax: Any, graph: nx.DiGraph, cols: dict[str, list[str]], feeds: dict[str, str], lefts: list[float],
+           depths: dict[str, float]) -> tuple[dict, dict]:  # fmt: skip
     heads, boxes = {}, {}
     for i, (entity, tools) in enumerate(cols.items()):
         x = lefts[i]
         heads[entity] = ax.text(x, 0, entity, fontsize=11, weight="bold", va="center",
                                 bbox={"boxstyle": "round", "fc": "#f3f3f3", "ec": "#888888"})  # fmt: skip
-        for j, tool in enumerate(tools):
+        for tool in tools:
             write = graph.nodes[tool]["write"]
-            boxes[tool] = ax.text(x + INDENT, -(j + 1), tool, fontsize=9, va="center",
+            boxes[tool] = ax.text(x + INDENT, -depths[tool], tool, fontsize=9, va="center",
                                   bbox={"boxstyle": "round", "fc": "#f9d6d5" if write else "#dbe8f6",
                                         "ec": "#d9534f" if write else "#5b9bd5"})  # fmt: skip
             if tool in feeds:
@@ -171,15 +203,19 @@ def _bus(ax: Any, head: Any, box: Any, w: float) -> None:
                             "lw": 0.4 + w, "color": "#444444", "shrinkA": 0, "shrinkB": 2})  # fmt: skip
 
 
-def _between(ax: Any, heads: dict[str, Any], cols: dict[str, list[str]], drawn: list[EntityFlow]) -> None:
-    """One bracket over the columns per pair of entities whose rows feed the other's tools, each in
-    its own lane, labelled with those tools (each tool's own line says which fields)."""
+def _across(cols: dict[str, list[str]], drawn: list[EntityFlow]) -> dict[tuple[str, str], list[EntityFlow]]:
+    """The flows from one entity into another entity's column, by (entity, column)."""
     fed: dict[tuple[str, str], list[EntityFlow]] = {}
     home = {tool: entity for entity, tools in cols.items() for tool in tools}
     for flow in drawn:
         if home.get(flow.tool) not in (flow.entity, None):
             fed.setdefault((flow.entity, home[flow.tool]), []).append(flow)
-    order = list(cols)
+    return fed
+
+
+def _between(ax: Any, heads: dict[str, Any], order: list[str], fed: dict[tuple[str, str], list[EntityFlow]]) -> None:
+    """One bracket over the columns per pair of entities whose rows feed the other's tools, each in
+    its own lane, labelled with those tools (each tool's own line says which fields)."""
     pairs = sorted(fed, key=lambda p: (abs(order.index(p[0]) - order.index(p[1])), order.index(p[0])))
     spots = _spots(pairs, order)
     for lane, (src, dst) in enumerate(pairs):
@@ -224,4 +260,4 @@ def _pixels(ax: Any, height: float) -> float:
     return float(y1 - y0)
 
 
-__all__ = ["MIN_CONFIDENCE", "EntityFlow", "columns", "draw", "entity_flows", "split_by_confidence"]
+__all__ = ["MIN_CONFIDENCE", "EntityFlow", "columns", "draw", "entity_flows", "footer_lines", "split_by_confidence"]
