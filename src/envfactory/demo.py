@@ -9,6 +9,7 @@ its stress setting).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
@@ -19,6 +20,7 @@ from envfactory.eval.report import write_report
 from envfactory.eval.runner import evaluate
 from envfactory.ir.task import Task
 from envfactory.rl.drrn import DRRN, DRRNPolicy
+from envfactory.rl.held_out import HELD_OUT_FILE, HeldOut
 from envfactory.rl.policy import RandomPolicy
 from envfactory.rl.trainer import TrainConfig, train
 from envfactory.runtime.environment import Environment
@@ -59,6 +61,15 @@ def run_demo(
     train_names = [n for n in envs if n not in HELD_OUT]
     train_tasks, test_tasks = split_for_demo(tasks, seed, TRAIN_LEVEL)
     policies: dict[str, Callable[[int], Any]] = {"random": lambda s: RandomPolicy(s)}
+    held_out = HeldOut(
+        {
+            "held-out tasks, training envs": {n: (envs[n], test_tasks[n]) for n in train_names},
+            "held-out environments": {n: (envs[n], test_tasks[n] + train_tasks[n]) for n in HELD_OUT},
+        },
+        every=10,
+        sample=30,
+        seed=seed,
+    )
     curves = []
     for label, randomization in (("ERPO + randomization", ALL_RANDOM), ("ERPO, no randomization", None)):
         say(f"training: {label} (warm start {warm_start} epochs, {iterations} iterations)")
@@ -71,10 +82,12 @@ def run_demo(
                 say(f"  {label}: iteration {i}/{iterations}, success in training rollouts {m['reward']:.0%}")
 
         model = train({n: envs[n] for n in train_names}, {n: train_tasks[n] for n in train_names}, config, folder,
-                      progress=report_progress)  # fmt: skip
+                      progress=report_progress, held_out=held_out)  # fmt: skip
         policies[label] = _greedy(model)
-        metrics = [__import__("json").loads(line) for line in (folder / "metrics.jsonl").read_text().splitlines()]
-        curves.append({"title": f"Learning curve: {label}", "metrics": metrics, "config": asdict(config)})
+        metrics = [json.loads(line) for line in (folder / "metrics.jsonl").read_text().splitlines()]
+        points = [json.loads(line) for line in (folder / HELD_OUT_FILE).read_text().splitlines()]
+        curves.append({"title": f"Learning curve: {label}", "metrics": metrics, "held_out": points,
+                       "config": asdict(config)})  # fmt: skip
     say("evaluating on held-out tasks and held-out environments")
     results: dict[str, dict[str, Any]] = {}
     transcripts: list[JSON] = []
@@ -153,12 +166,20 @@ def _assemble(results: dict, robust_rows: list, settings: list[str], curves: lis
             {
                 "title": "Evaluation",
                 "header": ["policy", "split", "tasks", "success", "pass^1", "avg steps", "tool-error rate"],
+                "units": ["text", "text", "count", "percent", "percent", "number", "percent"],
                 "rows": rows,
             },
-            {"title": "Per environment", "header": ["policy", "env", "tasks", "success"], "rows": env_rows},
+            {
+                "title": "Per environment",
+                "header": ["policy", "env", "tasks", "success"],
+                "units": ["text", "text", "count", "percent"],
+                "rows": env_rows,
+            },
             {
                 "title": "Robustness: success on held-out tasks of the training envs, under each randomization family",
                 "header": ["policy", *settings],
+                "units": ["text", *["percent"] * len(settings)],
+                "corner": "randomization setting",
                 "rows": robust_rows,
             },
         ],

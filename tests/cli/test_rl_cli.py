@@ -10,8 +10,13 @@ def test_train_eval_report(tmp_path: Path) -> None:
     env, tasks = tmp_path / "envs" / "library", tmp_path / "library.jsonl"
     run("tasks", str(env), "-n", "30", "-o", str(tasks), "--no-baselines")
     trained = run("train", str(env), "--tasks", str(tasks), "-o", str(tmp_path / "run"), "--iterations", "2",
-                  "--warm-start", "2")  # fmt: skip
+                  "--warm-start", "2", "--held-out-every", "1")  # fmt: skip
     assert trained.exit_code == 0, trained.output
+    points = [json.loads(line) for line in (tmp_path / "run" / "held_out.jsonl").read_text().splitlines()]
+    train_ids = set(json.loads((tmp_path / "library.splits.json").read_text())["train"])
+    rows = [json.loads(line) for line in tasks.read_text().splitlines()]
+    held = [r for r in rows if r["id"] not in train_ids and r["level"] <= 2]  # --max-level 2
+    assert [p["iteration"] for p in points] == [0, 1, 2] and {p["episodes"] for p in points} == {min(len(held), 30)}
     assert (tmp_path / "run" / "checkpoint.pt").is_file() and (tmp_path / "run" / "warm_start.json").is_file()
     out = tmp_path / "run" / "eval.json"
     evaluated = run("eval", str(env), "--tasks", str(tasks), "--policy", str(tmp_path / "run"), "--trials", "2",
@@ -22,7 +27,8 @@ def test_train_eval_report(tmp_path: Path) -> None:
     gold = run("eval", str(env), "--tasks", str(tasks), "--policy", "gold")
     assert "100.0%" in gold.output
     reported = run("report", str(tmp_path / "run"))
-    assert reported.exit_code == 0 and (tmp_path / "run" / "report.html").is_file()
+    page = (tmp_path / "run" / "report.html").read_text()
+    assert reported.exit_code == 0 and "Held-out success along training" in page
 
 
 def test_rl_commands_explain_bad_input(tmp_path: Path) -> None:
@@ -36,3 +42,6 @@ def test_rl_commands_explain_bad_input(tmp_path: Path) -> None:
     family = run("eval", str(env), "--tasks", str(tmp_path / "t.jsonl"), "--randomize", "weather")
     assert family.exit_code == 2 and "unknown randomization families" in family.output
     assert "no results.json or metrics.jsonl" in run("report", str(tmp_path)).output
+    (tmp_path / "bare.jsonl").write_text((tmp_path / "t.jsonl").read_text())
+    unsplit = run("train", str(env), "--tasks", str(tmp_path / "bare.jsonl"), "--held-out-every", "5")
+    assert unsplit.exit_code != 0 and "no bare.splits.json beside it" in unsplit.output

@@ -2,7 +2,16 @@ from pathlib import Path
 
 from envfactory.ir.blueprint import Blueprint, Edge, Node
 from envfactory.ir.env import EnvSpec
-from envfactory.tasks.graph import describe, draw, tool_graph
+from envfactory.tasks.graph import NAME_ONLY, describe, tool_graph
+from envfactory.tasks.graph_picture import (
+    MIN_CONFIDENCE,
+    EntityFlow,
+    columns,
+    draw,
+    entity_flows,
+    footer_lines,
+    split_by_confidence,
+)
 
 
 def test_tool_graph_links_outputs_to_inputs(bundled_specs: dict[str, EnvSpec], tmp_path: Path) -> None:
@@ -20,6 +29,37 @@ def test_tool_graph_links_outputs_to_inputs(bundled_specs: dict[str, EnvSpec], t
     }
     assert any(line.startswith("[write] cancel_order") for line in describe(g))
     assert draw(g, tmp_path / "g.png").stat().st_size > 10_000
+
+
+def test_a_name_match_across_entities_is_a_weak_flow(bundled_specs: dict[str, EnvSpec]) -> None:
+    g = tool_graph(bundled_specs["shop"])  # a product's name is no customer's name
+    assert g.edges["search_products", "list_customers"]["flows"] == [("name", "name", NAME_ONLY)]
+    assert NAME_ONLY < MIN_CONFIDENCE
+    pets = tool_graph(bundled_specs["petstore"])  # nor is a pet's status an order's
+    assert pets.edges["listPets", "listOrders"]["flows"] == [("id", "petId", 0.8), ("status", "status", NAME_ONLY)]
+
+
+def test_the_picture_groups_by_entity_and_lists_weak_flows(bundled_specs: dict[str, EnvSpec]) -> None:
+    g = tool_graph(bundled_specs["shop"])
+    assert g.number_of_edges() == 66
+    assert columns(g) == {
+        "customer": ["list_customers", "get_customer"],
+        "product": ["search_products", "get_product", "update_product"],
+        "order": ["list_orders", "get_order", "create_order", "pay_order", "ship_order", "cancel_order",
+                  "refund_order"],
+    }  # fmt: skip
+    flows = entity_flows(g)  # 66 tool-to-tool edges are 15 entity-to-tool flows
+    assert len(flows) == 15
+    assert EntityFlow("order", "get_customer", (("customer_id", "customer_id", 0.8),)) in flows
+    drawn, listed = split_by_confidence(flows)
+    assert len(drawn) == 14 and listed == [EntityFlow("product", "list_customers", (("name", "name", 0.3),))]
+    assert listed[0].describe() == "product.name -> list_customers(name) 0.3"
+    assert footer_lines(listed) == ["product.name -> list_customers(name) 0.3"]
+    raw = [EntityFlow(e, t, (("raw", "raw", 0.3),)) for e, t in (("a", "listB"), ("b", "listA"), ("a", "listC"))]
+    assert footer_lines(raw) == ["raw -> raw 0.3, 3 flows: from a, b into listB, listA, listC"]
+    mixed = EntityFlow("e", "t", (("a", "x", 0.9), ("b", "y", 0.2)))
+    assert split_by_confidence([mixed], 0.5) == ([mixed._replace(flows=(("a", "x", 0.9),))],
+                                                 [mixed._replace(flows=(("b", "y", 0.2),))])  # fmt: skip
 
 
 def hand_blueprint() -> Blueprint:

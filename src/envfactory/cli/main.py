@@ -425,6 +425,14 @@ def train_command(
     trust_code: TrustCode = False,
     judge: Annotated[str, typer.Option(help=JUDGE_HELP)] = "facts",
     judge_base_url: Annotated[str | None, typer.Option(help="The endpoint of an openai: judge.")] = None,
+    held_out_every: Annotated[
+        int,
+        typer.Option(
+            min=0,
+            help="Train on each task file's train split (its .splits.json) and measure held-out success "
+            "on the rest every N iterations (0: train on every task, measure nothing).",
+        ),
+    ] = 0,
 ) -> None:
     """Train the compact DRRN policy with a clipped policy-gradient objective."""
     from envfactory.cli import rl_cmd
@@ -444,6 +452,7 @@ def train_command(
             trust_code,
             judge,
             judge_base_url,
+            held_out_every,
         )
     )
 

@@ -13,6 +13,7 @@ from envfactory.errors import EnvFactoryError
 from envfactory.eval.metrics import breakdown, summarize
 from envfactory.eval.report import write_report
 from envfactory.eval.runner import evaluate
+from envfactory.rl.held_out import HELD_OUT_FILE, HeldOut
 from envfactory.runtime.environment import Environment
 from envfactory.tasks.taskset import TaskSet, check_task
 from envfactory.wrappers import FAMILIES, condition
@@ -49,10 +50,13 @@ def _policy(spec: str) -> Any:
 def train_cmd(env_dirs: list[Path], task_files: list[Path], out: Path, iterations: int, estimator: str,
               randomize: bool, seed: int, max_level: int | None, resume: bool, warm_start: int = 0,
               trust_code: bool = False, judge: str | None = "facts",
-              judge_base_url: str | None = None) -> int:  # fmt: skip
+              judge_base_url: str | None = None, held_out_every: int = 0) -> int:  # fmt: skip
     from envfactory.rl.trainer import TrainConfig, train
 
     envs, tasks = _load(env_dirs, task_files, max_level, trust_code)
+    held_out = None
+    if held_out_every:
+        tasks, held_out = _held_out(envs, tasks, task_files, held_out_every, seed)
     config = TrainConfig(iterations=iterations, estimator=estimator, seed=seed, warm_start=warm_start,
                          randomization=ALL_RANDOM if randomize else None, judge=judge or None,
                          judge_base_url=judge_base_url)  # fmt: skip
@@ -65,11 +69,28 @@ def train_cmd(env_dirs: list[Path], task_files: list[Path], out: Path, iteration
         def show(i: int, m: dict[str, Any]) -> None:
             progress.update(bar, completed=i, description=f"training (success {m['reward']:.0%})")
 
-        train(envs, tasks, config, out, resume=resume, progress=show)
+        train(envs, tasks, config, out, resume=resume, progress=show, held_out=held_out)
     console.print(
         f"run written to {out} (metrics.jsonl, checkpoint.pt); evaluate with `envfactory eval ... --policy {out}`"
     )
     return 0
+
+
+def _held_out(envs: dict[str, Environment], tasks: dict[str, list], task_files: list[Path], every: int,
+              seed: int) -> tuple[dict[str, list], HeldOut]:  # fmt: skip
+    """The train split of each task file (by its .splits.json) and the rest as held-out tasks."""
+    train_tasks, split = {}, {}
+    for (name, chosen), file in zip(tasks.items(), task_files, strict=True):
+        splits_file = file.with_suffix(".splits.json")
+        if not splits_file.is_file():
+            raise EnvFactoryError(f"{file}: no {splits_file.name} beside it (written by `envfactory tasks`), "
+                                  "so --held-out-every cannot tell held-out tasks from training tasks")  # fmt: skip
+        train_ids = set(json.loads(splits_file.read_text())["train"])
+        train_tasks[name] = [t for t in chosen if t.id in train_ids]
+        split[name] = (envs[name], [t for t in chosen if t.id not in train_ids])
+        if not train_tasks[name] or not split[name][1]:
+            raise EnvFactoryError(f"{splits_file}: --held-out-every needs training and held-out tasks in {name}")
+    return train_tasks, HeldOut({"held-out tasks": split}, every=every, seed=seed)
 
 
 @friendly_errors
@@ -190,9 +211,11 @@ def report_cmd(run_dir: Path) -> int:
                 f"{run_dir}: no results.json or metrics.jsonl; run `envfactory train` or `demo` first"
             )
         metrics = [json.loads(line) for line in metrics_file.read_text().splitlines() if line.strip()]
+        points_file = run_dir / HELD_OUT_FILE
+        points = [json.loads(line) for line in points_file.read_text().splitlines()] if points_file.is_file() else []
         results = {
             "title": f"Training run {run_dir.name}",
-            "curves": [{"title": "Learning curve", "metrics": metrics}],
+            "curves": [{"title": "Learning curve", "metrics": metrics, "held_out": points}],
         }
     path = write_report(run_dir, results)
     console.print(f"report: {path}")

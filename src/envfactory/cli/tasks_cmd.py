@@ -12,7 +12,8 @@ from envfactory.ir.env import EnvSpec, write_json
 from envfactory.runtime.environment import Environment
 from envfactory.tasks.agents import Agent, RandomAgent, gold, noop, read_only
 from envfactory.tasks.generate import baselines, generate_tasks
-from envfactory.tasks.graph import WRITES, describe, draw, tool_graph
+from envfactory.tasks.graph import WRITES, describe, tool_graph
+from envfactory.tasks.graph_picture import MIN_CONFIDENCE, draw, entity_flows, split_by_confidence
 from envfactory.tasks.taskset import TaskSet, check_task, split_tasks, write_tasks
 from envfactory.users.scripted import ScriptedUser
 
@@ -23,7 +24,9 @@ def graph(env_dir: Path, out: Path | None) -> None:
     for line in describe(g):
         console.print(escape(line), soft_wrap=True)
     path = draw(g, out or env_dir / "graph.png")
-    console.print(f"{g.number_of_nodes()} tools, {g.number_of_edges()} edges; picture: {path}")
+    drawn, listed = split_by_confidence(entity_flows(g))
+    console.print(f"{g.number_of_nodes()} tools, {g.number_of_edges()} edges; picture: {path} ({len(drawn)} flows "
+                  f"drawn by entity, {len(listed)} of confidence < {MIN_CONFIDENCE} listed under it)")  # fmt: skip
 
 
 @friendly_errors

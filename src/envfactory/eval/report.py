@@ -2,97 +2,86 @@
 
 from __future__ import annotations
 
-import base64
 import html
-import io
 import json
 from pathlib import Path
 from typing import Any
 
+from envfactory.eval.curves import held_out_rows, learning_curves
+from envfactory.eval.tables import html_table
+
 JSON = dict[str, Any]
+FOLD_CHARS = 600  # a message longer than this is folded behind its first words
 
 
-def _png(fig: Any) -> str:
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=100, bbox_inches="tight")
-    return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode()
+def _curve(curve: JSON) -> str:
+    points = curve.get("held_out", [])
+    parts = [f"<h2>{html.escape(curve['title'])}</h2>",
+             f"<img class=curve alt='{html.escape(curve['title'])}' "
+             f"src='{learning_curves(curve['metrics'], points, curve['title'])}'>"]  # fmt: skip
+    if points:
+        header, rows = held_out_rows(points)
+        episodes = sorted({int(p["episodes"]) for p in points})
+        parts.append(
+            "<h3>Held-out success along training</h3>"
+            + html_table({"header": header, "rows": rows, "units": ["count", *["percent"] * (len(header) - 1)]})
+            + f"<p class=note>The greedy policy on clean environments of their own, on a fixed sample of "
+            f"{' or '.join(map(str, episodes))} tasks per split, the same at every point (the tables below "
+            f"evaluate every held-out task, so their figures differ by the sample).</p>"
+        )
+    return "".join(parts)
 
 
-def learning_curves(metrics: list[JSON], title: str) -> str:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(7, 3.4))
-    xs = [m["iteration"] for m in metrics]
-    window = 5
-    smooth = [
-        sum(m["reward"] for m in metrics[max(0, i - window + 1) : i + 1]) / min(i + 1, window)
-        for i in range(len(metrics))
-    ]
-    ax.plot(xs, [m["reward"] for m in metrics], color="#bbbbbb", lw=1, label="batch success")
-    ax.plot(xs, smooth, color="#d9534f", lw=2, label=f"moving average ({window})")
-    ax.set_xlabel("iteration")
-    ax.set_ylabel("success in training rollouts")
-    ax.set_ylim(-0.02, 1.02)
-    ax.set_title(title)
-    ax.legend(loc="lower right")
-    out = _png(fig)
-    plt.close(fig)
-    return out
-
-
-def _table(rows: list[list[Any]], header: list[str]) -> str:
-    head = "".join(f"<th>{html.escape(str(h))}</th>" for h in header)
-    body = "".join("<tr>" + "".join(f"<td>{html.escape(_fmt(c))}</td>" for c in row) + "</tr>" for row in rows)
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
-
-
-def _fmt(value: Any) -> str:
-    if isinstance(value, float):
-        return f"{value:.1%}" if 0 <= value <= 1 else f"{value:.2f}"
-    return str(value)
+def _message(m: JSON) -> list[str]:
+    if m.get("tool_calls"):
+        return [
+            f"<div class=a><b>agent →</b> <code>{html.escape(c['function']['name'])}"
+            f"({html.escape(str(c['function']['arguments']))})</code></div>"
+            for c in m["tool_calls"]
+        ]
+    role, content = m["role"], str(m.get("content"))
+    cls = {"tool": "t", "user": "u", "assistant": "a", "system": "s"}.get(role, "s")
+    if len(content) > FOLD_CHARS:  # long tool outputs are folded, never cut
+        head = html.escape(content[:120].replace("\n", " "))
+        return [f"<details class={cls}><summary><b>{html.escape(role)}</b>: {head}… ({len(content):,} characters)"
+                f"</summary><pre>{html.escape(content)}</pre></details>"]  # fmt: skip
+    return [f"<div class={cls}><b>{html.escape(role)}</b>: <pre>{html.escape(content)}</pre></div>"]
 
 
 def _transcript(traj: JSON) -> str:
-    lines = []
-    for m in traj.get("messages", []):
-        if m.get("tool_calls"):
-            for call in m["tool_calls"]:
-                fn = call["function"]
-                lines.append(f"<div class=a>agent → {html.escape(fn['name'])}({html.escape(fn['arguments'])})</div>")
-            continue
-        role, content = m["role"], str(m.get("content"))
-        cls = {"tool": "t", "user": "u", "assistant": "a", "system": "s"}[role]
-        lines.append(f"<div class={cls}><b>{role}</b>: {html.escape(content[:400])}</div>")
-    verdict = "success" if traj["success"] else "failure: " + "; ".join(traj.get("reasons", []))
-    summary = f"{html.escape(traj['env'])} / {html.escape(traj['task_id'])} — {html.escape(verdict[:160])}"
-    return f"<details><summary>{summary}</summary>{''.join(lines)}</details>"
+    lines = [line for m in traj.get("messages", []) for line in _message(m)]
+    reasons = list(traj.get("reasons", []))
+    verdict = "success" if traj["success"] else f"failure ({len(reasons)} reason{'s' * (len(reasons) != 1)})"
+    why = "".join(f"<li>{html.escape(r)}</li>" for r in reasons)
+    summary = f"{html.escape(traj['env'])} / {html.escape(traj['task_id'])}: {verdict}, {traj.get('steps', '?')} steps"
+    reasons_html = f"<ul class=reasons>{why}</ul>" if why else ""
+    return f"<details class=transcript><summary>{summary}</summary>{reasons_html}{''.join(lines)}</details>"
 
 
-CSS = """body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;color:#222}
-table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:4px 10px;text-align:right}
-th{background:#f3f3f3}td:first-child,th:first-child{text-align:left}h2{margin-top:1.6em}
-details{margin:.4em 0;border:1px solid #ddd;padding:.4em}.t{color:#666;font-family:monospace;font-size:12px}
-.a{color:#0a5}.u{color:#a60}.s{color:#999}"""
+CSS = """body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}
+.wide{max-width:100%;overflow-x:auto}table{border-collapse:collapse;margin:1em 0}
+td,th{border:1px solid #ccc;padding:4px 10px;text-align:right}th{background:#f3f3f3;overflow-wrap:anywhere}
+td:first-child,th:first-child,.l{text-align:left}h2{margin-top:1.6em}img.curve{max-width:100%;height:auto}
+details{margin:.4em 0;border:1px solid #ddd;padding:.4em}details details{border:none;padding:0 .4em}
+pre{display:inline;white-space:pre-wrap;overflow-wrap:anywhere;font-size:12px;margin:0}
+.t{color:#666;font-family:monospace;font-size:12px}.a{color:#0a5}.u{color:#a60}.s{color:#999}
+.reasons{color:#b22}.note{color:#666;font-size:90%}summary{cursor:pointer}"""
 
 
 def write_report(run_dir: str | Path, results: JSON) -> Path:
-    """``results``: title, summary lines, tables (title, header, rows), curves (title, metrics), transcripts."""
+    """``results``: title, summary lines, tables (title, header, rows, optional units and corner:
+    ``eval.tables``), curves (title, metrics, optional held-out points), transcripts."""
     run = Path(run_dir)
     parts = [f"<h1>{html.escape(results['title'])}</h1>"]
     parts += [f"<p>{html.escape(line)}</p>" for line in results.get("summary", [])]
-    for curve in results.get("curves", []):
-        parts.append(
-            f"<h2>{html.escape(curve['title'])}</h2><img src='{learning_curves(curve['metrics'], curve['title'])}'>"
-        )
+    parts += [_curve(curve) for curve in results.get("curves", [])]
     for table in results.get("tables", []):
-        parts.append(f"<h2>{html.escape(table['title'])}</h2>{_table(table['rows'], table['header'])}")
+        parts.append(f"<h2>{html.escape(table['title'])}</h2>{html_table(table)}")
         if table.get("note"):
             parts.append(f"<p>{html.escape(table['note'])}</p>")
     if results.get("transcripts"):
-        parts.append("<h2>Transcripts</h2>" + "".join(_transcript(t) for t in results["transcripts"]))
+        parts.append("<h2>Transcripts</h2><p class=note>Each episode in full; click to unfold.</p>"
+                     + "".join(_transcript(t) for t in results["transcripts"]))  # fmt: skip
     head = f"<meta charset=utf-8><title>{html.escape(results['title'])}</title><style>{CSS}</style>"
     page = f"<!doctype html><html><head>{head}</head><body>{''.join(parts)}</body></html>"
     path = run / "report.html"

@@ -12,6 +12,7 @@ al. 2025; DAPO, Yu et al. 2025):
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Literal
 
 import torch
@@ -59,4 +60,13 @@ def aggregate(
     raise ValueError(f"unknown normalization {normalization!r}; choose from {NORMALIZATIONS}")
 
 
-__all__ = ["NORMALIZATIONS", "Normalization", "aggregate", "clipped_surrogate"]
+def mean_kl(old_logp: Sequence[torch.Tensor], new_logp: Sequence[torch.Tensor]) -> float:
+    """The mean over decisions of KL(old || new), each decision's log-probabilities over its own
+    candidates: ``sum(p_old * (log p_old - log p_new))``; 0 for no decisions."""
+    if not old_logp:
+        return 0.0
+    terms = [(old.exp() * (old - new)).sum() for old, new in zip(old_logp, new_logp, strict=True)]
+    return float(torch.stack(terms).mean())
+
+
+__all__ = ["NORMALIZATIONS", "Normalization", "aggregate", "clipped_surrogate", "mean_kl"]

@@ -9,7 +9,7 @@ import time
 from collections.abc import Callable, Hashable
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, NamedTuple, cast
 
 import numpy as np
 import torch
@@ -17,8 +17,9 @@ import torch
 from envfactory.ir.task import Task
 from envfactory.rl.advantages import ESTIMATORS, dynamic_sampling
 from envfactory.rl.drrn import DRRN, DRRNPolicy
+from envfactory.rl.held_out import HELD_OUT_FILE, HeldOut, eval_points, held_out_success
 from envfactory.rl.imitation import clone, demonstrations
-from envfactory.rl.losses import NORMALIZATIONS, Normalization, aggregate, clipped_surrogate
+from envfactory.rl.losses import NORMALIZATIONS, Normalization, aggregate, clipped_surrogate, mean_kl
 from envfactory.rl.rollout import rollout
 from envfactory.runtime.environment import Environment
 from envfactory.seeding import derive_seed
@@ -65,12 +66,16 @@ def train(
     *,
     resume: bool = False,
     progress: Callable[[int, JSON], None] | None = None,
+    held_out: HeldOut | None = None,
 ) -> DRRN:
-    """Train from scratch (or resume from ``run_dir/checkpoint.pt``); returns the model."""
+    """Train from scratch (or resume from ``run_dir/checkpoint.pt``); returns the model.
+
+    ``held_out``: splits whose greedy success is measured at a few points along training
+    (``run_dir/held_out.jsonl``, TensorBoard ``held_out/<split>``); it never changes the training."""
     threads = torch.get_num_threads()
     torch.set_num_threads(1)  # the network is tiny: threads only add overhead (and fight other processes)
     try:
-        return _train(envs, tasks, config, run_dir, resume=resume, progress=progress)
+        return _train(envs, tasks, config, run_dir, resume=resume, progress=progress, held_out=held_out)
     finally:
         torch.set_num_threads(threads)
 
@@ -83,6 +88,7 @@ def _train(
     *,
     resume: bool,
     progress: Callable[[int, JSON], None] | None,
+    held_out: HeldOut | None,
 ) -> DRRN:
     if config.estimator not in ESTIMATORS:
         raise ValueError(f"unknown estimator {config.estimator!r}; choose from {list(ESTIMATORS)}")
@@ -102,6 +108,7 @@ def _train(
             start = state["iteration"]
         if start == 0:  # a fresh run replaces an earlier run's curve instead of appending to it
             (run / "metrics.jsonl").unlink(missing_ok=True)
+            (run / HELD_OUT_FILE).unlink(missing_ok=True)
     randomization = Randomization.model_validate(config.randomization) if config.randomization else None
     if config.warm_start and start == 0:
         demos = demonstrations(envs, tasks, config.seed, randomization, config.randomize_fraction)
@@ -114,6 +121,9 @@ def _train(
     by_key = {(name, task.id): (name, task) for name, ts in tasks.items() for task in ts}
     sampler = make_sampler(config.sampler, by_key)
     writer = _tensorboard(run)
+    points = set(eval_points(config.iterations, held_out.every)) if held_out is not None else set()
+    if start == 0 and 0 in points and held_out is not None:
+        _record_held_out(held_out_success(model, held_out, 0), run, writer)
     for iteration in range(start, config.iterations):
         began = time.perf_counter()
         rng = random.Random(derive_seed(config.seed, "batch", iteration))
@@ -133,7 +143,7 @@ def _train(
                     sampler.update((name, task.id), result.reward)
                 task_ids.append(task.id)
                 env_ids.append(name)
-        loss, entropy, keep = update_batch(model, optimizer, records, rewards, task_ids, env_ids, mask, config)
+        loss, entropy, kl, keep = update_batch(model, optimizer, records, rewards, task_ids, env_ids, mask, config)
         metrics: JSON = {
             "iteration": iteration + 1,
             "reward": float(np.mean(rewards)),
@@ -145,6 +155,7 @@ def _train(
             "masked_fraction": 1.0 - float(np.mean(mask)),
             "loss": loss,
             "entropy": entropy,
+            "kl": kl,
             "seconds": time.perf_counter() - began,
         }
         if run is not None:
@@ -157,13 +168,25 @@ def _train(
             writer.add_scalar("train/success", metrics["reward"], iteration + 1)
             writer.add_scalar("train/loss", loss, iteration + 1)
             writer.add_scalar("train/entropy", entropy, iteration + 1)
+            writer.add_scalar("train/kl", kl, iteration + 1)
             for env_name, value in metrics["success_by_env"].items():
                 writer.add_scalar(f"success/{env_name}", value, iteration + 1)
+        if iteration + 1 in points and held_out is not None:
+            _record_held_out(held_out_success(model, held_out, iteration + 1), run, writer)
         if progress is not None:
             progress(iteration + 1, metrics)
     if writer is not None:
         writer.close()
     return model
+
+
+def _record_held_out(rows: list[JSON], run: Path | None, writer: Any) -> None:
+    if run is not None:
+        with (run / HELD_OUT_FILE).open("a") as f:
+            f.writelines(json.dumps(row) + "\n" for row in rows)
+    if writer is not None:
+        for row in rows:
+            writer.add_scalar(f"held_out/{row['split']}", row["success"], row["iteration"])
 
 
 def make_sampler(name: str, keys: dict[tuple[str, str], tuple[str, Task]]) -> Any:
@@ -203,6 +226,13 @@ def normalization_of(config: TrainConfig) -> Normalization:
     return cast(Normalization, chosen)
 
 
+class Update(NamedTuple):
+    loss: float
+    entropy: float
+    kl: float  # mean KL(before || after the update) over the decisions it learned from
+    keep: np.ndarray
+
+
 def update_batch(
     model: DRRN,
     optimizer: torch.optim.Optimizer,
@@ -212,13 +242,13 @@ def update_batch(
     env_ids: list[str],
     mask: list[bool],
     config: TrainConfig,
-) -> tuple[float, float, np.ndarray]:
+) -> Update:
     """One policy update from a batch of rollouts; ``mask`` False marks rollouts a user spoiled,
     which the estimator, dynamic sampling and the loss all leave out."""
     advantages = ESTIMATORS[config.estimator](rewards, task_ids, mask, env_ids=env_ids)
     keep = dynamic_sampling(rewards, task_ids, mask) if config.dynamic_sampling else np.asarray(mask, bool)
-    loss, entropy = _update(model, optimizer, records, advantages, keep, config)
-    return loss, entropy, keep
+    loss, entropy, kl = _update(model, optimizer, records, advantages, keep, config)
+    return Update(loss, entropy, kl, keep)
 
 
 def _update(
@@ -228,7 +258,7 @@ def _update(
     advantages: np.ndarray,
     keep: np.ndarray,
     config: TrainConfig,
-) -> tuple[float, float]:
+) -> tuple[float, float, float]:
     decisions = [
         (seq, d, float(a))
         for seq, (rec, a, k) in enumerate(zip(records, advantages, keep, strict=True))
@@ -236,17 +266,20 @@ def _update(
         for d in rec
     ]
     if not decisions:
-        return 0.0, 0.0
+        return 0.0, 0.0, 0.0
     normalization = normalization_of(config)
     sequence = torch.tensor([seq for seq, _, _ in decisions])
     old_logp = torch.tensor([float(d[3]) for _, d, _ in decisions])
     adv = torch.tensor([a for _, _, a in decisions])
     total_loss = total_entropy = 0.0
-    for _ in range(config.epochs):
+    before: list[torch.Tensor] = []  # the policy's distributions before this update (its first pass)
+    for epoch in range(config.epochs):
         optimizer.zero_grad()
         chosen, entropies = [], []
         for _, (state, actions, index, _), _ in decisions:
             logp = torch.log_softmax(model(state, actions), 0)
+            if epoch == 0:
+                before.append(logp.detach())
             chosen.append(logp[index])
             entropies.append(-(logp.exp() * logp).sum())
         entropy = torch.stack(entropies)
@@ -258,7 +291,10 @@ def _update(
         optimizer.step()
         total_loss += float(loss.detach())
         total_entropy += float(entropy.detach().sum())
-    return total_loss / config.epochs, total_entropy / (config.epochs * len(decisions))
+    with torch.no_grad():
+        after = [torch.log_softmax(model(state, actions), 0) for _, (state, actions, _, _), _ in decisions]
+    kl = mean_kl(before, after) if before else 0.0
+    return total_loss / config.epochs, total_entropy / (config.epochs * len(decisions)), kl
 
 
 def load_model(path: str | Path) -> DRRN:

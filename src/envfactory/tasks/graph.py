@@ -6,7 +6,6 @@ Each edge carries its ``flows`` — ``(output field, input argument, confidence)
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import networkx as nx
@@ -15,6 +14,10 @@ from envfactory.ir.env import EnvSpec
 from envfactory.synth.naming import same_field
 
 WRITES = ("create", "update", "delete", "action", "transfer")
+# a list filtered by a field named like a field of another entity, with no reference saying the
+# two hold the same thing: a coincidence of names more often than a flow (a product's name is no
+# customer's name, a pet's status no order's status)
+NAME_ONLY = 0.3
 
 
 def yielded_entity(effect: Any) -> str | None:
@@ -80,7 +83,7 @@ def _flows(entity: Any, effect: Any, schema: Any) -> list[tuple[str, str, float]
         for flt in effect.filters:
             shared = flt.op == "eq" and flt.field and any(same_field(f, flt.arg) for f in entity.fields)
             if shared and flt.arg not in taken:
-                flows.append((flt.field, flt.arg, 0.5))
+                flows.append((flt.field, flt.arg, NAME_ONLY))
     return flows
 
 
@@ -95,25 +98,3 @@ def describe(graph: nx.DiGraph) -> list[str]:
         ]
         lines.append(f"[{mark}] {tool} -> {'; '.join(outs) or '(none)'}")
     return lines
-
-
-def draw(graph: nx.DiGraph, path: str | Path, seed: int = 0) -> Path:
-    """Write a PNG picture of the graph (writes in red, reads in blue)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    path = Path(path)
-    fig, ax = plt.subplots(figsize=(10, 7))
-    pos = nx.spring_layout(graph, seed=seed, k=1.2)
-    colours = ["#d9534f" if d["write"] else "#5b9bd5" for _, d in graph.nodes(data=True)]
-    widths = [1 + 2 * d["weight"] for *_, d in graph.edges(data=True)]
-    nx.draw_networkx(graph, pos, ax=ax, node_color=colours, width=widths, font_size=8,
-                     node_size=900, arrowsize=12, edge_color="#888888")  # fmt: skip
-    ax.set_title(f"{graph.name}: tool dependency graph (red = writes state)")
-    ax.axis("off")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
