@@ -195,3 +195,19 @@ def test_numbers_a_reply_states_become_counts_of_the_state(tmp_path) -> None:
     made = applied.call_tool("create_task", {"title": "tea"}).data
     applied.call_tool("create_task", {"title": "jam"})
     assert applied.call_tool("get_task", {"task_id": made["id"]}).data == {"total": 2, "open": 2, "version": 7}
+
+
+def test_a_reference_the_real_side_does_not_look_up_stops_being_checked(tmp_path) -> None:
+    from envfactory.synth.candidates import unchecked_references
+
+    tools = [*TOOLS, {"name": "create_note", "description": "Add a note to a task.", "inputSchema": {
+        "type": "object", "properties": {"task_id": {"type": "string"}, "text": {"type": "string"}},
+        "required": ["task_id", "text"]}}]  # fmt: skip
+    spec, _ = _spec(tmp_path, tools)
+    episode = Environment(spec).episode()
+    refused = episode.call_tool("create_note", {"task_id": "MJ-1", "text": "hi"})
+    assert not refused.ok and "argument for 'task_id'" in refused.content
+    pairs = [Pair({"task_id": "MJ-1", "text": "hi"}, True, {"success": True}, False, refused.content)]
+    [candidate] = unchecked_references(spec, Evidence({"create_note": pairs}))
+    assert candidate.summary == "does not look up task_id"
+    assert Environment(candidate.applied(spec)).episode().call_tool("create_note", {"task_id": "MJ-1", "text": "x"}).ok

@@ -57,6 +57,8 @@ class CreateEffect(_Frozen):
     # field -> ``entity.field`` of a singleton the create copies it from: the signed-in user stamped
     # as a ticket's ``created_by``
     signed: dict[str, str] = Field(default_factory=dict)
+    # reference fields whose row is not looked up: the real implementation accepts a reference to nothing
+    unchecked: tuple[str, ...] = ()
 
 
 class ReadEffect(_Frozen):
@@ -93,6 +95,7 @@ class UpdateEffect(_Frozen):
     # a patch object (`updates`, `changes`, ...) applied member by member: member -> field
     patch_arg: str | None = None
     patch: dict[str, str] = Field(default_factory=dict)
+    unchecked: tuple[str, ...] = ()  # reference fields whose row is not looked up (as ``CreateEffect``)
 
 
 class DeleteEffect(_Frozen):

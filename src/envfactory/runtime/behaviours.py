@@ -74,9 +74,10 @@ def _fetch(store: Store, entity: Entity, key: Any) -> JSON:
     return row
 
 
-def ref_checks(entity: Entity, schema: StateSchema) -> dict[str, tuple[Entity, Callable[[Any], Any]]]:
-    """Field -> (the entity it refers to, a caster to that entity's key type)."""
-    return {f: (schema[t], key_caster(schema[t])) for f, t in entity.refs.items() if t in schema}
+def ref_checks(entity: Entity, schema: StateSchema, unchecked: tuple[str, ...] = ()
+               ) -> dict[str, tuple[Entity, Callable[[Any], Any]]]:  # fmt: skip
+    """Field -> (the entity it refers to, a caster to that entity's key type), but the ``unchecked``."""
+    return {f: (schema[t], key_caster(schema[t])) for f, t in entity.refs.items() if t in schema and f not in unchecked}
 
 
 def check_refs(store: Store, refs: dict[str, tuple[Entity, Callable[[Any], Any]]], row: JSON, fields: Any) -> None:
@@ -114,7 +115,7 @@ def _save(ctx: CallContext, entity: Entity, key: Any, row: JSON, timestamps: tup
 def _create(effect: CreateEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
     schema = spec.state_schema
     entity = schema[effect.entity]
-    refs, cast, order = ref_checks(entity, schema), key_caster(entity), tuple(entity.fields)
+    refs, cast, order = ref_checks(entity, schema, effect.unchecked), key_caster(entity), tuple(entity.fields)
     mapping = {a: f for a, f in effect.args.items() if f != entity.key}
     defaults = dict(effect.defaults)
 
@@ -165,7 +166,7 @@ def _read(effect: ReadEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
 def _update(effect: UpdateEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
     schema = spec.state_schema
     entity = schema[effect.entity]
-    refs, cast = ref_checks(entity, schema), key_caster(entity)
+    refs, cast = ref_checks(entity, schema, effect.unchecked), key_caster(entity)
     mapping = {a: f for a, f in effect.args.items() if f != entity.key}
 
     def run(ctx: CallContext, args: JSON) -> JSON:

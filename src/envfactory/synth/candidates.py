@@ -24,7 +24,7 @@ from typing import Any
 import orjson
 
 from envfactory.ir.choice import Answer, ArgCheck
-from envfactory.ir.effect import ActionEffect, Behaviour, CreateEffect, DeleteEffect, FallbackEffect
+from envfactory.ir.effect import ActionEffect, Behaviour, CreateEffect, DeleteEffect, FallbackEffect, UpdateEffect
 from envfactory.ir.env import EnvSpec
 from envfactory.ir.jsonschema import primary_type
 from envfactory.ir.state import SINGLETON_KEY, Entity, names_key
@@ -535,6 +535,37 @@ def refuses(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
         behaviour = Behaviour(tool=tool, effect=FallbackEffect(reason=reason[:200], writes=True), fidelity="low",
                               notes=("the real implementation refused it",))  # fmt: skip
         out.append(Candidate(tool, "refuses", "refuses", behaviour, confirms="the real side refuses every call"))
+    return out
+
+
+_REFERENCED = re.compile(r"not found \(argument for '([^']+)'\)")
+
+
+@PROPOSERS.register("unchecked-refs")
+def unchecked_references(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
+    """References the real side does not look up: it accepted calls the model refused because a
+    referenced record does not exist (``add_activity(task_id="MJ-1")``). A create or update stops
+    checking those fields; a tool that needs a named record stops needing it."""
+    out = []
+    for tool, pairs in evidence.pairs.items():
+        missed = [str(p.model) for p in pairs if p.real_ok and not p.model_ok and "not found" in str(p.model)]
+        if not missed:
+            continue
+        behaviour = spec.behaviour(tool)
+        effect = behaviour.effect
+        made: Any
+        if isinstance(effect, (CreateEffect, UpdateEffect)):
+            fields = sorted({m.group(1) for text in missed for m in _REFERENCED.finditer(text)} - set(effect.unchecked))
+            if not fields:
+                continue
+            made = effect.model_copy(update={"unchecked": (*effect.unchecked, *fields)})
+            summary = f"does not look up {', '.join(fields)}"
+        elif needs := getattr(effect, "needs", None):
+            made, summary = effect.model_copy(update={"needs": {}}), f"does not look up {', '.join(sorted(needs))}"
+        else:
+            continue
+        out.append(Candidate(tool, "unchecked-refs", summary, behaviour.model_copy(update={"effect": made}),
+                             confirms="calls naming records that do not exist are accepted"))  # fmt: skip
     return out
 
 
