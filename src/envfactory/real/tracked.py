@@ -1,0 +1,699 @@
+"""A bound object's state, tracked: a digest that costs what a call touched, and fresh copies that
+keep it (so a fresh object needs neither the user's loader nor a new hash of its whole state).
+
+The object's plain dicts and lists are adopted as :class:`TrackedDict` / :class:`TrackedList`, and
+its plain objects (the owner itself, a file system's folders) get a subclass whose ``__setattr__``
+reports; a change marks its container's key, and the containers above it, dirty. The digest is a
+Merkle sum: a container's is a hash of its tag plus the sum of its members' item digests (key and
+value), cached until a member changes, so after one write only the path to it is hashed again.
+Values the tracker cannot watch (a ``random.Random``, a set, a deque, a model object) are
+*volatile*: hashed again on every digest, their container marked when they changed. A reference
+back to an object being hashed (a folder's ``parent``) counts as one marker. Values a call stored
+are adopted when the call is over (at the next digest): within a call, the user's code may still
+hold the very dict it just stored and go on filling it.
+
+Random generators found in the object are reseeded from the episode's seed, so a class holding a
+``random.Random`` gives the same state, answers and hash in every episode of one seed.
+"""
+
+from __future__ import annotations
+
+import copy
+import datetime
+import decimal
+import enum
+import gc
+import hashlib
+import operator
+import random
+import types
+from collections.abc import Callable, Iterable
+from typing import Any, SupportsIndex
+
+import orjson
+
+from envfactory.runtime.canonical import canonical_number
+from envfactory.seeding import derive_seed
+
+MASK = (1 << 128) - 1
+META = "_ef_meta"  # the tracked object's bookkeeping, in its __dict__ (never hashed, never shown)
+SMALL = 64  # a container of at most this many scalars is hashed as one serialization
+SCALARS = (str, int, float, bool, type(None))
+FROZEN = (datetime.date, datetime.time, datetime.timedelta, decimal.Decimal, enum.Enum, bytes, complex, range, type)
+CALLABLES = (types.FunctionType, types.BuiltinFunctionType, types.MethodType, types.ModuleType)
+BACK = 0x5EF  # the item digest of a reference back to an object being hashed
+
+
+def _h(data: bytes) -> int:
+    return int.from_bytes(hashlib.blake2b(data, digest_size=16).digest(), "big")
+
+
+class Meta:
+    """One container's cache: its digest, per-member digests, the members changed since, and
+    where it sits (``up``: the containers, and their keys, whose digests used this one)."""
+
+    __slots__ = ("clean", "digest", "dirty", "items", "node", "since", "source", "touched", "tracker", "up")
+
+    def __init__(self, tracker: Tracker, node: Any = None) -> None:
+        self.tracker = tracker
+        self.node = node  # the container itself; in a copy, ``source`` is the one it was copied from
+        self.source: Any = None
+        self.touched = False  # changed since it was copied (a rollback puts it back)
+        self.since: set[Any] | None = set()  # the keys changed since it was copied; None: any
+        self.up: list[tuple[Any, Any]] = []
+        self.digest = 0
+        self.clean = False
+        self.items: dict[Any, int] | None = None  # None: hashed whole next time
+        self.dirty: set[Any] | None = None  # None: every member
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> None:
+        return None  # a copy of a tracked object is not tracked until it is adopted
+
+    def __copy__(self) -> None:
+        return None
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(None), ())
+
+
+def _touch(meta: Meta | None, key: Any) -> None:
+    while meta is not None:
+        if meta.source is not None:
+            if not meta.touched:
+                meta.touched = True
+                meta.tracker.touched.append(meta)
+            if meta.since is not None:
+                meta.since.add(key)
+        if meta.dirty is not None:
+            meta.dirty.add(key)
+        if not meta.clean:
+            return  # the containers above already know
+        meta.clean = False
+        if len(meta.up) == 1:
+            ((parent, key),) = meta.up
+            meta = _meta(parent)
+            continue
+        for parent, above in meta.up:
+            _touch(_meta(parent), above)
+        return
+
+
+def _touch_all(meta: Meta | None) -> None:
+    if meta is not None:
+        if meta.source is not None:
+            if not meta.touched:
+                meta.touched = True
+                meta.tracker.touched.append(meta)
+            meta.since = None
+        meta.dirty = None
+        meta.clean, was = False, meta.clean
+        if was:
+            for parent, above in meta.up:
+                _touch(_meta(parent), above)
+
+
+def _stored(meta: Meta | None, holder: Any, key: Any, value: Any) -> None:
+    """A call stored ``value`` under ``key``: adopt it when the call is over."""
+    if meta is not None and type(value) not in SCALARS and _meta(value) is None:
+        meta.tracker.pending.append((holder, key))
+
+
+class TrackedDict(dict):  # type: ignore[type-arg]
+    """A dict that says which keys changed."""
+
+    __slots__ = ("_ef",)
+    _ef: Meta | None
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        dict.__setitem__(self, key, value)
+        _stored(self._ef, self, key, value)
+        _touch(self._ef, key)
+
+    def __delitem__(self, key: Any) -> None:
+        dict.__delitem__(self, key)
+        _touch(self._ef, key)
+
+    def pop(self, key: Any, *default: Any) -> Any:
+        had = key in self
+        out = dict.pop(self, key, *default)
+        if had:
+            _touch(self._ef, key)
+        return out
+
+    def popitem(self) -> tuple[Any, Any]:
+        key, value = dict.popitem(self)
+        _touch(self._ef, key)
+        return key, value
+
+    def setdefault(self, key: Any, default: Any = None) -> Any:
+        if key not in self:
+            self[key] = default
+        return dict.__getitem__(self, key)
+
+    def update(self, *args: Any, **kwargs: Any) -> None:
+        for key, value in dict(*args, **kwargs).items():
+            self[key] = value
+
+    def clear(self) -> None:
+        dict.clear(self)
+        _touch_all(self._ef)
+
+    def __ior__(self, other: Any) -> TrackedDict:  # type: ignore[override,misc]
+        self.update(other)
+        return self
+
+    def __copy__(self) -> dict[Any, Any]:
+        return dict(self)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> dict[Any, Any]:
+        out: dict[Any, Any] = {}
+        memo[id(self)] = out
+        for key, value in dict.items(self):
+            out[copy.deepcopy(key, memo)] = copy.deepcopy(value, memo)
+        return out
+
+    def __reduce_ex__(self, protocol: Any) -> tuple[Any, ...]:
+        return (dict, (dict(self),))
+
+
+class TrackedList(list):  # type: ignore[type-arg]
+    """A list that says which places changed (any reshuffle: all of them)."""
+
+    __slots__ = ("_ef",)
+    _ef: Meta | None
+
+    def __setitem__(self, index: Any, value: Any) -> None:
+        list.__setitem__(self, index, value)
+        if isinstance(index, slice):
+            for i in range(len(self)):
+                _stored(self._ef, self, i, list.__getitem__(self, i))
+            _touch_all(self._ef)
+        else:
+            place = index % len(self)
+            _stored(self._ef, self, place, value)
+            _touch(self._ef, place)
+
+    def __delitem__(self, index: Any) -> None:
+        list.__delitem__(self, index)
+        _touch_all(self._ef)
+
+    def append(self, value: Any) -> None:
+        list.append(self, value)
+        _stored(self._ef, self, len(self) - 1, value)
+        _touch(self._ef, len(self) - 1)
+
+    def extend(self, values: Iterable[Any]) -> None:
+        start = len(self)
+        list.extend(self, values)
+        for i in range(start, len(self)):
+            _stored(self._ef, self, i, list.__getitem__(self, i))
+            _touch(self._ef, i)
+
+    def __iadd__(self, values: Iterable[Any]) -> TrackedList:  # type: ignore[override,misc]
+        self.extend(values)
+        return self
+
+    def pop(self, index: SupportsIndex = -1) -> Any:
+        last = len(self) - 1
+        out = list.pop(self, index)
+        if operator.index(index) in (-1, last):
+            _touch(self._ef, last)
+        else:
+            _touch_all(self._ef)
+        return out
+
+    def _reshuffled(name: str) -> Callable[..., Any]:  # type: ignore[misc]
+        base = getattr(list, name)
+
+        def method(self: TrackedList, *args: Any, **kwargs: Any) -> Any:
+            out = base(self, *args, **kwargs)
+            if name in ("insert", "__imul__"):
+                for i in range(len(self)):
+                    _stored(self._ef, self, i, list.__getitem__(self, i))
+            _touch_all(self._ef)
+            return self if name == "__imul__" else out
+
+        return method
+
+    insert = _reshuffled("insert")
+    remove = _reshuffled("remove")
+    clear = _reshuffled("clear")
+    sort = _reshuffled("sort")
+    reverse = _reshuffled("reverse")
+    __imul__ = _reshuffled("__imul__")
+
+    def __copy__(self) -> list[Any]:
+        return list(self)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> list[Any]:
+        out: list[Any] = []
+        memo[id(self)] = out
+        out.extend(copy.deepcopy(v, memo) for v in list.__iter__(self))
+        return out
+
+    def __reduce_ex__(self, protocol: Any) -> tuple[Any, ...]:
+        return (list, (list(self),))
+
+
+_SWAPPED: dict[type, type] = {}
+_TRACKED_CLASSES: set[type] = set()
+
+
+def _tracked_class(cls: type) -> type:
+    """``cls`` with a ``__setattr__`` that reports (made once per class)."""
+    made = _SWAPPED.get(cls)
+    if made is not None:
+        return made
+
+    def __setattr__(self: Any, name: str, value: Any) -> None:
+        super(made, self).__setattr__(name, value)  # type: ignore[arg-type]
+        meta = self.__dict__.get(META)
+        if meta is None or name == META:
+            return
+        if name in self.__dict__:
+            _stored(meta, self, name, value)
+            _touch(meta, name)
+        else:
+            _touch_all(meta)  # a property stored it elsewhere
+
+    def __delattr__(self: Any, name: str) -> None:
+        super(made, self).__delattr__(name)  # type: ignore[arg-type]
+        _touch(self.__dict__.get(META), name)
+
+    namespace = {"__slots__": (), "__setattr__": __setattr__, "__delattr__": __delattr__,
+                 "__module__": cls.__module__, "__qualname__": cls.__qualname__}  # fmt: skip
+    made = type(cls)(cls.__name__, (cls,), namespace)
+    _SWAPPED[cls] = made
+    _TRACKED_CLASSES.add(made)
+    return made
+
+
+def _meta(value: Any) -> Meta | None:
+    if type(value) in (TrackedDict, TrackedList):
+        return value._ef  # type: ignore[no-any-return]
+    attrs = getattr(value, "__dict__", None)
+    return attrs.get(META) if type(attrs) is dict else None
+
+
+def _trackable_object(value: Any) -> bool:
+    cls = type(value)
+    if cls.__module__ == "builtins" or type(getattr(value, "__dict__", None)) is not dict:
+        return False
+    if isinstance(value, (types.ModuleType, type, enum.Enum, random.Random)) or hasattr(value, "model_dump"):
+        return False
+    return not any("__slots__" in vars(base) for base in cls.__mro__[1:-1]) and "__slots__" not in vars(cls)
+
+
+def _frozen(value: Any) -> bool:
+    if isinstance(value, (*FROZEN, *CALLABLES)):
+        return True
+    if type(value) in (tuple, frozenset):
+        return all(type(v) in SCALARS or _frozen(v) for v in value)
+    return False
+
+
+def _frozen_digest(value: Any) -> int:
+    if type(value) is frozenset:
+        return _h(b"Z" + repr(sorted(repr(v) for v in value)).encode())
+    if isinstance(value, CALLABLES):
+        name = getattr(value, "__qualname__", None) or getattr(value, "__name__", "")
+        return _h(b"C" + str(name).encode())
+    return _h(b"F" + repr(value).encode())
+
+
+def _key_bytes(key: Any) -> bytes:
+    if type(key) in SCALARS:
+        return orjson.dumps(canonical_number(key) if type(key) is float else key)
+    return repr(key).encode()
+
+
+def _scalar_bytes(value: Any) -> bytes:
+    return orjson.dumps(canonical_number(value) if type(value) is float else value)
+
+
+class Volatile:
+    """A value hashed again on every digest, and the places it sits."""
+
+    __slots__ = ("initial", "last", "up", "value")
+
+    def __init__(self, value: Any, last: int = -1) -> None:
+        self.value, self.last, self.initial = value, last, last
+        self.up: list[tuple[Any, Any]] = []
+
+
+def volatile_digest(value: Any) -> int:
+    if isinstance(value, random.Random):
+        return _h(b"R" + repr(value.getstate()).encode())
+    state = getattr(getattr(value, "bit_generator", None), "state", None)
+    if state is not None:  # a numpy Generator
+        return _h(b"N" + repr(state).encode())
+    from envfactory.real.owner import plain_json
+
+    data = orjson.dumps(plain_json(value), option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS)
+    return _h(b"V" + data)
+
+
+class Tracker:
+    """The tracked state of one bound object: :meth:`digest`, :meth:`clone`, :meth:`reseed`."""
+
+    def __init__(self, owner: Any) -> None:
+        self.owner = owner
+        self.pending: list[tuple[Any, Any]] = []
+        self.volatile: dict[int, Volatile] = {}
+        self.generators: list[Any] = []
+        self.hashed = 0  # containers hashed again (for tests: a write costs its path, not the state)
+        self.source: Tracker | None = None  # the tracker this one is a copy of
+        self.copies: dict[int, Any] = {}  # id of a source value -> its copy here
+        self.touched: list[Meta] = []
+        self.copied_volatiles = 0
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            self._adopt(owner, {})
+        finally:
+            if collecting:
+                gc.enable()
+
+    @classmethod
+    def of(cls, owner: Any) -> Tracker | None:
+        """A tracker for ``owner``, or None when its state is not its attributes (a ``state()``
+        method of its own, a module, a live server)."""
+        if callable(getattr(owner, "state", None)) or not _trackable_object(owner):
+            return None
+        return cls(owner)
+
+    # -- adoption ----------------------------------------------------------------------------
+    def _adopt(self, value: Any, memo: dict[int, Any]) -> Any:
+        """``value`` as a tracked value (a new container for a plain dict or list; a plain object
+        tracked in place)."""
+        kind = type(value)
+        if kind in SCALARS or _meta(value) is not None:
+            return value
+        done = memo.get(id(value))
+        if done is not None:
+            return done
+        if kind is dict:
+            out: Any = TrackedDict()
+            out._ef = None
+            memo[id(value)] = out
+            for key, member in value.items():
+                dict.__setitem__(out, key, self._adopt(member, memo))
+            out._ef = Meta(self, out)
+            return out
+        if kind is list:
+            out = TrackedList()
+            out._ef = None
+            memo[id(value)] = out
+            list.extend(out, [self._adopt(member, memo) for member in value])
+            out._ef = Meta(self, out)
+            return out
+        if kind in _TRACKED_CLASSES or _trackable_object(value):
+            try:
+                if kind not in _TRACKED_CLASSES:
+                    object.__setattr__(value, "__class__", _tracked_class(kind))
+            except (TypeError, AttributeError):
+                return self._watch(value, memo)
+            memo[id(value)] = value
+            attrs = value.__dict__
+            for name in list(attrs):
+                attrs[name] = self._adopt(attrs[name], memo)
+            attrs[META] = Meta(self, value)
+            return value
+        if _frozen(value):
+            return value
+        return self._watch(value, memo)
+
+    def _watch(self, value: Any, memo: dict[int, Any]) -> Any:
+        memo[id(value)] = value
+        self.volatile.setdefault(id(value), Volatile(value))
+        if _generator(value) and not any(g is value for g in self.generators):
+            self.generators.append(value)
+        return value
+
+    def settle(self) -> None:
+        """Adopt what the last calls stored (no user code is running now)."""
+        pending, self.pending = self.pending, []
+        memo: dict[int, Any] = {}
+        for holder, key in pending:
+            if type(holder) is TrackedDict:
+                if key in holder:
+                    dict.__setitem__(holder, key, self._adopt(dict.__getitem__(holder, key), memo))
+            elif type(holder) is TrackedList:
+                if key < len(holder):
+                    list.__setitem__(holder, key, self._adopt(list.__getitem__(holder, key), memo))
+            elif key in holder.__dict__:
+                holder.__dict__[key] = self._adopt(holder.__dict__[key], memo)
+
+    # -- digest ------------------------------------------------------------------------------
+    def digest(self) -> int:
+        """The 128-bit digest of the object's state, hashing only what changed since the last."""
+        self.settle()
+        for watched in self.volatile.values():
+            now = volatile_digest(watched.value)
+            if now != watched.last:
+                watched.last = now
+                for holder, key in watched.up:
+                    _touch(_meta(holder), key)
+        return self._node(self.owner, _meta(self.owner), {id(self.owner)})  # type: ignore[arg-type]
+
+    def _node(self, node: Any, meta: Meta, path: set[int]) -> int:
+        if meta.clean:
+            return meta.digest
+        self.hashed += 1
+        members = _members(node)
+        tag = DICT if type(node) is TrackedDict else LIST if type(node) is TrackedList else _h(b"O" + _name(node))
+        if meta.items is None or meta.dirty is None:
+            if len(members) <= SMALL and all(type(v) in SCALARS for v in members.values()):
+                plain = {k: canonical_number(v) if type(v) is float else v for k, v in members.items()}
+                data = orjson.dumps(plain, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS)
+                meta.items, meta.dirty = None, set()
+                meta.digest, meta.clean = _h(b"S" + tag.to_bytes(16, "big") + data), True
+                return meta.digest
+            meta.items = {key: self._item(node, key, value, path) for key, value in members.items()}
+        else:
+            for key in meta.dirty:
+                if key in members:
+                    meta.items[key] = self._item(node, key, members[key], path)
+                else:
+                    meta.items.pop(key, None)
+        meta.dirty = set()
+        meta.digest, meta.clean = (tag + sum(meta.items.values())) & MASK, True
+        return meta.digest
+
+    def _item(self, holder: Any, key: Any, value: Any, path: set[int]) -> int:
+        head = _key_bytes(key) + b"\x00"
+        if type(value) in SCALARS:
+            return _h(b"s" + head + _scalar_bytes(value))
+        meta = _meta(value)
+        if meta is not None:
+            if id(value) in path:
+                return _h(head + BACK.to_bytes(2, "big"))
+            if not any(h is holder and k == key for h, k in meta.up):
+                meta.up.append((holder, key))
+            path.add(id(value))
+            inner = self._node(value, meta, path)
+            path.discard(id(value))
+            return _h(b"n" + head + inner.to_bytes(16, "big"))
+        if _frozen(value):
+            return _h(b"f" + head + _frozen_digest(value).to_bytes(16, "big"))
+        watched = self.volatile.get(id(value))
+        if watched is None:  # stored behind the tracker's back (an object's __dict__ written directly)
+            watched = self.volatile[id(value)] = Volatile(value)
+        if not any(h is holder and k == key for h, k in watched.up):
+            watched.up.append((holder, key))
+        if watched.last < 0:
+            watched.last = volatile_digest(value)
+        return _h(b"v" + head + watched.last.to_bytes(16, "big"))
+
+    # -- fresh copies ------------------------------------------------------------------------
+    def reseed(self, seed: int) -> None:
+        """Every random generator in the object reseeded from ``seed`` (in the order found)."""
+        for i, generator in enumerate(self.generators):
+            part = derive_seed(seed, "bound-random", i)
+            if isinstance(generator, random.Random):
+                generator.seed(part)
+            else:
+                generator.bit_generator.state = type(generator.bit_generator)(part).state
+
+    def clone(self) -> Tracker:
+        """A copy of the object, tracked, its caches kept: no user code runs and nothing is hashed
+        again. The source is hashed first: a copy's caches must all be clean, so that each change
+        marks every container above it as changed since the copy (what a roll back puts back)."""
+        self.digest()
+        new = Tracker.__new__(Tracker)
+        new.pending, new.volatile, new.generators, new.hashed = [], {}, [], 0
+        new.source, new.touched = self, []
+        memo: dict[int, Any] = {}
+        shared: list[tuple[Meta, Meta]] = []
+        collecting = gc.isenabled()
+        gc.disable()  # a copy makes objects only: collecting the heap again and again was most of its time
+        try:
+            new.owner = _clone(self.owner, None, None, self, new, memo, shared)
+        finally:
+            if collecting:
+                gc.enable()
+        for old, made in shared:
+            made.up = [(memo[id(h)], k) for h, k in old.up if id(h) in memo]
+        for key, watched in self.volatile.items():
+            if key in memo:
+                copied = Volatile(memo[key], watched.last)
+                copied.up = [(memo[id(h)], k) for h, k in watched.up if id(h) in memo]
+                new.volatile[id(copied.value)] = copied
+        new.generators = [memo[id(g)] for g in self.generators if id(g) in memo]
+        new.copies, new.copied_volatiles = memo, len(new.volatile)
+        return new
+
+    def can_roll_back(self) -> bool:
+        """Whether :meth:`roll_back` can bring this copy back to its source: every value it cannot
+        watch is a random generator (reseeded anyway)."""
+        if self.source is None:
+            return False
+        return len(self.volatile) == self.copied_volatiles and all(_generator(w.value) for w in self.volatile.values())
+
+    def roll_back(self) -> None:
+        """Put every container changed since the copy back as its source has it, caches too: a
+        fresh object in time proportional to what the episode changed."""
+        assert self.source is not None
+        self.settle()
+        copies = self.copies
+        for meta in self.touched:
+            kept = _meta(meta.source)
+            if meta.since is not None and type(meta.node) is not TrackedList and kept is not None:
+                _put_back_keys(meta, kept, copies)
+            else:
+                _put_back(meta, kept, copies)
+            meta.touched, meta.since = False, set()
+        self.touched = []
+        for watched in self.volatile.values():  # generators, reseeded next: compared with the copy's start
+            watched.last = watched.initial
+
+
+def _put_back(meta: Meta, kept: Meta | None, copies: dict[int, Any]) -> None:
+    """Every member of a copied container as its source holds it (the caches too)."""
+    node, source = meta.node, meta.source
+    if type(node) is TrackedDict:
+        dict.clear(node)
+        for key, member in dict.items(source):
+            dict.__setitem__(node, key, copies.get(id(member), member))
+    elif type(node) is TrackedList:
+        list.clear(node)
+        list.extend(node, [copies.get(id(m), m) for m in list.__iter__(source)])
+    else:
+        attrs = node.__dict__
+        attrs.clear()
+        attrs.update({k: copies.get(id(m), m) for k, m in source.__dict__.items() if k != META})
+        attrs[META] = meta
+    if kept is not None:
+        meta.digest, meta.clean = kept.digest, kept.clean
+        meta.items = dict(kept.items) if kept.items is not None else None
+        meta.dirty = set(kept.dirty) if kept.dirty is not None else None
+
+
+def _put_back_keys(meta: Meta, kept: Meta, copies: dict[int, Any]) -> None:
+    """Only the keys changed since the copy put back (a dict or an object): a write to one of
+    10,000 records costs one record."""
+    node, source = meta.node, meta.source
+    mine = node if type(node) is TrackedDict else node.__dict__
+    theirs = source if type(source) is TrackedDict else source.__dict__
+    exact = meta.items is not None and kept.items is not None
+    for key in meta.since:  # type: ignore[union-attr]
+        if key in theirs:
+            member = dict.__getitem__(theirs, key)
+            dict.__setitem__(mine, key, copies.get(id(member), member))
+        elif key in mine:
+            dict.__delitem__(mine, key)
+        if exact:
+            if key in kept.items:  # type: ignore[operator]
+                meta.items[key] = kept.items[key]  # type: ignore[index]
+            else:
+                meta.items.pop(key, None)  # type: ignore[union-attr]
+    if not exact:
+        meta.items = dict(kept.items) if kept.items is not None else None
+    meta.digest, meta.clean = kept.digest, kept.clean
+    meta.dirty = set(kept.dirty) if kept.dirty is not None else None
+
+
+DICT, LIST = _h(b"D"), _h(b"L")
+
+
+def _name(node: Any) -> bytes:
+    cls = type(node)
+    return (cls.__mro__[1] if cls in _TRACKED_CLASSES else cls).__qualname__.encode()
+
+
+def _generator(value: Any) -> bool:
+    return isinstance(value, random.Random) or hasattr(getattr(value, "bit_generator", None), "state")
+
+
+def _members(node: Any) -> dict[Any, Any]:
+    if type(node) is TrackedDict:
+        return node  # type: ignore[no-any-return]
+    if type(node) is TrackedList:
+        return dict(enumerate(list.__iter__(node)))
+    return {k: v for k, v in node.__dict__.items() if k != META and not callable(v)}
+
+
+def _copy_meta(meta: Meta, tracker: Tracker, holder: Any, key: Any) -> Meta:
+    made = Meta.__new__(Meta)
+    made.tracker, made.digest, made.clean = tracker, meta.digest, meta.clean
+    made.source, made.touched, made.since = meta.node, False, set()
+    made.items = dict(meta.items) if meta.items is not None else None
+    made.dirty = set(meta.dirty) if meta.dirty is not None else None
+    made.up = [(holder, key)] if holder is not None and meta.up else []
+    return made
+
+
+def _clone(value: Any, key: Any, holder: Any, old: Tracker, new: Tracker, memo: dict[int, Any],
+           shared: list[tuple[Meta, Meta]]) -> Any:  # fmt: skip
+    """A copy of ``value`` (held by the copy ``holder`` under ``key``), caches kept; a value held
+    in more than one place gets its other places back at the end (``shared``)."""
+    done = memo.get(id(value))
+    if done is not None:
+        return done
+    kind = type(value)
+    if kind is TrackedDict or kind is TrackedList:
+        meta = value._ef
+    else:
+        attrs = getattr(value, "__dict__", None)
+        meta = attrs.get(META) if type(attrs) is dict else None
+    if meta is None:
+        if id(value) in old.volatile:
+            return copy.deepcopy(value, memo)
+        return value  # frozen
+    made = _copy_meta(meta, new, holder, key)
+    if len(meta.up) > 1:
+        shared.append((meta, made))
+    if kind is TrackedDict:
+        out: Any = TrackedDict()
+        out._ef = None
+        memo[id(value)] = out
+        if meta.items is None and meta.clean:  # all scalars: nothing to recurse into
+            dict.update(out, value)
+        else:
+            for k, member in dict.items(value):
+                dict.__setitem__(out, k, member if type(member) in SCALARS else
+                                 _clone(member, k, out, old, new, memo, shared))  # fmt: skip
+        out._ef, made.node = made, out
+        return out
+    if kind is TrackedList:
+        out = TrackedList()
+        out._ef = None
+        memo[id(value)] = out
+        if meta.items is None and meta.clean:
+            list.extend(out, value)
+        else:
+            list.extend(out, [m if type(m) in SCALARS else _clone(m, i, out, old, new, memo, shared)
+                              for i, m in enumerate(list.__iter__(value))])  # fmt: skip
+        out._ef, made.node = made, out
+        return out
+    out = object.__new__(kind)
+    memo[id(value)] = out
+    copied = out.__dict__
+    for name, member in value.__dict__.items():
+        if name != META:
+            copied[name] = member if type(member) in SCALARS else _clone(member, name, out, old, new, memo, shared)
+    copied[META], made.node = made, out
+    return out
+
+
+__all__ = ["TrackedDict", "TrackedList", "Tracker", "volatile_digest"]
