@@ -292,11 +292,20 @@ class Episode:
         self._ctx = CallContext(self.store, self._now, self.seed, owner, self._fallback)
 
     def _replayed(self, owner: Any, log: list[tuple[Any, ...]], recorded: Any) -> Any:
-        """A fresh implementation object brought to the snapshot's state by replaying its calls."""
+        """A fresh implementation object brought to the snapshot's state by replaying its calls. An
+        owner that can pair answers (a live server minting ids: ``replayed``) sees each recorded
+        answer beside the new one, and says why it cannot be restored (``restore_problem``)."""
         ctx = CallContext(Store(self.env.base), self._now, self.seed, owner, self._fallback)
+        pair = getattr(owner, "replayed", None)
         for name, args, result in log:
             if result is not None and isinstance(args, (dict, str)):  # a tool call, not a reply
-                self._run(name, args, ctx)
+                now, _ = self._run(name, args, ctx)
+                if callable(pair):
+                    pair(result.content, now.content)
+        problem = getattr(owner, "restore_problem", None)
+        why = problem() if callable(problem) else None
+        if why is not None:
+            raise SnapshotError(f"invalid snapshot: {why}")
         if recorded is not None and json_safe(owner_state(owner)) != recorded:
             raise SnapshotError(
                 "invalid snapshot: replaying its calls on a fresh implementation does not reach the recorded "
