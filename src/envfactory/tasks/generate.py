@@ -22,6 +22,7 @@ from envfactory.tasks.direct import DirectTasks, direct_tools, lookup_tools
 from envfactory.tasks.graph import tool_graph
 from envfactory.tasks.instantiate import Binder, Rejected
 from envfactory.tasks.real import is_real, model_of, proven_on_real
+from envfactory.tasks.realfirst import RealWalker
 from envfactory.tasks.render import Renderer
 from envfactory.tasks.selftest import SelfTest
 from envfactory.tasks.stream import Resume
@@ -53,11 +54,20 @@ class TaskFactory:
             )
         self.selftest = SelfTest(self.real or env, analysis=env.spec)
         self.maker = ValueMaker(0, env.spec.config.clock_start, brief=True)
+        self.first: RealWalker | None = None
+        if self.real is not None:  # real-first: walks on the implementation, the model suggests
+            self.first = RealWalker(self.real, env.spec)
+            self.selftest.writes |= set(self.first.writes)  # what may write: the real state says, not the model
 
     def task(self, seed: int, attempt: int) -> Task:
         """Build one task (not yet self-tested); raises Rejected when the attempt is invalid. Tools the
         walks cannot follow (batches, list fields, file trees) get direct tasks, a quarter of the time
         when walks work too."""
+        if self.first is not None:
+            try:
+                return self.first.task(seed, attempt)
+            except Rejected:
+                pass  # then the model's plan, proven on the implementation
         task = self._planned(seed, attempt)
         return proven_on_real(task, self.selftest.episode) if self.real is not None else task
 
