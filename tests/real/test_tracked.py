@@ -28,6 +28,7 @@ class Shop:
         self.root.children["a"] = Folder("a", self.root)
         self.cwd = self.root
         self.rng = random.Random(7)
+        self.tags = {"new", "sale"}  # a set: hashed again on every digest, put back by a roll back
 
 
 def scratch(tracker: Tracker) -> int:
@@ -164,6 +165,7 @@ def test_a_copy_rolls_back_to_its_source_touching_only_what_changed() -> None:
     owner.root.children["a"].files.append({"name": "y"})
     owner.cwd = owner.root.children["a"]
     owner.rng.random()
+    owner.tags.add("gone")
     assert one.digest() != start and one.can_roll_back()
     changed = len(one.touched)
     one.roll_back()
@@ -173,6 +175,7 @@ def test_a_copy_rolls_back_to_its_source_touching_only_what_changed() -> None:
     assert changed < 12 and one.digest() == again.digest() and one.digest() == scratch(one)
     assert owner_state(one.owner) == owner_state(again.owner)
     assert one.owner.cwd is one.owner.root and "o9" in one.owner.orders and "new" not in one.owner.orders
+    assert one.owner.tags == {"new", "sale"}
     assert owner_state(template.owner) == state  # the source never changed
 
 

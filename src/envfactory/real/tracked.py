@@ -18,10 +18,12 @@ Random generators found in the object are reseeded from the episode's seed, so a
 
 from __future__ import annotations
 
+import collections
 import copy
 import datetime
 import decimal
 import enum
+import functools
 import gc
 import hashlib
 import operator
@@ -41,7 +43,9 @@ SMALL = 64  # a container of at most this many scalars is hashed as one serializ
 SCALARS = (str, int, float, bool, type(None))
 FROZEN = (datetime.date, datetime.time, datetime.timedelta, decimal.Decimal, enum.Enum, bytes, complex, range, type)
 CALLABLES = (types.FunctionType, types.BuiltinFunctionType, types.MethodType, types.ModuleType)
-BACK = 0x5EF  # the item digest of a reference back to an object being hashed
+BACK = 0x5EF  # the digest of a reference back to an object being hashed
+VOLATILE = 0x7A3E_91C2_55D0_4B1F_A6E8_3C07_D9F1_2B64  # set apart from the digest of the same JSON
+SPREAD = 0x9E37_79B9_7F4A_7C15_F39C_C060_5CED_C835  # places a list member (an odd multiplier, then this)
 
 
 def _h(data: bytes) -> int:
@@ -52,7 +56,7 @@ class Meta:
     """One container's cache: its digest, per-member digests, the members changed since, and
     where it sits (``up``: the containers, and their keys, whose digests used this one)."""
 
-    __slots__ = ("clean", "digest", "dirty", "items", "node", "since", "source", "touched", "tracker", "up")
+    __slots__ = ("clean", "digest", "dirty", "items", "linked", "node", "since", "source", "touched", "tracker", "up")
 
     def __init__(self, tracker: Tracker, node: Any = None) -> None:
         self.tracker = tracker
@@ -61,6 +65,7 @@ class Meta:
         self.touched = False  # changed since it was copied (a rollback puts it back)
         self.since: set[Any] | None = set()  # the keys changed since it was copied; None: any
         self.up: list[tuple[Any, Any]] = []
+        self.linked: set[tuple[int, Any]] = set()  # (id of the holder, key) of each of ``up``
         self.digest = 0
         self.clean = False
         self.items: dict[Any, int] | None = None  # None: hashed whole next time
@@ -321,6 +326,12 @@ def _frozen_digest(value: Any) -> int:
     return _h(b"F" + repr(value).encode())
 
 
+@functools.lru_cache(maxsize=1 << 16)
+def _scalar_digest(kind: str, value: Any) -> int:
+    """A scalar's digest (cached: a long list of names is summed again without hashing them again)."""
+    return _h(b"s" + _scalar_bytes(value))
+
+
 def _key_bytes(key: Any) -> bytes:
     if type(key) in SCALARS:
         return orjson.dumps(canonical_number(key) if type(key) is float else key)
@@ -334,10 +345,11 @@ def _scalar_bytes(value: Any) -> bytes:
 class Volatile:
     """A value hashed again on every digest, and the places it sits."""
 
-    __slots__ = ("initial", "last", "up", "value")
+    __slots__ = ("initial", "last", "source", "up", "value")
 
-    def __init__(self, value: Any, last: int = -1) -> None:
+    def __init__(self, value: Any, last: int = -1, source: Any = None) -> None:
         self.value, self.last, self.initial = value, last, last
+        self.source = source  # in a copy: the value it was copied from
         self.up: list[tuple[Any, Any]] = []
 
 
@@ -365,7 +377,6 @@ class Tracker:
         self.source: Tracker | None = None  # the tracker this one is a copy of
         self.copies: dict[int, Any] = {}  # id of a source value -> its copy here
         self.touched: list[Meta] = []
-        self.copied_volatiles = 0
         collecting = gc.isenabled()
         gc.disable()
         try:
@@ -481,21 +492,34 @@ class Tracker:
         return meta.digest
 
     def _item(self, holder: Any, key: Any, value: Any, path: set[int]) -> int:
-        head = _key_bytes(key) + b"\x00"
-        if type(value) in SCALARS:
-            return _h(b"s" + head + _scalar_bytes(value))
-        meta = _meta(value)
+        """A member's share of its container's digest: for a list, its value's digest weighted by
+        its place (no hashing: a list shifted by a deletion is summed again in microseconds); for a
+        mapping or an object, a hash of the key and the value's digest."""
+        inner = self._value(holder, key, value, path)
+        if type(holder) is TrackedList:
+            return (inner * (2 * key + 1) + key * SPREAD) & MASK
+        return _h(_key_bytes(key) + b"\x00" + inner.to_bytes(16, "big"))
+
+    def _value(self, holder: Any, key: Any, value: Any, path: set[int]) -> int:
+        kind = type(value)
+        if kind in SCALARS:
+            return _scalar_digest(kind.__name__, value)
+        meta = value._ef if kind is TrackedDict or kind is TrackedList else _meta(value)
         if meta is not None:
-            if id(value) in path:
-                return _h(head + BACK.to_bytes(2, "big"))
-            if not any(h is holder and k == key for h, k in meta.up):
+            if id(value) in path:  # a reference back (a parent): no link, or a change would run down the tree
+                return BACK
+            link = (id(holder), key)
+            if link not in meta.linked:
+                meta.linked.add(link)
                 meta.up.append((holder, key))
+            if meta.clean:  # the common case: a member nothing touched
+                return meta.digest  # type: ignore[no-any-return]
             path.add(id(value))
             inner = self._node(value, meta, path)
             path.discard(id(value))
-            return _h(b"n" + head + inner.to_bytes(16, "big"))
+            return inner
         if _frozen(value):
-            return _h(b"f" + head + _frozen_digest(value).to_bytes(16, "big"))
+            return _frozen_digest(value)
         watched = self.volatile.get(id(value))
         if watched is None:  # stored behind the tracker's back (an object's __dict__ written directly)
             watched = self.volatile[id(value)] = Volatile(value)
@@ -503,7 +527,7 @@ class Tracker:
             watched.up.append((holder, key))
         if watched.last < 0:
             watched.last = volatile_digest(value)
-        return _h(b"v" + head + watched.last.to_bytes(16, "big"))
+        return watched.last ^ VOLATILE
 
     # -- fresh copies ------------------------------------------------------------------------
     def reseed(self, seed: int) -> None:
@@ -534,13 +558,14 @@ class Tracker:
                 gc.enable()
         for old, made in shared:
             made.up = [(memo[id(h)], k) for h, k in old.up if id(h) in memo]
+            made.linked = {(id(h), k) for h, k in made.up}
         for key, watched in self.volatile.items():
             if key in memo:
-                copied = Volatile(memo[key], watched.last)
+                copied = Volatile(memo[key], watched.last, watched.value)
                 copied.up = [(memo[id(h)], k) for h, k in watched.up if id(h) in memo]
                 new.volatile[id(copied.value)] = copied
         new.generators = [memo[id(g)] for g in self.generators if id(g) in memo]
-        new.copies, new.copied_volatiles = memo, len(new.volatile)
+        new.copies = memo
         return new
 
     def can_roll_back(self) -> bool:
@@ -548,7 +573,7 @@ class Tracker:
         watch is a random generator (reseeded anyway)."""
         if self.source is None:
             return False
-        return len(self.volatile) == self.copied_volatiles and all(_generator(w.value) for w in self.volatile.values())
+        return all(w.source is None or _restorable(w.value) for w in self.volatile.values())
 
     def roll_back(self) -> None:
         """Put every container changed since the copy back as its source has it, caches too: a
@@ -564,8 +589,13 @@ class Tracker:
                 _put_back(meta, kept, copies)
             meta.touched, meta.since = False, set()
         self.touched = []
-        for watched in self.volatile.values():  # generators, reseeded next: compared with the copy's start
-            watched.last = watched.initial
+        still: dict[int, Volatile] = {}
+        for key, watched in self.volatile.items():  # what a call made and stored went with its container
+            if watched.source is not None:
+                _restore(watched.value, watched.source)  # generators are reseeded next
+                watched.last = watched.initial
+                still[key] = watched
+        self.volatile = still
 
 
 def _put_back(meta: Meta, kept: Meta | None, copies: dict[int, Any]) -> None:
@@ -621,6 +651,30 @@ def _name(node: Any) -> bytes:
     return (cls.__mro__[1] if cls in _TRACKED_CLASSES else cls).__qualname__.encode()
 
 
+RESTORABLE = (set, collections.deque, collections.OrderedDict, collections.defaultdict, collections.Counter, bytearray)
+
+
+def _restorable(value: Any) -> bool:
+    return _generator(value) or isinstance(value, RESTORABLE)
+
+
+def _restore(value: Any, source: Any) -> None:
+    """A copied value the tracker cannot watch, put back in place as its source holds it."""
+    if isinstance(value, random.Random):
+        value.setstate(source.getstate())
+    elif _generator(value):
+        value.bit_generator.state = source.bit_generator.state
+    elif isinstance(value, set):
+        value.clear()
+        value.update(copy.deepcopy(source))
+    elif isinstance(value, (collections.deque, bytearray)):
+        value.clear()
+        value.extend(copy.deepcopy(list(source)))
+    else:  # the dict kinds
+        value.clear()
+        value.update(copy.deepcopy(dict(source)))
+
+
 def _generator(value: Any) -> bool:
     return isinstance(value, random.Random) or hasattr(getattr(value, "bit_generator", None), "state")
 
@@ -640,6 +694,7 @@ def _copy_meta(meta: Meta, tracker: Tracker, holder: Any, key: Any) -> Meta:
     made.items = dict(meta.items) if meta.items is not None else None
     made.dirty = set(meta.dirty) if meta.dirty is not None else None
     made.up = [(holder, key)] if holder is not None and meta.up else []
+    made.linked = {(id(holder), key)} if made.up else set()
     return made
 
 
