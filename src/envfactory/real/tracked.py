@@ -18,29 +18,36 @@ Random generators found in the object are reseeded from the episode's seed, so a
 
 from __future__ import annotations
 
-import collections
-import copy
 import datetime
 import decimal
 import enum
 import functools
 import gc
 import hashlib
-import operator
 import random
 import types
-from collections.abc import Callable, Iterable
-from typing import Any, SupportsIndex
+from typing import Any
 
 import orjson
 
+from envfactory.real.tracked_containers import (
+    META,
+    SCALARS,
+    TRACKED_CLASSES,
+    Meta,
+    TrackedDict,
+    TrackedList,
+    is_generator,
+    meta_of,
+    touch,
+    tracked_class,
+)
+from envfactory.real.tracked_copies import clone_value, put_back, put_back_keys, restorable, restore
 from envfactory.runtime.canonical import canonical_number
 from envfactory.seeding import derive_seed
 
 MASK = (1 << 128) - 1
-META = "_ef_meta"  # the tracked object's bookkeeping, in its __dict__ (never hashed, never shown)
 SMALL = 64  # a container of at most this many scalars is hashed as one serialization
-SCALARS = (str, int, float, bool, type(None))
 FROZEN = (datetime.date, datetime.time, datetime.timedelta, decimal.Decimal, enum.Enum, bytes, complex, range, type)
 CALLABLES = (types.FunctionType, types.BuiltinFunctionType, types.MethodType, types.ModuleType)
 BACK = 0x5EF  # the digest of a reference back to an object being hashed
@@ -50,254 +57,6 @@ SPREAD = 0x9E37_79B9_7F4A_7C15_F39C_C060_5CED_C835  # places a list member (an o
 
 def _h(data: bytes) -> int:
     return int.from_bytes(hashlib.blake2b(data, digest_size=16).digest(), "big")
-
-
-class Meta:
-    """One container's cache: its digest, per-member digests, the members changed since, and
-    where it sits (``up``: the containers, and their keys, whose digests used this one)."""
-
-    __slots__ = ("clean", "digest", "dirty", "items", "linked", "node", "since", "source", "touched", "tracker", "up")
-
-    def __init__(self, tracker: Tracker, node: Any = None) -> None:
-        self.tracker = tracker
-        self.node = node  # the container itself; in a copy, ``source`` is the one it was copied from
-        self.source: Any = None
-        self.touched = False  # changed since it was copied (a rollback puts it back)
-        self.since: set[Any] | None = set()  # the keys changed since it was copied; None: any
-        self.up: list[tuple[Any, Any]] = []
-        self.linked: set[tuple[int, Any]] = set()  # (id of the holder, key) of each of ``up``
-        self.digest = 0
-        self.clean = False
-        self.items: dict[Any, int] | None = None  # None: hashed whole next time
-        self.dirty: set[Any] | None = None  # None: every member
-
-    def __deepcopy__(self, memo: dict[int, Any]) -> None:
-        return None  # a copy of a tracked object is not tracked until it is adopted
-
-    def __copy__(self) -> None:
-        return None
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (type(None), ())
-
-
-def _touch(meta: Meta | None, key: Any) -> None:
-    while meta is not None:
-        if meta.source is not None:
-            if not meta.touched:
-                meta.touched = True
-                meta.tracker.touched.append(meta)
-            if meta.since is not None:
-                meta.since.add(key)
-        if meta.dirty is not None:
-            meta.dirty.add(key)
-        if not meta.clean:
-            return  # the containers above already know
-        meta.clean = False
-        if len(meta.up) == 1:
-            ((parent, key),) = meta.up
-            meta = _meta(parent)
-            continue
-        for parent, above in meta.up:
-            _touch(_meta(parent), above)
-        return
-
-
-def _touch_all(meta: Meta | None) -> None:
-    if meta is not None:
-        if meta.source is not None:
-            if not meta.touched:
-                meta.touched = True
-                meta.tracker.touched.append(meta)
-            meta.since = None
-        meta.dirty = None
-        meta.clean, was = False, meta.clean
-        if was:
-            for parent, above in meta.up:
-                _touch(_meta(parent), above)
-
-
-def _stored(meta: Meta | None, holder: Any, key: Any, value: Any) -> None:
-    """A call stored ``value`` under ``key``: adopt it when the call is over."""
-    if meta is not None and type(value) not in SCALARS and _meta(value) is None:
-        meta.tracker.pending.append((holder, key))
-
-
-class TrackedDict(dict):  # type: ignore[type-arg]
-    """A dict that says which keys changed."""
-
-    __slots__ = ("_ef",)
-    _ef: Meta | None
-
-    def __setitem__(self, key: Any, value: Any) -> None:
-        dict.__setitem__(self, key, value)
-        _stored(self._ef, self, key, value)
-        _touch(self._ef, key)
-
-    def __delitem__(self, key: Any) -> None:
-        dict.__delitem__(self, key)
-        _touch(self._ef, key)
-
-    def pop(self, key: Any, *default: Any) -> Any:
-        had = key in self
-        out = dict.pop(self, key, *default)
-        if had:
-            _touch(self._ef, key)
-        return out
-
-    def popitem(self) -> tuple[Any, Any]:
-        key, value = dict.popitem(self)
-        _touch(self._ef, key)
-        return key, value
-
-    def setdefault(self, key: Any, default: Any = None) -> Any:
-        if key not in self:
-            self[key] = default
-        return dict.__getitem__(self, key)
-
-    def update(self, *args: Any, **kwargs: Any) -> None:
-        for key, value in dict(*args, **kwargs).items():
-            self[key] = value
-
-    def clear(self) -> None:
-        dict.clear(self)
-        _touch_all(self._ef)
-
-    def __ior__(self, other: Any) -> TrackedDict:  # type: ignore[override,misc]
-        self.update(other)
-        return self
-
-    def __copy__(self) -> dict[Any, Any]:
-        return dict(self)
-
-    def __deepcopy__(self, memo: dict[int, Any]) -> dict[Any, Any]:
-        out: dict[Any, Any] = {}
-        memo[id(self)] = out
-        for key, value in dict.items(self):
-            out[copy.deepcopy(key, memo)] = copy.deepcopy(value, memo)
-        return out
-
-    def __reduce_ex__(self, protocol: Any) -> tuple[Any, ...]:
-        return (dict, (dict(self),))
-
-
-class TrackedList(list):  # type: ignore[type-arg]
-    """A list that says which places changed (any reshuffle: all of them)."""
-
-    __slots__ = ("_ef",)
-    _ef: Meta | None
-
-    def __setitem__(self, index: Any, value: Any) -> None:
-        list.__setitem__(self, index, value)
-        if isinstance(index, slice):
-            for i in range(len(self)):
-                _stored(self._ef, self, i, list.__getitem__(self, i))
-            _touch_all(self._ef)
-        else:
-            place = index % len(self)
-            _stored(self._ef, self, place, value)
-            _touch(self._ef, place)
-
-    def __delitem__(self, index: Any) -> None:
-        list.__delitem__(self, index)
-        _touch_all(self._ef)
-
-    def append(self, value: Any) -> None:
-        list.append(self, value)
-        _stored(self._ef, self, len(self) - 1, value)
-        _touch(self._ef, len(self) - 1)
-
-    def extend(self, values: Iterable[Any]) -> None:
-        start = len(self)
-        list.extend(self, values)
-        for i in range(start, len(self)):
-            _stored(self._ef, self, i, list.__getitem__(self, i))
-            _touch(self._ef, i)
-
-    def __iadd__(self, values: Iterable[Any]) -> TrackedList:  # type: ignore[override,misc]
-        self.extend(values)
-        return self
-
-    def pop(self, index: SupportsIndex = -1) -> Any:
-        last = len(self) - 1
-        out = list.pop(self, index)
-        if operator.index(index) in (-1, last):
-            _touch(self._ef, last)
-        else:
-            _touch_all(self._ef)
-        return out
-
-    def _reshuffled(name: str) -> Callable[..., Any]:  # type: ignore[misc]
-        base = getattr(list, name)
-
-        def method(self: TrackedList, *args: Any, **kwargs: Any) -> Any:
-            out = base(self, *args, **kwargs)
-            if name in ("insert", "__imul__"):
-                for i in range(len(self)):
-                    _stored(self._ef, self, i, list.__getitem__(self, i))
-            _touch_all(self._ef)
-            return self if name == "__imul__" else out
-
-        return method
-
-    insert = _reshuffled("insert")
-    remove = _reshuffled("remove")
-    clear = _reshuffled("clear")
-    sort = _reshuffled("sort")
-    reverse = _reshuffled("reverse")
-    __imul__ = _reshuffled("__imul__")
-
-    def __copy__(self) -> list[Any]:
-        return list(self)
-
-    def __deepcopy__(self, memo: dict[int, Any]) -> list[Any]:
-        out: list[Any] = []
-        memo[id(self)] = out
-        out.extend(copy.deepcopy(v, memo) for v in list.__iter__(self))
-        return out
-
-    def __reduce_ex__(self, protocol: Any) -> tuple[Any, ...]:
-        return (list, (list(self),))
-
-
-_SWAPPED: dict[type, type] = {}
-_TRACKED_CLASSES: set[type] = set()
-
-
-def _tracked_class(cls: type) -> type:
-    """``cls`` with a ``__setattr__`` that reports (made once per class)."""
-    made = _SWAPPED.get(cls)
-    if made is not None:
-        return made
-
-    def __setattr__(self: Any, name: str, value: Any) -> None:
-        super(made, self).__setattr__(name, value)  # type: ignore[arg-type]
-        meta = self.__dict__.get(META)
-        if meta is None or name == META:
-            return
-        if name in self.__dict__:
-            _stored(meta, self, name, value)
-            _touch(meta, name)
-        else:
-            _touch_all(meta)  # a property stored it elsewhere
-
-    def __delattr__(self: Any, name: str) -> None:
-        super(made, self).__delattr__(name)  # type: ignore[arg-type]
-        _touch(self.__dict__.get(META), name)
-
-    namespace = {"__slots__": (), "__setattr__": __setattr__, "__delattr__": __delattr__,
-                 "__module__": cls.__module__, "__qualname__": cls.__qualname__}  # fmt: skip
-    made = type(cls)(cls.__name__, (cls,), namespace)
-    _SWAPPED[cls] = made
-    _TRACKED_CLASSES.add(made)
-    return made
-
-
-def _meta(value: Any) -> Meta | None:
-    if type(value) in (TrackedDict, TrackedList):
-        return value._ef  # type: ignore[no-any-return]
-    attrs = getattr(value, "__dict__", None)
-    return attrs.get(META) if type(attrs) is dict else None
 
 
 def _trackable_object(value: Any) -> bool:
@@ -398,7 +157,7 @@ class Tracker:
         """``value`` as a tracked value (a new container for a plain dict or list; a plain object
         tracked in place)."""
         kind = type(value)
-        if kind in SCALARS or _meta(value) is not None:
+        if kind in SCALARS or meta_of(value) is not None:
             return value
         done = memo.get(id(value))
         if done is not None:
@@ -418,10 +177,10 @@ class Tracker:
             list.extend(out, [self._adopt(member, memo) for member in value])
             out._ef = Meta(self, out)
             return out
-        if kind in _TRACKED_CLASSES or _trackable_object(value):
+        if kind in TRACKED_CLASSES or _trackable_object(value):
             try:
-                if kind not in _TRACKED_CLASSES:
-                    object.__setattr__(value, "__class__", _tracked_class(kind))
+                if kind not in TRACKED_CLASSES:
+                    object.__setattr__(value, "__class__", tracked_class(kind))
             except (TypeError, AttributeError):
                 return self._watch(value, memo)
             memo[id(value)] = value
@@ -437,7 +196,7 @@ class Tracker:
     def _watch(self, value: Any, memo: dict[int, Any]) -> Any:
         memo[id(value)] = value
         self.volatile.setdefault(id(value), Volatile(value))
-        if _generator(value) and not any(g is value for g in self.generators):
+        if is_generator(value) and not any(g is value for g in self.generators):
             self.generators.append(value)
         return value
 
@@ -464,8 +223,8 @@ class Tracker:
             if now != watched.last:
                 watched.last = now
                 for holder, key in watched.up:
-                    _touch(_meta(holder), key)
-        return self._node(self.owner, _meta(self.owner), {id(self.owner)})  # type: ignore[arg-type]
+                    touch(meta_of(holder), key)
+        return self._node(self.owner, meta_of(self.owner), {id(self.owner)})  # type: ignore[arg-type]
 
     def _node(self, node: Any, meta: Meta, path: set[int]) -> int:
         if meta.clean:
@@ -504,7 +263,7 @@ class Tracker:
         kind = type(value)
         if kind in SCALARS:
             return _scalar_digest(kind.__name__, value)
-        meta = value._ef if kind is TrackedDict or kind is TrackedList else _meta(value)
+        meta = value._ef if kind is TrackedDict or kind is TrackedList else meta_of(value)
         if meta is not None:
             if id(value) in path:  # a reference back (a parent): no link, or a change would run down the tree
                 return BACK
@@ -552,7 +311,7 @@ class Tracker:
         collecting = gc.isenabled()
         gc.disable()  # a copy makes objects only: collecting the heap again and again was most of its time
         try:
-            new.owner = _clone(self.owner, None, None, self, new, memo, shared)
+            new.owner = clone_value(self.owner, None, None, self, new, memo, shared)
         finally:
             if collecting:
                 gc.enable()
@@ -573,7 +332,7 @@ class Tracker:
         watch is a random generator (reseeded anyway)."""
         if self.source is None:
             return False
-        return all(w.source is None or _restorable(w.value) for w in self.volatile.values())
+        return all(w.source is None or restorable(w.value) for w in self.volatile.values())
 
     def roll_back(self) -> None:
         """Put every container changed since the copy back as its source has it, caches too: a
@@ -582,65 +341,20 @@ class Tracker:
         self.settle()
         copies = self.copies
         for meta in self.touched:
-            kept = _meta(meta.source)
+            kept = meta_of(meta.source)
             if meta.since is not None and type(meta.node) is not TrackedList and kept is not None:
-                _put_back_keys(meta, kept, copies)
+                put_back_keys(meta, kept, copies)
             else:
-                _put_back(meta, kept, copies)
+                put_back(meta, kept, copies)
             meta.touched, meta.since = False, set()
         self.touched = []
         still: dict[int, Volatile] = {}
         for key, watched in self.volatile.items():  # what a call made and stored went with its container
             if watched.source is not None:
-                _restore(watched.value, watched.source)  # generators are reseeded next
+                restore(watched.value, watched.source)  # generators are reseeded next
                 watched.last = watched.initial
                 still[key] = watched
         self.volatile = still
-
-
-def _put_back(meta: Meta, kept: Meta | None, copies: dict[int, Any]) -> None:
-    """Every member of a copied container as its source holds it (the caches too)."""
-    node, source = meta.node, meta.source
-    if type(node) is TrackedDict:
-        dict.clear(node)
-        for key, member in dict.items(source):
-            dict.__setitem__(node, key, copies.get(id(member), member))
-    elif type(node) is TrackedList:
-        list.clear(node)
-        list.extend(node, [copies.get(id(m), m) for m in list.__iter__(source)])
-    else:
-        attrs = node.__dict__
-        attrs.clear()
-        attrs.update({k: copies.get(id(m), m) for k, m in source.__dict__.items() if k != META})
-        attrs[META] = meta
-    if kept is not None:
-        meta.digest, meta.clean = kept.digest, kept.clean
-        meta.items = dict(kept.items) if kept.items is not None else None
-        meta.dirty = set(kept.dirty) if kept.dirty is not None else None
-
-
-def _put_back_keys(meta: Meta, kept: Meta, copies: dict[int, Any]) -> None:
-    """Only the keys changed since the copy put back (a dict or an object): a write to one of
-    10,000 records costs one record."""
-    node, source = meta.node, meta.source
-    mine = node if type(node) is TrackedDict else node.__dict__
-    theirs = source if type(source) is TrackedDict else source.__dict__
-    exact = meta.items is not None and kept.items is not None
-    for key in meta.since:  # type: ignore[union-attr]
-        if key in theirs:
-            member = dict.__getitem__(theirs, key)
-            dict.__setitem__(mine, key, copies.get(id(member), member))
-        elif key in mine:
-            dict.__delitem__(mine, key)
-        if exact:
-            if key in kept.items:  # type: ignore[operator]
-                meta.items[key] = kept.items[key]  # type: ignore[index]
-            else:
-                meta.items.pop(key, None)  # type: ignore[union-attr]
-    if not exact:
-        meta.items = dict(kept.items) if kept.items is not None else None
-    meta.digest, meta.clean = kept.digest, kept.clean
-    meta.dirty = set(kept.dirty) if kept.dirty is not None else None
 
 
 DICT, LIST = _h(b"D"), _h(b"L")
@@ -648,35 +362,7 @@ DICT, LIST = _h(b"D"), _h(b"L")
 
 def _name(node: Any) -> bytes:
     cls = type(node)
-    return (cls.__mro__[1] if cls in _TRACKED_CLASSES else cls).__qualname__.encode()
-
-
-RESTORABLE = (set, collections.deque, collections.OrderedDict, collections.defaultdict, collections.Counter, bytearray)
-
-
-def _restorable(value: Any) -> bool:
-    return _generator(value) or isinstance(value, RESTORABLE)
-
-
-def _restore(value: Any, source: Any) -> None:
-    """A copied value the tracker cannot watch, put back in place as its source holds it."""
-    if isinstance(value, random.Random):
-        value.setstate(source.getstate())
-    elif _generator(value):
-        value.bit_generator.state = source.bit_generator.state
-    elif isinstance(value, set):
-        value.clear()
-        value.update(copy.deepcopy(source))
-    elif isinstance(value, (collections.deque, bytearray)):
-        value.clear()
-        value.extend(copy.deepcopy(list(source)))
-    else:  # the dict kinds
-        value.clear()
-        value.update(copy.deepcopy(dict(source)))
-
-
-def _generator(value: Any) -> bool:
-    return isinstance(value, random.Random) or hasattr(getattr(value, "bit_generator", None), "state")
+    return (cls.__mro__[1] if cls in TRACKED_CLASSES else cls).__qualname__.encode()
 
 
 def _members(node: Any) -> dict[Any, Any]:
@@ -685,70 +371,6 @@ def _members(node: Any) -> dict[Any, Any]:
     if type(node) is TrackedList:
         return dict(enumerate(list.__iter__(node)))
     return {k: v for k, v in node.__dict__.items() if k != META and not callable(v)}
-
-
-def _copy_meta(meta: Meta, tracker: Tracker, holder: Any, key: Any) -> Meta:
-    made = Meta.__new__(Meta)
-    made.tracker, made.digest, made.clean = tracker, meta.digest, meta.clean
-    made.source, made.touched, made.since = meta.node, False, set()
-    made.items = dict(meta.items) if meta.items is not None else None
-    made.dirty = set(meta.dirty) if meta.dirty is not None else None
-    made.up = [(holder, key)] if holder is not None and meta.up else []
-    made.linked = {(id(holder), key)} if made.up else set()
-    return made
-
-
-def _clone(value: Any, key: Any, holder: Any, old: Tracker, new: Tracker, memo: dict[int, Any],
-           shared: list[tuple[Meta, Meta]]) -> Any:  # fmt: skip
-    """A copy of ``value`` (held by the copy ``holder`` under ``key``), caches kept; a value held
-    in more than one place gets its other places back at the end (``shared``)."""
-    done = memo.get(id(value))
-    if done is not None:
-        return done
-    kind = type(value)
-    if kind is TrackedDict or kind is TrackedList:
-        meta = value._ef
-    else:
-        attrs = getattr(value, "__dict__", None)
-        meta = attrs.get(META) if type(attrs) is dict else None
-    if meta is None:
-        if id(value) in old.volatile:
-            return copy.deepcopy(value, memo)
-        return value  # frozen
-    made = _copy_meta(meta, new, holder, key)
-    if len(meta.up) > 1:
-        shared.append((meta, made))
-    if kind is TrackedDict:
-        out: Any = TrackedDict()
-        out._ef = None
-        memo[id(value)] = out
-        if meta.items is None and meta.clean:  # all scalars: nothing to recurse into
-            dict.update(out, value)
-        else:
-            for k, member in dict.items(value):
-                dict.__setitem__(out, k, member if type(member) in SCALARS else
-                                 _clone(member, k, out, old, new, memo, shared))  # fmt: skip
-        out._ef, made.node = made, out
-        return out
-    if kind is TrackedList:
-        out = TrackedList()
-        out._ef = None
-        memo[id(value)] = out
-        if meta.items is None and meta.clean:
-            list.extend(out, value)
-        else:
-            list.extend(out, [m if type(m) in SCALARS else _clone(m, i, out, old, new, memo, shared)
-                              for i, m in enumerate(list.__iter__(value))])  # fmt: skip
-        out._ef, made.node = made, out
-        return out
-    out = object.__new__(kind)
-    memo[id(value)] = out
-    copied = out.__dict__
-    for name, member in value.__dict__.items():
-        if name != META:
-            copied[name] = member if type(member) in SCALARS else _clone(member, name, out, old, new, memo, shared)
-    copied[META], made.node = made, out
-    return out
 
 
 __all__ = ["TrackedDict", "TrackedList", "Tracker", "volatile_digest"]
