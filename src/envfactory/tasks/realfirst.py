@@ -22,6 +22,7 @@ from envfactory.ir.effect import SingletonEffect
 from envfactory.ir.env import EnvSpec
 from envfactory.ir.task import Call, Goal, Origin, Task
 from envfactory.real.keypool import identifying
+from envfactory.real.owner import owner_state
 from envfactory.runtime.environment import Environment
 from envfactory.runtime.episode import Episode
 from envfactory.seeding import derive_seed
@@ -56,14 +57,6 @@ class Records:
 def session_tools(spec: EnvSpec) -> frozenset[str]:
     return frozenset(b.tool for b in spec.behaviours
                      if isinstance(b.effect, SingletonEffect) and b.effect.entity == SESSION)  # fmt: skip
-
-
-def read_tools(spec: EnvSpec) -> frozenset[str]:
-    """Tools the model takes for reads (the rest may write; the real state hash says which do)."""
-    reads = {b.tool for b in spec.behaviours if b.effect.kind in READ_KINDS}
-    reads |= {b.tool for b in spec.behaviours if b.effect.kind == "fallback" and not getattr(b.effect, "writes", False)
-              and spec.tools[b.tool].annotations.read_only is not False}  # fmt: skip
-    return frozenset(reads - session_tools(spec))
 
 
 def records_in(data: Any) -> Iterator[list[JSON]]:
@@ -139,8 +132,6 @@ class RealWalker:
         self.scalars: list[tuple[str, str, list[Any]]] = []  # (tool, member, a short list of values)
         owner = self.episode._ctx.owner
         if owner is not None and not callable(getattr(owner, "state", None)):
-            from envfactory.real.owner import owner_state
-
             state = owner_state(owner)  # what the user knows of their own account (a username, a password)
             for key, value in state.items() if isinstance(state, dict) else ():
                 if isinstance(value, (str, int)) and not isinstance(value, bool) and not key.startswith("_"):
@@ -356,4 +347,4 @@ class RealWalker:
         return " ".join(parts)
 
 
-__all__ = ["RealWalker", "fits", "harvest_values", "read_tools", "records_in"]
+__all__ = ["RealWalker", "fits", "harvest_values", "records_in"]
