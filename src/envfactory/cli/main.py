@@ -578,11 +578,16 @@ def tasks(
         bool, typer.Option("--baselines/--no-baselines", help="Measure no-op/read-only/random agents.")
     ] = True,
     trust_code: TrustCode = False,
+    resume: Annotated[
+        bool, typer.Option("--resume", help="Keep the tasks already in --out (an interrupted run) and continue.")
+    ] = False,
 ) -> None:
-    """Synthesize N verified tasks (AutoForge-style) and write them as JSON lines."""
+    """Synthesize N verified tasks (AutoForge-style), writing each as a JSON line as soon as it is proven."""
     from envfactory.cli import tasks_cmd
 
-    raise typer.Exit(tasks_cmd.tasks(env_dir, n, seed, out, test, heldout_tool or [], check_baselines, trust_code))
+    raise typer.Exit(
+        tasks_cmd.tasks(env_dir, n, seed, out, test, heldout_tool or [], check_baselines, trust_code, resume)
+    )
 
 
 @app.command(name="show-task")

@@ -2,19 +2,22 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from pathlib import Path
 
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from envfactory.cli.common import console, err_console, escape, friendly_errors, short_json, table
 from envfactory.ir.env import EnvSpec, write_json
+from envfactory.ir.task import Task
 from envfactory.runtime.environment import Environment
 from envfactory.tasks.agents import Agent, RandomAgent, gold, noop, read_only
-from envfactory.tasks.generate import baselines, generate_tasks
+from envfactory.tasks.generate import Report, baselines, generate_tasks
 from envfactory.tasks.graph import WRITES, describe, tool_graph
 from envfactory.tasks.graph_picture import MIN_CONFIDENCE, draw, entity_flows, split_by_confidence
-from envfactory.tasks.taskset import TaskSet, check_task, split_tasks, write_tasks
+from envfactory.tasks.stream import Resume, TaskWriter, progress_line, read_resume
+from envfactory.tasks.taskset import TaskSet, check_task, split_tasks
 from envfactory.users.scripted import ScriptedUser
 
 
@@ -39,17 +42,22 @@ def tasks(
     heldout: list[str],
     check_baselines: bool,
     trust_code: bool,
+    resume: bool = False,
 ) -> int:
     env = Environment.load(env_dir, trust_code=trust_code)
     unknown = sorted(set(heldout) - set(env.tools))
     if unknown:
         err_console.print(f"[bold red]error:[/] unknown held-out tools {unknown}", soft_wrap=True)
         return 2
-    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
-    with Progress(*columns, console=err_console, transient=True) as progress:
-        bar = progress.add_task(f"{env.name}: tasks", total=n)
-        made, report = generate_tasks(env, n, seed=seed, progress=lambda k: progress.update(bar, completed=k))
-    write_tasks(out, made)
+    start = read_resume(out, env.name, seed) if resume else Resume()
+    if start.tasks:
+        err_console.print(f"resuming: {len(start.tasks)} tasks in {out}, attempts from {start.next_attempt}")
+    try:
+        made, report = _stream(env, n, seed, out, start)
+    except KeyboardInterrupt:
+        kept = read_resume(out, env.name, seed).tasks
+        err_console.print(f"interrupted: {len(kept)} tasks kept in {out}; run again with --resume to continue")
+        return 130
     splits = split_tasks(made, test_fraction=test, heldout_tools=heldout, seed=seed)
     write_json(out.with_suffix(".splits.json"), splits)
     if check_baselines:
@@ -58,6 +66,22 @@ def tasks(
     _print_report(report.as_json(), splits)
     console.print(f"wrote {len(made)} tasks to {out} (+ .splits.json, .report.json)")
     return 0 if len(made) == n else 1
+
+
+def _stream(env: Environment, n: int, seed: int, out: Path, start: Resume) -> tuple[list[Task], Report]:
+    """Tasks appended to ``out`` as each is proven, under a progress line (kept / tried / rate / ETA)."""
+    clock = time.monotonic()
+    columns = (TextColumn("{task.description}"), BarColumn(), TimeElapsedColumn())
+    writer = TaskWriter(out, append=bool(start.tasks))
+    with Progress(*columns, console=err_console, transient=True) as progress, writer as file:
+        bar = progress.add_task(f"{env.name}: " + progress_line(len(start.tasks), n, 0, 0.0), total=n,
+                                completed=len(start.tasks))  # fmt: skip
+
+        def show(kept: int, tried: int) -> None:
+            line = progress_line(kept, n, tried, time.monotonic() - clock, resumed=len(start.tasks))
+            progress.update(bar, completed=kept, description=f"{env.name}: {line}")
+
+        return generate_tasks(env, n, seed=seed, resume=start, on_task=file.write, on_attempt=show)
 
 
 def _print_report(rep: dict, splits: dict[str, list[str]]) -> None:

@@ -12,25 +12,29 @@ reported, never silently diverged from).
 from __future__ import annotations
 
 import hashlib
+import random
+import re
 from typing import Any
 
 import orjson
 
+from envfactory.real.tracked import META, volatile_digest
 from envfactory.runtime.behaviours import to_jsonable
 from envfactory.runtime.store import canonical_numbers
 
 JSON = dict[str, Any]
+ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 
 
 def owner_state(owner: Any) -> Any:
     """The object's state as JSON: its ``state()`` if it has one, else its public and private attributes."""
     custom = getattr(owner, "state", None)
     if callable(custom):
-        return _jsonable(custom())
+        return plain_json(custom())
     attrs = getattr(owner, "__dict__", None)
     if attrs is None:
         return None
-    return _jsonable({k: v for k, v in attrs.items() if not callable(v)})
+    return plain_json({k: v for k, v in attrs.items() if not callable(v) and k != META})
 
 
 def owner_digest(owner: Any) -> int:
@@ -39,15 +43,19 @@ def owner_digest(owner: Any) -> int:
     return int.from_bytes(hashlib.blake2b(data, digest_size=16).digest(), "big")
 
 
-def _jsonable(value: Any) -> Any:
+def plain_json(value: Any) -> Any:
+    """``value`` as JSON; what JSON cannot show is its repr (without a memory address, which would
+    differ in every episode), a random generator a digest of its state."""
+    if isinstance(value, random.Random):
+        return f"<random generator {volatile_digest(value):032x}>"
     value = to_jsonable(value)
     if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
+        return {str(k): plain_json(v) for k, v in value.items() if k != META}
     if isinstance(value, list):
-        return [_jsonable(v) for v in value]
+        return [plain_json(v) for v in value]
     if value is None or isinstance(value, (str, int, float, bool)):
         return value
-    return repr(value)  # an object the state cannot show: its repr, so changes still show
+    return ADDRESS.sub("", repr(value))  # an object the state cannot show: its repr, so changes still show
 
 
-__all__ = ["owner_digest", "owner_state"]
+__all__ = ["owner_digest", "owner_state", "plain_json"]

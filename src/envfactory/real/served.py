@@ -7,7 +7,9 @@ the background, so a reset does not wait for a process to boot. The server is th
 *owner* (like a bound Python object): ``state_hash`` digests what its read-everything tool
 answers (``read_graph``, ``directory_tree``), or, without one, the writes it accepted;
 ``snapshot``/``restore`` replay the logged calls on a fresh server and check that it reaches the
-recorded state. A refusal becomes a tool error whose class is read from the server's message.
+recorded state; ids the replayed server mints anew are mapped onto those the agent saw
+(:mod:`envfactory.real.idmap`), or the restore says plainly that it cannot be done. A refusal
+becomes a tool error whose class is read from the server's message.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from envfactory.errors import EnvSpecError
 from envfactory.ir.effect import ServedEffect
 from envfactory.ir.env import EnvSpec
 from envfactory.ir.tool import ToolSpec, dump_tool
+from envfactory.real.idmap import IdMap
 from envfactory.real.mcp import TMP, McpSession, McpTarget, ToolOutcome
 from envfactory.runtime.behaviours import COMPILERS, CallContext, Executor, error_class, returned_error
 from envfactory.runtime.result import ToolError
@@ -52,13 +55,29 @@ class ServedServer:
     def __init__(self, session: McpSession, reading: _Reading) -> None:
         self.session, self.reading = session, reading
         self.writes: list[tuple[str, Any]] = []  # the state's record when there is no read-everything tool
+        self.ids = IdMap()  # after a restore: the ids the agent saw <-> those this server minted
         self._close = weakref.finalize(self, _stop_soon, session)
 
     def call(self, tool: str, args: JSON) -> ToolOutcome:
-        outcome = self.session.call(tool, args)
+        """Call the server with its own ids; the answer comes back in the agent's."""
+        outcome = self.session.call(tool, self.ids.server_side(args))
+        if self.ids:
+            outcome = ToolOutcome(outcome.ok, self.ids.agent_side(outcome.data), self.ids.agent_side(outcome.error))
         if outcome.ok and tool not in self.reading.read_only:
             self.writes.append((tool, args))
         return outcome
+
+    def replayed(self, seen: str | None, now: str | None) -> None:
+        """A restore replayed one call: pair what the agent was answered with what this server
+        answers now (ids it minted anew)."""
+        self.ids.learn(_parsed(seen), _parsed(now))
+
+    def restore_problem(self) -> str | None:
+        """Why this server cannot stand for the recorded one, if it cannot."""
+        if not self.ids.unpaired:
+            return None
+        return (f"a live server cannot be restored: replaying its calls, its answers differ beyond the ids it "
+                f"mints ({'; '.join(self.ids.unpaired[:3])})")  # fmt: skip
 
     def state(self) -> Any:
         """What the read-everything tool answers now, else the writes the server accepted."""
@@ -69,6 +88,13 @@ class ServedServer:
 
     def close(self) -> None:
         self._close()
+
+
+def _parsed(text: str | None) -> Any:
+    try:
+        return json.loads(text) if text is not None else None
+    except ValueError:
+        return text
 
 
 def _stop_soon(session: McpSession) -> None:

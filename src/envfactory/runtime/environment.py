@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import threading
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -21,6 +22,7 @@ from envfactory.ir.env import EnvSpec
 from envfactory.ir.jsonschema import outcome_flags
 from envfactory.ir.state import Entity
 from envfactory.real import served as _served  # noqa: F401  (registers the live server executor)
+from envfactory.real.tracked import Tracker
 from envfactory.runtime import batch as _batch  # noqa: F401  (registers the collection executors)
 from envfactory.runtime import code as _code  # noqa: F401  (registers the code executor)
 from envfactory.runtime import compute as _compute  # noqa: F401  (registers the computation executor)
@@ -113,6 +115,9 @@ class Environment:
         self._owner_loaded = owner_factory is not None or not self.code
         start = datetime.fromisoformat(spec.config.clock_start.replace("Z", "+00:00"))
         self.now = start.strftime("%Y-%m-%dT%H:%M:%SZ")  # the simulated time of every episode
+        self._template: Tracker | None = None  # the bound object fresh ones are copied from
+        self._template_lock = threading.Lock()
+        self._owner_copies: OrderedDict[bytes, Tracker] = OrderedDict()  # snapshots' objects, newest last
         self._values: Any = None  # a ValueMaker, made on first fallback call (Faker is slow to start)
         self._values_lock = threading.Lock()
 
@@ -132,6 +137,49 @@ class Environment:
             self._owner_factory = self._server_pool() or bound_owner_factory(self.spec)
             self._owner_loaded = True
         return self._owner_factory
+
+    def new_owner(self, seed: int, reuse: Tracker | None = None) -> tuple[Any, Tracker | None]:
+        """A fresh implementation object for an episode of ``seed`` and its tracker. A bound object
+        whose state is its attributes is made once by the user's code and copied after that, its
+        caches kept (:mod:`envfactory.real.tracked`); its random generators are reseeded from ``seed``.
+        ``reuse``: the last episode's copy, rolled back when it can be (in time proportional to what
+        that episode changed)."""
+        if reuse is not None and reuse.source is self._template and reuse.can_roll_back():
+            reuse.roll_back()
+            reuse.reseed(seed)
+            return reuse.owner, reuse
+        factory = self.owner_factory
+        if factory is None:
+            return None, None
+        with self._template_lock:
+            if self._template is None:
+                owner = factory()
+                template = Tracker.of(owner)
+                if template is None:
+                    return owner, None
+                template.digest()  # copies start with every cache filled
+                self._template = template
+        tracker = self._template.clone()
+        tracker.reseed(seed)
+        return tracker.owner, tracker
+
+    def remember_owner(self, snapshot: dict[str, Any], tracker: Tracker) -> None:
+        """Keep a copy of a snapshot's bound object (the last few), for :meth:`recall_owner`."""
+        key = _owner_key(snapshot)
+        if key is not None:
+            with self._template_lock:
+                self._owner_copies[key] = tracker.clone()
+                self._owner_copies.move_to_end(key)
+                while len(self._owner_copies) > OWNER_COPIES:
+                    self._owner_copies.popitem(last=False)
+
+    def recall_owner(self, snapshot: dict[str, Any]) -> Tracker | None:
+        """A copy of the bound object a snapshot taken in this process recorded, if it is kept: the
+        same seed, calls and answers (so a deterministic implementation's replay would reach it)."""
+        key = _owner_key(snapshot)
+        with self._template_lock:
+            kept = self._owner_copies.get(key) if key is not None else None
+        return kept.clone() if kept is not None else None
 
     def _server_pool(self) -> Callable[[], Any] | None:
         from envfactory.real.served import ServerPool, served_target
@@ -191,6 +239,23 @@ def simulated_endpoint(model: str) -> str:
     if model == "local" or model.startswith("local:"):
         return "the embedded model (in this process)"
     return os.environ.get("ENVFACTORY_BASE_URL") or "the backend's default address"
+
+
+OWNER_COPIES = 8  # bound objects of recent snapshots kept for a restore without replay
+
+
+def _owner_key(snapshot: dict[str, Any]) -> bytes | None:
+    """What determines a bound object's state in a snapshot: its seed, its calls and their answers."""
+    import hashlib
+
+    import orjson
+
+    try:
+        parts = [snapshot.get("seed"), snapshot.get("log"), snapshot.get("owner")]
+        data = orjson.dumps(parts, option=orjson.OPT_SORT_KEYS)
+    except TypeError:
+        return None
+    return hashlib.blake2b(data, digest_size=16).digest()
 
 
 def bound_targets(spec: EnvSpec) -> set[str]:

@@ -35,6 +35,7 @@ class Episode:
 
     __slots__ = (
         "_ctx",
+        "_tracker",
         "env",
         "last_raw",
         "log",
@@ -66,7 +67,8 @@ class Episode:
         self.terminated = self.truncated = False
         self.log: list[tuple[Any, ...]] = []
         self.replies: list[str] = []
-        self._ctx = CallContext(self.store, self._now, self.seed, self._new_owner(), self._fallback)
+        owner, self._tracker = self.env.new_owner(self.seed, reuse=getattr(self, "_tracker", None))
+        self._ctx = CallContext(self.store, self._now, self.seed, owner, self._fallback)
         return self.opening()
 
     def opening(self) -> list[JSON]:
@@ -171,7 +173,8 @@ class Episode:
         """The state's hash; with a bound implementation, its object's state is part of it."""
         if self._ctx.owner is None:
             return self.store.hash()
-        combined = (int(self.store.hash(), 16) + owner_digest(self._ctx.owner)) % (1 << 128)
+        owner = self._tracker.digest() if self._tracker is not None else owner_digest(self._ctx.owner)
+        combined = (int(self.store.hash(), 16) + owner) % (1 << 128)
         return f"{combined:032x}"
 
     def state(self) -> dict[str, list[JSON]]:
@@ -230,8 +233,10 @@ class Episode:
 
     # -- moving episodes around --------------------------------------------------------------
     def snapshot(self) -> JSON:
-        """Everything needed to continue this episode elsewhere, as plain JSON."""
-        return {
+        """Everything needed to continue this episode elsewhere, as plain JSON. A tracked bound
+        object is also copied into the environment's memory, so that a restore in this process
+        copies it back instead of replaying every call."""
+        snap = {
             "env": self.env.name,
             "store": self.store.snapshot(),
             "steps": self.steps,
@@ -245,6 +250,9 @@ class Episode:
                 [n, a, r.content, r.error] if isinstance(r, ToolResult) else [n, a, None, None] for n, a, r in self.log
             ],
         }
+        if self._tracker is not None:
+            self.env.remember_owner(snap, self._tracker)
+        return snap
 
     def restore(self, snap: JSON) -> None:
         """Continue from a :meth:`snapshot`; all or nothing: a bad snapshot raises
@@ -267,9 +275,14 @@ class Episode:
                 raise SnapshotError(f"invalid snapshot: log: unknown error code {safe_repr(error)}")
             result = ToolResult(error is None, content, error) if content is not None else None  # type: ignore[arg-type]
             log.append((name, json_safe(args), result))
-        owner = self._new_owner()
-        if owner is not None:
-            owner = self._replayed(owner, log, snap.get("owner"))
+        tracker = self.env.recall_owner(snap)
+        if tracker is not None and json_safe(owner_state(tracker.owner)) == snap.get("owner"):
+            owner = tracker.owner
+        else:
+            owner, tracker = self.env.new_owner(parsed.seed)
+            if owner is not None:
+                owner = self._replayed(owner, log, snap.get("owner"))
+        self._tracker = tracker
         self.task = parsed.task
         self.seed = parsed.seed
         self.store = store
@@ -279,11 +292,20 @@ class Episode:
         self._ctx = CallContext(self.store, self._now, self.seed, owner, self._fallback)
 
     def _replayed(self, owner: Any, log: list[tuple[Any, ...]], recorded: Any) -> Any:
-        """A fresh implementation object brought to the snapshot's state by replaying its calls."""
+        """A fresh implementation object brought to the snapshot's state by replaying its calls. An
+        owner that can pair answers (a live server minting ids: ``replayed``) sees each recorded
+        answer beside the new one, and says why it cannot be restored (``restore_problem``)."""
         ctx = CallContext(Store(self.env.base), self._now, self.seed, owner, self._fallback)
+        pair = getattr(owner, "replayed", None)
         for name, args, result in log:
             if result is not None and isinstance(args, (dict, str)):  # a tool call, not a reply
-                self._run(name, args, ctx)
+                now, _ = self._run(name, args, ctx)
+                if callable(pair):
+                    pair(result.content, now.content)
+        problem = getattr(owner, "restore_problem", None)
+        why = problem() if callable(problem) else None
+        if why is not None:
+            raise SnapshotError(f"invalid snapshot: {why}")
         if recorded is not None and json_safe(owner_state(owner)) != recorded:
             raise SnapshotError(
                 "invalid snapshot: replaying its calls on a fresh implementation does not reach the recorded "
@@ -318,10 +340,6 @@ class Episode:
         # The clock does not tick within an episode: timestamps written by the agent must not
         # depend on how many steps it took, or exact state verification would punish detours.
         return self.env.now
-
-    def _new_owner(self) -> Any:
-        factory = self.env.owner_factory
-        return factory() if factory is not None else None
 
     def _fallback(self, tool: str, args: JSON) -> Any:
         return self.env.fallback_value(tool, args, self.seed)

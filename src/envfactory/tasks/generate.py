@@ -22,8 +22,10 @@ from envfactory.tasks.direct import DirectTasks, direct_tools, lookup_tools
 from envfactory.tasks.graph import tool_graph
 from envfactory.tasks.instantiate import Binder, Rejected
 from envfactory.tasks.real import is_real, model_of, proven_on_real
+from envfactory.tasks.realfirst import RealWalker
 from envfactory.tasks.render import Renderer
 from envfactory.tasks.selftest import SelfTest
+from envfactory.tasks.stream import Resume
 from envfactory.tasks.walks import Style, Walker
 from envfactory.values import ValueMaker
 
@@ -52,11 +54,20 @@ class TaskFactory:
             )
         self.selftest = SelfTest(self.real or env, analysis=env.spec)
         self.maker = ValueMaker(0, env.spec.config.clock_start, brief=True)
+        self.first: RealWalker | None = None
+        if self.real is not None:  # real-first: walks on the implementation, the model suggests
+            self.first = RealWalker(self.real, env.spec)
+            self.selftest.writes |= set(self.first.writes)  # what may write: the real state says, not the model
 
     def task(self, seed: int, attempt: int) -> Task:
         """Build one task (not yet self-tested); raises Rejected when the attempt is invalid. Tools the
         walks cannot follow (batches, list fields, file trees) get direct tasks, a quarter of the time
         when walks work too."""
+        if self.first is not None:
+            try:
+                return self.first.task(seed, attempt)
+            except Rejected:
+                pass  # then the model's plan, proven on the implementation
         task = self._planned(seed, attempt)
         return proven_on_real(task, self.selftest.episode) if self.real is not None else task
 
@@ -103,6 +114,7 @@ class Report:
     dropped: Counter[str] = field(default_factory=Counter)  # self-test failures by agent
     duplicates: int = 0
     levels: Counter[int] = field(default_factory=Counter)
+    resumed: int = 0  # tasks an interrupted run had kept (its attempts are not counted here)
     baselines: dict[str, float] = field(default_factory=dict)
 
     def as_json(self) -> dict[str, Any]:
@@ -110,7 +122,7 @@ class Report:
             "env": self.env, "attempts": self.attempts, "kept": self.kept,
             "rejected": dict(self.rejected), "dropped_by_selftest": dict(self.dropped),
             "duplicates": self.duplicates, "levels": {str(k): v for k, v in sorted(self.levels.items())},
-            "baselines": self.baselines,
+            "resumed": self.resumed, "baselines": self.baselines,
         }  # fmt: skip
 
 
@@ -128,38 +140,58 @@ def generate_tasks(
     max_attempts: int | None = None,
     progress: Callable[[int], None] | None = None,
     factory: TaskFactory | None = None,
+    resume: Resume = Resume(),
+    on_task: Callable[[Task], None] | None = None,
+    on_attempt: Callable[[int, int], None] | None = None,
 ) -> tuple[list[Task], Report]:
-    """Up to ``n`` distinct, self-tested tasks; attempts stop at ``max_attempts`` (default 20 n)."""
+    """Up to ``n`` distinct, self-tested tasks; attempts stop at ``max_attempts`` (default 20 n).
+
+    ``on_task`` sees each task as it is kept (the CLI appends it to the file); ``on_attempt`` gets
+    ``(kept, tried)`` after every attempt. A ``resume`` continues an interrupted run: its tasks count
+    as kept (and as seen, for duplicates) and attempts go on after the last one kept — every task is a
+    pure function of ``(seed, attempt)``, so the result is what an uninterrupted run makes."""
     factory = factory or TaskFactory(env)
-    report = Report(env=env.spec.name)
-    seen: set[str] = set()
-    tasks: list[Task] = []
+    report = Report(env=env.spec.name, resumed=len(resume.tasks))
+    seen: set[str] = {dedup_key(t) for t in resume.tasks}
+    tasks: list[Task] = list(resume.tasks)
+    for kept in tasks:
+        report.levels[kept.level] += 1
     limit = max_attempts if max_attempts is not None else 20 * n
-    attempt = 0
+    attempt = resume.next_attempt
     while len(tasks) < n and attempt < limit:
         report.attempts += 1
-        try:
-            task = factory.task(seed, attempt)
-        except Rejected as why:
-            report.rejected[_reason(str(why))] += 1
-            attempt += 1
-            continue
+        task = _one(factory, seed, attempt, seen, report)
         attempt += 1
-        key = dedup_key(task)
-        if key in seen:
-            report.duplicates += 1
-            continue
-        failure = factory.selftest.check(task)
-        if failure is not None:
-            report.dropped[failure.split(":")[0]] += 1
-            continue
-        seen.add(key)
-        tasks.append(task)
-        report.levels[task.level] += 1
-        if progress:
-            progress(len(tasks))
+        if task is not None:
+            tasks.append(task)
+            if on_task:
+                on_task(task)
+            if progress:
+                progress(len(tasks))
+        if on_attempt:
+            on_attempt(len(tasks), report.attempts)
     report.kept = len(tasks)
     return tasks, report
+
+
+def _one(factory: TaskFactory, seed: int, attempt: int, seen: set[str], report: Report) -> Task | None:
+    """One attempt: the task if it is new and its self-test holds (the report counts why not)."""
+    try:
+        task = factory.task(seed, attempt)
+    except Rejected as why:
+        report.rejected[_reason(str(why))] += 1
+        return None
+    key = dedup_key(task)
+    if key in seen:
+        report.duplicates += 1
+        return None
+    failure = factory.selftest.check(task)
+    if failure is not None:
+        report.dropped[failure.split(":")[0]] += 1
+        return None
+    seen.add(key)
+    report.levels[task.level] += 1
+    return task
 
 
 def _reason(text: str) -> str:
