@@ -97,7 +97,7 @@ def test_demo_end_to_end_through_the_installed_command(tmp_path: Path) -> None:
         assert (tmp_path / "envs" / name / "tasks.jsonl").is_file()
     assert "FAIL" not in proc.stdout and "Robustness" in proc.stdout
     report = (tmp_path / "run" / "report.html").read_text()
-    assert "Learning curve" in report and "data:image/png;base64," in report and "held-out environments" in report
+    assert "Learning curve" in report and "data:image/svg+xml;base64," in report and "held-out environments" in report
 
 
 def test_two_specs_with_one_env_name_do_not_overwrite_each_other(tmp_path: Path) -> None:
