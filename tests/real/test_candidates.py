@@ -211,3 +211,21 @@ def test_a_reference_the_real_side_does_not_look_up_stops_being_checked(tmp_path
     [candidate] = unchecked_references(spec, Evidence({"create_note": pairs}))
     assert candidate.summary == "does not look up task_id"
     assert Environment(candidate.applied(spec)).episode().call_tool("create_note", {"task_id": "MJ-1", "text": "x"}).ok
+
+
+def test_records_the_real_thing_starts_with_become_the_models_starting_records(tmp_path) -> None:
+    from envfactory.synth.candidates import start_records
+
+    spec, _ = _spec(tmp_path)
+    assert spec.initial_state["task"] == []
+    seeded = [{"id": "T-1", "title": "call back", "due": "2026-12-01"}, {"id": "T-2", "title": "visit"}]
+    first = Pair({}, True, {"result": seeded}, True, [], raw=[], index=0, fresh=True)
+    again = Pair({}, True, {"result": [{"id": "T-1", "title": "call back", "due": "2026-12-03"}]}, True, [],
+                 raw=[], index=0, fresh=True)  # fmt: skip
+    later = Pair({}, True, {"result": [{"id": "T-9", "title": "made in the sequence"}]}, True, [], raw=[], index=4)
+    [candidate] = start_records(spec, Evidence({"list_tasks": [first, again, later]}))
+    rows = candidate.rows["task"]
+    assert [r["id"] for r in rows] == ["T-1", "T-2"]  # a later read's record is no starting record
+    assert "due" not in rows[0] and rows[1]["title"] == "visit"  # a value that differed between reads is left out
+    episode = Environment(candidate.applied(spec)).episode()
+    assert episode.call_tool("get_task", {"task_id": "T-2"}).data["title"] == "visit"

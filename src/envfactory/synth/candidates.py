@@ -512,6 +512,49 @@ def start_rows(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
     return out
 
 
+@PROPOSERS.register("start-records")
+def start_records(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
+    """Records the real thing starts with that the model does not hold at all (reference data: a
+    server seeded with contacts and tasks): every record a list read before any write of its
+    sequence answered, by the key the entity is known by, with the values it held in every such
+    read. The model starts holding them, under the real keys, so later calls name them as the real
+    side does."""
+    out = []
+    for tool, pairs in evidence.pairs.items():
+        effect = spec.behaviour(tool).effect
+        if effect.kind != "list" or effect.entity not in spec.state_schema:  # type: ignore[union-attr]
+            continue
+        entity = spec.state_schema[effect.entity]  # type: ignore[union-attr]
+        held = [r for r in spec.initial_state.get(entity.name, []) if isinstance(r, dict)]
+        found: dict[str, JSON] = {}
+        conflicting: set[tuple[str, str]] = set()
+        for p in pairs:
+            real_rows = _records_in(p.real) if p.real_ok and p.fresh else None
+            for record in real_rows or ():
+                if not isinstance(record, dict) or record.get(entity.key) in (None, "", [], {}):
+                    continue
+                if matched_records([record], held):  # the model holds it already (``start-rows``)
+                    continue
+                key = str(record[entity.key])
+                seen = found.setdefault(key, {})
+                for name, value in record.items():
+                    if name in seen and seen[name] != value:
+                        conflicting.add((key, name))
+                    seen.setdefault(name, value)
+        for key, name in conflicting:
+            found[key].pop(name, None)
+        if not found:
+            continue
+        added = {n: _schema_of(v) for r in found.values() for n, v in r.items() if n not in entity.fields}
+        changed = entity.model_copy(update={"fields": {**entity.fields, **added}})
+        rows = [*spec.initial_state.get(entity.name, []), *found.values()]
+        summary = f"{entity.name} starts with {len(found)} records a first read showed"
+        out.append(Candidate(tool, "start-records", summary, spec.behaviour(tool), entities=(changed,),
+                             rows={entity.name: rows},
+                             confirms="a first read answers these records"))  # fmt: skip
+    return out
+
+
 def _records_in(real: Any) -> list[JSON] | None:
     """The records a list's reply holds: the reply itself, or its one member holding records."""
     if isinstance(real, list):
