@@ -473,7 +473,9 @@ def eval_command(
     report_dir: Annotated[
         Path | None, typer.Option("--report", help="Write transcripts.jsonl, results.json and report.html here.")
     ] = None,
-    cache: Annotated[Path | None, typer.Option(help="The model response cache (SQLite).")] = None,
+    cache: Annotated[
+        Path | None, typer.Option(help="Response cache (SQLite); default .envfactory/llm.sqlite or $ENVFACTORY_CACHE.")
+    ] = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not read or write the response cache.")] = False,
     max_tokens: Annotated[int, typer.Option(min=1, help="Tokens a model may write per turn.")] = 256,
     judge: Annotated[str, typer.Option(help=JUDGE_HELP)] = "facts",
