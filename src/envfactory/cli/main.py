@@ -581,19 +581,19 @@ def tasks(
 @app.command(name="show-task")
 def show_task(
     file: Annotated[Path, typer.Argument(help="A task file made by `tasks`.")],
-    index: Annotated[int, typer.Argument(help="Which task (0-based).")] = 0,
+    task: Annotated[str, typer.Argument(help="Which task: its id (shop-0-1) or its 0-based index.")] = "0",
 ) -> None:
     """Show one task: instruction, held-back facts, gold plan, blueprint and goal."""
     from envfactory.cli import tasks_cmd
 
-    tasks_cmd.show_task(file, index)
+    tasks_cmd.show_task(file, task)
 
 
 @app.command()
 def solve(
     env_dir: Annotated[Path, typer.Argument(help="The task's environment folder.")],
     file: Annotated[Path, typer.Argument(help="A task file made by `tasks`.")],
-    index: Annotated[int, typer.Argument(help="Which task (0-based).")] = 0,
+    task: Annotated[str, typer.Argument(help="Which task: its id (shop-0-1) or its 0-based index.")] = "0",
     agent: Annotated[str, typer.Option(help=f"One of: {', '.join(AGENTS)}.")] = "gold",
     seed: Annotated[int, typer.Option(help="Seed of the random agent.")] = 0,
     trust_code: TrustCode = False,
@@ -603,7 +603,7 @@ def solve(
 
     if agent not in AGENTS:
         raise typer.BadParameter(f"unknown agent {agent!r}; choose one of {', '.join(AGENTS)}")
-    raise typer.Exit(tasks_cmd.solve(env_dir, file, index, agent, seed, trust_code))
+    raise typer.Exit(tasks_cmd.solve(env_dir, file, task, agent, seed, trust_code))
 
 
 if __name__ == "__main__":
