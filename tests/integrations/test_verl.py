@@ -22,6 +22,7 @@ from verl.tools.tool_registry import initialize_tools_from_config
 from verl.trainer.ppo.core_algos import get_adv_estimator_fn
 from verl.workers.rollout.replica import TokenOutput
 
+from envfactory.errors import EnvFactoryError
 from envfactory.integrations.trl import with_tool_template
 from envfactory.integrations.verl import (
     AGENT,
@@ -95,6 +96,9 @@ def test_tools_keep_one_episode_per_trajectory_and_the_verdict_is_the_reward(
         await _call(tools, idle, task.gold[0].tool, {"bogus": 1})  # another trajectory: its own episode
 
     asyncio.run(play())
+    alone = tools[task.gold[0].tool]
+    with pytest.raises(EnvFactoryError, match="runs inside verl's tool agent loop"):  # outside verl's loop
+        asyncio.run(alone.execute("x", dict(task.gold[0].args)))
     assert solver.extra_fields["envfactory_episode"] is not idle.extra_fields["envfactory_episode"]
     assert solver.extra_fields["envfactory_episode"].state_hash() == task.goal.state_hash
     assert idle.extra_fields["envfactory_episode"].state_hash() != task.goal.state_hash

@@ -39,6 +39,7 @@ from verl.tools.base_tool import BaseTool
 from verl.tools.schemas import OpenAIFunctionToolSchema, ToolResponse
 from verl.trainer.ppo.core_algos import ADV_ESTIMATOR_REGISTRY, register_adv_est
 
+from envfactory.errors import EnvFactoryError
 from envfactory.ir.task import Task
 from envfactory.rl.advantages import ESTIMATORS
 from envfactory.runtime.environment import Environment
@@ -113,7 +114,12 @@ class EnvfactoryTool(BaseTool):
         super().__init__(config, tool_schema)
 
     async def execute(self, instance_id: str, parameters: JSON, **kwargs: Any) -> tuple[ToolResponse, float, JSON]:
-        agent_data = kwargs["agent_data"]
+        agent_data = kwargs.get("agent_data")
+        if agent_data is None or not hasattr(agent_data, "extra_fields"):
+            raise EnvFactoryError(
+                f"EnvfactoryTool {self.name!r} runs inside verl's tool agent loop (agent_name: {AGENT}, "
+                "or tool_agent), which passes agent_data=: the trajectory whose episode its calls act on"
+            )
         episode = trajectory_episode(agent_data.extra_fields, agent_data.tools_kwargs, self.config)
         result = episode.call_tool(self.name, parameters)
         return ToolResponse(text=result.content), 0.0, {"ok": result.ok}
