@@ -102,6 +102,7 @@ def eval_cmd(env_dirs: list[Path], task_files: list[Path], policy: str, trials: 
     if model is not None:
         from envfactory.llm import make_client
         from envfactory.llm.agent import LLMAgent
+
         client = make_client(model, base_url=base_url, cache=None if no_cache else (cache or "default"),
                              concurrency=max(1, workers))  # fmt: skip
         make = lambda s: LLMAgent(client, seed=s, max_tokens=max_tokens)  # noqa: E731
