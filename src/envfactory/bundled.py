@@ -50,6 +50,24 @@ def bundled_environment(name: str) -> Environment:
     return Environment(synthesize(bundled_specs_dir() / BUNDLED[name], name=name, trust_code=True))  # our own files
 
 
+def load(source: str | Path, *, trust_code: bool = False) -> Environment:
+    """``envfactory.load``: an environment, ready for episodes — a folder written by ``envfactory synth``
+    (``envs/shop``) or a bundled name (``"shop"``). Tool *descriptions* are read by ``envfactory.load_spec``
+    and made into an environment by ``envfactory.synthesize``."""
+    from envfactory.errors import EnvSpecError
+    from envfactory.runtime.environment import Environment
+
+    path = Path(source)
+    if (path / "env.json").is_file():
+        return Environment.load(path, trust_code=trust_code)
+    if isinstance(source, str) and source in BUNDLED:
+        return bundled_environment(source)
+    raise EnvSpecError(
+        f"{source}: neither an environment folder (no env.json; `envfactory synth` writes one) nor a bundled "
+        f"environment ({', '.join(BUNDLED)}); for tool descriptions use envfactory.load_spec or envfactory.synthesize"
+    )
+
+
 def make_bundled(name: str, **kwargs: Any) -> ToolEnv:
     from envfactory.runtime.gym_env import ToolEnv
 
