@@ -73,7 +73,7 @@ $(VERIFIERS_STAMP): $(VERIFIERS)/requirements.txt
 	touch $(VERIFIERS_STAMP)
 
 demo: $(STAMP)
-	$(BIN)/envfactory demo --out out/demo
+	$(BIN)/envfactory demo --out out/demo --figures docs/demo-figures.json
 
 test: sandbox $(STAMP) $(MCP_STAMP) $(VERIFIERS_STAMP) lint
 	$(BIN)/python -m pytest

@@ -399,11 +399,14 @@ def demo(
     iterations: Annotated[int, typer.Option(min=1, help="RL iterations per policy.")] = 40,
     warm_start: Annotated[int, typer.Option(min=0, help="Epochs of cloning the gold plans before RL.")] = 8,
     envs_only: Annotated[bool, typer.Option("--envs-only", help="Stop after the environments and tasks.")] = False,
+    figures: Annotated[
+        Path | None, typer.Option(help="Also write the headline figures here (make demo: docs/demo-figures.json).")
+    ] = None,
 ) -> None:
     """End to end: synthesize the bundled specs, make tasks, train with ERPO + randomization, evaluate, report."""
     from envfactory.cli import commands
 
-    raise typer.Exit(commands.demo(out, seed, iterations, envs_only, warm_start))
+    raise typer.Exit(commands.demo(out, seed, iterations, envs_only, warm_start, figures))
 
 
 @app.command(name="train")
