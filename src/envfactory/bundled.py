@@ -18,6 +18,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from envfactory.ir.task import Task
     from envfactory.runtime.environment import Environment
     from envfactory.runtime.gym_env import ToolEnv
 
@@ -68,10 +69,20 @@ def load(source: str | Path, *, trust_code: bool = False) -> Environment:
     )
 
 
-def make_bundled(name: str, **kwargs: Any) -> ToolEnv:
+@cache
+def bundled_tasks(name: str) -> tuple[Task, ...]:
+    """The tasks ``gymnasium.make("envfactory/<name>")`` draws from when given none (seeded, made once)."""
+    from envfactory.runtime.gym_env import drawn_tasks
+
+    return tuple(drawn_tasks(bundled_environment(name)))
+
+
+def make_bundled(name: str, tasks: list[Task] | str | Path | None = None, **kwargs: Any) -> ToolEnv:
+    """``gymnasium.make("envfactory/<name>", tasks=...)``: ``reset`` draws one of ``tasks`` (a list or a
+    JSON-lines file), or of :func:`bundled_tasks` without them; ``reset(options={"task": t})`` picks one."""
     from envfactory.runtime.gym_env import ToolEnv
 
-    return ToolEnv(bundled_environment(name), **kwargs)
+    return ToolEnv(bundled_environment(name), tasks=list(bundled_tasks(name)) if tasks is None else tasks, **kwargs)
 
 
 def register_envs() -> None:
