@@ -17,6 +17,11 @@ Three pieces, each through verl's own extension points:
   which at the end hands the model's last answer to the episode and sets the trajectory's
   reward to the task's verdict (``reward_score``), so no reward function is needed.
 
+Importing this module registers both (the estimators and the agent loop), so a launch with
+``VERL_USE_EXTERNAL_MODULES=envfactory.integrations.verl`` needs nothing else: verl imports the
+listed modules in every process that imports verl, the driver and its Ray workers alike (the
+README gives the whole ``python -m verl.trainer.main_ppo`` command line).
+
 :func:`tool_config` and :func:`dataset_rows` write what verl's config and data files need::
 
     rows = dataset_rows(tasks)                    # parquet rows: prompt, agent_name, extra_info
@@ -181,6 +186,8 @@ def dataset_rows(tasks: list[Task], data_source: str = "envfactory") -> list[JSO
                      "extra_info": {"task_id": task.id, "tools_kwargs": kwargs}})  # fmt: skip
     return rows
 
+
+register_estimators()  # importing this module is all verl's processes need (VERL_USE_EXTERNAL_MODULES=<it>)
 
 __all__ = ["AGENT", "EnvfactoryAgentLoop", "EnvfactoryTool", "dataset_rows", "finish", "register_estimators",
            "tool_config", "trajectory_episode"]  # fmt: skip
