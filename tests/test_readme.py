@@ -75,6 +75,7 @@ def _listening(number: int) -> bool:
 
 def _start(block: Block, cwd: Path, started: list[subprocess.Popen[bytes]]) -> None:
     for words in commands(block.code):
+        assert not _listening(port(words)), f"{block.where}: port {port(words)} is taken by another process"
         log = open(cwd / f"background_{block.line}_{len(started)}.log", "wb")  # noqa: SIM115 - the server's, kept open
         proc = subprocess.Popen(words, cwd=cwd, env=_environment(), stdout=log, stderr=subprocess.STDOUT)
         started.append(proc)
