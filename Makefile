@@ -19,6 +19,7 @@ BFCL_STAMP := $(BFCL)/python/.installed
 # verifiers in its own environment (it pins mcp==2.0.0 and openai<3, which this project is past)
 VERIFIERS := tests/trainers/verifiers
 VERIFIERS_STAMP := $(VERIFIERS)/python/.installed
+VERIFIERS_PATH := $(VERIFIERS)/python/.envfactory-src
 
 .PHONY: demo test lint format bench clean sandbox
 
@@ -72,10 +73,16 @@ $(VERIFIERS_STAMP): $(VERIFIERS)/requirements.txt
 	$(VERIFIERS)/python/bin/python -m pip install --quiet openenv-core==0.3.0 2>/dev/null
 	touch $(VERIFIERS_STAMP)
 
-demo: $(STAMP)
-	$(BIN)/envfactory demo --out out/demo
+# envfactory's integration module in verifiers' environment: this checkout's src on its path (its other
+# imports, pydantic among them, come with verifiers)
+$(VERIFIERS_PATH): $(VERIFIERS_STAMP)
+	echo "$(CURDIR)/src" > $$(ls -d $(VERIFIERS)/python/lib/python*/site-packages)/envfactory-src.pth
+	touch $(VERIFIERS_PATH)
 
-test: sandbox $(STAMP) $(MCP_STAMP) $(VERIFIERS_STAMP) lint
+demo: $(STAMP)
+	$(BIN)/envfactory demo --out out/demo --figures docs/demo-figures.json
+
+test: sandbox $(STAMP) $(MCP_STAMP) $(VERIFIERS_PATH) lint
 	$(BIN)/python -m pytest
 
 lint: $(STAMP)

@@ -1,3 +1,7 @@
+from pathlib import Path
+
+import pytest
+
 import envfactory
 
 
@@ -19,3 +23,14 @@ def test_the_docstring_example_runs() -> None:
     finally:
         os.chdir(here)
     assert failures == 0
+
+
+def test_load_gives_an_environment_and_load_spec_reads_descriptions(tmp_path: Path) -> None:
+    specs = Path(__file__).resolve().parents[1] / "specs"
+    folder = envfactory.synthesize(specs / "shop.yaml").save(tmp_path / "shop")
+    env = envfactory.load(folder)
+    assert isinstance(env, envfactory.Environment) and env.episode().call_tool("list_orders", {}).ok
+    assert envfactory.load("library").name == "library"  # a bundled one by name
+    assert "get_order" in envfactory.load_spec(specs / "shop.yaml").toolset.names
+    with pytest.raises(envfactory.EnvSpecError, match=r"envfactory\.load_spec or envfactory\.synthesize"):
+        envfactory.load(specs / "shop.yaml")

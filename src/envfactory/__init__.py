@@ -19,7 +19,8 @@ __version__ = "0.1.0"
 
 # Public names load on first use (PEP 562): `envfactory --help` and `import envfactory` stay fast.
 _LAZY = {
-    "load": "envfactory.ingest",
+    "load": "envfactory.bundled",
+    "load_spec": "envfactory.ingest",
     "load_toolset": "envfactory.ingest",
     "EnvSpec": "envfactory.ir",
     "Goal": "envfactory.ir",
@@ -37,8 +38,12 @@ _LAZY = {
     "self_check": "envfactory.synth.selfcheck",
 }
 
+_ATTRIBUTE = {"load_spec": "load"}  # public name -> the module's own
+
 if TYPE_CHECKING:
-    from envfactory.ingest import load, load_toolset
+    from envfactory.bundled import load
+    from envfactory.ingest import load as load_spec
+    from envfactory.ingest import load_toolset
     from envfactory.ir import EnvSpec, Goal, Task, ToolSet, ToolSpec, Verdict
     from envfactory.runtime.environment import Environment
     from envfactory.runtime.episode import Episode
@@ -52,7 +57,7 @@ def __getattr__(name: str) -> Any:
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'envfactory' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
+    value = getattr(importlib.import_module(module), _ATTRIBUTE.get(name, name))
     globals()[name] = value
     return value
 
@@ -82,6 +87,7 @@ __all__ = [
     "Verdict",
     "__version__",
     "load",
+    "load_spec",
     "load_toolset",
     "register_env_dir",
     "register_envs",

@@ -18,6 +18,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from envfactory.ir.task import Task
     from envfactory.runtime.environment import Environment
     from envfactory.runtime.gym_env import ToolEnv
 
@@ -50,10 +51,38 @@ def bundled_environment(name: str) -> Environment:
     return Environment(synthesize(bundled_specs_dir() / BUNDLED[name], name=name, trust_code=True))  # our own files
 
 
-def make_bundled(name: str, **kwargs: Any) -> ToolEnv:
+def load(source: str | Path, *, trust_code: bool = False) -> Environment:
+    """``envfactory.load``: an environment, ready for episodes — a folder written by ``envfactory synth``
+    (``envs/shop``) or a bundled name (``"shop"``). Tool *descriptions* are read by ``envfactory.load_spec``
+    and made into an environment by ``envfactory.synthesize``."""
+    from envfactory.errors import EnvSpecError
+    from envfactory.runtime.environment import Environment
+
+    path = Path(source)
+    if (path / "env.json").is_file():
+        return Environment.load(path, trust_code=trust_code)
+    if isinstance(source, str) and source in BUNDLED:
+        return bundled_environment(source)
+    raise EnvSpecError(
+        f"{source}: neither an environment folder (no env.json; `envfactory synth` writes one) nor a bundled "
+        f"environment ({', '.join(BUNDLED)}); for tool descriptions use envfactory.load_spec or envfactory.synthesize"
+    )
+
+
+@cache
+def bundled_tasks(name: str) -> tuple[Task, ...]:
+    """The tasks ``gymnasium.make("envfactory/<name>")`` draws from when given none (seeded, made once)."""
+    from envfactory.runtime.gym_env import drawn_tasks
+
+    return tuple(drawn_tasks(bundled_environment(name)))
+
+
+def make_bundled(name: str, tasks: list[Task] | str | Path | None = None, **kwargs: Any) -> ToolEnv:
+    """``gymnasium.make("envfactory/<name>", tasks=...)``: ``reset`` draws one of ``tasks`` (a list or a
+    JSON-lines file), or of :func:`bundled_tasks` without them; ``reset(options={"task": t})`` picks one."""
     from envfactory.runtime.gym_env import ToolEnv
 
-    return ToolEnv(bundled_environment(name), **kwargs)
+    return ToolEnv(bundled_environment(name), tasks=list(bundled_tasks(name)) if tasks is None else tasks, **kwargs)
 
 
 def register_envs() -> None:

@@ -89,8 +89,9 @@ def test_parse_args_reads_json_and_key_values() -> None:
 def test_demo_end_to_end_through_the_installed_command(tmp_path: Path) -> None:
     # the real demo clones for 8 epochs and trains for 40 iterations; 1 and 2 keep this test short
     cmd = [sys.executable, "-m", "envfactory.cli.main", "demo", "--out", str(tmp_path), "--iterations", "2",
-           "--warm-start", "1"]  # fmt: skip
-    proc = subprocess.run(cmd, capture_output=True, text=True, env={"COLUMNS": "200", "PATH": ""})
+           "--warm-start", "1", "--figures", str(tmp_path / "figures.json")]  # fmt: skip
+    src = str(Path(__file__).resolve().parents[2] / "src")  # this checkout's code
+    proc = subprocess.run(cmd, capture_output=True, text=True, env={"COLUMNS": "200", "PATH": "", "PYTHONPATH": src})
     assert proc.returncode == 0, proc.stderr
     for name in ("petstore", "library", "shop", "notes", "calendar", "banking", "travel"):
         assert name in proc.stdout and (tmp_path / "envs" / name / "fidelity.json").is_file()
@@ -98,6 +99,10 @@ def test_demo_end_to_end_through_the_installed_command(tmp_path: Path) -> None:
     assert "FAIL" not in proc.stdout and "Robustness" in proc.stdout
     report = (tmp_path / "run" / "report.html").read_text()
     assert "Learning curve" in report and "data:image/svg+xml;base64," in report and "held-out environments" in report
+    figures = json.loads((tmp_path / "figures.json").read_text())  # what make demo commits and the README quotes
+    assert figures["iterations"] == 2 and set(figures["success"]) == {"ERPO + randomization", "ERPO, no randomization",
+                                                                      "random"}  # fmt: skip
+    assert 0 <= figures["success"]["random"]["held-out tasks"]["all"] <= 100 and "faults:stress" in str(figures)
 
 
 def test_two_specs_with_one_env_name_do_not_overwrite_each_other(tmp_path: Path) -> None:

@@ -45,3 +45,20 @@ def test_rl_commands_explain_bad_input(tmp_path: Path) -> None:
     (tmp_path / "bare.jsonl").write_text((tmp_path / "t.jsonl").read_text())
     unsplit = run("train", str(env), "--tasks", str(tmp_path / "bare.jsonl"), "--held-out-every", "5")
     assert unsplit.exit_code != 0 and "no bare.splits.json beside it" in unsplit.output
+
+
+def test_rollout_with_address_auto_and_no_cluster_is_one_clear_line(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    run("synth", str(SPECS / "library.json"), "-o", str(tmp_path), "--no-check")
+    run("tasks", str(tmp_path / "library"), "-n", "3", "-o", str(tmp_path / "t.jsonl"), "--no-baselines")
+    env = {k: v for k, v in os.environ.items() if k != "RAY_ADDRESS"}  # in its own process: Ray not yet started
+    env["PYTHONPATH"] = str(Path(__file__).resolve().parents[2] / "src")  # this checkout's code
+    proc = subprocess.run([sys.executable, "-m", "envfactory.cli.main", "rollout", str(tmp_path / "library"),
+                           "--tasks", str(tmp_path / "t.jsonl"), "--address", "auto", "-o", str(tmp_path / "r.jsonl")],
+                          capture_output=True, text=True, env=env, cwd=tmp_path)  # fmt: skip
+    assert proc.returncode == 2, proc.stderr
+    lines = [line for line in proc.stderr.splitlines() if line.strip()]
+    assert lines[-1].startswith("error: no Ray cluster at --address auto") and "Traceback" not in proc.stderr

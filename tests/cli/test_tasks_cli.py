@@ -31,6 +31,11 @@ def test_tasks_show_task_solve_and_graph(tmp_path: Path) -> None:
     assert "reward 0.0" in lazy.output
     assert run("solve", str(env), str(out), "4", "--agent", "oracle").exit_code == 2
     assert "no task 99" in run("show-task", str(out), "99").output
+    by_id = run("solve", str(env), str(out), TaskSet(out)[4].id)  # a task id does as well as an index
+    assert by_id.exit_code == 0 and by_id.output == solved.output
+    assert TaskSet(out)[4].id in run("show-task", str(out), TaskSet(out)[4].id).output
+    missing = run("solve", str(env), str(out), "shop-no-such")
+    assert missing.exit_code == 2 and "no task with id 'shop-no-such'" in missing.output
 
     drawn = run("graph", str(env))
     assert drawn.exit_code == 0 and (env / "graph.png").is_file() and "[write] cancel_order" in drawn.output

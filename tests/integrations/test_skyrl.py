@@ -24,6 +24,9 @@ def test_a_skyrl_episode_from_text_actions_to_the_reward(shop: Environment, tmp_
     prompt, info = env.init([{"role": "user", "content": task.instruction}])
     assert prompt[-1]["content"] == task.instruction and {t["function"]["name"] for t in info["tools"]} >= {
         c.tool for c in task.gold}  # fmt: skip
+    system = prompt[0]["content"]  # what the model reads: every tool and the call format, not only metadata
+    assert prompt[0]["role"] == "system" and "<tool_call>" in system and len(prompt) == 2
+    assert all(f"- {name}(" in system for name in shop.tools)
     for call in task.gold:
         text = f'<tool_call>{{"name": "{call.tool}", "arguments": {json.dumps(call.args)}}}</tool_call>'
         out = env.step(text)

@@ -1,12 +1,11 @@
-"""TRL: an envfactory environment as GRPOTrainer's environment_factory, and one real training step
-of TRL on the embedded SmolLM2-135M on the CPU."""
+"""TRL: an envfactory environment as GRPOTrainer's environment_factory (the real training step on the
+embedded SmolLM2-135M is the README's TRL block, run by tests/test_readme.py)."""
 
 from __future__ import annotations
 
 import json
-import os
-from pathlib import Path
 
+import pytest
 from transformers.utils import get_json_schema
 
 from envfactory.integrations.trl import environment_factory, task_dataset, with_tool_template
@@ -39,29 +38,16 @@ def test_each_tool_becomes_a_typed_documented_method_and_rewards_come_from_verif
     assert rows[0]["task_id"] == tasks[0].id and rows[0]["prompt"][-1]["content"] == tasks[0].instruction
 
 
-def test_one_real_grpo_step_of_trl_on_the_embedded_model(bundled_envs: dict[str, Environment], tmp_path: Path) -> None:
-    os.environ["TRL_EXPERIMENTAL_SILENCE"] = "1"
-    from trl import GRPOConfig, GRPOTrainer
+def test_the_tool_template_is_given_only_to_chatml_tokenizers_that_cannot_render_tools() -> None:
+    from types import SimpleNamespace
 
-    from envfactory.llm.local import trainable
+    smol = SimpleNamespace(chat_template="{{'<|im_start|>' + message['role']}}")  # SmolLM2's: no tools
+    assert "tools" in with_tool_template(smol).chat_template
+    able = SimpleNamespace(chat_template="<|im_start|>{% if tools %}{{ tools }}{% endif %}")
+    assert with_tool_template(able).chat_template == "<|im_start|>{% if tools %}{{ tools }}{% endif %}"  # kept
+    with pytest.raises(ValueError, match="ChatML"):
+        with_tool_template(SimpleNamespace(chat_template="[INST] {{ messages }} [/INST]"))
 
-    library = bundled_envs["library"]
-    tasks = generate_tasks(library, 2, seed=0)[0]
-    resets: list[str] = []
-    base = environment_factory(library, tasks)
 
-    class Counted(base):  # type: ignore[misc, valid-type]
-        def reset(self, task_id: str | None = None, **example: object) -> str | None:
-            resets.append(str(task_id))
-            return super().reset(task_id=task_id, **example)
-
-    tokenizer, model = trainable()
-    args = GRPOConfig(output_dir=str(tmp_path), max_steps=1, per_device_train_batch_size=2, num_generations=2,
-                      max_completion_length=8, use_cpu=True, report_to=[], logging_steps=1, save_strategy="no",
-                      learning_rate=1e-6, bf16=False)  # fmt: skip
-    trainer = GRPOTrainer(model=model, processing_class=with_tool_template(tokenizer), args=args,
-                          train_dataset=task_dataset(tasks), environment_factory=Counted)  # fmt: skip
-    trainer.train()
-    logged = trainer.state.log_history[0]
-    assert trainer.state.global_step == 1 and "rewards/Counted/mean" in logged
-    assert len(resets) == 2 and set(resets) <= {t.id for t in tasks}  # one episode per rollout
+# One real GRPO step of TRL on the embedded SmolLM2 through environment_factory is the README's TRL block,
+# which tests/test_readme.py runs as written (the lines a user copies are the ones tested).

@@ -6,6 +6,7 @@ verdict's reward, an empty answer none."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,9 +19,11 @@ from envfactory.integrations.verifiers import openenv_config
 from envfactory.runtime.environment import Environment
 from envfactory.tasks.agents import report
 from envfactory.tasks.generate import generate_tasks
+from envfactory.tasks.taskset import write_tasks
 
 VERIFIERS = Path(__file__).resolve().parents[1] / "trainers" / "verifiers"
 PYTHON = VERIFIERS / "python" / "bin" / "python"
+SRC = Path(__file__).resolve().parents[2] / "src"
 
 
 @pytest.fixture(scope="module")
@@ -43,14 +46,17 @@ def test_verifiers_plays_served_tasks_through_its_openenv_taskset(served: tuple,
     url, tasks = served
     config = openenv_config(url + "/", tasks)
     assert config == {"base_url": url, "resets": [{"task_id": t.id} for t in tasks]}
+    write_tasks(tmp_path / "tasks.jsonl", tasks)
+    assert openenv_config(url, tmp_path / "tasks.jsonl") == config == openenv_config(url, [t.id for t in tasks])
     gold = {t.id: [*(_reply(c.tool, c.args) for c in t.gold), json.dumps({"content": report(t)})] for t in tasks}
     idle = {t.id: [json.dumps({"content": "I could not do it."})] for t in tasks}
     (tmp_path / "config.json").write_text(json.dumps(config))
     for replies, expected in ((gold, 1.0), (idle, 0.0)):
         (tmp_path / "replies.json").write_text(json.dumps(replies))
         argv = [str(PYTHON), str(VERIFIERS / "probe.py"), str(tmp_path / "config.json"), str(tmp_path / "replies.json")]
-        done = subprocess.run(argv, capture_output=True, text=True)
+        done = subprocess.run(argv, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(SRC)})
         assert done.returncode == 0, done.stderr[-2000:]
         rows = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
         assert [r["reset"]["task_id"] for r in rows] == [t.id for t in tasks]
+        assert [r["name"] for r in rows] == [t.id for t in tasks]  # named by the task, not the server's URL
         assert all(r["reward"] == expected for r in rows), rows

@@ -22,6 +22,7 @@ from verl.tools.tool_registry import initialize_tools_from_config
 from verl.trainer.ppo.core_algos import get_adv_estimator_fn
 from verl.workers.rollout.replica import TokenOutput
 
+from envfactory.errors import EnvFactoryError
 from envfactory.integrations.trl import with_tool_template
 from envfactory.integrations.verl import (
     AGENT,
@@ -95,6 +96,9 @@ def test_tools_keep_one_episode_per_trajectory_and_the_verdict_is_the_reward(
         await _call(tools, idle, task.gold[0].tool, {"bogus": 1})  # another trajectory: its own episode
 
     asyncio.run(play())
+    alone = tools[task.gold[0].tool]
+    with pytest.raises(EnvFactoryError, match="runs inside verl's tool agent loop"):  # outside verl's loop
+        asyncio.run(alone.execute("x", dict(task.gold[0].args)))
     assert solver.extra_fields["envfactory_episode"] is not idle.extra_fields["envfactory_episode"]
     assert solver.extra_fields["envfactory_episode"].state_hash() == task.goal.state_hash
     assert idle.extra_fields["envfactory_episode"].state_hash() != task.goal.state_hash
@@ -151,3 +155,37 @@ def test_the_agent_loop_runs_verls_tool_loop_and_scores_the_trajectory_by_the_ve
     assert 0 < sum(mask) < len(mask) and "envfactory_episode" not in solved.extra_fields
     idle = asyncio.run(trajectory([]))  # a model that calls nothing: the task is not done
     assert idle.reward_score == 0.0 and idle.extra_fields["envfactory_success"] is False
+
+
+def test_the_readme_launch_command_is_verls_own_config_and_its_module_hook(tmp_path: Path) -> None:
+    """What can be run of the README's verl launch without a GPU: its overrides compose into verl's own
+    PPO config (which refuses unknown keys), and VERL_USE_EXTERNAL_MODULES makes a fresh verl process
+    register envfactory's estimators and agent loop."""
+    import os
+    import subprocess
+    import sys
+
+    import verl
+    from hydra import compose, initialize_config_dir
+    from hydra.errors import ConfigCompositionException
+    from tests.readme_blocks import blocks, commands, readme
+
+    root = Path(__file__).resolve().parents[2]
+    launch = next(b for b in blocks(readme(root)) if "verl.trainer.main_ppo" in b.code)
+    words = commands(launch.code)[0]
+    hook = next(w for w in words if w.startswith("VERL_USE_EXTERNAL_MODULES="))
+    overrides = [w for w in words[1:] if "=" in w and not w.startswith("VERL_")]
+    config_dir = str(Path(verl.__file__).parent / "trainer" / "config")
+    with initialize_config_dir(config_dir=config_dir, version_base=None):
+        config = compose("ppo_trainer", overrides=overrides)
+        with pytest.raises(ConfigCompositionException):
+            compose("ppo_trainer", overrides=["actor_rollout_ref.rollout.multi_turn.no_such_key=1"])
+    rollout = config.actor_rollout_ref.rollout
+    assert config.algorithm.adv_estimator == "envfactory_erpo" and rollout.agent.default_agent_loop == AGENT
+    assert rollout.multi_turn.enable and rollout.multi_turn.tool_config_path == "tools.yaml"
+    probe = ("import verl\nfrom verl.trainer.ppo.core_algos import ADV_ESTIMATOR_REGISTRY as A\n"
+             "from verl.experimental.agent_loop.agent_loop import _agent_loop_registry as L\n"
+             "print('envfactory_erpo' in A, 'envfactory_agent' in L)")  # fmt: skip
+    env = {**os.environ, "PYTHONPATH": str(root / "src"), hook.split("=")[0]: hook.split("=", 1)[1]}
+    done = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert done.stdout.split() == ["True", "True"], done.stderr[-2000:]

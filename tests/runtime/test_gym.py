@@ -14,6 +14,8 @@ from envfactory.ir.env import EnvSpec
 from envfactory.ir.task import Goal, Task
 from envfactory.runtime.environment import Environment
 from envfactory.runtime.gym_env import ToolEnv, register_env_dir
+from envfactory.tasks.agents import report
+from envfactory.tasks.taskset import write_tasks
 
 
 @pytest.mark.parametrize("name", list(BUNDLED))
@@ -34,6 +36,26 @@ def test_gymnasium_make_finds_bundled_environments() -> None:
         json.dumps({"name": "getBook", "arguments": {"bookId": "book_0001"}})
     )
     assert '"book_0001"' in json.loads(obs)[0]["content"] and reward == 0.0 and not terminated
+
+
+def test_gymnasium_make_draws_a_task_bundled_or_given(tmp_path: Path) -> None:
+    env = gymnasium.make("envfactory/shop")
+    obs, info = env.reset(seed=0)
+    drawn = {t.id: t for t in env.unwrapped.tasks}  # type: ignore[attr-defined]
+    assert len(drawn) >= 10 and info["task_id"] in drawn
+    assert json.loads(obs)[-1]["content"] == drawn[info["task_id"]].instruction  # the task, not a stock greeting
+    assert "Please help me with my request" not in obs
+    assert len({env.reset(seed=s)[1]["task_id"] for s in range(8)}) > 1  # draws vary with the seed
+    chosen = list(drawn.values())[:2]
+    write_tasks(tmp_path / "two.jsonl", chosen)
+    given = gymnasium.make("envfactory/shop", tasks=str(tmp_path / "two.jsonl"))
+    assert {given.reset(seed=s)[1]["task_id"] for s in range(6)} <= {t.id for t in chosen}
+    task = chosen[1]
+    _, info = env.reset(options={"task": task})
+    for call in task.gold:
+        env.step(json.dumps({"name": call.tool, "arguments": call.args}))
+    *_, info = env.step(json.dumps({"content": report(task)}))
+    assert info["verdict"]["success"] is True
 
 
 def test_registering_a_synthesized_folder(bundled_specs: dict[str, EnvSpec], tmp_path: Path) -> None:

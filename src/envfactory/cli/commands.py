@@ -283,8 +283,12 @@ def environments(out: Path, seed: int) -> tuple[dict[str, Environment], dict[str
     return envs, tasks, failures
 
 
-def demo(out: Path, seed: int, iterations: int, envs_only: bool, warm_start: int = 8) -> int:
+def demo(out: Path, seed: int, iterations: int, envs_only: bool, warm_start: int = 8,
+         figures: Path | None = None) -> int:  # fmt: skip
     """The end-to-end run: environments and tasks, robust training, held-out evaluation, report."""
+    import time
+
+    start = time.perf_counter()
     envs, tasks, failures = environments(out, seed)
     console.print(f"Environments and tasks written to {out}/envs/<name>.")
     if envs_only:
@@ -304,6 +308,13 @@ def demo(out: Path, seed: int, iterations: int, envs_only: bool, warm_start: int
     for line in report["summary"]:
         console.print(escape(line))
     console.print(f"[bold]Report: {report['path']}[/]")
+    if figures is not None:
+        from envfactory.demo_figures import figures as headline
+        from envfactory.demo_figures import write_figures
+
+        data = headline(report, seed=seed, iterations=iterations, warm_start=warm_start)
+        console.print(f"Figures: {write_figures(figures, data)} (the README quotes them)")
+    console.print(f"demo took {time.perf_counter() - start:.0f} s")
     return 1 if failures else 0
 
 

@@ -399,11 +399,14 @@ def demo(
     iterations: Annotated[int, typer.Option(min=1, help="RL iterations per policy.")] = 40,
     warm_start: Annotated[int, typer.Option(min=0, help="Epochs of cloning the gold plans before RL.")] = 8,
     envs_only: Annotated[bool, typer.Option("--envs-only", help="Stop after the environments and tasks.")] = False,
+    figures: Annotated[
+        Path | None, typer.Option(help="Also write the headline figures here (make demo: docs/demo-figures.json).")
+    ] = None,
 ) -> None:
     """End to end: synthesize the bundled specs, make tasks, train with ERPO + randomization, evaluate, report."""
     from envfactory.cli import commands
 
-    raise typer.Exit(commands.demo(out, seed, iterations, envs_only, warm_start))
+    raise typer.Exit(commands.demo(out, seed, iterations, envs_only, warm_start, figures))
 
 
 @app.command(name="train")
@@ -482,7 +485,9 @@ def eval_command(
     report_dir: Annotated[
         Path | None, typer.Option("--report", help="Write transcripts.jsonl, results.json and report.html here.")
     ] = None,
-    cache: Annotated[Path | None, typer.Option(help="The model response cache (SQLite).")] = None,
+    cache: Annotated[
+        Path | None, typer.Option(help="Response cache (SQLite); default .envfactory/llm.sqlite or $ENVFACTORY_CACHE.")
+    ] = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not read or write the response cache.")] = False,
     max_tokens: Annotated[int, typer.Option(min=1, help="Tokens a model may write per turn.")] = 256,
     judge: Annotated[str, typer.Option(help=JUDGE_HELP)] = "facts",
@@ -593,19 +598,19 @@ def tasks(
 @app.command(name="show-task")
 def show_task(
     file: Annotated[Path, typer.Argument(help="A task file made by `tasks`.")],
-    index: Annotated[int, typer.Argument(help="Which task (0-based).")] = 0,
+    task: Annotated[str, typer.Argument(help="Which task: its id (shop-0-1) or its 0-based index.")] = "0",
 ) -> None:
     """Show one task: instruction, held-back facts, gold plan, blueprint and goal."""
     from envfactory.cli import tasks_cmd
 
-    tasks_cmd.show_task(file, index)
+    tasks_cmd.show_task(file, task)
 
 
 @app.command()
 def solve(
     env_dir: Annotated[Path, typer.Argument(help="The task's environment folder.")],
     file: Annotated[Path, typer.Argument(help="A task file made by `tasks`.")],
-    index: Annotated[int, typer.Argument(help="Which task (0-based).")] = 0,
+    task: Annotated[str, typer.Argument(help="Which task: its id (shop-0-1) or its 0-based index.")] = "0",
     agent: Annotated[str, typer.Option(help=f"One of: {', '.join(AGENTS)}.")] = "gold",
     seed: Annotated[int, typer.Option(help="Seed of the random agent.")] = 0,
     trust_code: TrustCode = False,
@@ -615,7 +620,7 @@ def solve(
 
     if agent not in AGENTS:
         raise typer.BadParameter(f"unknown agent {agent!r}; choose one of {', '.join(AGENTS)}")
-    raise typer.Exit(tasks_cmd.solve(env_dir, file, index, agent, seed, trust_code))
+    raise typer.Exit(tasks_cmd.solve(env_dir, file, task, agent, seed, trust_code))
 
 
 if __name__ == "__main__":

@@ -123,9 +123,8 @@ def eval_cmd(env_dirs: list[Path], task_files: list[Path], policy: str, trials: 
     if model is not None:
         from envfactory.llm import make_client
         from envfactory.llm.agent import LLMAgent
-        from envfactory.llm.client import DEFAULT_CACHE
 
-        client = make_client(model, base_url=base_url, cache=None if no_cache else (cache or DEFAULT_CACHE),
+        client = make_client(model, base_url=base_url, cache=None if no_cache else (cache or "default"),
                              concurrency=max(1, workers))  # fmt: skip
         make = lambda s: LLMAgent(client, seed=s, max_tokens=max_tokens)  # noqa: E731
         policy = client.model

@@ -102,8 +102,8 @@ def _print_report(rep: dict, splits: dict[str, list[str]]) -> None:
 
 
 @friendly_errors
-def show_task(file: Path, index: int) -> None:
-    task = TaskSet(file)[index]
+def show_task(file: Path, ref: str) -> None:
+    task = TaskSet(file).find(ref)
     console.print(f"[bold]{escape(task.id)}[/]  level {task.level} (difficulty {task.difficulty})")
     console.print(escape(task.instruction), soft_wrap=True)
     if task.user.facts:
@@ -136,9 +136,9 @@ def show_task(file: Path, index: int) -> None:
 
 
 @friendly_errors
-def solve(env_dir: Path, file: Path, index: int, agent_name: str, seed: int, trust_code: bool) -> int:
+def solve(env_dir: Path, file: Path, ref: str, agent_name: str, seed: int, trust_code: bool) -> int:
     env = Environment.load(env_dir, trust_code=trust_code)
-    task = check_task(TaskSet(file)[index], env.spec, f"{file}: task {index}")
+    task = check_task(TaskSet(file).find(ref), env.spec, f"{file}: task {ref}")
     writes = {b.tool for b in env.spec.behaviours if b.effect.kind in WRITES}
     makers: dict[str, Callable[[], Agent]] = {
         "gold": lambda: gold(task),

@@ -2,7 +2,8 @@
 
 ``register()`` makes ``skyrl_gym.make("envfactory", env_config={"env_dir": ..., "tasks": ...},
 extras={"task_id": ...})`` return :class:`EnvfactoryTextEnv`: one episode per instance (SkyRL
-makes one per trajectory). ``init`` starts the task; each ``step`` takes the model's text, reads
+makes one per trajectory). ``init`` starts the task and returns the prompt — the tools and the
+``<tool_call>`` format in its system turn, then the request; each ``step`` takes the model's text, reads
 tool calls from it (``<tool_call>{...}</tool_call>``, repaired like the embedded model's; or plain
 words for the user), acts them out, and answers the tool results as a user turn; the reward is the
 task's verdict when the episode ends.
@@ -17,7 +18,7 @@ from typing import Any
 from skyrl_gym.envs.base_text_env import BaseTextEnv, BaseTextEnvStepOutput
 
 from envfactory.ir.task import Task
-from envfactory.llm.toolcalls import parse_tool_calls
+from envfactory.llm.toolcalls import FORMAT, describe_tools, parse_tool_calls
 from envfactory.runtime.environment import Environment
 from envfactory.tasks.taskset import TaskSet
 from envfactory.users.scripted import ScriptedUser
@@ -54,8 +55,16 @@ class EnvfactoryTextEnv(BaseTextEnv):
         self.names = [t["function"]["name"] for t in self.env.openai_tools]
 
     def init(self, prompt: list[JSON]) -> tuple[list[JSON], dict[str, Any]]:
+        """The conversation the model starts from: a system turn that lists the tools and spells out the
+        ``<tool_call>`` format ``step`` reads (SkyRL renders no tools of its own), then the request —
+        the dataset's ``prompt`` where given, else the episode's opening."""
         opening = self.episode.reset(task=self.task)
-        return (prompt or opening), {"tools": self.env.openai_tools}
+        turns = [dict(m) for m in (prompt or opening)]
+        system = "\n\n".join(str(m.get("content") or "") for m in turns if m.get("role") == "system")
+        head = [system or "You are a helpful agent. Use the tools, then answer the user.",
+                "Tools you can call:\n" + describe_tools(self.env.openai_tools), FORMAT]  # fmt: skip
+        rest = [m for m in turns if m.get("role") != "system"]
+        return [{"role": "system", "content": "\n\n".join(head)}, *rest], {"tools": self.env.openai_tools}
 
     def step(self, action: str) -> BaseTextEnvStepOutput:
         self.turns += 1

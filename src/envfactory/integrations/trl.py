@@ -123,10 +123,14 @@ def task_dataset(tasks: list[Task], system: str | None = None) -> Any:
 
 def with_tool_template(tokenizer: Any) -> Any:
     """Give a ChatML tokenizer whose template cannot render tool calls (SmolLM2's) the Qwen2.5
-    template, which can and whose ``<tool_call>`` format TRL knows how to parse; same special tokens."""
+    template, which can and whose ``<tool_call>`` format TRL knows how to parse; same special tokens. A
+    tokenizer whose template already renders tools is returned as it is."""
+    template = tokenizer.chat_template or ""
+    if "tools" in template:  # it renders tools already: leave it as it is
+        return tokenizer
     from trl.chat_template_utils import qwen2_5_chat_template
 
-    if "<|im_start|>" not in (tokenizer.chat_template or ""):
+    if "<|im_start|>" not in template:
         raise ValueError("with_tool_template only suits ChatML tokenizers (<|im_start|> ... <|im_end|>)")
     tokenizer.chat_template = qwen2_5_chat_template
     return tokenizer

@@ -17,6 +17,11 @@ Three pieces, each through verl's own extension points:
   which at the end hands the model's last answer to the episode and sets the trajectory's
   reward to the task's verdict (``reward_score``), so no reward function is needed.
 
+Importing this module registers both (the estimators and the agent loop), so a launch with
+``VERL_USE_EXTERNAL_MODULES=envfactory.integrations.verl`` needs nothing else: verl imports the
+listed modules in every process that imports verl, the driver and its Ray workers alike (the
+README gives the whole ``python -m verl.trainer.main_ppo`` command line).
+
 :func:`tool_config` and :func:`dataset_rows` write what verl's config and data files need::
 
     rows = dataset_rows(tasks)                    # parquet rows: prompt, agent_name, extra_info
@@ -39,6 +44,7 @@ from verl.tools.base_tool import BaseTool
 from verl.tools.schemas import OpenAIFunctionToolSchema, ToolResponse
 from verl.trainer.ppo.core_algos import ADV_ESTIMATOR_REGISTRY, register_adv_est
 
+from envfactory.errors import EnvFactoryError
 from envfactory.ir.task import Task
 from envfactory.rl.advantages import ESTIMATORS
 from envfactory.runtime.environment import Environment
@@ -113,7 +119,12 @@ class EnvfactoryTool(BaseTool):
         super().__init__(config, tool_schema)
 
     async def execute(self, instance_id: str, parameters: JSON, **kwargs: Any) -> tuple[ToolResponse, float, JSON]:
-        agent_data = kwargs["agent_data"]
+        agent_data = kwargs.get("agent_data")
+        if agent_data is None or not hasattr(agent_data, "extra_fields"):
+            raise EnvFactoryError(
+                f"EnvfactoryTool {self.name!r} runs inside verl's tool agent loop (agent_name: {AGENT}, "
+                "or tool_agent), which passes agent_data=: the trajectory whose episode its calls act on"
+            )
         episode = trajectory_episode(agent_data.extra_fields, agent_data.tools_kwargs, self.config)
         result = episode.call_tool(self.name, parameters)
         return ToolResponse(text=result.content), 0.0, {"ok": result.ok}
@@ -175,6 +186,8 @@ def dataset_rows(tasks: list[Task], data_source: str = "envfactory") -> list[JSO
                      "extra_info": {"task_id": task.id, "tools_kwargs": kwargs}})  # fmt: skip
     return rows
 
+
+register_estimators()  # importing this module is all verl's processes need (VERL_USE_EXTERNAL_MODULES=<it>)
 
 __all__ = ["AGENT", "EnvfactoryAgentLoop", "EnvfactoryTool", "dataset_rows", "finish", "register_estimators",
            "tool_config", "trajectory_episode"]  # fmt: skip

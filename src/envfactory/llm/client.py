@@ -16,6 +16,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from envfactory.errors import EnvFactoryError
 from envfactory.llm.types import ChatRequest, ChatResponse, LLMClient, LLMError, LLMUnavailable, Stats
@@ -70,7 +71,15 @@ class ClientOptions:
     timeout: float = 60.0
 
 
-DEFAULT_CACHE = Path(os.environ.get("ENVFACTORY_CACHE", Path.home() / ".cache" / "envfactory")) / "llm.sqlite"
+CACHE_FOLDER = ".envfactory"
+
+
+def default_cache() -> Path:
+    """The response cache of the project at hand: ``$ENVFACTORY_CACHE/llm.sqlite`` where the user points
+    elsewhere, else ``.envfactory/llm.sqlite`` in the current folder. One shared cache across checkouts
+    would answer one project's requests with another's responses (a hit from code that is not this code)."""
+    folder = os.environ.get("ENVFACTORY_CACHE")
+    return (Path(folder) if folder else Path.cwd() / CACHE_FOLDER) / "llm.sqlite"
 
 
 def make_client(
@@ -79,13 +88,14 @@ def make_client(
     base_url: str | None = None,
     api_key: str | None = None,
     timeout: float = 60.0,
-    cache: Path | None = DEFAULT_CACHE,
+    cache: Path | Literal["default"] | None = "default",
     retries: int = 3,
     concurrency: int = 4,
 ) -> Managed:
     """``local`` (the embedded model) or ``BACKEND:MODEL`` (``openai:gpt-4o-mini``,
     ``openai:Qwen/Qwen2.5-7B-Instruct`` with ``base_url`` of a vLLM server). The API key comes
-    from ``api_key``, else ``ENVFACTORY_API_KEY``, else ``OPENAI_API_KEY``."""
+    from ``api_key``, else ``ENVFACTORY_API_KEY``, else ``OPENAI_API_KEY``. ``cache``: a SQLite file,
+    ``None`` for none, or ``"default"``: :func:`default_cache`, the project's own."""
     backend, _, model = spec.partition(":")
     if backend not in BACKENDS:
         raise EnvFactoryError(
@@ -97,7 +107,7 @@ def make_client(
     if cache is not None:
         from envfactory.llm.cache import CachedClient
 
-        inner = CachedClient(inner, cache, stats=stats, scope=base_url or "")
+        inner = CachedClient(inner, default_cache() if cache == "default" else cache, stats=stats, scope=base_url or "")
     return Managed(inner, retries=retries, concurrency=concurrency, stats=stats)
 
 
@@ -118,4 +128,14 @@ def _local(model: str, options: ClientOptions) -> LLMClient:
 BACKENDS.add("openai", _openai)
 BACKENDS.add("local", _local)
 
-__all__ = ["BACKENDS", "ClientOptions", "LLMClient", "LLMError", "LLMUnavailable", "Managed", "Stats", "make_client"]
+__all__ = [
+    "BACKENDS",
+    "ClientOptions",
+    "LLMClient",
+    "LLMError",
+    "LLMUnavailable",
+    "Managed",
+    "Stats",
+    "default_cache",
+    "make_client",
+]

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from envfactory.errors import EnvFactoryError
 from envfactory.ir.task import Task
 from envfactory.ir.trajectory import Trajectory
 from envfactory.seeding import derive_seed
@@ -67,8 +68,14 @@ def ray_rollouts(
     from ray.exceptions import RayActorError
 
     if not ray.is_initialized():
-        ray.init(address=address, num_cpus=None if address else workers, include_dashboard=False,
-                 log_to_driver=False, ignore_reinit_error=True)  # fmt: skip
+        try:
+            ray.init(address=address, num_cpus=None if address else workers, include_dashboard=False,
+                     log_to_driver=False, ignore_reinit_error=True)  # fmt: skip
+        except ConnectionError as err:  # `--address auto` (or an address) with no cluster there
+            raise EnvFactoryError(
+                f"no Ray cluster at --address {address}: start one (`ray start --head`) or leave --address out "
+                f"to run a local one ({' '.join(str(err).split())[:200]})"
+            ) from None
     remote_worker = ray.remote(num_cpus=1)(EpisodeWorker)
 
     def spawn() -> Any:

@@ -25,6 +25,7 @@ from envfactory.ir.task import Task
 from envfactory.runtime.canonical import NotCanonical, parse_json, safe_repr, safe_text
 from envfactory.runtime.environment import Environment
 from envfactory.runtime.episode import Episode
+from envfactory.tasks.taskset import TaskSet
 from envfactory.users.scripted import ScriptedUser
 
 JSON = dict[str, Any]
@@ -40,7 +41,7 @@ class ToolEnv(gymnasium.Env[str, str]):
         self,
         env: Environment | EnvSpec | str | Path,
         *,
-        tasks: list[Task] | None = None,
+        tasks: list[Task] | str | Path | None = None,
         max_steps: int | None = None,
         render_mode: str | None = None,
         randomization: Any = None,
@@ -50,7 +51,7 @@ class ToolEnv(gymnasium.Env[str, str]):
         elif isinstance(env, EnvSpec):
             env = Environment(env)
         self.environment = env
-        self.tasks = list(tasks or [])
+        self.tasks = list(TaskSet(tasks) if isinstance(tasks, (str, Path)) else tasks or [])
         self.base: Episode = env.episode(max_steps=max_steps, user=ScriptedUser())
         self.episode: EpisodeLike = self.base  # the base episode, or randomization wrappers around it
         self.randomization = randomization
@@ -150,8 +151,24 @@ def _parse_action(action: Any) -> tuple[Any, str | None]:
 
 
 # -- registration: gymnasium.make("envfactory/<name>") ---------------------------------------
-def make_from_dir(path: str, **kwargs: Any) -> ToolEnv:
-    return ToolEnv(Environment.load(path), **kwargs)
+DRAWN_TASKS = 30  # tasks drawn for an environment that comes without any
+
+
+def drawn_tasks(env: Environment, n: int = DRAWN_TASKS, seed: int = 0) -> list[Task]:
+    """Self-tested tasks for ``env`` (seeded: the same ones every time), for ``reset`` to draw from."""
+    from envfactory.tasks.generate import generate_tasks
+
+    return generate_tasks(env, n, seed=seed)[0]
+
+
+def make_from_dir(path: str, tasks: list[Task] | str | Path | None = None, **kwargs: Any) -> ToolEnv:
+    """``gymnasium.make`` of a registered folder: ``tasks`` given (a list or a JSON-lines file), else the
+    folder's own ``tasks.jsonl``, else :data:`DRAWN_TASKS` drawn for it."""
+    env = Environment.load(path)
+    if tasks is None:
+        own = Path(path) / "tasks.jsonl"
+        tasks = own if own.is_file() else drawn_tasks(env)
+    return ToolEnv(env, tasks=tasks, **kwargs)
 
 
 def register_env_dir(path: str | Path, env_id: str | None = None) -> str:
@@ -166,4 +183,4 @@ def register_env_dir(path: str | Path, env_id: str | None = None) -> str:
     return env_id
 
 
-__all__ = ["ToolEnv", "make_from_dir", "register_env_dir"]
+__all__ = ["DRAWN_TASKS", "ToolEnv", "drawn_tasks", "make_from_dir", "register_env_dir"]

@@ -69,6 +69,15 @@ class TaskSet:
         for i in range(len(self)):
             yield self[i]
 
+    def find(self, ref: str | int) -> Task:
+        """A task by its id (``shop-0-1``) or by its 0-based line index (``7``, ``-1``)."""
+        if isinstance(ref, int) or ref.lstrip("-").isdigit():
+            return self[int(ref)]
+        for i in range(len(self)):  # parse only the lines that hold the id at all
+            if ref in self.line(i) and self[i].id == ref:
+                return self[i]
+        raise TaskSetError(f"{self.path}: no task with id {ref!r} (give an id or a 0-based index)")
+
 
 def task_problems(task: Task, spec: EnvSpec) -> list[str]:
     """Why ``task`` cannot run in the environment ``spec`` ([] when it can)."""

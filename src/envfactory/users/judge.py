@@ -139,9 +139,9 @@ def make_judge(spec: str | None, *, base_url: str | None = None, cache: Any = "d
         return None
     if spec in JUDGES:
         return JUDGES[spec]()
-    from envfactory.llm.client import DEFAULT_CACHE, make_client
+    from envfactory.llm.client import make_client
 
-    return LLMJudge(make_client(spec, base_url=base_url, cache=DEFAULT_CACHE if cache == "default" else cache))
+    return LLMJudge(make_client(spec, base_url=base_url, cache=cache))
 
 
 __all__ = ["JUDGES", "FactJudge", "Judge", "Judgement", "LLMJudge", "NoJudge", "make_judge"]

@@ -1,7 +1,7 @@
-"""Run inside verifiers' environment: load verifiers' OpenEnv taskset from the config envfactory
-wrote, then play each task the way verifiers' OpenEnvEnv.run does (its /schema fetch, OpenEnv's
-GenericEnvClient, verifiers' parse_action on the model's reply, the rewards summed), with replies
-given in a file instead of a model. Prints one JSON line per task: its reset and the total reward.
+"""Run inside verifiers' environment: load verifiers' OpenEnv taskset (through envfactory's `taskset`)
+from the config envfactory wrote, then play each task the way verifiers' OpenEnvEnv.run does (its
+/schema fetch, OpenEnv's GenericEnvClient, verifiers' parse_action on the model's reply, the rewards
+summed), with replies given in a file instead of a model. Prints one JSON line per task: its reset and the total reward.
 
     python probe.py CONFIG.json REPLIES.json
 """
@@ -13,8 +13,9 @@ from pathlib import Path
 
 import httpx
 from openenv import GenericEnvClient
-from verifiers.v1.tasksets.openenv import OpenEnvConfig, OpenEnvTaskset
 from verifiers.v1.tasksets.openenv.taskset import parse_action
+
+from envfactory.integrations.verifiers import taskset  # this checkout's src is on the path (make test puts it there)
 
 
 async def play(task, replies: list[str]) -> float:
@@ -35,9 +36,9 @@ async def play(task, replies: list[str]) -> float:
 
 
 def main() -> None:
-    config = OpenEnvConfig(**json.loads(Path(sys.argv[1]).read_text()))
+    config = json.loads(Path(sys.argv[1]).read_text())
     replies = json.loads(Path(sys.argv[2]).read_text())
-    tasks = list(OpenEnvTaskset(config).load())
+    tasks = list(taskset(config["base_url"], [r["task_id"] for r in config["resets"]]).load())
     for task in tasks:
         reward = asyncio.run(play(task, replies[task.data.reset["task_id"]]))
         print(json.dumps({"reset": task.data.reset, "name": task.data.name, "reward": reward}))
