@@ -24,7 +24,15 @@ from typing import Any
 import orjson
 
 from envfactory.ir.choice import Answer, ArgCheck
-from envfactory.ir.effect import ActionEffect, Behaviour, CreateEffect, DeleteEffect, FallbackEffect, UpdateEffect
+from envfactory.ir.effect import (
+    ActionEffect,
+    Behaviour,
+    CreateEffect,
+    DeleteEffect,
+    FallbackEffect,
+    ListEffect,
+    UpdateEffect,
+)
 from envfactory.ir.env import EnvSpec
 from envfactory.ir.jsonschema import primary_type
 from envfactory.ir.state import SINGLETON_KEY, Entity, names_key
@@ -467,6 +475,16 @@ def argument_checks(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
     return out
 
 
+def _list_reads(spec: EnvSpec, evidence: Evidence) -> list[tuple[str, list[Pair], Entity]]:
+    """The list tools of the evidence, their calls, and the entity each lists."""
+    out = []
+    for tool, pairs in evidence.pairs.items():
+        effect = spec.behaviour(tool).effect
+        if isinstance(effect, ListEffect) and effect.entity in spec.state_schema:
+            out.append((tool, pairs, spec.state_schema[effect.entity]))
+    return out
+
+
 @PROPOSERS.register("start-rows")
 def start_rows(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
     """The records the real thing starts with, as it answers them: a list read before any write of
@@ -474,11 +492,7 @@ def start_rows(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
     a name); the fields they hold the same way in every sequence, and the model's records lack or
     hold otherwise, are added to its starting records (``completed: false`` where the model knew nothing)."""
     out = []
-    for tool, pairs in evidence.pairs.items():
-        effect = spec.behaviour(tool).effect
-        if effect.kind != "list" or effect.entity not in spec.state_schema:  # type: ignore[union-attr]
-            continue
-        entity = spec.state_schema[effect.entity]  # type: ignore[union-attr]
+    for tool, pairs, entity in _list_reads(spec, evidence):
         mine = {str(r.get(entity.key)): r for r in spec.initial_state.get(entity.name, [])}
         learned: dict[str, JSON] = {}
         conflicting: set[tuple[str, str]] = set()
@@ -520,11 +534,7 @@ def start_records(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
     read. The model starts holding them, under the real keys, so later calls name them as the real
     side does."""
     out = []
-    for tool, pairs in evidence.pairs.items():
-        effect = spec.behaviour(tool).effect
-        if effect.kind != "list" or effect.entity not in spec.state_schema:  # type: ignore[union-attr]
-            continue
-        entity = spec.state_schema[effect.entity]  # type: ignore[union-attr]
+    for tool, pairs, entity in _list_reads(spec, evidence):
         held = [r for r in spec.initial_state.get(entity.name, []) if isinstance(r, dict)]
         found: dict[str, JSON] = {}
         conflicting: set[tuple[str, str]] = set()
