@@ -183,3 +183,17 @@ def test_places_a_fresh_copy_answers_otherwise_count_by_presence_only() -> None:
     assert "list_tasks.tasks[].created_at" in trace.volatile and "add_task.created_at" in trace.volatile
     assert not any(p.endswith((".title", ".id")) for p in trace.volatile)
     assert report.calls == 60 and report.ceiling is not None and report.ceiling.final_state == 1.0
+    assert report.volatile == trace.volatile  # the report says what counted by presence only
+
+
+def test_learn_says_which_reply_places_counted_by_presence_only(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from envfactory.cli.main import app
+
+    stamped = f"mcp+stdio:{sys.executable} {FIXTURES / 'stamped_server.py'}"
+    shown = CliRunner().invoke(app, ["learn", stamped, "--from", stamped, "--trust-code", "--budget", "40",
+                                     "--final-tool", "list_tasks", "-o", str(tmp_path)])  # fmt: skip
+    assert shown.exit_code == 0, shown.output
+    line = next(line for line in shown.output.splitlines() if "compared by presence only" in line)
+    assert "add_task.created_at" in line and ".title" not in line

@@ -422,6 +422,10 @@ def learn(descriptions: str, source: str, out: Path, *, budget: int, seed: int, 
     console.print(learn_table(report, spec.name))
     for tool, summary in sorted(report.changed.items()):
         console.print(f"  {tool}: {escape(summary)}")
+    if report.volatile:  # what no model can agree with: a second copy of the real thing answered otherwise
+        more = len(report.volatile) - 6
+        shown = ", ".join(report.volatile[:6]) + (f" and {more} more" if more > 0 else "")
+        console.print(f"  compared by presence only (a fresh copy answered them otherwise): {escape(shown)}")
     console.print(f"saved in {folder} (choices.json, trace.jsonl, learn.json, fidelity.json)")
     return 0
 

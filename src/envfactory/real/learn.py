@@ -85,6 +85,8 @@ class LearnReport(BaseModel):
     grades: dict[str, str]
     changed: dict[str, str]  # tool -> the candidate that replaced its prior
     seconds: float
+    # reply places a fresh copy answered otherwise, counted by presence only (``real/volatile.py``)
+    volatile: tuple[str, ...] = ()
 
 
 def learn(
@@ -147,7 +149,7 @@ def learn(
         stub=Figures.of(after, stub=True), stub_final_state=_stub_final(learned, held),
         ceiling=Figures.of(ceiling) if ceiling is not None else None, grades=after.grades(),
         changed={c.tool: c.chosen.summary for c in learned.choices if c.chosen.proposer != "descriptions"},
-        seconds=round(time.perf_counter() - started, 2),
+        seconds=round(time.perf_counter() - started, 2), volatile=held.volatile,
     )  # fmt: skip
     return learned, report, trace
 
