@@ -107,19 +107,24 @@ class McpSession:
         self._tmp = tempfile.mkdtemp(prefix="envfactory-mcp-")
         self._errlog = open(self.log, "a", encoding="utf-8") if self.log else open(os.devnull, "w")  # noqa: SIM115
         ready: concurrent.futures.Future[None] = concurrent.futures.Future()
-        before = _children()
-        self._thread = threading.Thread(target=lambda: asyncio.run(self._main(ready)), daemon=True)
-        self._thread.start()
-        try:
-            ready.result(self.timeout)
+        # the server is the child process that appears while it starts: one start at a time, or a
+        # spare starting in another thread would be taken for this one's (and stopped with it)
+        with _STARTING:
+            before = _children()
+            self._thread = threading.Thread(target=lambda: asyncio.run(self._main(ready)), daemon=True)
+            self._thread.start()
+            try:
+                ready.result(self.timeout)
+                failed: Exception | None = None
+            except Exception as err:  # answered below, once the lock is let go
+                failed = err
             self._groups = _children() - before  # the server leads its own process group (the SDK's new session)
-        except concurrent.futures.TimeoutError:
-            self._groups = _children() - before
+        if isinstance(failed, concurrent.futures.TimeoutError):
             self.close()
             raise EnvFactoryError(f"{self.target.label}: did not start within {self.timeout:.0f}s") from None
-        except Exception as err:
+        if failed is not None:
             self.close()
-            raise EnvFactoryError(f"{self.target.label}: could not start: {_root_cause(err)}") from None
+            raise EnvFactoryError(f"{self.target.label}: could not start: {_root_cause(failed)}") from None
 
     async def _main(self, ready: concurrent.futures.Future[None]) -> None:
         from mcp import ClientSession, StdioServerParameters, stdio_client
@@ -207,6 +212,9 @@ class McpSession:
         if self._tmp:
             shutil.rmtree(self._tmp, ignore_errors=True)
         self._loop = self._session = self._thread = self._errlog = self._task = None
+
+
+_STARTING = threading.Lock()
 
 
 def _children() -> set[int]:
