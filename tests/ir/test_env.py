@@ -83,3 +83,17 @@ def test_layered_json_indents_a_few_levels_and_keeps_deeper_values_on_one_line()
         '  "e": []',
         "}",
     ]
+
+
+def test_a_behaviours_prior_is_no_grade_and_old_folders_load(bundled_specs: dict[str, EnvSpec], tmp_path: Path) -> None:
+    """Synthesis's confidence is written as ``prior`` in words no grade uses; an older folder's
+    ``fidelity: high`` loads as that prior (only a measurement grades a tool)."""
+    folder = bundled_specs["shop"].save(tmp_path / "shop")
+    text = (folder / "behaviours.json").read_text()
+    assert '"fidelity"' not in text and '"prior": "confident"' in text
+    assert '"high"' not in text and '"medium"' not in text
+    old = json.loads(text)
+    for b in old:
+        b["fidelity"] = {"confident": "high", "plausible": "medium", "guess": "low"}.get(b.pop("prior"), "real")
+    (folder / "behaviours.json").write_text(json.dumps(old))
+    assert EnvSpec.load(folder).behaviours == bundled_specs["shop"].behaviours

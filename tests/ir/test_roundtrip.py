@@ -64,7 +64,7 @@ def test_every_ir_field_that_may_be_none_defaults_to_none() -> None:
 
 def test_a_list_edit_of_the_call_itself_loads_back() -> None:
     effect = EditListEffect(entity="group", field="participants", owner_arg="group_id", values_arg="participants")
-    behaviour = Behaviour(tool="mention", effect=effect, fidelity="high")
+    behaviour = Behaviour(tool="mention", effect=effect, prior="confident")
     assert Behaviour.model_validate(behaviour.model_dump(mode="json", exclude_none=True)) == behaviour
 
 

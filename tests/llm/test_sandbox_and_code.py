@@ -79,7 +79,7 @@ def test_code_that_passes_the_probes_replaces_the_fallback_and_counts_the_state(
         "How many tickets are open" in prompts[0] and '"ticket"' in prompts[0] and "def run(state, args)" in prompts[0]
     )
     behaviour = new.behaviour("tally_workload")
-    assert behaviour.effect.kind == "code" and behaviour.fidelity == "medium" and "coder" in behaviour.notes[0]
+    assert behaviour.effect.kind == "code" and behaviour.prior == "plausible" and "coder" in behaviour.notes[0]
     episode = Environment(new, trust_code=True).episode()
     rows = list(episode.store.rows("ticket"))
     expected = {"open": sum(r["status"] == "open" for r in rows), "closed": sum(r["status"] == "closed" for r in rows)}
@@ -110,7 +110,7 @@ def test_changes_from_code_are_checked_before_any_is_applied(tmp_path: Path) -> 
     from envfactory.ir.effect import Behaviour, CodeEffect
 
     effect = CodeEffect(code=sneaky, entities=("ticket",))
-    code = Behaviour(tool="tally_workload", effect=effect, fidelity="medium")
+    code = Behaviour(tool="tally_workload", effect=effect, prior="plausible")
     behaviours = tuple(code if b.tool == "tally_workload" else b for b in spec.behaviours)
     episode = Environment(spec.model_copy(update={"behaviours": behaviours}), trust_code=True).episode()
     before = episode.state_hash()
@@ -133,7 +133,7 @@ def test_where_a_real_implementation_exists_written_code_must_agree_with_it() ->
     from envfactory.ir.effect import Behaviour, FallbackEffect
 
     spec = synthesize(SPECS / "travel.py", trust_code=True)
-    stub = Behaviour(tool="get_flight", effect=FallbackEffect(reason="pretend"), fidelity="low")
+    stub = Behaviour(tool="get_flight", effect=FallbackEffect(reason="pretend"), prior="guess")
     spec = spec.model_copy(update={"behaviours": tuple(stub if b.tool == "get_flight" else b for b in spec.behaviours)})
     wrong = "def run(state, args):\n    return {'error': {'code': 'not_found', 'message': 'never heard of it'}}"
     answers = iter([wrong, wrong, GET_FLIGHT])
@@ -182,7 +182,7 @@ def test_without_a_boundary_code_is_refused_saying_what_to_install(monkeypatch: 
     spec = synthesize(FIXTURES / "tickets_tally.json")
     from envfactory.ir.effect import Behaviour, CodeEffect
 
-    code = Behaviour(tool="tally_workload", effect=CodeEffect(code=TALLY, entities=("ticket",)), fidelity="medium")
+    code = Behaviour(tool="tally_workload", effect=CodeEffect(code=TALLY, entities=("ticket",)), prior="plausible")
     behaviours = tuple(code if b.tool == "tally_workload" else b for b in spec.behaviours)
     with pytest.raises(SandboxUnavailable, match="apt-get install bubblewrap"):
         Environment(spec.model_copy(update={"behaviours": behaviours}), trust_code=True)
@@ -198,7 +198,7 @@ def test_a_folder_with_code_needs_consent_and_inspect_says_so_first(tmp_path: Pa
     spec = synthesize(FIXTURES / "tickets_tally.json")
     marker = tmp_path / "ran"
     planted = f"def run(state, args):\n    open({str(marker)!r}, 'w')\n    return {{'result': {{}}}}"
-    code = Behaviour(tool="tally_workload", effect=CodeEffect(code=planted, entities=("ticket",)), fidelity="medium")
+    code = Behaviour(tool="tally_workload", effect=CodeEffect(code=planted, entities=("ticket",)), prior="plausible")
     env_dir = spec.model_copy(
         update={"behaviours": tuple(code if b.tool == "tally_workload" else b for b in spec.behaviours)}
     ).save(tmp_path / "tickets")

@@ -22,7 +22,7 @@ from envfactory.synth import synthesize
 def _spec(folder_url: str | None = None) -> EnvSpec:
     spec = synthesize(FIXTURES / "tickets_tally.json")
     effect = SimulatedEffect(model="openai:sim", base_url=folder_url, entities=("ticket",))
-    behaviours = tuple(Behaviour(tool=b.tool, effect=effect, fidelity="simulated") if b.tool == "tally_workload"
+    behaviours = tuple(Behaviour(tool=b.tool, effect=effect, prior="simulated") if b.tool == "tally_workload"
                        else b for b in spec.behaviours)  # fmt: skip
     return spec.model_copy(update={"behaviours": behaviours})
 
@@ -56,7 +56,7 @@ def test_the_simulate_command_marks_read_only_fallbacks_and_refuses_writes(tmp_p
     assert done.exit_code == 0, done.output
     behaviours = json.loads((env_dir / "behaviours.json").read_text())
     tally = next(b for b in behaviours if b["tool"] == "tally_workload")
-    assert tally["fidelity"] == "simulated" and tally["effect"]["model"] == "openai:sim"
+    assert tally["prior"] == "simulated" and tally["effect"]["model"] == "openai:sim"
 
 
 def test_a_simulated_tool_needs_consent_and_never_sends_the_key_to_an_address_the_folder_names(

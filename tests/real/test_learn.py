@@ -48,7 +48,7 @@ def test_the_right_candidate_beats_a_wrong_one_on_the_evidence() -> None:
     trace = _notes_trace(6)
 
     def wrong(s, evidence: Evidence) -> list[Candidate]:
-        refusing = Behaviour(tool="add_note", effect=FallbackEffect(reason="refuses", writes=True), fidelity="low")
+        refusing = Behaviour(tool="add_note", effect=FallbackEffect(reason="refuses", writes=True), prior="guess")
         return [Candidate("add_note", "wrong", "refuses every call", refusing)]
 
     from envfactory.synth.candidates import PROPOSERS
@@ -145,7 +145,8 @@ def test_the_self_check_grades_nothing_it_did_not_measure(tmp_path: Path) -> Non
     for name in ("banking.anthropic.json", "shop.yaml"):
         report = self_check(synthesize(SPECS / name))
         assert {t.fidelity for t in report.tools} == {"unmeasured"}, name  # never high or medium unmeasured
-        assert {t.prior for t in report.tools} & {"high", "medium"}  # synthesis's confidence is kept apart
+        priors = {t.prior for t in report.tools}  # synthesis's confidence is kept apart, in no grade's words
+        assert priors & {"confident", "plausible"} and not priors & {"high", "medium"}
 
 
 def test_evidence_that_cannot_be_learned_from_is_one_clear_error(tmp_path: Path) -> None:

@@ -25,7 +25,7 @@ TOOLS = [
 def test_a_fallback_refuses_a_key_that_names_no_row(tmp_path: Path) -> None:
     spec = synthesize_functions(tmp_path, "trips", TOOLS)
     behaviour = spec.behaviour("contact_customer_support")
-    assert isinstance(behaviour.effect, FallbackEffect) and behaviour.fidelity == "low"
+    assert isinstance(behaviour.effect, FallbackEffect) and behaviour.prior == "guess"
     assert behaviour.effect.needs == {"booking_id": "booking"}
     ep = Environment(spec).episode()
     booking = spec.initial_state["booking"][0]["booking_id"]

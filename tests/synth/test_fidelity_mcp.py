@@ -67,7 +67,7 @@ def test_a_wrong_behaviour_is_not_graded_high_against_the_live_server(
 ) -> None:
     spec, target, env = memory
     broken = tuple(
-        Behaviour(tool=b.tool, effect=FallbackEffect(reason="wrong on purpose"), fidelity="high")  # claims high
+        Behaviour(tool=b.tool, effect=FallbackEffect(reason="wrong on purpose"), prior="confident")  # claims high
         if b.tool == "read_graph" else b
         for b in spec.behaviours
     )  # fmt: skip

@@ -28,7 +28,7 @@ def test_an_updates_object_is_applied_field_by_field(tmp_path: Path) -> None:
     spec = synthesize(path)
     update = spec.behaviour("update_task")
     assert update.effect.kind == "update" and update.effect.patch_arg == "updates"  # type: ignore[union-attr]
-    assert update.fidelity == "high" and self_check(spec).passed
+    assert update.prior == "confident" and self_check(spec).passed
     ep = Environment(spec).episode()
     made = ep.call_tool("create_task", {"title": "Ship it", "status": "todo", "priority": 2}).data
     changed = ep.call_tool("update_task", {"task_id": made["id"], "updates": {"status": "done", "priority": 4}})

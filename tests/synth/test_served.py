@@ -27,9 +27,7 @@ def served() -> EnvSpec:
 
 
 def test_every_tool_is_answered_by_the_server_only_when_trusted(served: EnvSpec, tmp_path: Path) -> None:
-    assert {b.effect.kind for b in served.behaviours} == {"served"} and {b.fidelity for b in served.behaviours} == {
-        "real"
-    }
+    assert {b.effect.kind for b in served.behaviours} == {"served"} and {b.prior for b in served.behaviours} == {"real"}
     saved = EnvSpec.load(served.save(tmp_path / "memory"))
     with pytest.raises(EnvSpecError, match=r"runs code: mcp\+stdio:.*--trust-code"):
         Environment(saved).episode()  # starting a server runs code: asked for, never implied

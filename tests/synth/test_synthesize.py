@@ -15,7 +15,7 @@ def test_every_bundled_spec_synthesizes_without_low_fidelity_tools(bundled_specs
     formats = set()
     for name, spec in bundled_specs.items():
         assert spec.low_fidelity_tools == [], name
-        assert {b.fidelity for b in spec.behaviours} == {"high"}, name
+        assert {b.prior for b in spec.behaviours} == {"confident"}, name
         kinds = {b.effect.kind for b in spec.behaviours}
         assert {"read", "list"} & kinds and {"create", "update", "delete", "action", "transfer"} & kinds, name
         assert spec.state_schema.relations, f"{name} has no relations"
@@ -114,7 +114,7 @@ def test_bad_initial_state_files_are_clear_errors(tmp_path: Path, doc: dict, mes
 
 def test_bound_python_class_runs_the_real_implementation(tmp_path: Path) -> None:
     spec = synthesize(SPECS / "travel.py", bind=True)
-    assert {b.fidelity for b in spec.behaviours} == {"real"}
+    assert {b.prior for b in spec.behaviours} == {"real"}
     saved = EnvSpec.load(spec.save(tmp_path / "travel"))
     untrusted = Environment(saved)  # compiling runs nothing; an episode would import the file
     with pytest.raises(EnvSpecError, match=r"runs code: .*travel\.py.*--trust-code"):

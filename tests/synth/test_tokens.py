@@ -33,7 +33,7 @@ def test_a_login_issues_the_token_the_other_tools_need(tmp_path: Path) -> None:
     gate = spec.behaviour("register_card").gate
     assert gate is not None and (gate.field, gate.arg) == ("access_token", "access_token")
     history = spec.behaviour("get_card_history")  # only the token asked for: every card answers
-    assert isinstance(history.effect, ListEffect) and history.fidelity == "high"
+    assert isinstance(history.effect, ListEffect) and history.prior == "confident"
     ep = Environment(spec).episode()
     card = {"card_number": "4111111111111111", "cardholder_name": "Ann Lee"}
     refused = ep.call_tool("register_card", {"access_token": "guess", **card})

@@ -73,7 +73,7 @@ def test_the_binding_holds_the_values_and_credentials_leave_the_input(spec_path:
 def test_headers_are_no_fields_and_calls_work_with_or_without_them(spec_path: Path) -> None:
     spec = synthesize(spec_path)
     assert set(spec.state_schema["employee"].fields) == {"id", "name", "status", "salary"}
-    assert all(b.fidelity == "high" for b in spec.behaviours)  # a header is not an argument left unread
+    assert all(b.prior == "confident" for b in spec.behaviours)  # a header is not an argument left unread
     episode = Environment(spec).episode()
     assert episode.call_tool("createEmployee", {"id": "e1", "name": "Ann"}).ok
     sent = episode.call_tool(

@@ -588,7 +588,7 @@ def simulate(env_dir: Path, model: str, base_url: str | None, tools: list[str]) 
     entities = tuple(spec.state_schema.names)
     effect = SimulatedEffect(model=model, entities=entities)  # the address stays the user's, out of the folder
     note = (f"answered by {model}, validated against the output schema and cached",)
-    new = tuple(Behaviour(tool=b.tool, effect=effect, fidelity="simulated", notes=note) if b.tool in chosen else b
+    new = tuple(Behaviour(tool=b.tool, effect=effect, prior="simulated", notes=note) if b.tool in chosen else b
                 for b in spec.behaviours)  # fmt: skip
     path = spec.model_copy(update={"behaviours": new}).save(env_dir)
     console.print(f"simulated by {model}: {', '.join(chosen)}; saved {path}")

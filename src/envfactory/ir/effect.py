@@ -8,12 +8,16 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from envfactory.ir.choice import Answer, ArgCheck
 
 FilterOp = Literal["eq", "in", "any", "contains", "search", "gte", "lte"]
-Fidelity = Literal["real", "high", "medium", "low", "simulated"]
+# synthesis's own confidence in a behaviour, before anything is measured (no grade: grades come from
+# measuring against the real implementation, ``fidelity.json``): the real implementation itself, a
+# behaviour the descriptions spell out, one they suggest, a guess (a fallback), a language model's
+Prior = Literal["real", "confident", "plausible", "guess", "simulated"]
+_LEGACY_PRIOR = {"high": "confident", "medium": "plausible", "low": "guess"}  # folders before the rename
 
 
 class _Frozen(BaseModel):
@@ -439,12 +443,22 @@ class Gate(_Frozen):
 class Behaviour(_Frozen):
     tool: str
     effect: Effect
-    fidelity: Fidelity
+    prior: Prior
     notes: tuple[str, ...] = ()
     gate: Gate | None = None
     answer: Answer | None = None  # a wording of the reply learned from the real implementation
     checks: tuple[ArgCheck, ...] = ()  # argument checks the real implementation was seen making
 
+    @model_validator(mode="before")
+    @classmethod
+    def _legacy_fidelity(cls, data: Any) -> Any:
+        """A folder written before the rename holds ``fidelity: high|medium|low``: read as the prior."""
+        if isinstance(data, dict) and "fidelity" in data and "prior" not in data:
+            old = data["fidelity"]
+            data = {k: v for k, v in data.items() if k != "fidelity"}
+            data["prior"] = _LEGACY_PRIOR.get(old, old) if isinstance(old, str) else old
+        return data
+
     @property
     def low_fidelity(self) -> bool:
-        return self.fidelity == "low"
+        return self.prior == "guess"

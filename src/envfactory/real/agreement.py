@@ -177,7 +177,7 @@ def stub_spec(spec: EnvSpec) -> EnvSpec:
     from envfactory.ir.effect import Behaviour, FallbackEffect
 
     stubbed = tuple(
-        Behaviour(tool=b.tool, effect=FallbackEffect(reason="the always-succeeding stub"), fidelity="low")
+        Behaviour(tool=b.tool, effect=FallbackEffect(reason="the always-succeeding stub"), prior="guess")
         for b in spec.behaviours
     )
     return spec.model_copy(update={"behaviours": stubbed})

@@ -146,7 +146,7 @@ def _create_many(tool: ToolSpec, noun: str, others: set[str]) -> tuple[Entity, B
     )
     effect = CreateManyEffect(entity=noun, items_arg=arg, fields={k: k for k in props if k in fields})
     notes = (f"creates one {noun} per item of {arg!r}; skips {'existing keys' if key != 'id' else 'duplicates'}",)
-    return entity, Behaviour(tool=tool.name, effect=effect, fidelity="high", notes=notes)
+    return entity, Behaviour(tool=tool.name, effect=effect, prior="confident", notes=notes)
 
 
 def _owner_field(props: JSON, entities: dict[str, Entity] | None) -> tuple[str, str] | None:
@@ -229,7 +229,7 @@ def _edit_list(tool: ToolSpec, entities: dict[str, Entity]) -> Behaviour | None:
         result_field=result_field,
     )
     note = f"{'adds to' if op == 'add' else 'removes from'} the {lists[0]!r} list of the {noun} each item names"
-    return Behaviour(tool=tool.name, effect=effect, fidelity="high", notes=(note,))
+    return Behaviour(tool=tool.name, effect=effect, prior="confident", notes=(note,))
 
 
 def plan_list_edits(tools: list[ToolSpec], schema: StateSchema) -> dict[str, Behaviour]:
@@ -258,7 +258,7 @@ def plan_list_edits(tools: list[ToolSpec], schema: StateSchema) -> dict[str, Beh
         note = (
             f"{'adds to' if op == 'add' else 'removes from'} the {lists[0]!r} list of the {entity.name} {owner} names"
         )
-        out[tool.name] = Behaviour(tool=tool.name, effect=effect, fidelity="high", notes=(note,))
+        out[tool.name] = Behaviour(tool=tool.name, effect=effect, prior="confident", notes=(note,))
     return out
 
 
@@ -290,7 +290,7 @@ def _delete_many(tool: ToolSpec, entities: dict[str, Entity], links: dict[str, d
         note = f"deletes the {plural(noun)} whose {entity.key} is listed in {arg!r}; missing ones are ignored"
     if cascade:
         note += f"; {', '.join(plural(e) for e in cascade)} referring to them go too"
-    return Behaviour(tool=tool.name, effect=effect, fidelity="high", notes=(note,))
+    return Behaviour(tool=tool.name, effect=effect, prior="confident", notes=(note,))
 
 
 def _dump(tool: ToolSpec, entities: dict[str, Entity], links: dict[str, dict[str, str]]) -> Behaviour | None:
@@ -329,7 +329,7 @@ def _dump(tool: ToolSpec, entities: dict[str, Entity], links: dict[str, dict[str
         else "everything"
     )
     note = f"answers {what} as {', '.join(members)}"
-    return Behaviour(tool=tool.name, effect=effect, fidelity="high", notes=(note,))
+    return Behaviour(tool=tool.name, effect=effect, prior="confident", notes=(note,))
 
 
 def _clean(schema: JSON) -> JSON:

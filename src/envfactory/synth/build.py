@@ -317,7 +317,7 @@ def _stamps(entity: Entity, names: tuple[str, ...]) -> tuple[str, ...]:
 def _bind(loaded: Loaded, behaviours: list[Behaviour]) -> list[Behaviour]:
     if loaded.target and loaded.target.startswith(MCP_PREFIX):  # the live server answers every tool itself
         served = ServedEffect(target=loaded.target, env=loaded.server_env)
-        return [Behaviour(tool=b.tool, effect=served, fidelity="real", notes=("answered by the live server",))
+        return [Behaviour(tool=b.tool, effect=served, prior="real", notes=("answered by the live server",))
                 for b in behaviours]  # fmt: skip
     if not any(t.source.python for t in loaded.toolset.tools):
         raise SynthesisError(
@@ -339,7 +339,7 @@ def _bind(loaded: Loaded, behaviours: list[Behaviour]) -> list[Behaviour]:
             Behaviour(
                 tool=tool.name,
                 effect=BoundEffect(target=target),
-                fidelity="real",
+                prior="real",
                 notes=("runs the user's own implementation",),
             )
         )

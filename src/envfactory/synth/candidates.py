@@ -400,7 +400,7 @@ def keyed_writes(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
                                     ActionEffect(entity=entity.name, key_arg=arg, field=name, to=value,
                                                  again=again)))  # fmt: skip
         for summary, effect in effects:
-            made = Behaviour(tool=tool, effect=effect, fidelity="medium", notes=(f"learned: {summary}",))
+            made = Behaviour(tool=tool, effect=effect, prior="plausible", notes=(f"learned: {summary}",))
             out.append(Candidate(tool, "writes", summary, made, confirms="reads after the call show the change"))
     return out
 
@@ -585,7 +585,7 @@ def refuses(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
         if all(not p.model_ok for p in pairs):
             continue
         reason = Counter(str(p.real) for p in pairs if not p.real_ok).most_common(1)[0][0]
-        behaviour = Behaviour(tool=tool, effect=FallbackEffect(reason=reason[:200], writes=True), fidelity="low",
+        behaviour = Behaviour(tool=tool, effect=FallbackEffect(reason=reason[:200], writes=True), prior="guess",
                               notes=("the real implementation refused it",))  # fmt: skip
         out.append(Candidate(tool, "refuses", "refuses", behaviour, confirms="the real side refuses every call"))
     return out
@@ -632,7 +632,7 @@ def accepts(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
         if len(real_ok) < 2 or refused * 2 < len(real_ok) or sum(p.real_ok for p in pairs) * 5 < len(pairs) * 4:
             continue
         behaviour = Behaviour(tool=tool, effect=FallbackEffect(reason="the real implementation accepts it"),
-                              fidelity="low", notes=("accepts every call, as the real one did",))  # fmt: skip
+                              prior="guess", notes=("accepts every call, as the real one did",))  # fmt: skip
         out.append(Candidate(tool, "accepts", "accepts every call", behaviour,
                              confirms="the real side accepts calls the descriptions' model refuses"))  # fmt: skip
     return out

@@ -144,7 +144,7 @@ def _offers(spec: EnvSpec, trace: Trace, parts: list[Trace], proposers: dict[str
     return out
 
 
-_PARTS = ("effect", "answer", "checks", "gate", "notes", "fidelity")
+_PARTS = ("effect", "answer", "checks", "gate", "notes", "prior")
 
 
 def _rebased(candidate: Candidate, proposed_on: EnvSpec, current: EnvSpec) -> Candidate:

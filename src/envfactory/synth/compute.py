@@ -68,7 +68,7 @@ def plan_computations(tools: tuple[ToolSpec, ...] | list[ToolSpec]) -> dict[str,
             out[tool.name] = Behaviour(
                 tool=tool.name,
                 effect=effect,
-                fidelity="high",
+                prior="confident",
                 notes=(f"computes {effect.function} of {', '.join(effect.operands)}",),
             )
     return out

@@ -39,7 +39,7 @@ def plan_counts(tools: list[ToolSpec], schema: StateSchema, behaviours: list[Beh
             out.append(behaviour)
             continue
         said = ", ".join(f"{c.field} counts {c.entity or c.list_field or 'nothing held'}" for c in effect.counts)
-        out.append(Behaviour(tool=tool.name, effect=effect, fidelity="high", notes=(f"statistics: {said}",)))
+        out.append(Behaviour(tool=tool.name, effect=effect, prior="confident", notes=(f"statistics: {said}",)))
     return out
 
 

@@ -137,7 +137,7 @@ def plan_device(tools: list[ToolSpec]) -> tuple[Entity | None, dict[str, Behavio
         ignored = [a for a in tool.properties if a not in args and a not in adds]
         notes = [f"the {ENTITY}'s shared record" + (f": sets {', '.join(said)}" if said else ": reads it")]
         notes += [f"ignored: {ignored}"] if ignored else []
-        behaviours[tool.name] = Behaviour(tool=tool.name, effect=effect, fidelity="medium", notes=tuple(notes))
+        behaviours[tool.name] = Behaviour(tool=tool.name, effect=effect, prior="plausible", notes=tuple(notes))
     entity = Entity.singleton(ENTITY, fields, sources=tuple(t.name for t in members))
     return entity, behaviours
 

@@ -96,7 +96,7 @@ def _read_only(intent: Intent, entity: Entity, schema: StateSchema, inferred: st
 
 def fallback(tool: str, reason: str, *, writes: bool = False) -> Behaviour:
     notes = (reason, "refuses as unsupported rather than pretend a write") if writes else (reason,)
-    return Behaviour(tool=tool, effect=FallbackEffect(reason=reason, writes=writes), fidelity="low", notes=notes)
+    return Behaviour(tool=tool, effect=FallbackEffect(reason=reason, writes=writes), prior="guess", notes=notes)
 
 
 def fallbacks_name_rows(schema: StateSchema, behaviours: list[Behaviour], tools: ToolSet) -> list[Behaviour]:
@@ -129,7 +129,7 @@ def _grade(tool: ToolSpec, effect: Any, ignored: list[str], notes: list[str]) ->
     ignored = [a for a in ignored if not credential(a) and not tool.is_transport(a)]
     if ignored:
         notes = [*notes, f"arguments with no inferred meaning: {ignored}"]
-    return Behaviour(tool=tool.name, effect=effect, fidelity="medium" if ignored else "high", notes=tuple(notes))
+    return Behaviour(tool=tool.name, effect=effect, prior="plausible" if ignored else "confident", notes=tuple(notes))
 
 
 def _key_arg(intent: Intent, entity: Entity) -> str | None:
@@ -385,7 +385,7 @@ def _adjust(intent: Intent, entity: Entity, key_arg: str) -> Behaviour | None:
     sign: Literal[1, -1] = 1 if verb in DEPOSIT_VERBS else -1
     effect = AdjustEffect(entity=entity.name, key_arg=key_arg, field=field, amount_arg=amount, sign=sign)
     note = f"{'adds' if sign > 0 else 'takes'} {amount!r} {'to' if sign > 0 else 'from'} the {entity.name}'s {field}"
-    return Behaviour(tool=intent.tool.name, effect=effect, fidelity="high", notes=(note,))
+    return Behaviour(tool=intent.tool.name, effect=effect, prior="confident", notes=(note,))
 
 
 @BUILDERS.register("action")
@@ -420,7 +420,7 @@ def _action(intent: Intent, entity: Entity, schema: StateSchema) -> Behaviour:
         if not enum:
             notes.append(f"{field} has no enum; the new value {to!r} is a guess")
             ignored = [*ignored]  # keep the grade honest below
-            return Behaviour(tool=intent.tool.name, effect=effect, fidelity="medium", notes=tuple(notes))
+            return Behaviour(tool=intent.tool.name, effect=effect, prior="plausible", notes=tuple(notes))
         return _grade(intent.tool, effect, ignored, notes)
     return fallback(
         intent.tool.name, f"{intent.verb!r} on {entity.name}: no status field with a matching value", writes=True
@@ -479,4 +479,4 @@ def _transfer(intent: Intent, schema: StateSchema) -> Behaviour | None:
     notes = [f"moves {amount} of {entity.name}.{field} from {src} to {dst}"]
     if record:
         notes.append(f"records a {record.entity}")
-    return Behaviour(tool=intent.tool.name, effect=effect, fidelity="high", notes=tuple(notes))
+    return Behaviour(tool=intent.tool.name, effect=effect, prior="confident", notes=tuple(notes))

@@ -101,7 +101,7 @@ def check_code(spec: EnvSpec, tool_name: str, effect: CodeEffect, seed: int = 0)
     from envfactory.synth.arguments import sample_arguments
     from envfactory.synth.probe import output_validator
 
-    candidate = Behaviour(tool=tool_name, effect=effect, fidelity="medium")
+    candidate = Behaviour(tool=tool_name, effect=effect, prior="plausible")
     behaviours = tuple(candidate if b.tool == tool_name else b for b in spec.behaviours)
     env = Environment(spec.model_copy(update={"behaviours": behaviours}), trust_code=True)  # asked for: consent
     validate = output_validator(spec.tools[tool_name].output_schema)
@@ -128,7 +128,7 @@ def check_against(
     seeded sequences, its tool may not grade ``low``."""
     from envfactory.real.instrument import measure
 
-    candidate = Behaviour(tool=tool_name, effect=effect, fidelity="medium")
+    candidate = Behaviour(tool=tool_name, effect=effect, prior="plausible")
     trial = spec.model_copy(
         update={"behaviours": tuple(candidate if b.tool == tool_name else b for b in spec.behaviours)}
     )
@@ -170,7 +170,7 @@ def write_behaviour(
         if reason is None:
             measured = f" and agreed with {against}" if against else ""
             notes = (f"written by {client.model}; passed {PROBE_CALLS} sandboxed probes{measured}",)
-            return Written(tool_name, True, "passed", Behaviour(tool=tool_name, effect=effect, fidelity="medium",
+            return Written(tool_name, True, "passed", Behaviour(tool=tool_name, effect=effect, prior="plausible",
                                                                 notes=notes))  # fmt: skip
     return Written(tool_name, False, reason or "rejected")
 

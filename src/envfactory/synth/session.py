@@ -86,7 +86,7 @@ def plan_session(tools: tuple[ToolSpec, ...] | list[ToolSpec]) -> tuple[Entity |
                   if role == "login" and any(a in secrets for a in tool.properties) else {})  # fmt: skip
         effect = SingletonEffect(entity=ENTITY, op="get" if role == "status" else "set", sets=sets, args=login_args,
                                  checks=checks, issues=issued if role == "login" else ())  # fmt: skip
-        out[tool.name] = Behaviour(tool=tool.name, effect=effect, fidelity="high", notes=(f"session: {role}",))
+        out[tool.name] = Behaviour(tool=tool.name, effect=effect, prior="confident", notes=(f"session: {role}",))
     entity = Entity.singleton(ENTITY, fields)
     return entity, out, {SINGLETON_KEY: SINGLETON_ROW, field: True, **{f: fresh_token(0, f, None) for f in issued}}
 

@@ -66,7 +66,7 @@ def plan_shell(tools: tuple[ToolSpec, ...] | list[ToolSpec]) -> tuple[list[Entit
         name_arg, to_arg, extra_arg = _args(tool, op)
         effect = ShellEffect(entity=ENTITY, cwd_entity=CWD, op=op, name_arg=name_arg, to_arg=to_arg,  # type: ignore[arg-type]
                              extra_arg=extra_arg)  # fmt: skip
-        out[tool.name] = Behaviour(tool=tool.name, effect=effect, fidelity="high",
+        out[tool.name] = Behaviour(tool=tool.name, effect=effect, prior="confident",
                                    notes=(f"shell: {op} relative to the current directory",))  # fmt: skip
     return [tree_entity(), cwd_entity()], out
 

@@ -15,7 +15,7 @@ from collections import defaultdict
 from itertools import pairwise
 from typing import Any
 
-from envfactory.ir.effect import Behaviour, SingletonEffect
+from envfactory.ir.effect import Behaviour, Prior, SingletonEffect
 from envfactory.ir.jsonschema import data_path, entity_schema, primary_type, value_list_member
 from envfactory.ir.state import SINGLETON_KEY, Entity, StateSchema
 from envfactory.ir.tool import ToolSpec
@@ -104,14 +104,14 @@ def plan_singletons(tools: list[ToolSpec] | tuple[ToolSpec, ...]) -> tuple[list[
         entities.append(Entity.singleton(noun, fields, required=required, sources=sources))
         for tool in reads:
             behaviours[tool.name] = Behaviour(tool=tool.name, effect=SingletonEffect(entity=noun, op="get"),
-                                              fidelity="high", notes=(f"the one {noun} record",))  # fmt: skip
+                                              prior="confident", notes=(f"the one {noun} record",))  # fmt: skip
         for tool in writes:
             mapped = {a: a for a in tool.properties if a in fields}
             ignored = [a for a in tool.properties if a not in fields]
             notes = [f"sets fields of the one {noun} record"] + ([f"ignored: {ignored}"] if ignored else [])
             effect = SingletonEffect(entity=noun, op="set", args=mapped)
-            behaviours[tool.name] = Behaviour(tool=tool.name, effect=effect, fidelity="medium" if ignored else "high",
-                                              notes=tuple(notes))  # fmt: skip
+            prior: Prior = "plausible" if ignored else "confident"
+            behaviours[tool.name] = Behaviour(tool=tool.name, effect=effect, prior=prior, notes=tuple(notes))
     return entities, behaviours
 
 
@@ -174,7 +174,7 @@ def plan_keyless_lists(tools: list[ToolSpec] | tuple[ToolSpec, ...]) -> tuple[li
         name = "_".join(noun)
         schema = ((read.output_schema or {}).get("properties") or {})[member]
         entities.append(Entity.singleton(name, {member: schema}, sources=(read.name, *writers)))
-        out[read.name] = Behaviour(tool=read.name, effect=SingletonEffect(entity=name), fidelity="high",
+        out[read.name] = Behaviour(tool=read.name, effect=SingletonEffect(entity=name), prior="confident",
                                    notes=(f"the {member} list",))  # fmt: skip
         for tool in (t for t in plain if t.name in writers):
             arg, sign = writers[tool.name]
@@ -185,7 +185,7 @@ def plan_keyless_lists(tools: list[ToolSpec] | tuple[ToolSpec, ...]) -> tuple[li
                                      takes=move if sign < 0 else {}, answers=answers, reports=flag)  # fmt: skip
             note = f"{arg} {'adds to' if sign > 0 else 'removes from'} the {member} list"
             note += f"; {flag!r} says whether it changed" if flag else ""
-            out[tool.name] = Behaviour(tool=tool.name, effect=effect, fidelity="high", notes=(note,))
+            out[tool.name] = Behaviour(tool=tool.name, effect=effect, prior="confident", notes=(note,))
     return entities, out
 
 
@@ -252,7 +252,7 @@ def plan_funds(tools: list[ToolSpec], singles: list[Entity]) -> dict[str, Behavi
         effect = SingletonEffect(entity=entity.name, op="set", answers=answers, adds=move if deposit else {},
                                  takes={} if deposit else move)  # fmt: skip
         said = "adds to" if deposit else "takes from"
-        out[tool.name] = Behaviour(tool=tool.name, effect=effect, fidelity="medium",
+        out[tool.name] = Behaviour(tool=tool.name, effect=effect, prior="plausible",
                                    notes=(f"{numeric[0]} {said} the {entity.name}'s {field}",))  # fmt: skip
     return out
 

@@ -95,7 +95,7 @@ def plan_tree(tools: tuple[ToolSpec, ...] | list[ToolSpec]) -> tuple[Entity | No
             continue
         op, path_arg, to_arg, extra = found
         effect = TreeEffect(entity=ENTITY, op=op, path_arg=path_arg, to_arg=to_arg, extra_arg=extra)
-        out[tool.name] = Behaviour(tool=tool.name, effect=effect, fidelity="high",
+        out[tool.name] = Behaviour(tool=tool.name, effect=effect, prior="confident",
                                    notes=(f"tree: {op} on path-addressed state",))  # fmt: skip
     return (tree_entity(), out) if out else (None, {})
 
