@@ -64,7 +64,7 @@ def sandbox() -> list[Row]:
 
 def _spec_with(tool: str, effect: Any) -> Any:
     spec = bundled_environment("shop").spec
-    behaviours = tuple(Behaviour(tool=b.tool, effect=effect, fidelity="medium") if b.tool == tool else b
+    behaviours = tuple(Behaviour(tool=b.tool, effect=effect, prior="plausible") if b.tool == tool else b
                        for b in spec.behaviours)  # fmt: skip
     return spec.model_copy(update={"behaviours": behaviours})
 
