@@ -419,6 +419,16 @@ _SUCCESS = re.compile(r"\btrue\b[^.]*\bsuccess(?:ful|fully)?\b", re.IGNORECASE)
 _CHECKS = ("verif", "valid", "check", "healthy")  # a check's verdict, not the call's outcome
 
 
+def enum_values(schema: JSON | None) -> list[Any]:
+    """A schema's enumerated values, a nullable one's too (``anyOf: [{enum: [...]}, {type: null}]``),
+    as :func:`primary_type` reads a nullable type."""
+    found = list((schema or {}).get("enum") or [])
+    for key in ("anyOf", "oneOf"):
+        for sub in (schema or {}).get(key) or []:
+            found += [v for v in (sub.get("enum") or []) if v not in found] if isinstance(sub, dict) else []
+    return found
+
+
 def outcome_flags(schema: JSON | None) -> tuple[str, ...]:
     """Top-level boolean members that report whether the call itself succeeded: ``success``, or
     described "True if the message was sent successfully" (``sent_status``). They are no state:

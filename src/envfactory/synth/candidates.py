@@ -34,7 +34,7 @@ from envfactory.ir.effect import (
     UpdateEffect,
 )
 from envfactory.ir.env import EnvSpec
-from envfactory.ir.jsonschema import primary_type
+from envfactory.ir.jsonschema import enum_values, primary_type
 from envfactory.ir.state import SINGLETON_KEY, Entity, names_key
 from envfactory.real.keypool import MINTED, matched_records
 from envfactory.registry import Registry
@@ -168,7 +168,7 @@ def state_tallies(spec: EnvSpec, store: Any) -> dict[str, int]:
                 continue
             held = Counter(token(r.get(name)) for r in rows if not isinstance(r.get(name), (dict, list)))
             flags = {"true", "false"} if primary_type(schema) == "boolean" else set()
-            domain = {token(m) for m in _members(schema)} | flags
+            domain = {token(m) for m in enum_values(schema)} | flags
             if len(held) > MAX_CATEGORIES or len(domain | set(held)) > MAX_CATEGORIES:
                 continue
             for value in sorted(domain | set(held)):
@@ -392,7 +392,7 @@ def keyed_writes(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
         answered = _answered_values(evidence)
         agains = (False, True) if _repeat_accepted(pairs) else (False,)
         for name, schema in entity.fields.items():
-            members = [m for m in _members(schema) if isinstance(m, str) and m in answered][:6]
+            members = [m for m in enum_values(schema) if isinstance(m, str) and m in answered][:6]
             values: list[Any] = [*members, *((True, False) if primary_type(schema) == "boolean" else ())]
             for value in values:
                 for again in agains:
@@ -403,15 +403,6 @@ def keyed_writes(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
             made = Behaviour(tool=tool, effect=effect, prior="plausible", notes=(f"learned: {summary}",))
             out.append(Candidate(tool, "writes", summary, made, confirms="reads after the call show the change"))
     return out
-
-
-def _members(schema: JSON) -> list[Any]:
-    """A field's enumerated values, a nullable one's too (``anyOf: [{enum: [...]}, {type: null}]``)."""
-    found = list(schema.get("enum") or [])
-    for key in ("anyOf", "oneOf"):
-        for sub in schema.get(key) or []:
-            found += [v for v in (sub.get("enum") or []) if v not in found] if isinstance(sub, dict) else []
-    return found
 
 
 def _answered_values(evidence: Evidence) -> set[str]:
