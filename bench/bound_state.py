@@ -19,8 +19,8 @@ import orjson
 from rich.console import Console
 from rich.table import Table
 
-from envfactory.real.owner import owner_digest
-from envfactory.real.tracked import Tracker
+from envfactory.runtime.owner import owner_digest
+from envfactory.runtime.tracked import Tracker
 
 
 class Warehouse:

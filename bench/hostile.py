@@ -49,11 +49,11 @@ from rich.table import Table
 
 from envfactory.bundled import BUNDLED, bundled_environment, bundled_specs_dir
 from envfactory.errors import EnvFactoryError, SnapshotError
+from envfactory.gym_env import ToolEnv
 from envfactory.ingest.files import read_document
 from envfactory.ir.task import Task, Verdict
 from envfactory.runtime.environment import Environment
 from envfactory.runtime.episode import Episode
-from envfactory.runtime.gym_env import ToolEnv
 from envfactory.runtime.validation import compile_validator
 from envfactory.synth import synthesize
 from envfactory.synth.arguments import sample_arguments

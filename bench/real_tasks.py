@@ -33,8 +33,8 @@ from rich.console import Console
 from rich.table import Table
 
 from envfactory.ir.task import Task
-from envfactory.real.owner import owner_digest
 from envfactory.runtime.environment import Environment
+from envfactory.runtime.owner import owner_digest
 from envfactory.synth import synthesize
 from envfactory.tasks.generate import TaskFactory, baselines, generate_tasks
 

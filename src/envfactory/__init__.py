@@ -30,8 +30,8 @@ _LAZY = {
     "Verdict": "envfactory.ir",
     "Environment": "envfactory.runtime.environment",
     "Episode": "envfactory.runtime.episode",
-    "ToolEnv": "envfactory.runtime.gym_env",
-    "register_env_dir": "envfactory.runtime.gym_env",
+    "ToolEnv": "envfactory.gym_env",
+    "register_env_dir": "envfactory.gym_env",
     "ToolResult": "envfactory.runtime.result",
     "synthesize": "envfactory.synth",
     "FidelityReport": "envfactory.synth.selfcheck",
@@ -42,12 +42,12 @@ _ATTRIBUTE = {"load_spec": "load"}  # public name -> the module's own
 
 if TYPE_CHECKING:
     from envfactory.bundled import load
+    from envfactory.gym_env import ToolEnv, register_env_dir
     from envfactory.ingest import load as load_spec
     from envfactory.ingest import load_toolset
     from envfactory.ir import EnvSpec, Goal, Task, ToolSet, ToolSpec, Verdict
     from envfactory.runtime.environment import Environment
     from envfactory.runtime.episode import Episode
-    from envfactory.runtime.gym_env import ToolEnv, register_env_dir
     from envfactory.runtime.result import ToolResult
     from envfactory.synth import synthesize
     from envfactory.synth.selfcheck import FidelityReport, self_check

@@ -18,9 +18,9 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from envfactory.gym_env import ToolEnv
     from envfactory.ir.task import Task
     from envfactory.runtime.environment import Environment
-    from envfactory.runtime.gym_env import ToolEnv
 
 BUNDLED = {
     "petstore": "petstore.yaml",
@@ -72,7 +72,7 @@ def load(source: str | Path, *, trust_code: bool = False) -> Environment:
 @cache
 def bundled_tasks(name: str) -> tuple[Task, ...]:
     """The tasks ``gymnasium.make("envfactory/<name>")`` draws from when given none (seeded, made once)."""
-    from envfactory.runtime.gym_env import drawn_tasks
+    from envfactory.gym_env import drawn_tasks
 
     return tuple(drawn_tasks(bundled_environment(name)))
 
@@ -80,7 +80,7 @@ def bundled_tasks(name: str) -> tuple[Task, ...]:
 def make_bundled(name: str, tasks: list[Task] | str | Path | None = None, **kwargs: Any) -> ToolEnv:
     """``gymnasium.make("envfactory/<name>", tasks=...)``: ``reset`` draws one of ``tasks`` (a list or a
     JSON-lines file), or of :func:`bundled_tasks` without them; ``reset(options={"task": t})`` picks one."""
-    from envfactory.runtime.gym_env import ToolEnv
+    from envfactory.gym_env import ToolEnv
 
     return ToolEnv(bundled_environment(name), tasks=list(bundled_tasks(name)) if tasks is None else tasks, **kwargs)
 

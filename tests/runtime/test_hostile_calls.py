@@ -10,9 +10,9 @@ import orjson
 import pytest
 
 from envfactory.errors import SnapshotError
+from envfactory.gym_env import ToolEnv
 from envfactory.ir.task import Goal, Task
 from envfactory.runtime.environment import CompiledTool, Environment
-from envfactory.runtime.gym_env import ToolEnv
 from envfactory.synth.selfcheck import self_check
 from envfactory.testing.hostile import hostile_action, hostile_arguments, hostile_name, snapshot_tampers, tampered
 

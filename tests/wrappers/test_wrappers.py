@@ -4,8 +4,8 @@ import warnings
 import pytest
 from gymnasium.utils.env_checker import check_env
 
+from envfactory.gym_env import ToolEnv
 from envfactory.runtime.environment import Environment
-from envfactory.runtime.gym_env import ToolEnv
 from envfactory.tasks.generate import generate_tasks
 from envfactory.users.scripted import ScriptedUser
 from envfactory.wrappers import (

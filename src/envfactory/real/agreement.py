@@ -18,8 +18,8 @@ import orjson
 from pydantic import BaseModel, ConfigDict
 
 from envfactory.ir.env import EnvSpec
-from envfactory.real.replies import reply_error
 from envfactory.runtime.canonical import canonical_number
+from envfactory.runtime.replies import reply_error
 
 JSON = dict[str, Any]
 

@@ -49,12 +49,12 @@ from envfactory.real.agreement import (
 from envfactory.real.keypool import Aliases, KeyPool
 from envfactory.real.mcp import PREFIX, TMP, McpSession, McpTarget
 from envfactory.real.mirror import entity_rows, mirror_object, served_model
-from envfactory.real.owner import owner_state
-from envfactory.real.replies import reply_error
 from envfactory.real.trace import Final
 from envfactory.runtime.behaviours import error_class
 from envfactory.runtime.environment import Environment
 from envfactory.runtime.episode import Episode
+from envfactory.runtime.owner import owner_state
+from envfactory.runtime.replies import reply_error
 from envfactory.seeding import derive_seed
 from envfactory.synth import synthesize
 from envfactory.values import ValueMaker
@@ -158,7 +158,7 @@ class RealCall(BaseModel):
 
 def real_call(ok: bool, data: Any, error: str | None = None, args: JSON | None = None) -> RealCall:
     """A server's answer as a ``RealCall``: a refusal dressed as a reply (``"Error: ..."``,
-    ``{"success": false}``: :func:`~envfactory.real.replies.reply_error`) is a refusal."""
+    ``{"success": false}``: :func:`~envfactory.runtime.replies.reply_error`) is a refusal."""
     if ok:
         message = reply_error(data, args)
         if message is None:

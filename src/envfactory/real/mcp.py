@@ -31,8 +31,8 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from envfactory.errors import EnvFactoryError
+from envfactory.ingest import MCP_PREFIX as PREFIX
 
-PREFIX = "mcp+stdio:"
 TMP = "{tmp}"
 
 

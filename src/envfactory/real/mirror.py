@@ -20,8 +20,8 @@ from envfactory.ir.effect import ShellEffect, SingletonEffect
 from envfactory.ir.env import EnvSpec
 from envfactory.ir.state import SINGLETON_KEY, SINGLETON_ROW, Entity, StateSchema
 from envfactory.real.mcp import TMP, McpTarget
-from envfactory.real.owner import owner_state
 from envfactory.runtime.environment import Environment
+from envfactory.runtime.owner import owner_state
 from envfactory.synth.naming import flat, singular, tokens
 from envfactory.synth.session import ENTITY as SESSION
 from envfactory.synth.tree import tree_rows

@@ -10,7 +10,7 @@ where every sequence started, as the model's records (an explored trace records 
 ``{"volatile": [place, ...]}`` the reply places a fresh copy answered otherwise
 (:mod:`envfactory.real.volatile`). A call
 answered ``ok`` whose reply is a refusal (``"Error: ..."``;
-:func:`~envfactory.real.replies.reply_error`) is read as the refusal it is.
+:func:`~envfactory.runtime.replies.reply_error`) is read as the refusal it is.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from envfactory.errors import SpecError
-from envfactory.real.replies import reply_error
+from envfactory.runtime.replies import reply_error
 
 JSON = dict[str, Any]
 

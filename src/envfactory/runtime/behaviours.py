@@ -32,6 +32,7 @@ from envfactory.ir.jsonschema import declares_one_record, lists_values, min_reco
 from envfactory.ir.state import SINGLETON_ROW, Entity, StateSchema
 from envfactory.ir.tool import ToolSpec
 from envfactory.registry import Registry
+from envfactory.runtime.replies import reply_error
 from envfactory.runtime.result import ToolError
 from envfactory.runtime.store import Store, clone
 
@@ -51,6 +52,7 @@ class CallContext:
 Executor = Callable[[CallContext, JSON], Any]
 Compiler = Callable[[Any, ToolSpec, "EnvSpec"], Executor]
 COMPILERS: Registry[Compiler] = Registry("behaviour kind")
+COMPILERS.defer("served", "envfactory.real.served")  # a live server's executor, with its sessions
 
 
 def compile_executor(effect: Any, tool: ToolSpec, spec: EnvSpec) -> Executor:
@@ -395,10 +397,8 @@ _ERROR_WORDS: tuple[tuple[str, ErrorCode], ...] = (
 
 def returned_error(result: Any, args: JSON | None = None) -> ToolError | None:
     """A reply that is a refusal dressed as an answer (``{"error": "message"}``, ``success: false``,
-    ``"Error: ..."``: :func:`envfactory.real.replies.reply_error`), as the tool error it is; the
+    ``"Error: ..."``: :func:`envfactory.runtime.replies.reply_error`), as the tool error it is; the
     error class is read from the message."""
-    from envfactory.real.replies import reply_error
-
     message = reply_error(result, args)
     return None if message is None else ToolError(error_class(message), message)
 

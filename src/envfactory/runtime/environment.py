@@ -21,8 +21,6 @@ from envfactory.ir.effect import BoundEffect, CodeEffect, ServedEffect, Simulate
 from envfactory.ir.env import EnvSpec
 from envfactory.ir.jsonschema import outcome_flags
 from envfactory.ir.state import Entity
-from envfactory.real import served as _served  # noqa: F401  (registers the live server executor)
-from envfactory.real.tracked import Tracker
 from envfactory.runtime import batch as _batch  # noqa: F401  (registers the collection executors)
 from envfactory.runtime import code as _code  # noqa: F401  (registers the code executor)
 from envfactory.runtime import compute as _compute  # noqa: F401  (registers the computation executor)
@@ -36,6 +34,7 @@ from envfactory.runtime.behaviours import Executor, compile_executor, to_jsonabl
 from envfactory.runtime.shape import Shaper, compile_shaper, identity, key_aliases, with_outcome_flags
 from envfactory.runtime.singleton import gated
 from envfactory.runtime.store import BaseState
+from envfactory.runtime.tracked import Tracker
 from envfactory.runtime.validation import Validator, compile_validator
 from envfactory.seeding import derive_seed
 
@@ -141,7 +140,7 @@ class Environment:
     def new_owner(self, seed: int, reuse: Tracker | None = None) -> tuple[Any, Tracker | None]:
         """A fresh implementation object for an episode of ``seed`` and its tracker. A bound object
         whose state is its attributes is made once by the user's code and copied after that, its
-        caches kept (:mod:`envfactory.real.tracked`); its random generators are reseeded from ``seed``.
+        caches kept (:mod:`envfactory.runtime.tracked`); its random generators are reseeded from ``seed``.
         ``reuse``: the last episode's copy, rolled back when it can be (in time proportional to what
         that episode changed)."""
         if reuse is not None and reuse.source is self._template and reuse.can_roll_back():

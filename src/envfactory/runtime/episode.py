@@ -16,11 +16,11 @@ from pydantic import ValidationError
 from envfactory.errors import SnapshotError
 from envfactory.ir.snapshot import EpisodeSnapshot
 from envfactory.ir.task import Task, Verdict
-from envfactory.real.owner import owner_digest, owner_state
 from envfactory.runtime.behaviours import CallContext, key_caster
 from envfactory.runtime.canonical import NotCanonical, canonical_value, json_safe, parse_json, safe_repr, safe_text
 from envfactory.runtime.environment import Environment
 from envfactory.runtime.facts import spray, states_fact
+from envfactory.runtime.owner import owner_digest, owner_state
 from envfactory.runtime.result import ERROR_CODES, ErrorCode, ToolError, ToolResult, to_json_text
 from envfactory.runtime.store import Store, clone
 from envfactory.users.base import ClosingUser, UserSimulator

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from envfactory.errors import SpecError, SynthesisError
-from envfactory.ingest import Loaded, load
+from envfactory.ingest import MCP_PREFIX, Loaded, load
 from envfactory.ir.effect import (
     ActionEffect,
     Behaviour,
@@ -21,7 +21,6 @@ from envfactory.ir.effect import (
 from envfactory.ir.env import EnvConfig, EnvSpec
 from envfactory.ir.state import SINGLETON_KEY, SINGLETON_ROW, Entity, StateSchema
 from envfactory.ir.tool import ToolSet, ToolSpec
-from envfactory.real.mcp import PREFIX as MCP_PREFIX
 from envfactory.synth.batches import plan_batches, plan_list_edits
 from envfactory.synth.compute import plan_computations
 from envfactory.synth.counts import plan_counts

@@ -22,9 +22,9 @@ from envfactory.ir.effect import SingletonEffect
 from envfactory.ir.env import EnvSpec
 from envfactory.ir.task import Call, Goal, Origin, Task
 from envfactory.real.keypool import identifying
-from envfactory.real.owner import owner_state
 from envfactory.runtime.environment import Environment
 from envfactory.runtime.episode import Episode
+from envfactory.runtime.owner import owner_state
 from envfactory.seeding import derive_seed
 from envfactory.synth.naming import credential
 from envfactory.synth.session import ENTITY as SESSION

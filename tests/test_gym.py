@@ -10,10 +10,10 @@ from gymnasium.utils.env_checker import check_env
 
 import envfactory
 from envfactory.bundled import BUNDLED
+from envfactory.gym_env import ToolEnv, register_env_dir
 from envfactory.ir.env import EnvSpec
 from envfactory.ir.task import Goal, Task
 from envfactory.runtime.environment import Environment
-from envfactory.runtime.gym_env import ToolEnv, register_env_dir
 from envfactory.tasks.agents import report
 from envfactory.tasks.taskset import write_tasks
 

@@ -18,9 +18,9 @@ from typing import Any
 
 import orjson
 
-from envfactory.real.tracked import META, volatile_digest
 from envfactory.runtime.behaviours import to_jsonable
 from envfactory.runtime.store import canonical_numbers
+from envfactory.runtime.tracked import META, volatile_digest
 
 JSON = dict[str, Any]
 ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from envfactory.real.instrument import real_call
-from envfactory.real.replies import reply_error
+from envfactory.runtime.replies import reply_error
 
 
 @pytest.mark.parametrize(

@@ -7,10 +7,10 @@ import copy
 import random
 from typing import TYPE_CHECKING, Any
 
-from envfactory.real.tracked_containers import META, SCALARS, Meta, TrackedDict, TrackedList, is_generator
+from envfactory.runtime.tracked_containers import META, SCALARS, Meta, TrackedDict, TrackedList, is_generator
 
 if TYPE_CHECKING:
-    from envfactory.real.tracked import Tracker
+    from envfactory.runtime.tracked import Tracker
 
 
 def put_back(meta: Meta, kept: Meta | None, copies: dict[int, Any]) -> None:

@@ -30,7 +30,8 @@ from typing import Any
 
 import orjson
 
-from envfactory.real.tracked_containers import (
+from envfactory.runtime.canonical import canonical_number
+from envfactory.runtime.tracked_containers import (
     META,
     SCALARS,
     TRACKED_CLASSES,
@@ -42,8 +43,7 @@ from envfactory.real.tracked_containers import (
     touch,
     tracked_class,
 )
-from envfactory.real.tracked_copies import clone_value, put_back, put_back_keys, restorable, restore
-from envfactory.runtime.canonical import canonical_number
+from envfactory.runtime.tracked_copies import clone_value, put_back, put_back_keys, restorable, restore
 from envfactory.seeding import derive_seed
 
 MASK = (1 << 128) - 1
@@ -118,7 +118,7 @@ def volatile_digest(value: Any) -> int:
     state = getattr(getattr(value, "bit_generator", None), "state", None)
     if state is not None:  # a numpy Generator
         return _h(b"N" + repr(state).encode())
-    from envfactory.real.owner import plain_json
+    from envfactory.runtime.owner import plain_json
 
     data = orjson.dumps(plain_json(value), option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS)
     return _h(b"V" + data)

@@ -7,9 +7,9 @@ import copy
 import random
 from pathlib import Path
 
-from envfactory.real.owner import owner_state
-from envfactory.real.tracked import TrackedDict, Tracker
 from envfactory.runtime.environment import Environment
+from envfactory.runtime.owner import owner_state
+from envfactory.runtime.tracked import TrackedDict, Tracker
 from envfactory.synth import synthesize
 
 

@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, SupportsIndex
 
 if TYPE_CHECKING:
-    from envfactory.real.tracked import Tracker
+    from envfactory.runtime.tracked import Tracker
 
 META = "_ef_meta"  # the tracked object's bookkeeping, in its __dict__ (never hashed, never shown)
 SCALARS = (str, int, float, bool, type(None))

@@ -177,7 +177,7 @@ def register_env_dir(path: str | Path, env_id: str | None = None) -> str:
     env_id = env_id or f"envfactory/{spec.name}"
     if env_id not in gymnasium.registry:
         gymnasium.register(
-            env_id, entry_point="envfactory.runtime.gym_env:make_from_dir", kwargs={"path": str(path)},
+            env_id, entry_point="envfactory.gym_env:make_from_dir", kwargs={"path": str(path)},
             disable_env_checker=True,
         )  # fmt: skip
     return env_id
