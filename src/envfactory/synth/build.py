@@ -21,11 +21,8 @@ from envfactory.ir.effect import (
 from envfactory.ir.env import EnvConfig, EnvSpec
 from envfactory.ir.state import SINGLETON_KEY, SINGLETON_ROW, Entity, StateSchema
 from envfactory.ir.tool import ToolSet, ToolSpec
-from envfactory.synth.batches import plan_batches, plan_list_edits
-from envfactory.synth.compute import plan_computations
 from envfactory.synth.counts import plan_counts
 from envfactory.synth.data import load_state, seed_state
-from envfactory.synth.device import plan_device
 from envfactory.synth.effects import fallbacks_name_rows, infer_behaviour
 from envfactory.synth.entities import (
     assign_entities,
@@ -36,12 +33,10 @@ from envfactory.synth.entities import (
 )
 from envfactory.synth.intents import children_made, collection_paths, namespace, read_intent
 from envfactory.synth.naming import tokens
+from envfactory.synth.planners import claim, contested, rereaders
 from envfactory.synth.selects import plan_selects
-from envfactory.synth.session import plan_session, session_gates, signed_creates
-from envfactory.synth.shell import CWD, plan_shell
-from envfactory.synth.singletons import list_refs, plan_funds, plan_keyless_lists, plan_singletons
+from envfactory.synth.singletons import list_refs
 from envfactory.synth.transitions import STATUS_FIELDS
-from envfactory.synth.tree import plan_tree, seed_tree
 
 JSON = dict[str, Any]
 _INITIAL = (
@@ -118,35 +113,15 @@ def synthesize(
     else:
         loaded = load(source, trust_code=trust_code or bind, ref_roots=ref_roots, reader=reader, server_env=server_env)
     toolset = loaded.toolset
-    computed = plan_computations(toolset.tools)  # add(a, b), mean(numbers), gallon_to_liter: exact functions
-    stateful = [t for t in toolset.tools if t.name not in computed]
-    batches = plan_batches(stateful)  # collection-shaped tools first; the rest as resources
-    batches.behaviours.update(computed)
-    shell_entities, shell_behaviours = plan_shell(stateful)  # cd, ls, touch: names under a current folder
-    tree, tree_behaviours = (shell_entities[0], shell_behaviours) if shell_entities else plan_tree(stateful)
-    if tree is not None:  # a file server's path-addressed tree
-        batches.entities += shell_entities or [tree]
-        batches.behaviours.update(tree_behaviours)
-    session, session_behaviours, session_row = plan_session([t for t in toolset.tools
-                                                             if t.name not in batches.behaviours])  # fmt: skip
-    if session is not None:  # login / logout / status, and the tools that need a signed-in user
-        batches.entities.append(session)
-        batches.behaviours.update(session_behaviours)
-    singles, single_behaviours = plan_singletons([t for t in toolset.tools if t.name not in batches.behaviours])
-    batches.behaviours.update(single_behaviours)
-    lists, list_behaviours = plan_keyless_lists([t for t in toolset.tools if t.name not in batches.behaviours])
-    singles += lists  # ``get_watchlist``, ``add_to_watchlist(stock)``: one record holding the list
-    batches.entities += singles
-    batches.behaviours.update(list_behaviours)
+    claims = claim(list(toolset.tools))  # readings of groups of tools, each tool to the plan that pins it down
+    claimed = claims.behaviours
     collections = collection_paths(list(toolset.tools))
     prefix = namespace(list(toolset.tools))
-    intents = children_made(
-        [read_intent(t, collections, prefix) for t in toolset.tools if t.name not in batches.behaviours]
-    )
-    assigned = assign_entities(intents)
+    intents = children_made([read_intent(t, collections, prefix) for t in toolset.tools if t.name not in claimed])
+    assigned = assign_entities(intents)  # the rest, one by one, as resources
     inferred = infer_schema(intents, assigned)
-    taken = {e.name for e in batches.entities}
-    schema = StateSchema(entities=(*batches.entities, *(e for e in inferred.entities if e.name not in taken)))
+    taken = {e.name for e in claims.entities}
+    schema = StateSchema(entities=(*claims.entities, *(e for e in inferred.entities if e.name not in taken)))
     by_tool = {
         i.tool.name: _finish(
             infer_behaviour(i, schema[assigned[i.tool.name]] if i.tool.name in assigned else None, schema),
@@ -155,10 +130,10 @@ def synthesize(
         )
         for i in intents
     }
-    behaviours = [batches.behaviours.get(t.name) or by_tool[t.name] for t in toolset.tools]
-    schema, behaviours, device = _from_fallbacks(toolset, schema, behaviours)
-    if device is not None:
-        singles.append(device)
+    behaviours = [claimed.get(t.name) or by_tool[t.name] for t in toolset.tools]
+    singles = [e for p in claims.in_tool_order for e in p.singles]
+    schema, behaviours, devices = _from_fallbacks(toolset, schema, behaviours)
+    singles += devices
     behaviours = plan_counts(list(toolset.tools), schema, behaviours)  # get_user_stats: counts of the state
     behaviours = plan_selects(list(toolset.tools), schema, behaviours)  # displayCarStatus(option): a part of it
     schema = _without_unused(schema, behaviours, taken={b.tool for b in behaviours if b.effect.kind == "count"})
@@ -168,11 +143,9 @@ def synthesize(
     behaviours = fallbacks_name_rows(schema, behaviours, toolset)
     if bind:
         behaviours = _bind(loaded, behaviours)
-    elif session is not None:
-        gates = session_gates(toolset.tools, session, session_behaviours)
-        behaviours = [b.model_copy(update={"gate": gates[b.tool], "notes": (*b.notes, "needs a signed-in session")})
-                      if b.tool in gates else b for b in behaviours]  # fmt: skip
-        behaviours = signed_creates(session, behaviours, schema, toolset)
+    else:
+        for plan in claims.in_tool_order:  # a session's gates on the tools that need a signed-in user
+            behaviours = plan.finish(behaviours, schema, toolset) if plan.finish else behaviours
     if scenario is not None and not bind:
         raise SpecError("a scenario is loaded into a bound implementation: pass bind=True (--bind)", file=str(scenario))
     scenario = str(Path(scenario).resolve()) if scenario is not None else None
@@ -182,16 +155,15 @@ def synthesize(
         initial: dict[str, list[JSON]] = {e: [] for e in schema.names}  # a bound implementation keeps its own state
     elif state == "seeded":
         initial = seed_state(schema, rows=rows, seed=seed, clock_start=config.clock_start)
-        if tree is not None:
-            initial[tree.name] = seed_tree(seed)
-        if shell_entities:  # the current directory starts at the root
-            initial[CWD] = [{SINGLETON_KEY: SINGLETON_ROW, "cwd": initial[tree.name][0]["path"]}]  # type: ignore[union-attr]
+        for plan in claims.in_tool_order:  # a tree's folders, a shell's current folder
+            initial.update(plan.seeded(seed) if plan.seeded else {})
     elif state == "empty":
         initial = {e: [] for e in schema.names}
     else:
         initial = load_state(state, schema)
-    if session is not None and not bind:  # environments start signed in
-        initial[session.name] = [dict(session_row)]
+    if not bind:  # environments start signed in
+        for plan in claims.in_tool_order:
+            initial.update(plan.start)
     for single in singles:  # a singleton always exists: one seeded record, whatever the state source
         if not initial.get(single.name) or len(initial[single.name]) != 1:
             one = seed_state(StateSchema(entities=(single,)), rows=1, seed=seed, clock_start=config.clock_start)
@@ -204,29 +176,25 @@ def synthesize(
         state_schema=schema,
         behaviours=tuple(behaviours),
         initial_state=initial,
+        choices=contested(claims, behaviours),
     )
 
 
 def _from_fallbacks(toolset: ToolSet, schema: StateSchema, behaviours: list[Behaviour],
-                 ) -> tuple[StateSchema, list[Behaviour], Entity | None]:  # fmt: skip
-    """Keyless deposits and withdrawals on a singleton's balance (``plan_funds``); keyless tools
-    that would fall back but share output fields: one device record (:mod:`envfactory.synth.device`);
-    the entities only they named go."""
+                 ) -> tuple[StateSchema, list[Behaviour], tuple[Entity, ...]]:  # fmt: skip
+    """The tools left falling back, read again with the schema at hand (:func:`rereaders`); a new
+    record (a device) replaces the entities only the tools it absorbed named."""
     fallbacks = {b.tool for b in behaviours if isinstance(b.effect, FallbackEffect)}
-    singles = [e for e in schema.entities if e.key == SINGLETON_KEY]
-    funds = plan_funds([t for t in toolset.tools if t.name in fallbacks], singles)  # ``withdraw_funds(amount)``
-    behaviours = [funds.get(b.tool, b) for b in behaviours]
-    fallbacks -= set(funds)
-    lists = plan_list_edits([t for t in toolset.tools if t.name in fallbacks], schema)  # ``mention(tweet_id, ...)``
-    behaviours = [lists.get(b.tool, b) for b in behaviours]
-    fallbacks -= set(lists)
-    # a device is a function-tool shape (a car's switches); an HTTP API's leftovers are not one thing
-    device, absorbed = plan_device([t for t in toolset.tools if t.name in fallbacks and t.source.http is None])
-    if device is None or device.name in schema.names:
-        return schema, behaviours, None
-    behaviours = [absorbed.get(b.tool, b) for b in behaviours]
-    kept = _without_unused(schema, behaviours, set(absorbed)).entities
-    return StateSchema(entities=(*kept, device)), behaviours, device
+    claims = claim([t for t in toolset.tools if t.name in fallbacks], rereaders(schema))
+    if not claims.plans:
+        return schema, behaviours, ()
+    behaviours = [claims.behaviours.get(b.tool, b) for b in behaviours]
+    new = tuple(claims.entities)
+    if not new:
+        return schema, behaviours, ()
+    absorbed = {t for p in claims.plans if p.singles or p.entities for t in p.behaviours}
+    kept = _without_unused(schema, behaviours, absorbed).entities
+    return StateSchema(entities=(*kept, *new)), behaviours, new
 
 
 def _without_unused(schema: StateSchema, behaviours: list[Behaviour], taken: set[str]) -> StateSchema:

@@ -90,10 +90,14 @@ def choose(
     """``spec`` with each tool's behaviour chosen on ``trace`` (see the module docstring), and its
     ``choices`` recorded; with no trace (or an empty one) every tool keeps its prior. ``accepted``:
     calls the real side is known to accept (the setup calls every fresh copy was given)."""
+    prior = {c.tool: c for c in spec.choices}  # what the descriptions' planners chose among, where they disagreed
     chosen: dict[str, Scored] = {
-        b.tool: Scored(proposer=PRIOR, summary=_summary(b.effect.kind)) for b in spec.behaviours
+        b.tool: prior[b.tool].chosen if b.tool in prior else Scored(proposer=PRIOR, summary=_summary(b.effect.kind))
+        for b in spec.behaviours
     }
-    runners: dict[str, dict[str, Scored]] = {t: {} for t in chosen}
+    runners: dict[str, dict[str, Scored]] = {
+        t: {r.summary: r for r in prior[t].runners_up} if t in prior else {} for t in chosen
+    }
     if trace is None or not trace.sequences:
         return _recorded(spec, chosen, runners, "descriptions")
     proposers = proposers if proposers is not None else dict(PROPOSERS.items())
