@@ -246,15 +246,25 @@ def outcome_of(result: Any) -> ToolOutcome:
     """A ``CallToolResult`` as a ``ToolOutcome`` (see the module docstring)."""
     texts = [getattr(c, "text", "") for c in getattr(result, "content", None) or () if getattr(c, "type", "") == "text"]
     text = "\n".join(texts)
-    if getattr(result, "is_error", None) or getattr(result, "isError", None):
+    if _member(result, "is_error", "isError"):
         return ToolOutcome(ok=False, error=text or "error")
-    structured = getattr(result, "structured_content", None) or getattr(result, "structuredContent", None)
+    structured = _member(result, "structured_content", "structuredContent")
     if structured is not None:
         return ToolOutcome(ok=True, data=structured)
     try:
         return ToolOutcome(ok=True, data=json.loads(text))
     except ValueError:
         return ToolOutcome(ok=True, data=text)
+
+
+def _member(result: Any, name: str, old_name: str) -> Any:
+    """A member of an MCP SDK result under its SDK 2 name, else its SDK 1 name (read only where the
+    new one is missing: SDK 2 warns on every read of the old one)."""
+    return (
+        getattr(result, name)
+        if hasattr(type(result), name) or hasattr(result, name)
+        else getattr(result, old_name, None)
+    )
 
 
 def _root_cause(err: BaseException) -> str:
