@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 
 import pytest
 from tests.synth.function_lists import STR, function, synthesize_functions
 
 from envfactory.ir.effect import ComputeEffect
-from envfactory.runtime.compute import convert, significant, unit
+from envfactory.runtime.compute import DomainError, convert, expression, significant, unit
 from envfactory.runtime.environment import Environment
 from envfactory.runtime.facts import states_fact
 from envfactory.synth.selfcheck import self_check
@@ -152,3 +153,57 @@ def test_a_calculator_gets_questions_that_only_its_answers_solve(tmp_path: Path)
     converted = next(t for t in tasks if t.gold[0].tool == "fahrenheit_to_celsius")
     assert "degrees Fahrenheit" in converted.instruction and "degrees Celsius" in converted.instruction
     assert set(baselines(env, tasks).values()) == {0.0}
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [("(3 + 4) * 2 / 5", 2.8), ("2 ** 10", 1024), ("2^3", 8), ("-1.5e3 % 7", 5.0), ("7 // 2", 3), ("((1))", 1)],
+)
+def test_an_expression_is_evaluated_as_arithmetic(text: str, value: float) -> None:
+    assert expression(text) == pytest.approx(value)
+
+
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        ("__import__('os').getcwd()", "not an arithmetic expression"),
+        ("a + 1", "not an arithmetic expression: 'a'"),
+        ("9 ** 9 ** 9", "an exponent past 1000"),
+        ("10 ** 300 * 10 ** 10", "too large"),
+        ("1 / 0", "division by zero"),
+        ("1" * 2000, "longer than 1000"),
+        ("(" * 300 + "1" + ")" * 300, "not an arithmetic expression: '((("),
+        ("", "empty"),
+        ("(1).real", "not an arithmetic expression"),
+    ],
+)
+def test_anything_but_arithmetic_is_refused_and_nothing_runs(text: str, why: str) -> None:
+    with pytest.raises(DomainError, match=re.escape(why)):
+        expression(text)
+
+
+def test_a_calculator_of_expressions_is_synthesized_without_an_output_schema(tmp_path: Path) -> None:
+    tools = [
+        {"type": "function", "function": {
+            "name": "calculate", "description": "Calculate the result of a mathematical expression.",
+            "parameters": {"type": "object", "required": ["expression"], "properties": {
+                "expression": {"type": "string", "description": "The expression, such as '2 + 2'."}}}}},
+        {"type": "function", "function": {
+            "name": "calculate_shipping", "description": "Shipping cost of an order.",
+            "parameters": {"type": "object", "required": ["order_id"], "properties": {"order_id": STR}}}},
+    ]  # fmt: skip
+    spec = synthesize_functions(tmp_path, "calc", tools)
+    effect = spec.behaviour("calculate").effect
+    assert isinstance(effect, ComputeEffect) and effect.function == "expression"
+    assert spec.behaviour("calculate_shipping").effect.kind != "compute"  # an id is no expression
+    episode = Environment(spec).episode()
+    episode.reset(seed=0)
+    assert episode.call_tool("calculate", {"expression": "(3 + 4) * 2"}).data == 14
+    refused = episode.call_tool("calculate", {"expression": "open('/etc/passwd').read()"})
+    assert not refused.ok and refused.error == "invalid_arguments"
+    assert episode.call_tool("calculate", {"expression": 7}).error == "invalid_arguments"
+    (checked,) = [t for t in self_check(spec).tools if t.tool == "calculate"]
+    assert checked.passed and {c.name for c in checked.checks} >= {
+        "answers a number, the same twice",
+        "refuses a value outside its domain",
+    }

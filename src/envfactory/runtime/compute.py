@@ -10,6 +10,7 @@ as a real calculator refuses it.
 
 from __future__ import annotations
 
+import ast
 import math
 import statistics
 from collections.abc import Callable
@@ -24,7 +25,7 @@ from envfactory.runtime.behaviours import COMPILERS, CallContext, Executor
 from envfactory.runtime.result import ToolError
 
 JSON = dict[str, Any]
-Arity = Literal["unary", "binary", "list", "convert"]
+Arity = Literal["unary", "binary", "list", "convert", "expression"]
 
 
 class DomainError(ValueError):
@@ -184,6 +185,67 @@ def significant(value: float, digits: int) -> float:
 
 FUNCTIONS.add("convert", Function("convert", convert))
 
+MAX_EXPRESSION = 1_000  # characters
+MAX_EXPONENT = 1_000
+MAX_MAGNITUDE = 1e300
+_BINARY: dict[type, Callable[[float, float], float]] = {
+    ast.Add: lambda a, b: a + b,
+    ast.Sub: lambda a, b: a - b,
+    ast.Mult: lambda a, b: a * b,
+    ast.Div: _divide,
+    ast.FloorDiv: lambda a, b: math.floor(_divide(a, b)),
+    ast.Mod: _modulo,
+    ast.Pow: lambda a, b: _bounded_power(a, b),
+}
+
+
+def expression(text: str) -> float:
+    """The value of an arithmetic expression (``"(3 + 4) * 2 / 5"``, ``"2 ** 10"``, ``"-1.5e3 % 7"``):
+    numbers, ``+ - * / // % **``, signs and parentheses, nothing else — no names, calls or
+    attributes, so nothing is ever run. Too long, too deep, an exponent past 1,000 or a value past
+    1e300 is a :class:`DomainError`, as are division by zero and anything else."""
+    if not isinstance(text, str) or not text.strip():
+        raise DomainError("the expression is empty")
+    if len(text) > MAX_EXPRESSION:
+        raise DomainError(f"the expression is longer than {MAX_EXPRESSION} characters")
+    try:
+        tree = ast.parse(text.strip().replace("^", "**").replace("×", "*").replace("÷", "/"), mode="eval")
+        value = _value(tree.body)
+    except DomainError:
+        raise
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        raise DomainError(f"not an arithmetic expression: {_quoted(text)}") from None
+    if not math.isfinite(value) or abs(value) > MAX_MAGNITUDE:
+        raise DomainError("the result is too large to represent")
+    return value
+
+
+def _value(node: ast.AST) -> float:
+    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
+        return node.value
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.UAdd, ast.USub)):
+        inner = _value(node.operand)
+        return -inner if isinstance(node.op, ast.USub) else inner
+    if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
+        result = _BINARY[type(node.op)](_value(node.left), _value(node.right))
+        if abs(result) > MAX_MAGNITUDE:
+            raise DomainError("the result is too large to represent")
+        return result
+    raise DomainError(f"not an arithmetic expression: {_quoted(ast.unparse(node))}")
+
+
+def _quoted(text: str) -> str:
+    return repr(text if len(text) <= 60 else text[:57] + "...")
+
+
+def _bounded_power(base: float, exponent: float) -> float:
+    if abs(exponent) > MAX_EXPONENT:
+        raise DomainError(f"an exponent past {MAX_EXPONENT}")
+    return _power(base, exponent)
+
+
+FUNCTIONS.add("expression", Function("expression", expression))
+
 
 def _number(value: Any, arg: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
@@ -225,6 +287,11 @@ def _evaluate(effect: ComputeEffect, function: Function, args: JSON) -> float:
         if not isinstance(values, list):
             raise ToolError("invalid_arguments", f"{first} must be a list of numbers")
         result = function.run([_number(v, first) for v in values])
+    elif function.arity == "expression":
+        text = args.get(first)
+        if not isinstance(text, str):
+            raise ToolError("invalid_arguments", f"{first} must be a string")
+        result = function.run(text)
     elif effect.function == "round":
         places = options.get("places", 0)
         return round(_number(args.get(first), first), int(places) if isinstance(places, (int, float)) else 0)
@@ -236,4 +303,14 @@ def _evaluate(effect: ComputeEffect, function: Function, args: JSON) -> float:
     return result
 
 
-__all__ = ["FUNCTIONS", "DomainError", "Function", "convert", "evaluate", "quantity", "significant", "unit"]
+__all__ = [
+    "FUNCTIONS",
+    "DomainError",
+    "Function",
+    "convert",
+    "evaluate",
+    "expression",
+    "quantity",
+    "significant",
+    "unit",
+]

@@ -2,7 +2,9 @@
 
 A tool is one when its name calls for a known function (``add``, ``square_root``, ``mean``,
 ``standard_deviation``, ``gallon_to_liter``, ``si_unit_conversion``) and nothing else, it takes
-only numbers (or one list of numbers, or a value and two units), and it answers one number. The
+only numbers (or one list of numbers, or a value and two units), and it answers one number; or
+when it is named for evaluating (``calculate``, ``evaluate``, ``calculator``) and takes one string
+named or described as an expression, which it evaluates as arithmetic. The
 name's other words must be filler (``calculate``, ``value``, ``number``...), so ``round_trip_cost``
 is not ``round``. Operands are put in the function's order by their names (``base`` of a
 logarithm comes second, ``exponent`` of a power, ``whole`` of a percentage, a ``denominator``),
@@ -69,12 +71,21 @@ def plan_computations(tools: tuple[ToolSpec, ...] | list[ToolSpec]) -> dict[str,
                 tool=tool.name,
                 effect=effect,
                 prior="confident",
-                notes=(f"computes {effect.function} of {', '.join(effect.operands)}",),
+                notes=(_said(effect),),
             )
     return out
 
 
+def _said(effect: ComputeEffect) -> str:
+    if effect.function == "expression":
+        return f"evaluates the arithmetic expression in {effect.operands[0]} (numbers, + - * / // % **, parentheses)"
+    return f"computes {effect.function} of {', '.join(effect.operands)}"
+
+
 def computation(tool: ToolSpec) -> ComputeEffect | None:
+    said = _expression(tool)
+    if said is not None:
+        return said
     answers, output = _number_output(tool.output_schema)
     if not answers:
         return None
@@ -109,6 +120,29 @@ def computation(tool: ToolSpec) -> ComputeEffect | None:
         if arity == "binary" and len(operands) == 2:
             return ComputeEffect(function=function, operands=_ordered(operands), output=output, options=options)
     return None
+
+
+_EVALUATES = frozenset({"calculate", "calculator", "calc", "evaluate", "eval", "compute", "math", "arithmetic",
+                        "expression", "solve"})  # fmt: skip
+_EXPRESSION_ARGS = frozenset({"expression", "expr", "formula", "equation", "calculation", "input", "query"})
+
+
+def _expression(tool: ToolSpec) -> ComputeEffect | None:
+    """``calculate(expression)``: a tool named for evaluating, whose one argument is a string named or
+    described as an expression (``"(3 + 4) * 2"``), and whose answer, if declared, is one number or
+    one string (the number written out)."""
+    if len(tool.properties) != 1 or not _EVALUATES & set(tokens(tool.name)):
+        return None
+    ((arg, schema),) = tool.properties.items()
+    if not isinstance(schema, dict) or primary_type(schema) != "string":
+        return None
+    said = f"{tool.description or ''} {schema.get('description') or ''}".lower()
+    if not (set(tokens(arg)) & _EXPRESSION_ARGS or "expression" in said):
+        return None
+    answers, output = _number_output(tool.output_schema)
+    if tool.output_schema and not answers and primary_type(tool.output_schema) != "string":
+        return None
+    return ComputeEffect(function="expression", operands=(arg,), output=output if answers else None)
 
 
 def _number_output(schema: JSON | None) -> tuple[bool, str | None]:

@@ -20,6 +20,8 @@ def _operands(effect: ComputeEffect) -> JSON:
     arity = FUNCTIONS[effect.function].arity
     if arity == "list":
         return {effect.operands[0]: [1.5, 2.0, 4.0]}
+    if arity == "expression":
+        return {effect.operands[0]: "(6 + 3) * 2"}
     args: JSON = dict(zip(effect.operands, (6.0, 3.0), strict=False))
     if arity == "convert" and effect.units is None:
         args |= {effect.options["unit_in"]: "km", effect.options["unit_out"]: "m"}
@@ -35,6 +37,8 @@ def _outside(effect: ComputeEffect) -> JSON | None:
         return {effect.operands[0]: []}
     if effect.function == "convert" and effect.units is None:
         return {effect.options["unit_in"]: "no-such-unit"}
+    if effect.function == "expression":
+        return {effect.operands[0]: "__import__('os').getcwd()"}
     return None
 
 

@@ -106,6 +106,11 @@ def _computation(ctx: Context, tool: str, e: ComputeEffect) -> Question | None:
         xs = [_number(rng, 1, 99) for _ in range(rng.randint(3, 5))]
         args = {e.operands[0]: xs}
         said = _LIST[e.function].format(xs=_listed(xs))
+    elif arity == "expression":
+        a, b, c = rng.randint(2, 99), rng.randint(2, 99), rng.randint(2, 9)
+        text = rng.choice(("({a} + {b}) * {c}", "{a} * {c} - {b}", "({a} - {b}) / {c}")).format(a=a, b=b, c=c)
+        args = {e.operands[0]: text}
+        said = f"What is {text.replace('*', 'times').replace('/', 'divided by')}?"
     elif arity == "convert":
         value = _number(rng, 1, 200)
         if e.units is not None:
