@@ -88,6 +88,9 @@ class ListEffect(_Frozen):
     # every matching row, even where the output schema declares one record (learned from the real
     # thing answering its rows inside an envelope); none found is an empty list
     every: bool = False
+    # a look-up by what a person knows (``find_user_id_by_email``): the first row the filters keep, or
+    # its key alone; none is ``not_found`` (:mod:`envfactory.synth.lookups`)
+    finds: Literal["row", "key"] | None = None
 
 
 class UpdateEffect(_Frozen):

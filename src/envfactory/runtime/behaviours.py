@@ -487,7 +487,7 @@ def _list(effect: ListEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
     listed = effect.listed or entity.key
     needs = {arg: (schema[e], key_caster(schema[e])) for arg, e in effect.needs.items() if e in schema}
 
-    def run(ctx: CallContext, args: JSON) -> list[JSON] | JSON:
+    def run(ctx: CallContext, args: JSON) -> Any:
         for arg, (parent, cast) in needs.items():  # the tweet whose comments are asked for must exist
             if args.get(arg) is not None:
                 _fetch(ctx.store, parent, cast(args[arg]))
@@ -504,6 +504,11 @@ def _list(effect: ListEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
             start = max(0, args[paging.page_arg] - 1) * limit
         elif paging.cursor_arg and str(args.get(paging.cursor_arg) or "").isdigit():
             start = int(args[paging.cursor_arg])
+        if effect.finds is not None:  # ``find_user_id_by_email``: the one it finds, or not_found
+            if not rows:
+                given = ", ".join(f"{a}={args[a]!r}" for a, _ in predicates if args.get(a) is not None)
+                raise ToolError("not_found", f"no {entity.name} with {given or 'those values'}")
+            return rows[0].get(entity.key) if effect.finds == "key" else rows[0]
         if effect.keys_as is not None:  # ``{filtered_stocks: [symbols]}``: the keys of what matched
             page = rows[start : start + min(limit or max_rows, max_rows)]
             return {effect.keys_as: [r.get(listed) for r in page if r.get(listed) is not None]}

@@ -27,6 +27,7 @@ from envfactory.synth.effects import fallbacks_name_rows, infer_behaviour
 from envfactory.synth.entities import (
     assign_entities,
     fields_follow_filters,
+    fields_follow_lookups,
     infer_schema,
     keys_follow_parameters,
     refs_fit_keys,
@@ -137,6 +138,7 @@ def synthesize(
     behaviours = plan_counts(list(toolset.tools), schema, behaviours)  # get_user_stats: counts of the state
     behaviours = plan_selects(list(toolset.tools), schema, behaviours)  # displayCarStatus(option): a part of it
     schema = _without_unused(schema, behaviours, taken={b.tool for b in behaviours if b.effect.kind == "count"})
+    schema = fields_follow_lookups(schema, behaviours, toolset)  # find_user_by_email: users have an email
     schema = refs_fit_keys(fields_follow_filters(keys_follow_parameters(schema, behaviours, toolset), behaviours,
                                                  toolset))  # fmt: skip
     schema = list_refs(schema, behaviours)  # a watchlist of stock symbols refers to the stocks

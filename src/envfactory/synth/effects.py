@@ -32,6 +32,7 @@ from envfactory.ir.tool import ToolSet, ToolSpec
 from envfactory.registry import Registry
 from envfactory.synth.entities import PAGING_ARGS, PATCH_ARGS, wraps_entity
 from envfactory.synth.intents import Intent, title_noun
+from envfactory.synth.lookups import Lookup, lookup_by
 from envfactory.synth.naming import credential, id_stem, matching_field, plural, role_of, same_field, tokens
 from envfactory.synth.transitions import STATUS_FIELDS, transition_for
 
@@ -287,6 +288,9 @@ def _lookup(intent: Intent, entity: Entity) -> Behaviour | None:
 
 @BUILDERS.register("list")
 def _list(intent: Intent, entity: Entity, schema: StateSchema) -> Behaviour:
+    lookup = lookup_by(intent.tool, entity.key)
+    if lookup is not None:
+        return _finds(intent, entity, lookup)
     filters: list[Filter] = []
     paging: dict[str, Any] = {}
     ignored: list[str] = []
@@ -333,6 +337,21 @@ def listed_field(entity: Entity, output: JSON | None) -> str | None:
                                     or (field == entity.name and "name" in said)):  # fmt: skip
             return field
     return None
+
+
+def _finds(intent: Intent, entity: Entity, lookup: Lookup) -> Behaviour:
+    """The one row whose fields equal the arguments a person knows (the fields are added to the
+    entity where nothing declared them: :func:`envfactory.synth.entities.fields_follow_lookups`)."""
+    props = intent.tool.properties
+    filters = []
+    for arg in lookup.args:
+        found = _filter(arg, props.get(arg) or {}, intent, entity)
+        filters.append(found if found is not None and found.op == "eq" else Filter(arg=arg, field=arg, op="eq"))
+    effect = ListEffect(entity=entity.name, filters=tuple(filters), finds=lookup.finds)
+    what = f"the {entity.key} of the {entity.name}" if lookup.finds == "key" else f"the {entity.name}"
+    said = f"finds {what} whose {' and '.join(f.field or f.arg for f in filters)} match; none is not_found"
+    ignored = [a for a in props if a not in lookup.args]
+    return _grade(intent.tool, effect, ignored, [said])
 
 
 def _filter(arg: str, arg_schema: JSON, intent: Intent, entity: Entity) -> Filter | None:

@@ -266,6 +266,29 @@ def refs_fit_keys(schema: StateSchema) -> StateSchema:
     return StateSchema(entities=tuple(updated))
 
 
+def fields_follow_lookups(schema: StateSchema, behaviours: list[Behaviour], tools: ToolSet) -> StateSchema:
+    """A look-up's arguments are fields of the records it finds (``find_user_id_by_email(email)``:
+    users have an ``email``), typed as the arguments are, where nothing declared them; so seeded
+    records can be found by what a person knows."""
+    added: dict[str, JSON] = {}
+    by_name = {t.name: t for t in tools.tools}
+    for b in behaviours:
+        effect = b.effect
+        if not isinstance(effect, ListEffect) or effect.finds is None or effect.entity not in schema:
+            continue
+        fields = schema[effect.entity].fields
+        for f in effect.filters:
+            if f.field and f.field not in fields:
+                prop = by_name[b.tool].properties.get(f.arg) if b.tool in by_name else None
+                typed = {k: v for k, v in (prop or {}).items() if k in ("type", "format", "description", "enum")}
+                added.setdefault(effect.entity, {}).setdefault(f.field, typed or {"type": "string"})
+    if not added:
+        return schema
+    grown = [e.model_copy(update={"fields": {**e.fields, **added[e.name]}}) if e.name in added else e
+             for e in schema.entities]  # fmt: skip
+    return StateSchema(entities=tuple(grown))
+
+
 def fields_follow_filters(schema: StateSchema, behaviours: list[Behaviour], tools: ToolSet) -> StateSchema:
     """A field an equality filter compares with an enum parameter takes that enum (NYT's
     ``/{section}``: articles are in one of the sections the parameter allows), so seeded rows can
