@@ -37,6 +37,7 @@ from envfactory.synth.naming import tokens
 from envfactory.synth.planners import claim, contested, rereaders
 from envfactory.synth.selects import plan_selects
 from envfactory.synth.singletons import list_refs
+from envfactory.synth.statuses import Said, said_rule, statuses_follow_prose
 from envfactory.synth.transitions import STATUS_FIELDS
 
 JSON = dict[str, Any]
@@ -123,6 +124,13 @@ def synthesize(
     inferred = infer_schema(intents, assigned)
     taken = {e.name for e in claims.entities}
     schema = StateSchema(entities=(*claims.entities, *(e for e in inferred.entities if e.name not in taken)))
+    said: dict[
+        str, list[Said]
+    ] = {}  # what the actions' prose says of their records' statuses ("cancel a pending order")
+    for i in intents:
+        if i.kind == "action" and i.tool.name in assigned:
+            said.setdefault(assigned[i.tool.name], []).append(said_rule(i.tool, assigned[i.tool.name]))
+    schema = statuses_follow_prose(schema, said)
     by_tool = {
         i.tool.name: _finish(
             infer_behaviour(i, schema[assigned[i.tool.name]] if i.tool.name in assigned else None, schema),

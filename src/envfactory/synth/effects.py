@@ -34,6 +34,7 @@ from envfactory.synth.entities import PAGING_ARGS, PATCH_ARGS, wraps_entity
 from envfactory.synth.intents import Intent, title_noun
 from envfactory.synth.lookups import Lookup, lookup_by
 from envfactory.synth.naming import credential, id_stem, matching_field, plural, role_of, same_field, tokens
+from envfactory.synth.statuses import said_rule, said_transition
 from envfactory.synth.transitions import STATUS_FIELDS, transition_for
 
 JSON = dict[str, Any]
@@ -415,9 +416,11 @@ def _action(intent: Intent, entity: Entity, schema: StateSchema) -> Behaviour:
     adjusted = _adjust(intent, entity, key_arg)
     if adjusted is not None:
         return adjusted
+    said = said_rule(intent.tool, entity.name)  # "cancel a pending order"; "the status becomes 'cancelled'"
     for field in _status_fields(entity):
         enum = entity.fields[field].get("enum")
-        found = transition_for(intent.verb, enum)
+        found = said_transition(said, enum, transition_for(intent.verb, enum)) if said else None
+        found = found or transition_for(intent.verb, enum)
         if found is None:
             continue
         to, allowed, forbidden = found

@@ -13,6 +13,7 @@ from typing import Any
 from envfactory.ir.jsonschema import data_path, entity_schema, value_list_member
 from envfactory.ir.tool import ToolSpec
 from envfactory.synth.naming import FILLER, VERBS, id_stem, singular, tokens
+from envfactory.synth.statuses import STATE_WORDS, said_rule
 from envfactory.synth.transitions import TRANSITIONS
 
 JSON = dict[str, Any]
@@ -228,18 +229,33 @@ def _from_name(tool: ToolSpec, prefix: str | None = None) -> Intent:
     if toks[:1] and toks[0] in OUTWARD_VERBS:  # notify_price_change: a message out, not a "change" of state
         verb_at = None
     if verb_at is None:  # an unknown verb, most likely the first word
-        return Intent(tool, "unknown", verb=toks[0], nouns=_nouns(toks[1:] if len(toks) > 1 else toks))
+        nouns = _nouns(toks[1:] if len(toks) > 1 else toks)
+        if said_rule(tool).to:  # "check_in_booking": its status changes to 'checked in', so an action
+            held = [w for w in toks[1:] if any(id_stem(a) == w for a in tool.required)]
+            return Intent(tool, "action", verb=toks[0], nouns=[*held, *(n for n in nouns if n not in held)])
+        return Intent(tool, "unknown", verb=toks[0], nouns=nouns)
     verb = toks[verb_at]
     rest = toks[:verb_at] + toks[verb_at + 1 :]
     if "by" in rest:
         rest = rest[: rest.index("by")]
     kind = "action" if verb in TRANSITIONS and verb not in VERBS else VERBS.get(verb, "action")
-    nouns = _nouns(rest)
+    nouns = _nouns(_stateless(rest))
+    if kind == "action":  # return_delivered_order_items(order_id, ...): the order whose id it takes
+        held = [w for w in rest if any(id_stem(a) == w for a in tool.required)]
+        nouns += [w for w in held if w not in nouns]
     if verb in RECORD_VERBS and kind == "create":
         nouns = [RECORD_VERBS[verb], *nouns]
     if kind == "read" and any(t.endswith("s") and singular(t) != t and t not in _ONE_THING for t in rest[-1:]):
         kind = "list"  # get_orders; not get_order_details
     return Intent(tool, kind, verb=verb, nouns=nouns)
+
+
+def _stateless(words: list[str]) -> list[str]:
+    """A record's noun without the states before it (``cancel_pending_order``: an ``order``)."""
+    at = 0
+    while at < len(words) - 1 and words[at] in STATE_WORDS:
+        at += 1
+    return words[at:]
 
 
 def _nouns(words: list[str]) -> list[str]:

@@ -1,0 +1,192 @@
+"""Statuses read from prose: the values a record's status takes, and what each action needs and sets.
+
+Descriptions say what a status is even when no schema declares it: "Cancel a *pending* order",
+"The status of the order will be changed to 'cancelled'", "If the order is already processed or
+delivered, it cannot be cancelled", "only while the ticket is open", "marks the invoice as paid".
+:func:`said_rule` reads one tool's name and description into a :class:`Said` — the value it sets
+(``to``), the values it needs (``allowed``) and the values that refuse it (``forbidden``) — by the
+shapes of such sentences, never by one tool set's words:
+
+- *sets*: ``status``/``state`` … ``changed``/``set``/``updated``/``moved``/``becomes`` … ``to X``;
+  ``marks … as X``;
+- *needs*: a state word before the record's noun, in the name or the opening words
+  (``cancel_pending_order``, "Cancel a pending order"); a sentence saying ``only`` … ``if``/``when``/
+  ``while`` … X;
+- *refused*: the state words of a sentence that says it cannot be done (``cannot``, ``can't``,
+  ``may not``, ``not allowed``, ``not possible``), and ``not yet X``.
+
+A *state word* is a quoted value of such a sentence, or one of the words statuses are usually
+spelled with (:data:`STATE_WORDS`). :func:`statuses_follow_prose` gives an entity that has no
+status field one, whose values are every state word its tools' prose says, so the actions can
+be what they say they are.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from envfactory.ir.state import Entity, StateSchema
+from envfactory.ir.tool import ToolSpec
+from envfactory.synth.naming import tokens
+from envfactory.synth.transitions import FINISHED, STATUS_FIELDS, TERMINAL, TRANSITIONS
+
+JSON = dict[str, Any]
+_INITIAL = ("pending", "open", "new", "draft", "active", "placed", "requested", "scheduled", "submitted")
+STATE_WORDS = frozenset(
+    {
+        *TERMINAL,
+        *FINISHED,
+        *_INITIAL,
+        *(t for targets, _ in TRANSITIONS.values() for t in targets),
+        *(a for _, allowed in TRANSITIONS.values() for a in allowed or ()),
+        "processed",
+        "processing",
+        "in_progress",
+        "on_hold",
+        "overdue",
+        "approved",
+        "paid",
+        "unpaid",
+        "shipped",
+        "booked",
+        "confirmed",
+        "void",
+        "voided",
+    }
+)
+_QUOTED = r"['\"“‘]([A-Za-z][A-Za-z _-]{0,30}?)['\"”’]"
+_SETS = (
+    re.compile(r"\b(?:status|state|stage)\b[^.;]{0,60}?\b(?:changed|set|updated|moved|switched|changes|becomes|become|"
+               r"turns|goes)\s+(?:back\s+)?(?:to|into)?\s*" + _QUOTED, re.I),
+    re.compile(r"\b(?:status|state|stage)\b[^.;]{0,60}?\b(?:changed|set|updated|moved|switched|changes|becomes|"
+               r"become)\s+(?:back\s+)?(?:to|into)\s+(?:the\s+)?([a-z][a-z_-]{1,30})\b", re.I),
+    re.compile(r"\bmarks?\s+(?:the\s+|an?\s+|it\s+|them\s+)?(?:\w+\s+){0,2}?as\s+(?:" + _QUOTED
+               + r"|([a-z][a-z_-]{1,30}))", re.I),
+)  # fmt: skip
+_REFUSES = re.compile(
+    r"\b(?:cannot|can't|can ?not|may not|must not|not allowed|not possible|is refused|fails?)\b", re.I
+)
+_ONLY = re.compile(r"\bonly\b[^.;]{0,40}?\b(?:if|when|while|for)\b", re.I)
+_NOT_YET = re.compile(r"\bnot\s+(?:yet|already)\s+([a-z][a-z_-]{1,30})\b", re.I)
+
+
+@dataclass(frozen=True)
+class Said:
+    """What a tool's prose says of a status: the value it sets, the values it needs, those that refuse it."""
+
+    to: str | None = None
+    allowed: tuple[str, ...] = ()
+    forbidden: tuple[str, ...] = ()
+
+    @property
+    def values(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(v for v in (self.to, *self.allowed, *self.forbidden) if v))
+
+    def __bool__(self) -> bool:
+        return bool(self.values)
+
+
+def said_rule(tool: ToolSpec, noun: str | None = None) -> Said:
+    """What ``tool``'s name and description say of its record's status (see the module docstring);
+    ``noun`` is the record's (``order``), whose preceding word in the name may be a state."""
+    text = tool.description or ""
+    sentences = [s for s in re.split(r"(?<=[.!?;])\s+|\n+", text) if s.strip()]
+    quoted = {_spelled(q) for q in re.findall(_QUOTED, text)}
+    words = STATE_WORDS | quoted | {_key(q) for q in quoted}
+    to = next((_spelled(next(g for g in m.groups() if g)) for p in _SETS for m in p.finditer(text)), None)
+    allowed: list[str] = _before_noun(tokens(tool.name), noun, words)
+    opening = _words(sentences[0]) if sentences else []
+    allowed += _before_noun(opening[:6], noun, words)
+    forbidden: list[str] = []
+    for sentence in sentences:
+        found = [w for w in _states(sentence, words) if w != to]
+        if _REFUSES.search(sentence):
+            forbidden += found
+        elif _ONLY.search(sentence):
+            allowed += found
+        forbidden += [_spelled(w) for w in _NOT_YET.findall(sentence) if _spelled(w) in words]
+    allowed_t = tuple(dict.fromkeys(a for a in allowed if a != to and a not in forbidden))
+    return Said(to=to if to in words or to in quoted else None, allowed=allowed_t,
+                forbidden=tuple(dict.fromkeys(f for f in forbidden if f != to)))  # fmt: skip
+
+
+def _before_noun(words: list[str] | tuple[str, ...], noun: str | None, states: frozenset[str] | set[str]) -> list[str]:
+    """``cancel_pending_order``: the state words just before the record's noun."""
+    if not noun:
+        return []
+    head = tokens(noun)[:1]
+    at = next((i for i, w in enumerate(words) if head and w == head[0]), None)
+    out: list[str] = []
+    before = list(words[:at]) if at else []
+    while before and (before[-1] in states or (before[-1] in ("or", "and") and out)):
+        word = before.pop()
+        if word in states:
+            out.insert(0, word)
+    return out
+
+
+def _states(sentence: str, words: frozenset[str] | set[str]) -> list[str]:
+    quoted = [_spelled(q) for q in re.findall(_QUOTED, sentence)]
+    plain = [w for w in _words(sentence) if w in words]
+    return list(dict.fromkeys([*(q for q in quoted if q in words), *plain]))
+
+
+def _words(text: str) -> list[str]:
+    return [w.lower() for w in re.findall(r"[A-Za-z][A-Za-z_-]*", text)]
+
+
+def _spelled(value: str) -> str:
+    """A state as the prose spells it, in lower case (``'Return Requested'`` -> ``return requested``)."""
+    return " ".join(value.strip().lower().split())
+
+
+def _key(value: str) -> str:
+    return _spelled(value).replace("-", "_").replace(" ", "_")
+
+
+Transition = tuple[str, tuple[str, ...] | None, tuple[str, ...]]  # to, allowed from (None: any), forbidden from
+
+
+def said_transition(said: Said, enum: list[Any] | None, found: Transition | None) -> Transition | None:
+    """The transition the prose states, on a status of values ``enum``, over the one the verb implies
+    (``found``: :func:`~envfactory.synth.transitions.transition_for`): the value it sets, where the
+    enum holds it; the values it needs and those that refuse it, spelled as the enum spells them."""
+    spelled = {_key(str(v)): str(v) for v in enum or ()}
+    to = spelled.get(_key(said.to)) if said.to else None
+    if to is None and found is None:
+        return None
+    to = to if to is not None else found[0]  # type: ignore[index]
+    allowed = tuple(spelled[_key(a)] for a in said.allowed if _key(a) in spelled and spelled[_key(a)] != to)
+    forbidden = tuple(spelled[_key(f)] for f in said.forbidden if _key(f) in spelled and spelled[_key(f)] != to)
+    if allowed:
+        return to, allowed, ()
+    if forbidden:
+        return to, None, tuple(dict.fromkeys([*forbidden, *(found[2] if found else ())]))
+    if found is not None and found[0] == to:
+        return found
+    return to, None, tuple(v for k, v in spelled.items() if k in TERMINAL and v != to)
+
+
+def statuses_follow_prose(schema: StateSchema, said: dict[str, list[Said]]) -> StateSchema:
+    """Each entity with no status field, whose tools' prose (``said``: entity -> what each tool
+    said) sets a status, given ``status`` with every value said, the ones records start in first."""
+    grown = []
+    for entity in schema.entities:
+        rules = [s for s in said.get(entity.name, ()) if s]
+        values = list(dict.fromkeys(v for r in rules for v in r.values))
+        if not any(r.to for r in rules) or len(values) < 2 or _has_status(entity):
+            grown.append(entity)  # one value said is no status a record moves between
+            continue
+        values.sort(key=lambda v: (v not in _INITIAL and not any(v in r.allowed for r in rules), v in TERMINAL))
+        field: JSON = {"type": "string", "enum": values, "description": "read from the tools' descriptions"}
+        grown.append(entity.model_copy(update={"fields": {**entity.fields, "status": field}}))
+    return StateSchema(entities=tuple(grown))
+
+
+def _has_status(entity: Entity) -> bool:
+    return any(tokens(f)[-1:] and tokens(f)[-1] in STATUS_FIELDS for f in entity.fields)
+
+
+__all__ = ["STATE_WORDS", "Said", "said_rule", "said_transition", "statuses_follow_prose"]

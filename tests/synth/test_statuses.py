@@ -1,0 +1,91 @@
+"""Statuses read from prose: what an action sets, needs and is refused by, without a declared status."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from envfactory.ir.effect import ActionEffect
+from envfactory.ir.tool import ToolSpec
+from envfactory.runtime.environment import Environment
+from envfactory.synth import synthesize
+from envfactory.synth.statuses import Said, said_rule, said_transition
+
+STR = {"type": "string"}
+
+
+def _tool(name: str, text: str) -> ToolSpec:
+    return ToolSpec(name=name, description=text, input_schema={"type": "object", "properties": {}})
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "noun", "said"),
+    [
+        ("cancel_pending_booking", "Cancel a pending booking. If the booking is already confirmed or completed, it "
+         "cannot be cancelled. The status of the booking will be changed to 'cancelled'.", "booking",
+         Said("cancelled", ("pending",), ("confirmed", "completed"))),
+        ("return_delivered_parcel", "Return a delivered parcel. Its status becomes 'Return Requested'.", "parcel",
+         Said("return requested", ("delivered",), ())),
+        ("close_ticket", "Close a ticket. Only works while the ticket is open or in_progress. Its state becomes "
+         "'closed'.", "ticket", Said("closed", ("open", "in_progress"), ())),
+        ("pay_invoice", "Marks the invoice as paid. An invoice that was voided can't be paid.", "invoice",
+         Said("paid", (), ("voided",))),
+        ("refund_order", "Refund a paid or delivered order.", "order", Said(None, ("paid", "delivered"), ())),
+        ("archive_note", "Archive a note.", "note", Said()),
+        ("publish_post", "Publishes the post; only possible when it is not yet published. The state is set to "
+         "published.", "post", Said("published", (), ())),
+    ],
+)  # fmt: skip
+def test_what_prose_says_of_a_status(name: str, text: str, noun: str, said: Said) -> None:
+    assert said_rule(_tool(name, text), noun) == said
+
+
+def test_the_prose_decides_over_the_verb_and_is_spelled_as_the_enum_spells_it() -> None:
+    said = Said("Cancelled", ("Pending",), ())
+    enum = ["Pending", "Shipped", "Cancelled"]
+    assert said_transition(said, enum, ("Cancelled", None, ("Shipped",))) == ("Cancelled", ("Pending",), ())
+    assert said_transition(Said("archived"), enum, None) is None  # a value the status does not hold
+    assert said_transition(Said(None, (), ("shipped",)), enum, ("Cancelled", None, ())) == (
+        "Cancelled", None, ("Shipped",))  # fmt: skip
+
+
+def _spec(tmp_path: Path) -> Any:
+    def fn(name: str, text: str, props: dict[str, Any]) -> dict[str, Any]:
+        return {"type": "function", "function": {"name": name, "description": text, "parameters": {
+            "type": "object", "properties": props, "required": list(props)}}}  # fmt: skip
+
+    tools = [
+        fn("get_booking_details", "The details of a booking.", {"booking_id": STR}),
+        fn("cancel_pending_booking", "Cancel a pending booking. A booking already confirmed cannot be cancelled. "
+           "The booking status will be changed to 'cancelled'.", {"booking_id": STR, "reason": STR}),
+        fn("check_in_confirmed_booking", "Check in a confirmed booking; its status changes to 'checked in'.",
+           {"booking_id": STR}),
+    ]  # fmt: skip
+    path = tmp_path / "tools.json"
+    path.write_text(json.dumps(tools))
+    return synthesize(path, rows=24)
+
+
+def test_an_action_the_prose_states_moves_the_status_it_names(tmp_path: Path) -> None:
+    spec = _spec(tmp_path)
+    status = spec.state_schema["booking"].fields["status"]
+    assert set(status["enum"]) == {"pending", "confirmed", "cancelled", "checked in"}
+    cancel = spec.behaviour("cancel_pending_booking").effect
+    assert isinstance(cancel, ActionEffect) and (cancel.to, cancel.allowed_from) == ("cancelled", ("pending",))
+    check_in = spec.behaviour("check_in_confirmed_booking").effect
+    assert isinstance(check_in, ActionEffect) and (check_in.to, check_in.allowed_from) == ("checked in", ("confirmed",))
+    episode = Environment(spec).episode()
+    episode.reset(seed=0)
+    rows = {r["status"]: r for r in episode.store.rows("booking")}
+    assert {"pending", "confirmed"} <= set(rows)  # seeded records start in the states the tools need
+    pending, confirmed = rows["pending"]["id"], rows["confirmed"]["id"]
+    assert episode.call_tool("cancel_pending_booking", {"booking_id": confirmed, "reason": "ill"}).error == (
+        "precondition_failed"
+    )
+    done = episode.call_tool("cancel_pending_booking", {"booking_id": pending, "reason": "ill"})
+    assert done.ok and done.data["status"] == "cancelled" and done.data["reason"] == "ill"
+    assert episode.call_tool("get_booking_details", {"booking_id": pending}).data["status"] == "cancelled"
+    assert episode.call_tool("check_in_confirmed_booking", {"booking_id": confirmed}).data["status"] == "checked in"
