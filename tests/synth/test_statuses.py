@@ -63,6 +63,8 @@ def _spec(tmp_path: Path) -> Any:
            "The booking status will be changed to 'cancelled'.", {"booking_id": STR, "reason": STR}),
         fn("check_in_confirmed_booking", "Check in a confirmed booking; its status changes to 'checked in'.",
            {"booking_id": STR}),
+        fn("modify_pending_booking_dates", "Change the dates of a pending booking.",
+           {"booking_id": STR, "start_date": STR}),
     ]  # fmt: skip
     path = tmp_path / "tools.json"
     path.write_text(json.dumps(tools))
@@ -89,3 +91,15 @@ def test_an_action_the_prose_states_moves_the_status_it_names(tmp_path: Path) ->
     assert done.ok and done.data["status"] == "cancelled" and done.data["reason"] == "ill"
     assert episode.call_tool("get_booking_details", {"booking_id": pending}).data["status"] == "cancelled"
     assert episode.call_tool("check_in_confirmed_booking", {"booking_id": confirmed}).data["status"] == "checked in"
+
+
+def test_a_change_the_prose_allows_only_in_some_states_is_refused_in_the_others(tmp_path: Path) -> None:
+    spec = _spec(tmp_path)
+    assert spec.behaviour("modify_pending_booking_dates").effect.when == {"status": ("pending",)}
+    episode = Environment(spec).episode()
+    episode.reset(seed=0)
+    rows = {r["status"]: r["id"] for r in episode.store.rows("booking")}
+    refused = episode.call_tool("modify_pending_booking_dates", {"booking_id": rows["confirmed"], "start_date": "x"})
+    assert refused.error == "precondition_failed" and "needs 'pending'" in refused.content
+    changed = episode.call_tool("modify_pending_booking_dates", {"booking_id": rows["pending"], "start_date": "x"})
+    assert changed.ok and changed.data["start_date"] == "x"

@@ -103,6 +103,8 @@ class UpdateEffect(_Frozen):
     patch_arg: str | None = None
     patch: dict[str, str] = Field(default_factory=dict)
     unchecked: tuple[str, ...] = ()  # reference fields whose row is not looked up (as ``CreateEffect``)
+    # field -> the values the row must hold ("modify a *pending* order"): any other is precondition_failed
+    when: dict[str, tuple[str, ...]] = Field(default_factory=dict)
 
 
 class DeleteEffect(_Frozen):

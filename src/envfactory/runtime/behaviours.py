@@ -174,6 +174,10 @@ def _update(effect: UpdateEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
     def run(ctx: CallContext, args: JSON) -> JSON:
         key = cast(args.get(effect.key_arg))
         row = dict(_fetch(ctx.store, entity, key))
+        for field, allowed in effect.when.items():  # "modify a pending order": only while it is pending
+            if row.get(field) not in allowed:
+                raise ToolError("precondition_failed", f"cannot {tool.name}: {_label(entity, key)} has {field} "
+                                f"{row.get(field)!r} (needs {' or '.join(map(repr, allowed))})")  # fmt: skip
         written = _assign(row, args, mapping)
         patch = args.get(effect.patch_arg) if effect.patch_arg else None
         if isinstance(patch, dict):  # members that are not fields of the row are left alone

@@ -128,7 +128,7 @@ def synthesize(
         str, list[Said]
     ] = {}  # what the actions' prose says of their records' statuses ("cancel a pending order")
     for i in intents:
-        if i.kind == "action" and i.tool.name in assigned:
+        if i.kind in ("action", "update") and i.tool.name in assigned:
             said.setdefault(assigned[i.tool.name], []).append(said_rule(i.tool, assigned[i.tool.name]))
     schema = statuses_follow_prose(schema, said)
     by_tool = {

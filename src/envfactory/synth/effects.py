@@ -261,8 +261,11 @@ def _keyed(kind: str) -> Builder:
         patch_arg, patch = _patch(intent, entity, ignored)
         if patch_arg is not None:
             ignored = [a for a in ignored if a != patch_arg]
-        effect = UpdateEffect(entity=entity.name, key_arg=key_arg, args=mapped, patch_arg=patch_arg, patch=patch)
+        when = _needed_states(intent, entity)
+        effect = UpdateEffect(entity=entity.name, key_arg=key_arg, args=mapped, patch_arg=patch_arg, patch=patch,
+                              when=when)  # fmt: skip
         notes = [f"applies {patch_arg!r} field by field"] if patch_arg else []
+        notes += [f"only while {f} is {' or '.join(v)}" for f, v in when.items()]
         return _grade(intent.tool, effect, ignored, notes)
 
     return build
@@ -447,6 +450,22 @@ def _action(intent: Intent, entity: Entity, schema: StateSchema) -> Behaviour:
     return fallback(
         intent.tool.name, f"{intent.verb!r} on {entity.name}: no status field with a matching value", writes=True
     )
+
+
+def _needed_states(intent: Intent, entity: Entity) -> dict[str, tuple[str, ...]]:
+    """The states the prose says a change needs (``modify_pending_order_address``, "only while the
+    ticket is open"), on the entity's first status field whose values hold them."""
+    said = said_rule(intent.tool, entity.name)
+    if not said.allowed and not said.forbidden:
+        return {}
+    for field in _status_fields(entity):
+        enum = [str(v) for v in entity.fields[field].get("enum") or ()]
+        found = said_transition(said, enum, ("", None, ())) if enum else None
+        if found is not None and found[1]:
+            return {field: found[1]}
+        if found is not None and found[2]:
+            return {field: tuple(v for v in enum if v not in found[2])}
+    return {}
 
 
 def _status_fields(entity: Entity) -> list[str]:

@@ -240,7 +240,7 @@ def _from_name(tool: ToolSpec, prefix: str | None = None) -> Intent:
         rest = rest[: rest.index("by")]
     kind = "action" if verb in TRANSITIONS and verb not in VERBS else VERBS.get(verb, "action")
     nouns = _nouns(_stateless(rest))
-    if kind == "action":  # return_delivered_order_items(order_id, ...): the order whose id it takes
+    if kind in ("action", "update"):  # return_delivered_order_items(order_id, ...): the order whose id it takes
         held = [w for w in rest if any(id_stem(a) == w for a in tool.required)]
         nouns += [w for w in held if w not in nouns]
     if verb in RECORD_VERBS and kind == "create":
