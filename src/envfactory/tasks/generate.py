@@ -25,11 +25,13 @@ from envfactory.tasks.real import is_real, model_of, proven_on_real
 from envfactory.tasks.realfirst import RealWalker
 from envfactory.tasks.render import Renderer
 from envfactory.tasks.selftest import SelfTest
+from envfactory.tasks.service import ServiceTasks, service_plans
 from envfactory.tasks.stream import Resume
 from envfactory.tasks.walks import Style, Walker
 from envfactory.values import ValueMaker
 
 DIRECT_SHARE = 0.25
+SERVICE_SHARE = 0.5  # where someone can be found by what they know: half the tasks are service requests
 
 
 class TaskFactory:
@@ -45,6 +47,7 @@ class TaskFactory:
         walker = Walker(self.spec, self.graph, random.Random(0), style)
         self.walks = bool(walker.writes or walker.answerable())
         self.direct = DirectTasks(env) if direct_tools(env.spec) else None
+        self.service = ServiceTasks(env) if service_plans(env.spec) else None
         if not self.walks and self.direct is None and lookup_tools(env.spec):
             self.direct = DirectTasks(env, lookups=True)  # a read-only API without lists: look-up questions
         if not self.walks and self.direct is None:
@@ -73,6 +76,8 @@ class TaskFactory:
 
     def _planned(self, seed: int, attempt: int) -> Task:
         rng = random.Random(derive_seed(seed, "task", attempt))
+        if self.service is not None and rng.random() < SERVICE_SHARE:
+            return self.service.task(seed, attempt)
         if self.direct is not None and (not self.walks or rng.random() < DIRECT_SHARE):
             return self.direct.task(seed, attempt)
         self.maker.reseed(derive_seed(seed, "values", attempt))

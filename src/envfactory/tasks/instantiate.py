@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from envfactory.ir.blueprint import Blueprint, Edge, Node
-from envfactory.ir.effect import ActionEffect, TransferEffect
+from envfactory.ir.effect import ActionEffect, TransferEffect, UpdateEffect
 from envfactory.ir.jsonschema import data_path, primary_type
 from envfactory.ir.task import Call
 from envfactory.runtime.environment import Environment
@@ -112,6 +112,8 @@ class Binder:
         effect = self.effects.get(call.tool or "")
         if isinstance(effect, ActionEffect) and arg == effect.key_arg and not call.guard:
             return action_ready(effect)
+        if isinstance(effect, UpdateEffect) and arg == effect.key_arg and effect.when:
+            return lambda r: all(r.get(f) in allowed for f, allowed in effect.when.items())
         if isinstance(effect, TransferEffect):
             usable = effect.usable
             status = effect.status_field
@@ -156,6 +158,8 @@ class Binder:
                 data = records
             elif len(records) == 1:  # a finder answers the one row it found, enveloped or not
                 data = records[0]
+        if node.op == FIND and getattr(effect, "finds", None) == "key" and isinstance(data, (str, int)):
+            data = episode.store.get(effect.entity, data) or data  # ``find_user_id_by_email``: that user's row
         if node.op == FIND and not isinstance(data, dict):
             raise Rejected(f"{node.tool} answers no one record to find")
         return data

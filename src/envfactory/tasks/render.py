@@ -14,6 +14,7 @@ from envfactory.ir.blueprint import Blueprint, Node
 from envfactory.ir.env import EnvSpec
 from envfactory.synth.arguments import tool_references
 from envfactory.synth.naming import credential, flat, id_stem, plural, singular, tokens
+from envfactory.synth.statuses import STATE_WORDS
 from envfactory.tasks.walks import FIND
 
 JSON = dict[str, Any]
@@ -260,9 +261,16 @@ class Renderer:
         return self.references[tool].get(arg) if tool is not None else None
 
     def _verb(self, tool: str, entity: str) -> str:
-        named = tokens(entity)  # "emails_cancel" on an email: "cancel"
-        toks = [t for t in tokens(tool) if t not in named and singular(t) not in named and t not in ("by", "id")]
-        return " ".join(toks) or "update"
+        """``emails_cancel`` on an email: "cancel"; ``cancel_pending_order``: "cancel" (the state is the
+        record's, not the deed's); ``return_delivered_order_items``: "return the items of"."""
+        named = tokens(entity)
+        toks = [t for t in tokens(tool) if t not in ("by", "id") and t not in STATE_WORDS]
+        at = next((i for i, t in enumerate(toks) if t in named or singular(t) in named), len(toks))
+        verb = [t for t in toks[:at] if t not in named and singular(t) not in named]
+        rest = [t for t in toks[at:] if t not in named and singular(t) not in named]
+        if verb and rest:
+            return f"{' '.join(verb)} the {' '.join(rest)} of"
+        return " ".join(verb or rest) or "update"
 
 
 WRAPPERS = frozenset({"body", "payload", "data", "request", "requestbody", "input", "params"})
