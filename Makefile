@@ -13,6 +13,9 @@ MCP_STAMP := $(MCP_SERVERS)/node_modules/.installed
 # published, stateful MCP servers (npm and PyPI, pinned) that `envfactory learn` is measured on: bench/learn_corpus
 LEARN_CORPUS := bench/learn_corpus
 LEARN_STAMP := $(LEARN_CORPUS)/node_modules/.installed
+# published, stateful MCP servers (npm and PyPI, pinned) that description-only synthesis is measured on: bench/describe_corpus
+DESCRIBE_CORPUS := bench/describe_corpus
+DESCRIBE_STAMP := $(DESCRIBE_CORPUS)/node_modules/.installed
 # the BFCL multi-turn API classes (PyPI, pinned, without its evaluation stack) that bench/fidelity.py --bfcl measures
 BFCL := bench/bfcl
 BFCL_STAMP := $(BFCL)/python/.installed
@@ -21,7 +24,7 @@ VERIFIERS := tests/trainers/verifiers
 VERIFIERS_STAMP := $(VERIFIERS)/python/.installed
 VERIFIERS_PATH := $(VERIFIERS)/python/.envfactory-src
 
-.PHONY: demo test lint format bench clean sandbox
+.PHONY: demo test lint format bench clean sandbox describe-corpus
 
 # the boundary around generated code (envfactory.jail): bubblewrap and libseccomp; installed when root, else a
 # refusal that says what to install (code behaviours refuse the same way at run time)
@@ -61,6 +64,15 @@ $(LEARN_STAMP): $(LEARN_CORPUS)/package.json $(LEARN_CORPUS)/package-lock.json $
 	$(LEARN_CORPUS)/python-mcp1/bin/python -m pip install --quiet -r $(LEARN_CORPUS)/requirements-mcp1.txt
 	touch $(LEARN_STAMP)
 
+# npm ci compiles sqlite3 (mcp-sqlite) from source with the system's compiler and Node headers
+$(DESCRIBE_STAMP): $(DESCRIBE_CORPUS)/package.json $(DESCRIBE_CORPUS)/package-lock.json $(DESCRIBE_CORPUS)/requirements.txt
+	cd $(DESCRIBE_CORPUS) && npm ci --no-audit --no-fund --loglevel=error
+	rm -rf $(DESCRIBE_CORPUS)/python && $(PYTHON) -m venv $(DESCRIBE_CORPUS)/python
+	$(DESCRIBE_CORPUS)/python/bin/python -m pip install --quiet -r $(DESCRIBE_CORPUS)/requirements.txt
+	touch $(DESCRIBE_STAMP)
+
+describe-corpus: $(DESCRIBE_STAMP)
+
 $(BFCL_STAMP): $(BFCL)/requirements.txt
 	rm -rf $(BFCL)/python && $(PYTHON) -m venv $(BFCL)/python
 	$(BFCL)/python/bin/python -m pip install --quiet --no-deps -r $(BFCL)/requirements.txt
@@ -94,16 +106,18 @@ format: $(STAMP)
 	$(BIN)/ruff check --fix src tests bench examples specs
 	$(BIN)/ruff format src tests bench examples specs
 
-bench: sandbox $(STAMP) $(MCP_STAMP) $(LEARN_STAMP) $(BFCL_STAMP)
+bench: sandbox $(STAMP) $(MCP_STAMP) $(LEARN_STAMP) $(DESCRIBE_STAMP) $(BFCL_STAMP)
 	$(BIN)/python bench/startup.py
 	$(BIN)/python bench/env_step.py
 	$(BIN)/python bench/tasks.py
 	$(BIN)/python bench/corpus.py
 	$(BIN)/python bench/fidelity.py --bfcl
 	$(BIN)/python bench/learn.py
+	$(BIN)/python bench/describe.py
 	cd bench && ../$(BIN)/python hostile.py
 	cd bench && ../$(BIN)/python robustness.py && ../$(BIN)/python advantages.py
 
 clean:
 	rm -rf $(VENV) out .pytest_cache .ruff_cache $(MCP_SERVERS)/node_modules $(MCP_SERVERS)/python $(VERIFIERS)/python \
-		$(LEARN_CORPUS)/node_modules $(LEARN_CORPUS)/python $(LEARN_CORPUS)/python-mcp1 $(BFCL)/python $(BFCL)/build
+		$(LEARN_CORPUS)/node_modules $(LEARN_CORPUS)/python $(LEARN_CORPUS)/python-mcp1 $(BFCL)/python $(BFCL)/build \
+		$(DESCRIBE_CORPUS)/node_modules $(DESCRIBE_CORPUS)/python

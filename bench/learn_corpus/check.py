@@ -1,7 +1,10 @@
 """Check the learn corpus: for each set in sets.json, start a fresh server, list its tools, run its setup calls,
 then compare two fresh servers given the same setup and the same 10 read calls.
 
-    .venv/bin/python bench/learn_corpus/check.py [NAME ...] [--timeout S]
+    .venv/bin/python bench/learn_corpus/check.py [NAME ...] [--timeout S] [--corpus DIR]
+
+``--corpus`` checks another corpus folder of the same shape (its sets.json, its installed programs), e.g.
+``bench/describe_corpus``.
 
 One row per set: tools listed (and whether the count matches sets.json), start time, setup ok, and the
 deterministic check: "same" (identical answers), "same-masked" (identical once ids, times and the run folder's
@@ -135,11 +138,14 @@ def worker(name: str, timeout: float) -> None:
 
 
 def main() -> None:
+    global CORPUS
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("names", nargs="*", help="sets to check (default: all)")
     parser.add_argument("--timeout", type=float, default=90.0, help="seconds for one set, both servers (default 90)")
+    parser.add_argument("--corpus", type=Path, default=CORPUS, help="the corpus folder (default: this one)")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    CORPUS = args.corpus.resolve()
     if args.worker:
         worker(args.worker, timeout=min(20.0, args.timeout))
         return
@@ -148,7 +154,8 @@ def main() -> None:
     print("-" * len(header))
     bad = 0
     for spec in load(args.names):
-        proc = subprocess.Popen([sys.executable, __file__, "--worker", spec["name"], "--timeout", str(args.timeout)],
+        proc = subprocess.Popen([sys.executable, __file__, "--worker", spec["name"], "--timeout", str(args.timeout),
+                                 "--corpus", str(CORPUS)],
                                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)  # fmt: skip
         try:
             out, _ = proc.communicate(timeout=args.timeout)
