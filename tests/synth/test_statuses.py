@@ -35,6 +35,10 @@ def _tool(name: str, text: str) -> ToolSpec:
          Said("paid", (), ("voided",))),
         ("refund_order", "Refund a paid or delivered order.", "order", Said(None, ("paid", "delivered"), ())),
         ("archive_note", "Archive a note.", "note", Said()),
+        ("complete_task", "Mark a task done.", "task", Said("done")),
+        ("start_task", "Mark a task as in-progress.", "task", Said("in-progress")),
+        ("pay_order", "Mark a pending order as paid.", "order", Said("paid", ("pending",), ())),
+        ("read_email", "Marks the email read.", "email", Said()),  # not a state word
         ("publish_post", "Publishes the post; only possible when it is not yet published. The state is set to "
          "published.", "post", Said("published", (), ())),
     ],
@@ -103,3 +107,20 @@ def test_a_change_the_prose_allows_only_in_some_states_is_refused_in_the_others(
     assert refused.error == "precondition_failed" and "needs 'pending'" in refused.content
     changed = episode.call_tool("modify_pending_booking_dates", {"booking_id": rows["pending"], "start_date": "x"})
     assert changed.ok and changed.data["start_date"] == "x"
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "kind", "nouns"),
+    [
+        ("reprioritise_task", "Change an existing task's priority.", "update", ["task"]),
+        ("overdue_tasks", "List overdue (pending, past-due) tasks.", "list", ["task"]),
+        ("why_task", "Show a task's change history.", "read", ["task"]),
+        ("fund_account", "Add funds to the account.", "unknown", ["account"]),  # adds to what: not a create
+        ("zap_widget", "Zaps a widget.", "unknown", ["widget"]),
+    ],
+)
+def test_an_unknown_verb_is_read_from_the_description(name: str, text: str, kind: str, nouns: list[str]) -> None:
+    from envfactory.synth.intents import read_intent
+
+    intent = read_intent(ToolSpec(name=name, description=text, input_schema={"type": "object", "properties": {}}))
+    assert (intent.kind, intent.nouns) == (kind, nouns)

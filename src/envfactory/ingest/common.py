@@ -8,6 +8,7 @@ from typing import Any
 
 from envfactory.diagnostics import Diagnostics
 from envfactory.errors import SpecError
+from envfactory.ir.docstrings import read_docstring, with_notes
 from envfactory.ir.jsonschema import inline_local_refs, normalize_schema
 from envfactory.ir.tool import TOOL_NAME, ToolAnnotations, ToolSource, ToolSpec
 
@@ -65,6 +66,8 @@ def make_tool(
             tool=name,
             field="input_schema",
         )
+    if isinstance(description, str) and "\n" in description:  # a docstring's Args: notes describe the arguments
+        input_schema = with_notes(input_schema, read_docstring(description).params)
     schema = normalize_schema(inline_local_refs(input_schema), diag, tool=name, field="input")
     if "type" not in schema and not schema.get("properties"):
         schema = {"type": "object", "properties": {}, **schema}

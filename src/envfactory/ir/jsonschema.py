@@ -430,14 +430,14 @@ def enum_values(schema: JSON | None) -> list[Any]:
 
 
 def outcome_flags(schema: JSON | None) -> tuple[str, ...]:
-    """Top-level boolean members that report whether the call itself succeeded: ``success``, or
+    """Top-level boolean members that report whether the call itself succeeded: ``success``, ``ok``, or
     described "True if the message was sent successfully" (``sent_status``). They are no state:
     a call that succeeds answers them ``true``. A check's verdict (``verification_status``) is not one."""
     out = []
     for name, sub in ((schema or {}).get("properties") or {}).items():
         if not isinstance(sub, dict) or primary_type(sub) != "boolean" or any(w in name.lower() for w in _CHECKS):
             continue
-        if name.lower() in ("success", "succeeded") or _SUCCESS.search(str(sub.get("description") or "")):
+        if name.lower() in ("success", "succeeded", "ok") or _SUCCESS.search(str(sub.get("description") or "")):
             out.append(name)
     return tuple(out)
 
@@ -517,7 +517,8 @@ def _data_member(node: JSON, inside_data: bool = False) -> str | None:
     props = node.get("properties") or {}
     if any(k.lower() == "id" or k.lower().endswith(("_id", "id")) for k in props if k.lower() not in META_KEYS):
         return None
-    body = {k: p for k, p in props.items() if k.lower() not in META_KEYS and isinstance(p, dict)}
+    flags = set(outcome_flags(node))  # ``{ok: true, task: {...}}``: the flag says the call worked, it is no record
+    body = {k: p for k, p in props.items() if k.lower() not in META_KEYS and k not in flags and isinstance(p, dict)}
     scalars = [k for k, p in body.items() if primary_type(p) in ("string", "integer", "number", "boolean")]
     lists = [k for k, p in body.items() if primary_type(p) == "array" and primary_type(p.get("items")) == "object"]
     objects = [k for k, p in body.items() if primary_type(p) == "object" and p.get("properties")]
@@ -532,7 +533,14 @@ def _data_member(node: JSON, inside_data: bool = False) -> str | None:
         return objects[0]
     if len(objects) == 1 and not lists and (not scalars or objects[0].lower() in DATA_KEYS):
         return objects[0]
+    same = [k for k in lists if _members(body[k].get("items")) == _members(body[objects[0]])] if objects else []
+    if len(objects) == 1 and lists and not scalars and same == lists:
+        return objects[0]  # ``{task: {...}, recovered: [task, ...]}``: the record, and more of its kind beside it
     return None
+
+
+def _members(schema: Any) -> frozenset[str]:
+    return frozenset((schema or {}).get("properties") or ()) if isinstance(schema, dict) else frozenset()
 
 
 def entity_schema(schema: JSON | None) -> JSON | None:

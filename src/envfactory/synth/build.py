@@ -8,6 +8,7 @@ from typing import Any
 
 from envfactory.errors import SpecError, SynthesisError
 from envfactory.ingest import MCP_PREFIX, Loaded, load
+from envfactory.ir.docstrings import sketched_replies
 from envfactory.ir.effect import (
     ActionEffect,
     Behaviour,
@@ -114,7 +115,7 @@ def synthesize(
         loaded = Loaded(source)
     else:
         loaded = load(source, trust_code=trust_code or bind, ref_roots=ref_roots, reader=reader, server_env=server_env)
-    toolset = loaded.toolset
+    toolset = sketched_replies(loaded.toolset)  # Returns: {"ok": true, "task": {id, title}}: the reply's shape
     claims = claim(list(toolset.tools))  # readings of groups of tools, each tool to the plan that pins it down
     claimed = claims.behaviours
     collections = collection_paths(list(toolset.tools))

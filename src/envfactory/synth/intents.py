@@ -233,6 +233,14 @@ def _from_name(tool: ToolSpec, prefix: str | None = None) -> Intent:
         if said_rule(tool).to:  # "check_in_booking": its status changes to 'checked in', so an action
             held = [w for w in toks[1:] if any(id_stem(a) == w for a in tool.required)]
             return Intent(tool, "action", verb=toks[0], nouns=[*held, *(n for n in nouns if n not in held)])
+        said = prose_verb(tool.description) if tool.source.http is None else None  # a route has its method
+        # reprioritise_task: "Change an existing task's priority."; "Add funds to ..." says what to, not what is made
+        if said is not None and len(toks) > 1 and VERBS[said] != "create":
+            kind = VERBS[said]
+            nouns = _nouns(_stateless(toks[1:]))
+            if kind == "read" and toks[-1].endswith("s") and singular(toks[-1]) != toks[-1]:
+                kind = "list"
+            return Intent(tool, kind, verb=said, nouns=nouns, evidence="description")
         return Intent(tool, "unknown", verb=toks[0], nouns=nouns)
     verb = toks[verb_at]
     rest = toks[:verb_at] + toks[verb_at + 1 :]
@@ -248,6 +256,19 @@ def _from_name(tool: ToolSpec, prefix: str | None = None) -> Intent:
     if kind == "read" and any(t.endswith("s") and singular(t) != t and t not in _ONE_THING for t in rest[-1:]):
         kind = "list"  # get_orders; not get_order_details
     return Intent(tool, kind, verb=verb, nouns=nouns)
+
+
+def prose_verb(text: str | None) -> str | None:
+    """The known verb a description opens with, in any person (``List``, ``Lists``, ``Changes``,
+    ``Retrieves``), or ``None``: what a tool does when its name's verb is unknown."""
+    opening = re.match(r"\s*(?:this tool\s+|tool to\s+|use this to\s+)?([A-Za-z]+)", text or "", re.I)
+    if opening is None:
+        return None
+    word = opening.group(1).lower()
+    for spelled in (word, word[:-1] if word.endswith("s") else None, word[:-2] if word.endswith("es") else None):
+        if spelled and spelled in VERBS:
+            return spelled
+    return None
 
 
 def _stateless(words: list[str]) -> list[str]:

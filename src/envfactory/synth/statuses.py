@@ -62,9 +62,8 @@ _SETS = (
                r"turns|goes)\s+(?:back\s+)?(?:to|into)?\s*" + _QUOTED, re.I),
     re.compile(r"\b(?:status|state|stage)\b[^.;]{0,60}?\b(?:changed|set|updated|moved|switched|changes|becomes|"
                r"become)\s+(?:back\s+)?(?:to|into)\s+(?:the\s+)?([a-z][a-z_-]{1,30})\b", re.I),
-    re.compile(r"\bmarks?\s+(?:the\s+|an?\s+|it\s+|them\s+)?(?:\w+\s+){0,2}?as\s+(?:" + _QUOTED
-               + r"|([a-z][a-z_-]{1,30}))", re.I),
 )  # fmt: skip
+_MARKS = re.compile(r"\bmarks?\s+((?:['\"“‘]?[A-Za-z][\w-]*['\"”’]?\s*){1,5})", re.I)  # "marks the invoice as paid"
 _REFUSES = re.compile(
     r"\b(?:cannot|can't|can ?not|may not|must not|not allowed|not possible|is refused|fails?)\b", re.I
 )
@@ -96,6 +95,7 @@ def said_rule(tool: ToolSpec, noun: str | None = None) -> Said:
     quoted = {_spelled(q) for q in re.findall(_QUOTED, text)}
     words = STATE_WORDS | quoted | {_key(q) for q in quoted}
     to = next((_spelled(next(g for g in m.groups() if g)) for p in _SETS for m in p.finditer(text)), None)
+    to = to or _marked(text, words)
     allowed: list[str] = _before_noun(tokens(tool.name), noun, words)
     opening = _words(sentences[0]) if sentences else []
     allowed += _before_noun(opening[:6], noun, words)
@@ -108,8 +108,20 @@ def said_rule(tool: ToolSpec, noun: str | None = None) -> Said:
             allowed += found
         forbidden += [_spelled(w) for w in _NOT_YET.findall(sentence) if _spelled(w) in words]
     allowed_t = tuple(dict.fromkeys(a for a in allowed if a != to and a not in forbidden))
-    return Said(to=to if to in words or to in quoted else None, allowed=allowed_t,
+    known = to is not None and (to in words or _key(to) in words)  # "Mark a task done", "... as in-progress"
+    return Said(to=to if known else None, allowed=allowed_t,
                 forbidden=tuple(dict.fromkeys(f for f in forbidden if f != to)))  # fmt: skip
+
+
+def _marked(text: str, words: frozenset[str] | set[str]) -> str | None:
+    """ "Mark a task done", "Marks the invoice as 'paid'": the first state word after *mark*."""
+    for match in _MARKS.finditer(text):
+        said = [_spelled(w.strip("'\"“”‘’.,;:")) for w in match.group(1).split()]
+        after = said[said.index("as") + 1 :] if "as" in said else said  # "mark a pending order as paid"
+        found = next((w for w in after if w in words or _key(w) in words), None)
+        if found is not None:
+            return found
+    return None
 
 
 def _before_noun(words: list[str] | tuple[str, ...], noun: str | None, states: frozenset[str] | set[str]) -> list[str]:
@@ -119,7 +131,7 @@ def _before_noun(words: list[str] | tuple[str, ...], noun: str | None, states: f
     head = tokens(noun)[:1]
     at = next((i for i, w in enumerate(words) if head and w == head[0]), None)
     out: list[str] = []
-    before = list(words[:at]) if at else []
+    before = list(words[1:at]) if at else []  # the first word is the deed (``complete_task``), not a state
     while before and (before[-1] in states or (before[-1] in ("or", "and") and out)):
         word = before.pop()
         if word in states:
@@ -154,6 +166,8 @@ def said_transition(said: Said, enum: list[Any] | None, found: Transition | None
     (``found``: :func:`~envfactory.synth.transitions.transition_for`): the value it sets, where the
     enum holds it; the values it needs and those that refuse it, spelled as the enum spells them."""
     spelled = {_key(str(v)): str(v) for v in enum or ()}
+    if not spelled and said.to:  # a free-text status: the value the prose names, not the verb's guess
+        return said.to, None, tuple(dict.fromkeys([*said.forbidden, *(found[2] if found else ())]))
     to = spelled.get(_key(said.to)) if said.to else None
     if to is None and found is None:
         return None
