@@ -39,6 +39,8 @@ def _tool(name: str, text: str) -> ToolSpec:
         ("start_task", "Mark a task as in-progress.", "task", Said("in-progress")),
         ("pay_order", "Mark a pending order as paid.", "order", Said("paid", ("pending",), ())),
         ("read_email", "Marks the email read.", "email", Said()),  # not a state word
+        ("review_task", "Mark a task as in-review (submit for review).", "task", Said("in-review")),
+        ("reset_task", "Reset a task back to pending.", "task", Said("pending")),
         ("publish_post", "Publishes the post; only possible when it is not yet published. The state is set to "
          "published.", "post", Said("published", (), ())),
     ],
@@ -117,6 +119,7 @@ def test_a_change_the_prose_allows_only_in_some_states_is_refused_in_the_others(
         ("why_task", "Show a task's change history.", "read", ["task"]),
         ("fund_account", "Add funds to the account.", "unknown", ["account"]),  # adds to what: not a create
         ("zap_widget", "Zaps a widget.", "unknown", ["widget"]),
+        ("forget_context", "🗑️ Delete a specific context by ID.", "delete", ["context"]),
     ],
 )
 def test_an_unknown_verb_is_read_from_the_description(name: str, text: str, kind: str, nouns: list[str]) -> None:
@@ -124,3 +127,23 @@ def test_an_unknown_verb_is_read_from_the_description(name: str, text: str, kind
 
     intent = read_intent(ToolSpec(name=name, description=text, input_schema={"type": "object", "properties": {}}))
     assert (intent.kind, intent.nouns) == (kind, nouns)
+
+
+def test_a_record_handle_is_its_key_and_every_stated_deed_moves_its_status(tmp_path: Path) -> None:
+    def fn(name: str, text: str, props: dict[str, Any]) -> dict[str, Any]:
+        return {"name": name, "description": text, "inputSchema": {"type": "object", "properties": props,
+                                                                   "required": list(props)}}  # fmt: skip
+
+    tools = [
+        fn("create_task", "Create a task.", {"title": STR}),
+        fn("start_task", "Mark a task as in-progress.", {"task_ref": STR}),
+        fn("finish_task", "Mark a task as done.", {"task_ref": STR}),
+        fn("cancel_task", "Cancel a task.", {"task_ref": STR}),
+    ]
+    path = tmp_path / "tools.mcp.json"
+    path.write_text(json.dumps({"tools": tools}))
+    spec = synthesize(path)
+    assert spec.state_schema["task"].fields["status"]["enum"] == ["in-progress", "done", "cancelled"]
+    effects = {t: spec.behaviour(t).effect for t in ("start_task", "finish_task", "cancel_task")}
+    assert all(isinstance(e, ActionEffect) and e.key_arg == "task_ref" for e in effects.values())
+    assert [e.to for e in effects.values()] == ["in-progress", "done", "cancelled"]  # type: ignore[union-attr]

@@ -125,13 +125,14 @@ def synthesize(
     inferred = infer_schema(intents, assigned)
     taken = {e.name for e in claims.entities}
     schema = StateSchema(entities=(*claims.entities, *(e for e in inferred.entities if e.name not in taken)))
-    said: dict[
-        str, list[Said]
-    ] = {}  # what the actions' prose says of their records' statuses ("cancel a pending order")
+    # what the actions' prose says of their records' statuses ("cancel a pending order"), and their verbs
+    said: dict[str, list[Said]] = {}
+    verbs: dict[str, list[str]] = {}
     for i in intents:
         if i.kind in ("action", "update") and i.tool.name in assigned:
             said.setdefault(assigned[i.tool.name], []).append(said_rule(i.tool, assigned[i.tool.name]))
-    schema = statuses_follow_prose(schema, said)
+            verbs.setdefault(assigned[i.tool.name], []).append(i.verb)
+    schema = statuses_follow_prose(schema, said, verbs)
     by_tool = {
         i.tool.name: _finish(
             infer_behaviour(i, schema[assigned[i.tool.name]] if i.tool.name in assigned else None, schema),

@@ -143,8 +143,11 @@ def _key_arg(intent: Intent, entity: Entity) -> str | None:
             return arg
     if "id" in props and entity.key == "id":
         return "id"
+    for arg in props:  # ``task_ref``, ``order_uid``: the record's handle, whatever the word
+        if tokens(arg)[-1:] in (("ref",), ("uid",)) and same_field("_".join(tokens(arg)[:-1]), entity.name):
+            return arg
     required = intent.tool.required
-    if len(required) == 1 and tokens(required[0])[-1:] in (("id",), ("key",)):
+    if len(required) == 1 and tokens(required[0])[-1:] in (("id",), ("key",), ("ref",), ("uid",)):
         return required[0]
     return None
 

@@ -230,7 +230,7 @@ def _from_name(tool: ToolSpec, prefix: str | None = None) -> Intent:
         verb_at = None
     if verb_at is None:  # an unknown verb, most likely the first word
         nouns = _nouns(toks[1:] if len(toks) > 1 else toks)
-        if said_rule(tool).to:  # "check_in_booking": its status changes to 'checked in', so an action
+        if tool.source.http is None and said_rule(tool).to:  # check_in_booking: "its status changes to 'checked in'"
             held = [w for w in toks[1:] if any(id_stem(a) == w for a in tool.required)]
             return Intent(tool, "action", verb=toks[0], nouns=[*held, *(n for n in nouns if n not in held)])
         said = prose_verb(tool.description) if tool.source.http is None else None  # a route has its method
@@ -261,7 +261,7 @@ def _from_name(tool: ToolSpec, prefix: str | None = None) -> Intent:
 def prose_verb(text: str | None) -> str | None:
     """The known verb a description opens with, in any person (``List``, ``Lists``, ``Changes``,
     ``Retrieves``), or ``None``: what a tool does when its name's verb is unknown."""
-    opening = re.match(r"\s*(?:this tool\s+|tool to\s+|use this to\s+)?([A-Za-z]+)", text or "", re.I)
+    opening = re.match(r"[\W_]*(?:this tool\s+|tool to\s+|use this to\s+)?([A-Za-z]+)", text or "", re.I)
     if opening is None:
         return None
     word = opening.group(1).lower()

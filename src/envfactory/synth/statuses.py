@@ -63,6 +63,7 @@ _SETS = (
     re.compile(r"\b(?:status|state|stage)\b[^.;]{0,60}?\b(?:changed|set|updated|moved|switched|changes|becomes|"
                r"become)\s+(?:back\s+)?(?:to|into)\s+(?:the\s+)?([a-z][a-z_-]{1,30})\b", re.I),
 )  # fmt: skip
+_BACK_TO = re.compile(r"\b(?:back|returns?|reverts?)\s+to\s+(?:the\s+)?['\"“‘]?([a-z][a-z_-]{1,30})", re.I)
 _MARKS = re.compile(r"\bmarks?\s+((?:['\"“‘]?[A-Za-z][\w-]*['\"”’]?\s*){1,5})", re.I)  # "marks the invoice as paid"
 _REFUSES = re.compile(
     r"\b(?:cannot|can't|can ?not|may not|must not|not allowed|not possible|is refused|fails?)\b", re.I
@@ -95,7 +96,9 @@ def said_rule(tool: ToolSpec, noun: str | None = None) -> Said:
     quoted = {_spelled(q) for q in re.findall(_QUOTED, text)}
     words = STATE_WORDS | quoted | {_key(q) for q in quoted}
     to = next((_spelled(next(g for g in m.groups() if g)) for p in _SETS for m in p.finditer(text)), None)
-    to = to or _marked(text, words)
+    if to is not None and to not in words and _key(to) not in words:
+        to = None  # "the state is changed to the next one": no value said
+    to = to or _marked(text, words) or _back_to(text, words)
     allowed: list[str] = _before_noun(tokens(tool.name), noun, words)
     opening = _words(sentences[0]) if sentences else []
     allowed += _before_noun(opening[:6], noun, words)
@@ -108,17 +111,25 @@ def said_rule(tool: ToolSpec, noun: str | None = None) -> Said:
             allowed += found
         forbidden += [_spelled(w) for w in _NOT_YET.findall(sentence) if _spelled(w) in words]
     allowed_t = tuple(dict.fromkeys(a for a in allowed if a != to and a not in forbidden))
-    known = to is not None and (to in words or _key(to) in words)  # "Mark a task done", "... as in-progress"
-    return Said(to=to if known else None, allowed=allowed_t,
+    return Said(to=to, allowed=allowed_t,
                 forbidden=tuple(dict.fromkeys(f for f in forbidden if f != to)))  # fmt: skip
+
+
+def _back_to(text: str, words: frozenset[str] | set[str]) -> str | None:
+    """ "Reset a task back to pending": the state word it goes back to."""
+    found = next((_spelled(m.group(1)) for m in _BACK_TO.finditer(text) if _spelled(m.group(1)) in words), None)
+    return found
 
 
 def _marked(text: str, words: frozenset[str] | set[str]) -> str | None:
     """ "Mark a task done", "Marks the invoice as 'paid'": the first state word after *mark*."""
     for match in _MARKS.finditer(text):
-        said = [_spelled(w.strip("'\"“”‘’.,;:")) for w in match.group(1).split()]
-        after = said[said.index("as") + 1 :] if "as" in said else said  # "mark a pending order as paid"
-        found = next((w for w in after if w in words or _key(w) in words), None)
+        said = [_spelled(w.strip("'\"“”‘’.,;:()")) for w in match.group(1).split()]
+        if "as" in said and said.index("as") + 1 < len(said):  # "mark a task as in-review": what it is marked as
+            named = said[said.index("as") + 1]
+            if named not in ("a", "an", "the", "it") and re.fullmatch(r"[a-z][a-z_-]*", named):
+                return named
+        found = next((w for w in said if w in words or _key(w) in words), None)
         if found is not None:
             return found
     return None
@@ -183,14 +194,24 @@ def said_transition(said: Said, enum: list[Any] | None, found: Transition | None
     return to, None, tuple(v for k, v in spelled.items() if k in TERMINAL and v != to)
 
 
-def statuses_follow_prose(schema: StateSchema, said: dict[str, list[Said]]) -> StateSchema:
+def statuses_follow_prose(schema: StateSchema, said: dict[str, list[Said]],
+                          verbs: dict[str, list[str]] | None = None) -> StateSchema:  # fmt: skip
     """Each entity with no status field, whose tools' prose (``said``: entity -> what each tool
-    said) sets a status, given ``status`` with every value said, the ones records start in first."""
+    said) sets a status, given ``status`` with every value said, the ones records start in first;
+    and, for each of its actions (``verbs``: entity -> their verbs) whose value no prose said
+    (``cancel_task`` beside "Mark a task as done"), the value the verb sets (``cancelled``)."""
     grown = []
     for entity in schema.entities:
         rules = [s for s in said.get(entity.name, ()) if s]
         values = list(dict.fromkeys(v for r in rules for v in r.values))
-        if not any(r.to for r in rules) or len(values) < 2 or _has_status(entity):
+        if not any(r.to for r in rules) or _has_status(entity):
+            grown.append(entity)
+            continue
+        for verb in (verbs or {}).get(entity.name, ()):
+            targets = TRANSITIONS.get(verb, ((),))[0]
+            if targets and not {_key(v) for v in values} & set(targets):
+                values.append(targets[0])
+        if len(values) < 2:
             grown.append(entity)  # one value said is no status a record moves between
             continue
         values.sort(key=lambda v: (v not in _INITIAL and not any(v in r.allowed for r in rules), v in TERMINAL))
