@@ -21,6 +21,8 @@ from envfactory.runtime.replies import reply_error
         ([{"error": "denied"}], "denied"),
         ('Database error: near "x": syntax error', 'Database error: near "x": syntax error'),
         ({"ok": False}, "the reply says it failed"),
+        ("❌ Context not found!\n\n📝 **Details:**\n- Context ID: 1", "Context not found!"),
+        ("🚫 Not allowed", "Not allowed"),
     ],
 )  # fmt: skip
 def test_refusals_inside_replies_are_read(reply: object, message: str) -> None:
@@ -39,6 +41,8 @@ def test_refusals_inside_replies_are_read(reply: object, message: str) -> None:
         3,
         None,
         "A long text that mentions that a file was not found somewhere in its middle.\nSecond line.",
+        "✅ Context deleted successfully!\n\n📝 **Details:**",
+        "Task ❌ removed from the list",  # a mark inside the text, not opening it
     ],
 )
 def test_answers_are_not_refusals(reply: object) -> None:

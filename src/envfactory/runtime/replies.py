@@ -35,6 +35,8 @@ _REFUSING = re.compile(
 # "No tasks found", "No results found": an empty answer, not a refusal
 _NOTHING_FOUND = re.compile(r"^\s*no\s+(?:\w+\s+){0,3}(?:found|matched|match)\b", re.IGNORECASE)
 _SHORT = 200  # an error message as the whole text is one short sentence or two
+# a first line opening with one of these marks is a refusal, whatever follows it ("❌ Context not found!")
+_ERROR_MARKS = frozenset("❌⛔🚫✖✗✘")
 # "Database error: ...", "Validation failed: ...": a label before a colon that says it failed
 _LABELLED = re.compile(r"^\s*[\w .'-]{0,40}\b(?:error|exception|failed|failure)\s*:", re.IGNORECASE)
 
@@ -47,6 +49,7 @@ def reply_error(reply: Any, args: dict[str, Any] | None = None) -> str | None:
       ``success: false``), or whose ``success``/``ok`` flag is false, or whose ``status`` says
       ``error``/``failed`` (its ``message`` is the message);
     - a one-item list holding such an object;
+    - a text whose first line opens with an error mark ("❌ Context not found!", then its details);
     - a text that opens as a refusal ("Error: ...", "Failed to ...", "Cannot ...", "Invalid ...")
       or, one short line, says what was wrong ("Task 7 not found", "Priority must be a single
       uppercase letter", "title is required"); "No tasks found" is an empty answer, not a refusal.
@@ -85,6 +88,9 @@ def _text_error(text: str) -> str | None:
     stripped = text.strip()
     if not stripped or _NOTHING_FOUND.match(stripped):
         return None
+    first = stripped.split("\n", 1)[0].strip()
+    if first[:1] in _ERROR_MARKS and len(first) <= _SHORT:  # "❌ Context not found!" above its details
+        return first.lstrip("".join(_ERROR_MARKS) + " \ufe0f:").strip() or first
     if _OPENING.match(stripped) or _LABELLED.match(stripped):
         return stripped
     if len(stripped) <= _SHORT and "\n" not in stripped and _REFUSING.search(stripped):
