@@ -16,6 +16,7 @@ GOOGLE = """Create a new task.
     Args:
         title: Non-empty task title.
         priority: Optional, one of "low", "med", "high". Omit for no priority.
+        due: Optional ISO date string, e.g. "2026-09-01".
 
     Returns:
         {"ok": true, "task": {id, title, status, priority}, "recovered": [task, ...]} on success,
@@ -39,7 +40,8 @@ def test_a_google_docstring_is_split_into_its_parts() -> None:
     doc = read_docstring(GOOGLE)
     assert doc.summary == "Create a new task."
     assert doc.params == {"title": "Non-empty task title.",
-                          "priority": 'Optional, one of "low", "med", "high". Omit for no priority.'}  # fmt: skip
+                          "priority": 'Optional, one of "low", "med", "high". Omit for no priority.',
+                          "due": 'Optional ISO date string, e.g. "2026-09-01".'}  # fmt: skip
     assert doc.returns is not None and doc.returns.startswith('{"ok": true, "task": {id,')
 
 
@@ -79,11 +81,24 @@ def test_a_thing_one_sketch_names_is_drawn_as_another_draws_it() -> None:
 
 def test_synthesis_reads_the_notes_and_the_sketch(tmp_path: Path) -> None:
     tools = [{"name": "add_task", "description": GOOGLE, "inputSchema": {"type": "object", "required": ["title"],
-              "properties": {"title": {"type": "string"}, "priority": {"type": "string"}}}}]  # fmt: skip
+              "properties": {"title": {"type": "string"}, "priority": {"type": "string"},
+                             "due": {"type": "string"}}}}]  # fmt: skip
     path = tmp_path / "tools.mcp.json"
     path.write_text(json.dumps({"tools": tools}))
     spec = synthesize(path)
     tool = spec.tools["add_task"]
     assert tool.input_schema["properties"]["priority"]["enum"] == ["low", "med", "high"]  # the note's constraint
+    assert tool.input_schema["properties"]["due"]["format"] == "date"  # "an ISO date string"
     assert tool.output_schema is not None and set(tool.output_schema["properties"]) == {"ok", "task", "recovered"}
     assert {"title", "status", "priority"} <= set(spec.state_schema["task"].fields)
+
+
+@pytest.mark.parametrize(
+    ("text", "fmt"),
+    [("Optional ISO date string", "date"), ("an ISO 8601 date", "date"), ("ISO 8601 datetime", None),
+     ("in the format YYYY-MM-DD", None), ("the date it was updated", None)],
+)  # fmt: skip
+def test_a_date_format_is_read_where_the_prose_names_the_standard(text: str, fmt: str | None) -> None:
+    from envfactory.ir.prose import format_from_description
+
+    assert format_from_description(text) == fmt

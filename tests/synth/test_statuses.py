@@ -120,12 +120,16 @@ def test_a_change_the_prose_allows_only_in_some_states_is_refused_in_the_others(
         ("fund_account", "Add funds to the account.", "unknown", ["account"]),  # adds to what: not a create
         ("zap_widget", "Zaps a widget.", "unknown", ["widget"]),
         ("forget_context", "🗑️ Delete a specific context by ID.", "delete", ["context"]),
+        ("schedule_task", "Set or change a task's due date.", "update", ["task"]),  # it names the task by id
     ],
 )
 def test_an_unknown_verb_is_read_from_the_description(name: str, text: str, kind: str, nouns: list[str]) -> None:
     from envfactory.synth.intents import read_intent
 
-    intent = read_intent(ToolSpec(name=name, description=text, input_schema={"type": "object", "properties": {}}))
+    props = {"id": {"type": "integer"}} if name == "schedule_task" else {}
+    tool = ToolSpec(name=name, description=text, input_schema={"type": "object", "properties": props,
+                                                               "required": list(props)})  # fmt: skip
+    intent = read_intent(tool)
     assert (intent.kind, intent.nouns) == (kind, nouns)
 
 

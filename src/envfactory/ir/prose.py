@@ -80,6 +80,16 @@ def _num(value: float, integer: bool) -> int | float:
     return int(value) if integer or value.is_integer() else value
 
 
+_ISO_DATE = re.compile(r"\bISO(?:[- ]?8601)?\s+date\b(?![- ]?time)", re.IGNORECASE)
+
+
+def format_from_description(text: str) -> str | None:
+    """``date`` where the prose names the standard ("an ISO date string", "ISO 8601 date"), else
+    ``None``: "in the format YYYY-MM-DD" describes what callers send, and implementations that
+    say so often take anything (a date-time without a zone is no RFC 3339 date-time either)."""
+    return "date" if _ISO_DATE.search(text or "") else None
+
+
 def apply_prose(schema: JSON) -> list[str]:
     """Write the constraints ``schema``'s description states into it (never over declared ones);
     what was added, for diagnostics."""
@@ -93,6 +103,9 @@ def apply_prose(schema: JSON) -> list[str]:
         if values:
             schema["enum"] = values
             added.append(f"enum {values}")
+        elif "format" not in schema and (fmt := format_from_description(text)) is not None:
+            schema["format"] = fmt
+            added.append(f"format {fmt}")
     elif kind == "array" and isinstance(schema.get("items"), dict):
         items = schema["items"]
         if items.get("type") == "string" and "enum" not in items:

@@ -255,7 +255,18 @@ def _from_name(tool: ToolSpec, prefix: str | None = None) -> Intent:
         nouns = [RECORD_VERBS[verb], *nouns]
     if kind == "read" and any(t.endswith("s") and singular(t) != t and t not in _ONE_THING for t in rest[-1:]):
         kind = "list"  # get_orders; not get_order_details
+    if kind == "create" and tool.source.http is None and _changes_one(tool):
+        kind = "update"  # schedule_task(id, due): "Set or change a task's due date." changes the task it names
     return Intent(tool, kind, verb=verb, nouns=nouns)
+
+
+_CHANGING = frozenset({"change", "update", "edit", "modify", "set"})
+
+
+def _changes_one(tool: ToolSpec) -> bool:
+    """A tool named for making something whose description opens by changing one it names by id."""
+    said = prose_verb(tool.description)
+    return said in _CHANGING and any(a == "id" or id_stem(a) is not None for a in tool.required)
 
 
 def prose_verb(text: str | None) -> str | None:
