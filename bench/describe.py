@@ -39,7 +39,6 @@ from rich.table import Table
 
 from envfactory.errors import SynthesisError
 from envfactory.ingest import Loaded, load
-from envfactory.real.learn import learn
 from envfactory.real.replay import replay
 from envfactory.real.trace import split
 from envfactory.runtime.environment import Environment
@@ -49,18 +48,16 @@ from envfactory.tasks.generate import generate_tasks
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "bench" / "describe_corpus"
 sys.path.insert(0, str(ROOT / "bench"))
+from corpus_sets import chosen_sets, corpus_arguments, explore_set, progress  # noqa: E402
+from corpus_sets import target as corpus_target  # noqa: E402
 from learn import _description_model, pct  # noqa: E402
 
 JSON = dict[str, Any]
 KEYS = ("outcome", "exact", "fields", "final_state")
 
 
-def target(entry: JSON) -> str:
-    """The ``mcp+stdio:`` command of a set (``{bin}`` its installed program)."""
-    program = CORPUS / entry["program"]
-    if not program.exists():
-        sys.exit(f"{entry['name']}: {program} is not installed; run `make describe-corpus` (or `make bench`)")
-    return "mcp+stdio:" + entry["command"].replace("{bin}", str(program)).replace("{corpus}", str(CORPUS))
+def target(entry: dict[str, Any]) -> str:
+    return corpus_target(CORPUS, entry, "describe-corpus")
 
 
 def descriptions(source: str, env: dict[str, str]) -> tuple[Loaded, int]:
@@ -76,18 +73,11 @@ def run(entry: JSON, args: argparse.Namespace, say: Any) -> JSON:
     source = target(entry)
     folder = Path(tempfile.mkdtemp(prefix="envfactory-describe-"))
     try:
-        setup = folder / "setup.json"
-        setup.write_text(json.dumps(entry.get("setup") or []))
         started = time.perf_counter()
         loaded, declared = descriptions(source, env)
         spec = synthesize(loaded, state="empty", name=entry["name"])
         fallbacks = sorted(b.tool for b in spec.behaviours if b.effect.kind == "fallback")
-        reads = [(r["tool"], r.get("arguments") or {}) for r in entry.get("reads") or []]
-        calls = reads + [(c["tool"], c.get("arguments") or {}) for c in entry.get("setup") or []]
-        learned, report, trace = learn(spec, source, budget=args.budget, seed=args.seed, env=env,
-                                       final_tool=entry.get("final_tool"), scenario=str(setup),
-                                       log=folder / "server.log", final_reads=reads, examples=calls,
-                                       progress=say)  # fmt: skip
+        learned, report, trace = explore_set(entry, spec, source, args, folder, say)
         _, held = split(trace, 0.3, args.seed)
         refused = {"unsupported": 0, "real_answered": 0, "held_calls": 0}
 
@@ -150,25 +140,11 @@ def medians(rows: list[JSON]) -> dict[str, Any]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--budget", type=int, default=300, help="calls explored on the real server per set")
-    parser.add_argument("--seed", type=int, default=0)
+    corpus_arguments(parser, budget=300)
     parser.add_argument("--tasks", type=int, default=50, help="tasks asked of generate_tasks per set")
-    parser.add_argument("--half", choices=("tune", "report", "all"), default="all")
-    parser.add_argument("--only", nargs="*", default=None)
-    parser.add_argument("--progress", type=Path, help="append a line per step to this file")
-    parser.add_argument("--json", type=Path, help="write the figures here")
     args = parser.parse_args()
-    entries = json.loads((CORPUS / "sets.json").read_text())
-    unknown = set(args.only or ()) - {e["name"] for e in entries}
-    if unknown:
-        sys.exit(f"unknown set(s): {', '.join(sorted(unknown))}")
-    entries = [e for e in entries if (args.half == "all" or e["half"] == args.half)
-               and (not args.only or e["name"] in args.only)]  # fmt: skip
-
-    def say(message: str) -> None:
-        if args.progress is not None:
-            with args.progress.open("a") as out:
-                out.write(f"{time.strftime('%H:%M:%S')} {message}\n")
+    entries = chosen_sets(CORPUS, args)
+    say = progress(args.progress)
 
     title = (f"Descriptions only, on a foreign corpus: held-out sequences, budget {args.budget} calls, seed {args.seed}"
              "\n(outcome / exact / leaf fields / final state)")  # fmt: skip

@@ -25,18 +25,19 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
-import sys
 import tempfile
 import time
 from pathlib import Path
 from statistics import median
 from typing import Any
 
+from corpus_sets import chosen_sets, corpus_arguments, explore_set, progress
+from corpus_sets import target as corpus_target
 from rich.console import Console
 from rich.table import Table
 
 from envfactory.ingest import load
-from envfactory.real.learn import Figures, LearnReport, learn
+from envfactory.real.learn import Figures, LearnReport
 from envfactory.real.replay import replay
 from envfactory.real.trace import Trace, split
 from envfactory.synth import synthesize
@@ -47,11 +48,7 @@ CORPUS = ROOT / "bench" / "learn_corpus"
 
 
 def target(entry: dict[str, Any]) -> str:
-    """The ``mcp+stdio:`` command of a set (``{bin}`` its installed program, ``{corpus}`` the corpus folder)."""
-    program = CORPUS / entry["program"]
-    if not program.exists():
-        sys.exit(f"{entry['name']}: {program} is not installed; run `make bench` (or `make learn-corpus`)")
-    return "mcp+stdio:" + entry["command"].replace("{bin}", str(program)).replace("{corpus}", str(CORPUS))
+    return corpus_target(CORPUS, entry, "learn-corpus")
 
 
 def traces_only(report_spec: Any, trace: Trace, held: Trace, calls: int) -> Figures:
@@ -72,17 +69,9 @@ def run(entry: dict[str, Any], args: argparse.Namespace, say: Any) -> tuple[Lear
     source = target(entry)
     folder = Path(tempfile.mkdtemp(prefix="envfactory-learn-"))
     try:
-        setup = folder / "setup.json"
-        setup.write_text(json.dumps(entry.get("setup") or []))
         started = time.perf_counter()
         spec = synthesize(load(source, server_env=env), state="empty", name=entry["name"])
-        reads = [(r["tool"], r.get("arguments") or {}) for r in entry.get("reads") or []]
-        calls = reads + [(c["tool"], c.get("arguments") or {}) for c in entry.get("setup") or []]
-        learned, report, trace = learn(spec, source, budget=args.budget, seed=args.seed, env=env,
-                                       final_tool=entry.get("final_tool"), scenario=str(setup),
-                                       log=folder / "server.log", final_reads=reads,
-                                       examples=calls,
-                                       progress=say)  # fmt: skip
+        learned, report, trace = explore_set(entry, spec, source, args, folder, say)
         seconds = time.perf_counter() - started
         _, held = split(trace, 0.3, args.seed)
         from_traces = traces_only(_description_model(learned, spec), trace, held, args.traces)
@@ -115,22 +104,11 @@ def cells(f: Figures | None, final: float | None = None) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--budget", type=int, default=500)
-    parser.add_argument("--seed", type=int, default=0)
+    corpus_arguments(parser, budget=500)
     parser.add_argument("--traces", type=int, default=200, help="recorded calls for the traces-only model")
-    parser.add_argument("--half", choices=("tune", "report", "all"), default="all")
-    parser.add_argument("--only", nargs="*", default=None)
-    parser.add_argument("--progress", type=Path, help="append a line per step to this file")
-    parser.add_argument("--json", type=Path, help="write the reports here")
     args = parser.parse_args()
-    entries = json.loads((CORPUS / "sets.json").read_text())
-    entries = [e for e in entries if (args.half == "all" or e["half"] == args.half)
-               and (not args.only or e["name"] in args.only)]  # fmt: skip
-
-    def say(message: str) -> None:
-        if args.progress is not None:
-            with args.progress.open("a") as out:
-                out.write(f"{time.strftime('%H:%M:%S')} {message}\n")
+    entries = chosen_sets(CORPUS, args)
+    say = progress(args.progress)
 
     title = f"Learning from the real thing: held-out sequences, budget {args.budget} calls, seed {args.seed}"
     table = Table(title=title + "\n(outcome / earned outcome / exact / fields / final state)")
