@@ -148,6 +148,8 @@ class ServiceTasks:
             deed = f"{ask} {_deed(plan.act, plan.record)} my {how}"
             deed += f" ({' and '.join(rest)})" if rest else ""
             deed += f"; the reason is {show(why)}." if why is not None else "."
+        if ask.endswith("you") and deed.endswith("."):  # "Could you ...?" asks
+            deed = deed[:-1] + "?"
         text = f"{rng.choice(_HELLO)} {who[0].upper() + who[1:]}. {deed}"
         return " ".join(text.split())
 
