@@ -58,6 +58,10 @@ class Plan:
     finish: Finish | None = None  # applied to the whole tool set when nothing is bound
 
     @property
+    def entity_names(self) -> set[str]:
+        return {e.name for e in (*self.entities, *self.singles)}
+
+    @property
     def standing(self) -> tuple[int, int, int, str]:
         return RANKS[self.rank], len(self.behaviours), len(self.entities), self.planner
 
@@ -100,15 +104,16 @@ def claim(tools: list[ToolSpec], planners: Registry[Planner] | None = None) -> C
     taken_entities: set[str] = set()
     while left:
         offers = [p for _, planner in planners.items() for p in planner(left) if p.behaviours]
-        offers = [p for p in offers if not {e.name for e in (*p.entities, *p.singles)} & taken_entities]
+        offers = [p for p in offers if not p.entity_names & taken_entities]  # an entity is read once
         if not offers:
             break
         best = max(offers, key=lambda p: p.standing)
         for other in offers:
-            for tool in other.behaviours.keys() & best.behaviours.keys() if other is not best else ():
-                runners.setdefault(tool, []).append(other)
+            if other is not best:  # what it offered of the tools the best plan takes, it lost
+                for tool in other.behaviours.keys() & best.behaviours.keys():
+                    runners.setdefault(tool, []).append(other)
         kept.append(best)
-        taken_entities |= {e.name for e in (*best.entities, *best.singles)}
+        taken_entities |= best.entity_names
         left = [t for t in left if t.name not in best.behaviours]
     return Claims(tuple(kept), {t: tuple(ps) for t, ps in runners.items()}, {t.name: i for i, t in enumerate(tools)})
 
