@@ -234,3 +234,22 @@ def test_restore_in_the_same_process_copies_the_object_instead_of_replaying(tmp_
     other.restore(snap)  # another environment (as in another process) replays the calls
     assert type(other._ctx.owner).runs == before + 3
     assert other.call_tool("bump", {"name": "a"}).data == {"name": "a", "count": 3}
+
+
+def test_a_set_digests_alike_whatever_order_it_was_filled_in() -> None:
+    """A set's iteration order follows the process's hash seed and its insertion history; its
+    digest must not (seeds 10 and 11 filled these two sets in different orders)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import copy\nfrom envfactory.runtime.tracked import Tracker\n"
+        "class Shop:\n    def __init__(self):\n        self.tags = {'new', 'sale'}\n"
+        "shop = Tracker(Shop())\nassert shop.digest() == Tracker(copy.deepcopy(shop.owner)).digest()\n"
+    )
+    for seed in ("10", "11"):
+        subprocess.run([sys.executable, "-c", code], check=True, env={**__import__("os").environ,
+                                                                         "PYTHONHASHSEED": seed})  # fmt: skip
+    from envfactory.runtime.behaviours import to_jsonable
+
+    assert to_jsonable({"sale", "new"}) == to_jsonable({"new", "sale"}) == ["new", "sale"]

@@ -420,7 +420,7 @@ def _describe(err: Exception) -> str:
 
 
 def to_jsonable(value: Any) -> Any:
-    """Plain JSON from pydantic models, dataclasses, tuples and the like."""
+    """Plain JSON from pydantic models, dataclasses, tuples and the like; a set's members sorted."""
     if hasattr(value, "model_dump"):
         return value.model_dump(mode="json")
     if hasattr(value, "__dataclass_fields__") and not inspect.isclass(value):
@@ -429,7 +429,9 @@ def to_jsonable(value: Any) -> Any:
         return asdict(value)
     if isinstance(value, dict):
         return {str(k): to_jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple, set)):
+    if isinstance(value, (set, frozenset)):  # in an order of its own: a set's iteration order follows the hash seed
+        return sorted((to_jsonable(v) for v in value), key=lambda v: json.dumps(v, sort_keys=True, default=str))
+    if isinstance(value, (list, tuple)):
         return [to_jsonable(v) for v in value]
     return value
 
