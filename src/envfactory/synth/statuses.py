@@ -23,6 +23,7 @@ be what they say they are.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -90,8 +91,13 @@ class Said:
 
 def said_rule(tool: ToolSpec, noun: str | None = None) -> Said:
     """What ``tool``'s name and description say of its record's status (see the module docstring);
-    ``noun`` is the record's (``order``), whose preceding word in the name may be a state."""
-    text = tool.description or ""
+    ``noun`` is the record's (``order``), whose preceding word in the name may be a state. Read once
+    per name, description and noun: intents, the schema and the effects all ask."""
+    return _said(tool.name, tool.description or "", noun)
+
+
+@functools.lru_cache(maxsize=4096)
+def _said(name: str, text: str, noun: str | None) -> Said:
     sentences = [s for s in re.split(r"(?<=[.!?;])\s+|\n+", text) if s.strip()]
     quoted = {_spelled(q) for q in re.findall(_QUOTED, text)}
     words = STATE_WORDS | quoted | {_key(q) for q in quoted}
@@ -99,7 +105,7 @@ def said_rule(tool: ToolSpec, noun: str | None = None) -> Said:
     if to is not None and to not in words and _key(to) not in words:
         to = None  # "the state is changed to the next one": no value said
     to = to or _marked(text, words) or _back_to(text, words)
-    allowed: list[str] = _before_noun(tokens(tool.name), noun, words)
+    allowed: list[str] = _before_noun(tokens(name), noun, words)
     opening = _words(sentences[0]) if sentences else []
     allowed += _before_noun(opening[:6], noun, words)
     forbidden: list[str] = []
@@ -117,8 +123,7 @@ def said_rule(tool: ToolSpec, noun: str | None = None) -> Said:
 
 def _back_to(text: str, words: frozenset[str] | set[str]) -> str | None:
     """ "Reset a task back to pending": the state word it goes back to."""
-    found = next((_spelled(m.group(1)) for m in _BACK_TO.finditer(text) if _spelled(m.group(1)) in words), None)
-    return found
+    return next((_spelled(m.group(1)) for m in _BACK_TO.finditer(text) if _spelled(m.group(1)) in words), None)
 
 
 def _marked(text: str, words: frozenset[str] | set[str]) -> str | None:

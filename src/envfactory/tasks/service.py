@@ -103,7 +103,7 @@ class ServiceTasks:
         else:
             raise Rejected(f"nobody found by {plan.lookup} owns a {record.name} that {plan.act} can act on alone")
         row, how = picked
-        args = {act.key_arg: row[record.key], **self._extra(plan, act, row)}
+        args = {act.key_arg: row[record.key], **self._extra(plan, act)}
         calls = [
             Call(tool=plan.lookup, args=said),
             Call(tool=plan.listing, args={plan.owner_arg: person[person_key]}),
@@ -123,8 +123,8 @@ class ServiceTasks:
                     difficulty=float(len(calls)), level=len(calls),
                     origin=Origin(generator="service/1", seed=seed, attempt=attempt))  # fmt: skip
 
-    def _extra(self, plan: Plan, act: ActionEffect | UpdateEffect, row: JSON) -> JSON:
-        """The act's other required arguments: an enum's value (a reason), else a fresh value."""
+    def _extra(self, plan: Plan, act: ActionEffect | UpdateEffect) -> JSON:
+        """The act's other required arguments, each a value its schema allows (an enum's: a reason)."""
         tool = self.spec.tools[plan.act]
         out: JSON = {}
         for arg in tool.required:
