@@ -436,8 +436,17 @@ def train_command(
             "on the rest every N iterations (0: train on every task, measure nothing).",
         ),
     ] = 0,
+    model: Annotated[
+        str | None,
+        typer.Option(
+            help="Train a language model instead of the DRRN policy: 'local' (the embedded SmolLM2-135M) or a "
+            "local Hugging Face model folder; LoRA, --warm-start epochs of supervised steps on the gold runs, "
+            "then --iterations of RL."
+        ),
+    ] = None,
 ) -> None:
-    """Train the compact DRRN policy with a clipped policy-gradient objective."""
+    """Train the compact DRRN policy with a clipped policy-gradient objective, or (``--model``) a
+    language model."""
     from envfactory.cli import rl_cmd
 
     raise typer.Exit(
@@ -456,6 +465,7 @@ def train_command(
             judge,
             judge_base_url,
             held_out_every,
+            model,
         )
     )
 

@@ -50,10 +50,12 @@ def _policy(spec: str) -> Any:
 def train_cmd(env_dirs: list[Path], task_files: list[Path], out: Path, iterations: int, estimator: str,
               randomize: bool, seed: int, max_level: int | None, resume: bool, warm_start: int = 0,
               trust_code: bool = False, judge: str | None = "facts",
-              judge_base_url: str | None = None, held_out_every: int = 0) -> int:  # fmt: skip
+              judge_base_url: str | None = None, held_out_every: int = 0, model: str | None = None) -> int:  # fmt: skip
     from envfactory.rl.trainer import TrainConfig, train
 
     envs, tasks = _load(env_dirs, task_files, max_level, trust_code)
+    if model is not None:
+        return _train_lm(envs, tasks, out, model, iterations, estimator, randomize, seed, resume, warm_start, judge)
     held_out = None
     if held_out_every:
         tasks, held_out = _held_out(envs, tasks, task_files, held_out_every, seed)
@@ -73,6 +75,35 @@ def train_cmd(env_dirs: list[Path], task_files: list[Path], out: Path, iteration
     console.print(
         f"run written to {out} (metrics.jsonl, checkpoint.pt); evaluate with `envfactory eval ... --policy {out}`"
     )
+    return 0
+
+
+def _train_lm(envs: dict[str, Environment], tasks: dict[str, list], out: Path, model: str, iterations: int,
+              estimator: str, randomize: bool, seed: int, resume: bool, sft_epochs: int,
+              judge: str | None) -> int:  # fmt: skip
+    """A language model: the warm start on gold runs (``--warm-start`` epochs), then RL."""
+    from envfactory.rl.lm.recipe import LMConfig, train_lm
+    from envfactory.wrappers import Randomization
+
+    config = LMConfig(model=model, seed=seed, sft_epochs=sft_epochs, rl_iterations=iterations, estimator=estimator,
+                      randomization=Randomization(**ALL_RANDOM) if randomize else None,
+                      judge=judge == "facts")  # fmt: skip
+    err_console.print(f"training {model} with LoRA: {sft_epochs} warm-start epochs on the gold runs, then "
+                      f"{iterations} RL iterations ({estimator}, {config.tasks_per_batch} tasks x {config.group} "
+                      "episodes each)")  # fmt: skip
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, console=err_console) as progress:
+        bars: dict[str, Any] = {}
+
+        def show(stage: str, step: int, total: int, line: dict[str, Any]) -> None:
+            if stage not in bars:
+                bars[stage] = progress.add_task(stage, total=total)
+            said = f"reward {line['reward']:.0%}" if "reward" in line else f"loss {line['loss']:.3f}"
+            progress.update(bars[stage], completed=step, description=f"{stage} ({said})")
+
+        train_lm(envs, tasks, config, out, resume=resume, progress=show)
+    console.print(f"run written to {out} (adapter/, metrics.jsonl, tensorboard/); evaluate with "
+                  f"`envfactory eval ... --policy {out}`")  # fmt: skip
     return 0
 
 
@@ -120,7 +151,12 @@ def eval_cmd(env_dirs: list[Path], task_files: list[Path], policy: str, trials: 
     if unknown:
         raise EnvFactoryError(f"unknown randomization families {unknown}; choose from {list(FAMILIES)}")
     client = None
-    if model is not None:
+    make: Any
+    from envfactory.rl.lm.recipe import is_run, trained_policy
+
+    if model is not None and is_run(policy):  # a trained language model on the base model named
+        make, policy = trained_policy(policy, model), f"{model}+{policy}"
+    elif model is not None:
         from envfactory.llm import make_client
         from envfactory.llm.agent import LLMAgent
 

@@ -1,6 +1,7 @@
 """Policies by name, so that a process (a CLI command, a Ray worker) can build one from a string:
-``random``, ``noop``, ``gold``, a run folder or ``checkpoint.pt`` of the DRRN policy, or a language
-model (``model:local``, ``model:openai:NAME@URL``)."""
+``random``, ``noop``, ``gold``, a run folder or ``checkpoint.pt`` of the DRRN policy, a run folder
+of a trained language model (``envfactory train --model``), or a language model
+(``model:local``, ``model:openai:NAME@URL``)."""
 
 from __future__ import annotations
 
@@ -32,6 +33,12 @@ def policy_factory(spec: str) -> PolicyFactory:
         client = make_client(name, base_url=base_url or None)
         return lambda s: LLMAgent(client, seed=s)
     path = Path(spec)
+    from envfactory.rl.lm.recipe import is_run
+
+    if is_run(path):  # a trained language model: its adapter on its base model, greedy
+        from envfactory.rl.lm.recipe import trained_policy
+
+        return trained_policy(path)
     checkpoint = path / "checkpoint.pt" if path.is_dir() else path
     if not checkpoint.is_file():
         raise EnvFactoryError(

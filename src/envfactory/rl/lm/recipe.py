@@ -1,0 +1,256 @@
+"""The recipe: a supervised warm start on gold runs, then RL on the model's own rollouts.
+
+    run = train_lm(envs, tasks, LMConfig(), Path("runs/lm"))
+
+1. **Warm start.** Every task's gold run (clarifying questions, the gold calls, the report) is
+   played through its environment and kept as token ids when it succeeds; ``sft_epochs`` passes
+   of supervised steps over them, the loss on the model's turns only.
+2. **RL.** Each iteration draws ``tasks_per_batch`` tasks with the sampler (uniform, curriculum,
+   adversarial, DRO...), runs ``group`` sampled episodes of each — under domain randomization when
+   it is set, with the scripted user and the fact judge, whose user-error masks leave spoiled
+   episodes out — turns rewards into advantages with a registered estimator (GRPO, Dr.GRPO,
+   RLOO, ERPO), and takes one policy-gradient step. Groups whose rewards are all equal carry no
+   signal and cost no compute (dynamic sampling).
+
+After every epoch and iteration the LoRA adapter, the optimizer and the position are saved in
+``out`` (``resume=True`` carries on from there); every step appends a line to
+``metrics.jsonl`` and, where TensorBoard is installed, to ``out/tensorboard``.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from collections.abc import Callable, Mapping, Sequence
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from envfactory.eval.runner import evaluate
+from envfactory.ir.task import Task
+from envfactory.ir.trajectory import Trajectory
+from envfactory.rl.advantages import ESTIMATORS
+from envfactory.rl.lm.model import base_model, load_trained, save_adapter, with_lora
+from envfactory.rl.lm.policy import LMPolicy, TeacherPolicy
+from envfactory.rl.lm.update import LENGTH_NORMS, Sample, step
+from envfactory.runtime.environment import Environment
+from envfactory.seeding import derive_seed
+from envfactory.wrappers import Randomization
+
+JSON = dict[str, Any]
+STATE = "lm_state.json"
+
+
+class LMConfig(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    model: str = "local"
+    seed: int = 0
+    sft_epochs: int = 3
+    sft_lr: float = 1e-3
+    sft_batch: int = 4
+    rl_iterations: int = 4
+    rl_lr: float = 2e-4
+    tasks_per_batch: int = 4
+    group: int = 4
+    estimator: str = "grpo"
+    sampler: str = "uniform"
+    temperature: float = 0.7
+    max_new_tokens: int = 96
+    max_turns: int = 8
+    max_context: int = 3072
+    observe_chars: int = 600
+    lora_rank: int = 16
+    randomization: Randomization | None = None
+    judge: bool = True  # the fact judge's user-error masks
+
+
+Progress = Callable[[str, int, int, JSON], None]  # stage, step, of, metrics
+
+
+def demonstrations(envs: dict[str, Environment], tasks: Mapping[str, Sequence[Task]], tokenizer: Any,
+                   config: LMConfig) -> list[Sample]:  # fmt: skip
+    """Each task's gold run as ids, kept when the run succeeds in its environment."""
+    out = []
+    for name, env in envs.items():
+        teachers: list[TeacherPolicy] = []
+        trajectories = evaluate(env, tasks[name], partial(_teacher, teachers, tokenizer, config), seed=config.seed)
+        for trajectory, policy in zip(trajectories, teachers, strict=True):
+            if trajectory.success:
+                out.append(Sample(tuple(policy.chat.ids), tuple(policy.chat.mask), 1.0, f"{name}/{trajectory.task_id}"))
+    return out
+
+
+def _teacher(kept: list[TeacherPolicy], tokenizer: Any, config: LMConfig, _seed: int) -> TeacherPolicy:
+    kept.append(TeacherPolicy(tokenizer, observe_chars=config.observe_chars))
+    return kept[-1]
+
+
+def policy_maker(model: Any, tokenizer: Any, config: LMConfig, *, sample: bool,
+                 kept: list[LMPolicy] | None = None) -> Callable[[int], LMPolicy]:  # fmt: skip
+    """``make_policy`` for the runner: a seeded LM policy per episode (kept in ``kept``)."""
+
+    def make(seed: int) -> LMPolicy:
+        policy = LMPolicy(model, tokenizer, seed=seed, sample=sample, temperature=config.temperature,
+                          max_new_tokens=config.max_new_tokens, max_context=config.max_context,
+                          max_turns=config.max_turns, observe_chars=config.observe_chars)  # fmt: skip
+        if kept is not None:
+            kept.append(policy)
+        return policy
+
+    return make
+
+
+def rollouts(model: Any, tokenizer: Any, envs: dict[str, Environment], batch: Sequence[tuple[str, Task]],
+             config: LMConfig, seed: int) -> tuple[list[Sample], list[Trajectory], int]:  # fmt: skip
+    """``group`` sampled episodes of each task in ``batch``, with their advantages as weights, the
+    trajectories and the number of ids generated."""
+    from envfactory.users.judge import FactJudge
+
+    samples: list[tuple[LMPolicy, Trajectory, str]] = []
+    for name, task in batch:
+        kept: list[LMPolicy] = []
+        done = evaluate(envs[name], [task], policy_maker(model, tokenizer, config, sample=True, kept=kept),
+                        trials=config.group, seed=seed, randomization=config.randomization,
+                        judge=FactJudge() if config.judge else None)  # fmt: skip
+        samples += [(p, t, name) for p, t in zip(kept, done, strict=True)]
+    trajectories = [t for _, t, _ in samples]
+    advantages = ESTIMATORS[config.estimator](
+        [t.reward for t in trajectories], [f"{n}/{t.task_id}" for _, t, n in samples],
+        mask=[not t.masked for t in trajectories], env_ids=[n for _, _, n in samples])  # fmt: skip
+    weighted = [Sample(tuple(p.chat.ids), tuple(p.chat.mask), float(a), f"{n}/{t.task_id}")
+                for (p, t, n), a in zip(samples, advantages, strict=True)]  # fmt: skip
+    return weighted, trajectories, sum(p.generated for p, _, _ in samples)
+
+
+def train_lm(envs: dict[str, Environment], tasks: Mapping[str, Sequence[Task]], config: LMConfig, out: Path, *,
+             resume: bool = False, progress: Progress | None = None) -> list[JSON]:  # fmt: skip
+    """Warm start, then RL; returns the metrics lines (also in ``out/metrics.jsonl``)."""
+    import torch
+
+    from envfactory.rl.trainer import _tensorboard, make_sampler
+
+    out.mkdir(parents=True, exist_ok=True)
+    position: JSON = _position(out) if resume else {"stage": "sft", "step": 0}
+    if resume and position["step"] == 0 and position["stage"] == "sft":
+        resume = False
+    if resume:
+        tokenizer, model = load_trained(out, config.model)
+        model.train()
+    else:
+        tokenizer, base = base_model(config.model)
+        model = with_lora(base, rank=config.lora_rank, seed=config.seed)
+        (out / "metrics.jsonl").write_text("")
+    (out / "lm_config.json").write_text(config.model_dump_json(indent=2))
+    torch.manual_seed(config.seed)
+    params = [p for p in model.parameters() if p.requires_grad]
+    writer = _tensorboard(out)
+    lines: list[JSON] = []
+
+    def record(line: JSON) -> None:
+        lines.append(line)
+        with (out / "metrics.jsonl").open("a") as f:
+            f.write(json.dumps(line) + "\n")
+        if writer is not None:
+            for key, value in line.items():
+                if isinstance(value, int | float) and key != "step":
+                    writer.add_scalar(f"{line['stage']}/{key}", value, line["step"])
+            writer.flush()
+        if progress is not None:
+            total = config.sft_epochs if line["stage"] == "sft" else config.rl_iterations
+            progress(line["stage"], line["step"], total, line)
+
+    if position["stage"] == "sft" and config.sft_epochs > position["step"]:
+        demos = demonstrations(envs, tasks, tokenizer, config)
+        optimizer = _optimizer(params, config.sft_lr, out if resume else None)
+        rng = random.Random(derive_seed(config.seed, "sft"))
+        order = list(range(len(demos)))
+        for epoch in range(config.sft_epochs):
+            rng.shuffle(order)
+            if epoch < position["step"]:
+                continue
+            start = time.perf_counter()
+            losses = [step(model, optimizer, [demos[i] for i in order[k : k + config.sft_batch]], "supervised")
+                      for k in range(0, len(order), config.sft_batch)]  # fmt: skip
+            record({"stage": "sft", "step": epoch + 1, "loss": sum(losses) / max(1, len(losses)),
+                    "demonstrations": len(demos), "seconds": round(time.perf_counter() - start, 1)})  # fmt: skip
+            _save(model, optimizer, out, {"stage": "sft", "step": epoch + 1})
+        position = {"stage": "rl", "step": 0}
+        resume = False
+    if config.rl_iterations:
+        optimizer = _optimizer(params, config.rl_lr, out if resume and position["stage"] == "rl" else None)
+        keys = {(name, t.id): (name, t) for name, ts in tasks.items() for t in ts}
+        sampler = make_sampler(config.sampler, keys)
+        kind = LENGTH_NORMS.get(config.estimator, "sequence")
+        first = position["step"] if position["stage"] == "rl" else 0
+        for iteration in range(first, config.rl_iterations):
+            rng = random.Random(derive_seed(config.seed, "rl", iteration))
+            batch = [keys[sampler.sample(rng)] for _ in range(min(config.tasks_per_batch, len(keys)))]
+            start = time.perf_counter()
+            samples, trajectories, generated = rollouts(model, tokenizer, envs, batch, config,
+                                                        derive_seed(config.seed, "episodes", iteration))  # fmt: skip
+            rolled = time.perf_counter() - start
+            for (name, task), group in zip(batch, _chunks(trajectories, config.group), strict=True):
+                for trajectory in group:
+                    sampler.update((name, task.id), trajectory.reward)
+            loss = step(model, optimizer, samples, kind, constant=float(config.max_new_tokens * 4))
+            record({"stage": "rl", "step": iteration + 1, "loss": loss,
+                    "reward": sum(t.reward for t in trajectories) / max(1, len(trajectories)),
+                    "masked": sum(t.masked for t in trajectories),
+                    "learned_from": sum(s.weight != 0.0 for s in samples), "episodes": len(samples),
+                    "tokens_per_s": round(generated / max(rolled, 1e-9), 1),
+                    "seconds": round(time.perf_counter() - start, 1)})  # fmt: skip
+            _save(model, optimizer, out, {"stage": "rl", "step": iteration + 1})
+    if writer is not None:
+        writer.close()
+    return lines
+
+
+def _chunks(items: Sequence[Any], size: int) -> list[Sequence[Any]]:
+    return [items[i : i + size] for i in range(0, len(items), size)]
+
+
+def _optimizer(params: list[Any], lr: float, folder: Path | None) -> Any:
+    import torch
+
+    optimizer = torch.optim.AdamW(params, lr=lr, weight_decay=0.0)
+    saved = folder / "optimizer.pt" if folder is not None else None
+    if saved is not None and saved.is_file():
+        optimizer.load_state_dict(torch.load(saved))
+    return optimizer
+
+
+def _save(model: Any, optimizer: Any, out: Path, position: JSON) -> None:
+    import torch
+
+    save_adapter(model, out)
+    torch.save(optimizer.state_dict(), out / "optimizer.pt")
+    (out / STATE).write_text(json.dumps(position))
+
+
+def _position(out: Path) -> JSON:
+    path = out / STATE
+    return json.loads(path.read_text()) if path.is_file() else {"stage": "sft", "step": 0}
+
+
+def is_run(folder: str | Path) -> bool:
+    """Whether ``folder`` is a trained language-model run (it holds an adapter)."""
+    from envfactory.rl.lm.model import ADAPTER
+
+    return (Path(folder) / ADAPTER / "adapter_config.json").is_file()
+
+
+def trained_policy(folder: str | Path, model: str | None = None, *, sample: bool = False) -> Callable[[int], LMPolicy]:
+    """``make_policy`` for a trained run: its adapter on its base model (``model`` overrides the
+    run's own), decoding greedily unless ``sample``, with the run's decoding settings."""
+    root = Path(folder)
+    saved = root / "lm_config.json"
+    config = LMConfig.model_validate_json(saved.read_text()) if saved.is_file() else LMConfig()
+    tokenizer, trained = load_trained(root, model or config.model)
+    return policy_maker(trained, tokenizer, config, sample=sample)
+
+
+__all__ = ["LMConfig", "demonstrations", "is_run", "policy_maker", "rollouts", "train_lm", "trained_policy"]

@@ -1,0 +1,109 @@
+"""The language-model policy: conversations as exact ids, and a warm start plus RL that learn.
+
+The embedded SmolLM2-135M on a toy set of three tools (lights in rooms): a supervised warm start on
+the gold runs must lower the loss epoch by epoch and raise held-out success above the base model's;
+one RL iteration runs the estimator on sampled groups; a resumed run carries on where it stopped;
+``eval --policy RUN`` reads the trained adapter back."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from envfactory.eval.runner import evaluate
+from envfactory.ir.task import Task
+from envfactory.llm.local import _load
+from envfactory.llm.toolcalls import prompt_messages
+from envfactory.rl.lm.chat import TokenChat
+from envfactory.rl.lm.policy import TeacherPolicy, render_action
+from envfactory.rl.lm.recipe import LMConfig, demonstrations, is_run, policy_maker, train_lm, trained_policy
+from envfactory.rl.named import policy_factory
+from envfactory.runtime.environment import Environment
+from envfactory.synth import synthesize
+from envfactory.tasks.generate import generate_tasks
+
+LIGHTS = [
+    {"type": "function", "function": {"name": "add_light", "description": "Add a light to a room.", "parameters": {
+        "type": "object", "properties": {"room": {"type": "string"}}, "required": ["room"]}}},
+    {"type": "function", "function": {"name": "list_lights", "description": "List every light.",
+                                      "parameters": {"type": "object", "properties": {}}}},
+    {"type": "function", "function": {"name": "remove_light", "description": "Remove a light by its id.",
+                                      "parameters": {"type": "object", "properties": {"light_id": {"type": "string"}},
+                                                     "required": ["light_id"]}}},
+]  # fmt: skip
+SMALL = LMConfig(sft_epochs=3, sft_batch=2, sft_lr=2e-3, rl_iterations=1, tasks_per_batch=2, group=2,
+                 max_new_tokens=40, max_turns=4, observe_chars=160)  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def lights(tmp_path_factory: pytest.TempPathFactory) -> tuple[Environment, list[Task], list[Task]]:
+    spec = tmp_path_factory.mktemp("lights") / "lights.openai.json"
+    spec.write_text(json.dumps(LIGHTS))
+    env = Environment(synthesize(str(spec)))
+    made, _ = generate_tasks(env, 16, seed=0)
+    single = [t for t in made if len(t.gold) == 1 and not t.user.facts]  # one call, every value in the request
+    assert len(single) >= 8
+    return env, single[:6], single[6:9]
+
+
+def test_a_conversation_is_the_ids_of_its_whole_rendering(lights: tuple[Environment, list[Task], list[Task]]) -> None:
+    """Turn by turn, nothing re-tokenized, the ids are those of the template over the whole
+    conversation; only the model's turns are masked in."""
+    env, train, _ = lights
+    tokenizer, _ = _load()
+    teacher = TeacherPolicy(tokenizer)
+    trajectory = evaluate(env, train[:1], lambda s: teacher, keep_messages=True)[0]
+    assert trajectory.success
+    chat = teacher.chat
+    rendered = prompt_messages(list(trajectory.messages), env.openai_tools)
+    whole = tokenizer.apply_chat_template(rendered, tokenize=False)
+    assert tokenizer.decode(chat.ids) == whole.rstrip("\n")
+    model_text = tokenizer.decode([i for i, m in zip(chat.ids, chat.mask, strict=True) if m])
+    call = trajectory.messages[2]
+    assert render_action(call) in model_text and "Tool result" not in model_text
+    assert chat.prompt_length > 0 and not any(chat.mask[: chat.prompt_length])
+
+
+def test_ids_the_model_wrote_are_kept_and_a_cut_off_turn_is_closed() -> None:
+    tokenizer, _ = _load()
+    chat = TokenChat(tokenizer)
+    chat.start([{"role": "user", "content": "hi"}], [])
+    start = len(chat.ids)
+    chat.add_model([42, 43])  # cut off: no end-of-turn id
+    assert chat.ids[start:] == [42, 43, tokenizer.eos_token_id] and chat.mask[start:] == [1, 1, 0]
+    chat.add_turn("Tool result (x): {}")
+    assert chat.mask[-1] == 0 and tokenizer.decode(chat.ids).endswith("<|im_start|>assistant\n")
+
+
+def test_warm_start_lowers_the_loss_and_raises_held_out_success_then_rl_and_resume(
+    lights: tuple[Environment, list[Task], list[Task]], tmp_path: Path
+) -> None:
+    env, train, test = lights
+    tokenizer, base = _load()
+    before = evaluate(env, test, policy_maker(base, tokenizer, SMALL, sample=False))
+    run = tmp_path / "run"
+    lines = train_lm({env.name: env}, {env.name: train}, SMALL, run)
+    sft = [line["loss"] for line in lines if line["stage"] == "sft"]
+    rl = [line for line in lines if line["stage"] == "rl"]
+    assert len(sft) == 3 and sft[0] > sft[1] > sft[2], sft
+    assert len(rl) == 1 and rl[0]["episodes"] == 4 and 0.0 <= rl[0]["reward"] <= 1.0
+    assert is_run(run) and (run / "metrics.jsonl").read_text().count("\n") == 4
+    after = evaluate(env, test, trained_policy(run))
+    assert sum(t.success for t in after) > sum(t.success for t in before), (before, after)
+    # resume: the next iteration only, from the saved adapter and position
+    more = train_lm({env.name: env}, {env.name: train}, SMALL.model_copy(update={"rl_iterations": 2}), run,
+                    resume=True)  # fmt: skip
+    assert [(m["stage"], m["step"]) for m in more] == [("rl", 2)]
+    assert (run / "metrics.jsonl").read_text().count("\n") == 5
+    named = policy_factory(str(run))(0)
+    assert named.name == "lm"
+
+
+def test_only_successful_gold_runs_are_demonstrations(lights: tuple[Environment, list[Task], list[Task]]) -> None:
+    env, train, _ = lights
+    tokenizer, _ = _load()
+    broken = train[0].model_copy(update={"gold": ()})  # a gold run that does nothing cannot succeed
+    demos = demonstrations({env.name: env}, {env.name: [broken, *train[1:3]]}, tokenizer, SMALL)
+    assert len(demos) == 2 and all(sum(d.mask) > 0 for d in demos)
