@@ -134,7 +134,7 @@ def main() -> None:
         )
         print(f"{name}: {len(synthetic.spec.tools.tools)} tools; tasks synthetic {counts}", flush=True)
     config = LMConfig(seed=args.seed, sft_epochs=args.sft_epochs, rl_iterations=args.rl_iterations,
-                      tasks_per_batch=3, group=3, max_new_tokens=80, max_turns=6)  # fmt: skip
+                      tasks_per_batch=3, group=3, max_new_tokens=64, max_turns=5, observe_chars=300)  # fmt: skip
     runs = args.out / "runs"
 
     def show(stage: str, step: int, total: int, line: JSON) -> None:

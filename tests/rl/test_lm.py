@@ -107,3 +107,34 @@ def test_only_successful_gold_runs_are_demonstrations(lights: tuple[Environment,
     broken = train[0].model_copy(update={"gold": ()})  # a gold run that does nothing cannot succeed
     demos = demonstrations({env.name: env}, {env.name: [broken, *train[1:3]]}, tokenizer, SMALL)
     assert len(demos) == 2 and all(sum(d.mask) > 0 for d in demos)
+
+
+class _Cache:
+    """A stand-in key-value cache: its positions are the ids it has read."""
+
+    def __init__(self, ids: list[int]) -> None:
+        self.ids = list(ids)
+
+    def get_seq_length(self) -> int:
+        return len(self.ids)
+
+    def crop(self, n: int) -> None:
+        assert n < 0  # the removing form, the one every version of the cache API accepts
+        self.ids = self.ids[:n]
+
+
+def test_an_episode_starts_from_the_longest_cached_prefix_of_its_prompt() -> None:
+    from envfactory.rl.lm.policy import Prefixes, crop
+
+    prefixes = Prefixes(least=3)
+    system = list(range(100, 140))
+    prefixes.keep([*system, 1, 2, 3], _Cache([*system, 1, 2, 3]))
+    prefixes.keep([*system[:10], 9, 9], _Cache([*system[:10], 9, 9]))
+    started = prefixes.start([*system, 7, 8])
+    assert started.ids == system  # the shared system text, not the other episode's request
+    again = prefixes.start([*system, 1, 2, 3])  # the same prompt: all but its last id, which the model must read
+    assert again.ids == [*system, 1, 2]
+    assert prefixes.start([5, 5, 5, 5]).get_seq_length() == 0  # nothing in common: an empty cache
+    cache = _Cache([1, 2, 3, 4])
+    crop(cache, 9)
+    assert cache.ids == [1, 2, 3, 4]

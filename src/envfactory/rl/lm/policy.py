@@ -10,8 +10,10 @@ a rollout of the same episode are the same ids wherever they make the same moves
 
 from __future__ import annotations
 
+import copy
 import json
 import threading
+import warnings
 from typing import Any
 
 from envfactory.ir.task import Task
@@ -63,6 +65,7 @@ class _ChatPolicy:
         self.turn = 0
 
     def begin(self, task: Task | None, messages: list[JSON], tools: list[JSON]) -> None:
+        self.cache = None
         self.chat = TokenChat(self.tokenizer)
         self.chat.start(messages, tools)
         self.tool_names = [t.get("function", t).get("name", "") for t in tools]
@@ -91,6 +94,57 @@ class _ChatPolicy:
         return out
 
 
+class Prefixes:
+    """Key-value caches of prompts already read, shared by the episodes of one model: an episode
+    starts from the longest cached prefix of its prompt (the system text and the tools are the
+    same in every episode of an environment), so only what differs is read again. Only valid while
+    the model's weights stay as they are: make a new one after an update."""
+
+    def __init__(self, *, least: int = 32) -> None:
+        self.least = least
+        self.entries: list[tuple[tuple[int, ...], Any]] = []
+
+    def start(self, ids: list[int]) -> Any:
+        """A fresh cache holding the longest stored prefix of ``ids`` (an empty one without)."""
+        import copy
+
+        from transformers import DynamicCache
+
+        best, length = None, 0
+        for stored, cache in self.entries:
+            n = _common(stored, ids)
+            if n > length:
+                best, length = cache, n
+        if best is None or length < self.least:
+            return DynamicCache()
+        fresh = copy.deepcopy(best)
+        crop(fresh, min(length, len(ids) - 1))  # at least one id left for the model to read
+        return fresh
+
+    def keep(self, ids: list[int], cache: Any) -> None:
+        import copy
+
+        if len(self.entries) < 8 and all(_common(stored, ids) < len(stored) for stored, _ in self.entries):
+            self.entries.append((tuple(ids), copy.deepcopy(cache)))
+
+
+def crop(cache: Any, length: int) -> None:
+    """``cache`` cut to its first ``length`` positions (a negative ``crop`` removes from the end,
+    in every version of the cache API)."""
+    extra = cache.get_seq_length() - length
+    if extra > 0:
+        cache.crop(-extra)
+
+
+def _common(a: tuple[int, ...] | list[int], b: list[int]) -> int:
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
 class LMPolicy(_ChatPolicy):
     """The model writes each turn; ``sample`` draws with ``temperature`` from a seeded generator.
     After ``max_turns`` turns, or when the next turn would pass ``max_context`` ids, the policy
@@ -98,12 +152,13 @@ class LMPolicy(_ChatPolicy):
 
     def __init__(self, model: Any, tokenizer: Any, *, seed: int = 0, sample: bool = False, temperature: float = 1.0,
                  max_new_tokens: int = 96, max_context: int = 3072, max_turns: int = 8, observe_chars: int = 600,
-                 name: str = "lm") -> None:  # fmt: skip
+                 name: str = "lm", prefixes: Prefixes | None = None) -> None:  # fmt: skip
         super().__init__(tokenizer, observe_chars=observe_chars)
         self.model, self.seed, self.sample, self.temperature = model, seed, sample, temperature
         self.max_new_tokens, self.max_context, self.max_turns = max_new_tokens, max_context, max_turns
-        self.name = name
+        self.name, self.prefixes = name, prefixes
         self.generated = 0
+        self.cache: Any = None  # the key-value cache of the conversation so far (ids are only appended)
 
     def act(self, new_messages: list[JSON]) -> JSON:
         self._read(new_messages)
@@ -127,12 +182,22 @@ class LMPolicy(_ChatPolicy):
         options: JSON = {"do_sample": self.sample, "top_p": None, "top_k": None,
                          "temperature": self.temperature if self.sample else None}  # fmt: skip
         with _LOCK, torch.no_grad():
+            first = self.cache is None
+            if first:
+                self.cache = (self.prefixes or Prefixes()).start(self.chat.ids)
             generator_state = torch.random.get_rng_state()
             torch.manual_seed((self.seed * 7919 + self.turn) % 2**31)
-            out = self.model.generate(prompt, attention_mask=torch.ones_like(prompt),
-                                      max_new_tokens=self.max_new_tokens, eos_token_id=self.tokenizer.eos_token_id,
-                                      pad_token_id=self.tokenizer.eos_token_id, **options)  # fmt: skip
+            with warnings.catch_warnings():  # transformers 5 renames past_key_values; 4.x knows only it
+                warnings.filterwarnings("ignore", message=".*past_key_values.*deprecated", category=FutureWarning)
+                out = self.model.generate(prompt, attention_mask=torch.ones_like(prompt),
+                                          max_new_tokens=self.max_new_tokens, past_key_values=self.cache,
+                                          eos_token_id=self.tokenizer.eos_token_id,
+                                          pad_token_id=self.tokenizer.eos_token_id, **options)  # fmt: skip
             torch.random.set_rng_state(generator_state)
+            if first and self.prefixes is not None:
+                prompt_cache = copy.deepcopy(self.cache)
+                crop(prompt_cache, prompt.shape[1])
+                self.prefixes.keep(self.chat.ids, prompt_cache)
         return [int(i) for i in out[0, prompt.shape[1] :].tolist()]
 
 
@@ -153,4 +218,4 @@ class TeacherPolicy(_ChatPolicy):
         return message
 
 
-__all__ = ["OUT_OF_CONTEXT", "OUT_OF_TURNS", "LMPolicy", "TeacherPolicy", "render_action", "render_turn"]
+__all__ = ["OUT_OF_CONTEXT", "OUT_OF_TURNS", "LMPolicy", "Prefixes", "TeacherPolicy", "render_action", "render_turn"]

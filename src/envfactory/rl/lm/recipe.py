@@ -34,7 +34,7 @@ from envfactory.ir.task import Task
 from envfactory.ir.trajectory import Trajectory
 from envfactory.rl.advantages import ESTIMATORS
 from envfactory.rl.lm.model import base_model, load_trained, save_adapter, with_lora
-from envfactory.rl.lm.policy import LMPolicy, TeacherPolicy
+from envfactory.rl.lm.policy import LMPolicy, Prefixes, TeacherPolicy
 from envfactory.rl.lm.update import LENGTH_NORMS, Sample, step
 from envfactory.runtime.environment import Environment
 from envfactory.seeding import derive_seed
@@ -89,14 +89,18 @@ def _teacher(kept: list[TeacherPolicy], tokenizer: Any, config: LMConfig, _seed:
     return kept[-1]
 
 
-def policy_maker(model: Any, tokenizer: Any, config: LMConfig, *, sample: bool,
-                 kept: list[LMPolicy] | None = None) -> Callable[[int], LMPolicy]:  # fmt: skip
-    """``make_policy`` for the runner: a seeded LM policy per episode (kept in ``kept``)."""
+def policy_maker(model: Any, tokenizer: Any, config: LMConfig, *, sample: bool, kept: list[LMPolicy] | None = None,
+                 prefixes: Prefixes | None = None) -> Callable[[int], LMPolicy]:  # fmt: skip
+    """``make_policy`` for the runner: a seeded LM policy per episode (kept in ``kept``); the
+    episodes share the caches of the prompts they read (``prefixes``; a new store by default),
+    so the model's weights must not change while they run."""
+    shared = prefixes if prefixes is not None else Prefixes()
 
     def make(seed: int) -> LMPolicy:
         policy = LMPolicy(model, tokenizer, seed=seed, sample=sample, temperature=config.temperature,
                           max_new_tokens=config.max_new_tokens, max_context=config.max_context,
-                          max_turns=config.max_turns, observe_chars=config.observe_chars)  # fmt: skip
+                          max_turns=config.max_turns, observe_chars=config.observe_chars,
+                          prefixes=shared)  # fmt: skip
         if kept is not None:
             kept.append(policy)
         return policy
@@ -111,9 +115,11 @@ def rollouts(model: Any, tokenizer: Any, envs: dict[str, Environment], batch: Se
     from envfactory.users.judge import FactJudge
 
     samples: list[tuple[LMPolicy, Trajectory, str]] = []
+    prefixes = Prefixes()  # the weights are fixed until the step after these rollouts
     for name, task in batch:
         kept: list[LMPolicy] = []
-        done = evaluate(envs[name], [task], policy_maker(model, tokenizer, config, sample=True, kept=kept),
+        make = policy_maker(model, tokenizer, config, sample=True, kept=kept, prefixes=prefixes)
+        done = evaluate(envs[name], [task], make,
                         trials=config.group, seed=seed, randomization=config.randomization,
                         judge=FactJudge() if config.judge else None)  # fmt: skip
         samples += [(p, t, name) for p, t in zip(kept, done, strict=True)]
