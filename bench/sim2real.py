@@ -21,7 +21,9 @@ episodes each, temperature 0.7: success and pass^k), and on the real tasks pertu
 paraphrased tools) for the randomized-vs-clean comparison; beside them the no-op, random and gold
 agents on the same tasks. Each real class starts from its published scenario, except the ticket
 class, whose scenario holds no tickets: it gets 20 seeded ones (``bench/real_tasks.py``'s).
-Everything is written to ``build/sim2real`` (git-ignored) and the table is printed; the same seed prints the same table.
+Everything is written to ``build/sim2real`` (git-ignored) and the table is printed; the same seed
+prints the same table, and the command it prints last replays a row's real figures through
+``envfactory eval``.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ import json
 import random
 import sys
 import time
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +49,7 @@ from envfactory.rl.named import policy_factory
 from envfactory.runtime.environment import Environment
 from envfactory.synth import synthesize
 from envfactory.tasks.generate import generate_tasks
+from envfactory.tasks.taskset import write_tasks
 from envfactory.wrappers import Randomization
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -100,9 +104,22 @@ def split(env: Environment, train: int, test: int, seed: int) -> tuple[list[Task
     return made[:train], made[train : train + test]
 
 
+def save(out: Path, domain: str, envs: dict[str, Environment], train: dict[str, list[Task]],
+         test: dict[str, list[Task]]) -> list[tuple[Path, Path]]:  # fmt: skip
+    """Each environment's folder and its held-out task file, for ``envfactory eval`` to replay."""
+    saved = []
+    for name, env in envs.items():
+        folder = env.spec.save(out / "envs" / domain / name)
+        write_tasks(out / "tasks" / domain / f"{name}.train.jsonl", train[name])
+        saved.append((folder, write_tasks(out / "tasks" / domain / f"{name}.test.jsonl", test[name])))
+    return saved
+
+
 def scores(envs: dict[str, Environment], tasks: dict[str, list[Task]], make: Any, trials: int, seed: int,
            randomization: Randomization | None = None) -> JSON:  # fmt: skip
-    trajectories = [t for name in envs for t in evaluate(envs[name], tasks[name], make, trials=trials, seed=seed,
+    """What ``envfactory eval ENVS --tasks FILES --trials N --seed S`` prints as ``all``: one policy
+    factory over the environments in order, each episode seeded by (seed, task, trial)."""
+    trajectories = [t for name in envs for t in evaluate(envs[name], tasks[name], make(), trials=trials, seed=seed,
                                                          randomization=randomization)]  # fmt: skip
     ks = tuple(k for k in (1, 2, 4) if k <= trials)
     return summarize(trajectories, ks)
@@ -133,6 +150,8 @@ def main() -> None:
             f"{len(synth_train[name])} + {len(synth_test[name])}, real {len(real_train[name])} + {len(real_test[name])}"
         )
         print(f"{name}: {len(synthetic.spec.tools.tools)} tools; tasks synthetic {counts}", flush=True)
+    domains = (("synthetic", synth_envs, synth_train, synth_test), ("real", real_envs, real_train, real_test))
+    replay = {domain: save(args.out, domain, envs, train, test) for domain, envs, train, test in domains}
     config = LMConfig(seed=args.seed, sft_epochs=args.sft_epochs, rl_iterations=args.rl_iterations,
                       tasks_per_batch=3, group=3, max_new_tokens=64, max_turns=5, observe_chars=300)  # fmt: skip
     runs = args.out / "runs"
@@ -161,12 +180,12 @@ def main() -> None:
                          config.model_copy(update={"randomization": ALL_RANDOM}), start="sft")  # fmt: skip
     ceiling = trained("real", real_envs, real_train, config)
     tokenizer, base = _load()
-    rows: dict[str, Any] = {"base": policy_maker(base, tokenizer, config, sample=True)}
+    rows: dict[str, Any] = {"base": lambda: policy_maker(base, tokenizer, config, sample=True)}
     for label, run in (("SFT", sft), ("SFT + RL", clean), ("SFT + RL, randomized", randomized),
                        ("real (ceiling)", ceiling)):  # fmt: skip
-        rows[label] = trained_policy(run, sample=True)
+        rows[label] = partial(trained_policy, run, sample=True)  # a fresh factory (and prompt caches) per pass
     for label in ("noop", "random", "gold"):
-        rows[label] = policy_factory(label)
+        rows[label] = partial(policy_factory, label)
     results: dict[str, JSON] = {}
     for label, make in rows.items():
         began = time.perf_counter()
@@ -197,6 +216,13 @@ def main() -> None:
         table.add_row(label, *cells)
     Console(width=200).print(table)
     print(f"whole bench: {time.perf_counter() - started:.0f} s; runs in {runs}")
+    folders, files = zip(*replay["real"], strict=True)
+    print(
+        "a row's real figures again, from the CLI (here: SFT + RL):\n  envfactory eval "
+        + " ".join(map(str, folders))
+        + "".join(f" --tasks {f}" for f in files)
+        + f" --policy {clean} --sample --trials {args.trials} --seed {args.seed} --trust-code"
+    )
 
 
 if __name__ == "__main__":

@@ -109,32 +109,26 @@ def test_only_successful_gold_runs_are_demonstrations(lights: tuple[Environment,
     assert len(demos) == 2 and all(sum(d.mask) > 0 for d in demos)
 
 
-class _Cache:
-    """A stand-in key-value cache: its positions are the ids it has read."""
+def test_an_episode_reads_the_shared_part_of_its_prompt_from_one_cache_and_order_does_not_matter(
+    lights: tuple[Environment, list[Task], list[Task]],
+) -> None:
+    """The system text and tools are read once per store; an episode's transcript is the same
+    whether another episode filled the store first or not."""
+    from envfactory.rl.lm.policy import Prefixes
 
-    def __init__(self, ids: list[int]) -> None:
-        self.ids = list(ids)
-
-    def get_seq_length(self) -> int:
-        return len(self.ids)
-
-    def crop(self, n: int) -> None:
-        assert n < 0  # the removing form, the one every version of the cache API accepts
-        self.ids = self.ids[:n]
-
-
-def test_an_episode_starts_from_the_longest_cached_prefix_of_its_prompt() -> None:
-    from envfactory.rl.lm.policy import Prefixes, crop
-
-    prefixes = Prefixes(least=3)
-    system = list(range(100, 140))
-    prefixes.keep([*system, 1, 2, 3], _Cache([*system, 1, 2, 3]))
-    prefixes.keep([*system[:10], 9, 9], _Cache([*system[:10], 9, 9]))
-    started = prefixes.start([*system, 7, 8])
-    assert started.ids == system  # the shared system text, not the other episode's request
-    again = prefixes.start([*system, 1, 2, 3])  # the same prompt: all but its last id, which the model must read
-    assert again.ids == [*system, 1, 2]
-    assert prefixes.start([5, 5, 5, 5]).get_seq_length() == 0  # nothing in common: an empty cache
-    cache = _Cache([1, 2, 3, 4])
-    crop(cache, 9)
-    assert cache.ids == [1, 2, 3, 4]
+    env, _, test = lights
+    tokenizer, model = _load()
+    config = SMALL.model_copy(update={"max_turns": 2, "max_new_tokens": 24})
+    alone = evaluate(env, test[1:2], policy_maker(model, tokenizer, config, sample=True), keep_messages=True)
+    shared = Prefixes()
+    after = evaluate(env, test[:2], policy_maker(model, tokenizer, config, sample=True, prefixes=shared),
+                     keep_messages=True)  # fmt: skip
+    assert after[1].messages == alone[0].messages
+    assert len(shared.entries) == 1  # one environment, one shared part
+    (key,) = shared.entries
+    chat = TokenChat(tokenizer)
+    episode = env.episode()
+    chat.start(episode.reset(task=test[0]), episode.tools)
+    assert tuple(chat.ids[: chat.shared]) == key and test[0].instruction not in tokenizer.decode(list(key))
+    assert test[0].instruction in tokenizer.decode(chat.ids[chat.shared :])
+    assert Prefixes().start(model, chat.ids, 5).get_seq_length() == 0  # too short to be worth sharing

@@ -474,7 +474,9 @@ def train_command(
 def eval_command(
     env_dirs: Annotated[list[Path], typer.Argument(help="Environment folders.")],
     tasks_file: Annotated[list[Path], typer.Option("--tasks", help="A task file per environment, in order.")],
-    policy: Annotated[str, typer.Option(help="random, noop, gold, or a run folder / checkpoint.pt.")] = "random",
+    policy: Annotated[
+        str, typer.Option(help="random, noop, gold, a run folder / checkpoint.pt, or a trained language model's run.")
+    ] = "random",
     trials: Annotated[int, typer.Option(min=1, help="Trials per task (for pass^k).")] = 1,
     seed: Annotated[int, typer.Option()] = 0,
     randomize: Annotated[list[str] | None, typer.Option(help="Also evaluate under this family (repeatable).")] = None,
@@ -507,6 +509,14 @@ def eval_command(
     persona: Annotated[str, typer.Option(help="The LLM user's persona: cooperative, terse, confused, impatient.")] = (
         "cooperative"
     ),
+    sample: Annotated[
+        bool,
+        typer.Option(
+            "--sample",
+            help="A trained language model (--policy RUN) samples its turns at its run's temperature, seeded "
+            "per episode, instead of decoding greedily (for pass^k over --trials).",
+        ),
+    ] = False,
 ) -> None:
     """Evaluate a policy or a language model: success, pass^k, steps, tool-error rate, by level and
     under randomization."""
@@ -534,6 +544,7 @@ def eval_command(
             judge,
             user_model,
             persona,
+            sample,
         )
     )
 

@@ -131,7 +131,7 @@ def eval_cmd(env_dirs: list[Path], task_files: list[Path], policy: str, trials: 
              limit: int | None = None, workers: int = 1, report_dir: Path | None = None,
              cache: Path | None = None, no_cache: bool = False, max_tokens: int = 256,
              judge: str | None = "facts", user_model: str | None = None,
-             persona: str = "cooperative") -> int:  # fmt: skip
+             persona: str = "cooperative", sample: bool = False) -> int:  # fmt: skip
     from envfactory.users.judge import make_judge
 
     envs, tasks = _load(env_dirs, task_files, max_level, trust_code)
@@ -154,8 +154,9 @@ def eval_cmd(env_dirs: list[Path], task_files: list[Path], policy: str, trials: 
     make: Any
     from envfactory.rl.lm.recipe import is_run, trained_policy
 
-    if model is not None and is_run(policy):  # a trained language model on the base model named
-        make, policy = trained_policy(policy, model), f"{model}+{policy}"
+    if is_run(policy):  # a trained language model: its adapter on its base model (or the one named)
+        make = trained_policy(policy, model, sample=sample)
+        policy = f"{policy} ({'sampled' if sample else 'greedy'})"
     elif model is not None:
         from envfactory.llm import make_client
         from envfactory.llm.agent import LLMAgent

@@ -42,14 +42,23 @@ class TokenChat:
     ids: list[int] = field(default_factory=list)
     mask: list[int] = field(default_factory=list)
     prompt_length: int = 0
+    shared: int = 0
 
     def start(self, messages: list[JSON], tools: list[JSON]) -> None:
-        """The prompt: the episode's opening messages and the tools, as the client renders them."""
+        """The prompt: the episode's opening messages and the tools, as the client renders them.
+        ``shared`` is the length of its part before the request (the system text, the tools, the
+        worked examples): the same in every episode of an environment."""
         rendered = prompt_messages(messages, tools)
         text = self.tokenizer.apply_chat_template(rendered, tokenize=False, add_generation_prompt=True)
         self.ids = list(self.tokenizer(text, add_special_tokens=False)["input_ids"])
         self.mask = [0] * len(self.ids)
         self.prompt_length = len(self.ids)
+        self.shared = 0
+        if len(rendered) > 1:
+            head = self.tokenizer.apply_chat_template(rendered[:-1], tokenize=False)
+            if text.startswith(head):
+                ids = list(self.tokenizer(head, add_special_tokens=False)["input_ids"])
+                self.shared = len(ids) if self.ids[: len(ids)] == ids and len(ids) < len(self.ids) else 0
 
     def add_model(self, ids: list[int], *, trained: bool = True) -> None:
         """The model's turn, as the ids it wrote; closed with the end-of-turn id if it was cut off

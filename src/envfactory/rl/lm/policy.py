@@ -95,54 +95,34 @@ class _ChatPolicy:
 
 
 class Prefixes:
-    """Key-value caches of prompts already read, shared by the episodes of one model: an episode
-    starts from the longest cached prefix of its prompt (the system text and the tools are the
-    same in every episode of an environment), so only what differs is read again. Only valid while
-    the model's weights stay as they are: make a new one after an update."""
+    """The key-value caches of the parts of prompts every episode of an environment shares (the
+    system text, the tools, the worked examples), computed once per model and copied into each
+    episode, so that only the request and what follows are read per episode. Each is computed
+    the same way whichever episode asks first, so an episode's numbers never depend on which ran
+    before it. Valid only while the model's weights stay as they are: make a new store after an
+    update."""
 
-    def __init__(self, *, least: int = 32) -> None:
-        self.least = least
-        self.entries: list[tuple[tuple[int, ...], Any]] = []
+    def __init__(self, *, least: int = 32, most: int = 16) -> None:
+        self.least, self.most = least, most
+        self.entries: dict[tuple[int, ...], Any] = {}
 
-    def start(self, ids: list[int]) -> Any:
-        """A fresh cache holding the longest stored prefix of ``ids`` (an empty one without)."""
-        import copy
-
+    def start(self, model: Any, ids: list[int], shared: int) -> Any:
+        """A fresh cache for a conversation whose first ``shared`` ids are a shared part."""
+        import torch
         from transformers import DynamicCache
 
-        best, length = None, 0
-        for stored, cache in self.entries:
-            n = _common(stored, ids)
-            if n > length:
-                best, length = cache, n
-        if best is None or length < self.least:
+        if shared < self.least:
             return DynamicCache()
-        fresh = copy.deepcopy(best)
-        crop(fresh, min(length, len(ids) - 1))  # at least one id left for the model to read
-        return fresh
-
-    def keep(self, ids: list[int], cache: Any) -> None:
-        import copy
-
-        if len(self.entries) < 8 and all(_common(stored, ids) < len(stored) for stored, _ in self.entries):
-            self.entries.append((tuple(ids), copy.deepcopy(cache)))
-
-
-def crop(cache: Any, length: int) -> None:
-    """``cache`` cut to its first ``length`` positions (a negative ``crop`` removes from the end,
-    in every version of the cache API)."""
-    extra = cache.get_seq_length() - length
-    if extra > 0:
-        cache.crop(-extra)
-
-
-def _common(a: tuple[int, ...] | list[int], b: list[int]) -> int:
-    n = 0
-    for x, y in zip(a, b, strict=False):
-        if x != y:
-            break
-        n += 1
-    return n
+        key = tuple(ids[:shared])
+        if key not in self.entries:
+            cache = DynamicCache()
+            prefix = torch.tensor([key])
+            with torch.no_grad():
+                model(input_ids=prefix, attention_mask=torch.ones_like(prefix), past_key_values=cache, use_cache=True)
+            if len(self.entries) >= self.most:
+                self.entries.pop(next(iter(self.entries)))
+            self.entries[key] = cache
+        return copy.deepcopy(self.entries[key])
 
 
 class LMPolicy(_ChatPolicy):
@@ -182,9 +162,8 @@ class LMPolicy(_ChatPolicy):
         options: JSON = {"do_sample": self.sample, "top_p": None, "top_k": None,
                          "temperature": self.temperature if self.sample else None}  # fmt: skip
         with _LOCK, torch.no_grad():
-            first = self.cache is None
-            if first:
-                self.cache = (self.prefixes or Prefixes()).start(self.chat.ids)
+            if self.cache is None:  # the episode's first turn: from the shared part's cache
+                self.cache = (self.prefixes or Prefixes()).start(self.model, self.chat.ids, self.chat.shared)
             generator_state = torch.random.get_rng_state()
             torch.manual_seed((self.seed * 7919 + self.turn) % 2**31)
             with warnings.catch_warnings():  # transformers 5 renames past_key_values; 4.x knows only it
@@ -194,10 +173,6 @@ class LMPolicy(_ChatPolicy):
                                           eos_token_id=self.tokenizer.eos_token_id,
                                           pad_token_id=self.tokenizer.eos_token_id, **options)  # fmt: skip
             torch.random.set_rng_state(generator_state)
-            if first and self.prefixes is not None:
-                prompt_cache = copy.deepcopy(self.cache)
-                crop(prompt_cache, prompt.shape[1])
-                self.prefixes.keep(self.chat.ids, prompt_cache)
         return [int(i) for i in out[0, prompt.shape[1] :].tolist()]
 
 
