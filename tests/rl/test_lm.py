@@ -3,7 +3,7 @@
 The embedded SmolLM2-135M on a toy set of three tools (lights in rooms): a supervised warm start on
 the gold runs must lower the loss epoch by epoch and raise held-out success above the base model's;
 one RL iteration runs the estimator on sampled groups; a resumed run carries on where it stopped;
-``eval --policy RUN`` reads the trained adapter back."""
+``envfactory eval --policy RUN --sample`` replays the same sampled episodes from the saved run."""
 
 from __future__ import annotations
 
@@ -11,7 +11,9 @@ import json
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
+from envfactory.cli.main import app
 from envfactory.eval.runner import evaluate
 from envfactory.ir.task import Task
 from envfactory.llm.local import _load
@@ -23,6 +25,7 @@ from envfactory.rl.named import policy_factory
 from envfactory.runtime.environment import Environment
 from envfactory.synth import synthesize
 from envfactory.tasks.generate import generate_tasks
+from envfactory.tasks.taskset import write_tasks
 
 LIGHTS = [
     {"type": "function", "function": {"name": "add_light", "description": "Add a light to a room.", "parameters": {
@@ -99,6 +102,17 @@ def test_warm_start_lowers_the_loss_and_raises_held_out_success_then_rl_and_resu
     assert (run / "metrics.jsonl").read_text().count("\n") == 5
     named = policy_factory(str(run))(0)
     assert named.name == "lm"
+    # the CLI replays the same episodes: `eval --policy RUN --sample` on the saved environment and tasks
+    folder = env.spec.save(tmp_path / "envs" / env.name)
+    tasks_file = write_tasks(tmp_path / "test.jsonl", test)
+    sampled = evaluate(env, test, trained_policy(run, sample=True), trials=2, seed=3)
+    out = tmp_path / "eval.json"
+    result = CliRunner().invoke(app, ["eval", str(folder), "--tasks", str(tasks_file), "--policy", str(run),
+                                      "--sample", "--trials", "2", "--seed", "3", "-o", str(out)])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    printed = json.loads(out.read_text())["none"]["all"]
+    assert printed["success"] == sum(t.success for t in sampled) / len(sampled)
+    assert printed["avg_steps"] == sum(t.steps for t in sampled) / len(sampled)
 
 
 def test_only_successful_gold_runs_are_demonstrations(lights: tuple[Environment, list[Task], list[Task]]) -> None:

@@ -14,17 +14,27 @@ LORA_TARGETS = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", 
 
 def base_model(name: str = "local") -> tuple[Any, Any]:
     """A fresh trainable copy of a model and its tokenizer: ``local`` is the embedded SmolLM2;
-    anything else is a local Hugging Face model folder (no hub: nothing is downloaded)."""
+    anything else is a local Hugging Face model folder (no hub: nothing is downloaded). On a GPU
+    when one is there."""
+    import torch
+
     if name == "local":
         from envfactory.llm.local import trainable
 
-        return trainable()
-    folder = Path(name)
-    if not folder.is_dir():
-        raise EnvFactoryError(f"--model {name!r}: give `local` (the embedded model) or a local model folder")
-    from transformers import AutoModelForCausalLM, AutoTokenizer
+        tokenizer, model = trainable()
+    else:
+        folder = Path(name)
+        if not folder.is_dir():
+            raise EnvFactoryError(f"--model {name!r}: give `local` (the embedded model) or a local model folder")
+        from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    return AutoTokenizer.from_pretrained(folder), AutoModelForCausalLM.from_pretrained(folder)
+        tokenizer, model = AutoTokenizer.from_pretrained(folder), AutoModelForCausalLM.from_pretrained(folder)
+    return tokenizer, model.to("cuda" if torch.cuda.is_available() else "cpu")
+
+
+def device_of(model: Any) -> Any:
+    """Where the model's weights are: the tensors it is given go there too."""
+    return next(model.parameters()).device
 
 
 def with_lora(model: Any, *, rank: int = 16, alpha: int = 32, seed: int = 0) -> Any:
@@ -64,4 +74,4 @@ def load_trained(folder: str | Path, name: str = "local") -> tuple[Any, Any]:
     return tokenizer, trained
 
 
-__all__ = ["ADAPTER", "base_model", "load_trained", "save_adapter", "with_lora"]
+__all__ = ["ADAPTER", "base_model", "device_of", "load_trained", "save_adapter", "with_lora"]

@@ -19,6 +19,7 @@ from typing import Any
 from envfactory.ir.task import Task
 from envfactory.llm.toolcalls import CLOSE, OPEN, parse_tool_calls
 from envfactory.rl.lm.chat import TokenChat
+from envfactory.rl.lm.model import device_of
 from envfactory.rl.policy import GoldPolicy
 
 JSON = dict[str, Any]
@@ -116,7 +117,7 @@ class Prefixes:
         key = tuple(ids[:shared])
         if key not in self.entries:
             cache = DynamicCache()
-            prefix = torch.tensor([key])
+            prefix = torch.tensor([key], device=device_of(model))
             with torch.no_grad():
                 model(input_ids=prefix, attention_mask=torch.ones_like(prefix), past_key_values=cache, use_cache=True)
             if len(self.entries) >= self.most:
@@ -158,7 +159,7 @@ class LMPolicy(_ChatPolicy):
     def _generate(self) -> list[int]:
         import torch
 
-        prompt = torch.tensor([self.chat.ids])
+        prompt = torch.tensor([self.chat.ids], device=device_of(self.model))
         options: JSON = {"do_sample": self.sample, "top_p": None, "top_k": None,
                          "temperature": self.temperature if self.sample else None}  # fmt: skip
         with _LOCK, torch.no_grad():

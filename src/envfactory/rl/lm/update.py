@@ -32,13 +32,16 @@ def masked_logprobs(model: Any, sample: Sample) -> Any:
     """log p of each id the model wrote, given everything before it (a 1-d tensor)."""
     import torch
 
-    ids = torch.tensor([sample.ids])
+    from envfactory.rl.lm.model import device_of
+
+    device = device_of(model)
+    ids = torch.tensor([sample.ids], device=device)
     targets = [t for t in range(1, len(sample.ids)) if sample.mask[t]]
     if not targets:
-        return torch.zeros(0)
-    positions = torch.tensor([t - 1 for t in targets])
+        return torch.zeros(0, device=device)
+    positions = torch.tensor([t - 1 for t in targets], device=device)
     logits = model(input_ids=ids, attention_mask=torch.ones_like(ids), logits_to_keep=positions).logits[0]
-    chosen = torch.tensor([sample.ids[t] for t in targets])
+    chosen = torch.tensor([sample.ids[t] for t in targets], device=device)
     return torch.log_softmax(logits.float(), dim=-1).gather(1, chosen[:, None])[:, 0]
 
 
