@@ -76,7 +76,7 @@ class ToolEnv(gymnasium.Env[str, str]):
             from envfactory.wrappers import randomize
 
             self.episode = randomize(self.base, self.randomization, episode_seed)
-        messages = self.episode.reset(task=task, seed=episode_seed)
+        messages = self.episode.reset(task=task, seed=task.seed if task is not None else episode_seed)
         info = {
             "tools": self.tools,
             "task_id": task.id if task is not None else None,

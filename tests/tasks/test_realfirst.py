@@ -82,3 +82,46 @@ def test_tasks_on_a_bound_class_are_walked_on_it(tmp_path: Path) -> None:
     assert sum(len(t.gold) >= 3 for t in tasks) >= 3  # a second write on the same ticket
     again, _ = generate_tasks(env, 8, seed=0)
     assert [t.model_dump_json() for t in again] == [t.model_dump_json() for t in tasks]
+
+
+NOTEBOOK = '''
+import random
+
+
+class Notebook:
+    """Notes whose ids come from the class's own random generator."""
+
+    def __init__(self) -> None:
+        self.rng = random.Random(7)
+        self.notes = {}
+
+    def add_note(self, text: str) -> dict:
+        """Add a note.
+
+        Args:
+            text: What the note says.
+        """
+        note_id = f"n{self.rng.randrange(10**6)}"
+        self.notes[note_id] = text
+        return {"id": note_id, "text": text}
+
+    def list_notes(self) -> list:
+        """List every note."""
+        return [{"id": k, "text": v} for k, v in self.notes.items()]
+'''
+
+
+def test_a_task_proven_on_a_class_with_randomness_is_solved_by_its_gold_run_in_every_trial(tmp_path: Path) -> None:
+    """The episode starts from the task's own seed, whatever the trial's: the class's generators
+    answer as they did when the task was proven, so its goal state is reachable."""
+    from envfactory.eval.runner import evaluate
+    from envfactory.rl.policy import GoldPolicy
+
+    path = tmp_path / "notebook.py"
+    path.write_text(NOTEBOOK)
+    env = Environment(synthesize(path, bind=True, trust_code=True), trust_code=True)
+    made, _ = generate_tasks(env, 6, seed=0)
+    writes = [t for t in made if any(c.tool == "add_note" for c in t.gold)]
+    assert writes
+    trajectories = evaluate(env, writes, lambda s: GoldPolicy(), trials=3, seed=11)
+    assert all(t.success for t in trajectories), [t.reasons for t in trajectories if not t.success]

@@ -26,9 +26,13 @@ def rollout(
 ) -> Trajectory:
     """Run ``policy`` on ``task`` until the episode ends (reply or step budget).
 
+    The episode starts from the task's own seed: a real implementation's random generators (and a
+    synthesized one's tokens) answer as they did when the task was proven, so its goal state is
+    reachable in every trial. ``seed`` is the trial's: the policy's and the perturbations' draws.
+
     With a ``judge``, a trajectory the user spoiled (contradicted or invented facts) is
     ``masked``: estimators and samplers leave it out."""
-    opening = episode.reset(task=task, seed=seed)
+    opening = episode.reset(task=task, seed=task.seed)  # the world the task was proven in
     policy.begin(task, opening, episode.tools)
     transcript: list[JSON] = list(opening)
     new: list[JSON] = []
