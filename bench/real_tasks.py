@@ -185,24 +185,13 @@ def measure(name: str, n: int, seed: int) -> list[Any]:
             f"{rich / max(1, len(made)):.0%}", f"{worst:.0%}", f"{took:.0f}", *(f"{t:.2f}" for t in times)]  # fmt: skip
 
 
-def prepare() -> None:
-    """The pinned bfcl-eval installed (when it is not there at all) and its classes copied into BUILD."""
-    found = sorted(bfcl.VENV.glob("lib/python*/site-packages/bfcl_eval"))
-    if not found:
-        print("bench/bfcl/python has no bfcl-eval: installing bench/bfcl/requirements.txt ...", file=sys.stderr)
-        bfcl.install()
-        found = sorted(bfcl.VENV.glob("lib/python*/site-packages/bfcl_eval"))
-    bfcl.build(BUILD, source=found[0])
-    sys.path.insert(0, str(BUILD))
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=50)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--only", default="", help="comma-separated set names")
     args = parser.parse_args()
-    prepare()
+    bfcl.prepared(BUILD)
     names = [s for s in args.only.split(",") if s] or list(DEFAULT)
     table = Table(title=f"Tasks on bound implementations (-n {args.n}, seed {args.seed})", title_justify="left")
     for column in ("set", "tools", "state MB", "kept", "tried", ">= 3 calls, write on a read", "best trivial agent",

@@ -63,18 +63,6 @@ ALL_RANDOM = Randomization(output="random", faults="random", descriptions="rando
 PERTURBED = Randomization(faults="stress", descriptions="stress")
 
 
-def prepare() -> Path:
-    """The pinned bfcl-eval installed when missing, and its classes copied into BUILD."""
-    found = sorted(bfcl.VENV.glob("lib/python*/site-packages/bfcl_eval"))
-    if not found:
-        print("bench/bfcl/python has no bfcl-eval: installing bench/bfcl/requirements.txt ...", file=sys.stderr)
-        bfcl.install()
-        found = sorted(bfcl.VENV.glob("lib/python*/site-packages/bfcl_eval"))
-    bfcl.build(BUILD / "bfcl", source=found[0])
-    sys.path.insert(0, str(BUILD / "bfcl"))
-    return BUILD / "bfcl"
-
-
 SEEDED = ("ticket_api",)  # its published scenario holds nothing to make tasks about: 0 of 17 tasks asked
 
 
@@ -137,7 +125,7 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=BUILD)
     args = parser.parse_args()
     started = time.perf_counter()
-    folder = prepare()
+    folder = bfcl.prepared(BUILD / "bfcl")
     stems = [s for s in args.sets.split(",") if s]
     synth_envs, real_envs, synth_train, synth_test, real_train, real_test = {}, {}, {}, {}, {}, {}
     for stem in stems:

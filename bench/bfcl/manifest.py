@@ -93,6 +93,19 @@ def _first_configs(entries: Path) -> dict[str, object]:
     return first
 
 
+def prepared(folder: Path) -> Path:
+    """The pinned install (made when there is none) built into ``folder``, which goes on ``sys.path``
+    (the classes import their siblings by absolute name); ``folder``."""
+    found = sorted(VENV.glob("lib/python*/site-packages/bfcl_eval"))
+    if not found:
+        print("bench/bfcl/python has no bfcl-eval: installing bench/bfcl/requirements.txt ...", file=sys.stderr)
+        install()
+        found = sorted(VENV.glob("lib/python*/site-packages/bfcl_eval"))
+    build(folder, source=found[0])
+    sys.path.insert(0, str(folder))
+    return folder
+
+
 def build(folder: Path = BUILD, source: Path | None = None) -> Path:
     """Write the manifest and what it names into ``folder`` (see the module docstring); its path."""
     pkg = source or package()

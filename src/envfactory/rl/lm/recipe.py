@@ -13,8 +13,10 @@
    signal and cost no compute (dynamic sampling).
 
 After every epoch and iteration the LoRA adapter, the optimizer and the position are saved in
-``out`` (``resume=True`` carries on from there); every step appends a line to
-``metrics.jsonl`` and, where TensorBoard is installed, to ``out/tensorboard``.
+``out`` (``resume=True`` carries on from there: the same batches for the uniform sampler, whose
+draws are seeded per iteration; an adaptive sampler starts its statistics afresh); every step
+appends a line to ``metrics.jsonl`` and, where TensorBoard is installed, to ``out/tensorboard``.
+Dr.GRPO's constant is the most ids an episode can write (``max_new_tokens x max_turns``).
 """
 
 from __future__ import annotations
@@ -202,7 +204,7 @@ def train_lm(envs: dict[str, Environment], tasks: Mapping[str, Sequence[Task]], 
             for (name, task), group in zip(batch, _chunks(trajectories, config.group), strict=True):
                 for trajectory in group:
                     sampler.update((name, task.id), trajectory.reward)
-            loss = step(model, optimizer, samples, kind, constant=float(config.max_new_tokens * 4))
+            loss = step(model, optimizer, samples, kind, constant=float(config.max_new_tokens * config.max_turns))
             record({"stage": "rl", "step": iteration + 1, "loss": loss,
                     "reward": sum(t.reward for t in trajectories) / max(1, len(trajectories)),
                     "masked": sum(t.masked for t in trajectories),
