@@ -2,6 +2,7 @@
 
     python bench/sim2real.py [--sets ticket_api,posting_api,message_api] [--train 12] [--test 5]
                              [--sft-epochs 2] [--rl-iterations 2] [--trials 2] [--seed 0]
+                             [--rl-seeds 1] [--reuse]
 
 For each BFCL API class (``bfcl-eval``, pinned in ``bench/bfcl/requirements.txt``, installed into
 ``bench/bfcl/python`` when missing; nothing of it is committed) two environments: the one
@@ -19,11 +20,15 @@ held-out tasks. One embedded SmolLM2-135M (LoRA) is trained on all the sets at o
 Each is evaluated on held-out synthetic tasks and held-out *real* tasks (``--trials`` sampled
 episodes each, temperature 0.7: success and pass^k), and on the real tasks perturbed (faults,
 paraphrased tools) for the randomized-vs-clean comparison; beside them the no-op, random and gold
-agents on the same tasks. Each real class starts from its published scenario, except the ticket
-class, whose scenario holds no tickets: it gets 20 seeded ones (``bench/real_tasks.py``'s).
-Everything is written to ``build/sim2real`` (git-ignored) and the table is printed; the same seed
-prints the same table, and the command it prints last replays a row's real figures through
-``envfactory eval``.
+agents on the same tasks. ``--rl-seeds K`` trains both RL runs K times from the one warm start
+(seeds ``seed`` to ``seed + K - 1``) and prints randomized minus clean on the perturbed real
+episodes for each, with the mean and the range; ``--reuse`` keeps the runs and evaluations already
+in OUT that were made with the same settings, so that adding seeds costs only the new ones.
+
+Each real class starts from its published scenario, except the ticket class, whose scenario holds
+no tickets: it gets 20 seeded ones (``bench/real_tasks.py``'s). Everything is written to
+``build/sim2real`` (git-ignored) and the table is printed; the same seed prints the same table, and
+the command it prints last replays a row's real figures through ``envfactory eval``.
 """
 
 from __future__ import annotations
@@ -113,6 +118,28 @@ def scores(envs: dict[str, Environment], tasks: dict[str, list[Task]], make: Any
     return summarize(trajectories, ks)
 
 
+def finished(run: Path, config: LMConfig) -> bool:
+    """Whether ``run`` holds a completed training under ``config`` (for ``--reuse``)."""
+    state, saved = run / "lm_state.json", run / "lm_config.json"
+    if not (state.is_file() and saved.is_file()) or LMConfig.model_validate_json(saved.read_text()) != config:
+        return False
+    position = json.loads(state.read_text())
+    done = ("rl", config.rl_iterations) if config.rl_iterations else ("sft", config.sft_epochs)
+    return (position.get("stage"), position.get("step")) == done
+
+
+def randomization_effect(results: dict[str, JSON], seeds: int) -> str:
+    """Randomized minus clean RL on the perturbed real episodes, per RL seed, with the mean and range."""
+    diffs = []
+    for rl_seed in range(seeds):
+        tag = "" if rl_seed == 0 else f" (RL seed {rl_seed})"
+        clean, randomized = results[f"SFT + RL{tag}"], results[f"SFT + RL, randomized{tag}"]
+        diffs.append(randomized["real, perturbed"]["success"] - clean["real, perturbed"]["success"])
+    each = ", ".join(f"{d:+.0%}" for d in diffs)
+    return (f"randomized - clean RL on perturbed real episodes: {each} (RL seeds 0-{seeds - 1}); mean "
+            f"{sum(diffs) / len(diffs):+.0%}, range {min(diffs):+.0%} to {max(diffs):+.0%}")  # fmt: skip
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sets", default="ticket_api,posting_api,message_api")
@@ -122,6 +149,12 @@ def main() -> None:
     parser.add_argument("--rl-iterations", type=int, default=2)
     parser.add_argument("--trials", type=int, default=2, help="sampled episodes per held-out task (pass^k)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--rl-seeds", type=int, default=1, help="RL runs (clean and randomized) from the warm start")
+    parser.add_argument(
+        "--reuse",
+        action="store_true",
+        help="keep finished runs and evaluations of the same settings in OUT (for adding RL seeds)",
+    )
     parser.add_argument("--out", type=Path, default=BUILD)
     args = parser.parse_args()
     started = time.perf_counter()
@@ -151,6 +184,9 @@ def main() -> None:
     def trained(run: str, envs: dict[str, Environment], tasks: dict[str, list[Task]], cfg: LMConfig,
                 start: str | None = None) -> Path:  # fmt: skip
         out = runs / run
+        if args.reuse and finished(out, cfg):
+            print(f"reusing {out} (--reuse)", flush=True)
+            return out
         if start is not None:  # RL from the warm start's adapter: a copy of its run folder
             import shutil
 
@@ -163,21 +199,33 @@ def main() -> None:
         return out
 
     sft = trained("sft", synth_envs, synth_train, config.model_copy(update={"rl_iterations": 0}))
-    clean = trained("sft+rl", synth_envs, synth_train, config, start="sft")
-    randomized = trained("sft+rl-randomized", synth_envs, synth_train,
-                         config.model_copy(update={"randomization": ALL_RANDOM}), start="sft")  # fmt: skip
+    rl_runs: dict[str, Path] = {}
+    for rl_seed in range(args.rl_seeds):
+        tag = "" if rl_seed == 0 else f" (RL seed {rl_seed})"
+        cfg = config.model_copy(update={"seed": args.seed + rl_seed})
+        rl_runs[f"SFT + RL{tag}"] = trained(f"sft+rl{tag.strip()}", synth_envs, synth_train, cfg, start="sft")
+        rl_runs[f"SFT + RL, randomized{tag}"] = trained(
+            f"sft+rl-randomized{tag.strip()}", synth_envs, synth_train,
+            cfg.model_copy(update={"randomization": ALL_RANDOM}), start="sft")  # fmt: skip
     ceiling = trained("real", real_envs, real_train, config)
     tokenizer, base = _load()
     rows: dict[str, Any] = {"base": lambda: policy_maker(base, tokenizer, config, sample=True)}
-    for label, run in (("SFT", sft), ("SFT + RL", clean), ("SFT + RL, randomized", randomized),
-                       ("real (ceiling)", ceiling)):  # fmt: skip
+    for label, run in (("SFT", sft), *rl_runs.items(), ("real (ceiling)", ceiling)):
         rows[label] = partial(trained_policy, run, sample=True)  # a fresh factory (and prompt caches) per pass
     for label in ("noop", "random", "gold"):
         rows[label] = partial(policy_factory, label)
+    cache_file = args.out / "evaluated.json"
+    cached = json.loads(cache_file.read_text()) if args.reuse and cache_file.is_file() else {}
     results: dict[str, JSON] = {}
     for label, make in rows.items():
+        key = json.dumps([label, args.trials, args.seed, {n: [t.id for t in ts] for n, ts in real_test.items()},
+                          {n: [t.id for t in ts] for n, ts in synth_test.items()}])  # fmt: skip
+        if key in cached:
+            results[label] = cached[key]
+            print(f"evaluated {label}: reused (--reuse)", flush=True)
+            continue
         began = time.perf_counter()
-        perturbed = label in ("SFT + RL", "SFT + RL, randomized")
+        perturbed = label in rl_runs
         results[label] = {
             "synthetic": scores(synth_envs, synth_test, make, args.trials, args.seed),
             "real": scores(real_envs, real_test, make, args.trials, args.seed),
@@ -186,6 +234,9 @@ def main() -> None:
             else {},
             "seconds": round(time.perf_counter() - began),
         }
+        cached[key] = results[label]
+        args.out.mkdir(parents=True, exist_ok=True)
+        cache_file.write_text(json.dumps(cached))
         print(f"evaluated {label}: {json.dumps(results[label])}", flush=True)
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "results.json").write_text(json.dumps({"args": {k: str(v) for k, v in vars(args).items()},
@@ -203,13 +254,14 @@ def main() -> None:
                  str(r["seconds"])]  # fmt: skip
         table.add_row(label, *cells)
     Console(width=200).print(table)
+    print(randomization_effect(results, args.rl_seeds))
     print(f"whole bench: {time.perf_counter() - started:.0f} s; runs in {runs}")
     folders, files = zip(*replay["real"], strict=True)
     print(
         "a row's real figures again, from the CLI (here: SFT + RL):\n  envfactory eval "
         + " ".join(map(str, folders))
         + "".join(f" --tasks {f}" for f in files)
-        + f" --policy {clean} --sample --trials {args.trials} --seed {args.seed} --trust-code"
+        + f" --policy {rl_runs['SFT + RL']} --sample --trials {args.trials} --seed {args.seed} --trust-code"
     )
 
 

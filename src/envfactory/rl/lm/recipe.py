@@ -134,12 +134,38 @@ def rollouts(model: Any, tokenizer: Any, envs: dict[str, Environment], batch: Se
     return weighted, trajectories, sum(p.generated for p, _, _ in samples)
 
 
+class _Record:
+    """Each step's metrics: a line of ``metrics.jsonl``, TensorBoard scalars, the progress call."""
+
+    def __init__(self, out: Path, config: LMConfig, progress: Progress | None) -> None:
+        from envfactory.rl.trainer import _tensorboard
+
+        self.out, self.config, self.progress = out, config, progress
+        self.writer = _tensorboard(out)
+        self.lines: list[JSON] = []
+
+    def __call__(self, line: JSON) -> None:
+        self.lines.append(line)
+        with (self.out / "metrics.jsonl").open("a") as f:
+            f.write(json.dumps(line) + "\n")
+        if self.writer is not None:
+            for key, value in line.items():
+                if isinstance(value, int | float) and key != "step":
+                    self.writer.add_scalar(f"{line['stage']}/{key}", value, line["step"])
+            self.writer.flush()
+        if self.progress is not None:
+            total = self.config.sft_epochs if line["stage"] == "sft" else self.config.rl_iterations
+            self.progress(line["stage"], line["step"], total, line)
+
+    def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+
+
 def train_lm(envs: dict[str, Environment], tasks: Mapping[str, Sequence[Task]], config: LMConfig, out: Path, *,
              resume: bool = False, progress: Progress | None = None) -> list[JSON]:  # fmt: skip
     """Warm start, then RL; returns the metrics lines (also in ``out/metrics.jsonl``)."""
     import torch
-
-    from envfactory.rl.trainer import _tensorboard, make_sampler
 
     out.mkdir(parents=True, exist_ok=True)
     position: JSON = _position(out) if resume else {"stage": "sft", "step": 0}
@@ -154,67 +180,68 @@ def train_lm(envs: dict[str, Environment], tasks: Mapping[str, Sequence[Task]], 
         (out / "metrics.jsonl").write_text("")
     (out / "lm_config.json").write_text(config.model_dump_json(indent=2))
     torch.manual_seed(config.seed)
-    params = [p for p in model.parameters() if p.requires_grad]
-    writer = _tensorboard(out)
-    lines: list[JSON] = []
-
-    def record(line: JSON) -> None:
-        lines.append(line)
-        with (out / "metrics.jsonl").open("a") as f:
-            f.write(json.dumps(line) + "\n")
-        if writer is not None:
-            for key, value in line.items():
-                if isinstance(value, int | float) and key != "step":
-                    writer.add_scalar(f"{line['stage']}/{key}", value, line["step"])
-            writer.flush()
-        if progress is not None:
-            total = config.sft_epochs if line["stage"] == "sft" else config.rl_iterations
-            progress(line["stage"], line["step"], total, line)
-
+    record = _Record(out, config, progress)
     if position["stage"] == "sft" and config.sft_epochs > position["step"]:
-        demos = demonstrations(envs, tasks, tokenizer, config)
-        optimizer = _optimizer(params, config.sft_lr, out if resume else None)
-        rng = random.Random(derive_seed(config.seed, "sft"))
-        order = list(range(len(demos)))
-        for epoch in range(config.sft_epochs):
-            rng.shuffle(order)
-            if epoch < position["step"]:
-                continue
-            start = time.perf_counter()
-            losses = [step(model, optimizer, [demos[i] for i in order[k : k + config.sft_batch]], "supervised")
-                      for k in range(0, len(order), config.sft_batch)]  # fmt: skip
-            record({"stage": "sft", "step": epoch + 1, "loss": sum(losses) / max(1, len(losses)),
-                    "demonstrations": len(demos), "seconds": round(time.perf_counter() - start, 1)})  # fmt: skip
-            _save(model, optimizer, out, {"stage": "sft", "step": epoch + 1})
-        position = {"stage": "rl", "step": 0}
-        resume = False
+        _warm_start(model, tokenizer, envs, tasks, config, out, record, done=position["step"], resume=resume)
+        position, resume = {"stage": "rl", "step": 0}, False
     if config.rl_iterations:
-        optimizer = _optimizer(params, config.rl_lr, out if resume and position["stage"] == "rl" else None)
-        keys = {(name, t.id): (name, t) for name, ts in tasks.items() for t in ts}
-        sampler = make_sampler(config.sampler, keys)
-        kind = LENGTH_NORMS.get(config.estimator, "sequence")
-        first = position["step"] if position["stage"] == "rl" else 0
-        for iteration in range(first, config.rl_iterations):
-            rng = random.Random(derive_seed(config.seed, "rl", iteration))
-            batch = [keys[sampler.sample(rng)] for _ in range(min(config.tasks_per_batch, len(keys)))]
-            start = time.perf_counter()
-            samples, trajectories, generated = rollouts(model, tokenizer, envs, batch, config,
-                                                        derive_seed(config.seed, "episodes", iteration))  # fmt: skip
-            rolled = time.perf_counter() - start
-            for (name, task), group in zip(batch, _chunks(trajectories, config.group), strict=True):
-                for trajectory in group:
-                    sampler.update((name, task.id), trajectory.reward)
-            loss = step(model, optimizer, samples, kind, constant=float(config.max_new_tokens * config.max_turns))
-            record({"stage": "rl", "step": iteration + 1, "loss": loss,
-                    "reward": sum(t.reward for t in trajectories) / max(1, len(trajectories)),
-                    "masked": sum(t.masked for t in trajectories),
-                    "learned_from": sum(s.weight != 0.0 for s in samples), "episodes": len(samples),
-                    "tokens_per_s": round(generated / max(rolled, 1e-9), 1),
-                    "seconds": round(time.perf_counter() - start, 1)})  # fmt: skip
-            _save(model, optimizer, out, {"stage": "rl", "step": iteration + 1})
-    if writer is not None:
-        writer.close()
-    return lines
+        in_rl = position["stage"] == "rl"  # else the warm start ended a run that had no RL (yet)
+        _reinforce(model, tokenizer, envs, tasks, config, out, record, done=position["step"] if in_rl else 0,
+                   resume=resume and in_rl)  # fmt: skip
+    record.close()
+    return record.lines
+
+
+def _warm_start(model: Any, tokenizer: Any, envs: dict[str, Environment], tasks: Mapping[str, Sequence[Task]],
+                config: LMConfig, out: Path, record: _Record, *, done: int, resume: bool) -> None:  # fmt: skip
+    """Supervised epochs over the gold runs, from epoch ``done`` on (the shuffles replayed)."""
+    demos = demonstrations(envs, tasks, tokenizer, config)
+    optimizer = _optimizer(_trainable(model), config.sft_lr, out if resume else None)
+    rng = random.Random(derive_seed(config.seed, "sft"))
+    order = list(range(len(demos)))
+    for epoch in range(config.sft_epochs):
+        rng.shuffle(order)
+        if epoch < done:
+            continue
+        start = time.perf_counter()
+        losses = [step(model, optimizer, [demos[i] for i in order[k : k + config.sft_batch]], "supervised")
+                  for k in range(0, len(order), config.sft_batch)]  # fmt: skip
+        record({"stage": "sft", "step": epoch + 1, "loss": sum(losses) / max(1, len(losses)),
+                "demonstrations": len(demos), "seconds": round(time.perf_counter() - start, 1)})  # fmt: skip
+        _save(model, optimizer, out, {"stage": "sft", "step": epoch + 1})
+
+
+def _reinforce(model: Any, tokenizer: Any, envs: dict[str, Environment], tasks: Mapping[str, Sequence[Task]],
+               config: LMConfig, out: Path, record: _Record, *, done: int, resume: bool) -> None:  # fmt: skip
+    """RL iterations from iteration ``done`` on: rollouts, advantages, one step each."""
+    from envfactory.rl.trainer import make_sampler
+
+    optimizer = _optimizer(_trainable(model), config.rl_lr, out if resume else None)
+    keys = {(name, t.id): (name, t) for name, ts in tasks.items() for t in ts}
+    sampler = make_sampler(config.sampler, keys)
+    kind = LENGTH_NORMS.get(config.estimator, "sequence")
+    for iteration in range(done, config.rl_iterations):
+        rng = random.Random(derive_seed(config.seed, "rl", iteration))
+        batch = [keys[sampler.sample(rng)] for _ in range(min(config.tasks_per_batch, len(keys)))]
+        start = time.perf_counter()
+        samples, trajectories, generated = rollouts(model, tokenizer, envs, batch, config,
+                                                    derive_seed(config.seed, "episodes", iteration))  # fmt: skip
+        rolled = time.perf_counter() - start
+        for (name, task), group in zip(batch, _chunks(trajectories, config.group), strict=True):
+            for trajectory in group:
+                sampler.update((name, task.id), trajectory.reward)
+        loss = step(model, optimizer, samples, kind, constant=float(config.max_new_tokens * config.max_turns))
+        record({"stage": "rl", "step": iteration + 1, "loss": loss,
+                "reward": sum(t.reward for t in trajectories) / max(1, len(trajectories)),
+                "masked": sum(t.masked for t in trajectories),
+                "learned_from": sum(s.weight != 0.0 for s in samples), "episodes": len(samples),
+                "tokens_per_s": round(generated / max(rolled, 1e-9), 1),
+                "seconds": round(time.perf_counter() - start, 1)})  # fmt: skip
+        _save(model, optimizer, out, {"stage": "rl", "step": iteration + 1})
+
+
+def _trainable(model: Any) -> list[Any]:
+    return [p for p in model.parameters() if p.requires_grad]
 
 
 def _chunks(items: Sequence[Any], size: int) -> list[Sequence[Any]]:
