@@ -7,7 +7,7 @@
    of supervised steps over them, the loss on the model's turns only.
 2. **RL.** Each iteration draws ``tasks_per_batch`` tasks with the sampler (uniform, curriculum,
    adversarial, DRO...), runs ``group`` sampled episodes of each — under domain randomization when
-   it is set, with the scripted user and the fact judge, whose user-error masks leave spoiled
+   it is set, with the scripted user and a judge (the fact judge unless told), whose masks leave spoiled
    episodes out — turns rewards into advantages with a registered estimator (GRPO, Dr.GRPO,
    RLOO, ERPO), and takes one policy-gradient step. Groups whose rewards are all equal carry no
    signal and cost no compute (dynamic sampling).
@@ -67,7 +67,8 @@ class LMConfig(BaseModel):
     observe_chars: int = 600
     lora_rank: int = 16
     randomization: Randomization | None = None
-    judge: bool = True  # the fact judge's user-error masks
+    judge: str | None = "facts"  # who masks episodes the user spoiled: facts, local, openai:NAME, none (None)
+    judge_base_url: str | None = None
 
 
 Progress = Callable[[str, int, int, JSON], None]  # stage, step, of, metrics
@@ -114,16 +115,17 @@ def rollouts(model: Any, tokenizer: Any, envs: dict[str, Environment], batch: Se
              config: LMConfig, seed: int) -> tuple[list[Sample], list[Trajectory], int]:  # fmt: skip
     """``group`` sampled episodes of each task in ``batch``, with their advantages as weights, the
     trajectories and the number of ids generated."""
-    from envfactory.users.judge import FactJudge
+    from envfactory.users.judge import make_judge
 
     samples: list[tuple[LMPolicy, Trajectory, str]] = []
     prefixes = Prefixes()  # the weights are fixed until the step after these rollouts
+    judge = make_judge(config.judge if config.judge != "none" else None, base_url=config.judge_base_url)
     for name, task in batch:
         kept: list[LMPolicy] = []
         make = policy_maker(model, tokenizer, config, sample=True, kept=kept, prefixes=prefixes)
         done = evaluate(envs[name], [task], make,
                         trials=config.group, seed=seed, randomization=config.randomization,
-                        judge=FactJudge() if config.judge else None)  # fmt: skip
+                        judge=judge)  # fmt: skip
         samples += [(p, t, name) for p, t in zip(kept, done, strict=True)]
     trajectories = [t for _, t, _ in samples]
     advantages = ESTIMATORS[config.estimator](
