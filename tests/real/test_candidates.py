@@ -151,6 +151,17 @@ def test_a_check_the_real_side_makes_is_learned_from_shapes(tmp_path) -> None:
     refused = episode.call_tool("create_task", {"title": "low"})
     assert not refused.ok and refused.error == "invalid_arguments" and "one capital" in refused.content
     assert episode.call_tool("create_task", {"title": "C"}).ok
+    # a flag's value is its shape: a destructive call accepted only with ``confirm: true``
+    assert (shape_of(True), shape_of(False)) == ("true", "false")
+    confirm = [Pair({"task_id": "t", "confirm": True}, True, "gone", True, {}),
+               Pair({"task_id": "t", "confirm": False}, False, "Set confirm to true", True, {})]  # fmt: skip
+    [gate] = argument_checks(spec, Evidence({"get_task": confirm}))
+    assert gate.summary == "confirm must be shaped true"
+    from envfactory.ir.choice import ArgCheck
+    from envfactory.runtime.answers import checked
+
+    saved = checked((ArgCheck(arg="confirm", shapes=("bool",), message="m"),), lambda ctx, args: "ran")
+    assert saved(None, {"confirm": False}) == "ran"  # a check saved when every flag was shaped ``bool``
 
 
 def test_starting_records_learn_what_a_first_read_shows(tmp_path) -> None:
@@ -229,3 +240,101 @@ def test_records_the_real_thing_starts_with_become_the_models_starting_records(t
     assert "due" not in rows[0] and rows[1]["title"] == "visit"  # a value that differed between reads is left out
     episode = Environment(candidate.applied(spec)).episode()
     assert episode.call_tool("get_task", {"task_id": "T-2"}).data["title"] == "visit"
+
+
+LISTED = [
+    {"name": "create_task", "description": "Create a task.", "inputSchema": {"type": "object", "properties": {
+        "title": {"type": "string"}, "status": {"type": "string"}}, "required": ["title"]}},
+    {"name": "list_tasks", "description": "List the tasks.", "inputSchema": {"type": "object", "properties": {
+        "include_done": {"type": "boolean"}, "state": {"type": "string"}}}},
+    {"name": "get_task", "description": "Get a task.",
+     "inputSchema": {"type": "object", "properties": {"task_id": {"type": "string"}}, "required": ["task_id"]}},
+]  # fmt: skip
+ROWS = [{"id": "task_0001", "title": "a", "status": "open", "done": False},
+        {"id": "task_0002", "title": "b", "status": "shut", "done": True},
+        {"id": "task_0003", "title": "c", "status": "open", "done": False}]  # fmt: skip
+
+
+def _listing(tmp_path):
+    spec, _ = _spec(tmp_path, LISTED)
+    return spec.model_copy(update={"initial_state": {**spec.initial_state, "task": ROWS}})
+
+
+def _listed(args: dict, kept: list[int]) -> Pair:
+    return Pair(args, True, {"tasks": [ROWS[i] for i in kept]}, True, ROWS, raw=ROWS)
+
+
+def test_a_list_learns_which_flag_includes_records_and_which_argument_filters(tmp_path) -> None:
+    from envfactory.synth.candidates import include_flags, list_filters
+
+    spec = _listing(tmp_path)
+    flagged = Evidence({"list_tasks": [_listed({}, [0, 2]), _listed({"include_done": True}, [0, 1, 2])]})
+    [flag] = include_flags(spec, flagged)
+    assert flag.summary == "lists task records with done set only when include_done"
+    episode = Environment(flag.applied(spec)).episode()
+    assert [r["id"] for r in episode.call_tool("list_tasks", {}).data] == ["task_0001", "task_0003"]  # omitted: off
+    assert len(episode.call_tool("list_tasks", {"include_done": True}).data) == 3
+    assert include_flags(spec, Evidence({"list_tasks": [_listed({}, [0, 1, 2])]})) == []  # never fewer: no flag
+
+    filtered = list_filters(spec, Evidence({"list_tasks": [_listed({"state": "open"}, [0, 2])]}))
+    by = {c.summary: c for c in filtered}
+    assert "lists task records whose status eq state" in by
+    episode = Environment(by["lists task records whose status eq state"].applied(spec)).episode()
+    assert [r["title"] for r in episode.call_tool("list_tasks", {"state": "OPEN"}).data] == ["a", "c"]
+    assert list_filters(spec, Evidence({"list_tasks": [_listed({"state": "open"}, [0, 1, 2])]})) == []
+
+
+def test_a_list_that_never_answers_more_than_n_records_pages_by_n(tmp_path) -> None:
+    from envfactory.synth.candidates import page_sizes
+
+    spec = _listing(tmp_path)
+    [paged] = page_sizes(spec, Evidence({"list_tasks": [_listed({}, [0, 1]), _listed({}, [1, 2])]}))
+    assert paged.summary == "lists at most 2 task records at a time"
+    assert len(Environment(paged.applied(spec)).episode().call_tool("list_tasks", {}).data) == 2
+    assert page_sizes(spec, Evidence({"list_tasks": [_listed({}, [0, 1])]})) == []  # n seen once: no evidence
+
+
+def test_a_keyed_tool_whose_arguments_name_fields_sets_them(tmp_path) -> None:
+    tools = [*TOOLS[:2], {**TOOLS[2], "inputSchema": {"type": "object", "properties": {
+        "task_id": {"type": "string"}, "title": {"type": "string"}}, "required": ["task_id"]}}, TOOLS[3]]  # fmt: skip
+    spec, _ = _spec(tmp_path, tools)
+    assert spec.behaviour("finish_task").effect.kind == "fallback"
+    pairs = [Pair({"task_id": "task_0001", "title": "x"}, True, "done", False, "unsupported")]
+    by = {c.summary: c for c in keyed_writes(spec, Evidence({"finish_task": pairs}))}
+    episode = Environment(by["sets title of the task"].applied(spec)).episode()
+    made = episode.call_tool("create_task", {"title": "tea"}).data
+    assert episode.call_tool("finish_task", {"task_id": made["id"], "title": "jam"}).ok
+    assert episode.call_tool("get_task", {"task_id": made["id"]}).data["title"] == "jam"
+
+
+def test_a_starting_record_holds_the_nulls_the_real_one_holds(tmp_path) -> None:
+    from envfactory.synth.candidates import start_rows
+
+    spec, _ = _spec(tmp_path)
+    spec = spec.model_copy(
+        update={"initial_state": {**spec.initial_state, "task": [{"id": "task_0001", "title": "a"}]}}
+    )
+    first = Pair({}, True, {"tasks": [{"id": "9", "title": "a", "due": None, "stamp": "12:00"}]}, True, {},
+                 raw=[{"id": "task_0001", "title": "a"}], index=0, fresh=True)  # fmt: skip
+    again = Pair({}, True, {"tasks": [{"id": "9", "title": "a", "due": None, "stamp": "12:07"}]}, True, {},
+                 raw=[{"id": "task_0001", "title": "a"}], index=0, fresh=True)  # fmt: skip
+    [candidate] = start_rows(spec, Evidence({"list_tasks": [first, again]}))
+    # a null is a value the model's record lacked; a stamp that differs between fresh copies is kept by presence
+    assert candidate.rows == {"task": [{"id": "task_0001", "title": "a", "due": None, "stamp": "12:00"}]}
+
+
+def test_refusing_a_reply_agrees_with_none_of_its_fields() -> None:
+    from envfactory.real.agreement import tally_call
+    from envfactory.runtime.result import ToolResult, to_json_text
+
+    refused, answered = (
+        ToolResult.failure("not_found", "no such task"),
+        ToolResult(True, to_json_text({"id": 1, "title": "b"})),
+    )
+    tally: dict = {"outcome": [], "stub_outcome": [], "mutual": [], "empty": [], "earned": [], "stub_earned": [],
+                   "exact": [], "fields": [], "stub_exact": [], "stub_fields": []}  # fmt: skip
+    tally_call(tally, True, {"id": 1, "title": "a"}, refused, answered)
+    assert tally["fields"] == [0.0] and tally["exact"] == [0.0]  # not left out: refusing never scores better
+    assert tally["stub_fields"] == [0.5] and tally["stub_exact"] == [0.0]
+    tally_call(tally, True, None, refused, answered)  # the real side answered nothing: no reply to agree with
+    assert tally["fields"] == [0.0]

@@ -23,6 +23,8 @@ from envfactory.runtime.replies import reply_error
         ({"ok": False}, "the reply says it failed"),
         ("❌ Context not found!\n\n📝 **Details:**\n- Context ID: 1", "Context not found!"),
         ("🚫 Not allowed", "Not allowed"),
+        ("# Task Update Result\n\n## System Error\n\nTask `t-9` not found. List the tasks first.\n",
+         "Task `t-9` not found. List the tasks first."),
     ],
 )  # fmt: skip
 def test_refusals_inside_replies_are_read(reply: object, message: str) -> None:
@@ -43,6 +45,8 @@ def test_refusals_inside_replies_are_read(reply: object, message: str) -> None:
         "A long text that mentions that a file was not found somewhere in its middle.\nSecond line.",
         "✅ Context deleted successfully!\n\n📝 **Details:**",
         "Task ❌ removed from the list",  # a mark inside the text, not opening it
+        "# Guide\n\n## Error handling\n\nRetry twice.",  # a section about errors
+        "# Import report\n\n## Errors\n\nnone",
     ],
 )
 def test_answers_are_not_refusals(reply: object) -> None:

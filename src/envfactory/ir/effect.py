@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from envfactory.ir.choice import Answer, ArgCheck
 
-FilterOp = Literal["eq", "in", "any", "contains", "search", "gte", "lte"]
+FilterOp = Literal["eq", "in", "any", "contains", "search", "gte", "lte", "unless"]
 # synthesis's own confidence in a behaviour, before anything is measured (no grade: grades come from
 # measuring against the real implementation, ``fidelity.json``): the real implementation itself, a
 # behaviour the descriptions spell out, one they suggest, a guess (a fallback), a language model's
@@ -29,7 +29,9 @@ class Filter(_Frozen):
 
     ``search`` matches the argument as a case-insensitive substring of any text field.
     ``in`` keeps rows whose field is one of the argument's values; ``any`` keeps rows whose
-    list-valued field shares a value with the argument.
+    list-valued field shares a value with the argument. ``unless`` reads a boolean argument as
+    "include these too" (``list_todos(include_completed)``): rows whose ``field`` is set are kept
+    only when it is true, and an omitted argument is its declared default, else false.
     """
 
     arg: str

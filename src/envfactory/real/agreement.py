@@ -1,8 +1,9 @@
 """How a model's answers are compared with the real implementation's: per call, per tool, overall.
 
 A call scores outcome agreement (both accepted, or both refused: a reply that is a refusal dressed
-as an answer is a refusal, ``reply_error``), and on calls both answered, the exact reply and the
-share of leaf fields equal; beside each, the always-succeeding stub's score on the same call.
+as an answer is a refusal, ``reply_error``), and on calls the real side answered, the exact reply and
+the share of leaf fields equal (a side that refused an answer agrees with none of it, so refusing
+never scores better on replies than answering wrongly); beside each, the always-succeeding stub's score on the same call.
 Agreement earned only by both sides refusing or answering nothing is counted apart and earns no
 grade. The instrument, the replay of recorded traces and ``learn`` all tally through here.
 """
@@ -120,7 +121,10 @@ def tally_call(t: dict[str, list[float]], real_ok: bool, real_output: Any, s: An
         t["earned"].append(float(real_ok == s_ok))
         t["stub_earned"].append(float(real_ok == f_ok))
     for side, result, ok in (("", s, s_ok), ("stub_", f, f_ok)):
-        if real_ok and ok:
+        if real_ok and not ok and real_output not in _NOTHING:  # refusing an answer agrees with none of it
+            t[f"{side}exact"].append(0.0)
+            t[f"{side}fields"].append(0.0)
+        elif real_ok and ok:
             real, other = (real_output, result.data) if mask is None else (mask(real_output), mask(result.data))
             real, other = _opened(real, other)
             same = _same_output(real, other)

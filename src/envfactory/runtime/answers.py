@@ -126,11 +126,12 @@ def opened_text(value: Any) -> Any:
 
 
 def shape_of(value: Any) -> str:
-    """A value's shape: its type, and for a number whether it is whole, for a text its runs of
-    capitals, small letters, digits and other characters (``"P2"`` is ``A9``, ``"2026-12-01"`` is
-    ``9-9-9``); checks learned from the real implementation compare shapes."""
+    """A value's shape: its type, for a flag its value (``confirm: true`` where only that is
+    accepted), for a number whether it is whole, for a text its runs of capitals, small letters,
+    digits and other characters (``"P2"`` is ``A9``, ``"2026-12-01"`` is ``9-9-9``); checks learned
+    from the real implementation compare shapes."""
     if isinstance(value, bool):
-        return "bool"
+        return "true" if value else "false"
     if isinstance(value, (int, float)):
         return "int" if float(value).is_integer() else "fraction"
     if not isinstance(value, str):
@@ -139,12 +140,18 @@ def shape_of(value: Any) -> str:
     return "".join(c for i, c in enumerate(classes) if i == 0 or c != classes[i - 1]) or "empty"
 
 
+def _shape(value: Any, shapes: tuple[str, ...]) -> str:
+    """``shape_of(value)``; a flag is ``bool`` to a check saved before flags had a value as shape."""
+    shape = shape_of(value)
+    return "bool" if isinstance(value, bool) and "bool" in shapes else shape
+
+
 def checked(checks: tuple[ArgCheck, ...], execute: Executor) -> Executor:
     """``execute`` behind the argument checks: a value of an unseen shape is refused before anything runs."""
 
     def run(ctx: Any, args: JSON) -> Any:
         for check in checks:
-            if check.arg in args and shape_of(args[check.arg]) not in check.shapes:
+            if check.arg in args and _shape(args[check.arg], check.shapes) not in check.shapes:
                 raise ToolError("invalid_arguments", check.message)
         return execute(ctx, args)
 

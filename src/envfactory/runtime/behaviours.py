@@ -468,6 +468,8 @@ def _predicate(flt: Filter, text_fields: list[str]) -> Callable[[JSON, Any], boo
         return lambda row, v: bool(
             {_norm(x) for x in row.get(field) or ()} & {_norm(x) for x in (v if isinstance(v, list) else [v])}
         )
+    if flt.op == "unless":
+        return lambda row, v: v is True or not row.get(field)
     if flt.op == "gte":
         return lambda row, v: row.get(field) is not None and _comparable(row[field], v) and row[field] >= v
     if flt.op == "lte":
@@ -492,12 +494,16 @@ def _list(effect: ListEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
     never_empty = min_records(tool.output_schema) > 0 and not effect.every  # ``minItems: 1``: none is not_found
     listed = effect.listed or entity.key
     needs = {arg: (schema[e], key_caster(schema[e])) for arg, e in effect.needs.items() if e in schema}
+    props = tool.input_schema.get("properties") or {}
+    # an include-flag filters when omitted too: as its declared default, else false
+    flags = {f.arg: bool((props.get(f.arg) or {}).get("default", False)) for f in effect.filters if f.op == "unless"}
 
     def run(ctx: CallContext, args: JSON) -> Any:
         for arg, (parent, cast) in needs.items():  # the tweet whose comments are asked for must exist
             if args.get(arg) is not None:
                 _fetch(ctx.store, parent, cast(args[arg]))
-        active = [(p, args[a]) for a, p in predicates if args.get(a) is not None]
+        given = {**flags, **{a: v for a, v in args.items() if v is not None}}
+        active = [(p, given[a]) for a, p in predicates if a in given]
         rows = list(ctx.store.rows(entity.name))
         for predicate, value in active:
             rows = [r for r in rows if predicate(r, value)]

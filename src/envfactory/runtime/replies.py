@@ -39,6 +39,8 @@ _SHORT = 200  # an error message as the whole text is one short sentence or two
 _ERROR_MARKS = frozenset("❌⛔🚫✖✗✘")
 # "Database error: ...", "Validation failed: ...": a label before a colon that says it failed
 _LABELLED = re.compile(r"^\s*[\w .'-]{0,40}\b(?:error|exception|failed|failure)\s*:", re.IGNORECASE)
+# a markdown report whose section says it failed ("# Task Update Result", then "## System Error")
+_ERROR_HEADING = re.compile(r"^#{1,6}\s*(?:[\w'-]+\s+){0,3}(?:error|failure|failed)\s*[:!.]?\s*$", re.IGNORECASE)
 
 
 def reply_error(reply: Any, args: dict[str, Any] | None = None) -> str | None:
@@ -50,6 +52,7 @@ def reply_error(reply: Any, args: dict[str, Any] | None = None) -> str | None:
       ``error``/``failed`` (its ``message`` is the message);
     - a one-item list holding such an object;
     - a text whose first line opens with an error mark ("❌ Context not found!", then its details);
+    - a markdown text with a heading that names an error ("## System Error"): the line under it;
     - a text that opens as a refusal ("Error: ...", "Failed to ...", "Cannot ...", "Invalid ...")
       or, one short line, says what was wrong ("Task 7 not found", "Priority must be a single
       uppercase letter", "title is required"); "No tasks found" is an empty answer, not a refusal.
@@ -93,6 +96,10 @@ def _text_error(text: str) -> str | None:
         return first.lstrip("".join(_ERROR_MARKS) + " \ufe0f:").strip() or first
     if _OPENING.match(stripped) or _LABELLED.match(stripped):
         return stripped
+    lines = [line.strip() for line in stripped.split("\n")]
+    for i, line in enumerate(lines):
+        if line.startswith("#") and _ERROR_HEADING.match(line):
+            return next((after for after in lines[i + 1 :] if after), line.lstrip("# "))[:_SHORT]
     if len(stripped) <= _SHORT and "\n" not in stripped and _REFUSING.search(stripped):
         return stripped
     return None

@@ -30,6 +30,8 @@ from envfactory.ir.effect import (
     CreateEffect,
     DeleteEffect,
     FallbackEffect,
+    Filter,
+    FilterOp,
     ListEffect,
     UpdateEffect,
 )
@@ -375,8 +377,9 @@ def _schema_of(value: Any) -> JSON:
 @PROPOSERS.register("writes")
 def keyed_writes(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
     """A tool the descriptions could not model (a fallback) that names a record by its key
-    (``complete_todo(todo_id)``) and that the real side accepted: it deletes the record, or sets one
-    of its status values or flags (each value a candidate, a repeat refused or accepted) — what the
+    (``complete_todo(todo_id)``) and that the real side accepted: it deletes the record, sets the
+    fields its other arguments are named after, or sets one of its status values or flags (each
+    value a candidate, a repeat refused or accepted) — what the
     reads after it and the final state show decides."""
     out = []
     for tool, pairs in evidence.pairs.items():
@@ -388,6 +391,11 @@ def keyed_writes(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
             continue
         entity, arg = named
         effects: list[tuple[str, Any]] = [(f"deletes the {entity.name}", DeleteEffect(entity=entity.name, key_arg=arg))]
+        # its other arguments named after fields of the record: it sets them (``update_deal_stage(deal_id, stage)``)
+        sets = {a: a for a in spec.tools[tool].input_schema.get("properties") or {} if a != arg and a in entity.fields}
+        if sets:
+            effects.append((f"sets {', '.join(sorted(sets))} of the {entity.name}",
+                            UpdateEffect(entity=entity.name, key_arg=arg, args=sets)))  # fmt: skip
         # a status value only if the real side ever answered it; a repeat accepted only if one was
         answered = _answered_values(evidence)
         agains = (False, True) if _repeat_accepted(pairs) else (False,)
@@ -476,17 +484,122 @@ def _list_reads(spec: EnvSpec, evidence: Evidence) -> list[tuple[str, list[Pair]
     return out
 
 
+@PROPOSERS.register("include-flags")
+def include_flags(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
+    """A list's boolean argument that includes records it otherwise leaves out
+    (``list_todos(include_completed)``): where the real side listed fewer records than the model
+    with the flag off or omitted, each boolean field of the entity is a candidate for what the flag
+    lets through; reads and final states decide."""
+    out = []
+    for tool, pairs, entity in _list_reads(spec, evidence):
+        behaviour = spec.behaviour(tool)
+        effect = behaviour.effect
+        assert isinstance(effect, ListEffect)
+        props = spec.tools[tool].input_schema.get("properties") or {}
+        taken = {f.arg for f in effect.filters}
+        flags = [a for a, s in props.items() if isinstance(s, dict) and primary_type(s) == "boolean" and a not in taken]
+        fields = [f for f, s in entity.fields.items() if isinstance(s, dict) and primary_type(s) == "boolean"]
+        for flag in flags:
+            fewer = any(p.real_ok and not p.args.get(flag) and isinstance(p.raw, list)
+                        and (real := _records_in(p.real)) is not None and len(real) < len(p.raw)
+                        for p in pairs)  # fmt: skip
+            if not fewer:
+                continue
+            for name in fields:
+                kept = Filter(arg=flag, field=name, op="unless")
+                made = effect.model_copy(update={"filters": (*effect.filters, kept)})
+                out.append(Candidate(tool, "include-flags",
+                                     f"lists {entity.name} records with {name} set only when {flag}",
+                                     behaviour.model_copy(update={"effect": made}),
+                                     confirms="with the flag off, records with it set are not listed"))  # fmt: skip
+    return out
+
+
+@PROPOSERS.register("list-filters")
+def list_filters(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
+    """A list argument the model ignores that the real side honours (``list_tasks(status="open")``):
+    where the real side listed fewer records than the model with it given, each field whose values
+    the argument matched among the model's rows is a candidate — equal, one of a list field's
+    values, or inside a text — and reads decide."""
+    out = []
+    for tool, pairs, entity in _list_reads(spec, evidence):
+        behaviour = spec.behaviour(tool)
+        effect = behaviour.effect
+        assert isinstance(effect, ListEffect)
+        paging = effect.paging
+        used = {f.arg for f in effect.filters} | {paging.limit_arg, paging.offset_arg, paging.page_arg,
+                                                   paging.cursor_arg}  # fmt: skip
+        fewer = [p for p in pairs if p.real_ok and isinstance(p.raw, list) and (real := _records_in(p.real)) is not None
+                 and len(real) < len(p.raw)]  # fmt: skip
+        for arg in sorted({a for p in fewer for a, v in p.args.items() if a not in used and _scalar(v)}):
+            ops: Counter[tuple[str, FilterOp]] = Counter()
+            for p in fewer:
+                if arg not in p.args:
+                    continue
+                value = _fold(p.args[arg])
+                for row in p.raw:
+                    for name, held in row.items() if isinstance(row, dict) else ():
+                        if isinstance(held, list) and value in {_fold(x) for x in held if _scalar(x)}:
+                            ops[(name, "any")] += 1
+                        elif _scalar(held) and _fold(held) == value:
+                            ops[(name, "eq")] += 1
+                        elif isinstance(held, str) and isinstance(value, str) and value and value in held.casefold():
+                            ops[(name, "contains")] += 1
+            for (name, op), _n in ops.most_common(3):
+                made = effect.model_copy(update={"filters": (*effect.filters, Filter(arg=arg, field=name, op=op))})
+                out.append(Candidate(tool, "list-filters", f"lists {entity.name} records whose {name} {op} {arg}",
+                                     behaviour.model_copy(update={"effect": made}),
+                                     confirms="records that do not match are not listed"))  # fmt: skip
+    return out
+
+
+def _scalar(value: Any) -> bool:
+    return isinstance(value, (str, int, float)) and not isinstance(value, bool)
+
+
+def _fold(value: Any) -> Any:
+    return value.casefold() if isinstance(value, str) else value
+
+
+@PROPOSERS.register("page-size")
+def page_sizes(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
+    """A list that never answered more than ``n`` records, at least twice exactly ``n``, where the
+    model listed more: the real side pages its answers by ``n`` when no limit is given."""
+    out = []
+    for tool, pairs, entity in _list_reads(spec, evidence):
+        behaviour = spec.behaviour(tool)
+        effect = behaviour.effect
+        assert isinstance(effect, ListEffect)
+        limit_arg = effect.paging.limit_arg
+        shown = [(len(real), len(p.raw)) for p in pairs
+                 if p.real_ok and isinstance(p.raw, list) and not (limit_arg and p.args.get(limit_arg) is not None)
+                 and (real := _records_in(p.real)) is not None]  # fmt: skip
+        if not shown:
+            continue
+        most = max(n for n, _ in shown)
+        if most == 0 or sum(n == most for n, _ in shown) < 2 or not any(m > most for _, m in shown):
+            continue
+        if effect.paging.default_limit == most:
+            continue
+        paging = effect.paging.model_copy(update={"default_limit": most})
+        made = effect.model_copy(update={"paging": paging})
+        out.append(Candidate(tool, "page-size", f"lists at most {most} {entity.name} records at a time",
+                             behaviour.model_copy(update={"effect": made}),
+                             confirms="no answer holds more records than that"))  # fmt: skip
+    return out
+
+
 @PROPOSERS.register("start-rows")
 def start_rows(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
     """The records the real thing starts with, as it answers them: a list read before any write of
     its sequence shows the starting records, matched to the model's by what neither side minted (a title,
-    a name); the fields they hold the same way in every sequence, and the model's records lack or
-    hold otherwise, are added to its starting records (``completed: false`` where the model knew nothing)."""
+    a name); the fields they hold that the model's records lack or hold otherwise (a null included)
+    are added to its starting records (``completed: false`` where the model knew nothing). Where fresh
+    reads disagree on a value, it is a stamp: the first is kept, and compared by its presence."""
     out = []
     for tool, pairs, entity in _list_reads(spec, evidence):
         mine = {str(r.get(entity.key)): r for r in spec.initial_state.get(entity.name, [])}
         learned: dict[str, JSON] = {}
-        conflicting: set[tuple[str, str]] = set()
         for p in pairs:
             real_rows = _records_in(p.real) if p.real_ok and p.fresh else None
             if real_rows is None or not isinstance(p.raw, list):
@@ -496,14 +609,10 @@ def start_rows(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
                 if key not in mine:
                     continue
                 for name, value in real.items():
-                    if name == entity.key or name.endswith(MINTED) or model.get(name) == value:
+                    if name == entity.key or name.endswith(MINTED) or (name in model and model[name] == value):
                         continue
                     seen = learned.setdefault(key, {})
-                    if name in seen and seen[name] != value:
-                        conflicting.add((key, name))
-                    seen[name] = value
-        for key, name in conflicting:
-            learned[key].pop(name, None)
+                    seen.setdefault(name, value)  # fresh reads that disagree: a stamp, held by its presence
         learned = {k: v for k, v in learned.items() if v}
         if not learned:
             continue
