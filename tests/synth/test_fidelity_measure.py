@@ -242,7 +242,10 @@ def test_the_replay_signs_in_with_the_objects_own_credentials(tmp_path: Path) ->
                      sequences=20, length=8)  # fmt: skip
     tools = {t.tool: t for t in result.tools}
     assert tools["notebook_login"].outcome == 1.0
-    assert tools["add_note"].output_fields == 1.0  # both sides signed in and made notes: measured, not skipped
+    # both sides signed in and made notes: measured, not skipped; every note both made agrees wholly
+    # (a call the model refused counts against its fields too)
+    note = tools["add_note"]
+    assert note.output_fields is not None and note.output_fields > 0.5 and note.output_fields == note.output_exact
 
 
 SHELF = '''
