@@ -338,3 +338,27 @@ def test_refusing_a_reply_agrees_with_none_of_its_fields() -> None:
     assert tally["stub_fields"] == [0.5] and tally["stub_exact"] == [0.0]
     tally_call(tally, True, None, refused, answered)  # the real side answered nothing: no reply to agree with
     assert tally["fields"] == [0.0]
+
+
+def test_a_read_the_descriptions_could_not_model_lists_the_records_its_replies_hold(tmp_path) -> None:
+    from envfactory.synth.candidates import record_reads
+
+    tools = [*LISTED, {"name": "fetch_everything", "description": "Fetch.", "inputSchema": {"type": "object",
+                       "properties": {"status": {"type": "string"}}}}]  # fmt: skip
+    spec, _ = _spec(tmp_path, tools)
+    spec = spec.model_copy(update={"initial_state": {**spec.initial_state, "task": [dict(r) for r in ROWS]}})
+    assert spec.behaviour("fetch_everything").effect.kind == "fallback"
+    real = [{**r, "id": f"u-{i}", "made": "12:00"} for i, r in enumerate(ROWS)]
+    reply = {"items": real, "page": {"total": 3, "more": False}}
+    pairs = [Pair({}, True, reply, True, {"status": "ok"}, fresh=True),
+             Pair({"status": "open"}, True, {"items": [real[0], real[2]], "page": {"total": 2, "more": False}}, True,
+                  {"status": "ok"})]  # fmt: skip
+    by = {c.summary: c for c in record_reads(spec, Evidence({"fetch_everything": pairs}))}
+    seeded = by["lists task records by status, starting as a first read showed"]
+    assert [r["made"] for r in seeded.rows["task"]] == [
+        "12:00"
+    ] * 3  # the model's records, with what the real ones hold
+    episode = Environment(seeded.applied(spec)).episode()
+    answer = episode.call_tool("fetch_everything", {"status": "open"}).data
+    assert answer["page"] == {"total": 2, "more": False} and [r["title"] for r in answer["items"]] == ["a", "c"]
+    assert record_reads(spec, Evidence({"fetch_everything": pairs[:1]})) == []  # one reply is no evidence

@@ -153,10 +153,11 @@ def eval_cmd(env_dirs: list[Path], task_files: list[Path], policy: str, trials: 
         raise EnvFactoryError(f"unknown randomization families {unknown}; choose from {list(FAMILIES)}")
     client = None
     make: Any
-    from envfactory.rl.lm.recipe import is_run, trained_policy
+    from envfactory.rl.lm.recipe import is_run
+    from envfactory.rl.named import policy_factory
 
     if is_run(policy):  # a trained language model: its adapter on its base model (or the one named)
-        make = trained_policy(policy, model, sample=sample)
+        make = policy_factory(policy, model=model, sample=sample)
         policy = f"{policy} ({'sampled' if sample else 'greedy'})"
     elif model is not None:
         from envfactory.llm import make_client

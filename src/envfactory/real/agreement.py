@@ -3,8 +3,8 @@
 A call scores outcome agreement (both accepted, or both refused: a reply that is a refusal dressed
 as an answer is a refusal, ``reply_error``), and on calls the real side answered, the exact reply and
 the share of leaf fields equal (a side that refused an answer agrees with none of it, so refusing
-never scores better on replies than answering wrongly); beside each, the always-succeeding stub's score on the same call.
-Agreement earned only by both sides refusing or answering nothing is counted apart and earns no
+never scores better on replies than answering wrongly); beside each, the always-succeeding stub's
+score on the same call. Agreement earned only by both sides refusing or answering nothing is counted apart and earns no
 grade. The instrument, the replay of recorded traces and ``learn`` all tally through here.
 """
 

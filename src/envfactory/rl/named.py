@@ -15,8 +15,10 @@ PolicyFactory = Callable[[int], Policy]
 NAMED = ("random", "noop", "gold")
 
 
-def policy_factory(spec: str) -> PolicyFactory:
-    """A function from an episode seed to a fresh policy."""
+def policy_factory(spec: str, *, model: str | None = None, sample: bool = False) -> PolicyFactory:
+    """A function from an episode seed to a fresh policy; for a trained language model's run,
+    ``model`` is the base model its adapter goes on (else the one it was trained on) and
+    ``sample`` samples its turns (seeded per episode) instead of taking the likeliest."""
     from envfactory.rl.policy import GoldPolicy, NoopPolicy, RandomPolicy
 
     if spec == "random":
@@ -35,10 +37,10 @@ def policy_factory(spec: str) -> PolicyFactory:
     path = Path(spec)
     from envfactory.rl.lm.recipe import is_run
 
-    if is_run(path):  # a trained language model: its adapter on its base model, greedy
+    if is_run(path):  # a trained language model: its adapter on its base model
         from envfactory.rl.lm.recipe import trained_policy
 
-        return trained_policy(path)
+        return trained_policy(path, model, sample=sample)
     checkpoint = path / "checkpoint.pt" if path.is_dir() else path
     if not checkpoint.is_file():
         raise EnvFactoryError(

@@ -502,8 +502,8 @@ def _list(effect: ListEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
         for arg, (parent, cast) in needs.items():  # the tweet whose comments are asked for must exist
             if args.get(arg) is not None:
                 _fetch(ctx.store, parent, cast(args[arg]))
-        given = {**flags, **{a: v for a, v in args.items() if v is not None}}
-        active = [(p, given[a]) for a, p in predicates if a in given]
+        valued = {**flags, **{a: v for a, v in args.items() if v is not None}}
+        active = [(p, valued[a]) for a, p in predicates if a in valued]
         rows = list(ctx.store.rows(entity.name))
         for predicate, value in active:
             rows = [r for r in rows if predicate(r, value)]

@@ -246,13 +246,10 @@ def list_envelopes(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
     for tool, pairs in evidence.pairs.items():
         if spec.behaviour(tool).effect.kind != "list":
             continue
-        shapes = Counter(_canonical(t) for p in pairs if p.real_ok and (t := _enveloped(p.real, p.args)) is not None)
-        if not shapes:
+        template = _envelope(pairs)
+        if template is None:
             continue
-        text, count = shapes.most_common(1)[0]
-        if count < 2:
-            continue
-        template = orjson.loads(text)
+        text = _canonical(template)
         answer = Answer(kind="template", template=template, defaults=declared_defaults(spec, tool))
         behaviour = spec.behaviour(tool)
         every = behaviour.effect.model_copy(update={"every": True})
@@ -260,6 +257,15 @@ def list_envelopes(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
                              behaviour.model_copy(update={"answer": answer, "effect": every}),
                              confirms="every list answers its rows inside this envelope"))  # fmt: skip
     return out
+
+
+def _envelope(pairs: list[Pair]) -> Any:
+    """The envelope most of the real replies wrap their rows in (at least two), or ``None``."""
+    shapes = Counter(_canonical(t) for p in pairs if p.real_ok and (t := _enveloped(p.real, p.args)) is not None)
+    if not shapes:
+        return None
+    text, count = shapes.most_common(1)[0]
+    return orjson.loads(text) if count >= 2 else None
 
 
 def _enveloped(real: Any, args: JSON) -> Any:
@@ -271,15 +277,17 @@ def _enveloped(real: Any, args: JSON) -> Any:
     if len(lists) != 1:
         return None
     rows = real[lists[0]]
-    out: JSON = {}
-    for k, v in real.items():
-        if k == lists[0]:
-            out[k] = ROWS
-        elif isinstance(v, int) and not isinstance(v, bool) and v == len(rows):
-            out[k] = COUNT
-        else:
-            out[k] = template_of(v, args, None)
-    return out
+    return {k: ROWS if k == lists[0] else _counted(v, len(rows), args) for k, v in real.items()}
+
+
+def _counted(value: Any, rows: int, args: JSON) -> Any:
+    """A member beside the rows: a number equal to how many there are is ``{count}``, inside a
+    nested object too (``pagination: {total: 4, returned: 4}``)."""
+    if isinstance(value, int) and not isinstance(value, bool) and value == rows:
+        return COUNT
+    if isinstance(value, dict):
+        return {k: _counted(v, rows, args) for k, v in value.items()}
+    return template_of(value, args, None)
 
 
 def declared_defaults(spec: EnvSpec, tool: str) -> JSON:
@@ -559,6 +567,68 @@ def _scalar(value: Any) -> bool:
 
 def _fold(value: Any) -> Any:
     return value.casefold() if isinstance(value, str) else value
+
+
+@PROPOSERS.register("record-reads")
+def record_reads(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
+    """A read the descriptions could not model (a fallback that writes nothing) whose real replies
+    hold records of an entity the model keeps (``context_get`` answering the items ``context_save``
+    made): it lists that entity's records, its arguments named after fields filtering them, every
+    match answered; an envelope around them is the ``list-envelope`` proposer's, once it lists."""
+    out = []
+    entities = [e for e in spec.state_schema.entities if e.key != SINGLETON_KEY]
+    for tool, pairs in evidence.pairs.items():
+        behaviour = spec.behaviour(tool)
+        effect = behaviour.effect
+        if not isinstance(effect, FallbackEffect) or effect.writes:
+            continue
+        shown = [rows for p in pairs if p.real_ok and (rows := _records_in(p.real))]
+        if len(shown) < 2:
+            continue
+        names = {k for rows in shown for r in rows for k in r}
+        props = spec.tools[tool].input_schema.get("properties") or {}
+        for entity in entities:
+            if len((set(entity.fields) & names) - {entity.key}) < 2:
+                continue
+            filters = tuple(Filter(arg=a, field=a, op="eq") for a in props if a in entity.fields)
+            made = ListEffect(entity=entity.name, filters=filters, every=True)
+            summary = f"lists {entity.name} records" + (f" by {', '.join(f.arg for f in filters)}" if filters else "")
+            behaviour = Behaviour(tool=tool, effect=made, prior="plausible", notes=(f"learned: {summary}",))
+            if (envelope := _envelope(pairs)) is not None:  # the rows inside the real envelope, as a list answers
+                answer = Answer(kind="template", template=envelope, defaults=declared_defaults(spec, tool))
+                behaviour = behaviour.model_copy(update={"answer": answer})
+            out.append(Candidate(tool, "record-reads", summary, behaviour,
+                                 confirms="its replies hold the records the model keeps"))  # fmt: skip
+            # the records a fresh copy starts with show only through this read: offered with it
+            first = _first_records(entity, [p for p in pairs if p.real_ok and p.fresh and not p.args])
+            seeded = _completed(spec.initial_state.get(entity.name) or [], first, entity.key)
+            if seeded:
+                added = {n: _schema_of(v) for r in seeded for n, v in r.items() if n not in entity.fields}
+                changed = entity.model_copy(update={"fields": {**entity.fields, **added}})
+                out.append(Candidate(tool, "record-reads", f"{summary}, starting as a first read showed",
+                                     behaviour, entities=(changed,), rows={entity.name: seeded},
+                                     confirms="a first read answers these records"))  # fmt: skip
+    return out
+
+
+def _completed(held: list[JSON], real: list[JSON], key: str) -> list[JSON]:
+    """The model's starting records with the fields the real ones it matches hold besides (by what
+    neither side minted); the real records themselves where the model starts with none."""
+    if not held:
+        return real
+    extra = {id(m): {k: v for k, v in r.items() if k not in m and k != key and not k.endswith(MINTED)}
+             for r, m in matched_records(real, held)}  # fmt: skip
+    return [{**row, **extra.get(id(row), {})} for row in held] if any(extra.values()) else []
+
+
+def _first_records(entity: Entity, fresh: list[Pair]) -> list[JSON]:
+    """The records the first fresh read answered: every fresh copy starts the same, and its keys
+    may be minted anew in each (a stamp, compared by presence)."""
+    for p in fresh:
+        records = [r for r in _records_in(p.real) or () if r.get(entity.key) not in (None, "", [], {})]
+        if records:
+            return records
+    return []
 
 
 @PROPOSERS.register("page-size")
