@@ -387,8 +387,8 @@ def keyed_writes(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
     """A tool the descriptions could not model (a fallback) that names a record by its key
     (``complete_todo(todo_id)``) and that the real side accepted: it deletes the record, sets the
     fields its other arguments are named after, or sets one of its status values or flags (each
-    value a candidate, a repeat refused or accepted) — what the
-    reads after it and the final state show decides."""
+    value a candidate, a repeat refused or accepted) — what the reads after it and the final state
+    show decides."""
     out = []
     for tool, pairs in evidence.pairs.items():
         behaviour = spec.behaviour(tool)
