@@ -508,10 +508,7 @@ def include_flags(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
         flags = [a for a, s in props.items() if isinstance(s, dict) and primary_type(s) == "boolean" and a not in taken]
         fields = [f for f, s in entity.fields.items() if isinstance(s, dict) and primary_type(s) == "boolean"]
         for flag in flags:
-            fewer = any(p.real_ok and not p.args.get(flag) and isinstance(p.raw, list)
-                        and (real := _records_in(p.real)) is not None and len(real) < len(p.raw)
-                        for p in pairs)  # fmt: skip
-            if not fewer:
+            if not any(not p.args.get(flag) and _fewer(p) for p in pairs):
                 continue
             for name in fields:
                 kept = Filter(arg=flag, field=name, op="unless")
@@ -537,8 +534,7 @@ def list_filters(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
         paging = effect.paging
         used = {f.arg for f in effect.filters} | {paging.limit_arg, paging.offset_arg, paging.page_arg,
                                                    paging.cursor_arg}  # fmt: skip
-        fewer = [p for p in pairs if p.real_ok and isinstance(p.raw, list) and (real := _records_in(p.real)) is not None
-                 and len(real) < len(p.raw)]  # fmt: skip
+        fewer = [p for p in pairs if _fewer(p)]
         for arg in sorted({a for p in fewer for a, v in p.args.items() if a not in used and _scalar(v)}):
             ops: Counter[tuple[str, FilterOp]] = Counter()
             for p in fewer:
@@ -559,6 +555,18 @@ def list_filters(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
                                      behaviour.model_copy(update={"effect": made}),
                                      confirms="records that do not match are not listed"))  # fmt: skip
     return out
+
+
+def _listed(p: Pair) -> tuple[int, int] | None:
+    """How many records a list call's real reply and the model's rows held, where both are lists."""
+    real = _records_in(p.real) if p.real_ok and isinstance(p.raw, list) else None
+    return None if real is None else (len(real), len(p.raw))
+
+
+def _fewer(p: Pair) -> bool:
+    """Whether the real side listed fewer records than the model on this call."""
+    n = _listed(p)
+    return n is not None and n[0] < n[1]
 
 
 def _scalar(value: Any) -> bool:
@@ -587,6 +595,7 @@ def record_reads(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
             continue
         names = {k for rows in shown for r in rows for k in r}
         props = spec.tools[tool].input_schema.get("properties") or {}
+        envelope = _envelope(pairs)  # the rows inside the real envelope, as a list answers
         for entity in entities:
             if len((set(entity.fields) & names) - {entity.key}) < 2:
                 continue
@@ -594,7 +603,7 @@ def record_reads(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
             made = ListEffect(entity=entity.name, filters=filters, every=True)
             summary = f"lists {entity.name} records" + (f" by {', '.join(f.arg for f in filters)}" if filters else "")
             behaviour = Behaviour(tool=tool, effect=made, prior="plausible", notes=(f"learned: {summary}",))
-            if (envelope := _envelope(pairs)) is not None:  # the rows inside the real envelope, as a list answers
+            if envelope is not None:
                 answer = Answer(kind="template", template=envelope, defaults=declared_defaults(spec, tool))
                 behaviour = behaviour.model_copy(update={"answer": answer})
             out.append(Candidate(tool, "record-reads", summary, behaviour,
@@ -641,9 +650,7 @@ def page_sizes(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
         effect = behaviour.effect
         assert isinstance(effect, ListEffect)
         limit_arg = effect.paging.limit_arg
-        shown = [(len(real), len(p.raw)) for p in pairs
-                 if p.real_ok and isinstance(p.raw, list) and not (limit_arg and p.args.get(limit_arg) is not None)
-                 and (real := _records_in(p.real)) is not None]  # fmt: skip
+        shown = [n for p in pairs if not (limit_arg and p.args.get(limit_arg) is not None) and (n := _listed(p))]
         if not shown:
             continue
         most = max(n for n, _ in shown)
