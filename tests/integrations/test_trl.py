@@ -1,9 +1,11 @@
-"""TRL: an envfactory environment as GRPOTrainer's environment_factory (the real training step on the
-embedded SmolLM2-135M is the README's TRL block, run by tests/test_readme.py)."""
+"""TRL: an envfactory environment as GRPOTrainer's environment_factory, and one real GRPO step of
+TRL on the embedded SmolLM2-135M through it (the README's TRL block, on a set of three tools whose
+prompt is a fifth as long as the library's: the README test checks that block, this runs it)."""
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from transformers.utils import get_json_schema
@@ -49,5 +51,35 @@ def test_the_tool_template_is_given_only_to_chatml_tokenizers_that_cannot_render
         with_tool_template(SimpleNamespace(chat_template="[INST] {{ messages }} [/INST]"))
 
 
-# One real GRPO step of TRL on the embedded SmolLM2 through environment_factory is the README's TRL block,
-# which tests/test_readme.py runs as written (the lines a user copies are the ones tested).
+LAMPS = [
+    {"type": "function", "function": {"name": "add_lamp", "description": "Add a lamp to a room.", "parameters": {
+        "type": "object", "properties": {"room": {"type": "string"}}, "required": ["room"]}}},
+    {"type": "function", "function": {"name": "list_lamps", "description": "List every lamp.",
+                                      "parameters": {"type": "object", "properties": {}}}},
+]  # fmt: skip
+
+
+def test_one_grpo_step_of_trl_on_the_embedded_model(tmp_path: Path) -> None:
+    """The README's TRL block, as written but for the environment: the trainer's own step runs
+    rollouts through ``environment_factory`` and logs the environment's reward."""
+    from trl import GRPOConfig, GRPOTrainer
+
+    from envfactory.llm.local import trainable
+    from envfactory.synth import synthesize
+
+    spec = tmp_path / "lamps.openai.json"
+    spec.write_text(json.dumps(LAMPS))
+    env = Environment(synthesize(str(spec)))
+    tasks = generate_tasks(env, 4, seed=0)[0][:2]
+    tokenizer, model = trainable()
+    args = GRPOConfig(output_dir=str(tmp_path / "trl"), max_steps=1, per_device_train_batch_size=2, num_generations=2,
+                      max_completion_length=8, use_cpu=True, bf16=False, gradient_checkpointing=False,
+                      report_to=[], save_strategy="no")  # fmt: skip
+    factory = environment_factory(env, tasks)
+    trainer = GRPOTrainer(model=model, processing_class=with_tool_template(tokenizer), args=args,
+                          train_dataset=task_dataset(tasks), environment_factory=factory)  # fmt: skip
+    trainer.train()
+    assert trainer.state.global_step == 1
+    logged = trainer.state.log_history[0]
+    name = factory.__name__  # LampsEnvironment: TRL logs each environment's reward
+    assert 0.0 <= logged[f"rewards/{name}/mean"] <= 1.0 and logged["num_tokens"] > 0

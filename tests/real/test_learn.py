@@ -129,7 +129,7 @@ def test_a_refusal_inside_a_reply_is_an_error_of_a_served_tool_and_fails_a_task_
     from envfactory.tasks.selftest import run_agent
 
     env = Environment(served, trust_code=True)
-    tasks, _ = generate_tasks(env, 4, seed=0)
+    tasks, _ = generate_tasks(env, 1, seed=0)
     assert tasks
     from envfactory.users.scripted import ScriptedUser
 

@@ -48,7 +48,7 @@ def lights(tmp_path_factory: pytest.TempPathFactory) -> tuple[Environment, list[
     made, _ = generate_tasks(env, 16, seed=0)
     single = [t for t in made if len(t.gold) == 1 and not t.user.facts]  # one call, every value in the request
     assert len(single) >= 8
-    return env, single[:6], single[6:9]
+    return env, single[:4], single[6:9]
 
 
 def test_a_conversation_is_the_ids_of_its_whole_rendering(lights: tuple[Environment, list[Task], list[Task]]) -> None:

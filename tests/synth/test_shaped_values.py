@@ -95,7 +95,7 @@ def test_deeply_nested_values_stay_small_and_valid() -> None:
     from envfactory.values import MAX_NESTING, ValueMaker
 
     schema: dict = {"type": "object", "required": ["id"], "properties": {"id": {"type": "string"}}}
-    for _ in range(12):
+    for _ in range(8):
         schema = {"type": "object", "required": ["id"],
                   "properties": {"id": {"type": "string"}, "children": {"type": "array", "items": schema},
                                  "parent": schema}}  # fmt: skip
