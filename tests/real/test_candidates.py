@@ -12,17 +12,13 @@ from envfactory.real.trace import Sequence, Trace, TraceCall
 from envfactory.runtime.answers import fill
 from envfactory.runtime.environment import Environment
 from envfactory.synth import synthesize
-from envfactory.synth.candidates import (
-    Evidence,
-    Pair,
-    keyed_writes,
-    list_envelopes,
-    record_fields,
-    recorded_answers,
-    reply_templates,
-    template_of,
-)
+from envfactory.synth.candidates import Evidence, Pair
 from envfactory.synth.chooser import choose
+from envfactory.synth.proposers.keys import record_fields
+from envfactory.synth.proposers.replies import list_envelopes, reply_templates
+from envfactory.synth.proposers.shapes import template_of
+from envfactory.synth.proposers.verdicts import recorded_answers
+from envfactory.synth.proposers.writes import keyed_writes
 
 TOOLS = [
     {"name": "create_task", "description": "Create a task.",
@@ -138,7 +134,7 @@ def test_bench_corpus_manifest_names_both_halves_and_licences() -> None:
 
 def test_a_check_the_real_side_makes_is_learned_from_shapes(tmp_path) -> None:
     from envfactory.runtime.answers import shape_of
-    from envfactory.synth.candidates import argument_checks
+    from envfactory.synth.proposers.writes import argument_checks
 
     assert (shape_of("P2"), shape_of("2026-12-01"), shape_of(3), shape_of(3.5)) == ("A9", "9-9-9", "int", "fraction")
     spec, _ = _spec(tmp_path)
@@ -165,7 +161,7 @@ def test_a_check_the_real_side_makes_is_learned_from_shapes(tmp_path) -> None:
 
 
 def test_starting_records_learn_what_a_first_read_shows(tmp_path) -> None:
-    from envfactory.synth.candidates import start_rows
+    from envfactory.synth.proposers.starts import start_rows
 
     spec, _ = _spec(tmp_path)
     spec = spec.model_copy(
@@ -183,7 +179,7 @@ def test_starting_records_learn_what_a_first_read_shows(tmp_path) -> None:
 def test_numbers_a_reply_states_become_counts_of_the_state(tmp_path) -> None:
     """``{"total": 2, "done": 1, "version": 7}``: total and done follow the records, version does not."""
     from envfactory.runtime.answers import tally
-    from envfactory.synth.candidates import state_counts, state_tallies
+    from envfactory.synth.proposers.replies import state_counts, state_tallies
 
     spec, _ = _spec(tmp_path)
     rows = {"task": [{"id": "task_0001", "done": True}, {"id": "task_0002", "done": False}]}
@@ -209,7 +205,7 @@ def test_numbers_a_reply_states_become_counts_of_the_state(tmp_path) -> None:
 
 
 def test_a_reference_the_real_side_does_not_look_up_stops_being_checked(tmp_path) -> None:
-    from envfactory.synth.candidates import unchecked_references
+    from envfactory.synth.proposers.verdicts import unchecked_references
 
     tools = [*TOOLS, {"name": "create_note", "description": "Add a note to a task.", "inputSchema": {
         "type": "object", "properties": {"task_id": {"type": "string"}, "text": {"type": "string"}},
@@ -225,7 +221,7 @@ def test_a_reference_the_real_side_does_not_look_up_stops_being_checked(tmp_path
 
 
 def test_records_the_real_thing_starts_with_become_the_models_starting_records(tmp_path) -> None:
-    from envfactory.synth.candidates import start_records
+    from envfactory.synth.proposers.starts import start_records
 
     spec, _ = _spec(tmp_path)
     assert spec.initial_state["task"] == []
@@ -237,7 +233,7 @@ def test_records_the_real_thing_starts_with_become_the_models_starting_records(t
     [candidate] = start_records(spec, Evidence({"list_tasks": [first, again, later]}))
     rows = candidate.rows["task"]
     assert [r["id"] for r in rows] == ["T-1", "T-2"]  # a later read's record is no starting record
-    assert "due" not in rows[0] and rows[1]["title"] == "visit"  # a value that differed between reads is left out
+    assert rows[0]["due"] == "2026-12-01" and rows[1]["title"] == "visit"  # a value reads disagree on: the first
     episode = Environment(candidate.applied(spec)).episode()
     assert episode.call_tool("get_task", {"task_id": "T-2"}).data["title"] == "visit"
 
@@ -265,7 +261,7 @@ def _listed(args: dict, kept: list[int]) -> Pair:
 
 
 def test_a_list_learns_which_flag_includes_records_and_which_argument_filters(tmp_path) -> None:
-    from envfactory.synth.candidates import include_flags, list_filters
+    from envfactory.synth.proposers.lists import include_flags, list_filters
 
     spec = _listing(tmp_path)
     flagged = Evidence({"list_tasks": [_listed({}, [0, 2]), _listed({"include_done": True}, [0, 1, 2])]})
@@ -285,7 +281,7 @@ def test_a_list_learns_which_flag_includes_records_and_which_argument_filters(tm
 
 
 def test_a_list_that_never_answers_more_than_n_records_pages_by_n(tmp_path) -> None:
-    from envfactory.synth.candidates import page_sizes
+    from envfactory.synth.proposers.lists import page_sizes
 
     spec = _listing(tmp_path)
     [paged] = page_sizes(spec, Evidence({"list_tasks": [_listed({}, [0, 1]), _listed({}, [1, 2])]}))
@@ -308,7 +304,7 @@ def test_a_keyed_tool_whose_arguments_name_fields_sets_them(tmp_path) -> None:
 
 
 def test_a_starting_record_holds_the_nulls_the_real_one_holds(tmp_path) -> None:
-    from envfactory.synth.candidates import start_rows
+    from envfactory.synth.proposers.starts import start_rows
 
     spec, _ = _spec(tmp_path)
     spec = spec.model_copy(
@@ -341,7 +337,7 @@ def test_refusing_a_reply_agrees_with_none_of_its_fields() -> None:
 
 
 def test_a_read_the_descriptions_could_not_model_lists_the_records_its_replies_hold(tmp_path) -> None:
-    from envfactory.synth.candidates import record_reads
+    from envfactory.synth.proposers.lists import record_reads
 
     tools = [*LISTED, {"name": "fetch_everything", "description": "Fetch.", "inputSchema": {"type": "object",
                        "properties": {"status": {"type": "string"}}}}]  # fmt: skip

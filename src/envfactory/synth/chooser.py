@@ -30,7 +30,9 @@ from envfactory.runtime.answers import opened_text
 from envfactory.runtime.environment import Environment
 from envfactory.runtime.episode import Episode
 from envfactory.runtime.result import ToolResult
-from envfactory.synth.candidates import PROPOSERS, Candidate, Evidence, Pair, Proposer, state_tallies
+from envfactory.synth import proposers as _registered  # noqa: F401 - registers every proposer
+from envfactory.synth.candidates import PROPOSERS, Candidate, Evidence, Pair, Proposer
+from envfactory.synth.proposers.replies import state_tallies
 
 PRIOR = "descriptions"
 JSON = dict[str, Any]

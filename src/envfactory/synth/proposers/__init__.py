@@ -1,0 +1,19 @@
+"""The proposers: each module registers its own in :data:`~envfactory.synth.candidates.PROPOSERS`.
+
+Importing this package registers them all, from the most general to the most particular (between
+candidates the evidence scores the same, the chooser keeps the first): how replies are worded, what
+a create makes, writes and checks the descriptions missed, how lists answer, what the real thing
+starts with, and whether it accepts a tool at all. Adding a way a tool can behave is adding a
+function to one of these modules (or a new module imported here), registered by name.
+"""
+
+from envfactory.synth.proposers import replies  # isort: skip
+from envfactory.synth.proposers import keys  # isort: skip
+from envfactory.synth.proposers import writes  # isort: skip
+from envfactory.synth.proposers import lists  # isort: skip
+from envfactory.synth.proposers import starts  # isort: skip
+from envfactory.synth.proposers import verdicts  # isort: skip
+
+MODULES = (replies, keys, writes, lists, starts, verdicts)  # the order they register in, as imported
+
+__all__ = ["MODULES"]

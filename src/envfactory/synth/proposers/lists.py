@@ -1,0 +1,187 @@
+"""Lists as the real side answers them: flags that include records, filters it honours, reads
+that list, its page size."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from envfactory.ir.choice import Answer
+from envfactory.ir.effect import Behaviour, FallbackEffect, Filter, FilterOp, ListEffect
+from envfactory.ir.env import EnvSpec
+from envfactory.ir.jsonschema import primary_type
+from envfactory.ir.state import SINGLETON_KEY, Entity
+from envfactory.real.keypool import MINTED, matched_records
+from envfactory.synth.candidates import JSON, PROPOSERS, Candidate, Evidence, Pair
+from envfactory.synth.proposers.shapes import declared_defaults, envelope, list_reads, records_in, schema_of
+
+
+@PROPOSERS.register("include-flags")
+def include_flags(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
+    """A list's boolean argument that includes records it otherwise leaves out
+    (``list_todos(include_completed)``): where the real side listed fewer records than the model
+    with the flag off or omitted, each boolean field of the entity is a candidate for what the flag
+    lets through; reads and final states decide."""
+    out = []
+    for tool, pairs, entity, effect in list_reads(spec, evidence):
+        behaviour = spec.behaviour(tool)
+        props = spec.tools[tool].input_schema.get("properties") or {}
+        taken = {f.arg for f in effect.filters}
+        flags = [a for a, s in props.items() if isinstance(s, dict) and primary_type(s) == "boolean" and a not in taken]
+        fields = [f for f, s in entity.fields.items() if isinstance(s, dict) and primary_type(s) == "boolean"]
+        for flag in flags:
+            if not any(not p.args.get(flag) and _fewer(p) for p in pairs):
+                continue
+            for name in fields:
+                kept = Filter(arg=flag, field=name, op="unless")
+                made = effect.model_copy(update={"filters": (*effect.filters, kept)})
+                out.append(Candidate(tool, "include-flags",
+                                     f"lists {entity.name} records with {name} set only when {flag}",
+                                     behaviour.model_copy(update={"effect": made}),
+                                     confirms="with the flag off, records with it set are not listed"))  # fmt: skip
+    return out
+
+
+@PROPOSERS.register("list-filters")
+def list_filters(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
+    """A list argument the model ignores that the real side honours (``list_tasks(status="open")``):
+    where the real side listed fewer records than the model with it given, each field whose values
+    the argument matched among the model's rows is a candidate — equal, one of a list field's
+    values, or inside a text — and reads decide."""
+    out = []
+    for tool, pairs, entity, effect in list_reads(spec, evidence):
+        behaviour = spec.behaviour(tool)
+        paging = effect.paging
+        used = {f.arg for f in effect.filters} | {paging.limit_arg, paging.offset_arg, paging.page_arg,
+                                                   paging.cursor_arg}  # fmt: skip
+        fewer = [p for p in pairs if _fewer(p)]
+        for arg in sorted({a for p in fewer for a, v in p.args.items() if a not in used and _scalar(v)}):
+            ops: Counter[tuple[str, FilterOp]] = Counter()
+            for p in fewer:
+                if arg not in p.args:
+                    continue
+                value = _fold(p.args[arg])
+                for row in p.raw:
+                    for name, held in row.items() if isinstance(row, dict) else ():
+                        if isinstance(held, list) and value in {_fold(x) for x in held if _scalar(x)}:
+                            ops[(name, "any")] += 1
+                        elif _scalar(held) and _fold(held) == value:
+                            ops[(name, "eq")] += 1
+                        elif isinstance(held, str) and isinstance(value, str) and value and value in held.casefold():
+                            ops[(name, "contains")] += 1
+            for (name, op), _n in ops.most_common(3):
+                made = effect.model_copy(update={"filters": (*effect.filters, Filter(arg=arg, field=name, op=op))})
+                out.append(Candidate(tool, "list-filters", f"lists {entity.name} records whose {name} {op} {arg}",
+                                     behaviour.model_copy(update={"effect": made}),
+                                     confirms="records that do not match are not listed"))  # fmt: skip
+    return out
+
+
+def _listed(p: Pair) -> tuple[int, int] | None:
+    """How many records a list call's real reply and the model's rows held, where both are lists."""
+    real = records_in(p.real) if p.real_ok and isinstance(p.raw, list) else None
+    return None if real is None else (len(real), len(p.raw))
+
+
+def _fewer(p: Pair) -> bool:
+    """Whether the real side listed fewer records than the model on this call."""
+    n = _listed(p)
+    return n is not None and n[0] < n[1]
+
+
+def _scalar(value: Any) -> bool:
+    return isinstance(value, (str, int, float)) and not isinstance(value, bool)
+
+
+def _fold(value: Any) -> Any:
+    return value.casefold() if isinstance(value, str) else value
+
+
+@PROPOSERS.register("record-reads")
+def record_reads(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
+    """A read the descriptions could not model (a fallback that writes nothing) whose real replies
+    hold records of an entity the model keeps (``context_get`` answering the items ``context_save``
+    made): it lists that entity's records, its arguments named after fields filtering them, every
+    match answered; an envelope around them is the ``list-envelope`` proposer's, once it lists."""
+    out = []
+    entities = [e for e in spec.state_schema.entities if e.key != SINGLETON_KEY]
+    for tool, pairs in evidence.pairs.items():
+        behaviour = spec.behaviour(tool)
+        effect = behaviour.effect
+        if not isinstance(effect, FallbackEffect) or effect.writes:
+            continue
+        shown = [rows for p in pairs if p.real_ok and (rows := records_in(p.real))]
+        if len(shown) < 2:
+            continue
+        names = {k for rows in shown for r in rows for k in r}
+        props = spec.tools[tool].input_schema.get("properties") or {}
+        wrapped = envelope(pairs)  # the rows inside the real envelope, as a list answers
+        for entity in entities:
+            if len((set(entity.fields) & names) - {entity.key}) < 2:
+                continue
+            filters = tuple(Filter(arg=a, field=a, op="eq") for a in props if a in entity.fields)
+            made = ListEffect(entity=entity.name, filters=filters, every=True)
+            summary = f"lists {entity.name} records" + (f" by {', '.join(f.arg for f in filters)}" if filters else "")
+            behaviour = Behaviour(tool=tool, effect=made, prior="plausible", notes=(f"learned: {summary}",))
+            if wrapped is not None:
+                answer = Answer(kind="template", template=wrapped, defaults=declared_defaults(spec, tool))
+                behaviour = behaviour.model_copy(update={"answer": answer})
+            out.append(Candidate(tool, "record-reads", summary, behaviour,
+                                 confirms="its replies hold the records the model keeps"))  # fmt: skip
+            # the records a fresh copy starts with show only through this read: offered with it
+            first = _first_records(entity, [p for p in pairs if p.real_ok and p.fresh and not p.args])
+            seeded = _completed(spec.initial_state.get(entity.name) or [], first, entity.key)
+            if seeded:
+                added = {n: schema_of(v) for r in seeded for n, v in r.items() if n not in entity.fields}
+                changed = entity.model_copy(update={"fields": {**entity.fields, **added}})
+                out.append(Candidate(tool, "record-reads", f"{summary}, starting as a first read showed",
+                                     behaviour, entities=(changed,), rows={entity.name: seeded},
+                                     confirms="a first read answers these records"))  # fmt: skip
+    return out
+
+
+def _completed(held: list[JSON], real: list[JSON], key: str) -> list[JSON]:
+    """The model's starting records with the fields the real ones it matches hold besides (by what
+    neither side minted); the real records themselves where the model starts with none."""
+    if not held:
+        return real
+    extra = {id(m): {k: v for k, v in r.items() if k not in m and k != key and not k.endswith(MINTED)}
+             for r, m in matched_records(real, held)}  # fmt: skip
+    return [{**row, **extra.get(id(row), {})} for row in held] if any(extra.values()) else []
+
+
+def _first_records(entity: Entity, fresh: list[Pair]) -> list[JSON]:
+    """The records the first fresh read answered: every fresh copy starts the same, and its keys
+    may be minted anew in each (a stamp, compared by presence)."""
+    for p in fresh:
+        records = [r for r in records_in(p.real) or () if r.get(entity.key) not in (None, "", [], {})]
+        if records:
+            return records
+    return []
+
+
+@PROPOSERS.register("page-size")
+def page_sizes(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
+    """A list that never answered more than ``n`` records, at least twice exactly ``n``, where the
+    model listed more: the real side pages its answers by ``n`` when no limit is given."""
+    out = []
+    for tool, pairs, entity, effect in list_reads(spec, evidence):
+        behaviour = spec.behaviour(tool)
+        limit_arg = effect.paging.limit_arg
+        shown = [n for p in pairs if not (limit_arg and p.args.get(limit_arg) is not None) and (n := _listed(p))]
+        if not shown:
+            continue
+        most = max(n for n, _ in shown)
+        if most == 0 or sum(n == most for n, _ in shown) < 2 or not any(m > most for _, m in shown):
+            continue
+        if effect.paging.default_limit == most:
+            continue
+        paging = effect.paging.model_copy(update={"default_limit": most})
+        made = effect.model_copy(update={"paging": paging})
+        out.append(Candidate(tool, "page-size", f"lists at most {most} {entity.name} records at a time",
+                             behaviour.model_copy(update={"effect": made}),
+                             confirms="no answer holds more records than that"))  # fmt: skip
+    return out
+
+
+__all__ = ["include_flags", "list_filters", "page_sizes", "record_reads"]

@@ -1,0 +1,176 @@
+"""Replies as the real side words them: fixed wordings with slots, counts of the state, lists inside their envelope."""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter
+from typing import Any
+
+import orjson
+
+from envfactory.ir.choice import Answer
+from envfactory.ir.env import EnvSpec
+from envfactory.ir.jsonschema import enum_values, primary_type
+from envfactory.ir.state import SINGLETON_KEY
+from envfactory.runtime.answers import fill, leaf, opened_text, token
+from envfactory.synth.candidates import JSON, PROPOSERS, Candidate, Evidence, Pair
+from envfactory.synth.proposers.shapes import canonical, declared_defaults, envelope, leaves, template_of
+
+
+@PROPOSERS.register("template")
+def reply_templates(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
+    """Replies worded the same way every time — text or JSON — with what varies filled from the
+    arguments and from the model's own answer (``"Created task {out.id}: {arg.title}"``,
+    ``{"success": true, "message": "Entities deleted successfully"}``)."""
+    out = []
+    for tool, pairs in evidence.pairs.items():
+        seen = [p for p in pairs if p.real_ok and p.model_ok and p.real not in (None, "", [], {})]
+        if len(seen) < 2 or len(seen) * 2 < sum(p.real_ok for p in pairs):
+            continue
+        best: tuple[int, Any, JSON] | None = None
+        for defaults in _default_sets(spec, tool):  # declared defaults; absent flags read as false or true
+            made = Counter(canonical(template_of(p.real, {**defaults, **p.args}, p.model, p.raw)) for p in seen)
+            text, count = made.most_common(1)[0]
+            shaped = orjson.loads(text)
+            fits = sum(fill(shaped, p.args, p.model, defaults, p.raw) == p.real for p in seen)
+            if count >= 2 and (best is None or fits > best[0]):
+                best = (fits, shaped, defaults)
+        if best is None or best[0] * 2 < len(seen) or best[1] == _first_model(seen):
+            continue
+        _, template, defaults = best
+        answer = Answer(kind="template", template=template, defaults=defaults)
+        behaviour = spec.behaviour(tool).model_copy(update={"answer": answer})
+        shown = text if len(text) <= 80 else text[:77] + "..."
+        out.append(Candidate(tool, "template", f"answers {shown}", behaviour,
+                             confirms="every accepted call answers this wording"))  # fmt: skip
+    return out
+
+
+def _default_sets(spec: EnvSpec, tool: str) -> list[JSON]:
+    """What an omitted argument stands for, as candidates: the declared defaults; with every
+    undeclared boolean argument false; or true."""
+    declared = declared_defaults(spec, tool)
+    props = spec.tools[tool].input_schema.get("properties") or {}
+    flags = [k for k, v in props.items() if isinstance(v, dict) and primary_type(v) == "boolean" and k not in declared]
+    if not flags:
+        return [declared]
+    return [declared, {**declared, **dict.fromkeys(flags, False)}, {**declared, **dict.fromkeys(flags, True)}]
+
+
+MAX_TALLIED_ROWS = 5000  # an entity this large is not counted call by call
+
+
+MAX_CATEGORIES = 12  # a field with more distinct values than this is not a category to count by
+
+
+def state_tallies(spec: EnvSpec, store: Any) -> dict[str, int]:
+    """Every count a reply might state, by its slot: each entity's records (``{count:todo}``), and
+    for each categorical field — a flag, an enum, a field of a few values — the records holding
+    each value (``{count:todo.completed=false}``; a flag's and an enum's other values count zero)."""
+    out: dict[str, int] = {}
+    for entity in spec.state_schema.entities:
+        if entity.key == SINGLETON_KEY:
+            continue
+        rows = list(itertools.islice(store.rows(entity.name), MAX_TALLIED_ROWS + 1))
+        if len(rows) > MAX_TALLIED_ROWS:
+            continue
+        out[f"{{count:{entity.name}}}"] = len(rows)
+        for name, schema in entity.fields.items():
+            if name == entity.key:
+                continue
+            held = Counter(token(r.get(name)) for r in rows if not isinstance(r.get(name), (dict, list)))
+            flags = {"true", "false"} if primary_type(schema) == "boolean" else set()
+            domain = {token(m) for m in enum_values(schema)} | flags
+            if len(held) > MAX_CATEGORIES or len(domain | set(held)) > MAX_CATEGORIES:
+                continue
+            for value in sorted(domain | set(held)):
+                out[f"{{count:{entity.name}.{name}={value}}}"] = held.get(value, 0)
+    return out
+
+
+@PROPOSERS.register("counts")
+def state_counts(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
+    """Numbers in a reply that are counts of the state (``{"total_todos": 3, "completed_todos": 1}``):
+    an integer the real side answered at one place, equal on every accepted call to how many records
+    of one kind the model then held (of all, or of those with a value), and not always zero. The
+    reply keeps its wording (the tool's template, else the last real reply's) with those places
+    counted; the simplest count explaining a place is taken."""
+    out = []
+    for tool, pairs in evidence.pairs.items():
+        seen = [p for p in pairs if p.real_ok and p.tallies and isinstance(opened_text(p.real), dict)]
+        if len(seen) < 2:
+            continue
+        places: dict[str, str] = {}
+        for path, _ in leaves(opened_text(seen[-1].real)):
+            values = [_at(opened_text(p.real), path) for p in seen]
+            if not all(isinstance(v, int) and not isinstance(v, bool) for v in values) or not any(values):
+                continue
+            fits = [slot for slot in seen[-1].tallies
+                    if all(p.tallies.get(slot) == v for p, v in zip(seen, values, strict=True))]  # fmt: skip
+            if fits:
+                places[path] = min(fits, key=lambda slot: (slot.count("="), len(slot), slot))
+        if not places:
+            continue
+        current = spec.behaviour(tool).answer
+        base = current.template if current is not None and current.kind == "template" else None
+        last = seen[-1]
+        template = (
+            base if isinstance(base, dict) else template_of(opened_text(last.real), last.args, last.model, last.raw)
+        )
+        if not isinstance(template, dict):
+            continue
+        for path, slot in places.items():
+            template = _placed(template, path, slot)
+        answer = Answer(kind="template", template=template, defaults=current.defaults if current is not None else {})
+        behaviour = spec.behaviour(tool).model_copy(update={"answer": answer})
+        shown = ", ".join(f"{p} = {s}" for p, s in sorted(places.items()))
+        out.append(Candidate(tool, "counts", f"counts {shown[:100]}", behaviour,
+                             confirms="every accepted call states these counts of the state"))  # fmt: skip
+    return out
+
+
+def _at(value: Any, path: str) -> Any:
+    try:
+        return leaf(value, path)
+    except KeyError:
+        return None
+
+
+def _placed(template: JSON, path: str, slot: str) -> JSON:
+    """``template`` with the value at a dotted ``path`` (objects only) replaced by ``slot``."""
+    head, _, rest = path.partition(".")
+    if head not in template or ("[" in head):
+        return template
+    inner = template[head]
+    if not rest:
+        return {**template, head: slot}
+    return {**template, head: _placed(inner, rest, slot)} if isinstance(inner, dict) else template
+
+
+@PROPOSERS.register("list-envelope")
+def list_envelopes(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
+    """A list whose real replies wrap its rows (``{"todos": [...], "count": 2}``) where the model's
+    output schema made it answer one row or a bare list: the rows it found, wrapped as the real
+    thing wraps them, the count counted."""
+    out = []
+    for tool, pairs in evidence.pairs.items():
+        if spec.behaviour(tool).effect.kind != "list":
+            continue
+        template = envelope(pairs)
+        if template is None:
+            continue
+        text = canonical(template)
+        answer = Answer(kind="template", template=template, defaults=declared_defaults(spec, tool))
+        behaviour = spec.behaviour(tool)
+        every = behaviour.effect.model_copy(update={"every": True})
+        out.append(Candidate(tool, "list-envelope", f"answers its rows as {text[:80]}",
+                             behaviour.model_copy(update={"answer": answer, "effect": every}),
+                             confirms="every list answers its rows inside this envelope"))  # fmt: skip
+    return out
+
+
+def _first_model(pairs: list[Pair]) -> Any:
+    return pairs[0].model
+
+
+__all__ = ["list_envelopes", "reply_templates", "state_counts", "state_tallies"]

@@ -1,0 +1,162 @@
+"""What proposers read in real replies: the records a reply holds, its envelope, and templates
+over it with slots for what the arguments and the model's answer share with it."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from typing import Any
+
+import orjson
+
+from envfactory.ir.effect import ListEffect
+from envfactory.ir.env import EnvSpec
+from envfactory.ir.state import Entity
+from envfactory.runtime.answers import COUNT, ROWS
+from envfactory.synth.candidates import JSON, Evidence, Pair
+
+
+def declared_defaults(spec: EnvSpec, tool: str) -> JSON:
+    """The defaults a tool's input schema declares for its top-level arguments."""
+    props = spec.tools[tool].input_schema.get("properties") or {}
+    return {k: v["default"] for k, v in props.items() if isinstance(v, dict) and "default" in v}
+
+
+def canonical(value: Any) -> str:
+    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode()
+
+
+def envelope(pairs: list[Pair]) -> Any:
+    """The envelope most of the real replies wrap their rows in (at least two), or ``None``."""
+    shapes = Counter(canonical(t) for p in pairs if p.real_ok and (t := _enveloped(p.real, p.args)) is not None)
+    if not shapes:
+        return None
+    text, count = shapes.most_common(1)[0]
+    return orjson.loads(text) if count >= 2 else None
+
+
+def _enveloped(real: Any, args: JSON) -> Any:
+    """``real`` as a template whose one list of records (or empty list) is ``{rows}`` and whose
+    count of it is ``{count}``, or ``None`` when it is no such envelope."""
+    if not isinstance(real, dict):
+        return None
+    lists = [k for k, v in real.items() if isinstance(v, list) and all(isinstance(x, dict) for x in v)]
+    if len(lists) != 1:
+        return None
+    rows = real[lists[0]]
+    return {k: ROWS if k == lists[0] else _counted(v, len(rows), args) for k, v in real.items()}
+
+
+def _counted(value: Any, rows: int, args: JSON) -> Any:
+    """A member beside the rows: a number equal to how many there are is ``{count}``, inside a
+    nested object too (``pagination: {total: 4, returned: 4}``)."""
+    if isinstance(value, int) and not isinstance(value, bool) and value == rows:
+        return COUNT
+    if isinstance(value, dict):
+        return {k: _counted(v, rows, args) for k, v in value.items()}
+    return template_of(value, args, None)
+
+
+def records_in(real: Any) -> list[JSON] | None:
+    """The records a list's reply holds: the reply itself, or its one member holding records."""
+    if isinstance(real, list):
+        return [r for r in real if isinstance(r, dict)]
+    if isinstance(real, dict):
+        lists = [v for v in real.values() if isinstance(v, list) and v and all(isinstance(x, dict) for x in v)]
+        return lists[0] if len(lists) == 1 else None
+    return None
+
+
+def record_in(real: Any, model: Any) -> JSON | None:
+    """The record inside a real reply that answers the model's record: the reply itself, or its one
+    member sharing the most keys with it (``{"success": true, "todo": {...}}``)."""
+    if not isinstance(real, dict) or not isinstance(model, dict):
+        return None
+    inner = [v for v in real.values() if isinstance(v, dict)]
+    best = max([real, *inner], key=lambda d: len(d.keys() & model.keys()))
+    return best if best.keys() & model.keys() else None
+
+
+def schema_of(value: Any) -> JSON:
+    kinds = {bool: "boolean", int: "integer", float: "number", str: "string", list: "array", dict: "object"}
+    kind = kinds.get(type(value))
+    return {"type": kind} if kind else {}
+
+
+def list_reads(spec: EnvSpec, evidence: Evidence) -> list[tuple[str, list[Pair], Entity, ListEffect]]:
+    """The list tools of the evidence: each with its calls, the entity it lists and its effect."""
+    out = []
+    for tool, pairs in evidence.pairs.items():
+        effect = spec.behaviour(tool).effect
+        if isinstance(effect, ListEffect) and effect.entity in spec.state_schema:
+            out.append((tool, pairs, spec.state_schema[effect.entity], effect))
+    return out
+
+
+def template_of(real: Any, args: JSON, model: Any, raw: Any = None) -> Any:
+    """``real`` (text or JSON) with the values it shares with the arguments and the model's answer
+    as slots: a whole value becomes one slot (keeping its type), words inside a text become slots
+    (arguments first, longer values first, whole words only)."""
+    slots: dict[str, str] = {}
+    for path, value in leaves(args):
+        slots.setdefault(_word(value), f"{{arg.{path}}}")
+    for path, value in leaves(model):
+        slots.setdefault(_word(value), f"{{out.{path}}}")
+    for path, value in leaves(raw if isinstance(raw, dict) else None):
+        slots.setdefault(_word(value), f"{{raw.{path}}}")
+    flags = {v: f"{{arg.{k}}}" for k, v in reversed(list(args.items())) if isinstance(v, bool)}  # an echoed flag
+    wholes = {"{out}": model, "{raw}": raw}  # the model's whole answer, wrapped as the real thing wraps it
+    return _templated(real, slots, {k: v for k, v in wholes.items() if v not in (None, "", [], {})}, flags)
+
+
+def _templated(real: Any, slots: dict[str, str], wholes: dict[str, Any] | None = None,
+               flags: dict[bool, str] | None = None) -> Any:  # fmt: skip
+    if isinstance(real, (dict, list)):
+        whole = next((slot for slot, value in (wholes or {}).items() if value == real), None)
+        if whole is not None:
+            return whole
+    if isinstance(real, dict):
+        return {k: _templated(v, slots, wholes, flags) for k, v in real.items()}
+    if isinstance(real, list):
+        return [_templated(v, slots, wholes, flags) for v in real]
+    if isinstance(real, bool):
+        return (flags or {}).get(real, real)
+    if real is None:
+        return real
+    if isinstance(real, (int, float)):
+        return slots.get(str(real), real)
+    if not isinstance(real, str) or not slots:
+        return real
+    if real in slots:
+        return slots[real]
+    values = sorted(slots, key=len, reverse=True)  # one pass, longest first: a slot is never rewritten
+    pattern = re.compile(r"(?<![\w-])(" + "|".join(re.escape(v) for v in values) + r")(?![\w-])")
+    return pattern.sub(lambda m: slots[m.group(1)], real)
+
+
+def _word(value: Any) -> str:
+    return value if isinstance(value, str) else str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def leaves(value: Any, path: str = "") -> list[tuple[str, Any]]:
+    """Scalar leaves worth a slot: non-empty strings and numbers, by dotted path."""
+    if isinstance(value, dict):
+        return [leaf for k, v in value.items() for leaf in leaves(v, f"{path}.{k}" if path else str(k))]
+    if isinstance(value, list):
+        return [leaf for i, v in enumerate(value[:20]) for leaf in leaves(v, f"{path}[{i}]")]
+    if isinstance(value, bool) or value is None or (isinstance(value, str) and not value.strip()):
+        return []
+    return [(path, value)] if isinstance(value, (str, int, float)) else []
+
+
+__all__ = [
+    "canonical",
+    "declared_defaults",
+    "envelope",
+    "leaves",
+    "list_reads",
+    "record_in",
+    "records_in",
+    "schema_of",
+    "template_of",
+]

@@ -1,0 +1,104 @@
+"""Whether the real side accepts a tool at all, looks its references up, or answers independently of the state."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from typing import Any
+
+from envfactory.ir.choice import Answer
+from envfactory.ir.effect import Behaviour, CreateEffect, FallbackEffect, UpdateEffect
+from envfactory.ir.env import EnvSpec
+from envfactory.runtime.answers import REFUSED, args_key
+from envfactory.synth.candidates import PROPOSERS, Candidate, Evidence
+
+
+@PROPOSERS.register("refuses")
+def refuses(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
+    """A tool the real side refused on most calls the model accepted: it refuses (and changes nothing)."""
+    out = []
+    for tool, pairs in evidence.pairs.items():
+        if not pairs or sum(not p.real_ok for p in pairs) * 5 < len(pairs) * 4:
+            continue
+        if all(not p.model_ok for p in pairs):
+            continue
+        reason = Counter(str(p.real) for p in pairs if not p.real_ok).most_common(1)[0][0]
+        behaviour = Behaviour(tool=tool, effect=FallbackEffect(reason=reason[:200], writes=True), prior="guess",
+                              notes=("the real implementation refused it",))  # fmt: skip
+        out.append(Candidate(tool, "refuses", "refuses", behaviour, confirms="the real side refuses every call"))
+    return out
+
+
+_REFERENCED = re.compile(r"not found \(argument for '([^']+)'\)")
+
+
+@PROPOSERS.register("unchecked-refs")
+def unchecked_references(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
+    """References the real side does not look up: it accepted calls the model refused because a
+    referenced record does not exist (``add_activity(task_id="MJ-1")``). A create or update stops
+    checking those fields; a tool that needs a named record stops needing it."""
+    out = []
+    for tool, pairs in evidence.pairs.items():
+        missed = [str(p.model) for p in pairs if p.real_ok and not p.model_ok and "not found" in str(p.model)]
+        if not missed:
+            continue
+        behaviour = spec.behaviour(tool)
+        effect = behaviour.effect
+        made: Any
+        if isinstance(effect, (CreateEffect, UpdateEffect)):
+            fields = sorted({m.group(1) for text in missed for m in _REFERENCED.finditer(text)} - set(effect.unchecked))
+            if not fields:
+                continue
+            made = effect.model_copy(update={"unchecked": (*effect.unchecked, *fields)})
+            summary = f"does not look up {', '.join(fields)}"
+        elif needs := getattr(effect, "needs", None):
+            made, summary = effect.model_copy(update={"needs": {}}), f"does not look up {', '.join(sorted(needs))}"
+        else:
+            continue
+        out.append(Candidate(tool, "unchecked-refs", summary, behaviour.model_copy(update={"effect": made}),
+                             confirms="calls naming records that do not exist are accepted"))  # fmt: skip
+    return out
+
+
+@PROPOSERS.register("accepts")
+def accepts(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
+    """A tool the real side accepted where the model refused most calls: it answers without refusing."""
+    out = []
+    for tool, pairs in evidence.pairs.items():
+        real_ok = [p for p in pairs if p.real_ok]
+        refused = sum(not p.model_ok for p in real_ok)
+        if len(real_ok) < 2 or refused * 2 < len(real_ok) or sum(p.real_ok for p in pairs) * 5 < len(pairs) * 4:
+            continue
+        behaviour = Behaviour(tool=tool, effect=FallbackEffect(reason="the real implementation accepts it"),
+                              prior="guess", notes=("accepts every call, as the real one did",))  # fmt: skip
+        out.append(Candidate(tool, "accepts", "accepts every call", behaviour,
+                             confirms="the real side accepts calls the descriptions' model refuses"))  # fmt: skip
+    return out
+
+
+@PROPOSERS.register("recorded")
+def recorded_answers(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
+    """Replies that did not depend on the state: the same arguments always answered the same (reference
+    data, a schema, a fixed refusal). The effect still runs; the reply is the recorded one."""
+    out = []
+    for tool, pairs in evidence.pairs.items():
+        table: dict[str, Any] = {}
+        steady = True
+        for p in pairs:
+            reply = p.real if p.real_ok else {REFUSED: p.real or "refused"}
+            key = args_key(p.args)
+            if key in table and table[key] != reply:
+                steady = False
+                break
+            table[key] = reply
+        if not steady or not table:
+            continue
+        behaviour = spec.behaviour(tool)
+        answer = Answer(kind="recorded", recorded=table)
+        out.append(Candidate(tool, "recorded", f"replies recorded for {len(table)} argument set(s)",
+                             behaviour.model_copy(update={"answer": answer}),
+                             confirms="the same arguments answer the same at any point of a sequence"))  # fmt: skip
+    return out
+
+
+__all__ = ["accepts", "recorded_answers", "refuses", "unchecked_references"]

@@ -1,0 +1,117 @@
+"""Writes the descriptions could not model, and the argument checks the real side makes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from envfactory.ir.choice import ArgCheck
+from envfactory.ir.effect import ActionEffect, Behaviour, DeleteEffect, FallbackEffect, UpdateEffect
+from envfactory.ir.env import EnvSpec
+from envfactory.ir.jsonschema import enum_values, primary_type
+from envfactory.ir.state import SINGLETON_KEY, Entity, names_key
+from envfactory.runtime.answers import args_key, shape_of
+from envfactory.synth.candidates import PROPOSERS, Candidate, Evidence, Pair
+from envfactory.synth.proposers.shapes import leaves
+
+
+@PROPOSERS.register("writes")
+def keyed_writes(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
+    """A tool the descriptions could not model (a fallback) that names a record by its key
+    (``complete_todo(todo_id)``) and that the real side accepted: it deletes the record, sets the
+    fields its other arguments are named after, or sets one of its status values or flags (each
+    value a candidate, a repeat refused or accepted) — what the reads after it and the final state
+    show decides."""
+    out = []
+    for tool, pairs in evidence.pairs.items():
+        behaviour = spec.behaviour(tool)
+        if not isinstance(behaviour.effect, FallbackEffect) or not any(p.real_ok for p in pairs):
+            continue
+        named = _keyed(spec, tool)
+        if named is None:
+            continue
+        entity, arg = named
+        effects: list[tuple[str, Any]] = [(f"deletes the {entity.name}", DeleteEffect(entity=entity.name, key_arg=arg))]
+        # its other arguments named after fields of the record: it sets them (``update_deal_stage(deal_id, stage)``)
+        sets = {a: a for a in spec.tools[tool].input_schema.get("properties") or {} if a != arg and a in entity.fields}
+        if sets:
+            effects.append((f"sets {', '.join(sorted(sets))} of the {entity.name}",
+                            UpdateEffect(entity=entity.name, key_arg=arg, args=sets)))  # fmt: skip
+        # a status value only if the real side ever answered it; a repeat accepted only if one was
+        answered = _answered_values(evidence)
+        agains = (False, True) if _repeat_accepted(pairs) else (False,)
+        for name, schema in entity.fields.items():
+            members = [m for m in enum_values(schema) if isinstance(m, str) and m in answered][:6]
+            values: list[Any] = [*members, *((True, False) if primary_type(schema) == "boolean" else ())]
+            for value in values:
+                for again in agains:
+                    effects.append((f"sets {entity.name}.{name} to {value!r}{' (again accepted)' if again else ''}",
+                                    ActionEffect(entity=entity.name, key_arg=arg, field=name, to=value,
+                                                 again=again)))  # fmt: skip
+        for summary, effect in effects:
+            made = Behaviour(tool=tool, effect=effect, prior="plausible", notes=(f"learned: {summary}",))
+            out.append(Candidate(tool, "writes", summary, made, confirms="reads after the call show the change"))
+    return out
+
+
+def _answered_values(evidence: Evidence) -> set[str]:
+    """Every text value the real side answered anywhere in the evidence."""
+    return {v for pairs in evidence.pairs.values() for p in pairs if p.real_ok
+            for _path, v in leaves(p.real) if isinstance(v, str)}  # fmt: skip
+
+
+def _repeat_accepted(pairs: list[Pair]) -> bool:
+    """Whether the real side accepted a call with arguments it had already accepted."""
+    seen: set[str] = set()
+    for p in pairs:
+        key = args_key(p.args)
+        if p.real_ok and key in seen:
+            return True
+        if p.real_ok:
+            seen.add(key)
+    return False
+
+
+def _keyed(spec: EnvSpec, tool: str) -> tuple[Entity, str] | None:
+    """The entity a tool's required argument names by its key (``todo_id``, ``id``), if one does."""
+    effect = spec.behaviour(tool).effect
+    needs = getattr(effect, "needs", {}) or {}
+    for arg, name in needs.items():
+        if name in spec.state_schema:
+            return spec.state_schema[name], arg
+    entities = [e for e in spec.state_schema.entities if e.key != SINGLETON_KEY]
+    for arg in spec.tools[tool].required:
+        for e in entities:
+            own = arg in (f"{e.name}_id", f"{e.name}Id") or names_key(arg, e.name, e.key)
+            if own or (arg == e.key and len(entities) == 1):
+                return e, arg
+    return None
+
+
+@PROPOSERS.register("checks")
+def argument_checks(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
+    """Checks the real side makes that the model does not: an argument whose every accepted value had
+    one of a few shapes and whose refused calls the model accepted all had another (``limit: 34.65``
+    refused, whole numbers accepted; a priority ``high`` refused, ``A`` accepted). Calls refused for
+    another reason besides (a value of an accepted shape) do not hide the check: the chooser weighs it."""
+    out = []
+    for tool, pairs in evidence.pairs.items():
+        missed = [p for p in pairs if not p.real_ok and p.model_ok]
+        if not missed:
+            continue
+        behaviour = spec.behaviour(tool)
+        given = [a for t, a in evidence.accepted if t == tool]
+        for arg in sorted({a for p in missed for a in p.args}):
+            accepted = {shape_of(p.args[arg]) for p in pairs if p.real_ok and arg in p.args}
+            accepted |= {shape_of(a[arg]) for a in given if arg in a}
+            refused = [p for p in missed if arg in p.args and shape_of(p.args[arg]) not in accepted]
+            if not accepted or len(accepted) > 4 or not refused:
+                continue
+            message = str(refused[0].real)[:200] if isinstance(refused[0].real, str) else f"invalid {arg}"
+            check = ArgCheck(arg=arg, shapes=tuple(sorted(accepted)), message=message)
+            made = behaviour.model_copy(update={"checks": (*behaviour.checks, check)})
+            out.append(Candidate(tool, "checks", f"{arg} must be shaped {' or '.join(sorted(accepted))}", made,
+                                 confirms="values of other shapes are refused"))  # fmt: skip
+    return out
+
+
+__all__ = ["argument_checks", "keyed_writes"]
