@@ -358,3 +358,55 @@ def test_a_read_the_descriptions_could_not_model_lists_the_records_its_replies_h
     answer = episode.call_tool("fetch_everything", {"status": "open"}).data
     assert answer["page"] == {"total": 2, "more": False} and [r["title"] for r in answer["items"]] == ["a", "c"]
     assert record_reads(spec, Evidence({"fetch_everything": pairs[:1]})) == []  # one reply is no evidence
+
+
+def test_a_place_the_real_thing_does_not_reproduce_does_not_stop_a_template(tmp_path) -> None:
+    """A reply holding a random token ("... with ID: 0ceb68e4-...") is worded alike at every other
+    place: the template holds a value of the real kind there, compared by its presence."""
+    spec, _ = _spec(tmp_path)
+    made = [Pair({"title": t}, True, {"saved": True, "message": f"Saved with ID: {token}"}, True,
+                 {"id": f"task_000{i}", "title": t})
+            for i, (t, token) in enumerate([("a", "0ceb68e4"), ("b", "746d35b6"), ("c", "9f1e2a07")], 1)]  # fmt: skip
+    assert reply_templates(spec, Evidence({"create_task": made})) == []  # three wordings, none twice
+    [candidate] = reply_templates(spec, Evidence({"create_task": made}, volatile=frozenset({"create_task.message"})))
+    assert candidate.behaviour.answer.template == {"saved": True, "message": "Saved with ID: 0ceb68e4"}
+
+
+def test_an_envelope_echoes_a_flag_given_or_omitted(tmp_path) -> None:
+    """``{"tasks": [...], "include_done": false}`` when the flag is omitted, ``true`` when given:
+    the envelope echoes the flag, an omitted one read as false."""
+    spec = _listing(tmp_path)
+    listed = [Pair({}, True, {"tasks": [ROWS[0]], "include_done": False}, True, [ROWS[0]], raw=[ROWS[0]]),
+              Pair({}, True, {"tasks": [ROWS[0]], "include_done": False}, True, [ROWS[0]], raw=[ROWS[0]]),
+              Pair({"include_done": True}, True, {"tasks": ROWS[:2], "include_done": True}, True, ROWS[:2],
+                   raw=ROWS[:2])]  # fmt: skip
+    [candidate] = list_envelopes(spec, Evidence({"list_tasks": listed}))
+    answer = candidate.behaviour.answer
+    assert answer.template == {"tasks": "{rows}", "include_done": "{arg.include_done}"}
+    assert answer.defaults == {"include_done": False}
+
+
+def test_a_read_filters_by_an_argument_as_the_records_it_answered_show(tmp_path) -> None:
+    """``fetch_by_tag(tag)`` answers the tasks whose ``tags`` hold the tag: a filter no name tells,
+    read off the records of the one reply that held any; the replies that listed none agree."""
+    from envfactory.ir.effect import Filter
+    from envfactory.synth.proposers.lists import record_reads
+
+    tools = [*LISTED, {"name": "fetch_by_tag", "description": "Fetch by tag.", "inputSchema": {"type": "object",
+                       "properties": {"tag": {"type": "string"}}, "required": ["tag"]}}]  # fmt: skip
+    spec, _ = _spec(tmp_path, tools)
+    rows = [{**r, "tags": tags} for r, tags in zip(ROWS, (["home"], ["work"], ["home", "shop"]), strict=True)]
+    entity = spec.state_schema["task"]
+    schema = spec.state_schema.model_copy(update={"entities": tuple(
+        e.model_copy(update={"fields": {**e.fields, "tags": {"type": "array"}}}) if e.name == "task" else e
+        for e in spec.state_schema.entities)})  # fmt: skip
+    spec = spec.model_copy(update={"state_schema": schema, "initial_state": {**spec.initial_state, "task": rows}})
+    assert entity.name == "task" and spec.behaviour("fetch_by_tag").effect.kind == "fallback"
+    pairs = [Pair({"tag": "home"}, True, {"tasks": [rows[0], rows[2]], "count": 2}, True, {"status": "ok"}),
+             Pair({"tag": "nothing"}, True, {"tasks": [], "count": 0}, True, {"status": "ok"})]  # fmt: skip
+    by = {c.summary: c for c in record_reads(spec, Evidence({"fetch_by_tag": pairs}))}
+    chosen = by["lists task records by tag (any tags)"]
+    assert chosen.behaviour.effect.filters == (Filter(arg="tag", field="tags", op="any"),)
+    episode = Environment(chosen.applied(spec)).episode()
+    assert episode.call_tool("fetch_by_tag", {"tag": "shop"}).data == {"tasks": [rows[2]], "count": 1}
+    assert episode.call_tool("fetch_by_tag", {"tag": "nothing"}).data == {"tasks": [], "count": 0}

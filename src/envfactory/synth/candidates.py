@@ -44,11 +44,15 @@ class Pair:
 
 @dataclass(frozen=True)
 class Evidence:
-    """Calls per tool, in the order they were made; and calls known to be accepted (the user's setup
-    calls, which every fresh copy accepted before its sequence), as ``(tool, arguments)``."""
+    """Calls per tool, in the order they were made; calls known to be accepted (the user's setup
+    calls, which every fresh copy accepted before its sequence), as ``(tool, arguments)``; and the
+    reply places whose values the real thing does not reproduce."""
 
     pairs: dict[str, list[Pair]] = field(default_factory=dict)
     accepted: tuple[tuple[str, JSON], ...] = ()
+    # reply places a fresh copy answers otherwise (``envfactory.real.volatile``): a template holds
+    # any value there, since every comparison counts only its presence
+    volatile: frozenset[str] = frozenset()
 
     @property
     def calls(self) -> int:

@@ -69,7 +69,7 @@ def observe(spec: EnvSpec, trace: Trace, env: Environment | None = None) -> tupl
         )
 
     measured = replay(spec, trace, observe=seen, env=env)
-    return Evidence(pairs), measured
+    return Evidence(pairs, volatile=frozenset(trace.volatile)), measured
 
 
 @dataclass
@@ -165,7 +165,7 @@ def _rebased(candidate: Candidate, proposed_on: EnvSpec, current: EnvSpec) -> Ca
 
 
 def _with(evidence: Evidence, accepted: tuple[tuple[str, JSON], ...]) -> Evidence:
-    return Evidence(evidence.pairs, accepted) if accepted else evidence
+    return replace(evidence, accepted=accepted) if accepted else evidence
 
 
 def _match(fitted: dict[tuple[str, str, str], Candidate], c: Candidate) -> Candidate | None:

@@ -13,7 +13,7 @@ from envfactory.ir.jsonschema import primary_type
 from envfactory.ir.state import SINGLETON_KEY, Entity
 from envfactory.real.keypool import MINTED, matched_records
 from envfactory.synth.candidates import JSON, PROPOSERS, Candidate, Evidence, Pair
-from envfactory.synth.proposers.shapes import declared_defaults, envelope, list_reads, records_in, schema_of
+from envfactory.synth.proposers.shapes import default_sets, envelope, list_reads, records_in, schema_of
 
 
 @PROPOSERS.register("include-flags")
@@ -101,8 +101,10 @@ def _fold(value: Any) -> Any:
 def record_reads(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
     """A read the descriptions could not model (a fallback that writes nothing) whose real replies
     hold records of an entity the model keeps (``context_get`` answering the items ``context_save``
-    made): it lists that entity's records, its arguments named after fields filtering them, every
-    match answered; an envelope around them is the ``list-envelope`` proposer's, once it lists."""
+    made, ``filter_by_context(context)`` answering the todos it names): it lists that entity's
+    records, filtered by its arguments — one named after a field is equal to it; another filters
+    as the records it answered show (equal to a field, one of a list field's values, inside a text)
+    —, every match answered, inside the real envelope."""
     out = []
     entities = [e for e in spec.state_schema.entities if e.key != SINGLETON_KEY]
     for tool, pairs in evidence.pairs.items():
@@ -111,33 +113,70 @@ def record_reads(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
         if not isinstance(effect, FallbackEffect) or effect.writes:
             continue
         shown = [rows for p in pairs if p.real_ok and (rows := records_in(p.real))]
-        if len(shown) < 2:
+        if not shown or sum(p.real_ok for p in pairs) < 2:  # one reply with records; others may list none
             continue
         names = {k for rows in shown for r in rows for k in r}
         props = spec.tools[tool].input_schema.get("properties") or {}
-        wrapped = envelope(pairs)  # the rows inside the real envelope, as a list answers
+        found = envelope(evidence, tool, default_sets(spec, tool))  # the rows inside the real envelope
         for entity in entities:
             if len((set(entity.fields) & names) - {entity.key}) < 2:
                 continue
-            filters = tuple(Filter(arg=a, field=a, op="eq") for a in props if a in entity.fields)
-            made = ListEffect(entity=entity.name, filters=filters, every=True)
-            summary = f"lists {entity.name} records" + (f" by {', '.join(f.arg for f in filters)}" if filters else "")
-            behaviour = Behaviour(tool=tool, effect=made, prior="plausible", notes=(f"learned: {summary}",))
-            if wrapped is not None:
-                answer = Answer(kind="template", template=wrapped, defaults=declared_defaults(spec, tool))
-                behaviour = behaviour.model_copy(update={"answer": answer})
-            out.append(Candidate(tool, "record-reads", summary, behaviour,
-                                 confirms="its replies hold the records the model keeps"))  # fmt: skip
-            # the records a fresh copy starts with show only through this read: offered with it
-            first = _first_records(entity, [p for p in pairs if p.real_ok and p.fresh and not p.args])
-            seeded = _completed(spec.initial_state.get(entity.name) or [], first, entity.key)
-            if seeded:
-                added = {n: schema_of(v) for r in seeded for n, v in r.items() if n not in entity.fields}
-                changed = entity.model_copy(update={"fields": {**entity.fields, **added}})
-                out.append(Candidate(tool, "record-reads", f"{summary}, starting as a first read showed",
-                                     behaviour, entities=(changed,), rows={entity.name: seeded},
-                                     confirms="a first read answers these records"))  # fmt: skip
+            named = tuple(Filter(arg=a, field=a, op="eq") for a in props if a in entity.fields)
+            shaped = tuple(f for a in props if a not in entity.fields and (f := _answered_filter(a, pairs)))
+            for filters in dict.fromkeys([named, (*named, *shaped)]):
+                made = ListEffect(entity=entity.name, filters=filters, every=True)
+                by = ", ".join(f.arg if (f.field, f.op) == (f.arg, "eq") else f"{f.arg} ({f.op} {f.field})"
+                               for f in filters)  # fmt: skip
+                summary = f"lists {entity.name} records" + (f" by {by}" if filters else "")
+                listing = Behaviour(tool=tool, effect=made, prior="plausible", notes=(f"learned: {summary}",))
+                if found is not None:
+                    answer = Answer(kind="template", template=found[0], defaults=found[1])
+                    listing = listing.model_copy(update={"answer": answer})
+                out.append(Candidate(tool, "record-reads", summary, listing,
+                                     confirms="its replies hold the records the model keeps"))  # fmt: skip
+                # the records a fresh copy starts with show only through this read: offered with it
+                first = _first_records(entity, [p for p in pairs if p.real_ok and p.fresh and not p.args])
+                seeded = _completed(spec.initial_state.get(entity.name) or [], first, entity.key)
+                if seeded:
+                    added = {n: schema_of(v) for r in seeded for n, v in r.items() if n not in entity.fields}
+                    changed = entity.model_copy(update={"fields": {**entity.fields, **added}})
+                    out.append(Candidate(tool, "record-reads", f"{summary}, starting as a first read showed",
+                                         listing, entities=(changed,), rows={entity.name: seeded},
+                                         confirms="a first read answers these records"))  # fmt: skip
     return out
+
+
+_OPS: tuple[FilterOp, ...] = ("eq", "any", "contains")  # between filters the replies support alike, the first
+
+
+def _answered_filter(arg: str, pairs: list[Pair]) -> Filter | None:
+    """How the records a read answered relate to its argument ``arg``, where every record of every
+    reply that answered some did: equal to one field, one of a list field's values, or inside a
+    text. The field and test most replies support; ``None`` where no reply shows one."""
+    support: Counter[tuple[str, FilterOp]] = Counter()
+    for p in pairs:
+        rows = records_in(p.real) if p.real_ok and _scalar(p.args.get(arg)) else None
+        if not rows:
+            continue
+        value = _fold(p.args[arg])
+        common = set.intersection(*(set(r) for r in rows))
+        for name in sorted(common):
+            for op in _OPS:
+                if all(_passes(r[name], value, op) for r in rows):
+                    support[(name, op)] += 1
+                    break
+    if not support:
+        return None
+    (name, op), _ = max(support.items(), key=lambda kv: (kv[1], -_OPS.index(kv[0][1])))
+    return Filter(arg=arg, field=name, op=op)
+
+
+def _passes(held: Any, value: Any, op: FilterOp) -> bool:
+    if op == "eq":
+        return _scalar(held) and _fold(held) == value
+    if op == "any":
+        return isinstance(held, list) and value in {_fold(x) for x in held if _scalar(x)}
+    return isinstance(held, str) and isinstance(value, str) and bool(value) and value in held.casefold()
 
 
 def _completed(held: list[JSON], real: list[JSON], key: str) -> list[JSON]:

@@ -14,7 +14,7 @@ from envfactory.ir.jsonschema import enum_values, primary_type
 from envfactory.ir.state import SINGLETON_KEY
 from envfactory.runtime.answers import fill, leaf, opened_text, token
 from envfactory.synth.candidates import JSON, PROPOSERS, Candidate, Evidence, Pair
-from envfactory.synth.proposers.shapes import canonical, declared_defaults, envelope, leaves, template_of
+from envfactory.synth.proposers.shapes import canonical, default_sets, envelope, leaves, steady, template_of, unmasked
 
 
 @PROPOSERS.register("template")
@@ -27,34 +27,26 @@ def reply_templates(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
         seen = [p for p in pairs if p.real_ok and p.model_ok and p.real not in (None, "", [], {})]
         if len(seen) < 2 or len(seen) * 2 < sum(p.real_ok for p in pairs):
             continue
-        best: tuple[int, Any, JSON] | None = None
-        for defaults in _default_sets(spec, tool):  # declared defaults; absent flags read as false or true
-            made = Counter(canonical(template_of(p.real, {**defaults, **p.args}, p.model, p.raw)) for p in seen)
+        reals = [steady(evidence, tool, p.real) for p in seen]  # a stamp does not tell replies apart
+        best: tuple[int, Any, JSON, str] | None = None
+        for defaults in default_sets(spec, tool):  # declared defaults; absent flags read as false or true
+            made = Counter(canonical(template_of(r, {**defaults, **p.args}, p.model, p.raw))
+                           for p, r in zip(seen, reals, strict=True))  # fmt: skip
             text, count = made.most_common(1)[0]
             shaped = orjson.loads(text)
-            fits = sum(fill(shaped, p.args, p.model, defaults, p.raw) == p.real for p in seen)
+            fits = sum(fill(shaped, p.args, p.model, defaults, p.raw) == r for p, r in zip(seen, reals, strict=True))
             if count >= 2 and (best is None or fits > best[0]):
-                best = (fits, shaped, defaults)
+                best = (fits, shaped, defaults, text)
         if best is None or best[0] * 2 < len(seen) or best[1] == _first_model(seen):
             continue
-        _, template, defaults = best
+        _, template, defaults, text = best
+        template = unmasked(template, seen[0].real)
         answer = Answer(kind="template", template=template, defaults=defaults)
         behaviour = spec.behaviour(tool).model_copy(update={"answer": answer})
         shown = text if len(text) <= 80 else text[:77] + "..."
         out.append(Candidate(tool, "template", f"answers {shown}", behaviour,
                              confirms="every accepted call answers this wording"))  # fmt: skip
     return out
-
-
-def _default_sets(spec: EnvSpec, tool: str) -> list[JSON]:
-    """What an omitted argument stands for, as candidates: the declared defaults; with every
-    undeclared boolean argument false; or true."""
-    declared = declared_defaults(spec, tool)
-    props = spec.tools[tool].input_schema.get("properties") or {}
-    flags = [k for k, v in props.items() if isinstance(v, dict) and primary_type(v) == "boolean" and k not in declared]
-    if not flags:
-        return [declared]
-    return [declared, {**declared, **dict.fromkeys(flags, False)}, {**declared, **dict.fromkeys(flags, True)}]
 
 
 MAX_TALLIED_ROWS = 5000  # an entity this large is not counted call by call
@@ -153,14 +145,15 @@ def list_envelopes(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
     output schema made it answer one row or a bare list: the rows it found, wrapped as the real
     thing wraps them, the count counted."""
     out = []
-    for tool, pairs in evidence.pairs.items():
+    for tool in evidence.pairs:
         if spec.behaviour(tool).effect.kind != "list":
             continue
-        template = envelope(pairs)
-        if template is None:
+        found = envelope(evidence, tool, default_sets(spec, tool))
+        if found is None:
             continue
+        template, defaults = found
         text = canonical(template)
-        answer = Answer(kind="template", template=template, defaults=declared_defaults(spec, tool))
+        answer = Answer(kind="template", template=template, defaults=defaults)
         behaviour = spec.behaviour(tool)
         every = behaviour.effect.model_copy(update={"every": True})
         out.append(Candidate(tool, "list-envelope", f"answers its rows as {text[:80]}",

@@ -11,7 +11,9 @@ import orjson
 
 from envfactory.ir.effect import ListEffect
 from envfactory.ir.env import EnvSpec
+from envfactory.ir.jsonschema import primary_type
 from envfactory.ir.state import Entity
+from envfactory.real.volatile import VOLATILE, masked
 from envfactory.runtime.answers import COUNT, ROWS
 from envfactory.synth.candidates import JSON, Evidence, Pair
 
@@ -26,13 +28,55 @@ def canonical(value: Any) -> str:
     return orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode()
 
 
-def envelope(pairs: list[Pair]) -> Any:
-    """The envelope most of the real replies wrap their rows in (at least two), or ``None``."""
-    shapes = Counter(canonical(t) for p in pairs if p.real_ok and (t := _enveloped(p.real, p.args)) is not None)
-    if not shapes:
+def default_sets(spec: EnvSpec, tool: str) -> list[JSON]:
+    """What an omitted argument stands for, as candidates: the declared defaults; with every
+    undeclared boolean argument false; or true."""
+    declared = declared_defaults(spec, tool)
+    props = spec.tools[tool].input_schema.get("properties") or {}
+    flags = [k for k, v in props.items() if isinstance(v, dict) and primary_type(v) == "boolean" and k not in declared]
+    if not flags:
+        return [declared]
+    return [declared, {**declared, **dict.fromkeys(flags, False)}, {**declared, **dict.fromkeys(flags, True)}]
+
+
+def steady(evidence: Evidence, tool: str, real: Any) -> Any:
+    """A real reply of ``tool`` with one mark at each place the real thing does not reproduce (a
+    stamp, a random token), so that replies worded alike read alike."""
+    return masked(real, tool, evidence.volatile)
+
+
+def unmasked(template: Any, example: Any) -> Any:
+    """``template`` with each mark :func:`steady` put replaced by what ``example`` (a real reply)
+    holds there: the model answers a value of the real kind, compared by its presence."""
+    if template == VOLATILE:
+        return template if example is None else example
+    if isinstance(template, dict):
+        return {k: unmasked(v, example.get(k) if isinstance(example, dict) else None) for k, v in template.items()}
+    if isinstance(template, list):
+        inner = example if isinstance(example, list) else []
+        return [unmasked(v, inner[i] if i < len(inner) else None) for i, v in enumerate(template)]
+    return template
+
+
+def envelope(evidence: Evidence, tool: str, defaults: list[JSON] | None = None) -> tuple[Any, JSON] | None:
+    """The envelope most of ``tool``'s real replies wrap their rows in (at least two), with what its
+    omitted arguments stood for (one of ``defaults``: the set that explains the most replies), or
+    ``None``."""
+    pairs = [p for p in evidence.pairs.get(tool, []) if p.real_ok]
+    best: tuple[int, str, JSON] | None = None
+    for given in defaults or [{}]:
+        made = (_enveloped(steady(evidence, tool, p.real), {**given, **p.args}) for p in pairs)
+        shapes = Counter(canonical(t) for t in made if t is not None)
+        if shapes:
+            text, count = shapes.most_common(1)[0]
+            if count >= 2 and (best is None or count > best[0]):
+                best = (count, text, given)
+    if best is None:
         return None
-    text, count = shapes.most_common(1)[0]
-    return orjson.loads(text) if count >= 2 else None
+    _, text, given = best
+    example = next(p.real for p in pairs
+                   if canonical(_enveloped(steady(evidence, tool, p.real), {**given, **p.args})) == text)  # fmt: skip
+    return unmasked(orjson.loads(text), example), given
 
 
 def _enveloped(real: Any, args: JSON) -> Any:
@@ -152,11 +196,14 @@ def leaves(value: Any, path: str = "") -> list[tuple[str, Any]]:
 __all__ = [
     "canonical",
     "declared_defaults",
+    "default_sets",
     "envelope",
     "leaves",
     "list_reads",
     "record_in",
     "records_in",
     "schema_of",
+    "steady",
     "template_of",
+    "unmasked",
 ]
