@@ -410,3 +410,19 @@ def test_a_read_filters_by_an_argument_as_the_records_it_answered_show(tmp_path)
     episode = Environment(chosen.applied(spec)).episode()
     assert episode.call_tool("fetch_by_tag", {"tag": "shop"}).data == {"tasks": [rows[2]], "count": 1}
     assert episode.call_tool("fetch_by_tag", {"tag": "nothing"}).data == {"tasks": [], "count": 0}
+
+
+def test_a_declared_default_is_a_value_the_real_side_accepts(tmp_path) -> None:
+    """``limit`` declared a number defaulting to 20, every fractional limit refused and no limit
+    ever accepted: whole numbers are what it takes."""
+    from envfactory.synth.proposers.writes import argument_checks
+
+    tools = [*LISTED[:2], {"name": "board", "description": "The board.", "inputSchema": {"type": "object",
+             "properties": {"limit": {"type": "number", "default": 20, "minimum": 1, "maximum": 50}}}}]  # fmt: skip
+    spec, _ = _spec(tmp_path, tools)
+    pairs = [Pair({"limit": 48.37}, False, "limit must be an integer", True, {}),
+             Pair({}, True, {"columns": {}}, True, {})]  # fmt: skip
+    [candidate] = argument_checks(spec, Evidence({"board": pairs}))
+    assert candidate.summary == "limit must be shaped int"
+    episode = Environment(candidate.applied(spec)).episode()
+    assert not episode.call_tool("board", {"limit": 2.5}).ok and episode.call_tool("board", {"limit": 7}).ok

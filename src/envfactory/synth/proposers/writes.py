@@ -91,8 +91,11 @@ def _keyed(spec: EnvSpec, tool: str) -> tuple[Entity, str] | None:
 def argument_checks(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
     """Checks the real side makes that the model does not: an argument whose every accepted value had
     one of a few shapes and whose refused calls the model accepted all had another (``limit: 34.65``
-    refused, whole numbers accepted; a priority ``high`` refused, ``A`` accepted). Calls refused for
-    another reason besides (a value of an accepted shape) do not hide the check: the chooser weighs it."""
+    refused, whole numbers accepted; a priority ``high`` refused, ``A`` accepted). Accepted values
+    are those of accepted calls, of the setup calls every fresh copy accepted, and the values the
+    argument's schema declares (its default, its examples: ``limit_per_column`` defaulting to 20 is
+    whole). Calls refused for another reason besides (a value of an accepted shape) do not hide the
+    check: the chooser weighs it."""
     out = []
     for tool, pairs in evidence.pairs.items():
         missed = [p for p in pairs if not p.real_ok and p.model_ok]
@@ -100,9 +103,11 @@ def argument_checks(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
             continue
         behaviour = spec.behaviour(tool)
         given = [a for t, a in evidence.accepted if t == tool]
+        props = spec.tools[tool].input_schema.get("properties") or {}
         for arg in sorted({a for p in missed for a in p.args}):
             accepted = {shape_of(p.args[arg]) for p in pairs if p.real_ok and arg in p.args}
             accepted |= {shape_of(a[arg]) for a in given if arg in a}
+            accepted |= {shape_of(v) for v in _declared_values(props.get(arg))}
             refused = [p for p in missed if arg in p.args and shape_of(p.args[arg]) not in accepted]
             if not accepted or len(accepted) > 4 or not refused:
                 continue
@@ -112,6 +117,15 @@ def argument_checks(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
             out.append(Candidate(tool, "checks", f"{arg} must be shaped {' or '.join(sorted(accepted))}", made,
                                  confirms="values of other shapes are refused"))  # fmt: skip
     return out
+
+
+def _declared_values(schema: Any) -> list[Any]:
+    """The values an argument's schema says it takes: its default and its examples."""
+    if not isinstance(schema, dict):
+        return []
+    examples = schema.get("examples")
+    found = [*(examples if isinstance(examples, list) else []), *([schema["default"]] if "default" in schema else [])]
+    return [v for v in found if v is not None]
 
 
 __all__ = ["argument_checks", "keyed_writes"]
