@@ -426,3 +426,18 @@ def test_a_declared_default_is_a_value_the_real_side_accepts(tmp_path) -> None:
     assert candidate.summary == "limit must be shaped int"
     episode = Environment(candidate.applied(spec)).episode()
     assert not episode.call_tool("board", {"limit": 2.5}).ok and episode.call_tool("board", {"limit": 7}).ok
+
+
+def test_a_tool_answered_once_is_worded_in_the_house_style_of_the_others(tmp_path) -> None:
+    spec, _ = _spec(tmp_path)
+    made = [Pair({"title": t}, True, {"success": True, "task_id": f"task_000{i}"}, True,
+                 {"id": f"task_000{i}", "title": t}) for i, t in enumerate("ab", 1)]  # fmt: skip
+    read = [Pair({"task_id": "task_0001"}, True, {"success": True, "found_id": "task_0001"}, True,
+                 {"id": "task_0001", "title": "a"})]  # fmt: skip
+    odd = [Pair({"task_id": "task_0001"}, True, {"done": "task_0001", "at": 3}, True, {"id": "task_0001"})]
+    by = {c.tool: c for c in reply_templates(spec, Evidence({"create_task": made, "get_task": read,
+                                                             "finish_task": odd}))}  # fmt: skip
+    assert by["create_task"].behaviour.answer.template == {"success": True, "task_id": "{out.id}"}
+    assert by["get_task"].behaviour.answer.template == {"success": True, "found_id": "{arg.task_id}"}
+    assert "finish_task" not in by  # one reply of a shape no other tool answers is no wording yet
+    assert reply_templates(spec, Evidence({"get_task": read})) == []  # nor is one reply alone

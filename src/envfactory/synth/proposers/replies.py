@@ -21,32 +21,65 @@ from envfactory.synth.proposers.shapes import canonical, default_sets, envelope,
 def reply_templates(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
     """Replies worded the same way every time — text or JSON — with what varies filled from the
     arguments and from the model's own answer (``"Created task {out.id}: {arg.title}"``,
-    ``{"success": true, "message": "Entities deleted successfully"}``)."""
-    out = []
+    ``{"success": true, "message": "Entities deleted successfully"}``). A tool answered only once
+    is worded from that one reply where another tool's wording, learned from several, has its
+    shape: a server words its replies in one house style (``{"success": true, "task_id": ...}``,
+    ``{"success": true, "failure_id": ...}``)."""
+    worded = {tool: w for tool, pairs in evidence.pairs.items() if (w := _wording(spec, evidence, tool, pairs, 2))}
+    house = {_style(w[0]) for w in worded.values() if _slotted(w[0])}
     for tool, pairs in evidence.pairs.items():
-        seen = [p for p in pairs if p.real_ok and p.model_ok and p.real not in (None, "", [], {})]
-        if len(seen) < 2 or len(seen) * 2 < sum(p.real_ok for p in pairs):
-            continue
-        reals = [steady(evidence, tool, p.real) for p in seen]  # a stamp does not tell replies apart
-        best: tuple[int, Any, JSON, str] | None = None
-        for defaults in default_sets(spec, tool):  # declared defaults; absent flags read as false or true
-            made = Counter(canonical(template_of(r, {**defaults, **p.args}, p.model, p.raw))
-                           for p, r in zip(seen, reals, strict=True))  # fmt: skip
-            text, count = made.most_common(1)[0]
-            shaped = orjson.loads(text)
-            fits = sum(fill(shaped, p.args, p.model, defaults, p.raw) == r for p, r in zip(seen, reals, strict=True))
-            if count >= 2 and (best is None or fits > best[0]):
-                best = (fits, shaped, defaults, text)
-        if best is None or best[0] * 2 < len(seen) or best[1] == _first_model(seen):
-            continue
-        _, template, defaults, text = best
-        template = unmasked(template, seen[0].real)
+        once = _wording(spec, evidence, tool, pairs, 1) if tool not in worded else None
+        if once is not None and _slotted(once[0]) and _style(once[0]) in house:
+            worded[tool] = once
+    out = []
+    for tool, (template, defaults, text) in worded.items():
         answer = Answer(kind="template", template=template, defaults=defaults)
         behaviour = spec.behaviour(tool).model_copy(update={"answer": answer})
         shown = text if len(text) <= 80 else text[:77] + "..."
         out.append(Candidate(tool, "template", f"answers {shown}", behaviour,
                              confirms="every accepted call answers this wording"))  # fmt: skip
     return out
+
+
+def _wording(spec: EnvSpec, evidence: Evidence, tool: str, pairs: list[Pair], least: int,
+             ) -> tuple[Any, JSON, str] | None:  # fmt: skip
+    """The wording most of a tool's accepted replies share (at least ``least`` of them), with what
+    its omitted arguments stand for, or ``None``."""
+    seen = [p for p in pairs if p.real_ok and p.model_ok and p.real not in (None, "", [], {})]
+    if len(seen) < least or len(seen) * 2 < sum(p.real_ok for p in pairs):
+        return None
+    reals = [steady(evidence, tool, p.real) for p in seen]  # a stamp does not tell replies apart
+    best: tuple[int, Any, JSON, str] | None = None
+    for defaults in default_sets(spec, tool):  # declared defaults; absent flags read as false or true
+        made = Counter(canonical(template_of(r, {**defaults, **p.args}, p.model, p.raw))
+                       for p, r in zip(seen, reals, strict=True))  # fmt: skip
+        text, count = made.most_common(1)[0]
+        shaped = orjson.loads(text)
+        fits = sum(fill(shaped, p.args, p.model, defaults, p.raw) == r for p, r in zip(seen, reals, strict=True))
+        if count >= least and (best is None or fits > best[0]):
+            best = (fits, shaped, defaults, text)
+    if best is None or best[0] * 2 < len(seen) or best[1] == _first_model(seen):
+        return None
+    _, template, defaults, text = best
+    return unmasked(template, seen[0].real), defaults, text
+
+
+def _slotted(template: Any) -> bool:
+    """Whether a template fills anything in (a slot), rather than answering one fixed reply."""
+    return any(isinstance(v, str) and "{" in v for _, v in leaves(template)) or template in ("{out}", "{raw}")
+
+
+def _style(template: Any) -> str:
+    """A wording's shape with its member names left out: what its members hold, every slot alike
+    (``{"success": true, "x_id": "{out.id}"}`` is ``{{slot},true}`` whatever ``x_id`` is named and
+    whichever side fills it)."""
+    if isinstance(template, dict):
+        return "{" + ",".join(sorted(_style(v) for v in template.values())) + "}"
+    if isinstance(template, list):
+        return "[" + ",".join(_style(v) for v in template) + "]"
+    if isinstance(template, str) and template.startswith("{") and template.endswith("}"):
+        return "{slot}"
+    return canonical(template)
 
 
 MAX_TALLIED_ROWS = 5000  # an entity this large is not counted call by call
