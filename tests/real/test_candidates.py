@@ -441,31 +441,3 @@ def test_a_tool_answered_once_is_worded_in_the_house_style_of_the_others(tmp_pat
     assert by["get_task"].behaviour.answer.template == {"success": True, "found_id": "{arg.task_id}"}
     assert "finish_task" not in by  # one reply of a shape no other tool answers is no wording yet
     assert reply_templates(spec, Evidence({"get_task": read})) == []  # nor is one reply alone
-
-
-def test_a_read_grouping_records_by_a_field_answers_each_group_from_the_state(tmp_path) -> None:
-    """``board()`` answers ``{"columns": {"open": [...], "shut": [...]}, "total": n}``, every record
-    under a column holding that status: each column is the rows holding its value."""
-    from envfactory.runtime.answers import fill
-    from envfactory.synth.proposers.lists import grouped_lists
-
-    tools = [*LISTED, {"name": "board", "description": "The board.", "inputSchema": {"type": "object",
-                       "properties": {}}}]  # fmt: skip
-    spec, _ = _spec(tmp_path, tools)
-    spec = spec.model_copy(update={"initial_state": {**spec.initial_state, "task": [dict(r) for r in ROWS]}})
-    assert spec.behaviour("board").effect.kind == "fallback"
-
-    def board(rows: list) -> dict:
-        return {"columns": {s: [r for r in rows if r["status"] == s] for s in ("open", "shut")}, "total": len(rows)}
-
-    pairs = [Pair({}, True, board(ROWS), True, {"status": "ok"}), Pair({}, True, board(ROWS[:1]), True, {})]
-    [candidate] = grouped_lists(spec, Evidence({"board": pairs}))
-    assert candidate.summary == "lists task records grouped by status under columns"
-    template = candidate.behaviour.answer.template
-    assert template["columns"] == {"open": "{rows:status=open}", "shut": "{rows:status=shut}"}
-    assert fill({"g": "{rows:done=true}"}, {}, None, rows=ROWS) == {"g": [ROWS[1]]}  # a flag as token writes it
-    episode = Environment(candidate.applied(spec)).episode()
-    episode.call_tool("create_task", {"title": "d", "status": "shut"})
-    columns = episode.call_tool("board", {}).data["columns"]
-    assert [r["title"] for r in columns["open"]] == ["a", "c"] and [r["title"] for r in columns["shut"]] == ["b", "d"]
-    assert grouped_lists(spec, Evidence({"board": pairs[:1]})) == []  # one reply is no evidence

@@ -25,8 +25,6 @@ SLOT = re.compile(r"\{(arg|out|raw)(?:\.([^{}]+))?\}")
 ROWS, COUNT = "{rows}", "{count}"
 # how many records the state holds after the call: ``{count:todo}``, ``{count:todo.completed=false}``
 TALLY = re.compile(r"\{count:([^{}.=]+)(?:\.([^{}=]+)=([^{}]*))?\}")
-# the rows a list found whose field holds a value, as :func:`token` writes it: ``{rows:status=todo}``
-GROUP = re.compile(r"\{rows:([^{}=]+)=([^{}]*)\}")
 State = Callable[[str], Iterable[JSON]]
 REFUSED = "$refused"  # a recorded reply that was a refusal: {"$refused": message}
 
@@ -59,9 +57,8 @@ def fill(template: Any, args: JSON, out: Any, defaults: JSON | None = None, rows
     """``template`` with its slots filled (a string that is one slot alone takes the value itself;
     an argument not given takes its declared default; ``rows`` is what the effect produced before
     shaping: ``{raw.PATH}`` inside it, ``{rows}`` and ``{count}`` the rows a list found and how
-    many, ``{rows:FIELD=VALUE}`` those of them whose field is that value; ``{count:ENTITY}`` and
-    ``{count:ENTITY.FIELD=VALUE}`` how many records ``state`` holds, of every one or of those whose
-    field is that value), or ``None`` when a slot cannot be filled."""
+    many; ``{count:ENTITY}`` and ``{count:ENTITY.FIELD=VALUE}`` how many records ``state`` holds,
+    of every one or of those whose field is that value), or ``None`` when a slot cannot be filled."""
     value = _filled(template, {**(defaults or {}), **args}, out, rows, state)
     return None if value is _MISSING else value
 
@@ -96,12 +93,6 @@ def _filled(template: Any, args: JSON, out: Any, rows: Any = None, state: State 
             return tally(state, counted.group(1), counted.group(2), counted.group(3))
         except KeyError:  # an entity the state does not hold
             return _MISSING
-    grouped = GROUP.fullmatch(template)
-    if grouped:
-        if not isinstance(rows, list):
-            return _MISSING
-        name, value = grouped.groups()
-        return [r for r in rows if isinstance(r, dict) and token(r.get(name)) == value]
     if template in (ROWS, COUNT):
         if not isinstance(rows, list):
             return _MISSING
@@ -194,6 +185,6 @@ def answered(answer: Answer, execute: Executor, shape: Callable[[Any], Any]) -> 
 
 
 __all__ = [
-    "COUNT", "GROUP", "REFUSED", "ROWS", "TALLY", "answered", "args_key", "checked", "fill", "leaf", "opened_text",
+    "COUNT", "REFUSED", "ROWS", "TALLY", "answered", "args_key", "checked", "fill", "leaf", "opened_text",
     "shape_of", "tally", "token",
 ]  # fmt: skip

@@ -12,19 +12,8 @@ from envfactory.ir.env import EnvSpec
 from envfactory.ir.jsonschema import primary_type
 from envfactory.ir.state import SINGLETON_KEY, Entity
 from envfactory.real.keypool import MINTED, matched_records
-from envfactory.runtime.answers import token
 from envfactory.synth.candidates import JSON, PROPOSERS, Candidate, Evidence, Pair
-from envfactory.synth.proposers.shapes import (
-    declared_defaults,
-    default_sets,
-    envelope,
-    list_reads,
-    records_in,
-    schema_of,
-    steady,
-    template_of,
-    unmasked,
-)
+from envfactory.synth.proposers.shapes import default_sets, envelope, list_reads, records_in, schema_of
 
 
 @PROPOSERS.register("include-flags")
@@ -234,95 +223,4 @@ def page_sizes(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
     return out
 
 
-@PROPOSERS.register("grouped-lists")
-def grouped_lists(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
-    """A read whose real replies group records by the values of one field, each group under a
-    member named by its value (a board: ``{"columns": {"todo": [...], "review": []}}``, every
-    record under ``todo`` holding ``status: "todo"``): it lists the entity's records, every one,
-    each group filled with the rows holding its value (``{rows:status=todo}``); a list keeps its
-    entity and filters, a fallback that writes nothing lists the entity whose fields the records
-    hold. Counts beside the groups are the ``counts`` proposer's."""
-    out = []
-    for tool, pairs in evidence.pairs.items():
-        behaviour = spec.behaviour(tool)
-        effect = behaviour.effect
-        if not isinstance(effect, ListEffect) and not (isinstance(effect, FallbackEffect) and not effect.writes):
-            continue
-        votes: Counter[tuple[str, str]] = Counter()
-        first: dict[tuple[str, str], Pair] = {}
-        for p in pairs:
-            for found in _groupings(steady(evidence, tool, p.real)) if p.real_ok else ():
-                votes[found] += 1
-                first.setdefault(found, p)
-        if not votes:
-            continue
-        (path, name), n = votes.most_common(1)[0]
-        if n < 2:
-            continue
-        example = first[(path, name)]
-        records = [r for rows in _at_path(example.real, path).values() for r in rows]
-        entity = _listed_entity(spec, effect, records)
-        if entity is None or name not in entity.fields:
-            continue
-        shaped = template_of(steady(evidence, tool, example.real), example.args, None)
-        current = behaviour.answer.template if behaviour.answer is not None else None
-        if isinstance(current, dict) and _has_path(current, path):  # the counts a template holds stay
-            shaped = current
-        groups = {value: f"{{rows:{name}={value}}}" for value in _at_path(example.real, path)}
-        template = unmasked(_replaced(shaped, path, groups), example.real)
-        made = (effect if isinstance(effect, ListEffect) else ListEffect(entity=entity.name)).model_copy(
-            update={"every": True})  # fmt: skip
-        summary = f"lists {entity.name} records grouped by {name} under {path or 'the reply'}"
-        answer = Answer(kind="template", template=template, defaults=declared_defaults(spec, tool))
-        grouped = behaviour.model_copy(update={"effect": made, "answer": answer, "notes": (f"learned: {summary}",)})
-        out.append(Candidate(tool, "grouped-lists", summary, grouped,
-                             confirms="each group holds the records with its value"))  # fmt: skip
-    return out
-
-
-def _groupings(value: Any, path: str = "", depth: int = 0) -> list[tuple[str, str]]:
-    """``(path, field)`` of each object inside ``value`` whose members are lists of records, some
-    not empty, every record under a member holding that member's name at ``field``."""
-    if not isinstance(value, dict) or depth > 3:
-        return []
-    lists = value and all(isinstance(v, list) and all(isinstance(x, dict) for x in v) for v in value.values())
-    if lists and len(value) >= 2 and any(value.values()):
-        rows = [(k, r) for k, v in value.items() for r in v]
-        names = set.intersection(*(set(r) for _, r in rows))
-        return [(path, n) for n in sorted(names) if all(token(r.get(n)) == k for k, r in rows)]
-    return [g for k, v in value.items() for g in _groupings(v, f"{path}.{k}" if path else k, depth + 1)]
-
-
-def _at_path(value: Any, path: str) -> Any:
-    for part in path.split(".") if path else ():
-        value = value[part]
-    return value
-
-
-def _has_path(value: Any, path: str) -> bool:
-    for part in path.split(".") if path else ():
-        if not isinstance(value, dict) or part not in value:
-            return False
-        value = value[part]
-    return True
-
-
-def _replaced(template: Any, path: str, by: Any) -> Any:
-    if not path:
-        return by
-    head, _, rest = path.partition(".")
-    return {**template, head: _replaced(template[head], rest, by)}
-
-
-def _listed_entity(spec: EnvSpec, effect: Any, records: list[JSON]) -> Entity | None:
-    """The entity a list lists; for a fallback, the one whose fields the records hold most of (two
-    at least besides the key)."""
-    if isinstance(effect, ListEffect):
-        return {e.name: e for e in spec.state_schema.entities}.get(effect.entity)
-    names = {k for r in records for k in r}
-    held = [(len((set(e.fields) & names) - {e.key}), e) for e in spec.state_schema.entities if e.key != SINGLETON_KEY]
-    best = max(held, key=lambda t: t[0], default=(0, None))
-    return best[1] if best[0] >= 2 else None
-
-
-__all__ = ["grouped_lists", "include_flags", "list_filters", "page_sizes", "record_reads"]
+__all__ = ["include_flags", "list_filters", "page_sizes", "record_reads"]
