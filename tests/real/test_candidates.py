@@ -441,3 +441,21 @@ def test_a_tool_answered_once_is_worded_in_the_house_style_of_the_others(tmp_pat
     assert by["get_task"].behaviour.answer.template == {"success": True, "found_id": "{arg.task_id}"}
     assert "finish_task" not in by  # one reply of a shape no other tool answers is no wording yet
     assert reply_templates(spec, Evidence({"get_task": read})) == []  # nor is one reply alone
+
+
+def test_a_reply_in_prose_at_a_volatile_place_still_counts_what_it_says(tmp_path) -> None:
+    """A whole markdown reply with a stamp inside differs between fresh copies: only its words
+    holding a digit are marked, so a model answering other prose (the first reply, learned as a
+    template) does not agree by presence alone."""
+    from envfactory.real.volatile import VOLATILE, masked
+
+    places = frozenset({"list_tasks"})
+    one = "## Tasks\n- buy milk (created 2026-12-02T03:46:44Z)"
+    assert masked(one, "list_tasks", places) == f"## Tasks\n- buy milk (created {VOLATILE}"
+    assert masked(one, "list_tasks", places) == masked(one.replace("03:46", "09:12"), "list_tasks", places)
+    assert masked(one, "list_tasks", places) != masked("## Tasks\n(none)", "list_tasks", places)
+    assert masked("2026-12-02T03:46:44Z", "list_tasks", places) == VOLATILE  # a token alone: its presence
+    spec, _ = _spec(tmp_path)
+    listed = [Pair({}, True, "## Tasks\n- a (created 2026-12-02T03:46:44Z)", True, [], raw=[]),
+              Pair({}, True, "## Tasks\n- b (created 2026-12-02T03:47:10Z)", True, [], raw=[])]  # fmt: skip
+    assert reply_templates(spec, Evidence({"list_tasks": listed}, volatile=places)) == []  # two listings differ

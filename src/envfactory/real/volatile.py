@@ -8,8 +8,10 @@ pairs minted ids as everywhere (:class:`~envfactory.real.keypool.Aliases`), and 
 where the two copies answered otherwise: ``tool`` and the leaf's path, list positions read as
 any position (``list_tasks.result[].created_at``). Every comparison afterwards — the chooser's
 scores, held-out figures for the model, the stub and the ceiling alike — puts one mark at those
-places on both sides, so the value does not count while its presence still does. The held-out
-sequences never decide which places are volatile.
+places on both sides, so the value does not count while its presence still does. A text of several
+words at such a place (a whole reply in prose with a stamp inside) is marked word by word: only its
+words holding a digit are, so what it says still counts. The held-out sequences never decide which
+places are volatile.
 """
 
 from __future__ import annotations
@@ -32,15 +34,36 @@ def place(tool: str, path: str) -> str:
     return tool + _INDEX.sub("[]", path)
 
 
+_NUMBERED = re.compile(r"\S*\d\S*")  # a word holding a digit: a stamp, an id, a random token
+
+
 def masked(value: Any, tool: str, volatile: frozenset[str], path: str = "") -> Any:
-    """``value`` with every leaf at a volatile place of ``tool`` replaced by :data:`VOLATILE`."""
+    """``value`` with every leaf at a volatile place of ``tool`` replaced by :data:`VOLATILE`; a
+    text of several words there (a whole reply in prose) keeps its words, only those holding a
+    digit replaced, so what it says still counts."""
     if not volatile:
         return value
     if isinstance(value, dict):
         return {k: masked(v, tool, volatile, f"{path}.{k}") for k, v in value.items()}
     if isinstance(value, list):
         return [masked(v, tool, volatile, f"{path}[{i}]") for i, v in enumerate(value)]
-    return VOLATILE if place(tool, path) in volatile else value
+    if place(tool, path) not in volatile:
+        return value
+    return _NUMBERED.sub(VOLATILE, value) if _prose(value) else VOLATILE
+
+
+def _prose(value: Any) -> bool:
+    return isinstance(value, str) and len(value.split()) >= 3
+
+
+def restored(masked_text: str, example: str) -> str:
+    """A text :func:`masked` marked, with its marks holding the words ``example`` (a real reply)
+    held there, in order; left marked where the two do not mark alike."""
+    words = _NUMBERED.findall(example)
+    if masked_text.count(VOLATILE) != len(words):
+        return masked_text
+    parts = masked_text.split(VOLATILE)
+    return "".join(p + (words[i] if i < len(words) else "") for i, p in enumerate(parts))
 
 
 def differing(tool: str, first: Any, second: Any) -> set[str]:
@@ -75,4 +98,4 @@ def volatile_places(sequences: Iterable[Sequence], replay_call: Any) -> frozense
     return frozenset(found)
 
 
-__all__ = ["VOLATILE", "differing", "masked", "place", "volatile_places"]
+__all__ = ["VOLATILE", "differing", "masked", "place", "restored", "volatile_places"]

@@ -13,7 +13,7 @@ from envfactory.ir.effect import ListEffect
 from envfactory.ir.env import EnvSpec
 from envfactory.ir.jsonschema import primary_type
 from envfactory.ir.state import Entity
-from envfactory.real.volatile import VOLATILE, masked
+from envfactory.real.volatile import VOLATILE, masked, restored
 from envfactory.runtime.answers import COUNT, ROWS
 from envfactory.synth.candidates import JSON, Evidence, Pair
 
@@ -50,6 +50,8 @@ def unmasked(template: Any, example: Any) -> Any:
     holds there: the model answers a value of the real kind, compared by its presence."""
     if template == VOLATILE:
         return template if example is None else example
+    if isinstance(template, str) and VOLATILE in template and isinstance(example, str):
+        return restored(template, example)
     if isinstance(template, dict):
         return {k: unmasked(v, example.get(k) if isinstance(example, dict) else None) for k, v in template.items()}
     if isinstance(template, list):
