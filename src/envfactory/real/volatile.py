@@ -63,7 +63,7 @@ def restored(masked_text: str, example: str) -> str:
     if masked_text.count(VOLATILE) != len(words):
         return masked_text
     parts = masked_text.split(VOLATILE)
-    return "".join(p + (words[i] if i < len(words) else "") for i, p in enumerate(parts))
+    return "".join(p + w for p, w in zip(parts, [*words, ""], strict=True))
 
 
 def differing(tool: str, first: Any, second: Any) -> set[str]:

@@ -51,7 +51,7 @@ class Evidence:
     pairs: dict[str, list[Pair]] = field(default_factory=dict)
     accepted: tuple[tuple[str, JSON], ...] = ()
     # reply places a fresh copy answers otherwise (``envfactory.real.volatile``): a template holds
-    # any value there, since every comparison counts only its presence
+    # a value of the real kind there, since every comparison marks them (prose: its numbered words)
     volatile: frozenset[str] = frozenset()
 
     @property

@@ -123,6 +123,11 @@ def record_reads(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
                 continue
             named = tuple(Filter(arg=a, field=a, op="eq") for a in props if a in entity.fields)
             shaped = tuple(f for a in props if a not in entity.fields and (f := _answered_filter(a, pairs)))
+            # the records a fresh copy starts with show only through this read: offered with it
+            first = _first_records(entity, [p for p in pairs if p.real_ok and p.fresh and not p.args])
+            seeded = _completed(spec.initial_state.get(entity.name) or [], first, entity.key)
+            added = {n: schema_of(v) for r in seeded for n, v in r.items() if n not in entity.fields}
+            changed = entity.model_copy(update={"fields": {**entity.fields, **added}})
             for filters in dict.fromkeys([named, (*named, *shaped)]):
                 made = ListEffect(entity=entity.name, filters=filters, every=True)
                 by = ", ".join(f.arg if (f.field, f.op) == (f.arg, "eq") else f"{f.arg} ({f.op} {f.field})"
@@ -134,12 +139,7 @@ def record_reads(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
                     listing = listing.model_copy(update={"answer": answer})
                 out.append(Candidate(tool, "record-reads", summary, listing,
                                      confirms="its replies hold the records the model keeps"))  # fmt: skip
-                # the records a fresh copy starts with show only through this read: offered with it
-                first = _first_records(entity, [p for p in pairs if p.real_ok and p.fresh and not p.args])
-                seeded = _completed(spec.initial_state.get(entity.name) or [], first, entity.key)
                 if seeded:
-                    added = {n: schema_of(v) for r in seeded for n, v in r.items() if n not in entity.fields}
-                    changed = entity.model_copy(update={"fields": {**entity.fields, **added}})
                     out.append(Candidate(tool, "record-reads", f"{summary}, starting as a first read showed",
                                          listing, entities=(changed,), rows={entity.name: seeded},
                                          confirms="a first read answers these records"))  # fmt: skip

@@ -65,19 +65,23 @@ def envelope(evidence: Evidence, tool: str, defaults: list[JSON] | None = None) 
     omitted arguments stood for (one of ``defaults``: the set that explains the most replies), or
     ``None``."""
     pairs = [p for p in evidence.pairs.get(tool, []) if p.real_ok]
-    best: tuple[int, str, JSON] | None = None
+    best: tuple[int, str, JSON, Any] | None = None
     for given in defaults or [{}]:
-        made = (_enveloped(steady(evidence, tool, p.real), {**given, **p.args}) for p in pairs)
-        shapes = Counter(canonical(t) for t in made if t is not None)
+        shapes: Counter[str] = Counter()
+        first: dict[str, Any] = {}  # each envelope's first real reply: the values its marks take
+        for p in pairs:
+            made = _enveloped(steady(evidence, tool, p.real), {**given, **p.args})
+            if made is not None:
+                text = canonical(made)
+                shapes[text] += 1
+                first.setdefault(text, p.real)
         if shapes:
             text, count = shapes.most_common(1)[0]
             if count >= 2 and (best is None or count > best[0]):
-                best = (count, text, given)
+                best = (count, text, given, first[text])
     if best is None:
         return None
-    _, text, given = best
-    example = next(p.real for p in pairs
-                   if canonical(_enveloped(steady(evidence, tool, p.real), {**given, **p.args})) == text)  # fmt: skip
+    _, text, given, example = best
     return unmasked(orjson.loads(text), example), given
 
 
