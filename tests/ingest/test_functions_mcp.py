@@ -77,6 +77,21 @@ def test_mcp_tools_list_file_and_jsonrpc_envelope(tmp_path: Path) -> None:
     assert load_toolset(path).names == ts.names
 
 
+def test_an_output_schema_that_only_says_text_declares_nothing(tmp_path: Path) -> None:
+    """The MCP Python SDK declares a tool returning text as ``{"result": string}``; the text is
+    often JSON of another shape, so the declaration is no shape to answer in."""
+    wrapped = {"type": "object", "properties": {"result": {"type": "string", "title": "Result"}},
+               "required": ["result"], "title": "todo_listOutput"}  # fmt: skip
+    counted = {"type": "object", "properties": {"result": {"type": "integer"}}}
+    tools = [{"name": "todo_list", "inputSchema": {"type": "object"}, "outputSchema": wrapped},
+             {"name": "todo_count", "inputSchema": {"type": "object"}, "outputSchema": counted}]  # fmt: skip
+    path = tmp_path / "tools.json"
+    path.write_text(json.dumps({"tools": tools}))
+    ts = load_toolset(path)
+    assert ts["todo_list"].output_schema is None
+    assert ts["todo_count"].output_schema == counted
+
+
 def test_live_mcp_server_over_stdio() -> None:
     ts = load_toolset(f"mcp+stdio:{sys.executable} {FIXTURES / 'mcp_server.py'}")
     assert ts.name == "tickets"

@@ -280,6 +280,41 @@ def test_a_list_learns_which_flag_includes_records_and_which_argument_filters(tm
     assert list_filters(spec, Evidence({"list_tasks": [_listed({"state": "open"}, [0, 1, 2])]})) == []
 
 
+def test_a_filter_applies_its_declared_default_where_the_real_side_does(tmp_path) -> None:
+    from envfactory.synth.proposers.lists import filter_defaults, list_filters
+
+    tools = json.loads(json.dumps(LISTED))
+    tools[1]["inputSchema"]["properties"]["state"]["default"] = "open"
+    spec, _ = _spec(tmp_path, tools)
+    spec = spec.model_copy(update={"initial_state": {**spec.initial_state, "task": ROWS}})
+    [*_, by_state] = [c for c in list_filters(spec, Evidence({"list_tasks": [_listed({"state": "open"}, [0, 2])]}))
+                      if c.summary == "lists task records whose status eq state"]  # fmt: skip
+    spec = by_state.applied(spec)
+    assert len(Environment(spec).episode().call_tool("list_tasks", {}).data) == 3  # omitted: unfiltered
+    [defaulted] = filter_defaults(spec, Evidence({"list_tasks": [_listed({}, [0, 2])]}))
+    assert defaulted.summary == "lists task records whose status eq 'open' when state is omitted"
+    episode = Environment(defaulted.applied(spec)).episode()
+    assert [r["title"] for r in episode.call_tool("list_tasks", {}).data] == ["a", "c"]
+    assert [r["title"] for r in episode.call_tool("list_tasks", {"state": "shut"}).data] == ["b"]
+    assert filter_defaults(spec, Evidence({"list_tasks": [_listed({}, [0, 1, 2])]})) == []  # all listed: no default
+
+
+def test_what_a_list_answers_when_nothing_matches_is_learned_both_ways(tmp_path) -> None:
+    from envfactory.synth.proposers.lists import misses
+
+    spec = _listing(tmp_path)
+    found = Pair({"state": "open"}, True, ROWS[0], True, [ROWS[0]], raw=[ROWS[0]])
+    [lookup] = misses(spec, Evidence({"list_tasks": [found, Pair({"state": "gone"}, False, "not_found", True, [],
+                                                                 raw=[])]}))  # fmt: skip
+    assert lookup.summary == "finds the task it names; none is not_found"
+    assert lookup.behaviour.effect.finds == "record"
+    # where the real side answered an empty list, it is no look-up; where the model refused, it lists none too
+    assert misses(spec, Evidence({"list_tasks": [found, Pair({"state": "gone"}, True, [], True, [], raw=[])]})) == []
+    [listing] = misses(spec, Evidence({"list_tasks": [Pair({"q": "x"}, True, {"count": 0, "items": []}, False,
+                                                          "no task with q='x'")]}))  # fmt: skip
+    assert listing.summary == "lists every matching task, none too" and listing.behaviour.effect.every
+
+
 def test_a_list_that_never_answers_more_than_n_records_pages_by_n(tmp_path) -> None:
     from envfactory.synth.proposers.lists import page_sizes
 

@@ -36,3 +36,20 @@ def test_sessions_started_together_each_own_their_server() -> None:
     finally:
         for s in sessions:
             s.close()
+
+
+def test_a_json_text_the_sdk_wraps_as_result_is_read_as_json() -> None:
+    from types import SimpleNamespace
+
+    from envfactory.real.mcp import outcome_of
+
+    def result(text: str, structured: object) -> SimpleNamespace:
+        content = [SimpleNamespace(type="text", text=text)]
+        return SimpleNamespace(content=content, structured_content=structured, is_error=False)
+
+    listing = '{\n  "count": 1,\n  "items": [{"id": "a1"}]\n}'
+    assert outcome_of(result(listing, {"result": listing})).data == {"count": 1, "items": [{"id": "a1"}]}
+    # prose wrapped, or structured content that is more than the text, stays as the server gave it
+    assert outcome_of(result("Saved.", {"result": "Saved."})).data == {"result": "Saved."}
+    assert outcome_of(result(listing, {"result": listing, "n": 1})).data == {"result": listing, "n": 1}
+    assert outcome_of(result("[1, 2", {"result": "[1, 2"})).data == {"result": "[1, 2"}

@@ -21,6 +21,8 @@ from envfactory.runtime.replies import reply_error
         ([{"error": "denied"}], "denied"),
         ('Database error: near "x": syntax error', 'Database error: near "x": syntax error'),
         ({"ok": False}, "the reply says it failed"),
+        ({"error": True, "code": "not_found", "message": "Note 'q4' not found."}, "Note 'q4' not found."),
+        ({"isError": True}, "the reply says it failed"),
         ("❌ Context not found!\n\n📝 **Details:**\n- Context ID: 1", "Context not found!"),
         ("🚫 Not allowed", "Not allowed"),
         ("# Task Update Result\n\n## System Error\n\nTask `t-9` not found. List the tasks first.\n",
@@ -37,6 +39,8 @@ def test_refusals_inside_replies_are_read(reply: object, message: str) -> None:
         "No tasks found",  # an empty answer
         {"id": 3, "status": "failed", "name": "nightly build"},  # a record whose status is failed
         {"error": "partial", "rows": [1, 2]},  # an error field beside data
+        {"id": 7, "error": True, "message": "disk full"},  # a record of a failed job: an answer
+        {"error": False, "message": "saved"},
         {"success": True, "id": 4},
         "Created task 3: buy milk",
         [{"error": "a"}, {"error": "b"}],

@@ -31,6 +31,15 @@ def mcp_tools(doc: Any) -> list[Any] | None:
     return None
 
 
+def declared_output(schema: Any) -> Any:
+    """A tool's ``outputSchema``, or ``None`` where it only says "a text": the MCP Python SDK
+    declares a tool that returns text as ``{"result": {"type": "string"}}`` and wraps the text so,
+    and the text is often JSON with a shape of its own (read as such by ``real.mcp``)."""
+    props = schema.get("properties") if isinstance(schema, dict) else None
+    result = props.get("result") if isinstance(props, dict) and list(props) == ["result"] else None
+    return None if isinstance(result, dict) and result.get("type") == "string" else schema
+
+
 def load_mcp_file(path: Path, diag: Diagnostics, doc: Any) -> ToolSet:
     entries = mcp_tools(doc)
     if entries is None:
@@ -54,7 +63,7 @@ def _toolset(entries: list[Any], name: str, file: str, diag: Diagnostics, fmt: s
                 name=tool_name,
                 description=entry.get("description") or entry.get("title"),
                 input_schema=entry.get("inputSchema"),
-                output_schema=entry.get("outputSchema"),
+                output_schema=declared_output(entry.get("outputSchema")),
                 annotations=ToolAnnotations(
                     **{ours: hints[theirs] for theirs, ours in _HINTS.items() if isinstance(hints.get(theirs), bool)}
                 ),

@@ -32,11 +32,14 @@ class Filter(_Frozen):
     list-valued field shares a value with the argument. ``unless`` reads a boolean argument as
     "include these too" (``list_todos(include_completed)``): rows whose ``field`` is set are kept
     only when it is true, and an omitted argument is its declared default, else false.
+    ``default``: an omitted argument filters as this value (where the real side was seen applying
+    the argument's declared default); ``None`` leaves rows unfiltered when it is omitted.
     """
 
     arg: str
     field: str | None = None
     op: FilterOp = "eq"
+    default: str | int | float | None = None
 
 
 class Paging(_Frozen):

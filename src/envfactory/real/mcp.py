@@ -12,6 +12,8 @@ the folder reads ``{tmp}`` in answers::
 The server's stderr goes to ``log`` (or is discarded), never to the console. A tool call gives a
 ``ToolOutcome``: ``ok`` is the inverse of the result's ``isError``, ``data`` the structured content
 when the server gives one, else the text content parsed as JSON when it is JSON, else the text.
+Structured content that only wraps the text (``{"result": TEXT}``, as the MCP Python SDK wraps a
+tool returning text) holding a JSON object or array is that JSON: the wrap says nothing.
 """
 
 from __future__ import annotations
@@ -249,12 +251,27 @@ def outcome_of(result: Any) -> ToolOutcome:
     if _member(result, "is_error", "isError"):
         return ToolOutcome(ok=False, error=text or "error")
     structured = _member(result, "structured_content", "structuredContent")
-    if structured is not None:
+    if structured is not None and not _wrapped_json(structured, text):
         return ToolOutcome(ok=True, data=structured)
     try:
         return ToolOutcome(ok=True, data=json.loads(text))
     except ValueError:
         return ToolOutcome(ok=True, data=text)
+
+
+def _wrapped_json(structured: Any, text: str) -> bool:
+    """Whether structured content only wraps a JSON text the text content also holds: the MCP
+    Python SDK answers a tool that returns text as ``{"result": TEXT}``, so JSON written as text
+    is read as the JSON it is, as it is where a server gives no structured content."""
+    if not (isinstance(structured, dict) and len(structured) == 1 and structured.get("result") == text):
+        return False
+    if text.lstrip()[:1] not in ("{", "["):
+        return False
+    try:
+        json.loads(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _member(result: Any, name: str, old_name: str) -> Any:

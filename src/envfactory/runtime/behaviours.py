@@ -496,7 +496,10 @@ def _list(effect: ListEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
     needs = {arg: (schema[e], key_caster(schema[e])) for arg, e in effect.needs.items() if e in schema}
     props = tool.input_schema.get("properties") or {}
     # an include-flag filters when omitted too: as its declared default, else false
-    flags = {f.arg: bool((props.get(f.arg) or {}).get("default", False)) for f in effect.filters if f.op == "unless"}
+    flags: dict[str, Any] = {
+        f.arg: bool((props.get(f.arg) or {}).get("default", False)) for f in effect.filters if f.op == "unless"
+    }
+    flags.update({f.arg: f.default for f in effect.filters if f.default is not None})  # learned: as its default
 
     def run(ctx: CallContext, args: JSON) -> Any:
         for arg, (parent, cast) in needs.items():  # the tweet whose comments are asked for must exist

@@ -17,7 +17,11 @@ from typing import Any
 _MESSAGE_KEYS = ("error", "error_message", "errorMessage", "err")
 _FAILED_STATUS = frozenset({"error", "failed", "failure", "fail", "ko"})
 _FLAG_KEYS = ("success", "ok", "succeeded")
-_REPORT = frozenset({"status", "message", "error", "code", "details", "detail", "reason", "success", "ok"})
+# members whose ``true`` says the call failed (``{"error": true, "code": "not_found", "message": ...}``)
+_FAILED_FLAG_KEYS = ("error", "is_error", "isError")
+_REPORT = frozenset(
+    {"status", "message", "error", "code", "details", "detail", "reason", "success", "ok", "is_error", "isError"}
+)
 
 # a text that opens like a refusal: "Error: ...", "Failed to ...", "Cannot ...", "... not found"
 _OPENING = re.compile(
@@ -48,8 +52,9 @@ def reply_error(reply: Any, args: dict[str, Any] | None = None) -> str | None:
     of the reply that only echo them (``{"error": "...", "priority": "x"}``) carry nothing.
 
     - an object whose only non-empty member is an error message (``{"error": "..."}``, beside
-      ``success: false``), or whose ``success``/``ok`` flag is false, or whose ``status`` says
-      ``error``/``failed`` (its ``message`` is the message);
+      ``success: false``), or whose ``success``/``ok`` flag is false, or, made only of report
+      members (``code``, ``message``, ...), whose ``status`` says ``error``/``failed`` or whose
+      ``error`` flag is true (its ``message`` is the message);
     - a one-item list holding such an object;
     - a text whose first line opens with an error mark ("❌ Context not found!", then its details);
     - a markdown text with a heading that names an error ("## System Error"): the line under it;
@@ -75,8 +80,10 @@ def _object_error(reply: dict[str, Any], args: dict[str, Any]) -> str | None:
     # ``status: "failed"`` reports the call only in a reply made of status words: a job record
     # whose status is failed is an answer
     failed_status = isinstance(status, str) and status.strip().lower() in _FAILED_STATUS and reply.keys() <= _REPORT
+    # ``error: true`` reports the call only in a reply made of report words, as a status does
+    failed_flag = any(reply.get(k) is True for k in _FAILED_FLAG_KEYS) and reply.keys() <= _REPORT
     detail = message or _text(reply.get("message")) or _text(reply.get("detail")) or _text(reply.get("reason"))
-    if flag is False or failed_status:
+    if flag is False or failed_status or failed_flag:
         return detail or f"the reply says {'status ' + repr(status) if failed_status else 'it failed'}"
     if message is None:
         return None

@@ -12,6 +12,7 @@ from envfactory.ir.env import EnvSpec
 from envfactory.ir.jsonschema import primary_type
 from envfactory.ir.state import SINGLETON_KEY, Entity
 from envfactory.real.keypool import MINTED, matched_records
+from envfactory.runtime.answers import opened_text
 from envfactory.synth.candidates import JSON, PROPOSERS, Candidate, Evidence, Pair
 from envfactory.synth.proposers.shapes import default_sets, envelope, list_reads, records_in, schema_of
 
@@ -75,6 +76,81 @@ def list_filters(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
                                      behaviour.model_copy(update={"effect": made}),
                                      confirms="records that do not match are not listed"))  # fmt: skip
     return out
+
+
+@PROPOSERS.register("filter-defaults")
+def filter_defaults(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
+    """A list filter whose argument's declared default the real side applies when it is omitted
+    (``todo_list(status="open")`` lists only open todos when no status is given): where the real
+    side listed fewer records than the model with the argument omitted."""
+    out = []
+    for tool, pairs, entity, effect in list_reads(spec, evidence):
+        behaviour = spec.behaviour(tool)
+        props = spec.tools[tool].input_schema.get("properties") or {}
+        for i, flt in enumerate(effect.filters):
+            declared = (props.get(flt.arg) or {}).get("default")
+            if flt.default is not None or flt.op == "unless" or not _scalar(declared) or declared == "":
+                continue
+            if not any(flt.arg not in p.args and _fewer(p) for p in pairs):
+                continue
+            kept = flt.model_copy(update={"default": declared})
+            made = effect.model_copy(update={"filters": (*effect.filters[:i], kept, *effect.filters[i + 1 :])})
+            out.append(Candidate(tool, "filter-defaults",
+                                 f"lists {entity.name} records whose {flt.field} {flt.op} {declared!r} "
+                                 f"when {flt.arg} is omitted",
+                                 behaviour.model_copy(update={"effect": made}),
+                                 confirms="omitted, it lists only records matching its default"))  # fmt: skip
+    return out
+
+
+@PROPOSERS.register("misses")
+def misses(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
+    """What a list answers when nothing matches, where the model answers otherwise: the real side
+    refused every call on which the model found nothing and answered the others (``note_read(name)``:
+    a look-up, none is ``not_found``); or it answered nothing found (an empty list, an envelope of
+    none) where the model refused (a search declared to answer one record: every match, none too)."""
+    out = []
+    for tool, pairs, entity, effect in list_reads(spec, evidence):
+        behaviour = spec.behaviour(tool)
+        empty = [p for p in pairs if p.raw in (None, [])]
+        found = [p for p in pairs if isinstance(p.raw, list) and p.raw]
+        if effect.finds is None and empty and found and all(not p.real_ok for p in empty) \
+                and all(p.real_ok and _one_record(p.real) for p in found):  # fmt: skip
+            made = effect.model_copy(update={"finds": "record", "every": False})
+            answer = behaviour.answer
+            if answer is not None and answer.kind == "template":  # worded over the first row: the record
+                answer = answer.model_copy(update={"template": _first_row_read(answer.template)})
+            out.append(Candidate(tool, "misses", f"finds the {entity.name} it names; none is not_found",
+                                 behaviour.model_copy(update={"effect": made, "answer": answer}),
+                                 confirms="a call that matches nothing is refused"))  # fmt: skip
+        nothing = [p for p in empty if not p.model_ok and p.real_ok and not records_in(opened_text(p.real))]
+        if nothing and not effect.every and all(p.real_ok for p in empty):
+            made = effect.model_copy(update={"finds": None, "every": True})
+            listing = behaviour.model_copy(update={"effect": made})
+            shaped = envelope(evidence, tool, default_sets(spec, tool))
+            if shaped is not None:
+                listing = listing.model_copy(update={"answer": Answer(kind="template", template=shaped[0],
+                                                                      defaults=shaped[1])})  # fmt: skip
+            out.append(Candidate(tool, "misses", f"lists every matching {entity.name}, none too", listing,
+                                 confirms="a call that matches nothing answers an empty list"))  # fmt: skip
+    return out
+
+
+def _one_record(real: Any) -> bool:
+    """Whether a reply is one record: an object, not an envelope of records."""
+    opened = opened_text(real)
+    return isinstance(opened, dict) and records_in(opened) is None
+
+
+def _first_row_read(template: Any) -> Any:
+    """A template worded over a list's first row (``{out.[0].content}``) worded over the record."""
+    if isinstance(template, dict):
+        return {k: _first_row_read(v) for k, v in template.items()}
+    if isinstance(template, list):
+        return [_first_row_read(v) for v in template]
+    if isinstance(template, str):
+        return template.replace("{out.[0].", "{out.").replace("{out.[0]}", "{out}")
+    return template
 
 
 def _listed(p: Pair) -> tuple[int, int] | None:
@@ -223,4 +299,4 @@ def page_sizes(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
     return out
 
 
-__all__ = ["include_flags", "list_filters", "page_sizes", "record_reads"]
+__all__ = ["filter_defaults", "include_flags", "list_filters", "misses", "page_sizes", "record_reads"]
