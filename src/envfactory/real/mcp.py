@@ -251,27 +251,27 @@ def outcome_of(result: Any) -> ToolOutcome:
     if _member(result, "is_error", "isError"):
         return ToolOutcome(ok=False, error=text or "error")
     structured = _member(result, "structured_content", "structuredContent")
-    if structured is not None and not _wrapped_json(structured, text):
-        return ToolOutcome(ok=True, data=structured)
+    if structured is not None:
+        inner = _wrapped_json(structured, text)
+        return ToolOutcome(ok=True, data=structured if inner is None else inner)
     try:
         return ToolOutcome(ok=True, data=json.loads(text))
     except ValueError:
         return ToolOutcome(ok=True, data=text)
 
 
-def _wrapped_json(structured: Any, text: str) -> bool:
-    """Whether structured content only wraps a JSON text the text content also holds: the MCP
-    Python SDK answers a tool that returns text as ``{"result": TEXT}``, so JSON written as text
-    is read as the JSON it is, as it is where a server gives no structured content."""
+def _wrapped_json(structured: Any, text: str) -> Any:
+    """The JSON object or array structured content only wraps, or ``None``: the MCP Python SDK
+    answers a tool that returns text as ``{"result": TEXT}``, so JSON written as text is read as
+    the JSON it is, as it is where a server gives no structured content."""
     if not (isinstance(structured, dict) and len(structured) == 1 and structured.get("result") == text):
-        return False
+        return None
     if text.lstrip()[:1] not in ("{", "["):
-        return False
+        return None
     try:
-        json.loads(text)
+        return json.loads(text)
     except ValueError:
-        return False
-    return True
+        return None
 
 
 def _member(result: Any, name: str, old_name: str) -> Any:

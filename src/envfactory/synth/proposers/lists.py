@@ -35,10 +35,9 @@ def include_flags(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
                 continue
             for name in fields:
                 kept = Filter(arg=flag, field=name, op="unless")
-                made = effect.model_copy(update={"filters": (*effect.filters, kept)})
                 out.append(Candidate(tool, "include-flags",
                                      f"lists {entity.name} records with {name} set only when {flag}",
-                                     behaviour.model_copy(update={"effect": made}),
+                                     _filtered(behaviour, effect, (*effect.filters, kept)),
                                      confirms="with the flag off, records with it set are not listed"))  # fmt: skip
     return out
 
@@ -71,9 +70,9 @@ def list_filters(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
                         elif isinstance(held, str) and isinstance(value, str) and value and value in held.casefold():
                             ops[(name, "contains")] += 1
             for (name, op), _n in ops.most_common(3):
-                made = effect.model_copy(update={"filters": (*effect.filters, Filter(arg=arg, field=name, op=op))})
+                kept = Filter(arg=arg, field=name, op=op)
                 out.append(Candidate(tool, "list-filters", f"lists {entity.name} records whose {name} {op} {arg}",
-                                     behaviour.model_copy(update={"effect": made}),
+                                     _filtered(behaviour, effect, (*effect.filters, kept)),
                                      confirms="records that do not match are not listed"))  # fmt: skip
     return out
 
@@ -81,7 +80,7 @@ def list_filters(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
 @PROPOSERS.register("filter-defaults")
 def filter_defaults(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
     """A list filter whose argument's declared default the real side applies when it is omitted
-    (``todo_list(status="open")`` lists only open todos when no status is given): where the real
+    (``list_tasks(status="open")`` lists only open tasks when no status is given): where the real
     side listed fewer records than the model with the argument omitted."""
     out = []
     for tool, pairs, entity, effect in list_reads(spec, evidence):
@@ -94,11 +93,10 @@ def filter_defaults(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
             if not any(flt.arg not in p.args and _fewer(p) for p in pairs):
                 continue
             kept = flt.model_copy(update={"default": declared})
-            made = effect.model_copy(update={"filters": (*effect.filters[:i], kept, *effect.filters[i + 1 :])})
             out.append(Candidate(tool, "filter-defaults",
                                  f"lists {entity.name} records whose {flt.field} {flt.op} {declared!r} "
                                  f"when {flt.arg} is omitted",
-                                 behaviour.model_copy(update={"effect": made}),
+                                 _filtered(behaviour, effect, (*effect.filters[:i], kept, *effect.filters[i + 1 :])),
                                  confirms="omitted, it lists only records matching its default"))  # fmt: skip
     return out
 
@@ -106,7 +104,7 @@ def filter_defaults(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
 @PROPOSERS.register("misses")
 def misses(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
     """What a list answers when nothing matches, where the model answers otherwise: the real side
-    refused every call on which the model found nothing and answered the others (``note_read(name)``:
+    refused every call on which the model found nothing and answered the others (``get_note(name)``:
     a look-up, none is ``not_found``); or it answered nothing found (an empty list, an envelope of
     none) where the model refused (a search declared to answer one record: every match, none too)."""
     out = []
@@ -134,6 +132,11 @@ def misses(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
             out.append(Candidate(tool, "misses", f"lists every matching {entity.name}, none too", listing,
                                  confirms="a call that matches nothing answers an empty list"))  # fmt: skip
     return out
+
+
+def _filtered(behaviour: Behaviour, effect: ListEffect, filters: tuple[Filter, ...]) -> Behaviour:
+    """``behaviour`` listing as ``effect`` does, by ``filters``."""
+    return behaviour.model_copy(update={"effect": effect.model_copy(update={"filters": filters})})
 
 
 def _one_record(real: Any) -> bool:
