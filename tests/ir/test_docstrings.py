@@ -79,6 +79,24 @@ def test_a_thing_one_sketch_names_is_drawn_as_another_draws_it() -> None:
     assert drawn["list"]["properties"]["tasks"]["items"] == {"type": "object", "properties": {"id": {}, "title": {}}}
 
 
+def test_a_sketch_is_read_past_alternatives_additions_and_remarks() -> None:
+    text = """Returns: {"ok": true, "note": {id, body}, "parent": {"id"} or
+        null, "source": "cli"|"web"|null, "size": N (in bytes), "at": "<ISO-8601
+        timestamp>", "kin": [note + "depth", ...]} on success"""
+    props = sketch_schema(text)["properties"]  # type: ignore[index]
+    assert props["parent"] == {"type": "object", "properties": {"id": {}}}
+    assert props["source"] == props["at"] == {"type": "string"}
+    assert props["size"] == {"type": "integer"}
+    assert props["kin"]["items"] == {"type": "object", "properties": {"id": {}, "body": {}, "depth": {}}}
+    assert sketch_schema('{"ok": true, "state": null | str}') == {
+        "type": "object", "properties": {"ok": {"type": "boolean"}, "state": {"type": "string"}}}  # fmt: skip
+
+
+def test_a_member_sketched_as_dots_is_the_thing_another_sketch_draws() -> None:
+    drawn = sketch_schemas({"add": '{"ok": true, "note": {id, body}}', "done": '{"ok": true, "note": {...}}'})
+    assert drawn["done"]["properties"]["note"] == {"type": "object", "properties": {"id": {}, "body": {}}}
+
+
 def test_synthesis_reads_the_notes_and_the_sketch(tmp_path: Path) -> None:
     tools = [{"name": "add_task", "description": GOOGLE, "inputSchema": {"type": "object", "required": ["title"],
               "properties": {"title": {"type": "string"}, "priority": {"type": "string"},

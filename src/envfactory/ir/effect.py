@@ -24,6 +24,10 @@ class _Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
 
+# the values an argument's enum may offer beside real ones to mean "whichever": no filter at all
+WILDCARDS = frozenset({"all", "any", "every", "*"})
+
+
 class Filter(_Frozen):
     """Keep rows whose ``field`` matches argument ``arg`` under ``op``.
 
@@ -33,7 +37,10 @@ class Filter(_Frozen):
     "include these too" (``list_todos(include_completed)``): rows whose ``field`` is set are kept
     only when it is true, and an omitted argument is its declared default, else false.
     ``default``: an omitted argument filters as this value (where the real side was seen applying
-    the argument's declared default); ``None`` leaves rows unfiltered when it is omitted.
+    the argument's declared default); ``None`` leaves rows unfiltered when it is omitted — unless
+    the argument declares a default the field's values hold (``status`` defaulting to ``open``).
+    An equality filter given one of :data:`WILDCARDS` its enum offers (``all`` beside ``open``
+    and ``resolved``) keeps every row.
     """
 
     arg: str

@@ -536,6 +536,11 @@ def _data_member(node: JSON, inside_data: bool = False) -> str | None:
     same = [k for k in lists if _members(body[k].get("items")) == _members(body[objects[0]])] if objects else []
     if len(objects) == 1 and lists and not scalars and same == lists:
         return objects[0]  # ``{task: {...}, recovered: [task, ...]}``: the record, and more of its kind beside it
+    if len(objects) > 1 and not scalars:  # ``{task: {...}, parent: {id, title}, subtasks: [{id, title}]}``: the
+        widest = max(objects, key=lambda k: len(_members(body[k])))  # record, and records it links drawn smaller
+        kin = [_members(body[k]) for k in objects if k != widest] + [_members(body[k].get("items")) for k in lists]
+        if all(m and m < _members(body[widest]) for m in kin):
+            return widest
     return None
 
 

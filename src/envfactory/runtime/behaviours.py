@@ -15,6 +15,7 @@ from typing import Any
 
 from envfactory.core import ErrorCode
 from envfactory.ir.effect import (
+    WILDCARDS,
     ActionEffect,
     AdjustEffect,
     BoundEffect,
@@ -481,6 +482,24 @@ def _comparable(a: Any, b: Any) -> bool:
     return isinstance(a, (int, float)) == isinstance(b, (int, float))
 
 
+def _offered_wildcards(prop: Any) -> frozenset[str]:
+    """The members of an argument's enum that mean "whichever": ``all`` beside ``pending`` and ``done``."""
+    members = prop.get("enum") if isinstance(prop, dict) else None
+    return frozenset(m for m in members if isinstance(m, str) and m.lower() in WILDCARDS) if members else frozenset()
+
+
+def _declared_defaults(effect: ListEffect, props: JSON, entity: Entity) -> JSON:
+    """An equality filter's declared default where the record's field takes that value (``status``
+    defaulting to ``pending``, one of a task's statuses): an omitted argument filters as it."""
+    out: JSON = {}
+    for f in effect.filters:
+        default = (props.get(f.arg) or {}).get("default") if isinstance(props.get(f.arg), dict) else None
+        field = entity.fields.get(f.field or "") or {}
+        if f.op == "eq" and isinstance(default, (str, int)) and default in (field.get("enum") or ()):
+            out[f.arg] = default
+    return out
+
+
 @COMPILERS.register("list")
 def _list(effect: ListEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
     schema = spec.state_schema
@@ -499,14 +518,17 @@ def _list(effect: ListEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
     flags: dict[str, Any] = {
         f.arg: bool((props.get(f.arg) or {}).get("default", False)) for f in effect.filters if f.op == "unless"
     }
+    flags.update(_declared_defaults(effect, props, entity))
     flags.update({f.arg: f.default for f in effect.filters if f.default is not None})  # learned: as its default
+    # ``status: "all"`` where the tool offers "all" beside the statuses: no filter at all
+    wildcards = {f.arg: _offered_wildcards(props.get(f.arg)) for f in effect.filters if f.op == "eq"}
 
     def run(ctx: CallContext, args: JSON) -> Any:
         for arg, (parent, cast) in needs.items():  # the tweet whose comments are asked for must exist
             if args.get(arg) is not None:
                 _fetch(ctx.store, parent, cast(args[arg]))
         valued = {**flags, **{a: v for a, v in args.items() if v is not None}}
-        active = [(p, valued[a]) for a, p in predicates if a in valued]
+        active = [(p, valued[a]) for a, p in predicates if a in valued and valued[a] not in wildcards.get(a, ())]
         rows = list(ctx.store.rows(entity.name))
         for predicate, value in active:
             rows = [r for r in rows if predicate(r, value)]

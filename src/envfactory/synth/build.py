@@ -152,6 +152,7 @@ def synthesize(
     schema = refs_fit_keys(fields_follow_filters(keys_follow_parameters(schema, behaviours, toolset), behaviours,
                                                  toolset))  # fmt: skip
     schema = list_refs(schema, behaviours)  # a watchlist of stock symbols refers to the stocks
+    behaviours = [_initial_statuses(b, schema) for b in behaviours]  # the statuses a list's filter offers
     behaviours = fallbacks_name_rows(schema, behaviours, toolset)
     if bind:
         behaviours = _bind(loaded, behaviours)
@@ -180,6 +181,7 @@ def synthesize(
         if not initial.get(single.name) or len(initial[single.name]) != 1:
             one = seed_state(StateSchema(entities=(single,)), rows=1, seed=seed, clock_start=config.clock_start)
             initial[single.name] = [{**one[single.name][0], SINGLETON_KEY: SINGLETON_ROW}]
+    behaviours = _unmade_refs_unchecked(schema, behaviours, initial)
     return EnvSpec(
         name=_env_name(name or toolset.name),
         description=toolset.description,
@@ -209,6 +211,28 @@ def _from_fallbacks(toolset: ToolSet, schema: StateSchema, behaviours: list[Beha
     return StateSchema(entities=(*kept, *new)), behaviours, new
 
 
+# the effects that only read, change or remove rows an entity already holds
+_KEEPS_ROWS = frozenset({"read", "list", "update", "delete", "delete_many", "action", "adjust", "count", "dump"})
+
+
+def _unmade_refs_unchecked(schema: StateSchema, behaviours: list[Behaviour], initial: dict[str, list[JSON]]
+                           ) -> list[Behaviour]:  # fmt: skip
+    """A reference to an entity no tool makes and the start holds none of is not looked up: a
+    context's ``project_id`` where projects only exist as what contexts name (``list_all_projects``)
+    would otherwise refuse every write ``not_found``, since no project can ever exist."""
+    made = {e for b in behaviours if b.effect.kind not in _KEEPS_ROWS and (e := getattr(b.effect, "entity", None))}
+    unmade = {e.name for e in schema.entities if e.name not in made and not initial.get(e.name)}
+    out = []
+    for b in behaviours:
+        effect = b.effect
+        if isinstance(effect, (CreateEffect, UpdateEffect)) and effect.entity in schema:
+            free = [f for f, t in schema[effect.entity].refs.items() if t in unmade and f not in effect.unchecked]
+            if free:
+                b = b.model_copy(update={"effect": effect.model_copy(update={"unchecked": (*effect.unchecked, *free)})})
+        out.append(b)
+    return out
+
+
 def _without_unused(schema: StateSchema, behaviours: list[Behaviour], taken: set[str]) -> StateSchema:
     """The schema without the entities only the ``taken`` tools named, now that those tools act on
     something else (a device absorbed them; a statistics tool counts, it holds nothing: ``user_stat``)."""
@@ -234,11 +258,27 @@ def _finish(behaviour: Behaviour, schema: StateSchema, tool: ToolSpec) -> Behavi
     elif isinstance(effect, UpdateEffect):
         effect = effect.model_copy(update={"timestamps": _stamps(schema[effect.entity], _UPDATED)})
     elif isinstance(effect, ActionEffect):
-        stamps = (*_UPDATED, f"{effect.to}_at", f"{effect.to}at", f"{effect.to}_on")
+        verb = (tokens(tool.name) or ("",))[0]  # ``complete_task`` stamps a ``completed_at``
+        done = f"{verb}d" if verb.endswith("e") else f"{verb}ed"
+        stamps = (*_UPDATED, f"{effect.to}_at", f"{effect.to}at", f"{effect.to}_on", f"{done}_at", f"{done}at")
         effect = effect.model_copy(update={"timestamps": _stamps(schema[effect.entity], stamps)})
     else:
         return behaviour
     return behaviour.model_copy(update={"effect": effect})
+
+
+def _initial_statuses(behaviour: Behaviour, schema: StateSchema) -> Behaviour:
+    """A create's record starts in its initial status where the values became known after the
+    create was read (a list's ``status`` filter offering ``open``, ``resolved``, ``all``)."""
+    effect = behaviour.effect
+    if not isinstance(effect, CreateEffect) or effect.entity not in schema:
+        return behaviour
+    entity = schema[effect.entity]
+    found = {f: v for f, v in create_defaults(entity, effect).items() if f not in effect.defaults
+             and tokens(f)[-1:] and tokens(f)[-1] in STATUS_FIELDS}  # fmt: skip
+    if not found:
+        return behaviour
+    return behaviour.model_copy(update={"effect": effect.model_copy(update={"defaults": {**effect.defaults, **found}})})
 
 
 def create_defaults(entity: Entity, effect: CreateEffect) -> JSON:

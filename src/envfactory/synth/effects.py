@@ -33,7 +33,16 @@ from envfactory.registry import Registry
 from envfactory.synth.entities import PAGING_ARGS, PATCH_ARGS, wraps_entity
 from envfactory.synth.intents import Intent, title_noun
 from envfactory.synth.lookups import Lookup, lookup_by
-from envfactory.synth.naming import credential, id_stem, matching_field, plural, role_of, same_field, tokens
+from envfactory.synth.naming import (
+    credential,
+    id_stem,
+    matching_field,
+    names_handle,
+    plural,
+    role_of,
+    same_field,
+    tokens,
+)
 from envfactory.synth.statuses import said_rule, said_transition
 from envfactory.synth.transitions import STATUS_FIELDS, transition_for
 
@@ -144,7 +153,7 @@ def _key_arg(intent: Intent, entity: Entity) -> str | None:
     if "id" in props and entity.key == "id":
         return "id"
     for arg in props:  # ``task_ref``, ``order_uid``: the record's handle, whatever the word
-        if tokens(arg)[-1:] in (("ref",), ("uid",)) and same_field("_".join(tokens(arg)[:-1]), entity.name):
+        if primary_type(props[arg]) != "array" and names_handle(arg, entity.name):
             return arg
     required = intent.tool.required
     if len(required) == 1 and tokens(required[0])[-1:] in (("id",), ("key",), ("ref",), ("uid",)):
@@ -380,7 +389,11 @@ def _filter(arg: str, arg_schema: JSON, intent: Intent, entity: Entity) -> Filte
             return Filter(arg=arg, field=field, op="any" if field_is_list else "in")
         if field_is_list and same_field(field, plural(arg)):
             return Filter(arg=arg, field=field, op="any")
-    if is_list and entity.key != "_id" and (same_field(arg, plural(entity.name)) or same_field(arg, entity.name)):
+    if (
+        is_list
+        and entity.key != "_id"
+        and (same_field(arg, plural(entity.name)) or same_field(arg, entity.name) or names_handle(arg, entity.name))
+    ):
         return Filter(arg=arg, field=entity.key, op="in")  # ``stocks: [symbols]``: the rows those keys name
     toks = tokens(arg)
     if len(toks) > 1:

@@ -7,12 +7,12 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from envfactory.ir.effect import Behaviour, ListEffect
+from envfactory.ir.effect import WILDCARDS, Behaviour, ListEffect
 from envfactory.ir.jsonschema import outcome_flags, primary_type
 from envfactory.ir.state import Entity, StateSchema, names_key
 from envfactory.ir.tool import ToolSet
 from envfactory.synth.intents import Intent
-from envfactory.synth.naming import credential, id_stem, matching_field, same_field, tokens
+from envfactory.synth.naming import credential, id_stem, matching_field, names_handle, same_field, tokens
 
 JSON = dict[str, Any]
 ENTITY_KINDS = ("read", "list", "create", "update", "delete", "action")
@@ -133,8 +133,8 @@ def _build_entity(noun: str, intents: list[Intent]) -> Entity:
         item = intent.item_schema or {}
         flags = outcome_flags(item)  # ``sent_status``: whether the call succeeded, not part of the message
         for name, schema in (item.get("properties") or {}).items():
-            if name in flags:
-                continue
+            if name in flags or (same_field(name, noun) and primary_type(schema) == "object"):
+                continue  # ``{"ok": true, "task": {...}}``: the task itself, sketched, not a member of it
             if name not in fields:
                 fields[name] = _clean(schema)
             elif _adds_values(fields[name], schema):  # a later answer that lists the values says more
@@ -146,6 +146,7 @@ def _build_entity(noun: str, intents: list[Intent]) -> Entity:
         for arg, schema in intent.tool.properties.items():
             if (
                 arg == intent.key_arg
+                or names_handle(arg, noun)
                 or arg.lower() in PAGING_ARGS
                 or matching_field(fields, arg, noun)
                 or credential(arg)
@@ -168,6 +169,7 @@ def _build_entity(noun: str, intents: list[Intent]) -> Entity:
         for arg, schema in intent.tool.properties.items():
             plain = isinstance(schema, dict) and primary_type(schema) in ("string", "number", "integer", "boolean")
             if (plain and arg != intent.key_arg and arg in intent.tool.required and not credential(arg)
+                    and not names_handle(arg, noun)
                     and not intent.tool.is_transport(arg)
                     and not matching_field(fields, arg) and tokens(arg)[-1:] not in (("id",), ("ids",))):  # fmt: skip
                 fields[arg] = _clean(schema)
@@ -301,6 +303,8 @@ def fields_follow_filters(schema: StateSchema, behaviours: list[Behaviour], tool
         for f in b.effect.filters:
             prop = by_name[b.tool].properties.get(f.arg) or {}
             members = prop.get("enum") if f.op == "eq" else None
+            if isinstance(members, list):  # ``all`` beside the statuses is no status a row holds
+                members = [m for m in members if not (isinstance(m, str) and m.lower() in WILDCARDS)]
             field = schema[b.effect.entity].fields.get(f.field or "")
             if (
                 isinstance(members, list)

@@ -244,6 +244,8 @@ def _from_name(tool: ToolSpec, prefix: str | None = None) -> Intent:
         return Intent(tool, "unknown", verb=toks[0], nouns=nouns)
     verb = toks[verb_at]
     rest = toks[:verb_at] + toks[verb_at + 1 :]
+    if toks == list(tokens(tool.name)) == [verb] and tool.source.http is None:  # ``add``: "Add one record
+        rest = said_object(tool.description)  # to a CRM JSON file" says what (``git_add``: the server's own)
     if "by" in rest:
         rest = rest[: rest.index("by")]
     kind = "action" if verb in TRANSITIONS and verb not in VERBS else VERBS.get(verb, "action")
@@ -288,6 +290,21 @@ def _stateless(words: list[str]) -> list[str]:
     while at < len(words) - 1 and words[at] in STATE_WORDS:
         at += 1
     return words[at:]
+
+
+_QUANTIFIERS = r"(?:one|a|an|the|new|all|every|each|some|any|existing|multiple|several|single|given)"
+_OBJECT = re.compile(
+    rf"[\W_]*[a-z]+\s+(?:and\s+[a-z]+\s+)?(?:{_QUANTIFIERS}\s+)*([a-z][a-z ]*?)\s*"
+    r"(?:\b(?:to|in|into|from|by|with|of|for|on|at|identified|that|which|whose|matching|as)\b|[.,;:(]|$)"
+)
+
+
+def said_object(description: str | None) -> list[str]:
+    """The words of what a description's opening verb acts on, its last two at most: "Add one
+    record to a file" -> ``[record]``; "List and filter records in a stage" -> ``[records]``."""
+    first = re.split(r"(?<=[.!?])\s|\n", (description or "").strip(), maxsplit=1)[0]
+    found = _OBJECT.match(first.lower())
+    return found.group(1).split()[-2:] if found else []
 
 
 def _nouns(words: list[str]) -> list[str]:

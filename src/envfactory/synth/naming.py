@@ -185,6 +185,15 @@ def id_stem(field: str) -> str | None:
     return singular("_".join(toks)) if toks else None
 
 
+def names_handle(arg: str, noun: str) -> bool:
+    """``task_ref``, ``order_uid`` (or their lists, ``task_refs``) for a ``task`` or an ``order``:
+    the record's handle under a word other than ``id``, whatever shape the API gives it."""
+    toks = tokens(arg)
+    return (
+        len(toks) > 1 and toks[-1] in ("ref", "refs", "uid", "uids") and same_field(singular("_".join(toks[:-1])), noun)
+    )
+
+
 def role_of(field: str) -> str | None:
     toks = tokens(field)
     return toks[0] if toks and toks[0] in ROLE_PREFIXES else None

@@ -57,7 +57,8 @@ STATE_WORDS = frozenset(
         "voided",
     }
 )
-_QUOTED = r"['\"“‘]([A-Za-z][A-Za-z _-]{0,30}?)['\"”’]"
+# a quoted word, but not a member's name in a sketch of the reply (``{"ok": true, "task": {...}}``)
+_QUOTED = r"['\"“‘]([A-Za-z][A-Za-z _-]{0,30}?)['\"”’](?!\s*:)"
 _SETS = (
     re.compile(r"\b(?:status|state|stage)\b[^.;]{0,60}?\b(?:changed|set|updated|moved|switched|changes|becomes|become|"
                r"turns|goes)\s+(?:back\s+)?(?:to|into)?\s*" + _QUOTED, re.I),
