@@ -95,3 +95,20 @@ def test_a_reference_to_records_no_tool_makes_is_not_looked_up_where_none_exist(
     seeded = Environment(_notes(tmp_path, "seeded")).episode()  # seeded folders: a note names one of them
     seeded.reset(seed=0)
     assert seeded.call_tool("save_note", {"content": "milk", "folder_id": "nowhere"}).error == "not_found"
+
+
+def test_a_reference_to_records_with_fields_of_their_own_is_still_looked_up(tmp_path: Path) -> None:
+    spec = synthesize(_write(tmp_path, [  # contacts hold a name and an e-mail: data the real thing keeps
+        ("add_note", "Add a note about a contact.", {"contact_id": STR, "text": STR}, ["contact_id", "text"]),
+        ("get_contact", "Get a contact.\n\nReturns:\n    {id, name, email}", {"contact_id": STR}, ["contact_id"]),
+    ]), state="empty")  # fmt: skip
+    effect = spec.behaviour("add_note").effect
+    assert isinstance(effect, CreateEffect) and effect.unchecked == ()
+    episode = Environment(spec).episode()
+    episode.reset(seed=0)
+    assert episode.call_tool("add_note", {"contact_id": "c9", "text": "called"}).error == "not_found"
+    fetched = synthesize(_write(tmp_path, [  # nothing said of what a contact holds, but it is read by its key
+        ("add_note", "Add a note about a contact.", {"contact_id": STR, "text": STR}, ["contact_id", "text"]),
+        ("get_contact", "Get a contact.", {"contact_id": STR}, ["contact_id"]),
+    ]), state="empty")  # fmt: skip
+    assert fetched.behaviour("add_note").effect.unchecked == ()  # type: ignore[union-attr]

@@ -16,6 +16,7 @@ from envfactory.ir.effect import (
     CountEffect,
     CreateEffect,
     FallbackEffect,
+    ReadEffect,
     ServedEffect,
     UpdateEffect,
 )
@@ -217,11 +218,16 @@ _KEEPS_ROWS = frozenset({"read", "list", "update", "delete", "delete_many", "act
 
 def _unmade_refs_unchecked(schema: StateSchema, behaviours: list[Behaviour], initial: dict[str, list[JSON]]
                            ) -> list[Behaviour]:  # fmt: skip
-    """A reference to an entity no tool makes and the start holds none of is not looked up: a
-    context's ``project_id`` where projects only exist as what contexts name (``list_all_projects``)
-    would otherwise refuse every write ``not_found``, since no project can ever exist."""
+    """A reference to an entity no tool makes, the start holds none of and whose records hold
+    nothing but their key is not looked up: a context's ``project_id`` where projects are only the
+    names contexts carry (``list_all_projects``) would otherwise refuse every write ``not_found``,
+    since no project can ever exist. A record with fields of its own (a contact with a name and an
+    e-mail), or one a tool reads by its key (``get_contact``), is data the real thing holds where
+    the model cannot see it: still looked up."""
     made = {e for b in behaviours if b.effect.kind not in _KEEPS_ROWS and (e := getattr(b.effect, "entity", None))}
-    unmade = {e.name for e in schema.entities if e.name not in made and not initial.get(e.name)}
+    made |= {b.effect.entity for b in behaviours if isinstance(b.effect, ReadEffect)}
+    unmade = {e.name for e in schema.entities
+              if e.name not in made and not initial.get(e.name) and set(e.fields) <= {e.key}}  # fmt: skip
     out = []
     for b in behaviours:
         effect = b.effect
