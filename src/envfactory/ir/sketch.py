@@ -139,13 +139,14 @@ def _value(tokens: list[tuple[str, str]], at: int) -> tuple[JSON, int]:
         joint = tokens[at][1]
         other, at = _one(tokens, at + 1)
         if joint == "+":  # ``task + "overdue_days"``: the task and one more member
-            schema = {**schema, "$plus": [*schema.get("$plus", []), *_members(tokens, other)]}
+            schema = {**schema, "$plus": [*schema.get("$plus", []), *_added(other)]}
         elif schema.get("type") == "null":  # ``null | str``: the value it holds when it holds one
             schema = other
     return schema, at
 
 
-def _members(tokens: list[tuple[str, str]], added: JSON) -> list[str]:
+def _added(added: JSON) -> list[str]:
+    """The member names a ``+`` adds: a named thing or a quoted word, else an object's members."""
     named = added.get("$named") or added.get("$said")
     if named:
         return [str(named)]

@@ -493,7 +493,8 @@ def _declared_defaults(effect: ListEffect, props: JSON, entity: Entity) -> JSON:
     defaulting to ``pending``, one of a task's statuses): an omitted argument filters as it."""
     out: JSON = {}
     for f in effect.filters:
-        default = (props.get(f.arg) or {}).get("default") if isinstance(props.get(f.arg), dict) else None
+        prop = props.get(f.arg)
+        default = prop.get("default") if isinstance(prop, dict) else None
         field = entity.fields.get(f.field or "") or {}
         if f.op == "eq" and isinstance(default, (str, int)) and default in (field.get("enum") or ()):
             out[f.arg] = default
