@@ -14,7 +14,7 @@ from envfactory.runtime.environment import Environment
 from envfactory.synth import synthesize
 from envfactory.synth.candidates import Evidence, Pair
 from envfactory.synth.chooser import choose
-from envfactory.synth.proposers.keys import record_fields
+from envfactory.synth.proposers.keys import derived_fields, record_fields
 from envfactory.synth.proposers.replies import list_envelopes, reply_templates
 from envfactory.synth.proposers.shapes import template_of
 from envfactory.synth.proposers.verdicts import recorded_answers
@@ -81,6 +81,26 @@ def test_a_create_stores_the_values_the_real_records_always_start_with(tmp_path)
     made = episode.call_tool("create_task", {"title": "tea"}).data
     assert made["done"] is False and made["tags"] == []
     assert "due" in made and made["due"] is None  # a null the real record always holds is held, not left out
+
+
+def test_a_field_the_real_records_compose_of_their_others_is_kept_so_on_every_write(tmp_path) -> None:
+    spec, _ = _spec(tmp_path)
+    real = [{"id": f"task_000{i}", "title": t, "done": False, "label": f"task_000{i}: {t}"}
+            for i, t in enumerate(["tea", "buy a kettle"], 1)]  # fmt: skip
+    pairs = [Pair({"title": r["title"]}, True, {"ok": True, "task": r}, True, {"id": r["id"], "title": r["title"]})
+             for r in real]  # fmt: skip
+    listed = [Pair({}, True, {"tasks": real}, True, [])]
+    [candidate] = derived_fields(spec, Evidence({"create_task": pairs, "list_tasks": listed}))
+    assert candidate.tool == "create_task" and "label" in candidate.summary
+    episode = Environment(candidate.applied(spec)).episode()
+    made = episode.call_tool("create_task", {"title": "walk"}).data
+    assert made["label"] == f"{made['id']}: walk"  # the reply the create answers holds it
+    row = episode.store.get("task", made["id"])
+    episode.store.put("task", made["id"], {**row, "title": "run"})  # any later write renders it anew
+    assert episode.store.get("task", made["id"])["label"] == f"{made['id']}: run"
+    # records whose label is not so composed propose nothing
+    other = [Pair({}, True, {"tasks": [{**r, "label": "x"} for r in real]}, True, [])]
+    assert derived_fields(spec, Evidence({"create_task": pairs[:0], "list_tasks": other})) == []
 
 
 def test_a_tool_the_descriptions_could_not_model_gets_keyed_writes(tmp_path) -> None:

@@ -29,6 +29,23 @@ def test_without_a_value_of_its_own_name_any_known_value_is_drawn() -> None:
     assert 0.74 < (drawn["alice"] + drawn["bob"]) / 500 < 0.86
 
 
+def test_guessed_keys_go_once_the_real_side_shows_keys_of_its_own() -> None:
+    # the model keyed the setup's records todo_0001, todo_0002; the server minted UUIDs
+    minted = KeyPool(["{tmp}"], guesses=["todo_0001", "todo_0002"])
+    minted.learn({"todos": [{"id": "3f2a-uuid", "text": "Buy milk"}]})
+    minted.drop_guesses()
+    assert minted.values == ["{tmp}", "3f2a-uuid"]
+    # a server keying them alike shows the guesses: they stay, as do guesses when no key was shown
+    alike = KeyPool(guesses=["alice", "bob"])
+    alike.learn({"people": [{"name": "alice"}, {"name": "bob"}]})
+    alike.drop_guesses()
+    assert alike.values == ["alice", "bob"]
+    prose = KeyPool(guesses=["todo_0001"])
+    prose.learn("1. Buy milk (id 3f2a)")
+    prose.drop_guesses()
+    assert prose.values == ["todo_0001"]
+
+
 def test_numbers_agree_within_a_relative_millionth_and_booleans_only_with_booleans() -> None:
     assert same_value({"liter": 382.7806592}, {"liter": 101.12 * 3.785411784})  # 3.78541 vs the exact factor
     assert same_value([3, {"a": 2.0}], [3.0, {"a": 2}])

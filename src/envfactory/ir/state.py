@@ -6,6 +6,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from envfactory.ir.derived import Derivation
+
 JSON = dict[str, Any]
 # A one-record entity (settings, a device, a session, a shell's current folder) keeps its record
 # under this hidden key field and key value; it is answered without them.
@@ -32,6 +34,7 @@ class Entity(BaseModel):
     required: tuple[str, ...] = ()
     refs: dict[str, str] = Field(default_factory=dict)  # field name -> referenced entity
     sources: tuple[str, ...] = ()  # the tools this entity was inferred from
+    derived: dict[str, Derivation] = Field(default_factory=dict)  # field name -> how a record composes it
 
     @classmethod
     def singleton(cls, name: str, fields: dict[str, JSON], *, required: tuple[str, ...] = (SINGLETON_KEY,),

@@ -15,7 +15,9 @@ from a few moves, each aimed at something a model must get right:
   text such as a query or a formula is rarely valid when drawn from its schema alone).
 
 Every sequence opens with the given state reads (so the ids a fresh copy minted for its own
-starting records are seen, and a replay can pair them with the model's) and ends by recording
+starting records are seen, and a replay can pair them with the model's; the keys the model gave
+those records are drawn no more once these reads show keys of the real side's own, none of them:
+an id the real side never held is accepted by the model) and ends by recording
 what the real side holds (its read-everything tool, the object's records, or those reads), so a
 replay can compare final states.
 """
@@ -75,7 +77,7 @@ def explore(
         maker = ValueMaker(derive_seed(seed, "explore-values", n), model.config.clock_start)
         calls: list[TraceCall] = []
         with real.sequence() as side:
-            keys = KeyPool(side.known_keys(), names=natural_names(model))
+            keys = KeyPool(side.known_keys(), names=natural_names(model), guesses=side.guessed_keys())
             keys.learn(side.known_fields())
             last: tuple[str, JSON] | None = None
             wrote = False
@@ -101,6 +103,8 @@ def explore(
                 calls.append(TraceCall(tool=tool, arguments=args, ok=r.ok, output=r.data if r.ok else None,
                                        error=None if r.ok else r.error_code, sequence=n))  # fmt: skip
                 last, wrote = (tool, args), r.ok and tool not in {t.name for t in reads}
+                if step + 1 == len(opening):  # what the opening reads showed is what the real side holds
+                    keys.drop_guesses()
             final = side.final() or read_back(side, final_reads or [])
         sequences.append(Sequence(id=n, calls=tuple(calls), final=final))
         if progress is not None:

@@ -109,7 +109,8 @@ def measure(
         maker = ValueMaker(derive_seed(seed, "values", n), synth_spec.config.clock_start)
         synth, fake = synth_env.episode(max_steps=10**6), stub.episode(max_steps=10**6)
         with real_side.sequence() as real:
-            keys, aliases = KeyPool(real.known_keys(), names=natural_names(synth_spec)), Aliases()
+            keys = KeyPool(real.known_keys(), names=natural_names(synth_spec), guesses=real.guessed_keys())
+            aliases = Aliases()
             keys.learn(real.known_fields())  # a user knows their own sign-in
             for _ in range(length):
                 tool = rng.choice(synth_spec.tools.tools)
@@ -169,6 +170,7 @@ def real_call(ok: bool, data: Any, error: str | None = None, args: JSON | None =
 
 class RealSequence(Protocol):
     def known_keys(self) -> list[Any]: ...
+    def guessed_keys(self) -> list[Any]: ...
     def known_fields(self) -> JSON: ...
     def call(self, tool: str, args: JSON) -> RealCall: ...
     def same_final_state(self, synth: Episode) -> bool | None: ...
@@ -216,6 +218,9 @@ class _PythonSequence:
         ]  # a singleton's hidden key names nothing real
         # a shell's tools name things relative to the current folder: their names, not their paths
         return [str(k).rstrip("/").rsplit("/", 1)[-1] if e in shells else k for e, k in keys if k is not None]
+
+    def guessed_keys(self) -> list[Any]:
+        return []  # the object's own records are known
 
     def known_fields(self) -> JSON:
         """The sign-in a user of the object knows: its singletons' stored ``username`` and ``password``."""
@@ -292,8 +297,13 @@ class _McpSequence:
         self.side, self.session = side, session
 
     def known_keys(self) -> list[Any]:
-        """``{tmp}`` for a file server rooted there, and the keys of the records its setup calls made."""
-        keys: list[Any] = [TMP] if any(TMP in a for a in self.side.target.argv) else []
+        """``{tmp}`` for a file server rooted there."""
+        return [TMP] if any(TMP in a for a in self.side.target.argv) else []
+
+    def guessed_keys(self) -> list[Any]:
+        """The keys the model gave the records the setup calls made: the server's own where it
+        keys them alike (by name, by a counter), ids it never held where it mints others."""
+        keys: list[Any] = []
         if self.side.setup:
             spec = self.side.synth_spec
             for name, rows in spec.initial_state.items():

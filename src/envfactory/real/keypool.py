@@ -34,16 +34,34 @@ def identifying(name: str, more: frozenset[str] = frozenset()) -> bool:
 
 
 class KeyPool:
-    def __init__(self, known: list[Any] | None = None, names: frozenset[str] = frozenset()) -> None:
+    def __init__(self, known: list[Any] | None = None, names: frozenset[str] = frozenset(),
+                 guesses: list[Any] | None = None) -> None:  # fmt: skip
+        """``known``: values the real side holds; ``guesses``: values it may hold (see ``drop_guesses``)."""
         self.names = names  # identifying beyond the usual ids and names
         self.values: list[Any] = []
         self.by_field: dict[str, list[Any]] = {}  # field name -> the values learned under it
-        for value in known or ():
+        self.guesses: list[Any] = []
+        self.learned = 0  # values the real side showed, beyond those given
+        for value in [*(known or ()), *(guesses or ())]:
             self._add(value)
+        self.guesses = [v for v in self.values if v in (guesses or ()) and v not in (known or ())]
+
+    def drop_guesses(self) -> None:
+        """Forget the given values nothing since confirmed, once the real side has shown values of
+        its own: keys the model made for the records the setup calls made (``todo_0001``) where the
+        real side minted others (UUIDs) are ids it never held. Without values of its own shown
+        (no read, a reply in prose) the guesses stay."""
+        if self.learned:
+            self.values = [v for v in self.values if v not in self.guesses]
+        self.guesses = []
 
     def _add(self, value: Any, field: str = "") -> None:
         if not isinstance(value, (str, int)) or isinstance(value, bool):
             return
+        if field and value in self.guesses:
+            self.guesses.remove(value)  # confirmed
+        elif field and value not in self.values:
+            self.learned += 1
         if value not in self.values:
             self.values.append(value)
         if field:

@@ -6,8 +6,9 @@ its candidates on all folds but one and the candidate is scored on the one left 
 fold in turn, so a candidate that only memorizes what it was shown (recorded replies) scores no
 better than it generalizes. A candidate replaces the current choice only when it scores higher
 over the whole environment (a behaviour's effect on the state shows in later reads and in the
-final state). Tools are visited in turn, for a few rounds, since a choice can enable another (a
-learned key format lets a reply's template name the key).
+final state). Tools are visited in turn, for up to three rounds while a round changes something,
+since a choice can enable another (a learned key format lets a reply's template name the key; a
+field learned as composed of others lets a reply answer the whole record).
 
 Without evidence nothing is scored and every tool keeps its prior, recorded with evidence
 ``descriptions``.
@@ -84,7 +85,7 @@ def choose(
     *,
     proposers: dict[str, Proposer] | None = None,
     folds: int = 2,
-    rounds: int = 2,
+    rounds: int = 3,
     evidence_kind: EvidenceKind = "real",
     accepted: tuple[tuple[str, JSON], ...] = (),
     progress: Callable[[str], None] | None = None,
@@ -106,6 +107,7 @@ def choose(
     parts = _folds(trace, folds)
     current = spec
     for round_ in range(rounds):
+        started = current
         offered = _offers(current, trace, parts, proposers, accepted)
         for tool in [t.name for t in spec.tools.tools]:
             if tool not in offered:
@@ -132,6 +134,8 @@ def choose(
             chosen[tool] = chosen[tool].model_copy(update={"score": round(base, 4), "calls": calls})
         if progress is not None:
             progress(f"round {round_ + 1}: agreement score {_cv_score(current, parts):.3f}")
+        if current is started:  # nothing changed: another round would propose the same
+            break
     return _recorded(current, chosen, runners, evidence_kind, _unexplained(observe(current, trace)[1]))
 
 

@@ -1,4 +1,5 @@
-"""What a create makes: the real side's key counter, and the values every new record starts with."""
+"""What a create makes: the real side's key counter, the values every new record starts with, and
+the fields a record composes from its others."""
 
 from __future__ import annotations
 
@@ -7,9 +8,11 @@ from typing import Any
 
 import orjson
 
+from envfactory.ir.derived import Derivation, infer
 from envfactory.ir.effect import CreateEffect
 from envfactory.ir.env import EnvSpec
-from envfactory.ir.state import Entity
+from envfactory.ir.state import SINGLETON_KEY, Entity
+from envfactory.runtime.answers import opened_text
 from envfactory.synth.candidates import JSON, PROPOSERS, Candidate, Evidence
 from envfactory.synth.proposers.shapes import leaves, record_in, schema_of
 
@@ -76,6 +79,60 @@ def record_fields(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
 _ABSENT = object()
 
 
+@PROPOSERS.register("derived-fields")
+def derived_fields(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
+    """A text field every real record composes from its other fields (a todo's ``todo_txt_line``,
+    ``"(A) 2026-12-02 Buy milk +home @shop"``; a contact's ``display``, ``"Ada Lovelace <ada@x.org>"``):
+    the entity keeps it so on every record written (:mod:`envfactory.ir.derived`). Read off the
+    records of the entity any reply holds; proposed on the tool that creates them."""
+    out = []
+    creates: dict[str, str] = {}
+    for tool in evidence.pairs:
+        effect = spec.behaviour(tool).effect
+        if isinstance(effect, CreateEffect) and effect.entity in spec.state_schema:
+            creates.setdefault(effect.entity, tool)
+    for name, tool in creates.items():
+        entity = spec.state_schema[name]
+        if entity.key == SINGLETON_KEY:
+            continue
+        records = _records_of(entity, evidence)
+        found: dict[str, Derivation] = {}
+        texts = {f for r in records for f, v in r.items() if isinstance(v, str)} - {entity.key, *entity.derived}
+        for field in sorted(texts):
+            having = [r for r in records if field in r]
+            made = infer(having, field) if len(having) * 2 >= len(records) else None
+            if made is not None:
+                found[field] = made
+        if not found:
+            continue
+        fields = {**entity.fields, **{f: {"type": "string"} for f in found if f not in entity.fields}}
+        changed = entity.model_copy(update={"fields": fields, "derived": {**entity.derived, **found}})
+        out.append(Candidate(tool, "derived-fields", f"{name} records compose {', '.join(sorted(found))} of their "
+                             "other fields", spec.behaviour(tool), entities=(changed,),
+                             confirms="every record read holds these fields so composed"))  # fmt: skip
+    return out
+
+
+MAX_RECORDS = 200  # records read for derived fields, per entity
+
+
+def _records_of(entity: Entity, evidence: Evidence) -> list[JSON]:
+    """The distinct records of ``entity`` the real side answered anywhere: objects holding its key
+    and at least two of its fields."""
+    known = set(entity.fields) | {entity.key}
+    seen: dict[bytes, JSON] = {}
+    stack = [opened_text(p.real) for pairs in evidence.pairs.values() for p in pairs if p.real_ok]
+    while stack and len(seen) < MAX_RECORDS:
+        value = stack.pop()
+        if isinstance(value, list):
+            stack.extend(value)
+        elif isinstance(value, dict):
+            if entity.key in value and len(known & value.keys()) >= 3:
+                seen.setdefault(orjson.dumps(value, option=orjson.OPT_SORT_KEYS, default=str), value)
+            stack.extend(v for v in value.values() if isinstance(v, (dict, list)))
+    return list(seen.values())
+
+
 def _counter_in(real: Any, model: Any, entity: Entity) -> bool:
     """Whether the real reply carries, as an integer, the number the model's minted key ends in."""
     keys = [v for p, v in leaves(model) if isinstance(v, str) and p.rsplit(".", 1)[-1] in _key_names(entity)]
@@ -93,4 +150,4 @@ def _key_names(entity: Entity) -> set[str]:
     return {entity.key, f"{entity.name}_id", f"{entity.name}Id"}
 
 
-__all__ = ["integer_keys", "record_fields"]
+__all__ = ["derived_fields", "integer_keys", "record_fields"]
