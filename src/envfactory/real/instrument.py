@@ -297,15 +297,22 @@ class _McpSequence:
         self.side, self.session = side, session
 
     def known_keys(self) -> list[Any]:
-        """``{tmp}`` for a file server rooted there."""
-        return [TMP] if any(TMP in a for a in self.side.target.argv) else []
+        """``{tmp}`` for a file server rooted there, and the keys of the records its setup calls
+        made that the calls themselves named (a sheet's name, a person's)."""
+        named = _values(self.side.setup)
+        return ([TMP] if any(TMP in a for a in self.side.target.argv) else []) + [
+            k for k in self._setup_keys() if k in named
+        ]
 
     def guessed_keys(self) -> list[Any]:
-        """The keys the model gave the records the setup calls made: the server's own where it
-        keys them alike (by name, by a counter), ids it never held where it mints others."""
-        keys: list[Any] = []
+        """The keys the model minted for the records the setup calls made (``todo_0001``): the
+        server's own where it counts alike, ids it never held where it mints others (UUIDs)."""
+        named = _values(self.side.setup)
+        return [k for k in self._setup_keys() if k not in named]
+
+    def _setup_keys(self) -> list[Any]:
+        spec, keys = self.side.synth_spec, []
         if self.side.setup:
-            spec = self.side.synth_spec
             for name, rows in spec.initial_state.items():
                 key = spec.state_schema[name].key
                 keys += [row[key] for row in rows if key != SINGLETON_KEY and row.get(key) is not None]
@@ -323,6 +330,21 @@ class _McpSequence:
 
     def final(self) -> Final | None:
         return _dump(self.side.final_tool, self.call, self.side.synth_spec) if self.side.final_tool else None
+
+
+def _values(calls: list[tuple[str, JSON]]) -> set[Any]:
+    """Every scalar value inside the calls' arguments."""
+    out: set[Any] = set()
+    stack: list[Any] = [args for _, args in calls]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, dict):
+            stack.extend(value.values())
+        elif isinstance(value, list):
+            stack.extend(value)
+        elif isinstance(value, (str, int)) and not isinstance(value, bool):
+            out.add(value)
+    return out
 
 
 def _dump(tool: str, real_call: Callable[[str, JSON], RealCall], spec: EnvSpec) -> Final | None:
