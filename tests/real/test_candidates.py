@@ -83,6 +83,30 @@ def test_a_create_stores_the_values_the_real_records_always_start_with(tmp_path)
     assert "due" in made and made["due"] is None  # a null the real record always holds is held, not left out
 
 
+def test_a_wording_learned_over_another_fills_from_what_the_tool_answered_before_either(tmp_path) -> None:
+    from envfactory.ir.choice import Answer
+    from envfactory.synth.chooser import observe
+
+    spec, _ = _spec(tmp_path)
+    answer = Answer(kind="template", template={"task": "{out}"})
+    worded = spec.behaviour("create_task").model_copy(update={"answer": answer})
+    spec = spec.model_copy(update={"behaviours": tuple(worded if b.tool == "create_task" else b
+                                                       for b in spec.behaviours)})  # fmt: skip
+    calls = [TraceCall(tool="create_task", arguments={"title": t}, ok=True, sequence=i,
+                       output={"ok": True, "made": {"id": "task_0001", "title": t}})
+             for i, t in enumerate(["a", "b"])]  # fmt: skip
+    trace = Trace(source="t", sequences=tuple(Sequence(id=i, calls=(c,)) for i, c in enumerate(calls)))
+    evidence, _ = observe(spec, trace)
+    assert evidence.pairs["create_task"][0].out == {"id": "task_0001", "title": "a"}  # not {"task": {...}}
+    [template] = [c for c in reply_templates(spec, evidence) if c.tool == "create_task"]
+    assert template.behaviour.answer.template == {"ok": True, "made": "{out}"}
+    episode = Environment(template.applied(spec)).episode()
+    assert episode.call_tool("create_task", {"title": "tea"}).data == {
+        "ok": True,
+        "made": {"id": "task_0001", "title": "tea"},
+    }
+
+
 def test_a_field_the_real_records_compose_of_their_others_is_kept_so_on_every_write(tmp_path) -> None:
     spec, _ = _spec(tmp_path)
     real = [{"id": f"task_000{i}", "title": t, "done": False, "label": f"task_000{i}: {t}"}

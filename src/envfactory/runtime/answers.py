@@ -166,6 +166,7 @@ def answered(answer: Answer, execute: Executor, shape: Callable[[Any], Any]) -> 
             raw = execute(ctx, args)
             ctx.raw = raw
             out = shape(raw)
+            ctx.shaped = out
             reply = fill(answer.template, args, opened_text(out), answer.defaults, raw, ctx.store.rows)
             return out if reply is None else reply
 
@@ -179,6 +180,7 @@ def answered(answer: Answer, execute: Executor, shape: Callable[[Any], Any]) -> 
         raw = execute(ctx, args)
         ctx.raw = raw
         out = shape(raw)
+        ctx.shaped = out
         return reply if key in answer.recorded else out
 
     return recorded

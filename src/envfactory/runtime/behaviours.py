@@ -48,6 +48,7 @@ class CallContext:
     owner: Any = None  # the user's object, for bound behaviours
     fallback: Callable[[str, JSON], Any] | None = None
     raw: Any = None  # what the last effect produced before a learned answer worded it (for learning)
+    shaped: Any = None  # that, shaped as the tool declares: what a learned answer's ``{out}`` fills from
 
 
 Executor = Callable[[CallContext, JSON], Any]

@@ -38,6 +38,7 @@ class Episode:
         "_tracker",
         "env",
         "last_raw",
+        "last_shaped",
         "log",
         "max_steps",
         "replies",
@@ -53,6 +54,7 @@ class Episode:
     def __init__(self, env: Environment, *, max_steps: int | None = None, user: UserSimulator | None = None) -> None:
         self.env = env
         self.last_raw: Any = None  # what the last call's behaviour produced before shaping (for learning)
+        self.last_shaped: Any = None  # and shaped, before a learned answer worded it (``None``: not worded)
         self.user: UserSimulator = user or ClosingUser()
         self.max_steps = max_steps or env.spec.config.max_steps
         self.reset()
@@ -131,7 +133,7 @@ class Episode:
         problem = tool.validate(args)
         if problem is not None:
             return ToolResult.failure("invalid_arguments", f"{name}: {problem}"), logged
-        ctx.raw = None
+        ctx.raw = ctx.shaped = None
         try:
             value = tool.execute(ctx, args)
         except ToolError as err:
@@ -140,6 +142,7 @@ class Episode:
             failure = f"{name} failed: {type(err).__name__}: {_error_text(err)}"
             return ToolResult.failure("internal_error", failure), logged
         self.last_raw = value if ctx.raw is None else ctx.raw
+        self.last_shaped = ctx.shaped
         return ToolResult(True, to_json_text(tool.shape(value))), logged
 
     def act(self, message: JSON) -> list[JSON]:

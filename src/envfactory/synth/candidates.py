@@ -40,6 +40,12 @@ class Pair:
     fresh: bool = False  # no write was accepted before it in its sequence: it saw the starting state
     # how many records the model held just after the call, by ``{count:...}`` slot (:func:`state_tallies`)
     tallies: dict[str, int] = field(default_factory=dict)
+    shaped: Any = None  # where the model's reply is a learned wording: what it worded (``None``: not worded)
+
+    @property
+    def out(self) -> Any:
+        """What a reply template's ``{out}`` fills from: the model's answer before any learned wording."""
+        return self.model if self.shaped is None else self.shaped
 
 
 @dataclass(frozen=True)

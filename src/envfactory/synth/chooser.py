@@ -66,6 +66,7 @@ def observe(spec: EnvSpec, trace: Trace, env: Environment | None = None) -> tupl
                 index,
                 fresh,
                 state_tallies(spec, episode.store) if call.ok else {},
+                opened_text(episode.last_shaped) if result.ok and episode.last_shaped is not None else None,
             )
         )
 

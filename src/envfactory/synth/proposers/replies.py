@@ -51,11 +51,11 @@ def _wording(spec: EnvSpec, evidence: Evidence, tool: str, pairs: list[Pair], le
     reals = [steady(evidence, tool, p.real) for p in seen]  # a stamp does not tell replies apart
     best: tuple[int, Any, JSON, str] | None = None
     for defaults in default_sets(spec, tool):  # declared defaults; absent flags read as false or true
-        made = Counter(canonical(template_of(r, {**defaults, **p.args}, p.model, p.raw))
+        made = Counter(canonical(template_of(r, {**defaults, **p.args}, p.out, p.raw))
                        for p, r in zip(seen, reals, strict=True))  # fmt: skip
         text, count = made.most_common(1)[0]
         shaped = orjson.loads(text)
-        fits = sum(fill(shaped, p.args, p.model, defaults, p.raw) == r for p, r in zip(seen, reals, strict=True))
+        fits = sum(fill(shaped, p.args, p.out, defaults, p.raw) == r for p, r in zip(seen, reals, strict=True))
         if count >= least and (best is None or fits > best[0]):
             best = (fits, shaped, defaults, text)
     if best is None or best[0] * 2 < len(seen) or best[1] == _first_model(seen):
@@ -140,7 +140,7 @@ def state_counts(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
         base = current.template if current is not None and current.kind == "template" else None
         last = seen[-1]
         template = (
-            base if isinstance(base, dict) else template_of(opened_text(last.real), last.args, last.model, last.raw)
+            base if isinstance(base, dict) else template_of(opened_text(last.real), last.args, last.out, last.raw)
         )
         if not isinstance(template, dict):
             continue
