@@ -68,9 +68,8 @@ def infer(records: list[JSON], field: str) -> Derivation | None:
     texts = [r.get(field) for r in records]
     if len(records) < 2 or len(set(map(str, texts))) < 2 or not all(isinstance(t, str) and t for t in texts):
         return None
-    fullest = sorted(records, key=lambda r: -len({name for _, _, name in _spans(r, field)}))
-    for record in fullest[:3]:
-        spans = _spans(record, field)
+    spanned = sorted(((_spans(r, field), r) for r in records), key=lambda s: -len({name for _, _, name in s[0]}))
+    for spans, record in spanned[:3]:
         for separator in SEPARATORS:
             made = _recipe(str(record[field]), spans, separator)
             if made is not None and all(made.render(r) == r[field] for r in records):

@@ -42,9 +42,12 @@ class KeyPool:
         self.by_field: dict[str, list[Any]] = {}  # field name -> the values learned under it
         self.guesses: list[Any] = []
         self.learned = 0  # values the real side showed, beyond those given
-        for value in [*(known or ()), *(guesses or ())]:
+        for value in known or ():
             self._add(value)
-        self.guesses = [v for v in self.values if v in (guesses or ()) and v not in (known or ())]
+        for value in guesses or ():
+            if value not in self.values:
+                self._add(value)  # given under no field: neither confirmed nor counted as learned
+                self.guesses += [value] if value in self.values else []
 
     def drop_guesses(self) -> None:
         """Forget the given values nothing since confirmed, once the real side has shown values of
