@@ -1,7 +1,7 @@
 """Learning from the real thing, on a foreign corpus: description-only vs learned, on held-out sequences.
 
     python bench/learn.py [--budget 500] [--seed 0] [--half tune|report|all] [--only NAME ...] [--traces 200]
-                          [--progress FILE] [--json FILE]
+                          [--progress FILE] [--json FILE] [--keep DIR]
 
 The corpus is ``bench/learn_corpus/sets.json`` (published MCP servers from npm and PyPI, pinned in
 that folder and installed by ``make bench``; chosen and split into a ``tune`` and a ``report``
@@ -38,8 +38,10 @@ from rich.table import Table
 
 from envfactory.ingest import load
 from envfactory.real.learn import Figures, LearnReport
+from envfactory.real.mcp import McpTarget
+from envfactory.real.mirror import served_model
 from envfactory.real.replay import replay
-from envfactory.real.trace import Trace, split
+from envfactory.real.trace import Trace, split, write_trace
 from envfactory.synth import synthesize
 from envfactory.synth.chooser import choose
 
@@ -74,7 +76,16 @@ def run(entry: dict[str, Any], args: argparse.Namespace, say: Any) -> tuple[Lear
         learned, report, trace = explore_set(entry, spec, source, args, folder, say)
         seconds = time.perf_counter() - started
         _, held = split(trace, 0.3, args.seed)
-        from_traces = traces_only(_description_model(learned, spec), trace, held, args.traces)
+        described = _description_model(learned, spec)
+        from_traces = traces_only(described, trace, held, args.traces)
+        if args.keep is not None:  # the evidence and both models, to study a set without exploring again
+            kept = args.keep / entry["name"]
+            write_trace(trace, kept / "trace.jsonl")
+            described.save(kept / "described")
+            learned.save(kept / "learned")
+            setup = [(c["tool"], c.get("arguments") or {}) for c in entry.get("setup") or []]
+            served_model(spec, McpTarget.parse(source, env), setup).save(kept / "start")  # where learning began
+            (kept / "setup.json").write_text(json.dumps(entry.get("setup") or []))
         return report, from_traces, seconds
     finally:
         shutil.rmtree(folder, ignore_errors=True)
@@ -106,6 +117,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     corpus_arguments(parser, budget=500)
     parser.add_argument("--traces", type=int, default=200, help="recorded calls for the traces-only model")
+    parser.add_argument("--keep", type=Path, help="keep each set's trace and models in KEEP/NAME/")
     args = parser.parse_args()
     entries = chosen_sets(CORPUS, args)
     say = progress(args.progress)

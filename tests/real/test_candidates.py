@@ -19,6 +19,7 @@ from envfactory.synth.proposers.replies import list_envelopes, reply_templates
 from envfactory.synth.proposers.shapes import template_of
 from envfactory.synth.proposers.verdicts import recorded_answers
 from envfactory.synth.proposers.writes import keyed_writes
+from envfactory.testing.roundtrip import check_round_trip
 
 TOOLS = [
     {"name": "create_task", "description": "Create a task.",
@@ -351,7 +352,8 @@ def test_what_a_list_answers_when_nothing_matches_is_learned_both_ways(tmp_path)
     [lookup] = misses(spec, Evidence({"list_tasks": [found, Pair({"state": "gone"}, False, "not_found", True, [],
                                                                  raw=[])]}))  # fmt: skip
     assert lookup.summary == "finds the task it names; none is not_found"
-    assert lookup.behaviour.effect.finds == "record"
+    assert lookup.behaviour.effect.finds == "row"
+    check_round_trip(lookup.applied(spec))  # what a learned environment holds loads back as it was saved
     # where the real side answered an empty list, it is no look-up; where the model refused, it lists none too
     assert misses(spec, Evidence({"list_tasks": [found, Pair({"state": "gone"}, True, [], True, [], raw=[])]})) == []
     [listing] = misses(spec, Evidence({"list_tasks": [Pair({"q": "x"}, True, {"count": 0, "items": []}, False,
@@ -538,3 +540,68 @@ def test_a_reply_in_prose_at_a_volatile_place_still_counts_what_it_says(tmp_path
     listed = [Pair({}, True, "## Tasks\n- a (created 2026-12-02T03:46:44Z)", True, [], raw=[]),
               Pair({}, True, "## Tasks\n- b (created 2026-12-02T03:47:10Z)", True, [], raw=[])]  # fmt: skip
     assert reply_templates(spec, Evidence({"list_tasks": listed}, volatile=places)) == []  # two listings differ
+
+
+def test_the_chooser_keeps_the_strongest_candidate_whatever_order_proposers_come_in(tmp_path) -> None:
+    from envfactory.ir.choice import Answer, ArgCheck
+    from envfactory.synth.candidates import Candidate
+
+    spec, _ = _spec(tmp_path)
+    keys = ["t1", "t2", "t3", "T4"]
+    spec = spec.model_copy(update={"initial_state": {**spec.initial_state,
+                                                     "task": [{"id": k, "title": "y"} for k in keys]}})  # fmt: skip
+    sequences = tuple(_one(s, k, {"id": k, "title": "x"}) for s, k in enumerate(keys * 2))
+    trace = Trace(source="t", sequences=sequences)
+    right = Answer(kind="template", template={"id": "{arg.task_id}", "title": "x"})
+
+    def strong(spec, evidence):  # explains every call
+        current = spec.behaviour("get_task")
+        return [Candidate("get_task", "strong", "answers x", current.model_copy(update={"answer": right}))]
+
+    def weak(spec, evidence):  # right where it answers, but refuses a key the real side accepts
+        check = ArgCheck(arg="task_id", shapes=("a9",), message="bad id")
+        behaviour = spec.behaviour("get_task").model_copy(update={"answer": right, "checks": (check,)})
+        return [Candidate("get_task", "weak", "answers x, refuses capitals", behaviour)]
+
+    for proposers in ({"weak": weak, "strong": strong}, {"strong": strong, "weak": weak}):
+        chosen = {c.tool: c for c in choose(spec, trace, proposers=proposers).choices}["get_task"]
+        assert chosen.chosen.proposer == "strong", list(proposers)
+        assert [r.proposer for r in chosen.runners_up][:1] == ["weak"]  # scored, and kept as a runner-up
+
+
+def test_a_list_of_records_is_worded_record_by_record_so_any_length_fills() -> None:
+    real = {"count": 2, "todos": [
+        {"id": "a", "text": "milk", "done": False, "priority": None, "tags": ["x"], "line": "(A) milk"},
+        {"id": "b", "text": "tea", "done": False, "priority": "B", "tags": [], "line": "(B) tea"}]}  # fmt: skip
+    model = [{"id": "a", "text": "milk", "priority": None, "tags": ["x"]},
+             {"id": "b", "text": "tea", "priority": "B", "tags": []}]  # fmt: skip
+    template = template_of(real, {}, model)
+    # no place-by-place slots ({out.[1].id}) that only a list of two fills
+    assert template["todos"] == {"$each": "out", "item": {
+        "id": "{item.id}", "text": "{item.text}", "done": False, "priority": "{item.priority}", "tags": "{item.tags}",
+        "line": "(A) {item.text}"}}  # fmt: skip
+    three = [{"id": k, "text": k * 2, "priority": "C", "tags": [k]} for k in "xyz"]
+    filled = fill(template, {}, three)
+    assert [t["id"] for t in filled["todos"]] == ["x", "y", "z"] and filled["todos"][2]["tags"] == ["z"]
+    assert fill(template, {}, [])["todos"] == []
+    assert fill({"$each": "out.missing", "item": "{item}"}, {}, {}) is None  # no list there: the tool's own answer
+    # the same records in another order are not worded as the model's records in its order
+    assert "$each" not in str(template_of({"todos": real["todos"][::-1]}, {}, model))
+    # a list whose records are worded unlike the model's ones (most members unexplained) stays as it was
+    assert template_of([{"n": 1}, {"n": 2}], {}, [{"id": "q"}, {"id": "r"}]) == [{"n": 1}, {"n": 2}]
+
+
+def test_counts_take_a_lists_envelope_and_what_an_omitted_flag_stands_for(tmp_path) -> None:
+    from envfactory.synth.proposers.replies import state_counts
+
+    spec, _ = _spec(tmp_path, [*TOOLS[:1], {**TOOLS[1], "inputSchema": {"type": "object", "properties": {
+        "include_done": {"type": "boolean"}}}}])  # fmt: skip
+    rows = [{"id": f"task_000{i}", "title": "t"} for i in (1, 2)]
+    listed = [Pair({}, True, {"tasks": rows[:1], "total": 1, "include_done": False}, True, rows[0], rows[0],
+                   tallies={"{count:task}": 1}),
+              Pair({"include_done": True}, True, {"tasks": rows, "total": 2, "include_done": True}, True, rows[0],
+                   rows[0], tallies={"{count:task}": 2})]  # fmt: skip
+    [counted] = [c for c in state_counts(spec, Evidence({"list_tasks": listed})) if c.tool == "list_tasks"]
+    answer = counted.behaviour.answer
+    assert answer.template == {"tasks": "{rows}", "total": "{count:task}", "include_done": "{arg.include_done}"}
+    assert answer.defaults == {"include_done": False} and counted.behaviour.effect.every

@@ -18,6 +18,7 @@ from envfactory.runtime.environment import Environment
 from envfactory.synth import synthesize
 from envfactory.synth.candidates import Candidate, Evidence
 from envfactory.synth.chooser import choose
+from envfactory.testing.roundtrip import check_round_trip
 
 FIXTURES = ROOT / "tests" / "fixtures"
 NOTES = f"mcp+stdio:{sys.executable} {FIXTURES / 'notes_server.py'}"
@@ -88,7 +89,8 @@ def test_without_evidence_every_tool_keeps_its_prior_and_no_grade_is_claimed(tmp
 
 def test_learning_from_a_live_server_and_from_its_trace_alone(tmp_path: Path) -> None:
     spec = _notes_spec()
-    _, report, trace = learn(spec, NOTES, budget=80, seed=0)
+    learned, report, trace = learn(spec, NOTES, budget=80, seed=0)
+    check_round_trip(learned)  # the folder `learn -o` writes loads back as it was
     assert report.evidence == "real" and report.calls == 80 and report.held_out_sequences >= 2
     assert report.ceiling is not None and report.ceiling.outcome == 1.0
     assert report.learned.outcome >= report.described.outcome

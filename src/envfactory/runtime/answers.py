@@ -19,8 +19,11 @@ from envfactory.runtime.result import ToolError
 
 JSON = dict[str, Any]
 Executor = Callable[[Any, JSON], Any]
-# ``{out}`` alone: the tool's whole answer; ``{raw.PATH}``: what its effect produced before shaping
-SLOT = re.compile(r"\{(arg|out|raw)(?:\.([^{}]+))?\}")
+# ``{out}`` alone: the tool's whole answer; ``{raw.PATH}``: what its effect produced before shaping;
+# ``{item.PATH}``: inside an ``EACH`` template, the record it is worded for
+SLOT = re.compile(r"\{(arg|out|raw|item)(?:\.([^{}]+))?\}")
+# ``{"$each": "out.todos", "item": TEMPLATE}``: the list at that place, each record worded by TEMPLATE
+EACH = "$each"
 # the rows a list's effect found, before shaping cut them to what the output schema declares, and how many
 ROWS, COUNT = "{rows}", "{count}"
 # how many records the state holds after the call: ``{count:todo}``, ``{count:todo.completed=false}``
@@ -57,8 +60,10 @@ def fill(template: Any, args: JSON, out: Any, defaults: JSON | None = None, rows
     """``template`` with its slots filled (a string that is one slot alone takes the value itself;
     an argument not given takes its declared default; ``rows`` is what the effect produced before
     shaping: ``{raw.PATH}`` inside it, ``{rows}`` and ``{count}`` the rows a list found and how
-    many; ``{count:ENTITY}`` and ``{count:ENTITY.FIELD=VALUE}`` how many records ``state`` holds,
-    of every one or of those whose field is that value), or ``None`` when a slot cannot be filled."""
+    many; ``{"$each": "out.PATH", "item": T}`` the list there, each record worded by ``T`` (whose
+    ``{item.PATH}`` slots it fills); ``{count:ENTITY}`` and ``{count:ENTITY.FIELD=VALUE}`` how many
+    records ``state`` holds, of every one or of those whose field is that value), or ``None`` when a
+    slot cannot be filled."""
     value = _filled(template, {**(defaults or {}), **args}, out, rows, state)
     return None if value is _MISSING else value
 
@@ -76,12 +81,24 @@ def tally(state: State, entity: str, field: str | None = None, value: str | None
     return sum(1 for r in rows if token(r.get(field)) == value)
 
 
-def _filled(template: Any, args: JSON, out: Any, rows: Any = None, state: State | None = None) -> Any:
+def _filled(template: Any, args: JSON, out: Any, rows: Any = None, state: State | None = None,
+            item: Any = None) -> Any:  # fmt: skip
+    sources = {"arg": args, "out": out, "raw": rows, "item": item}
+    if isinstance(template, dict) and isinstance(template.get(EACH), str):
+        head, _, path = template[EACH].partition(".")
+        try:
+            records = leaf(sources.get(head), path)
+        except KeyError:
+            return _MISSING
+        if not isinstance(records, list):
+            return _MISSING
+        values = [_filled(template.get("item"), args, out, rows, state, record) for record in records]
+        return _MISSING if any(v is _MISSING for v in values) else values
     if isinstance(template, dict):
-        items = {k: _filled(v, args, out, rows, state) for k, v in template.items()}
+        items = {k: _filled(v, args, out, rows, state, item) for k, v in template.items()}
         return _MISSING if any(v is _MISSING for v in items.values()) else items
     if isinstance(template, list):
-        values = [_filled(v, args, out, rows, state) for v in template]
+        values = [_filled(v, args, out, rows, state, item) for v in template]
         return _MISSING if any(v is _MISSING for v in values) else values
     if not isinstance(template, str):
         return template
@@ -97,7 +114,6 @@ def _filled(template: Any, args: JSON, out: Any, rows: Any = None, state: State 
         if not isinstance(rows, list):
             return _MISSING
         return rows if template == ROWS else len(rows)
-    sources = {"arg": args, "out": out, "raw": rows}
     try:
         whole = SLOT.fullmatch(template)
         if whole:

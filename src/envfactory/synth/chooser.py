@@ -4,9 +4,11 @@ Every tool starts with the behaviour synthesized from its descriptions (the prio
 sequences are cut into folds; each proposer (:data:`~envfactory.synth.candidates.PROPOSERS`) fits
 its candidates on all folds but one and the candidate is scored on the one left out, for every
 fold in turn, so a candidate that only memorizes what it was shown (recorded replies) scores no
-better than it generalizes. A candidate replaces the current choice only when it scores higher
+better than it generalizes. A tool's candidates are tried strongest first (each scored alone on
+the tool's behaviour as it stood), and one replaces the current choice only when it scores higher
 over the whole environment (a behaviour's effect on the state shows in later reads and in the
-final state). Tools are visited in turn, for up to three rounds while a round changes something,
+final state): which candidate wins does not depend on the order the proposers are registered in,
+only ties do. Tools are visited in turn, for up to three rounds while a round changes something,
 since a choice can enable another (a learned key format lets a reply's template name the key; a
 field learned as composed of others lets a reply answer the whole record).
 
@@ -118,13 +120,19 @@ def choose(
             calls = sum(len(s.calls) for p in local for s in p.sequences)
             base = _cv_score(current, local)
             proposed_on = current
-            for key, (full, per_fold) in offered[tool].items():
+            alone = {key: _cv_score(current, local, per_fold) for key, (_, per_fold) in offered[tool].items()}
+            # the strongest first, each alone on the tool's behaviour as it was (registration order breaks
+            # ties): which candidate wins never depends on the order proposers happen to be visited in
+            ranked = sorted(offered[tool], key=lambda k: -alone[k])
+            for key in ranked:
+                full, per_fold = offered[tool][key]
                 # what a candidate changes is laid onto the tool's current behaviour: choices compose
                 full, per_fold = (
                     _rebased(full, proposed_on, current),
                     [_rebased(c, proposed_on, current) if c else None for c in per_fold],
                 )
-                s = _cv_score(current, local, per_fold)
+                # scored again on top of a choice made since (choices compose)
+                s = alone[key] if current is proposed_on else _cv_score(current, local, per_fold)
                 entry = Scored(proposer=key[1], summary=key[2], score=round(s, 4), calls=calls)
                 if s > base + 1e-9:
                     runners[tool][chosen[tool].summary] = chosen[tool]

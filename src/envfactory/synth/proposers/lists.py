@@ -114,7 +114,7 @@ def misses(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
         found = [p for p in pairs if isinstance(p.raw, list) and p.raw]
         if effect.finds is None and empty and found and all(not p.real_ok for p in empty) \
                 and all(p.real_ok and _one_record(p.real) for p in found):  # fmt: skip
-            made = effect.model_copy(update={"finds": "record", "every": False})
+            made = effect.model_copy(update={"finds": "row", "every": False})
             answer = behaviour.answer
             if answer is not None and answer.kind == "template":  # worded over the first row: the record
                 answer = answer.model_copy(update={"template": _first_row_read(answer.template)})

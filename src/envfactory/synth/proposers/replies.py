@@ -119,7 +119,7 @@ def state_counts(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
     an integer the real side answered at one place, equal on every accepted call to how many records
     of one kind the model then held (of all, or of those with a value), and not always zero. The
     reply keeps its wording (the tool's template, else the last real reply's) with those places
-    counted; the simplest count explaining a place is taken."""
+    counted (a list's, the envelope its rows come in); the simplest count explaining a place is taken."""
     out = []
     for tool, pairs in evidence.pairs.items():
         seen = [p for p in pairs if p.real_ok and p.tallies and isinstance(opened_text(p.real), dict)]
@@ -136,22 +136,54 @@ def state_counts(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
                 places[path] = min(fits, key=lambda slot: (slot.count("="), len(slot), slot))
         if not places:
             continue
-        current = spec.behaviour(tool).answer
+        behaviour = spec.behaviour(tool)
+        current = behaviour.answer
         base = current.template if current is not None and current.kind == "template" else None
         last = seen[-1]
-        template = (
-            base if isinstance(base, dict) else template_of(opened_text(last.real), last.args, last.out, last.raw)
-        )
+        wrapped = envelope(evidence, tool, default_sets(spec, tool)) if behaviour.effect.kind == "list" else None
+        wrapped_answer = None
+        if isinstance(base, dict):
+            template = base
+        elif wrapped is not None:  # a list's rows in the envelope they come in, not its first reply's rows
+            template = wrapped[0]
+            wrapped_answer = Answer(kind="template", template=template, defaults=wrapped[1])
+            behaviour = behaviour.model_copy(update={"effect": behaviour.effect.model_copy(update={"every": True})})
+        else:
+            template = template_of(opened_text(last.real), last.args, last.out, last.raw)
         if not isinstance(template, dict):
             continue
         for path, slot in places.items():
             template = _placed(template, path, slot)
-        answer = Answer(kind="template", template=template, defaults=current.defaults if current is not None else {})
-        behaviour = spec.behaviour(tool).model_copy(update={"answer": answer})
+        options = [d.defaults for d in (wrapped_answer, current) if d is not None] + default_sets(spec, tool)
+        defaults = max(options, key=lambda d: _fitting(template, d, seen, evidence, tool))  # the first of equals
+        answer = Answer(kind="template", template=template, defaults=defaults)
+        behaviour = behaviour.model_copy(update={"answer": answer})
         shown = ", ".join(f"{p} = {s}" for p, s in sorted(places.items()))
         out.append(Candidate(tool, "counts", f"counts {shown[:100]}", behaviour,
                              confirms="every accepted call states these counts of the state"))  # fmt: skip
     return out
+
+
+def _fitting(template: JSON, defaults: JSON, seen: list[Pair], evidence: Evidence, tool: str) -> int:
+    """How many of ``seen`` ``template`` words as the real side did, its omitted arguments standing
+    for ``defaults`` and its counts what the model held after the call."""
+    fits = 0
+    for p in seen:
+        filled = fill(template, p.args, p.out, defaults, p.raw, state=lambda entity: ())
+        counted = _counted_as(template, filled, p.tallies)
+        fits += counted is not None and counted == steady(evidence, tool, opened_text(p.real))
+    return fits
+
+
+def _counted_as(template: Any, filled: Any, tallies: dict[str, int]) -> Any:
+    """``filled`` with every ``{count:...}`` place of ``template`` holding the model's tally there."""
+    if filled is None:
+        return None
+    if isinstance(template, str) and template in tallies:
+        return tallies[template]
+    if isinstance(template, dict) and isinstance(filled, dict):
+        return {k: _counted_as(v, filled.get(k), tallies) for k, v in template.items()}
+    return filled
 
 
 def _at(value: Any, path: str) -> Any:

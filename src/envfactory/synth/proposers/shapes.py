@@ -14,7 +14,7 @@ from envfactory.ir.env import EnvSpec
 from envfactory.ir.jsonschema import primary_type
 from envfactory.ir.state import Entity
 from envfactory.real.volatile import VOLATILE, masked, restored
-from envfactory.runtime.answers import COUNT, ROWS
+from envfactory.runtime.answers import COUNT, EACH, ROWS, fill
 from envfactory.synth.candidates import JSON, Evidence, Pair
 
 
@@ -155,20 +155,111 @@ def template_of(real: Any, args: JSON, model: Any, raw: Any = None) -> Any:
     for path, value in leaves(raw if isinstance(raw, dict) else None):
         slots.setdefault(_word(value), f"{{raw.{path}}}")
     flags = {v: f"{{arg.{k}}}" for k, v in reversed(list(args.items())) if isinstance(v, bool)}  # an echoed flag
-    wholes = {"{out}": model, "{raw}": raw}  # the model's whole answer, wrapped as the real thing wraps it
-    return _templated(real, slots, {k: v for k, v in wholes.items() if v not in (None, "", [], {})}, flags)
+    # the model's whole answer (and each list or object inside it), wrapped as the real thing wraps it
+    wholes = {**_parts(model, "out"), **_parts(raw, "raw")}
+    lists = {**_record_lists(model, "out"), **_record_lists(raw, "raw")}
+    return _templated(real, slots, wholes, flags, lists, args)
+
+
+def _parts(value: Any, head: str, depth: int = 2) -> dict[str, Any]:
+    """``{HEAD}`` for ``value`` and ``{HEAD.PATH}`` for each non-empty list or object inside it (to
+    ``depth`` levels of objects), by slot."""
+    out: dict[str, Any] = {}
+    if value in (None, "", [], {}):
+        return out
+    out[f"{{{head}}}"] = value
+    if isinstance(value, dict) and depth > 0:
+        for k, v in value.items():
+            if isinstance(v, (dict, list)) and isinstance(k, str) and k.isidentifier():
+                out.update({s: x for s, x in _parts(v, f"{head}.{k}", depth - 1).items() if s not in out})
+    return out
+
+
+def _record_lists(value: Any, head: str, depth: int = 2) -> dict[str, list[JSON]]:
+    """The lists of records in ``value`` (itself, or inside its objects to ``depth`` levels), by place."""
+    if isinstance(value, list):
+        return {head: value} if value and all(isinstance(v, dict) for v in value) else {}
+    out: dict[str, list[JSON]] = {}
+    if isinstance(value, dict) and depth > 0:
+        for k, v in value.items():
+            if isinstance(k, str) and k.isidentifier():
+                out.update(_record_lists(v, f"{head}.{k}", depth - 1))
+    return out
+
+
+def _each(real: list[Any], args: JSON, lists: dict[str, list[JSON]]) -> JSON | None:
+    """A list of records the real side answered, one for each record of a list the model answered
+    at ``place`` (same length, in order), all worded by one template: ``{"$each": place, "item": T}``.
+    ``T`` takes, member by member, the wording that words that member as the real side did for the
+    most records (a record lacking one part of a composed text suggests another wording there); it
+    is kept when it words at least half of all members so. A list of any length is then worded,
+    where a template read place by place fits only the length it was read at."""
+    if not all(isinstance(r, dict) for r in real):
+        return None
+    for place, records in lists.items():
+        if len(records) != len(real) or not all(_names(r, records, i) for i, r in enumerate(real)):
+            continue
+        worded = [template_of_item(r, args, m) for r, m in zip(real, records, strict=True)]
+        item: JSON = {}
+        right = total = 0
+        for key in dict.fromkeys(k for r in real for k in r):
+            options = list({canonical(w.get(key)): w.get(key) for w in worded if key in w}.values())
+            scored = [(sum(_worded(o, args, m) == r.get(key, _ABSENT) for r, m in zip(real, records, strict=True)), o)
+                      for o in options]  # fmt: skip
+            hits, item[key] = max(scored, key=lambda x: x[0])  # the first of equals
+            right, total = right + hits, total + len(real)
+        if "{item" in canonical(item) and right * 2 >= total:
+            return {EACH: place, "item": item}
+    return None
+
+
+_ABSENT = object()
+
+
+def _names(real: JSON, records: list[JSON], i: int) -> bool:
+    """Whether ``real`` holds a value of ``records[i]`` that no other record holds at that place: the
+    real side answered that record there (not the same records in another order)."""
+    held = {_word(v) for _, v in leaves(real)}
+    others = [dict(leaves(r)) for j, r in enumerate(records) if j != i]
+    return any(_word(v) in held and all(o.get(path) != v for o in others) for path, v in leaves(records[i]))
+
+
+def _worded(template: Any, args: JSON, record: JSON) -> Any:
+    """``template`` filled for one record (``None`` where it cannot be)."""
+    filled = fill({EACH: "out", "item": template}, args, [record])
+    return filled[0] if filled else None
+
+
+def template_of_item(real: JSON, args: JSON, record: JSON) -> Any:
+    """``real`` worded for one ``record`` of a list: ``{item.PATH}`` slots, arguments first; a member
+    the record holds under the same name and equal, whatever it holds, is that member."""
+    slots: dict[str, str] = {}
+    for path, value in leaves(args):
+        slots.setdefault(_word(value), f"{{arg.{path}}}")
+    for path, value in leaves(record):
+        slots.setdefault(_word(value), f"{{item.{path}}}")
+    named = {k: f"{{item.{k}}}" for k, v in real.items() if k in record and record[k] == v and k.isidentifier()}
+    worded = _templated({k: v for k, v in real.items() if k not in named}, slots, _parts(record, "item"), None,
+                        _record_lists(record, "item"), args)  # fmt: skip
+    # a member the record holds under the same name, equal (null, empty or not): that member
+    return {k: named.get(k, worded.get(k)) for k in real} if isinstance(worded, dict) else worded
 
 
 def _templated(real: Any, slots: dict[str, str], wholes: dict[str, Any] | None = None,
-               flags: dict[bool, str] | None = None) -> Any:  # fmt: skip
+               flags: dict[bool, str] | None = None, lists: dict[str, list[JSON]] | None = None,
+               args: JSON | None = None) -> Any:  # fmt: skip
     if isinstance(real, (dict, list)):
         whole = next((slot for slot, value in (wholes or {}).items() if value == real), None)
         if whole is not None:
             return whole
+    if isinstance(real, list) and real and lists:
+        each = _each(real, args or {}, lists)
+        if each is not None:
+            return each
     if isinstance(real, dict):
-        return {k: _templated(v, slots, wholes, flags) for k, v in real.items()}
+        return {k: _templated(v, slots, wholes, flags, lists, args) for k, v in real.items()}
     if isinstance(real, list):
-        return [_templated(v, slots, wholes, flags) for v in real]
+        return [_templated(v, slots, wholes, flags, lists, args) for v in real]
     if isinstance(real, bool):
         return (flags or {}).get(real, real)
     if real is None:
