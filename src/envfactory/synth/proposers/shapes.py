@@ -187,6 +187,9 @@ def _record_lists(value: Any, head: str, depth: int = 2) -> dict[str, list[JSON]
     return out
 
 
+_ABSENT = object()
+
+
 def _each(real: list[Any], args: JSON, lists: dict[str, list[JSON]]) -> JSON | None:
     """A list of records the real side answered, one for each record of a list the model answered
     at ``place`` (same length, in order), all worded by one template: ``{"$each": place, "item": T}``.
@@ -199,7 +202,7 @@ def _each(real: list[Any], args: JSON, lists: dict[str, list[JSON]]) -> JSON | N
     for place, records in lists.items():
         if len(records) != len(real) or not all(_names(r, records, i) for i, r in enumerate(real)):
             continue
-        worded = [template_of_item(r, args, m) for r, m in zip(real, records, strict=True)]
+        worded = [_item_template(r, args, m) for r, m in zip(real, records, strict=True)]
         item: JSON = {}
         right = total = 0
         for key in dict.fromkeys(k for r in real for k in r):
@@ -211,9 +214,6 @@ def _each(real: list[Any], args: JSON, lists: dict[str, list[JSON]]) -> JSON | N
         if "{item" in canonical(item) and right * 2 >= total:
             return {EACH: place, "item": item}
     return None
-
-
-_ABSENT = object()
 
 
 def _names(real: JSON, records: list[JSON], i: int) -> bool:
@@ -230,7 +230,7 @@ def _worded(template: Any, args: JSON, record: JSON) -> Any:
     return filled[0] if filled else None
 
 
-def template_of_item(real: JSON, args: JSON, record: JSON) -> Any:
+def _item_template(real: JSON, args: JSON, record: JSON) -> Any:
     """``real`` worded for one ``record`` of a list: ``{item.PATH}`` slots, arguments first; a member
     the record holds under the same name and equal, whatever it holds, is that member."""
     slots: dict[str, str] = {}
