@@ -53,6 +53,9 @@ class CompiledTool:
     read_only: bool
 
 
+# effects answering the store's rows (never mutated once written) or rows made for that one answer
+STORE_ROWS = frozenset({"create", "read", "list", "update", "delete", "action", "adjust", "transfer", "create_many",
+                        "delete_many", "edit_list"})  # fmt: skip
 SHAPED_BY_EFFECT = frozenset({"fallback", "code", "tree", "shell", "simulated", "compute", "count", "served"})
 
 
@@ -91,7 +94,11 @@ class Environment:
                 identity
                 if effect.kind in SHAPED_BY_EFFECT
                 else with_outcome_flags(
-                    compile_shaper(tool.output_schema, key_aliases(tool.output_schema, _entity(spec, effect))),
+                    compile_shaper(
+                        tool.output_schema,
+                        key_aliases(tool.output_schema, _entity(spec, effect)),
+                        rows_immutable=effect.kind in STORE_ROWS,
+                    ),
                     outcome_flags(tool.output_schema),
                 )
             )

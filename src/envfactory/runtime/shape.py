@@ -28,9 +28,14 @@ def identity(value: Any) -> Any:
     return value
 
 
-def compile_shaper(schema: JSON | None, aliases: dict[str, str] | None = None) -> Shaper:
+def compile_shaper(
+    schema: JSON | None, aliases: dict[str, str] | None = None, *, rows_immutable: bool = False
+) -> Shaper:
     """The shaper of one tool's output. ``aliases``: record member -> the row field it answers
-    (an order's ``id`` answered as the ``order_id`` the output declares)."""
+    (an order's ``id`` answered as the ``order_id`` the output declares). ``rows_immutable``: the
+    rows it is given are never changed once made (the store's rows, shared by every episode: see
+    :class:`~envfactory.runtime.store.Store`), so a row's shaped record is kept and answered again
+    (:func:`remembered`) instead of being projected and conformed on every call."""
     if not schema:
         return identity
     typ = primary_type(schema)
@@ -40,6 +45,8 @@ def compile_shaper(schema: JSON | None, aliases: dict[str, str] | None = None) -
         return identity
     path, record, as_list = data_path(schema)
     project = _fitted(_aliased(_row_projector(record), aliases or {}), compile_conformer(record))
+    if rows_immutable and project is not identity:
+        project = remembered(project)
     if as_list:
         shaper: Shaper = lambda value: [project(v) for v in (value if isinstance(value, list) else [value])]  # noqa: E731
     else:
@@ -47,6 +54,32 @@ def compile_shaper(schema: JSON | None, aliases: dict[str, str] | None = None) -
     for key, level in reversed(path):  # wrap from the innermost envelope out
         shaper = _envelope(level, key, shaper)
     return shaper
+
+
+REMEMBERED = 4096  # shaped records kept per tool; past it the memory starts again
+
+
+def remembered(project: Shaper, limit: int = REMEMBERED) -> Shaper:
+    """``project`` of a row, kept for as long as that row object lives in the memory (it is held
+    beside its record, so its ``id`` cannot be reused): a list tool answers the same base rows in
+    every episode, and shaping each was most of a ``call_tool`` (``bench/env_step.py``). Only for
+    rows that are never mutated; at most ``limit`` rows are held. The records handed out are
+    shared: callers serialize them and never change them."""
+    memory: dict[int, tuple[Any, Any]] = {}
+
+    def shaped(row: Any) -> Any:
+        if type(row) is not dict:
+            return project(row)
+        seen = memory.get(id(row))
+        if seen is not None and seen[0] is row:
+            return seen[1]
+        out = project(row)
+        if len(memory) >= limit:
+            memory.clear()
+        memory[id(row)] = (row, out)
+        return out
+
+    return shaped
 
 
 def with_outcome_flags(shaper: Shaper, flags: tuple[str, ...]) -> Shaper:
