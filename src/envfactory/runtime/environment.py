@@ -31,7 +31,14 @@ from envfactory.runtime import singleton as _singleton  # noqa: F401  (registers
 from envfactory.runtime import tree as _tree  # noqa: F401  (registers the tree executor)
 from envfactory.runtime.answers import answered, checked
 from envfactory.runtime.behaviours import Executor, compile_executor, to_jsonable
-from envfactory.runtime.shape import Shaper, compile_shaper, identity, key_aliases, with_outcome_flags
+from envfactory.runtime.shape import (
+    Shaper,
+    compile_renderer,
+    compile_shaper,
+    identity,
+    key_aliases,
+    with_outcome_flags,
+)
 from envfactory.runtime.singleton import gated
 from envfactory.runtime.store import BaseState
 from envfactory.runtime.tracked import Tracker
@@ -51,6 +58,7 @@ class CompiledTool:
     execute: Executor
     shape: Shaper
     read_only: bool
+    render: Callable[[Any], str] | None = None  # the answer as JSON text at once; else to_json_text(shape(value))
 
 
 # effects answering the store's rows (never mutated once written) or rows made for that one answer
@@ -102,8 +110,11 @@ class Environment:
                     outcome_flags(tool.output_schema),
                 )
             )
+            render = None
+            if effect.kind in STORE_ROWS and not outcome_flags(tool.output_schema):
+                render = compile_renderer(tool.output_schema, key_aliases(tool.output_schema, _entity(spec, effect)))
             if behaviour.answer is not None:  # worded as the real implementation words it
-                execute, shape = answered(behaviour.answer, execute, shape), identity
+                execute, shape, render = answered(behaviour.answer, execute, shape), identity, None
             if behaviour.checks:  # checks the real implementation was seen making
                 execute = checked(behaviour.checks, execute)
             self.tools[tool.name] = CompiledTool(
@@ -111,6 +122,7 @@ class Environment:
                 validate=compile_validator(tool.input_schema),
                 execute=gated(behaviour.gate, execute) if behaviour.gate else execute,
                 shape=shape,
+                render=render,
                 read_only=effect.kind in ("read", "list", "count") or bool(tool.annotations.read_only),
             )
         self.openai_tools = spec.tools.to_openai()

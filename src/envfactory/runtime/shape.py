@@ -10,10 +10,14 @@ schema gets JSON text.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Callable
 from typing import Any
 
+import orjson
+
+from envfactory.core import to_json_text
 from envfactory.ir.jsonschema import PYTHON_TYPES, data_path, primary_type
 from envfactory.ir.state import Entity, names_key
 from envfactory.runtime.conform import compile_conformer, placeholder_value
@@ -28,8 +32,30 @@ def identity(value: Any) -> Any:
     return value
 
 
+def compile_renderer(schema: JSON | None, aliases: dict[str, str] | None = None) -> Callable[[Any], str]:
+    """A tool's answer as JSON text, for effects answering the store's rows (never mutated): each
+    row's record is shaped and serialized once (:func:`remembered` with ``as_json``) and copied into
+    every later answer that holds it. Text that only ``json`` can write (an integer past 64 bits)
+    is rendered from the plain shaper instead, so the answer is always what
+    ``to_json_text(shaper(value))`` gives."""
+    fast = compile_shaper(schema, aliases, rows_immutable=True, rows_as_json=True)
+    plain = compile_shaper(schema, aliases, rows_immutable=True)
+
+    def render(value: Any) -> str:
+        try:
+            return orjson.dumps(fast(value), option=orjson.OPT_NON_STR_KEYS).decode()
+        except TypeError:
+            return to_json_text(plain(value))
+
+    return render
+
+
 def compile_shaper(
-    schema: JSON | None, aliases: dict[str, str] | None = None, *, rows_immutable: bool = False
+    schema: JSON | None,
+    aliases: dict[str, str] | None = None,
+    *,
+    rows_immutable: bool = False,
+    rows_as_json: bool = False,
 ) -> Shaper:
     """The shaper of one tool's output. ``aliases``: record member -> the row field it answers
     (an order's ``id`` answered as the ``order_id`` the output declares). ``rows_immutable``: the
@@ -46,7 +72,7 @@ def compile_shaper(
     path, record, as_list = data_path(schema)
     project = _fitted(_aliased(_row_projector(record), aliases or {}), compile_conformer(record))
     if rows_immutable and project is not identity:
-        project = remembered(project)
+        project = remembered(project, as_json=rows_as_json)
     if as_list:
         shaper: Shaper = lambda value: [project(v) for v in (value if isinstance(value, list) else [value])]  # noqa: E731
     else:
@@ -59,12 +85,14 @@ def compile_shaper(
 REMEMBERED = 4096  # shaped records kept per tool; past it the memory starts again
 
 
-def remembered(project: Shaper, limit: int = REMEMBERED) -> Shaper:
+def remembered(project: Shaper, limit: int = REMEMBERED, *, as_json: bool = False) -> Shaper:
     """``project`` of a row, kept for as long as that row object lives in the memory (it is held
     beside its record, so its ``id`` cannot be reused): a list tool answers the same base rows in
     every episode, and shaping each was most of a ``call_tool`` (``bench/env_step.py``). Only for
     rows that are never mutated; at most ``limit`` rows are held. The records handed out are
-    shared: callers serialize them and never change them."""
+    shared: callers serialize them and never change them. ``as_json``: the record is kept as its
+    JSON text (an ``orjson.Fragment``, which orjson copies into an answer as it is), for a
+    renderer whose output is only ever serialized (:func:`compile_renderer`)."""
     memory: dict[int, tuple[Any, Any]] = {}
 
     def shaped(row: Any) -> Any:
@@ -74,6 +102,9 @@ def remembered(project: Shaper, limit: int = REMEMBERED) -> Shaper:
         if seen is not None and seen[0] is row:
             return seen[1]
         out = project(row)
+        if as_json:
+            with contextlib.suppress(TypeError):  # what only json can write (integers past 64 bits) stays as it is
+                out = orjson.Fragment(orjson.dumps(out, option=orjson.OPT_NON_STR_KEYS))
         if len(memory) >= limit:
             memory.clear()
         memory[id(row)] = (row, out)
