@@ -27,7 +27,6 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-import orjson
 from fastapi.exceptions import RequestValidationError
 from openenv.core.client_types import StepResult
 from openenv.core.env_client import EnvClient
@@ -38,6 +37,7 @@ from openenv.core.utils import convert_to_ws_url
 from pydantic import Field
 from starlette.responses import JSONResponse
 
+from envfactory.core import from_json_text, to_json_text
 from envfactory.ir.task import Task, Verdict
 from envfactory.rl.rollout import recorded
 from envfactory.runtime.environment import Environment
@@ -195,8 +195,9 @@ class EpisodeEnv(OpenEnvEnvironment[ToolCallAction, ToolObservation, State]):
             self.recorder.save(recorded(self.episode, task, self.transcript, policy="remote", seed=self.seed,
                                         keep_messages=True, verdict=verdict))  # fmt: skip
             self.saved = True
-        return ToolObservation(messages=new, done=done, reward=verdict.reward if verdict else 0.0,
-                               verdict=_verdict(verdict) if verdict else None)  # fmt: skip
+        # built from the episode's own values: model_construct skips re-validating every message
+        return ToolObservation.model_construct(messages=new, done=done, reward=verdict.reward if verdict else 0.0,
+                                               verdict=_verdict(verdict) if verdict else None)  # fmt: skip
 
     def close(self) -> None:
         if not self.closed:
@@ -291,14 +292,19 @@ class EnvfactoryClient(EnvClient[ToolCallAction, ToolObservation, State]):
     def _parse_state(self, payload: JSON) -> State:
         return State.model_validate(payload)
 
-    async def _receive(self) -> JSON:
-        """The next message, parsed by orjson (``json`` for what orjson refuses)."""
+    async def _send(self, message: JSON) -> None:
+        """A message as orjson writes it (``json`` for what orjson refuses)."""
+        await self._ensure_connected()
         assert self._ws is not None
-        raw = await asyncio.wait_for(self._ws.recv(), timeout=self._message_timeout)
-        try:
-            return orjson.loads(raw)  # type: ignore[no-any-return]
-        except orjson.JSONDecodeError:
-            return json.loads(raw)  # type: ignore[no-any-return]
+        await self._ws.send(to_json_text(message))
+
+    async def _receive(self) -> JSON:
+        """The next message, parsed by orjson (``json`` where it reads differently), within the
+        message timeout (``asyncio.timeout``: no task per message, unlike ``wait_for``)."""
+        assert self._ws is not None
+        async with asyncio.timeout(self._message_timeout):
+            raw = await self._ws.recv()
+        return from_json_text(raw if isinstance(raw, str) else raw.decode())  # type: ignore[no-any-return]
 
     async def reset_batch(self, resets: Sequence[JSON]) -> list[StepResult[ToolObservation] | BatchError]:
         """Reset many episodes of this session in one message (the batched step,
