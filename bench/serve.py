@@ -4,8 +4,9 @@
 
 Starts `envfactory serve` (the OpenEnv protocol over WebSocket) in its own process on a loopback
 port, pinned to core 0, while this process (the load: openenv-core's own client) is pinned to core
-1, so that the client's work never hides the server's. At each N, N sessions are opened (not
-timed; the server's resident memory before and after gives the memory of an idle session), then
+1, so that the client's work never hides the server's. First the largest N sessions are opened on
+the fresh server and closed again: its resident memory before and after, per session, is the
+memory of an idle session. At each N, N sessions are opened (not timed), then
 max(--episodes, N) shop episodes are played by their gold plans, shared out over the N sessions:
 episodes/s, the p50/p99 round trip of one step, and each process's CPU time per step (from
 /proc/PID/stat and this process's own clock). A "batched" row plays the --batch episodes over one
@@ -28,7 +29,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from statistics import median, quantiles
 from typing import Any
@@ -55,8 +56,7 @@ class Run:
     server_cpu: float  # seconds of the server's CPU over the timed part
     client_cpu: float
     wall: float
-    idle_kb: float | None = None  # server memory per idle session
-    step_count: int = field(default=0)
+    step_count: int  # episode steps (a batched message steps many)
 
 
 def _call(tool: str, args: dict) -> dict:
@@ -105,11 +105,20 @@ async def opened(url: str, n: int) -> list[EnvfactoryClient]:
     return clients
 
 
-async def remote(url: str, pid: int, tasks: list, n: int, deadline: float) -> Run:
+async def idle_memory(url: str, pid: int, n: int) -> float:
+    """KB of the server's resident memory per idle session: ``n`` sessions opened on a server
+    that has held none yet (later, freed memory is reused and the difference says nothing)."""
     base = rss_kb(pid)
     clients = await opened(url, n)
-    await asyncio.sleep(0.05)
-    idle_kb = (rss_kb(pid) - base) / n
+    await asyncio.sleep(0.2)
+    grown = rss_kb(pid) - base
+    for i in range(0, n, 256):
+        await asyncio.gather(*(c.close() for c in clients[i : i + 256]))
+    return grown / n
+
+
+async def remote(url: str, pid: int, tasks: list, n: int, deadline: float) -> Run:
+    clients = await opened(url, n)
     steps: list[float] = []
     shares = [tasks[i::n] for i in range(n)]
     try:
@@ -121,7 +130,7 @@ async def remote(url: str, pid: int, tasks: list, n: int, deadline: float) -> Ru
     finally:
         for i in range(0, n, 256):
             await asyncio.gather(*(c.close() for c in clients[i : i + 256]))
-    return Run(len(tasks) / wall, steps, sum(solved), len(tasks), server, client, wall, idle_kb, len(steps))
+    return Run(len(tasks) / wall, steps, sum(solved), len(tasks), server, client, wall, len(steps))
 
 
 async def batched(url: str, pid: int, tasks: list, deadline: float) -> Run:
@@ -145,7 +154,7 @@ async def batched(url: str, pid: int, tasks: list, deadline: float) -> Run:
         wall = time.perf_counter() - start
         server, client = cpu_s(pid) - s0, time.process_time() - c0
     count = sum(len(plan) for plan in plans)
-    return Run(len(tasks) / wall, steps, solved, len(tasks), server, client, wall, None, count)
+    return Run(len(tasks) / wall, steps, solved, len(tasks), server, client, wall, count)
 
 
 def local(env: Any, tasks: list) -> Run:
@@ -162,7 +171,7 @@ def local(env: Any, tasks: list) -> Run:
             steps.append(time.perf_counter() - t0)
         solved += episode.verify().success
     wall = time.perf_counter() - start
-    return Run(len(tasks) / wall, steps, solved, len(tasks), 0.0, time.process_time() - c0, wall, None, len(steps))
+    return Run(len(tasks) / wall, steps, solved, len(tasks), 0.0, time.process_time() - c0, wall, len(steps))
 
 
 def row(where: str, sessions: str, runs: list[Run], table: Table) -> Run:
@@ -174,12 +183,11 @@ def row(where: str, sessions: str, runs: list[Run], table: Table) -> Run:
     digits = 3 if where.startswith("in-process") else 2
     server_us = f"{run.server_cpu / run.step_count * 1e6:.0f}" if run.server_cpu else "–"
     client_us = f"{run.client_cpu / run.step_count * 1e6:.0f}"
-    idle = [r.idle_kb for r in runs if r.idle_kb is not None]
     table.add_row(where, sessions, f"{median(rates):.0f}", f"{rates[0]:.0f}–{rates[-1]:.0f}",
                   f"{p(run.steps, 50):.{digits}f}", f"{p(run.steps, 99):.{digits}f}",
                   f"{tails[0][0]:.{digits}f}–{tails[-1][0]:.{digits}f}", server_us, client_us,
                   f"{run.server_cpu / run.wall:.0%}" if run.server_cpu else "–", f"{run.client_cpu / run.wall:.0%}",
-                  f"{median(idle):.1f}" if idle else "–", f"{min(r.solved for r in runs)}/{run.episodes}")  # fmt: skip
+                  f"{min(r.solved for r in runs)}/{run.episodes}")  # fmt: skip
     return run
 
 
@@ -222,6 +230,7 @@ def main() -> None:
                 break
             except OSError:
                 time.sleep(0.1)
+        idle_kb = asyncio.run(idle_memory(url, server.pid, max(args.sessions)))
         asyncio.run(remote(url, server.pid, tasks[:4], 1, args.deadline))  # warm up the server and the client
         if args.batch:
             asyncio.run(batched(url, server.pid, tasks[:4], args.deadline))
@@ -235,7 +244,7 @@ def main() -> None:
         table = Table(title=title)
         for col in ("where", "sessions", "episodes/s", "eps/s range", "step p50 (ms)", "step p99 (ms)",
                     "p99 range (ms)", "server CPU/step (µs)", "client CPU/step (µs)", "server busy",
-                    "client busy", "idle session (KB)", "solved"):  # fmt: skip
+                    "client busy", "solved"):  # fmt: skip
             table.add_column(col)
         row("in-process Episode", "1", [local(env, tasks[: args.episodes]) for _ in range(args.repeats)], table)
         for n in args.sessions:
@@ -247,6 +256,8 @@ def main() -> None:
                     for _ in range(args.repeats)]  # fmt: skip
             row("server, batched step", f"{args.batch} on 1", runs, table)
         Console(width=220).print(table)
+        print(f"server memory per idle session: {idle_kb:.1f} KB ({max(args.sessions)} sessions opened on a fresh "
+              "server, resident memory before and after)")  # fmt: skip
         end = os.getloadavg()
         print(f"load average at the end: {end[0]:.2f} {end[1]:.2f} {end[2]:.2f}")
     finally:

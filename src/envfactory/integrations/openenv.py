@@ -195,9 +195,8 @@ class EpisodeEnv(OpenEnvEnvironment[ToolCallAction, ToolObservation, State]):
             self.recorder.save(recorded(self.episode, task, self.transcript, policy="remote", seed=self.seed,
                                         keep_messages=True, verdict=verdict))  # fmt: skip
             self.saved = True
-        # built from the episode's own values: model_construct skips re-validating every message
-        return ToolObservation.model_construct(messages=new, done=done, reward=verdict.reward if verdict else 0.0,
-                                               verdict=_verdict(verdict) if verdict else None)  # fmt: skip
+        return ToolObservation(messages=new, done=done, reward=verdict.reward if verdict else 0.0,
+                               verdict=_verdict(verdict) if verdict else None)  # fmt: skip
 
     def close(self) -> None:
         if not self.closed:
