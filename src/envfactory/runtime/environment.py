@@ -61,7 +61,7 @@ class CompiledTool:
     render: Callable[[Any], str] | None = None  # the answer as JSON text at once; else to_json_text(shape(value))
 
 
-# effects answering the store's rows (never mutated once written) or rows made for that one answer
+# effects answering the store's rows (the starting state's are shared and never mutated) or rows made for that answer
 STORE_ROWS = frozenset({"create", "read", "list", "update", "delete", "action", "adjust", "transfer", "create_many",
                         "delete_many", "edit_list"})  # fmt: skip
 SHAPED_BY_EFFECT = frozenset({"fallback", "code", "tree", "shell", "simulated", "compute", "count", "served"})
@@ -93,6 +93,7 @@ class Environment:
             )
         self.base = BaseState(spec.state_schema, spec.initial_state, spec.counters)
         self.tools: dict[str, CompiledTool] = {}
+        shared = frozenset(id(row) for table in self.base.tables.values() for row in table.values())
         for tool in spec.tools.tools:
             behaviour = spec.behaviour(tool.name)
             effect = behaviour.effect
@@ -105,14 +106,16 @@ class Environment:
                     compile_shaper(
                         tool.output_schema,
                         key_aliases(tool.output_schema, _entity(spec, effect)),
-                        rows_immutable=effect.kind in STORE_ROWS,
+                        shared=shared if effect.kind in STORE_ROWS else None,
                     ),
                     outcome_flags(tool.output_schema),
                 )
             )
             render = None
             if effect.kind in STORE_ROWS and not outcome_flags(tool.output_schema):
-                render = compile_renderer(tool.output_schema, key_aliases(tool.output_schema, _entity(spec, effect)))
+                render = compile_renderer(
+                    tool.output_schema, key_aliases(tool.output_schema, _entity(spec, effect)), shared
+                )
             if behaviour.answer is not None:  # worded as the real implementation words it
                 execute, shape, render = answered(behaviour.answer, execute, shape), identity, None
             if behaviour.checks:  # checks the real implementation was seen making
