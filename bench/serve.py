@@ -1,6 +1,7 @@
 """An envfactory server under 1 to 1,024 concurrent sessions, beside the same episodes in-process.
 
     python bench/serve.py [--episodes 256] [--sessions 1 16 64 256 1024] [--repeats 5] [--batch 256]
+                          [--groups 1 8]
 
 Starts `envfactory serve` (the OpenEnv protocol over WebSocket) in its own process on a loopback
 port, pinned to core 0, while this process (the load: openenv-core's own client) is pinned to core
@@ -9,11 +10,12 @@ the fresh server and closed again: its resident memory before and after, per ses
 memory of an idle session. At each N, N sessions are opened (not timed), then
 max(--episodes, N) shop episodes are played by their gold plans, shared out over the N sessions:
 episodes/s, the p50/p99 round trip of one step, and each process's CPU time per step (from
-/proc/PID/stat and this process's own clock). A "batched" row plays the --batch episodes over one
-connection with the batched step (one message carries every live episode's action, answers in
-order), in the same run as the single-step rows. The in-process row plays the same episodes on a
-local Episode in this process (the same statistic, no network). Every episode must be solved
-(reward 1.0); a run that does not finish within --deadline seconds fails the bench.
+/proc/PID/stat and this process's own clock). The "batched" rows play the --batch episodes with
+the batched step (one message carries every live episode's action, answers in order), in the
+same run as the single-step rows: split into G groups (--groups), each on its own connection,
+stepped side by side, as a trainer steps several groups at once. The in-process row plays the
+same episodes on a local Episode in this process (the same statistic, no network). Every episode
+must be solved (reward 1.0); a run that does not finish within --deadline seconds fails the bench.
 """
 
 from __future__ import annotations
@@ -133,28 +135,39 @@ async def remote(url: str, pid: int, tasks: list, n: int, deadline: float) -> Ru
     return Run(len(tasks) / wall, steps, sum(solved), len(tasks), server, client, wall, len(steps))
 
 
-async def batched(url: str, pid: int, tasks: list, deadline: float) -> Run:
-    """Every task on one connection: reset them all in one message, then step every live episode
-    in one message per round, until all are done."""
+async def group(env: EnvfactoryClient, tasks: list, steps: list[float]) -> int:
+    """``tasks`` on one connection: reset them all in one message, then step every live episode in
+    one message per round until all are done; how many were solved."""
     plans = [actions(t) for t in tasks]
+    await env.reset_batch([{"task_id": t.id} for t in tasks])
+    live, turn, solved = list(range(len(tasks))), 0, 0
+    while live:
+        t0 = time.perf_counter()
+        results = await env.step_batch([(i, plans[i][turn]) for i in live])
+        steps.append(time.perf_counter() - t0)
+        turn += 1
+        solved += sum(bool(r.done and r.reward == 1.0) for i, r in zip(live, results, strict=True)
+                      if turn == len(plans[i]))  # fmt: skip
+        live = [i for i in live if turn < len(plans[i])]
+    return solved
+
+
+async def batched(url: str, pid: int, tasks: list, groups: int, deadline: float) -> Run:
+    """The tasks in ``groups`` groups, each on its own connection, stepped side by side (a trainer
+    steps several groups at once: while the server steps one, the client reads another)."""
+    clients = [EnvfactoryClient(base_url=url, message_timeout_s=120) for _ in range(groups)]
+    await asyncio.gather(*(c.connect() for c in clients))
     steps: list[float] = []
-    async with EnvfactoryClient(base_url=url, message_timeout_s=120) as env:
+    try:
         s0, c0, start = cpu_s(pid), time.process_time(), time.perf_counter()
         async with asyncio.timeout(deadline):
-            await env.reset_batch([{"task_id": t.id} for t in tasks])
-            live, turn, solved = list(range(len(tasks))), 0, 0
-            while live:
-                t0 = time.perf_counter()
-                results = await env.step_batch([(i, plans[i][turn]) for i in live])
-                steps.append(time.perf_counter() - t0)
-                turn += 1
-                solved += sum(bool(r.done and r.reward == 1.0) for i, r in zip(live, results, strict=True)
-                              if turn == len(plans[i]))  # fmt: skip
-                live = [i for i in live if turn < len(plans[i])]
+            solved = await asyncio.gather(*(group(c, tasks[i::groups], steps) for i, c in enumerate(clients)))
         wall = time.perf_counter() - start
         server, client = cpu_s(pid) - s0, time.process_time() - c0
-    count = sum(len(plan) for plan in plans)
-    return Run(len(tasks) / wall, steps, solved, len(tasks), server, client, wall, count)
+    finally:
+        await asyncio.gather(*(c.close() for c in clients))
+    count = sum(len(actions(t)) for t in tasks)
+    return Run(len(tasks) / wall, steps, sum(solved), len(tasks), server, client, wall, count)
 
 
 def local(env: Any, tasks: list) -> Run:
@@ -204,7 +217,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--episodes", type=int, default=256, help="episodes per row (at least one per session)")
     parser.add_argument("--sessions", type=int, nargs="+", default=[1, 16, 64, 256, 1024])
-    parser.add_argument("--batch", type=int, default=256, help="episodes of the batched-step row (0: none)")
+    parser.add_argument("--batch", type=int, default=256, help="episodes of the batched-step rows (0: none)")
+    parser.add_argument("--groups", type=int, nargs="+", default=[1, 8],
+                        help="batched rows: the episodes in G groups, a connection each")  # fmt: skip
     parser.add_argument("--repeats", type=int, default=5, help="runs per row (the median run is shown)")
     parser.add_argument("--deadline", type=float, default=120.0, help="seconds one run may take")
     args = parser.parse_args()
@@ -233,7 +248,7 @@ def main() -> None:
         idle_kb = asyncio.run(idle_memory(url, server.pid, max(args.sessions)))
         asyncio.run(remote(url, server.pid, tasks[:4], 1, args.deadline))  # warm up the server and the client
         if args.batch:
-            asyncio.run(batched(url, server.pid, tasks[:4], args.deadline))
+            asyncio.run(batched(url, server.pid, tasks[:4], 2, args.deadline))
         local(env, tasks[:4])
         gc.collect()
         gc.freeze()  # the client's start-up heap, as the server's: no full collections over it mid-run
@@ -252,9 +267,10 @@ def main() -> None:
             runs = [asyncio.run(remote(url, server.pid, mine, n, args.deadline)) for _ in range(args.repeats)]
             row("server, one step a message", str(n), runs, table)
         if args.batch:
-            runs = [asyncio.run(batched(url, server.pid, tasks[: args.batch], args.deadline))
-                    for _ in range(args.repeats)]  # fmt: skip
-            row("server, batched step", f"{args.batch} on 1", runs, table)
+            for groups in args.groups:
+                runs = [asyncio.run(batched(url, server.pid, tasks[: args.batch], groups, args.deadline))
+                        for _ in range(args.repeats)]  # fmt: skip
+                row("server, batched step", f"{args.batch} on {groups}", runs, table)
         Console(width=220).print(table)
         print(f"server memory per idle session: {idle_kb:.1f} KB ({max(args.sessions)} sessions opened on a fresh "
               "server, resident memory before and after)")  # fmt: skip
