@@ -19,6 +19,7 @@ violations, huge or non-canonical values are error results; each costs a step.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
@@ -52,6 +53,22 @@ def to_json_text(value: Any) -> str:
         return orjson.dumps(value, option=_ORJSON_OPTS).decode()
     except TypeError:  # integers beyond 64 bits, exotic objects
         return json.dumps(value, ensure_ascii=True, separators=(",", ":"), default=str)
+
+
+_LONG_DIGITS = re.compile(r"\d{19}")  # a number orjson may read as a float where json reads an integer
+
+
+def from_json_text(text: str) -> Any:
+    """``json.loads(text)``, read by orjson (several times faster) wherever orjson reads the same:
+    text with a run of 19 or more digits (an integer past 64 bits, which orjson makes a float)
+    and text orjson refuses (``NaN``, lone surrogates, invalid JSON) go to ``json``, so the value
+    and the error are what ``json`` gives."""
+    if not _LONG_DIGITS.search(text):
+        try:
+            return orjson.loads(text)
+        except orjson.JSONDecodeError:
+            pass
+    return json.loads(text)
 
 
 class ToolError(Exception):

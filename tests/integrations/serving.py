@@ -13,12 +13,12 @@ import uvicorn
 
 
 @contextlib.contextmanager
-def running(app: Any) -> Iterator[str]:
-    """Serve ``app``; yields its base URL (``http://127.0.0.1:PORT``)."""
+def running(app: Any, **options: Any) -> Iterator[str]:
+    """Serve ``app`` (``options``: more of uvicorn's settings); yields its base URL (``http://127.0.0.1:PORT``)."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error"))
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error", **options))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     while not server.started:

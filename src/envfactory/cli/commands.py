@@ -512,7 +512,7 @@ def serve(env_dir: Path, mcp: bool, tasks_file: Path | None, control: bool, trus
         guarded = "a bearer token required" if token else "no token (anyone who can reach it may use it)"
         err_console.print(f"serving {spec.name} over MCP (streamable HTTP) at http://{host}:{port}/mcp: at most "
                           f"{max_sessions} sessions, {guarded}")  # fmt: skip
-        uvicorn.run(app, host=host, port=port, log_level="warning", **server_options())
+        uvicorn.run(app, host=host, port=port, log_level="warning", **server_options(max_sessions=max_sessions))
         return 0
     if not mcp:
         import uvicorn
@@ -535,7 +535,7 @@ def serve(env_dir: Path, mcp: bool, tasks_file: Path | None, control: bool, trus
         from envfactory.serve.guard import server_options
 
         uvicorn.run(app, host=host, port=port, log_level="warning", ws_per_message_deflate=False,
-                    **server_options())  # fmt: skip
+                    **server_options(max_sessions=max_sessions))  # fmt: skip
         return 0
     from envfactory.serve.mcp import serve_stdio
 

@@ -305,7 +305,14 @@ def serve(
     ] = False,
     host: Annotated[str, typer.Option(help="HTTP: the address to listen on.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="HTTP: the port.")] = 8000,
-    max_sessions: Annotated[int, typer.Option(min=1, help="HTTP: concurrent WebSocket sessions.")] = 64,
+    max_sessions: Annotated[
+        int,
+        typer.Option(
+            min=1,
+            help="HTTP: concurrent WebSocket sessions (each slot of a batched step is one); the server "
+            "accepts max(512, this + 64) connections and raises its open-file limit to fit.",
+        ),
+    ] = 64,
     trust_code: TrustCode = False,
     token: Annotated[
         str | None,

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -36,10 +37,12 @@ from openenv.core.utils import convert_to_ws_url
 from pydantic import Field
 from starlette.responses import JSONResponse
 
+from envfactory.core import from_json_text, to_json_text
 from envfactory.ir.task import Task, Verdict
 from envfactory.rl.rollout import recorded
 from envfactory.runtime.environment import Environment
 from envfactory.runtime.result import ToolResult
+from envfactory.serve.batch import BatchError, EpisodeBatch
 from envfactory.serve.guard import IDLE_S, MAX_BODY, Guard
 from envfactory.serve.recorder import Recorder
 from envfactory.serve.sessions import SessionSocket
@@ -233,6 +236,15 @@ class InlineEpisodeEnv(EpisodeEnv):
 SLOW_KINDS = frozenset({"bound", "served", "code", "simulated"})  # user code, a server, sandboxed code, a model
 
 
+def episode_batch(env: Environment, tasks: dict[str, Task] | list[Task],
+                  recorder: Recorder | None = None) -> EpisodeBatch:  # fmt: skip
+    """The batched step in process: an :class:`~envfactory.serve.batch.EpisodeBatch` whose slots
+    are sessions of ``env`` (as a server's), stepped with ``reset_now``/``step_now`` and answering
+    :class:`ToolObservation` s, the same as the served batch."""
+    by_id = tasks if isinstance(tasks, dict) else {t.id: t for t in tasks}
+    return EpisodeBatch(lambda: EpisodeEnv(env, by_id, recorder), ToolCallAction)
+
+
 def make_app(env_dir: Path, tasks: dict[str, Task], *, max_sessions: int = 64, trust_code: bool = False,
              token: str | None = None, max_body: int = MAX_BODY, idle_s: float = IDLE_S,
              trajectories: Path | None = None, step_timeout_s: float = STEP_TIMEOUT_S) -> Any:  # fmt: skip
@@ -278,6 +290,40 @@ class EnvfactoryClient(EnvClient[ToolCallAction, ToolObservation, State]):
 
     def _parse_state(self, payload: JSON) -> State:
         return State.model_validate(payload)
+
+    async def _send(self, message: JSON) -> None:
+        """A message as orjson writes it (``json`` for what orjson refuses)."""
+        await self._ensure_connected()
+        assert self._ws is not None
+        await self._ws.send(to_json_text(message))
+
+    async def _receive(self) -> JSON:
+        """The next message, parsed by orjson (``json`` where it reads differently), within the
+        message timeout (``asyncio.timeout``: no task per message, unlike ``wait_for``)."""
+        assert self._ws is not None
+        async with asyncio.timeout(self._message_timeout):
+            raw = await self._ws.recv()
+        return from_json_text(raw if isinstance(raw, str) else raw.decode())  # type: ignore[no-any-return]
+
+    async def reset_batch(self, resets: Sequence[JSON]) -> list[StepResult[ToolObservation] | BatchError]:
+        """Reset many episodes of this session in one message (the batched step,
+        :mod:`envfactory.serve.batch`): item ``i`` (``{task_id, seed, episode_id}``, optionally
+        ``slot``, else ``i``) resets (or opens) that slot. One result per item, in order; an item
+        the server could not do is a :class:`BatchError`."""
+        return await self._batch("reset_batch", {"resets": list(resets)})
+
+    async def step_batch(
+        self, steps: Sequence[tuple[int, ToolCallAction]]
+    ) -> list[StepResult[ToolObservation] | BatchError]:
+        """Step many slots in one message: ``(slot, action)`` pairs; one result per pair, in order,
+        each what a single step of that slot's episode answers."""
+        items = [{"slot": slot, "action": self._step_payload(action)} for slot, action in steps]
+        return await self._batch("step_batch", {"steps": items})
+
+    async def _batch(self, kind: str, data: JSON) -> list[StepResult[ToolObservation] | BatchError]:
+        response = await self._send_and_receive({"type": kind, "data": data})
+        results = response.get("data", {}).get("results", [])
+        return [BatchError.model_validate(r["error"]) if "error" in r else self._parse_result(r) for r in results]
 
 
 class RemoteEpisode:
@@ -337,4 +383,5 @@ class RemoteEpisode:
         self._client.close()
 
 
-__all__ = ["EnvfactoryClient", "EpisodeEnv", "RemoteEpisode", "ToolCallAction", "ToolObservation", "make_app"]
+__all__ = ["EnvfactoryClient", "EpisodeEnv", "RemoteEpisode", "ToolCallAction", "ToolObservation", "episode_batch",
+           "make_app"]  # fmt: skip

@@ -12,6 +12,8 @@ import json
 import math
 from typing import Any
 
+from envfactory.core import from_json_text
+
 MAX_DEPTH = 64
 INT_LIMIT = 1 << 63  # the range every JSON library round-trips (orjson, JavaScript BigInt aside)
 FLOAT_INT_LIMIT = 1 << 53  # floats above this are not exact integers
@@ -24,43 +26,99 @@ class NotCanonical(ValueError):
 def canonical_value(value: Any, where: str = "arguments", depth: int = 0, *, exact: bool = False) -> Any:
     """A copy of ``value`` in canonical JSON form, or :class:`NotCanonical` naming the path. With
     ``exact`` integral floats stay floats: a restored state is checked, never rewritten (``0.0``
-    was answered ``0`` after a restore)."""
+    was answered ``0`` after a restore).
+
+    The path is put together only when something is wrong (the error unwinds through the levels,
+    each adding its step), so a good value costs one ``type`` test per member: this runs on every
+    tool call's arguments."""
+    try:
+        return _canonical(value, depth, exact)
+    except _Misfit as misfit:
+        raise NotCanonical(misfit.said(where)) from None
+
+
+class _Misfit(Exception):
+    """What is wrong and the steps from the top to it (innermost first, while unwinding)."""
+
+    def __init__(self, problem: str) -> None:
+        self.problem, self.steps = problem, []  # type: str, list[str]
+
+    def said(self, where: str) -> str:
+        return f"{where}{''.join(reversed(self.steps))} {self.problem}"
+
+
+def _canonical(value: Any, depth: int, exact: bool) -> Any:
     if depth > MAX_DEPTH:
-        raise NotCanonical(f"{where} is nested more than {MAX_DEPTH} levels deep")
-    if value is None or isinstance(value, bool):
+        raise _Misfit(f"is nested more than {MAX_DEPTH} levels deep")
+    kind = type(value)
+    if kind is str:
+        if value.isascii() or _valid_text(value):
+            return value
+        raise _Misfit("holds a lone surrogate (not valid Unicode text)")
+    if value is None or kind is bool:
+        return value
+    if kind is int:
+        if -INT_LIMIT <= value < INT_LIMIT:
+            return value
+        raise _Misfit("is an integer outside the 64-bit range")
+    if kind is dict:
+        out = {}
+        for key, item in value.items():
+            if type(key) is not str:
+                raise _Misfit(f"has a non-string key of type {type(key).__name__}")
+            if not key.isascii() and not _valid_text(key):
+                raise _Misfit("has a key with a lone surrogate")
+            kind = type(item)
+            if depth < MAX_DEPTH and ((kind is str and item.isascii()) or item is None or kind is bool):  # most members
+                out[key] = item
+                continue
+            try:
+                out[key] = _canonical(item, depth + 1, exact)
+            except _Misfit as misfit:
+                misfit.steps.append(f".{key[:40]}")
+                raise
+        return out
+    if kind is list:
+        items = []
+        for i, item in enumerate(value):
+            try:
+                items.append(_canonical(item, depth + 1, exact))
+            except _Misfit as misfit:
+                misfit.steps.append(f"[{i}]")
+                raise
+        return items
+    return _canonical_other(value, depth, exact)
+
+
+def _canonical_other(value: Any, depth: int, exact: bool) -> Any:
+    """Floats, and subclasses of the JSON types."""
+    if isinstance(value, bool):
         return value
     if isinstance(value, str):
-        if not _valid_text(value):
-            raise NotCanonical(f"{where} holds a lone surrogate (not valid Unicode text)")
-        return value
+        if _valid_text(value):
+            return value
+        raise _Misfit("holds a lone surrogate (not valid Unicode text)")
     if isinstance(value, int):
         if not -INT_LIMIT <= value < INT_LIMIT:
-            raise NotCanonical(f"{where} is an integer outside the 64-bit range")
+            raise _Misfit("is an integer outside the 64-bit range")
         return int(value)
     if isinstance(value, float):
         if not math.isfinite(value):
-            raise NotCanonical(f"{where} is {value!r}, which JSON cannot carry")
+            raise _Misfit(f"is {value!r}, which JSON cannot carry")
         if not exact and value.is_integer() and abs(value) <= FLOAT_INT_LIMIT:
             return int(value)
         return value
     if isinstance(value, dict):
-        out = {}
-        for key, item in value.items():
-            if not isinstance(key, str):
-                raise NotCanonical(f"{where} has a non-string key of type {type(key).__name__}")
-            if not _valid_text(key):
-                raise NotCanonical(f"{where} has a key with a lone surrogate")
-            out[key] = canonical_value(item, f"{where}.{key[:40]}", depth + 1, exact=exact)
-        return out
+        return _canonical(dict(value), depth, exact)
     if isinstance(value, list):
-        return [canonical_value(item, f"{where}[{i}]", depth + 1, exact=exact) for i, item in enumerate(value)]
-    raise NotCanonical(f"{where} is a {type(value).__name__}, not a JSON value")
+        return _canonical(list(value), depth, exact)
+    raise _Misfit(f"is a {type(value).__name__}, not a JSON value")
 
 
 def parse_json(text: str) -> Any:
     """``json.loads`` that fails only with :class:`NotCanonical`, with a message for the agent."""
     try:
-        return json.loads(text)
+        return from_json_text(text)
     except json.JSONDecodeError as err:
         raise NotCanonical(f"not valid JSON: {err.msg}") from None
     except RecursionError:

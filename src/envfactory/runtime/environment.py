@@ -31,7 +31,14 @@ from envfactory.runtime import singleton as _singleton  # noqa: F401  (registers
 from envfactory.runtime import tree as _tree  # noqa: F401  (registers the tree executor)
 from envfactory.runtime.answers import answered, checked
 from envfactory.runtime.behaviours import Executor, compile_executor, to_jsonable
-from envfactory.runtime.shape import Shaper, compile_shaper, identity, key_aliases, with_outcome_flags
+from envfactory.runtime.shape import (
+    Shaper,
+    compile_renderer,
+    compile_shaper,
+    identity,
+    key_aliases,
+    with_outcome_flags,
+)
 from envfactory.runtime.singleton import gated
 from envfactory.runtime.store import BaseState
 from envfactory.runtime.tracked import Tracker
@@ -51,8 +58,12 @@ class CompiledTool:
     execute: Executor
     shape: Shaper
     read_only: bool
+    render: Callable[[Any], str] | None = None  # the answer as JSON text at once; else to_json_text(shape(value))
 
 
+# effects answering the store's rows (the starting state's are shared and never mutated) or rows made for that answer
+STORE_ROWS = frozenset({"create", "read", "list", "update", "delete", "action", "adjust", "transfer", "create_many",
+                        "delete_many", "edit_list"})  # fmt: skip
 SHAPED_BY_EFFECT = frozenset({"fallback", "code", "tree", "shell", "simulated", "compute", "count", "served"})
 
 
@@ -82,6 +93,7 @@ class Environment:
             )
         self.base = BaseState(spec.state_schema, spec.initial_state, spec.counters)
         self.tools: dict[str, CompiledTool] = {}
+        shared = frozenset(id(row) for table in self.base.tables.values() for row in table.values())
         for tool in spec.tools.tools:
             behaviour = spec.behaviour(tool.name)
             effect = behaviour.effect
@@ -91,12 +103,21 @@ class Environment:
                 identity
                 if effect.kind in SHAPED_BY_EFFECT
                 else with_outcome_flags(
-                    compile_shaper(tool.output_schema, key_aliases(tool.output_schema, _entity(spec, effect))),
+                    compile_shaper(
+                        tool.output_schema,
+                        key_aliases(tool.output_schema, _entity(spec, effect)),
+                        shared=shared if effect.kind in STORE_ROWS else None,
+                    ),
                     outcome_flags(tool.output_schema),
                 )
             )
+            render = None
+            if effect.kind in STORE_ROWS and not outcome_flags(tool.output_schema):
+                render = compile_renderer(
+                    tool.output_schema, key_aliases(tool.output_schema, _entity(spec, effect)), shared
+                )
             if behaviour.answer is not None:  # worded as the real implementation words it
-                execute, shape = answered(behaviour.answer, execute, shape), identity
+                execute, shape, render = answered(behaviour.answer, execute, shape), identity, None
             if behaviour.checks:  # checks the real implementation was seen making
                 execute = checked(behaviour.checks, execute)
             self.tools[tool.name] = CompiledTool(
@@ -104,6 +125,7 @@ class Environment:
                 validate=compile_validator(tool.input_schema),
                 execute=gated(behaviour.gate, execute) if behaviour.gate else execute,
                 shape=shape,
+                render=render,
                 read_only=effect.kind in ("read", "list", "count") or bool(tool.annotations.read_only),
             )
         self.openai_tools = spec.tools.to_openai()

@@ -143,7 +143,8 @@ class Episode:
             return ToolResult.failure("internal_error", failure), logged
         self.last_raw = value if ctx.raw is None else ctx.raw
         self.last_shaped = ctx.shaped
-        return ToolResult(True, to_json_text(tool.shape(value))), logged
+        render = tool.render
+        return ToolResult(True, render(value) if render is not None else to_json_text(tool.shape(value))), logged
 
     def act(self, message: JSON) -> list[JSON]:
         """Take an OpenAI assistant message; return the tool (or user) messages it produced."""

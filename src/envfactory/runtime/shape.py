@@ -10,10 +10,14 @@ schema gets JSON text.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Callable
 from typing import Any
 
+import orjson
+
+from envfactory.core import to_json_text
 from envfactory.ir.jsonschema import PYTHON_TYPES, data_path, primary_type
 from envfactory.ir.state import Entity, names_key
 from envfactory.runtime.conform import compile_conformer, placeholder_value
@@ -28,9 +32,38 @@ def identity(value: Any) -> Any:
     return value
 
 
-def compile_shaper(schema: JSON | None, aliases: dict[str, str] | None = None) -> Shaper:
+def compile_renderer(
+    schema: JSON | None, aliases: dict[str, str] | None, shared: frozenset[int]
+) -> Callable[[Any], str]:
+    """A tool's answer as JSON text: the record of each row of the environment's shared starting
+    state (``shared``: their ids) is shaped and serialized once (:func:`remembered` with
+    ``as_json``) and copied into every later answer that holds it; other rows are shaped afresh.
+    Text that only ``json`` can write (an integer past 64 bits) is rendered from the plain shaper
+    instead, so the answer is always what ``to_json_text(shaper(value))`` gives."""
+    fast = compile_shaper(schema, aliases, shared=shared, shared_as_json=True)
+    plain = compile_shaper(schema, aliases, shared=shared)
+
+    def render(value: Any) -> str:
+        try:
+            return orjson.dumps(fast(value), option=orjson.OPT_NON_STR_KEYS).decode()
+        except TypeError:
+            return to_json_text(plain(value))
+
+    return render
+
+
+def compile_shaper(
+    schema: JSON | None,
+    aliases: dict[str, str] | None = None,
+    *,
+    shared: frozenset[int] | None = None,
+    shared_as_json: bool = False,
+) -> Shaper:
     """The shaper of one tool's output. ``aliases``: record member -> the row field it answers
-    (an order's ``id`` answered as the ``order_id`` the output declares)."""
+    (an order's ``id`` answered as the ``order_id`` the output declares). ``shared``: the ids of
+    the rows of the environment's starting state, which every episode shares and none mutates
+    (:class:`~envfactory.runtime.store.BaseState`): their records are shaped once and answered
+    again (:func:`remembered`) instead of being projected and conformed on every call."""
     if not schema:
         return identity
     typ = primary_type(schema)
@@ -40,6 +73,8 @@ def compile_shaper(schema: JSON | None, aliases: dict[str, str] | None = None) -
         return identity
     path, record, as_list = data_path(schema)
     project = _fitted(_aliased(_row_projector(record), aliases or {}), compile_conformer(record))
+    if shared and project is not identity:
+        project = remembered(project, shared, as_json=shared_as_json)
     if as_list:
         shaper: Shaper = lambda value: [project(v) for v in (value if isinstance(value, list) else [value])]  # noqa: E731
     else:
@@ -47,6 +82,33 @@ def compile_shaper(schema: JSON | None, aliases: dict[str, str] | None = None) -
     for key, level in reversed(path):  # wrap from the innermost envelope out
         shaper = _envelope(level, key, shaper)
     return shaper
+
+
+def remembered(project: Shaper, shared: frozenset[int], *, as_json: bool = False) -> Shaper:
+    """``project`` of a row, kept for the rows whose ids are in ``shared`` (the starting state's
+    rows: they live as long as the environment, so an id among them is always that row, and none
+    is ever mutated): a list tool answers the same starting rows in every episode, and shaping each
+    was most of a ``call_tool`` (``bench/env_step.py``). At most one record per starting row; rows
+    an episode wrote are shaped afresh. The records handed out are shared: callers serialize them
+    and never change them. ``as_json``: the record is kept as its JSON text (an
+    ``orjson.Fragment``, which orjson copies into an answer as it is), for a renderer whose output
+    is only ever serialized (:func:`compile_renderer`)."""
+    memory: dict[int, Any] = {}
+
+    def shaped(row: Any) -> Any:
+        key = id(row)
+        if key not in shared:
+            return project(row)
+        out = memory.get(key)
+        if out is None:
+            out = project(row)
+            if as_json:
+                with contextlib.suppress(TypeError):  # what only json can write (integers past 64 bits) stays as it is
+                    out = orjson.Fragment(orjson.dumps(out, option=orjson.OPT_NON_STR_KEYS))
+            memory[key] = out
+        return out
+
+    return shaped
 
 
 def with_outcome_flags(shaper: Shaper, flags: tuple[str, ...]) -> Shaper:

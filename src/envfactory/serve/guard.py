@@ -16,6 +16,7 @@ keep-alive connections, ``server_options()`` adds a header deadline uvicorn lack
 from __future__ import annotations
 
 import asyncio
+import functools
 import hmac
 import json
 from collections import Counter
@@ -35,6 +36,9 @@ MAX_BODY = 1 << 20
 IDLE_S = 300.0
 BODY_S = 10.0
 HEADER_S = 10.0
+MIN_CONNECTIONS = 512  # uvicorn's limit_concurrency when sessions are few
+HTTP_HEADROOM = 64  # connections beyond the sessions, for plain HTTP requests
+FILE_HEADROOM = 256  # open files beyond the connections: the environment's, the log's, the interpreter's
 
 
 def _deadline_protocol(header_s: float) -> type:
@@ -74,11 +78,79 @@ def _deadline_protocol(header_s: float) -> type:
     return DeadlineH11
 
 
-def server_options(header_s: float = HEADER_S) -> dict[str, Any]:
+def max_connections(max_sessions: int) -> int:
+    """The connections a server with ``max_sessions`` WebSocket sessions accepts: every session,
+    and :data:`HTTP_HEADROOM` more for plain requests (``/health``, ``/metrics``, a refused
+    session's answer), never fewer than :data:`MIN_CONNECTIONS`."""
+    return max(MIN_CONNECTIONS, max_sessions + HTTP_HEADROOM)
+
+
+def raise_file_limit(connections: int) -> int:
+    """Raise this process's soft limit on open files so that ``connections`` sockets fit beside
+    the files a server holds (as far as the hard limit allows); the new soft limit."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    wanted = connections + FILE_HEADROOM
+    if soft != resource.RLIM_INFINITY and soft < wanted:
+        soft = wanted if hard == resource.RLIM_INFINITY else min(hard, wanted)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+    return soft
+
+
+def server_options(header_s: float = HEADER_S, max_sessions: int = MIN_CONNECTIONS - HTTP_HEADROOM) -> dict[str, Any]:
     """uvicorn settings of every envfactory server: the header deadline, idle keep-alive connections
-    closed after 5 s, at most 512 connections, headers within 64 KiB."""
-    return {"http": _deadline_protocol(header_s), "timeout_keep_alive": 5, "limit_concurrency": 512,
+    closed after 5 s, at most :func:`max_connections` connections (past it uvicorn answers 503),
+    headers within 64 KiB. The process's open-file limit is raised to fit them."""
+    limit = max_connections(max_sessions)
+    raise_file_limit(limit)
+    return {"http": _deadline_protocol(header_s), "timeout_keep_alive": 5, "limit_concurrency": limit,
             "h11_max_incomplete_event_size": 64 * 1024}  # fmt: skip
+
+
+class _IdleWatch:
+    """One WebSocket session's idle limit, at no cost per message: a message only notes the time it
+    came, and one timer per session wakes every ``idle_s`` seconds to see whether the session has
+    been silent that long (then the wait for its next message ends, as if its client had left). A
+    deadline re-armed per message (``asyncio.timeout`` around each receive) costs a timer heap push
+    and a cancel per message, and the heap grows with the sessions."""
+
+    def __init__(self, idle_s: float, on_expiry: Callable[[], None]) -> None:
+        self.idle_s, self.on_expiry, self.expired = idle_s, on_expiry, False
+        self.loop = asyncio.get_running_loop()
+        self.last = self.loop.time()
+        self.waiting: asyncio.Task[Any] | None = None
+        self.timer: asyncio.TimerHandle | None = self.loop.call_at(self.last + idle_s, self._check)
+
+    def _check(self) -> None:
+        due = self.last + self.idle_s
+        if self.loop.time() < due or self.waiting is None:  # heard from lately, or busy answering
+            self.timer = self.loop.call_at(max(due, self.loop.time() + self.idle_s / 8), self._check)
+            return
+        self.timer, self.expired = None, True
+        self.on_expiry()
+        self.waiting.cancel()
+
+    async def receive(self, receive: Receive) -> Message:
+        if self.expired:
+            return {"type": "websocket.disconnect", "code": 1001}
+        self.waiting, self.last = asyncio.current_task(), self.loop.time()
+        try:
+            message = await receive()
+        except asyncio.CancelledError:
+            if not self.expired or self.waiting is None:
+                raise
+            self.waiting.uncancel()  # our own cancel: the session is over, the task goes on to close it
+            return {"type": "websocket.disconnect", "code": 1001}
+        finally:
+            self.waiting = None
+        self.last = self.loop.time()
+        return message
+
+    def stop(self) -> None:
+        if self.timer is not None:
+            self.timer.cancel()
+            self.timer = None
 
 
 class Guard:
@@ -123,17 +195,8 @@ class Guard:
             return
         self.sockets_opened += 1
         self.sockets_open += 1
-        expired = False
-
-        async def patient() -> Message:  # a session silent too long leaves as if its client had
-            nonlocal expired
-            try:
-                async with asyncio.timeout(self.idle_s):  # no task per message, unlike wait_for
-                    return await receive()
-            except TimeoutError:
-                expired = True
-                self.refused["idle"] += 1
-                return {"type": "websocket.disconnect", "code": 1001}
+        watch = _IdleWatch(self.idle_s, lambda: self.refused.update(idle=1))
+        patient = functools.partial(watch.receive, receive)  # a session silent too long leaves as if its client had
 
         closed = False
 
@@ -144,11 +207,12 @@ class Guard:
 
         try:
             await self.app(scope, patient, sending)
-            if expired and not closed:
+            if watch.expired and not closed:
                 await send({"type": "websocket.close", "code": 1001})
         except WebSocketDisconnect:  # the app closing a socket its client already dropped: nothing to tell
             self.refused["gone"] += 1
         finally:
+            watch.stop()
             self.sockets_open -= 1
 
     async def _http(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -216,4 +280,4 @@ async def _answer(send: Send, status: int, payload: dict[str, Any], close: bool 
     await send({"type": "http.response.body", "body": data})
 
 
-__all__ = ["BODY_S", "HEADER_S", "IDLE_S", "MAX_BODY", "Guard", "server_options"]
+__all__ = ["BODY_S", "HEADER_S", "IDLE_S", "MAX_BODY", "Guard", "max_connections", "raise_file_limit", "server_options"]

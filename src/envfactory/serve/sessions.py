@@ -12,6 +12,12 @@ the same sessions, so OpenEnv clients cannot tell the difference:
   (``INVALID_JSON``, ``UNKNOWN_TYPE``, ``VALIDATION_ERROR``, ``EXECUTION_ERROR``,
   ``CAPACITY_REACHED``, ``FACTORY_ERROR``); a bad message is answered and the session goes on.
 
+Added (clients that never send them see nothing new): the batched step of
+:mod:`envfactory.serve.batch`, ``{"type": "reset_batch", "data": {"resets": [{task_id, seed,
+episode_id, slot}, ...]}}`` and ``{"type": "step_batch", "data": {"steps": [{"slot", "action"},
+...]}}``, answered by ``{"type": "observations", "data": {"results": [{"observation", "reward",
+"done"} | {"error": {"code", "message"}}, ...]}}`` in the order asked.
+
 Every other request (``/reset``, ``/step``, ``/state``, ``/schema``, ``/health``, ``/metadata``)
 goes on to OpenEnv's app.
 """
@@ -27,16 +33,13 @@ import orjson
 from openenv.core.env_server.types import Action, Observation
 from pydantic import BaseModel, ValidationError
 
+from envfactory.core import from_json_text
+from envfactory.serve.batch import BadField, BatchError, BatchRefused, EpisodeBatch, Outcome, reset_args
 from envfactory.serve.guard import ASGIApp, Receive, Scope, Send
 
 JSON = dict[str, Any]
-RESET_ARGS = {"seed": int, "episode_id": str, "task_id": str}
-MAX_SEED = 2**63
 _BESIDE = frozenset({"reward", "done", "metadata"})  # said beside the observation, or not at all
-
-
-class BadField(ValueError):
-    """A message field of the wrong type."""
+_WITH_DATA = frozenset({"reset", "step", "reset_batch", "step_batch"})
 
 
 def _error(message: str, code: str, **more: Any) -> str:
@@ -59,35 +62,31 @@ def _plain(value: Any) -> Any:
     raise TypeError(f"{type(value).__name__} is not JSON")
 
 
-def _observation(observation: Observation) -> str:
-    """OpenEnv's observation reply: the observation's fields but ``reward``, ``done`` and
+def _observed(observation: Observation) -> JSON:
+    """OpenEnv's observation reply's data: the observation's fields but ``reward``, ``done`` and
     ``metadata`` (as OpenEnv's ``serialize_observation``), read without a pydantic dump."""
     data = {k: v for k, v in observation.__dict__.items() if k not in _BESIDE}
-    return _dumps({"type": "observation",
-                   "data": {"observation": data, "reward": observation.reward, "done": observation.done}})  # fmt: skip
+    return {"observation": data, "reward": observation.reward, "done": observation.done}
 
 
-def _reset_args(data: JSON) -> JSON:
-    """The reset's keyword arguments (others are ignored, as OpenEnv does); a wrong type is a
-    :class:`BadField` naming the field."""
-    kwargs = {k: data[k] for k in RESET_ARGS if data.get(k) is not None}
-    for name, value in kwargs.items():
-        kind = RESET_ARGS[name]
-        if (
-            not isinstance(value, kind)
-            or isinstance(value, bool)
-            or (isinstance(value, int) and abs(value) >= MAX_SEED)
-        ):
-            raise BadField(f"reset field {name!r} must be {'an integer' if kind is int else 'a string'}, "
-                             f"not {json.dumps(value)[:80]}")  # fmt: skip
-    return kwargs
+def _observation(observation: Observation) -> str:
+    return _dumps({"type": "observation", "data": _observed(observation)})
+
+
+def _outcomes(outcomes: list[Outcome]) -> str:
+    """A batch's reply: each item's observation data, or ``{"error": {"message", "code"}}``."""
+    results = [{"error": o.model_dump()} if isinstance(o, BatchError) else _observed(o) for o in outcomes]
+    return _dumps({"type": "observations", "data": {"results": results}})
 
 
 class SessionSocket:
     """``/ws`` sessions in front of ``app``: each connection gets ``factory()`` (an OpenEnv
     ``Environment`` with ``reset_async``/``step_async``/``state``/``close``), at most
     ``max_sessions`` at once. ``factory_in_thread``: build sessions in a worker thread (slow
-    environments, whose construction may run user code)."""
+    environments, whose construction may run user code), and run a batch's items side by side.
+    A connection's ``reset_batch``/``step_batch`` messages open more sessions in more slots of an
+    :class:`~envfactory.serve.batch.EpisodeBatch` (slot 0 is the connection's own session), each
+    one against ``max_sessions``, all closed with the connection."""
 
     def __init__(self, app: ASGIApp, factory: Callable[[], Any], action: type[Action], *, max_sessions: int,
                  factory_in_thread: bool = False) -> None:  # fmt: skip
@@ -114,14 +113,29 @@ class SessionSocket:
             except Exception as err:  # the client is told why, the server goes on
                 await _close(send, _error(f"the environment could not be created: {err}", "FACTORY_ERROR"))
                 return
+            batch = EpisodeBatch(self.factory, self.action, admit=self._admit, release=self._release,
+                                 concurrent=self.factory_in_thread)  # fmt: skip
+            batch.adopt(0, session)
             try:
-                await self._serve(session, receive, send)
+                await self._serve(session, batch, receive, send)
             finally:
-                session.close()
+                try:
+                    batch.close()
+                finally:
+                    session.close()
         finally:
             self.open -= 1
 
-    async def _serve(self, session: Any, receive: Receive, send: Send) -> None:
+    def _admit(self) -> bool:
+        if self.open >= self.max_sessions:
+            return False
+        self.open += 1
+        return True
+
+    def _release(self) -> None:
+        self.open -= 1
+
+    async def _serve(self, session: Any, batch: EpisodeBatch, receive: Receive, send: Send) -> None:
         while True:
             message = await receive()
             if message["type"] != "websocket.receive":  # websocket.disconnect: the client left
@@ -129,7 +143,7 @@ class SessionSocket:
             text = message.get("text")
             if text is None:
                 text = (message.get("bytes") or b"").decode("utf-8", "replace")
-            reply = await self._answer(session, text)
+            reply = await self._answer(session, batch, text)
             if reply is None:  # the client said close
                 await _close(send, None)
                 return
@@ -138,9 +152,9 @@ class SessionSocket:
             except OSError:  # the client is gone
                 return
 
-    async def _answer(self, session: Any, text: str) -> str | None:
+    async def _answer(self, session: Any, batch: EpisodeBatch, text: str) -> str | None:
         try:
-            message = json.loads(text)
+            message = from_json_text(text)
         except ValueError as err:
             return _error(f"Invalid JSON: {err}", "INVALID_JSON")
         except RecursionError:  # a message nested past the parser's depth: answered, the session goes on
@@ -148,13 +162,17 @@ class SessionSocket:
         if not isinstance(message, dict):
             return _error("a message is a JSON object with a 'type'", "VALIDATION_ERROR")
         kind, data = message.get("type", ""), message.get("data", {})
-        if kind in ("reset", "step") and not isinstance(data, dict):
+        if kind in _WITH_DATA and not isinstance(data, dict):
             return _error(f"a {kind} message's 'data' is a JSON object", "VALIDATION_ERROR")
         try:
+            if kind == "step_batch":
+                return _outcomes(await batch.step(data.get("steps")))
+            if kind == "reset_batch":
+                return _outcomes(await batch.reset(data.get("resets")))
             if kind == "step":
                 return _observation(await session.step_async(self.action.model_validate(data)))
             if kind == "reset":
-                return _observation(await session.reset_async(**_reset_args(data)))
+                return _observation(await session.reset_async(**reset_args(data)))
             if kind == "state":
                 return _dumps({"type": "state", "data": session.state.model_dump(mode="json")})
             if kind == "close":
@@ -164,7 +182,7 @@ class SessionSocket:
             return _error("Invalid message", "VALIDATION_ERROR", errors=json.loads(err.json(include_url=False)))
         except RecursionError:
             return _error("Invalid message: nested too deep", "VALIDATION_ERROR")
-        except BadField as err:
+        except (BadField, BatchRefused) as err:
             return _error(str(err), "VALIDATION_ERROR")
         except Exception as err:  # the environment's failure is the client's answer
             return _error(str(err), "EXECUTION_ERROR")
