@@ -53,3 +53,40 @@ def test_the_shaper_fits_records_inside_their_envelope() -> None:
 def test_nothing_checkable_compiles_to_none() -> None:
     assert compile_conformer(None) is None
     assert compile_conformer({}) is None
+
+
+def test_a_text_its_pattern_refuses_a_uri_or_email_that_is_none_and_a_closed_objects_extras() -> None:
+    schema = {"type": "object", "additionalProperties": False, "properties": {
+        "channel": {"type": "string", "pattern": "^[CGD][A-Z0-9]{8,}$"},
+        "url": {"type": "string", "format": "uri"}, "mail": {"type": "string", "format": "email"}}}  # fmt: skip
+    conform = compile_conformer(schema)
+    assert conform is not None
+    fixed = conform({"channel": "general", "url": "", "mail": "nobody", "extra": 1})
+    assert set(fixed) == {"channel", "url", "mail"}  # what the object does not declare is left out
+    assert re.fullmatch(r"[CGD][A-Z0-9]{8,}", fixed["channel"])
+    assert fixed["url"].startswith("https://") and re.fullmatch(r"[^@]+@[^@]+\.[^@]+", fixed["mail"])
+    assert conform({"channel": "general"}) == {"channel": fixed["channel"]}  # the same text, the same fix
+    fitting = {"channel": "C12345678", "url": "https://x.y/z", "mail": "a@b.co"}
+    assert conform(fitting) == fitting
+    assert compile_conformer({"type": "string", "pattern": "(?<=a)b"}) is not None  # RE2 cannot check it: kept
+    assert compile_conformer({"type": "string", "pattern": "(?<=a)b"})("zz") == "zz"
+
+
+def test_alternatives_fit_a_value_to_the_one_of_its_own_type() -> None:
+    record = {"type": "object", "additionalProperties": False,
+              "properties": {"id": {"type": "string", "pattern": "^[0-9]+$"}}}  # fmt: skip
+    schema = {"oneOf": [{"type": "null"}, record]}
+    conform = compile_conformer(schema)
+    assert conform is not None
+    assert conform(None) is None
+    fixed = conform({"id": "user_7", "extra": True})
+    assert set(fixed) == {"id"} and re.fullmatch(r"[0-9]+", fixed["id"])
+    assert conform("text") == "text"  # of no alternative's type: left as it is
+    number = compile_conformer({"anyOf": [{"type": "string", "format": "uri"}, {"type": "number"}]})
+    assert number is not None and number(3) == 3 and number("").startswith("https://")
+
+
+def test_an_enum_of_numbers_declared_text_is_its_texts_and_null_only_where_allowed() -> None:
+    assert fit({"type": "string", "enum": [169, 32, 43]}, 43) == "43"
+    assert fit({"type": "string", "enum": ["red", None]}, None) == "red"
+    assert fit({"type": ["string", "null"], "enum": ["red", None]}, None) is None

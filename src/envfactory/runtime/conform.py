@@ -6,12 +6,16 @@ value; the output must still be what the tool declares. :func:`compile_conformer
 per schema, a function that leaves fitting values alone (the common case costs one ``isinstance``
 per field) and replaces a misfit with a value of the declared type derived from it: ``"12"``
 becomes ``12``, ``"shelf_3"`` a stable integer, a value outside an enum one of its members chosen
-by the value's hash, a non-uuid a uuid derived from it.
+by the value's hash, a non-uuid a uuid derived from it (a non-uri, a non-email alike), a text
+its declared ``pattern`` refuses one the pattern accepts, and a closed object (``additionalProperties:
+false``) only the members it declares.
 """
 
 from __future__ import annotations
 
+import functools
 import json
+import random
 import re
 import uuid
 import zlib
@@ -19,6 +23,7 @@ from collections.abc import Callable
 from typing import Any
 
 from envfactory.ir.jsonschema import primary_type
+from envfactory.patterns import linear_pattern, matching_string
 from envfactory.runtime.store import clone
 
 JSON = dict[str, Any]
@@ -54,6 +59,8 @@ def _to_number(value: Any) -> int | float:
 
 _FORMATS: dict[str, tuple[re.Pattern[str], Callable[[Any], str]]] = {
     "uuid": (_UUID, lambda v: str(uuid.UUID(int=_stable(v) * 0x9E3779B97F4A7C15 % (1 << 128)))),
+    "uri": (re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:[^\s]+$"), lambda v: f"https://example.com/{_stable(v) % 100_000}"),
+    "email": (re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$"), lambda v: f"user{_stable(v) % 100_000}@example.com"),
     "date-time": (_DATE_TIME, lambda v: f"2025-{_stable(v) % 12 + 1:02d}-{_stable(v) % 28 + 1:02d}T12:00:00Z"),
     "date": (_DATE, lambda v: f"2025-{_stable(v) % 12 + 1:02d}-{_stable(v) % 28 + 1:02d}"),
 }
@@ -63,15 +70,26 @@ def compile_conformer(schema: JSON | None, depth: int = 0) -> Conformer | None:
     """A function making values fit ``schema``; None when ``schema`` constrains nothing checkable."""
     if not isinstance(schema, dict) or depth > MAX_DEPTH:
         return None
+    if "type" not in schema and "properties" not in schema and ("anyOf" in schema or "oneOf" in schema):
+        return _alternatives(schema, depth)
     typ = primary_type(schema) or ("object" if "properties" in schema else "array" if "items" in schema else None)
     if isinstance(schema.get("type"), list) and "null" in schema["type"]:
         inner = compile_conformer({**schema, "type": typ}, depth) if typ else None
         return (lambda v: v if v is None else inner(v)) if inner else None
     enum = schema.get("enum")
     if isinstance(enum, list) and enum:
-        members = list(enum)
+        members = _typed_members(enum, schema.get("type"))
         allowed = set(map(repr, members))
-        return lambda v: v if repr(v) in allowed else members[_stable(v) % len(members)]
+        as_text = schema.get("type") == "string"
+
+        def member(v: Any) -> Any:
+            if repr(v) in allowed:
+                return v
+            if as_text and v is not None and repr(text := _text_of(v)) in allowed:
+                return text
+            return members[_stable(v) % len(members)]
+
+        return member
     if typ == "object":
         return _object(schema, depth)
     if typ == "array":
@@ -89,16 +107,87 @@ def compile_conformer(schema: JSON | None, depth: int = 0) -> Conformer | None:
     if typ == "boolean":
         return lambda v: v if isinstance(v, bool) else bool(v)
     if typ == "string":
-        pattern, make = _FORMATS.get(str(schema.get("format")), (None, None))
-        if pattern is not None and make is not None:
-            check, fix = pattern, make
-            return lambda v: v if isinstance(v, str) and check.match(v) else fix(v)
-        return lambda v: v if isinstance(v, str) else json.dumps(v) if isinstance(v, (dict, list)) else str(v)
+        text = _string(schema)
+        matched = _matching(schema.get("pattern"))
+        if matched is None:
+            return text
+        return lambda v: matched(text(v))
     return None
+
+
+def _typed_members(enum: list[Any], declared: Any) -> list[Any]:
+    """An enum's members as the declared type has them: a description that lists ``[169, 32, 43]``
+    for a string field means the texts; a null is a member only where the type allows it."""
+    if declared == "string":
+        members = [m if isinstance(m, str) else _text_of(m) for m in enum if m is not None]
+        return members or list(enum)
+    return list(enum)
+
+
+def _text_of(value: Any) -> str:
+    return json.dumps(value) if isinstance(value, (dict, list, bool)) else str(value)
+
+
+_KINDS: dict[type, str] = {
+    dict: "object", list: "array", bool: "boolean", int: "integer", float: "number", str: "string"
+}  # fmt: skip
+
+
+def _alternatives(schema: JSON, depth: int) -> Conformer | None:
+    """``anyOf``/``oneOf``: a value is made to fit the first alternative of its own JSON type (an
+    integer fits a number), merged with what the schema says beside them; null passes where an
+    alternative allows it, and a value of no alternative's type is left as it is."""
+    base = {k: v for k, v in schema.items() if k not in ("anyOf", "oneOf")}
+    options = [o for key in ("anyOf", "oneOf") for o in schema.get(key) or [] if isinstance(o, dict)]
+    nullable = any(o.get("type") == "null" for o in options)
+    typed: list[tuple[str | None, Conformer | None]] = []
+    for option in options:
+        if option.get("type") == "null":
+            continue
+        merged = {**base, **option}
+        kind = primary_type(merged) or ("object" if "properties" in merged else "array" if "items" in merged else None)
+        typed.append((kind, compile_conformer(merged, depth + 1)))
+    if not any(c is not None for _, c in typed):
+        return None
+
+    def pick(v: Any) -> Any:
+        if v is None and nullable:
+            return v
+        kind = _KINDS.get(type(v))
+        for want, conform in typed:
+            if want == kind or (want == "number" and kind == "integer"):
+                return conform(v) if conform is not None else v
+        return v
+
+    return pick
+
+
+def _string(schema: JSON) -> Conformer:
+    pattern, make = _FORMATS.get(str(schema.get("format")), (None, None))
+    if pattern is not None and make is not None:
+        check, fix = pattern, make
+        return lambda v: v if isinstance(v, str) and check.match(v) else fix(v)
+    return lambda v: v if isinstance(v, str) else json.dumps(v) if isinstance(v, (dict, list)) else str(v)
+
+
+def _matching(pattern: Any) -> Callable[[str], str] | None:
+    """A text made to match ``pattern`` where it does not: one the pattern accepts, drawn from the
+    text's own digest (the same text, the same replacement); None where RE2 cannot check it."""
+    check = linear_pattern(pattern) if isinstance(pattern, str) else None
+    if check is None:
+        return None
+
+    @functools.lru_cache(maxsize=1024)
+    def fix(text: str) -> str:
+        return matching_string(pattern, random.Random(_stable(text))) or text
+
+    return lambda text: text if check(text) else fix(text)
 
 
 def _object(schema: JSON, depth: int) -> Conformer:
     props = schema.get("properties") or {}
+    # a closed object (``additionalProperties: false``) answers only the members it declares
+    closed = frozenset(props) if schema.get("additionalProperties") is False and props else None
     members = {k: c for k, sub in props.items() if (c := compile_conformer(sub, depth + 1)) is not None}
     required = {k: placeholder_value(props[k], depth + 1) for k in schema.get("required") or ()
                 if isinstance(props.get(k), dict)}  # fmt: skip
@@ -107,6 +196,8 @@ def _object(schema: JSON, depth: int) -> Conformer:
     def obj(v: Any) -> Any:
         if not isinstance(v, dict):
             return clone(empty) if isinstance(empty, dict) else {}
+        if closed is not None and not closed.issuperset(v):
+            v = {k: x for k, x in v.items() if k in closed}
         if not members and all(k in v for k in required):
             return v
         out = dict(v)

@@ -10,6 +10,7 @@ from typing import Any
 from envfactory.errors import SynthesisError
 from envfactory.ir.jsonschema import primary_type
 from envfactory.ir.state import Entity, StateSchema
+from envfactory.runtime.conform import Conformer, compile_conformer
 from envfactory.seeding import derive_seed
 from envfactory.values import ValueMaker
 
@@ -34,7 +35,10 @@ def seed_state(schema: StateSchema, *, rows: int, seed: int, clock_start: str) -
         maker.reseed(derive_seed(seed, "rows", name))
         members = entity.key_schema.get("enum")
         count = min(rows, len(members)) if isinstance(members, list) and members else rows  # keys stay distinct
-        state[name] = [_row(entity, i + 1, maker, state, keys) for i in range(count)]
+        # a value drawn from the spec's own examples may contradict its schema (an example ratio of
+        # 43 where the field is a string): made to fit, as the outputs are
+        fits = {f: c for f, s in entity.fields.items() if f != entity.key and (c := compile_conformer(s)) is not None}
+        state[name] = [_fitted(_row(entity, i + 1, maker, state, keys), fits, entity) for i in range(count)]
         if entity.key in NATURAL_KEYS and entity.key_type == "string" and not entity.key_schema:
             _natural_keys(entity, state[name], maker)
     return {name: state[name] for name in schema.names}
@@ -71,6 +75,14 @@ def _row(entity: Entity, n: int, maker: ValueMaker, state: dict[str, list[JSON]]
             row[field] = coerce_key(key, schema)
         else:
             row[field] = maker.value(schema, field, entity.name)
+    return row
+
+
+def _fitted(row: JSON, fits: dict[str, Conformer], entity: Entity) -> JSON:
+    """``row`` with each drawn value made to fit its field's schema (references keep their keys)."""
+    for field, fit in fits.items():
+        if field in row and field not in entity.refs:
+            row[field] = fit(row[field])
     return row
 
 
