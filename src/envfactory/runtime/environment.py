@@ -99,25 +99,21 @@ class Environment:
             effect = behaviour.effect
             execute = compile_executor(effect, tool, spec)
             # these produce the declared output themselves: shaping again would wrap it twice
+            aliases = key_aliases(tool.output_schema, _entity(spec, effect))
+            flags = outcome_flags(tool.output_schema)
             shape = (
                 identity
                 if effect.kind in SHAPED_BY_EFFECT
                 else with_outcome_flags(
-                    compile_shaper(
-                        tool.output_schema,
-                        key_aliases(tool.output_schema, _entity(spec, effect)),
-                        shared=shared if effect.kind in STORE_ROWS else None,
-                    ),
-                    outcome_flags(tool.output_schema),
+                    compile_shaper(tool.output_schema, aliases, shared=shared if effect.kind in STORE_ROWS else None),
+                    flags,
                 )
             )
             render = None
-            if effect.kind in STORE_ROWS and not outcome_flags(tool.output_schema):
-                render = compile_renderer(
-                    tool.output_schema, key_aliases(tool.output_schema, _entity(spec, effect)), shared
-                )
             if behaviour.answer is not None:  # worded as the real implementation words it
-                execute, shape, render = answered(behaviour.answer, execute, shape), identity, None
+                execute, shape = answered(behaviour.answer, execute, shape), identity
+            elif effect.kind in STORE_ROWS and not flags:  # ``shape`` is then the plain shaper it falls back to
+                render = compile_renderer(tool.output_schema, aliases, shared, plain=shape)
             if behaviour.checks:  # checks the real implementation was seen making
                 execute = checked(behaviour.checks, execute)
             self.tools[tool.name] = CompiledTool(

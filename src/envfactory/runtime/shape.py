@@ -33,21 +33,22 @@ def identity(value: Any) -> Any:
 
 
 def compile_renderer(
-    schema: JSON | None, aliases: dict[str, str] | None, shared: frozenset[int]
+    schema: JSON | None, aliases: dict[str, str] | None, shared: frozenset[int], *, plain: Shaper | None = None
 ) -> Callable[[Any], str]:
     """A tool's answer as JSON text: the record of each row of the environment's shared starting
     state (``shared``: their ids) is shaped and serialized once (:func:`remembered` with
     ``as_json``) and copied into every later answer that holds it; other rows are shaped afresh.
     Text that only ``json`` can write (an integer past 64 bits) is rendered from the plain shaper
-    instead, so the answer is always what ``to_json_text(shaper(value))`` gives."""
+    instead (``plain``: that shaper, where the caller has compiled it already), so the answer is
+    always what ``to_json_text(shaper(value))`` gives."""
     fast = compile_shaper(schema, aliases, shared=shared, shared_as_json=True)
-    plain = compile_shaper(schema, aliases, shared=shared)
+    slow = plain if plain is not None else compile_shaper(schema, aliases, shared=shared)
 
     def render(value: Any) -> str:
         try:
             return orjson.dumps(fast(value), option=orjson.OPT_NON_STR_KEYS).decode()
         except TypeError:
-            return to_json_text(plain(value))
+            return to_json_text(slow(value))
 
     return render
 

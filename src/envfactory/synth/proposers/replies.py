@@ -140,7 +140,9 @@ def state_counts(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
         current = behaviour.answer
         base = current.template if current is not None and current.kind == "template" else None
         last = seen[-1]
-        wrapped = envelope(evidence, tool, default_sets(spec, tool)) if behaviour.effect.kind == "list" else None
+        wrapped = None
+        if not isinstance(base, dict) and behaviour.effect.kind == "list":
+            wrapped = envelope(evidence, tool, default_sets(spec, tool))
         wrapped_answer = None
         if isinstance(base, dict):
             template = base
