@@ -9,14 +9,14 @@ from tests.conftest import ROOT
 
 from envfactory.ingest import load
 from envfactory.real.trace import Sequence, Trace, TraceCall
-from envfactory.runtime.answers import fill
+from envfactory.runtime.answers import EACH, WHEN, fill
 from envfactory.runtime.environment import Environment
 from envfactory.synth import synthesize
 from envfactory.synth.candidates import Evidence, Pair
 from envfactory.synth.chooser import choose
 from envfactory.synth.proposers.keys import derived_fields, record_fields
 from envfactory.synth.proposers.replies import list_envelopes, reply_templates
-from envfactory.synth.proposers.shapes import template_of
+from envfactory.synth.proposers.shapes import flagged_members, template_of
 from envfactory.synth.proposers.verdicts import recorded_answers
 from envfactory.synth.proposers.writes import keyed_writes
 from envfactory.testing.roundtrip import check_round_trip
@@ -605,3 +605,113 @@ def test_counts_take_a_lists_envelope_and_what_an_omitted_flag_stands_for(tmp_pa
     answer = counted.behaviour.answer
     assert answer.template == {"tasks": "{rows}", "total": "{count:task}", "include_done": "{arg.include_done}"}
     assert answer.defaults == {"include_done": False} and counted.behaviour.effect.every
+
+
+BOARD_TOOLS = [
+    {"name": "create_task", "description": "Create a task.",
+     "inputSchema": {"type": "object", "properties": {"title": {"type": "string"}}, "required": ["title"]}},
+    {"name": "move_task", "description": "Move a task to another column.",
+     "inputSchema": {"type": "object", "properties": {"task_id": {"type": "string"}, "status": {"type": "string"}},
+                     "required": ["task_id", "status"]}},
+    {"name": "get_board", "description": "The board.",
+     "inputSchema": {"type": "object", "properties": {"include_done": {"type": "boolean"}}}},
+]  # fmt: skip
+
+
+class _Board:
+    """A real board: ids its own way, columns by status newest first, ``done`` only when asked for."""
+
+    def __init__(self, seed: int) -> None:
+        self.tasks: list[dict] = []
+        self.seed, self.made = seed, 0
+
+    def call(self, tool: str, args: dict) -> tuple[bool, object]:
+        if tool == "create_task":
+            self.made += 1
+            task = {"id": f"tk-{self.seed * 7919 + self.made * 104729:x}", "title": args["title"], "status": "todo"}
+            self.tasks.append(task)
+            return True, dict(task)
+        if tool == "move_task":
+            task = next((t for t in self.tasks if t["id"] == args["task_id"]), None)
+            if task is None:
+                return False, "not_found"
+            task["status"] = args["status"]
+            return True, {"success": True}
+        shown = ["todo", "doing", *(["done"] if args.get("include_done") else [])]
+        columns = {c: [dict(t, blocked=False) for t in reversed(self.tasks) if t["status"] == c] for c in shown}
+        return True, {"columns": columns, "active": sum(t["status"] != "done" for t in self.tasks)}
+
+
+def _board_trace(n: int) -> tuple[Trace, list[tuple[str, dict]]]:
+    """Sequences on a fresh board each, after two setup tasks every copy is given."""
+    setup = [("create_task", {"title": "write spec"}), ("create_task", {"title": "fix bug"})]
+    sequences = []
+    for s in range(n):
+        board, calls = _Board(s), []
+        made = [board.call(tool, args)[1]["id"] for tool, args in setup]  # type: ignore[index]
+        plan: list[tuple[str, dict]] = [("get_board", {"include_done": s % 2 == 0}),
+                                        ("create_task", {"title": f"task {s}"}),
+                                        ("move_task", {"task_id": made[s % 2], "status": ["doing", "done"][s % 3 % 2]}),
+                                        ("get_board", {"include_done": s % 3 == 0}), ("get_board", {})]  # fmt: skip
+        for tool, args in plan:
+            ok, output = board.call(tool, args)
+            calls.append(TraceCall(tool=tool, arguments=args, ok=ok, output=output if ok else None,
+                                   error=None if ok else str(output), sequence=s))  # fmt: skip
+            if tool == "create_task":
+                plan.append(("move_task", {"task_id": output["id"], "status": "doing"}))  # type: ignore[index]
+        calls.append(TraceCall(tool="get_board", arguments={"include_done": True}, ok=True,
+                               output=board.call("get_board", {"include_done": True})[1], sequence=s))  # fmt: skip
+        sequences.append(Sequence(id=s, calls=tuple(calls)))
+    return Trace(source="board", sequences=tuple(sequences)), setup
+
+
+def test_a_board_grouped_by_status_is_worded_from_the_state_with_a_flagged_column(tmp_path) -> None:
+    spec, entity = _spec(tmp_path, BOARD_TOOLS)
+    started = [{entity.key: "task_0001", "title": "write spec", "status": "todo"},
+               {entity.key: "task_0002", "title": "fix bug", "status": "todo"}]
+    spec = spec.model_copy(update={"initial_state": {**spec.initial_state, "task": started}})
+    trace, setup = _board_trace(12)
+    learned = choose(spec, trace, accepted=tuple(setup))
+    board = learned.behaviour("get_board").answer
+    assert board is not None and board.kind == "template", learned.choices
+    episode = Environment(learned).episode()
+    made = episode.call_tool("create_task", {"title": "ship it"}).data["id"]
+    episode.call_tool("move_task", {"task_id": "task_0002", "status": "done"})
+    # the real board, its records under the model's ids: newest first, a column per status, done asked for
+    task = {"blocked": False, "status": "todo"}
+    assert episode.call_tool("get_board", {"include_done": True}).data == {
+        "columns": {"todo": [{"id": made, "title": "ship it", **task}, {"id": "task_0001", "title": "write spec", **task}],
+                    "doing": [], "done": [{"id": "task_0002", "title": "fix bug", **task, "status": "done"}]},
+        "active": 2}  # fmt: skip
+    assert "done" not in episode.call_tool("get_board", {}).data["columns"]  # a column only the flag adds
+    episode.call_tool("create_task", {"title": "one more"})
+    assert episode.call_tool("get_board", {}).data["active"] == 3  # the records not done, counted
+    assert learned.behaviour("get_board").answer.template["active"] == "{count:task.status!=done}"
+
+
+def test_a_state_list_fills_by_its_where_values_and_order_and_a_flag_adds_a_member() -> None:
+    rows = [{"id": 1, "s": "a"}, {"id": 2, "s": "b"}, {"id": 3, "s": "a"}]
+    held = {"task": rows}.__getitem__
+    each = {EACH: "state.task", "where": {"s": "{arg.s}"}, "order": "newest", "item": {"n": "{item.id}"}}
+    assert fill({"rows": each}, {"s": "a"}, None, state=held) == {"rows": [{"n": 3}, {"n": 1}]}
+    assert fill({"rows": {**each, "order": None}}, {"s": "b"}, None, state=held) == {"rows": [{"n": 2}]}
+    assert fill(each, {"s": "a"}, None) is None  # no state to read: the tool's own answer stands
+    flagged = {"x": 1, "more": {WHEN: "{arg.more}", "value": "{count:task.s!=a}"}}
+    assert fill(flagged, {"more": True}, None, state=held) == {"x": 1, "more": 1}
+    assert fill(flagged, {}, None, state=held) == fill(flagged, {"more": False}, None, state=held) == {"x": 1}
+    # the templates of replies with and without the member, merged: the flag that tells which
+    merged = flagged_members([{"x": 1, "more": 2}, {"x": 1}, {"x": 1, "more": 2}],
+                             [{"more": True}, {"more": False}, {"more": True, "q": True}])  # fmt: skip
+    assert merged == {"x": 1, "more": {WHEN: "{arg.more}", "value": 2}}
+    assert flagged_members([{"x": 1, "more": 2}, {"x": 1}], [{"q": True}, {"q": True}]) is None
+
+
+def test_records_made_before_a_sequence_are_paired_by_a_text_only_they_hold() -> None:
+    from envfactory.real.keypool import Aliases
+
+    started = {"task": [{"id": "task_0001", "title": "write spec", "status": "todo"},
+                        {"id": "task_0002", "title": "fix bug", "status": "todo"}]}  # fmt: skip
+    aliases = Aliases()
+    aliases.pair_started({"columns": {"todo": [{"id": "tk-9", "title": "fix bug", "status": "todo"},
+                                               {"id": "tk-8", "status": "todo"}]}}, started)  # fmt: skip
+    assert aliases.mapping == {"tk-9": "task_0002"}  # a status both hold names neither

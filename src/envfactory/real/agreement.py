@@ -129,7 +129,7 @@ def tally_call(t: dict[str, list[float]], real_ok: bool, real_output: Any, s: An
             real, other = _opened(real, other)
             same = _same_output(real, other)
             t[f"{side}exact"].append(float(same))
-            t[f"{side}fields"].append(1.0 if same else _leaf_share(real, other))
+            t[f"{side}fields"].append(1.0 if same else leaf_share(real, other))
 
 
 def _accepted(result: Any) -> bool:
@@ -204,7 +204,8 @@ def leaves(value: Any, path: str = "") -> dict[str, Any]:
     return {path: value}
 
 
-def _leaf_share(real: Any, other: Any) -> float:
+def leaf_share(real: Any, other: Any) -> float:
+    """The share of the leaves either side holds that both hold, equal (1.0 for two empty values)."""
     a, b = leaves(real), leaves(other)
     union = set(a) | set(b)
     return sum(1 for k in union if k in a and k in b and same_value(a[k], b[k])) / len(union) if union else 1.0
@@ -278,6 +279,6 @@ def _tool_agreement(name: str, t: dict[str, list[float]]) -> ToolAgreement:
 
 
 __all__ = [
-    "Measurement", "ToolAgreement", "leaves", "measurement", "normalized", "same_rows", "same_value",
+    "Measurement", "ToolAgreement", "leaf_share", "leaves", "measurement", "normalized", "same_rows", "same_value",
     "seen_fields", "stub_spec", "tally_call",
 ]  # fmt: skip

@@ -155,6 +155,18 @@ class Aliases:
         if len(mine) == 1 and len(own) == 1 and real[mine[0]] != synth[own[0]]:
             self.mapping.setdefault(real[mine[0]], synth[own[0]])
 
+    def pair_started(self, real: Any, started: dict[str, list[JSON]]) -> None:
+        """Pair the records a real reply holds with records the model started with (a setup call's
+        record, made before the sequence under ids each side minted its own way): a record whose
+        minted ids are not paired yet, matching exactly one starting record — every text field both
+        hold and neither mints agrees, one of them held by no other starting record of its kind."""
+        for record in _records(real):
+            if not any(_minted_leaf(k, v) and v not in self.mapping for k, v in record.items()):
+                continue
+            matches = [row for rows in started.values() for row in rows if _names_started(record, row, rows)]
+            if len(matches) == 1:
+                self.pair(record, matches[0])
+
     def translate(self, data: Any) -> Any:
         """``data`` with every paired real value replaced by the environment's."""
         if isinstance(data, dict):
@@ -169,6 +181,27 @@ class Aliases:
 def _minted_leaf(key: Any, value: Any) -> bool:
     named = isinstance(key, str) and key.endswith(_MINTED)
     return named and isinstance(value, (str, int)) and not isinstance(value, bool)
+
+
+def _records(value: Any, depth: int = 4) -> list[JSON]:
+    """The objects in a reply (itself, and inside its lists and objects to ``depth`` levels)."""
+    if depth < 0:
+        return []
+    if isinstance(value, list):
+        return [r for v in value for r in _records(v, depth - 1)]
+    if isinstance(value, dict):
+        return [value, *(r for v in value.values() if isinstance(v, (dict, list)) for r in _records(v, depth - 1))]
+    return []
+
+
+def _names_started(real: JSON, row: JSON, rows: list[JSON]) -> bool:
+    """Whether ``real`` is ``row``: every text field both hold and neither side mints agrees, and
+    one of them is a text no other of ``rows`` holds there."""
+    shared = [k for k in real.keys() & row.keys() if isinstance(k, str) and not k.endswith(_MINTED)
+              and isinstance(real[k], str) and isinstance(row[k], str)]  # fmt: skip
+    if not shared or any(real[k] != row[k] for k in shared):
+        return False
+    return any(all(other is row or other.get(k) != row[k] for other in rows) for k in shared)
 
 
 def matched_records(real: list[Any], synth: list[Any]) -> list[tuple[JSON, JSON]]:

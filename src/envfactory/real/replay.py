@@ -52,6 +52,7 @@ def replay(spec: EnvSpec, trace: Trace, *, observe: Observer | None = None, env:
     tally: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     finals: list[float] = []
     volatile = frozenset(trace.volatile)
+    started = {entity: list(rows.values()) for entity, rows in env.base.tables.items() if rows}
     for seq in trace.sequences:
         model, fake = env.episode(max_steps=10**6), stub.episode(max_steps=10**6)
         aliases = Aliases()
@@ -60,6 +61,8 @@ def replay(spec: EnvSpec, trace: Trace, *, observe: Observer | None = None, env:
             s, f = model.call_tool(call.tool, ours), fake.call_tool(call.tool, ours)
             if call.ok and s.ok:
                 aliases.pair(call.output, s.data)
+            if call.ok and started:  # records made before the sequence, which the model's reply may not hold
+                aliases.pair_started(call.output, started)
             real = aliases.translate(call.output) if call.ok else None
             tally_call(tally[call.tool], call.ok, real, s, f, mask=partial(masked, tool=call.tool, volatile=volatile))
             if observe is not None:  # the call as the model was given it, its reply in the model's ids

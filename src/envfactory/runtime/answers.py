@@ -22,12 +22,19 @@ Executor = Callable[[Any, JSON], Any]
 # ``{out}`` alone: the tool's whole answer; ``{raw.PATH}``: what its effect produced before shaping;
 # ``{item.PATH}``: inside an ``EACH`` template, the record it is worded for
 SLOT = re.compile(r"\{(arg|out|raw|item)(?:\.([^{}]+))?\}")
-# ``{"$each": "out.todos", "item": TEMPLATE}``: the list at that place, each record worded by TEMPLATE
+# ``{"$each": "out.todos", "item": TEMPLATE}``: the list at that place, each record worded by TEMPLATE;
+# ``{"$each": "state.task", "where": {"status": "todo"}, "order": "newest", "item": T}``: the records
+# the state holds of an entity (those whose fields are the ``where`` values, slots filled), as
+# written or newest first
 EACH = "$each"
+NEWEST = "newest"
+# ``{"$when": "{arg.include_done}", "value": T}`` as an object's member: there only when the slot is true
+WHEN = "$when"
 # the rows a list's effect found, before shaping cut them to what the output schema declares, and how many
 ROWS, COUNT = "{rows}", "{count}"
-# how many records the state holds after the call: ``{count:todo}``, ``{count:todo.completed=false}``
-TALLY = re.compile(r"\{count:([^{}.=]+)(?:\.([^{}=]+)=([^{}]*))?\}")
+# how many records the state holds after the call: ``{count:todo}``, ``{count:todo.completed=false}``,
+# ``{count:task.status!=done}``
+TALLY = re.compile(r"\{count:([^{}.=!]+)(?:\.([^{}=!]+)(!?)=([^{}]*))?\}")
 State = Callable[[str], Iterable[JSON]]
 REFUSED = "$refused"  # a recorded reply that was a refusal: {"$refused": message}
 
@@ -73,29 +80,36 @@ def token(value: Any) -> str:
     return value if isinstance(value, str) else orjson.dumps(value).decode()
 
 
-def tally(state: State, entity: str, field: str | None = None, value: str | None = None) -> int:
-    """How many records of ``entity`` ``state`` holds (whose ``field`` is ``value``, as :func:`token` writes it)."""
+def tally(state: State, entity: str, field: str | None = None, value: str | None = None, unlike: bool = False) -> int:
+    """How many records of ``entity`` ``state`` holds (whose ``field`` is ``value``, as :func:`token`
+    writes it; ``unlike``: is not)."""
     rows = state(entity)
     if field is None:
         return sum(1 for _ in rows)
-    return sum(1 for r in rows if token(r.get(field)) == value)
+    return sum(1 for r in rows if (token(r.get(field)) == value) != unlike)
 
 
 def _filled(template: Any, args: JSON, out: Any, rows: Any = None, state: State | None = None,
             item: Any = None) -> Any:  # fmt: skip
     sources = {"arg": args, "out": out, "raw": rows, "item": item}
+    if isinstance(template, dict) and WHEN in template:
+        return _filled(template.get("value"), args, out, rows, state, item)
     if isinstance(template, dict) and isinstance(template.get(EACH), str):
         head, _, path = template[EACH].partition(".")
-        try:
-            records = leaf(sources.get(head), path)
-        except KeyError:
-            return _MISSING
+        if head == "state":
+            records = _held(template, path, args, state)
+        else:
+            try:
+                records = leaf(sources.get(head), path)
+            except KeyError:
+                return _MISSING
         if not isinstance(records, list):
             return _MISSING
         values = [_filled(template.get("item"), args, out, rows, state, record) for record in records]
         return _MISSING if any(v is _MISSING for v in values) else values
     if isinstance(template, dict):
-        items = {k: _filled(v, args, out, rows, state, item) for k, v in template.items()}
+        items = {k: _filled(v, args, out, rows, state, item) for k, v in template.items()
+                 if not _left_out(v, args, out, rows, state, item)}  # fmt: skip
         return _MISSING if any(v is _MISSING for v in items.values()) else items
     if isinstance(template, list):
         values = [_filled(v, args, out, rows, state, item) for v in template]
@@ -107,7 +121,7 @@ def _filled(template: Any, args: JSON, out: Any, rows: Any = None, state: State 
         if state is None:
             return _MISSING
         try:
-            return tally(state, counted.group(1), counted.group(2), counted.group(3))
+            return tally(state, counted.group(1), counted.group(2), counted.group(4), counted.group(3) == "!")
         except KeyError:  # an entity the state does not hold
             return _MISSING
     if template in (ROWS, COUNT):
@@ -121,6 +135,29 @@ def _filled(template: Any, args: JSON, out: Any, rows: Any = None, state: State 
         return SLOT.sub(lambda m: _text(leaf(sources[m.group(1)], m.group(2) or "")), template)
     except KeyError:
         return _MISSING
+
+
+def _left_out(template: Any, args: JSON, out: Any, rows: Any, state: State | None, item: Any) -> bool:
+    """Whether a member is a ``WHEN`` one whose slot is not true (or cannot be filled)."""
+    if not isinstance(template, dict) or WHEN not in template:
+        return False
+    return _filled(template[WHEN], args, out, rows, state, item) is not True
+
+
+def _held(template: JSON, entity: str, args: JSON, state: State | None) -> list[JSON] | object:
+    """The records ``state`` holds of ``entity`` that an ``EACH`` template over the state words: those
+    whose fields are its ``where`` values (slots filled from the arguments), as written or newest first."""
+    if state is None:
+        return _MISSING
+    where = _filled(template.get("where") or {}, args, None)
+    if not isinstance(where, dict):
+        return _MISSING
+    wanted = {k: token(v) for k, v in where.items()}
+    try:
+        held = [r for r in state(entity) if all(token(r.get(k)) == v for k, v in wanted.items())]
+    except KeyError:  # an entity the state does not hold
+        return _MISSING
+    return held[::-1] if template.get("order") == NEWEST else held
 
 
 def _text(value: Any) -> str:
@@ -203,6 +240,6 @@ def answered(answer: Answer, execute: Executor, shape: Callable[[Any], Any]) -> 
 
 
 __all__ = [
-    "COUNT", "REFUSED", "ROWS", "TALLY", "answered", "args_key", "checked", "fill", "leaf", "opened_text",
-    "shape_of", "tally", "token",
+    "COUNT", "EACH", "NEWEST", "REFUSED", "ROWS", "TALLY", "WHEN", "answered", "args_key", "checked", "fill", "leaf",
+    "opened_text", "shape_of", "tally", "token",
 ]  # fmt: skip

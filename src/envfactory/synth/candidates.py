@@ -41,6 +41,8 @@ class Pair:
     # how many records the model held just after the call, by ``{count:...}`` slot (:func:`state_tallies`)
     tallies: dict[str, int] = field(default_factory=dict)
     shaped: Any = None  # where the model's reply is a learned wording: what it worded (``None``: not worded)
+    # the records the model held just after the call, by entity (:func:`state_rows`; rows are never mutated)
+    state: dict[str, list[JSON]] = field(default_factory=dict)
 
     @property
     def out(self) -> Any:

@@ -35,7 +35,7 @@ from envfactory.runtime.episode import Episode
 from envfactory.runtime.result import ToolResult
 from envfactory.synth import proposers as _registered  # noqa: F401 - registers every proposer
 from envfactory.synth.candidates import PROPOSERS, Candidate, Evidence, Pair, Proposer
-from envfactory.synth.proposers.replies import state_tallies
+from envfactory.synth.proposers.replies import state_rows, state_tallies
 
 PRIOR = "descriptions"
 JSON = dict[str, Any]
@@ -69,6 +69,7 @@ def observe(spec: EnvSpec, trace: Trace, env: Environment | None = None) -> tupl
                 fresh,
                 state_tallies(spec, episode.store) if call.ok else {},
                 opened_text(episode.last_shaped) if result.ok and episode.last_shaped is not None else None,
+                state_rows(spec, episode.store) if call.ok and result.ok else {},
             )
         )
 

@@ -50,8 +50,9 @@ def record_fields(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
         if not isinstance(effect, CreateEffect):
             continue
         entity = spec.state_schema[effect.entity]
+        # beside the record the model made, not a learned wording of it (which may state the value)
         records = [(r, m, p.args) for p in pairs if p.real_ok and p.model_ok
-                   for r, m in [(record_in(p.real, p.model), p.model)] if r is not None]  # fmt: skip
+                   for r, m in [(record_in(p.real, p.out), p.out)] if r is not None]  # fmt: skip
         if len(records) < 2:
             continue
         from_args = {field: arg for arg, field in effect.args.items()}

@@ -12,9 +12,19 @@ from envfactory.ir.choice import Answer
 from envfactory.ir.env import EnvSpec
 from envfactory.ir.jsonschema import enum_values, primary_type
 from envfactory.ir.state import SINGLETON_KEY
-from envfactory.runtime.answers import fill, leaf, opened_text, token
+from envfactory.real.agreement import leaf_share
+from envfactory.runtime.answers import TALLY, fill, leaf, opened_text, token
 from envfactory.synth.candidates import JSON, PROPOSERS, Candidate, Evidence, Pair
-from envfactory.synth.proposers.shapes import canonical, default_sets, envelope, leaves, steady, template_of, unmasked
+from envfactory.synth.proposers.shapes import (
+    canonical,
+    default_sets,
+    envelope,
+    flagged_members,
+    leaves,
+    steady,
+    template_of,
+    unmasked,
+)
 
 
 @PROPOSERS.register("template")
@@ -25,43 +35,70 @@ def reply_templates(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
     is worded from that one reply where another tool's wording, learned from several, has its
     shape: a server words its replies in one house style (``{"success": true, "task_id": ...}``,
     ``{"success": true, "failure_id": ...}``)."""
-    worded = {tool: w for tool, pairs in evidence.pairs.items() if (w := _wording(spec, evidence, tool, pairs, 2))}
-    house = {_style(w[0]) for w in worded.values() if _slotted(w[0])}
+    worded = {tool: w for tool, pairs in evidence.pairs.items() if (w := _wordings(spec, evidence, tool, pairs, 2))}
+    house = {_style(w[0][0]) for w in worded.values() if _slotted(w[0][0])}
     for tool, pairs in evidence.pairs.items():
-        once = _wording(spec, evidence, tool, pairs, 1) if tool not in worded else None
-        if once is not None and _slotted(once[0]) and _style(once[0]) in house:
+        once = _wordings(spec, evidence, tool, pairs, 1)[:1] if tool not in worded else []
+        if once and _slotted(once[0][0]) and _style(once[0][0]) in house:
             worded[tool] = once
     out = []
-    for tool, (template, defaults, text) in worded.items():
-        answer = Answer(kind="template", template=template, defaults=defaults)
-        behaviour = spec.behaviour(tool).model_copy(update={"answer": answer})
-        shown = text if len(text) <= 80 else text[:77] + "..."
-        out.append(Candidate(tool, "template", f"answers {shown}", behaviour,
-                             confirms="every accepted call answers this wording"))  # fmt: skip
+    for tool, wordings in worded.items():
+        for template, defaults, text in wordings:
+            answer = Answer(kind="template", template=template, defaults=defaults)
+            behaviour = spec.behaviour(tool).model_copy(update={"answer": answer})
+            shown = text if len(text) <= 80 else text[:77] + "..."
+            out.append(Candidate(tool, "template", f"answers {shown}", behaviour,
+                                 confirms="every accepted call answers this wording"))  # fmt: skip
     return out
 
 
-def _wording(spec: EnvSpec, evidence: Evidence, tool: str, pairs: list[Pair], least: int,
-             ) -> tuple[Any, JSON, str] | None:  # fmt: skip
-    """The wording most of a tool's accepted replies share (at least ``least`` of them), with what
-    its omitted arguments stand for, or ``None``."""
+def _wordings(spec: EnvSpec, evidence: Evidence, tool: str, pairs: list[Pair], least: int,
+              ) -> list[tuple[Any, JSON, str]]:  # fmt: skip
+    """The wordings a tool's accepted replies share (each of at least ``least`` of them), with what
+    its omitted arguments stand for: the one that words most replies as they came (then most of
+    their leaves); none where it words neither most replies, nor more of their leaves than the
+    model's own answers do."""
     seen = [p for p in pairs if p.real_ok and p.model_ok and p.real not in (None, "", [], {})]
     if len(seen) < least or len(seen) * 2 < sum(p.real_ok for p in pairs):
-        return None
+        return []
     reals = [steady(evidence, tool, p.real) for p in seen]  # a stamp does not tell replies apart
-    best: tuple[int, Any, JSON, str] | None = None
+    model_share = sum(leaf_share(r, p.model) for p, r in zip(seen, reals, strict=True)) / len(seen)
+    first_model = _first_model(seen)
+    # (replies worded exactly, share of their leaves worded right), replies sharing it, and the wording
+    tried: dict[str, tuple[tuple[int, float], int, Any, JSON]] = {}
     for defaults in default_sets(spec, tool):  # declared defaults; absent flags read as false or true
-        made = Counter(canonical(template_of(r, {**defaults, **p.args}, p.out, p.raw))
-                       for p, r in zip(seen, reals, strict=True))  # fmt: skip
-        text, count = made.most_common(1)[0]
-        shaped = orjson.loads(text)
-        fits = sum(fill(shaped, p.args, p.out, defaults, p.raw) == r for p, r in zip(seen, reals, strict=True))
-        if count >= least and (best is None or fits > best[0]):
-            best = (fits, shaped, defaults, text)
-    if best is None or best[0] * 2 < len(seen) or best[1] == _first_model(seen):
-        return None
-    _, template, defaults, text = best
-    return unmasked(template, seen[0].real), defaults, text
+        given = [{**defaults, **p.args} for p in seen]
+        each = [template_of(r, a, p.out, p.raw, p.state) for p, r, a in zip(seen, reals, given, strict=True)]
+        made = Counter(canonical(t) for t in each)
+        # the wordings most replies share, and one of them all with the members a flag adds: a reply
+        # of one record cannot tell a list newest first from one as written
+        options = made.most_common(WORDINGS_TRIED)
+        flagged = flagged_members(each, given)
+        if flagged is not None and canonical(flagged) not in made:
+            options.append((canonical(flagged), len(seen)))
+        for text, count in options:
+            shaped = orjson.loads(text)
+            if count < least or shaped == first_model:
+                continue
+            filled = [fill(shaped, p.args, p.out, defaults, p.raw, _holding(p.state)) for p in seen]
+            fits = (sum(f == r for f, r in zip(filled, reals, strict=True)),
+                    sum(leaf_share(r, f) for f, r in zip(filled, reals, strict=True)) / len(seen))
+            if fits[0] * 2 < len(seen) and fits[1] <= max(0.5, model_share):
+                continue
+            if text not in tried or fits > tried[text][0]:
+                tried[text] = (fits, count, shaped, defaults)
+    if not tried:
+        return []
+    best = max(tried, key=lambda t: tried[t][0])  # the first of equals
+    return [(unmasked(tried[best][2], seen[0].real), tried[best][3], best)]
+
+
+WORDINGS_TRIED = 3  # of a tool's most common wordings, the one that fits most replies is taken
+
+
+def _holding(state: dict[str, list[JSON]]) -> Any:
+    """A state as :func:`fill` reads it (records by entity) from the rows a pair kept."""
+    return lambda entity: state.get(entity, ())
 
 
 def _slotted(template: Any) -> bool:
@@ -91,7 +128,8 @@ MAX_CATEGORIES = 12  # a field with more distinct values than this is not a cate
 def state_tallies(spec: EnvSpec, store: Any) -> dict[str, int]:
     """Every count a reply might state, by its slot: each entity's records (``{count:todo}``), and
     for each categorical field — a flag, an enum, a field of a few values — the records holding
-    each value (``{count:todo.completed=false}``; a flag's and an enum's other values count zero)."""
+    each value (``{count:todo.completed=false}``; a flag's and an enum's other values count zero)
+    and those holding another (``{count:task.status!=done}``)."""
     out: dict[str, int] = {}
     for entity in spec.state_schema.entities:
         if entity.key == SINGLETON_KEY:
@@ -110,6 +148,23 @@ def state_tallies(spec: EnvSpec, store: Any) -> dict[str, int]:
                 continue
             for value in sorted(domain | set(held)):
                 out[f"{{count:{entity.name}.{name}={value}}}"] = held.get(value, 0)
+                out[f"{{count:{entity.name}.{name}!={value}}}"] = len(rows) - held.get(value, 0)
+    return out
+
+
+MAX_HELD_ROWS = 50  # an entity this large is not offered to replies as a list they might word
+
+
+def state_rows(spec: EnvSpec, store: Any) -> dict[str, list[JSON]]:
+    """The records the model holds, by entity (those of at most :data:`MAX_HELD_ROWS`), as the
+    store holds them: a reply listing records may word the state itself (a board grouped by status)."""
+    out = {}
+    for entity in spec.state_schema.entities:
+        if entity.key == SINGLETON_KEY:
+            continue
+        rows = list(itertools.islice(store.rows(entity.name), MAX_HELD_ROWS + 1))
+        if rows and len(rows) <= MAX_HELD_ROWS:
+            out[entity.name] = rows
     return out
 
 
@@ -130,8 +185,9 @@ def state_counts(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
             values = [_at(opened_text(p.real), path) for p in seen]
             if not all(isinstance(v, int) and not isinstance(v, bool) for v in values) or not any(values):
                 continue
-            fits = [slot for slot in seen[-1].tallies
-                    if all(p.tallies.get(slot) == v for p, v in zip(seen, values, strict=True))]  # fmt: skip
+            slots = dict.fromkeys(slot for p in seen for slot in p.tallies)
+            fits = [slot for slot in slots
+                    if all(_tallied(p.tallies, slot) == v for p, v in zip(seen, values, strict=True))]  # fmt: skip
             if fits:
                 places[path] = min(fits, key=lambda slot: (slot.count("="), len(slot), slot))
         if not places:
@@ -151,7 +207,7 @@ def state_counts(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
             wrapped_answer = Answer(kind="template", template=template, defaults=wrapped[1])
             behaviour = behaviour.model_copy(update={"effect": behaviour.effect.model_copy(update={"every": True})})
         else:
-            template = template_of(opened_text(last.real), last.args, last.out, last.raw)
+            template = template_of(opened_text(last.real), last.args, last.out, last.raw, last.state)
         if not isinstance(template, dict):
             continue
         for path, slot in places.items():
@@ -166,12 +222,23 @@ def state_counts(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
     return out
 
 
+def _tallied(tallies: dict[str, int], slot: str) -> int | None:
+    """A count as ``tallies`` hold it; where a value was held by no record then, none (``=``) or
+    every record (``!=``) of the entity."""
+    if slot in tallies:
+        return tallies[slot]
+    counted = TALLY.fullmatch(slot)
+    if counted is None or counted.group(2) is None:
+        return None
+    return tallies.get(f"{{count:{counted.group(1)}}}") if counted.group(3) == "!" else 0
+
+
 def _fitting(template: JSON, defaults: JSON, seen: list[Pair], evidence: Evidence, tool: str) -> int:
     """How many of ``seen`` ``template`` words as the real side did, its omitted arguments standing
     for ``defaults`` and its counts what the model held after the call."""
     fits = 0
     for p in seen:
-        filled = fill(template, p.args, p.out, defaults, p.raw, state=lambda entity: ())
+        filled = fill(template, p.args, p.out, defaults, p.raw, _holding(p.state))
         counted = _counted_as(template, filled, p.tallies)
         fits += counted is not None and counted == steady(evidence, tool, opened_text(p.real))
     return fits
@@ -181,8 +248,8 @@ def _counted_as(template: Any, filled: Any, tallies: dict[str, int]) -> Any:
     """``filled`` with every ``{count:...}`` place of ``template`` holding the model's tally there."""
     if filled is None:
         return None
-    if isinstance(template, str) and template in tallies:
-        return tallies[template]
+    if isinstance(template, str) and (counted := _tallied(tallies, template)) is not None:
+        return counted
     if isinstance(template, dict) and isinstance(filled, dict):
         return {k: _counted_as(v, filled.get(k), tallies) for k, v in template.items()}
     return filled

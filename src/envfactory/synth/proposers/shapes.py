@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
@@ -14,7 +15,7 @@ from envfactory.ir.env import EnvSpec
 from envfactory.ir.jsonschema import primary_type
 from envfactory.ir.state import Entity
 from envfactory.real.volatile import VOLATILE, masked, restored
-from envfactory.runtime.answers import COUNT, EACH, ROWS, fill
+from envfactory.runtime.answers import COUNT, EACH, NEWEST, ROWS, WHEN, fill, token
 from envfactory.synth.candidates import JSON, Evidence, Pair
 
 
@@ -143,10 +144,12 @@ def list_reads(spec: EnvSpec, evidence: Evidence) -> list[tuple[str, list[Pair],
     return out
 
 
-def template_of(real: Any, args: JSON, model: Any, raw: Any = None) -> Any:
+def template_of(real: Any, args: JSON, model: Any, raw: Any = None,
+                state: dict[str, list[JSON]] | None = None) -> Any:  # fmt: skip
     """``real`` (text or JSON) with the values it shares with the arguments and the model's answer
     as slots: a whole value becomes one slot (keeping its type), words inside a text become slots
-    (arguments first, longer values first, whole words only)."""
+    (arguments first, longer values first, whole words only). A list of records is worded record
+    by record where it lists the model's answer, else the records ``state`` holds (by entity)."""
     slots: dict[str, str] = {}
     for path, value in leaves(args):
         slots.setdefault(_word(value), f"{{arg.{path}}}")
@@ -158,7 +161,20 @@ def template_of(real: Any, args: JSON, model: Any, raw: Any = None) -> Any:
     # the model's whole answer (and each list or object inside it), wrapped as the real thing wraps it
     wholes = {**_parts(model, "out"), **_parts(raw, "raw")}
     lists = {**_record_lists(model, "out"), **_record_lists(raw, "raw")}
-    return _templated(real, slots, wholes, flags, lists, args)
+    return _templated(real, _Sources(slots, wholes, flags, lists, args, state or {}))
+
+
+@dataclass(frozen=True)
+class _Sources:
+    """What a template's slots may be filled from: words by slot, whole values by slot, echoed
+    flags, the model's lists of records by place, the arguments, and the state's records by entity."""
+
+    slots: dict[str, str]
+    wholes: dict[str, Any] = field(default_factory=dict)
+    flags: dict[bool, str] = field(default_factory=dict)
+    lists: dict[str, list[JSON]] = field(default_factory=dict)
+    args: JSON = field(default_factory=dict)
+    state: dict[str, list[JSON]] = field(default_factory=dict)
 
 
 def _parts(value: Any, head: str, depth: int = 2) -> dict[str, Any]:
@@ -192,28 +208,114 @@ _ABSENT = object()
 
 def _each(real: list[Any], args: JSON, lists: dict[str, list[JSON]]) -> JSON | None:
     """A list of records the real side answered, one for each record of a list the model answered
-    at ``place`` (same length, in order), all worded by one template: ``{"$each": place, "item": T}``.
-    ``T`` takes, member by member, the wording that words that member as the real side did for the
-    most records (a record lacking one part of a composed text suggests another wording there); it
-    is kept when it words at least half of all members so. A list of any length is then worded,
-    where a template read place by place fits only the length it was read at."""
+    at ``place`` (same length, in order), all worded by one template: ``{"$each": place, "item": T}``
+    (:func:`_item`). A list of any length is then worded, where a template read place by place fits
+    only the length it was read at."""
     if not all(isinstance(r, dict) for r in real):
         return None
     for place, records in lists.items():
         if len(records) != len(real) or not all(_names(r, records, i) for i, r in enumerate(real)):
             continue
-        worded = [_item_template(r, args, m) for r, m in zip(real, records, strict=True)]
-        item: JSON = {}
-        right = total = 0
-        for key in dict.fromkeys(k for r in real for k in r):
-            options = list({canonical(w.get(key)): w.get(key) for w in worded if key in w}.values())
-            scored = [(sum(_worded(o, args, m) == r.get(key, _ABSENT) for r, m in zip(real, records, strict=True)), o)
-                      for o in options]  # fmt: skip
-            hits, item[key] = max(scored, key=lambda x: x[0])  # the first of equals
-            right, total = right + hits, total + len(real)
-        if "{item" in canonical(item) and right * 2 >= total:
+        item = _item(real, args, records)
+        if item is not None:
             return {EACH: place, "item": item}
     return None
+
+
+def _item(real: list[JSON], args: JSON, records: list[JSON]) -> JSON | None:
+    """One template wording each real record from the model's record beside it: member by member,
+    the wording that words that member as the real side did for the most records (a record lacking
+    one part of a composed text suggests another wording there); kept when it fills a slot and
+    words at least half of all members so."""
+    worded = [_item_template(r, args, m) for r, m in zip(real, records, strict=True)]
+    item: JSON = {}
+    right = total = 0
+    for key in dict.fromkeys(k for r in real for k in r):
+        options = list({canonical(w.get(key)): w.get(key) for w in worded if key in w}.values())
+        scored = [(sum(_worded(o, args, m) == r.get(key, _ABSENT) for r, m in zip(real, records, strict=True)), o)
+                  for o in options]  # fmt: skip
+        hits, item[key] = max(scored, key=lambda x: x[0])  # the first of equals
+        right, total = right + hits, total + len(real)
+    return item if "{item" in canonical(item) and right * 2 >= total else None
+
+
+def _held_each(real: list[Any], args: JSON, state: dict[str, list[JSON]], name: str | None) -> JSON | None:
+    """A list of records the real side answered that are records the state holds of one entity —
+    each naming one record (a value no other record of it holds) —: all of them, or those whose
+    field is one value (the list's own name, as a board groups by status; an argument; a value
+    the listed records share and no other holds), as written or newest first. ``{"$each":
+    "state.ENTITY", "where": {FIELD: VALUE}, "order": "newest", "item": T}``."""
+    if not real or not all(isinstance(r, dict) for r in real):
+        return None
+    for entity, rows in state.items():
+        own = _own_words(rows)
+        picked = [_named(r, own) for r in real]
+        if None in picked or len(set(picked)) != len(picked):
+            continue
+        where = _selection(rows, {i for i in picked if i is not None}, name, args)
+        if where is None:
+            continue
+        kept = [i for i, row in enumerate(rows) if all(token(row.get(k)) == token(v) for k, v in where.items())]
+        if picked not in (kept, kept[::-1]):
+            continue
+        item = _item(real, args, [rows[i] for i in picked if i is not None])
+        if item is None:
+            continue
+        each: JSON = {EACH: f"state.{entity}"}
+        if where:
+            each["where"] = {k: _slot_of(v, args) for k, v in where.items()}
+        if len(picked) > 1 and picked != kept:
+            each["order"] = NEWEST
+        return {**each, "item": item}
+    return None
+
+
+def _own_words(rows: list[JSON]) -> list[set[str]]:
+    """Per record, the values it holds at a place where no other record holds the same value."""
+    held = [{(path, _word(v)) for path, v in leaves(r)} for r in rows]
+    seen = Counter(pv for h in held for pv in h)
+    return [{word for path, word in h if seen[(path, word)] == 1} for h in held]
+
+
+def _named(real: JSON, own: list[set[str]]) -> int | None:
+    """The place of the one record that ``real`` names — holds a value of it no other record holds
+    (``own``: :func:`_own_words`) —, else ``None``."""
+    held = {_word(v) for _, v in leaves(real)}
+    named = [i for i, words in enumerate(own) if words & held]
+    return named[0] if len(named) == 1 else None
+
+
+def _selection(rows: list[JSON], picked: set[int], name: str | None, args: JSON) -> JSON | None:
+    """Which of ``rows`` a list holds, as field values every picked row has and no other row has:
+    the list's own ``name`` first, none where it holds them all, then an argument's value, then a
+    value at least two picked rows share (a field of fewer distinct values first); ``None``: none."""
+    fields = [k for k in dict.fromkeys(k for i in picked for k in rows[i])
+              if all(not isinstance(rows[i].get(k), (dict, list)) for i in picked)]  # fmt: skip
+
+    def selects(k: str, value: Any) -> bool:
+        return all((token(row.get(k)) == token(value)) == (i in picked) for i, row in enumerate(rows))
+
+    if name is not None:
+        for k in fields:
+            if selects(k, name):
+                return {k: name}
+    if len(picked) == len(rows):
+        return {}
+    shared = [(k, rows[next(iter(picked))].get(k)) for k in fields
+              if len({token(rows[i].get(k)) for i in picked}) == 1]  # fmt: skip
+    given = {_word(v) for _, v in leaves(args)}
+    for k, value in shared:
+        if value is not None and _word(value) in given and selects(k, value):
+            return {k: value}
+    if len(picked) < 2:
+        return None
+    by_spread = sorted(shared, key=lambda kv: len({token(r.get(kv[0])) for r in rows}))
+    return next(({k: v} for k, v in by_spread if v is not None and selects(k, v)), None)
+
+
+def _slot_of(value: Any, args: JSON) -> Any:
+    """``value`` as the argument slot that gave it, else itself."""
+    return next((f"{{arg.{path}}}" for path, v in leaves(args) if _word(v) == _word(value)), value)
 
 
 def _names(real: JSON, records: list[JSON], i: int) -> bool:
@@ -239,40 +341,83 @@ def _item_template(real: JSON, args: JSON, record: JSON) -> Any:
     for path, value in leaves(record):
         slots.setdefault(_word(value), f"{{item.{path}}}")
     named = {k: f"{{item.{k}}}" for k, v in real.items() if k in record and record[k] == v and k.isidentifier()}
-    worded = _templated({k: v for k, v in real.items() if k not in named}, slots, _parts(record, "item"), None,
-                        _record_lists(record, "item"), args)  # fmt: skip
+    worded = _templated({k: v for k, v in real.items() if k not in named},
+                        _Sources(slots, _parts(record, "item"), {}, _record_lists(record, "item"), args))  # fmt: skip
     # a member the record holds under the same name, equal (null, empty or not): that member
     return {k: named.get(k, worded.get(k)) for k in real} if isinstance(worded, dict) else worded
 
 
-def _templated(real: Any, slots: dict[str, str], wholes: dict[str, Any] | None = None,
-               flags: dict[bool, str] | None = None, lists: dict[str, list[JSON]] | None = None,
-               args: JSON | None = None) -> Any:  # fmt: skip
+def _templated(real: Any, src: _Sources, name: str | None = None) -> Any:
     if isinstance(real, (dict, list)):
-        whole = next((slot for slot, value in (wholes or {}).items() if value == real), None)
+        whole = next((slot for slot, value in src.wholes.items() if value == real), None)
         if whole is not None:
             return whole
-    if isinstance(real, list) and real and lists:
-        each = _each(real, args or {}, lists)
+    if isinstance(real, list) and real and (src.lists or src.state):
+        each = _each(real, src.args, src.lists) or _held_each(real, src.args, src.state, name)
         if each is not None:
             return each
     if isinstance(real, dict):
-        return {k: _templated(v, slots, wholes, flags, lists, args) for k, v in real.items()}
+        return _grouped({k: _templated(v, src, k) for k, v in real.items()}, real)
     if isinstance(real, list):
-        return [_templated(v, slots, wholes, flags, lists, args) for v in real]
+        return [_templated(v, src) for v in real]
     if isinstance(real, bool):
-        return (flags or {}).get(real, real)
+        return src.flags.get(real, real)
     if real is None:
         return real
     if isinstance(real, (int, float)):
-        return slots.get(str(real), real)
-    if not isinstance(real, str) or not slots:
+        return src.slots.get(str(real), real)
+    if not isinstance(real, str) or not src.slots:
         return real
-    if real in slots:
-        return slots[real]
-    values = sorted(slots, key=len, reverse=True)  # one pass, longest first: a slot is never rewritten
+    if real in src.slots:
+        return src.slots[real]
+    values = sorted(src.slots, key=len, reverse=True)  # one pass, longest first: a slot is never rewritten
     pattern = re.compile(r"(?<![\w-])(" + "|".join(re.escape(v) for v in values) + r")(?![\w-])")
-    return pattern.sub(lambda m: slots[m.group(1)], real)
+    return pattern.sub(lambda m: src.slots[m.group(1)], real)
+
+
+def _grouped(template: JSON, real: JSON) -> JSON:
+    """An object whose lists group the state's records by a field, each under that field's value
+    (``{"todo": [...], "done": []}``): an empty list beside them holds the group its own name names."""
+    group = next((v for k, v in template.items() if isinstance(v, dict) and isinstance(v.get(EACH), str)
+                  and v[EACH].startswith("state.") and list((v.get("where") or {}).values()) == [k]), None)  # fmt: skip
+    if group is None:
+        return template
+    [field_] = group["where"]
+    return {k: {**group, "where": {field_: k}} if real.get(k) == [] else v for k, v in template.items()}
+
+
+def flagged_members(templates: list[Any], args: list[JSON]) -> JSON | None:
+    """One wording of several replies' wordings (``templates``, each of the call made with ``args``)
+    where objects differ in which members they hold: a member some hold and others not is there
+    when a flag argument is true — ``{"$when": "{arg.include_done}", "value": T}`` —, the flag
+    whose value tells exactly which; a member all hold takes its most common wording (objects
+    merged member by member). ``None`` where they are not all objects or no flag tells a member's
+    presence."""
+    merged = _merged(templates, args)
+    return merged if isinstance(merged, dict) else None
+
+
+def _merged(templates: list[Any], args: list[JSON]) -> Any:
+    if not templates or not all(isinstance(t, dict) for t in templates):
+        return orjson.loads(Counter(canonical(t) for t in templates).most_common(1)[0][0]) if templates else _ABSENT
+    out: JSON = {}
+    ordered = [t["order"] for t in templates if EACH in t and "order" in t]
+    if ordered:  # a list of one record says nothing of the order: those of more say it
+        out["order"] = Counter(ordered).most_common(1)[0][0]
+    for key in dict.fromkeys(k for t in templates for k in t if k not in out):
+        having = [i for i, t in enumerate(templates) if key in t]
+        value = _merged([templates[i][key] for i in having], [args[i] for i in having])
+        if value is _ABSENT:
+            return _ABSENT
+        if len(having) == len(templates):
+            out[key] = value
+            continue
+        names = dict.fromkeys(n for a in args for n in a)
+        flag = next((n for n in names if all((a.get(n) is True) == (i in having) for i, a in enumerate(args))), None)
+        if flag is None:
+            return _ABSENT
+        out[key] = {WHEN: f"{{arg.{flag}}}", "value": value}
+    return out
 
 
 def _word(value: Any) -> str:
@@ -295,6 +440,7 @@ __all__ = [
     "declared_defaults",
     "default_sets",
     "envelope",
+    "flagged_members",
     "leaves",
     "list_reads",
     "record_in",
