@@ -667,8 +667,10 @@ def _board_trace(n: int) -> tuple[Trace, list[tuple[str, dict]]]:
 
 def test_a_board_grouped_by_status_is_worded_from_the_state_with_a_flagged_column(tmp_path) -> None:
     spec, entity = _spec(tmp_path, BOARD_TOOLS)
-    started = [{entity.key: "task_0001", "title": "write spec", "status": "todo"},
-               {entity.key: "task_0002", "title": "fix bug", "status": "todo"}]
+    started = [
+        {entity.key: "task_0001", "title": "write spec", "status": "todo"},
+        {entity.key: "task_0002", "title": "fix bug", "status": "todo"},
+    ]
     spec = spec.model_copy(update={"initial_state": {**spec.initial_state, "task": started}})
     trace, setup = _board_trace(12)
     learned = choose(spec, trace, accepted=tuple(setup))
@@ -679,10 +681,10 @@ def test_a_board_grouped_by_status_is_worded_from_the_state_with_a_flagged_colum
     episode.call_tool("move_task", {"task_id": "task_0002", "status": "done"})
     # the real board, its records under the model's ids: newest first, a column per status, done asked for
     task = {"blocked": False, "status": "todo"}
+    todo = [{"id": made, "title": "ship it", **task}, {"id": "task_0001", "title": "write spec", **task}]
+    done = [{"id": "task_0002", "title": "fix bug", **task, "status": "done"}]
     assert episode.call_tool("get_board", {"include_done": True}).data == {
-        "columns": {"todo": [{"id": made, "title": "ship it", **task}, {"id": "task_0001", "title": "write spec", **task}],
-                    "doing": [], "done": [{"id": "task_0002", "title": "fix bug", **task, "status": "done"}]},
-        "active": 2}  # fmt: skip
+        "columns": {"todo": todo, "doing": [], "done": done}, "active": 2}  # fmt: skip
     assert "done" not in episode.call_tool("get_board", {}).data["columns"]  # a column only the flag adds
     episode.call_tool("create_task", {"title": "one more"})
     assert episode.call_tool("get_board", {}).data["active"] == 3  # the records not done, counted
@@ -715,3 +717,24 @@ def test_records_made_before_a_sequence_are_paired_by_a_text_only_they_hold() ->
     aliases.pair_started({"columns": {"todo": [{"id": "tk-9", "title": "fix bug", "status": "todo"},
                                                {"id": "tk-8", "status": "todo"}]}}, started)  # fmt: skip
     assert aliases.mapping == {"tk-9": "task_0002"}  # a status both hold names neither
+
+
+def test_a_check_learned_where_a_field_is_written_holds_where_it_is_written_again(tmp_path) -> None:
+    from envfactory.synth.proposers.writes import argument_checks
+
+    priority = {"type": "string"}
+    tools = [{"name": "create_task", "description": "Create a task.", "inputSchema": {"type": "object", "properties":
+              {"title": {"type": "string"}, "priority": priority}, "required": ["title"]}},
+             {"name": "update_task", "description": "Update a task.", "inputSchema": {"type": "object", "properties":
+              {"task_id": {"type": "string"}, "priority": priority}, "required": ["task_id"]}},
+             {"name": "list_tasks", "description": "List the tasks.", "inputSchema": {"type": "object", "properties":
+              {"priority": priority}}}]  # fmt: skip
+    spec, _ = _spec(tmp_path, tools)
+    made = [Pair({"title": "a", "priority": p}, True, {}, True, {}) for p in ("A", "B")]
+    listed = [Pair({"priority": "high"}, True, [], True, [])]  # a read takes any text: it says nothing of writes
+    refused = [Pair({"task_id": "task_0001", "priority": p}, False, "invalid priority", True, {}) for p in ("hi", "x")]
+    evidence = Evidence({"create_task": made, "list_tasks": listed, "update_task": refused})
+    [check] = [c for c in argument_checks(spec, evidence) if c.tool == "update_task"]
+    assert check.behaviour.checks[0].shapes == ("A",)
+    episode = Environment(check.applied(spec)).episode()
+    assert not episode.call_tool("update_task", {"task_id": "task_0001", "priority": "high"}).ok

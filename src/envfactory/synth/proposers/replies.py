@@ -81,8 +81,10 @@ def _wordings(spec: EnvSpec, evidence: Evidence, tool: str, pairs: list[Pair], l
             if count < least or shaped == first_model:
                 continue
             filled = [fill(shaped, p.args, p.out, defaults, p.raw, _holding(p.state)) for p in seen]
-            fits = (sum(f == r for f, r in zip(filled, reals, strict=True)),
-                    sum(leaf_share(r, f) for f, r in zip(filled, reals, strict=True)) / len(seen))
+            fits = (
+                sum(f == r for f, r in zip(filled, reals, strict=True)),
+                sum(leaf_share(r, f) for f, r in zip(filled, reals, strict=True)) / len(seen),
+            )
             if fits[0] * 2 < len(seen) and fits[1] <= max(0.5, model_share):
                 continue
             if text not in tried or fits > tried[text][0]:

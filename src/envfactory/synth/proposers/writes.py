@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from envfactory.ir.choice import ArgCheck
-from envfactory.ir.effect import ActionEffect, Behaviour, DeleteEffect, FallbackEffect, UpdateEffect
+from envfactory.ir.effect import ActionEffect, Behaviour, DeleteEffect, FallbackEffect, UpdateEffect, changes_state
 from envfactory.ir.env import EnvSpec
 from envfactory.ir.jsonschema import enum_values, primary_type
 from envfactory.ir.state import SINGLETON_KEY, Entity, names_key
@@ -94,8 +94,9 @@ def argument_checks(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
     refused, whole numbers accepted; a priority ``high`` refused, ``A`` accepted). Accepted values
     are those of accepted calls, of the setup calls every fresh copy accepted, and the values the
     argument's schema declares (its default, its examples: ``limit_per_column`` defaulting to 20 is
-    whole). Calls refused for another reason besides (a value of an accepted shape) do not hide the
-    check: the chooser weighs it."""
+    whole); where the tool was never given it, the values the other tools that write accepted under
+    the same name (a server checks a priority alike wherever it is written). Calls refused for another reason
+    besides (a value of an accepted shape) do not hide the check: the chooser weighs it."""
     out = []
     for tool, pairs in evidence.pairs.items():
         missed = [p for p in pairs if not p.real_ok and p.model_ok]
@@ -108,6 +109,11 @@ def argument_checks(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
             accepted = {shape_of(p.args[arg]) for p in pairs if p.real_ok and arg in p.args}
             accepted |= {shape_of(a[arg]) for a in given if arg in a}
             accepted |= {shape_of(v) for v in _declared_values(props.get(arg))}
+            if not accepted:  # none given to this tool: as the server accepted it in the other tools that write
+                writing = {t for t in evidence.pairs if t != tool and changes_state(spec.behaviour(t).effect)}
+                accepted = {shape_of(p.args[arg]) for t in writing for p in evidence.pairs[t]
+                            if p.real_ok and arg in p.args}  # fmt: skip
+                accepted |= {shape_of(a[arg]) for t, a in evidence.accepted if arg in a and t in writing}
             refused = [p for p in missed if arg in p.args and shape_of(p.args[arg]) not in accepted]
             if not accepted or len(accepted) > 4 or not refused:
                 continue
