@@ -3,17 +3,22 @@
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
 from pathlib import Path
 
 import pytest
 
+# one scratch folder per test run (test modules import this file a second time), removed when it ends
+os.environ["ENVFACTORY_TEST_SCRATCH"] = SCRATCH = os.environ.get("ENVFACTORY_TEST_SCRATCH") or tempfile.mkdtemp(
+    prefix="envfactory-test-"
+)
 # model responses cached by tests go to a fresh folder, never to the user's ~/.cache
-os.environ.setdefault("ENVFACTORY_CACHE", tempfile.mkdtemp(prefix="envfactory-test-cache-"))
+os.environ.setdefault("ENVFACTORY_CACHE", os.path.join(SCRATCH, "cache"))
 # nothing in the tests reaches for a model or dataset hub; their caches stay out of ~/.cache too
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
-os.environ.setdefault("HF_HOME", tempfile.mkdtemp(prefix="envfactory-test-hf-"))
+os.environ.setdefault("HF_HOME", os.path.join(SCRATCH, "hf"))
 
 import envfactory.synth
 import envfactory.synth.build
@@ -58,3 +63,8 @@ def wild(name: str) -> Path:
             pytest.skip(message + "; skipped because ENVFACTORY_SKIP_WILD=1")
         pytest.fail(message + "; set ENVFACTORY_SKIP_WILD=1 to skip these tests on purpose")
     return path
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """The run's scratch folder (model caches) goes with it: nothing is left in the temp folder."""
+    shutil.rmtree(SCRATCH, ignore_errors=True)
