@@ -89,6 +89,14 @@ def fits(value: Any, prop: JSON) -> bool:
     return kinds is None or (isinstance(value, kinds) and not isinstance(value, bool))
 
 
+def within_range(value: Any, prop: JSON) -> bool:
+    """Whether a number lies within the parameter's ``minimum`` and ``maximum`` (anything else does)."""
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return True
+    lo, hi = prop.get("minimum"), prop.get("maximum")
+    return (not isinstance(lo, (int, float)) or value >= lo) and (not isinstance(hi, (int, float)) or value <= hi)
+
+
 def _stem_entity(arg: str, spec: EnvSpec) -> str | None:
     """``customer_id`` names a customer even where no effect says so (bound and fallback tools)."""
     stem = id_stem(arg)

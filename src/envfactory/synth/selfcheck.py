@@ -27,7 +27,8 @@ from envfactory.ir.env import EnvSpec
 from envfactory.ir.jsonschema import declares_one_record, min_records, primary_type
 from envfactory.runtime.conform import compile_conformer
 from envfactory.runtime.environment import Environment
-from envfactory.synth.arguments import action_ready, fits, pick_row
+from envfactory.synth.arguments import action_ready, fits, pick_row, within_range
+from envfactory.synth.data import coerce_key
 from envfactory.synth.naming import matching_field
 from envfactory.synth.probe import PROBES, Check, Probe
 
@@ -205,13 +206,31 @@ def _probe_read(p: Probe) -> None:
     effect = p.effect(ReadEffect)
     result = p.call(p.behaviour.tool, p.args())
     p.note("read of an existing row succeeds", result.ok, result.content[:200])
-    missing = p.call(p.behaviour.tool, p.args(**{effect.key_arg: _absent_key(p, effect.entity)}))
+    absent = _absent_key(p, effect.entity, p.spec.tools[p.behaviour.tool].properties.get(effect.key_arg) or {})
+    if absent is None:
+        p.note("read of a missing row is not_found", None, f"every key {effect.key_arg} allows names a row")
+        return
+    missing = p.call(p.behaviour.tool, p.args(**{effect.key_arg: absent}))
     p.note("read of a missing row is not_found", missing.error == "not_found", missing.content[:200])
 
 
-def _absent_key(p: Probe, entity: str) -> Any:
+def _absent_key(p: Probe, entity: str, prop: JSON) -> Any:
+    """A key no row holds, as the tool's key parameter takes it: an integer key passed as the text
+    a string parameter wants, a number within the parameter's range; None where it allows no other."""
     ent = p.spec.state_schema[entity]
-    return ent.format_key(99_999)
+    taken = {str(r.get(ent.key)) for r in p.episode.store.rows(entity)}
+    key = coerce_key(ent.format_key(99_999), prop)
+    if fits(key, prop) and within_range(key, prop) and str(key) not in taken:
+        return key
+    if isinstance(prop.get("enum"), list):
+        return next((v for v in prop["enum"] if str(v) not in taken), None)
+    if primary_type(prop) in ("integer", "number"):
+        lo, hi = int(prop.get("minimum", 0)), int(prop.get("maximum", 99_999))
+        free = (n for n in range(min(hi, lo + 100_000), lo - 1, -1) if str(n) not in taken)
+        return next(free, None)
+    if primary_type(prop) == "string":
+        return str(key) if str(key) not in taken else None
+    return key
 
 
 @PROBES.register("list")
