@@ -120,8 +120,11 @@ def with_outcome_flags(shaper: Shaper, flags: tuple[str, ...]) -> Shaper:
 
     def shape(value: Any) -> Any:
         out = shaper(value)
-        if isinstance(out, dict) and any(f not in out for f in flags):
-            out = {**out, **{f: True for f in flags if f not in out}}
+        # what the behaviour answered stays (a sign-out with nobody signed in: ``false``); a flag it did not
+        # answer is ``true``, over the placeholder ``false`` a required member gets from the shaper
+        unsaid = [f for f in flags if not (isinstance(value, dict) and f in value)]
+        if isinstance(out, dict) and any(out.get(f) is not True for f in unsaid):
+            out = {**out, **{f: True for f in unsaid}}
         return out
 
     return shape

@@ -24,7 +24,7 @@ from envfactory.ir.effect import (
     UpdateEffect,
 )
 from envfactory.ir.env import EnvSpec
-from envfactory.ir.jsonschema import declares_one_record, min_records, primary_type
+from envfactory.ir.jsonschema import data_path, declares_one_record, min_records, primary_type
 from envfactory.runtime.conform import compile_conformer
 from envfactory.runtime.environment import Environment
 from envfactory.synth.arguments import action_ready, fits, pick_row, within_range
@@ -101,9 +101,10 @@ def _probe_create(p: Probe) -> None:
     if got is None:
         p.note("create -> read round trip", None, "no read tool")
     else:
-        declared = _as_declared(p, p.tool_of("read", effect.entity), row)
-        same = got.ok and isinstance(got.data, dict) and all(got.data[k] == declared.get(k, v)
-                                                              for k, v in row.items() if k in got.data)  # fmt: skip
+        reader = p.tool_of("read", effect.entity)
+        declared = _as_declared(p, reader, row)
+        shown = _unwrapped(got.data, p.spec.tools[reader].output_schema if reader else None) if got.ok else None
+        same = isinstance(shown, dict) and all(shown[k] == declared.get(k, v) for k, v in row.items() if k in shown)
         p.note("create -> read round trip", same, got.content[:200])
     lister = p.tool_of("list", effect.entity)
     if lister is None:
@@ -125,9 +126,18 @@ def _probe_create(p: Probe) -> None:
     )
 
 
+def _unwrapped(data: Any, schema: JSON | None) -> Any:
+    """The record inside the envelopes ``schema`` declares (``{"data": {...}, "success": true}``)."""
+    for key, _ in data_path(schema)[0]:
+        if not isinstance(data, dict) or key not in data:
+            return data
+        data = data[key]
+    return data
+
+
 def _as_declared(p: Probe, tool: str | None, row: JSON) -> JSON:
     """``row`` as ``tool`` must show it: fitted to its declared output (runtime.conform)."""
-    fit = compile_conformer(p.spec.tools[tool].output_schema) if tool else None
+    fit = compile_conformer(data_path(p.spec.tools[tool].output_schema)[1]) if tool else None
     shown = fit(row) if fit else row
     return shown if isinstance(shown, dict) else row
 
