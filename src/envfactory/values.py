@@ -53,9 +53,13 @@ _FORMAT_SHAPES = {  # the spec's own examples break its formats (Giphy: "2013-08
 }
 
 
-def _formatted(value: Any, schema: JSON) -> bool:
+def has_format(value: Any, schema: JSON) -> bool:
+    """Whether ``value`` has the shape of the schema's date-time, date or uuid ``format`` (any other passes)."""
     shape = _FORMAT_SHAPES.get(str(schema.get("format")))
     return shape is None or (isinstance(value, str) and shape.match(value) is not None)
+
+
+_formatted = has_format
 
 
 Maker = Callable[["ValueMaker", JSON, str, str], Any]

@@ -483,6 +483,14 @@ def declares_one_record(schema: JSON | None) -> bool:
     return not as_list and (record is not None or (not path and primary_type(schema) == "object"))
 
 
+def declares_no_members(schema: JSON | None) -> bool:
+    """Whether a response is a closed object that declares no members (``{type: object,
+    additionalProperties: false}``): the only answer it admits is ``{}``."""
+    if not isinstance(schema, dict) or schema.get("additionalProperties") is not False:
+        return False
+    return primary_type(schema) == "object" and not schema.get("properties") and not schema.get("patternProperties")
+
+
 def lists_values(schema: JSON | None) -> bool:
     """Whether a response is only lists of plain values (``{filtered_stocks: [symbols]}``): a
     search that finds nothing answers them empty rather than ``not_found``."""

@@ -73,6 +73,8 @@ def compile_shaper(
     if typ not in ("array", "object"):
         return identity
     path, record, as_list = data_path(schema)
+    if record is None and not path and typ == "object":
+        record = schema  # a map (``additionalProperties: {type: integer}``) or a closed object declaring no members
     project = _fitted(_aliased(_row_projector(record), aliases or {}), compile_conformer(record))
     if shared and project is not identity:
         project = remembered(project, shared, as_json=shared_as_json)

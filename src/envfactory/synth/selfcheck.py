@@ -24,7 +24,13 @@ from envfactory.ir.effect import (
     UpdateEffect,
 )
 from envfactory.ir.env import EnvSpec
-from envfactory.ir.jsonschema import data_path, declares_one_record, min_records, primary_type
+from envfactory.ir.jsonschema import (
+    data_path,
+    declares_no_members,
+    declares_one_record,
+    min_records,
+    primary_type,
+)
 from envfactory.runtime.conform import compile_conformer
 from envfactory.runtime.environment import Environment
 from envfactory.synth.arguments import action_ready, fits, pick_row, within_range
@@ -253,6 +259,9 @@ def _probe_list(p: Probe) -> None:
     result = p.call(p.behaviour.tool, args)
     p.note("list succeeds", result.ok, result.content[:200])
     if not tool.required and p.env.base.tables[p.effect(ListEffect).entity]:
+        if declares_no_members(tool.output_schema):  # what it answers is ``{}``, whatever the rows
+            p.note("list returns rows", None, "its declared answer is a closed object of no members")
+            return
         p.note(
             "list returns rows",
             result.ok and result.content not in ("[]", "{}"),
