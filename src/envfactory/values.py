@@ -30,6 +30,22 @@ def _fits(value: Any, typ: str | None) -> bool:
     return kinds is not None and isinstance(value, kinds) and (typ == "boolean" or not isinstance(value, bool))
 
 
+def _typed_members(enum: list[Any], declared: Any) -> list[Any]:
+    """The enum members of the declared type: YNAB's ``flag_color`` lists ``null`` among its colours
+    but is typed ``string``, which refuses it (all of them where none fits: the enum is all there is)."""
+    if not isinstance(declared, (str, list)):
+        return enum
+    kinds = [declared] if isinstance(declared, str) else declared
+    containers = {"array": list, "object": dict}
+
+    def fits(member: Any) -> bool:
+        if member is None:
+            return "null" in kinds
+        return any(_fits(member, k) if k not in containers else isinstance(member, containers[k]) for k in kinds)
+
+    return [m for m in enum if fits(m)] or enum
+
+
 _FORMAT_SHAPES = {  # the spec's own examples break its formats (Giphy: "2013-08-01 12:41:48" as a date-time)
     "date-time": re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:?\d\d)$"),
     "date": re.compile(r"^\d{4}-\d\d-\d\d$"),
@@ -37,9 +53,13 @@ _FORMAT_SHAPES = {  # the spec's own examples break its formats (Giphy: "2013-08
 }
 
 
-def _formatted(value: Any, schema: JSON) -> bool:
+def has_format(value: Any, schema: JSON) -> bool:
+    """Whether ``value`` has the shape of the schema's date-time, date or uuid ``format`` (any other passes)."""
     shape = _FORMAT_SHAPES.get(str(schema.get("format")))
     return shape is None or (isinstance(value, str) and shape.match(value) is not None)
+
+
+_formatted = has_format
 
 
 Maker = Callable[["ValueMaker", JSON, str, str], Any]
@@ -86,7 +106,7 @@ class ValueMaker:
         if "const" in schema:
             return schema["const"]
         if schema.get("enum"):
-            return self.rng.choice(schema["enum"])
+            return self.rng.choice(_typed_members(schema["enum"], schema.get("type")))
         typ = primary_type(schema)
         examples = [v for v in schema.get("examples") or () if _fits(v, typ) and _formatted(v, schema)]
         if examples and self.rng.random() < EXAMPLE_SHARE:  # the spec's own examples, for half the values

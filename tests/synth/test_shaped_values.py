@@ -128,3 +128,20 @@ def test_a_record_of_many_nested_optional_members_stays_within_its_budget() -> N
     budgeted = ValueMaker(1)
     budgeted.record()
     assert budgeted.value(small) == ValueMaker(1).value(small)
+
+
+@pytest.mark.parametrize(
+    ("schema", "allowed"),
+    [
+        ({"type": "string", "enum": ["red", "blue", None]}, {"red", "blue"}),  # null listed, type refuses it
+        ({"type": ["string", "null"], "enum": ["red", None]}, {"red", None}),  # nullable: null is a member
+        ({"enum": ["red", None]}, {"red", None}),  # untyped: every member
+        ({"type": "integer", "enum": ["1", "2"]}, {"1", "2"}),  # none fits: the enum is all there is
+    ],
+)
+def test_made_enum_values_are_of_the_declared_type(schema: dict, allowed: set) -> None:
+    from envfactory.values import ValueMaker
+
+    maker = ValueMaker(0)
+    made = {maker.value(schema, "flag_color") for _ in range(60)}
+    assert made == allowed

@@ -469,8 +469,8 @@ def data_path(schema: JSON | None) -> tuple[tuple[tuple[str, JSON], ...], JSON |
         if typ != "object":
             return tuple(path), None, False
         key = _data_member(node, inside_data=bool(path) and path[-1][0].lower() in DATA_KEYS)
-        if key is None:
-            return tuple(path), node if node.get("properties") else None, False
+        if key is None:  # a free-form object an envelope holds (``{success, data: {type: object}}``) is the record
+            return tuple(path), node if node.get("properties") or path else None, False
         path.append((key, node))
         node = node["properties"][key]
     return tuple(path), node, False
@@ -481,6 +481,14 @@ def declares_one_record(schema: JSON | None) -> bool:
     enveloped, or a bare free-form ``{type: object}`` (Box's shared item)."""
     path, record, as_list = data_path(schema)
     return not as_list and (record is not None or (not path and primary_type(schema) == "object"))
+
+
+def declares_no_members(schema: JSON | None) -> bool:
+    """Whether a response is a closed object that declares no members (``{type: object,
+    additionalProperties: false}``): the only answer it admits is ``{}``."""
+    if not isinstance(schema, dict) or schema.get("additionalProperties") is not False:
+        return False
+    return primary_type(schema) == "object" and not schema.get("properties") and not schema.get("patternProperties")
 
 
 def lists_values(schema: JSON | None) -> bool:
@@ -529,6 +537,10 @@ def _data_member(node: JSON, inside_data: bool = False) -> str | None:
         objects = [k for k in objects if not k.lower().endswith(record)]
     if len(lists) == 1 and not objects and len(scalars) <= 4:
         return lists[0]
+    free = [k for k, p in body.items() if k.lower() in DATA_KEYS and primary_type(p) == "object"
+            and not p.get("properties")]  # fmt: skip
+    if free and len(body) == 1:  # ``{success: true, data: {type: object}}``: the record, its members unsaid
+        return free[0]
     if inside_data and len(objects) == 1 and not lists and len(scalars) <= 2:
         return objects[0]
     if len(objects) == 1 and not lists and (not scalars or objects[0].lower() in DATA_KEYS):

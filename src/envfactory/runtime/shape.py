@@ -73,6 +73,8 @@ def compile_shaper(
     if typ not in ("array", "object"):
         return identity
     path, record, as_list = data_path(schema)
+    if record is None and not path and typ == "object":
+        record = schema  # a map (``additionalProperties: {type: integer}``) or a closed object declaring no members
     project = _fitted(_aliased(_row_projector(record), aliases or {}), compile_conformer(record))
     if shared and project is not identity:
         project = remembered(project, shared, as_json=shared_as_json)
@@ -120,8 +122,11 @@ def with_outcome_flags(shaper: Shaper, flags: tuple[str, ...]) -> Shaper:
 
     def shape(value: Any) -> Any:
         out = shaper(value)
-        if isinstance(out, dict) and any(f not in out for f in flags):
-            out = {**out, **{f: True for f in flags if f not in out}}
+        # what the behaviour answered stays (a sign-out with nobody signed in: ``false``); a flag it did not
+        # answer is ``true``, over the placeholder ``false`` a required member gets from the shaper
+        unsaid = [f for f in flags if not (isinstance(value, dict) and f in value)]
+        if isinstance(out, dict) and any(out.get(f) is not True for f in unsaid):
+            out = {**out, **{f: True for f in unsaid}}
         return out
 
     return shape

@@ -13,7 +13,7 @@ from envfactory.runtime.singleton import held
 from envfactory.runtime.store import Store
 from envfactory.synth.data import coerce_key
 from envfactory.synth.naming import id_stem
-from envfactory.values import ValueMaker
+from envfactory.values import ValueMaker, has_format
 
 JSON = dict[str, Any]
 
@@ -81,12 +81,23 @@ def fill_wrapped_references(spec: EnvSpec, tool: str, args: JSON, store: Store, 
 
 
 def fits(value: Any, prop: JSON) -> bool:
-    """Whether ``value`` has the type the parameter declares and is one of its enum members, if any."""
+    """Whether ``value`` has the type the parameter declares, is one of its enum members, if any, and
+    has its format (a row's ``2025-04-01`` is no ``date-time``)."""
     enum = prop.get("enum")
     if isinstance(enum, list) and enum and value not in enum:
         return False
+    if isinstance(value, str) and not has_format(value, prop):
+        return False
     kinds = PYTHON_TYPES.get(primary_type(prop) or "")
     return kinds is None or (isinstance(value, kinds) and not isinstance(value, bool))
+
+
+def within_range(value: Any, prop: JSON) -> bool:
+    """Whether a number lies within the parameter's ``minimum`` and ``maximum`` (anything else does)."""
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return True
+    lo, hi = prop.get("minimum"), prop.get("maximum")
+    return (not isinstance(lo, (int, float)) or value >= lo) and (not isinstance(hi, (int, float)) or value <= hi)
 
 
 def _stem_entity(arg: str, spec: EnvSpec) -> str | None:

@@ -169,7 +169,8 @@ def _field_args(intent: Intent, entity: Entity, skip: set[str]) -> tuple[dict[st
         if arg in skip or intent.tool.is_transport(arg):
             continue
         field = matching_field(entity.fields, arg, entity.name)
-        if field is None and arg == parent_arg:
+        if arg == parent_arg and field in (None, entity.key):
+            # the parent's parameter fills the field holding the parent, though it be named like the row's own key
             field = next((f for f, t in entity.refs.items() if t == intent.parent[1]), None)  # type: ignore[index]
         if field is None:
             ignored.append(arg)

@@ -191,8 +191,11 @@ def _build_entity(noun: str, intents: list[Intent]) -> Entity:
     # ``order_id`` beside an order's ``id`` is the key under the name other answers give it (the
     # runtime answers the key there), not a second number
     fields = {key: fields[key], **{k: v for k, v in fields.items() if k != key and not names_key(k, noun, key)}}
-    # the id parameters decide the key's type and shape: they are what validates a key passed back
-    arg_schemas = [s for i in intents if i.key_arg and isinstance(s := i.tool.properties.get(i.key_arg), dict)]
+    # the id parameters decide the key's type and shape: they are what validates a key passed back; those
+    # naming the key field first (Gitea's ``/teams/{id}: integer``, not ``/repos/{o}/{r}/teams/{team}``: a name)
+    keyed = [(i.key_arg, s) for i in intents if i.key_arg and isinstance(s := i.tool.properties.get(i.key_arg), dict)]
+    own = [s for arg, s in keyed if matching_field((key,), arg, noun) == key]
+    arg_schemas = own or [s for _, s in keyed]
     typed = [primary_type(s) for s in arg_schemas if primary_type(s) in ("integer", "number", "string")]
     key_type: Literal["integer", "string"] = (
         "integer" if (typed[0] if typed else primary_type(fields[key])) in ("integer", "number") else "string"
@@ -386,6 +389,9 @@ def _link(entity: Entity, names: set[str], parents: dict[str, str], said: Sequen
         if parent == entity.name:
             continue  # /ratings/{itemType}/{itemId}: a qualifier of the rating, not a parent rating
         field = matching_field(fields, arg) or (arg if id_stem(arg) == parent else f"{parent}_id")
+        if field == entity.key and f"{parent}_id" != entity.key:
+            # /hooks/{id}/tests: the ``id`` names the hook; a test has a key of its own and holds the hook's beside it
+            field = matching_field(fields, f"{parent}_id") or f"{parent}_id"
         fields.setdefault(field, dict((key_types or {}).get(parent) or {"type": "string"}))
         refs[field] = parent
     for field in fields:

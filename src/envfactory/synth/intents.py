@@ -346,9 +346,17 @@ def _from_http(tool: ToolSpec, collections: frozenset[str]) -> Intent | None:
             # PUT /user/ratings/{itemType}/{itemId}/{itemRating}: the last parameter is the value set
             return Intent(tool, "update", verb=method.lower(), nouns=nouns, key_arg=segments[-2][1:-1],
                           evidence="http")  # fmt: skip
+        if stem and nouns and stem not in nouns and not is_param[-2] and _blank(segments) in collections:
+            # /cards/{appId} beside /cards/{appId}/{cardId}: the cards of an app, not the card keyed by an app's id
+            intent = Intent(tool, _COLLECTION_KIND.get(method, "unknown"), verb=method.lower(), nouns=nouns,
+                            evidence="http")  # fmt: skip
+            intent.parent = (last[1:-1], stem)
+            return intent
         if len(segments) > 2 and is_param[-2] and stem and stem not in nouns:
             # /project/{username}/{project}/{build_num}: a build of the project, unnamed in the path
             nouns, parent = [stem, *nouns], (segments[-2][1:-1], nouns[0]) if nouns else None
+        elif parent is None and len(segments) > 2 and is_param[-2] and (holder := id_stem(segments[-2][1:-1])):
+            parent = (segments[-2][1:-1], holder) if holder not in nouns else None  # /cards/{appId}/{cardId}
         intent = Intent(
             tool, _METHOD_KIND.get(method, "unknown"), verb=method.lower(), nouns=nouns, key_arg=last[1:-1],
             evidence="http",

@@ -22,6 +22,7 @@ from envfactory.runtime.result import ToolResult
 from envfactory.runtime.validation import interpreted_validator
 from envfactory.seeding import derive_seed
 from envfactory.synth.arguments import sample_arguments
+from envfactory.synth.data import coerce_key
 from envfactory.values import ValueMaker
 
 JSON = dict[str, Any]
@@ -88,7 +89,9 @@ class Probe:
             return None
         # other required arguments (a parent's id in /budgets/{budget_id}/accounts/{id}) drawn as usual
         scope = sample_arguments(self.spec, behaviour, self.episode.store, self.maker, optional=False)
-        return self.call(reader, {**scope, behaviour.effect.key_arg: key})
+        # the key as the reader's parameter takes it (an integer key passed as text, and back)
+        prop = self.spec.tools[reader].properties.get(behaviour.effect.key_arg) or {}
+        return self.call(reader, {**scope, behaviour.effect.key_arg: coerce_key(key, prop)})
 
     def rows(self, entity: str) -> list[JSON]:
         """The episode's live rows of ``entity``."""

@@ -24,10 +24,17 @@ from envfactory.ir.effect import (
     UpdateEffect,
 )
 from envfactory.ir.env import EnvSpec
-from envfactory.ir.jsonschema import declares_one_record, min_records, primary_type
+from envfactory.ir.jsonschema import (
+    data_path,
+    declares_no_members,
+    declares_one_record,
+    min_records,
+    primary_type,
+)
 from envfactory.runtime.conform import compile_conformer
 from envfactory.runtime.environment import Environment
-from envfactory.synth.arguments import action_ready, fits, pick_row
+from envfactory.synth.arguments import action_ready, fits, pick_row, within_range
+from envfactory.synth.data import coerce_key
 from envfactory.synth.naming import matching_field
 from envfactory.synth.probe import PROBES, Check, Probe
 
@@ -100,9 +107,10 @@ def _probe_create(p: Probe) -> None:
     if got is None:
         p.note("create -> read round trip", None, "no read tool")
     else:
-        declared = _as_declared(p, p.tool_of("read", effect.entity), row)
-        same = got.ok and isinstance(got.data, dict) and all(got.data[k] == declared.get(k, v)
-                                                              for k, v in row.items() if k in got.data)  # fmt: skip
+        reader = p.tool_of("read", effect.entity)
+        declared = _as_declared(p, reader, row)
+        shown = _unwrapped(got.data, p.spec.tools[reader].output_schema if reader else None) if got.ok else None
+        same = isinstance(shown, dict) and all(shown[k] == declared.get(k, v) for k, v in row.items() if k in shown)
         p.note("create -> read round trip", same, got.content[:200])
     lister = p.tool_of("list", effect.entity)
     if lister is None:
@@ -124,9 +132,18 @@ def _probe_create(p: Probe) -> None:
     )
 
 
+def _unwrapped(data: Any, schema: JSON | None) -> Any:
+    """The record inside the envelopes ``schema`` declares (``{"data": {...}, "success": true}``)."""
+    for key, _ in data_path(schema)[0]:
+        if not isinstance(data, dict) or key not in data:
+            return data
+        data = data[key]
+    return data
+
+
 def _as_declared(p: Probe, tool: str | None, row: JSON) -> JSON:
     """``row`` as ``tool`` must show it: fitted to its declared output (runtime.conform)."""
-    fit = compile_conformer(p.spec.tools[tool].output_schema) if tool else None
+    fit = compile_conformer(data_path(p.spec.tools[tool].output_schema)[1]) if tool else None
     shown = fit(row) if fit else row
     return shown if isinstance(shown, dict) else row
 
@@ -205,13 +222,31 @@ def _probe_read(p: Probe) -> None:
     effect = p.effect(ReadEffect)
     result = p.call(p.behaviour.tool, p.args())
     p.note("read of an existing row succeeds", result.ok, result.content[:200])
-    missing = p.call(p.behaviour.tool, p.args(**{effect.key_arg: _absent_key(p, effect.entity)}))
+    absent = _absent_key(p, effect.entity, p.spec.tools[p.behaviour.tool].properties.get(effect.key_arg) or {})
+    if absent is None:
+        p.note("read of a missing row is not_found", None, f"every key {effect.key_arg} allows names a row")
+        return
+    missing = p.call(p.behaviour.tool, p.args(**{effect.key_arg: absent}))
     p.note("read of a missing row is not_found", missing.error == "not_found", missing.content[:200])
 
 
-def _absent_key(p: Probe, entity: str) -> Any:
+def _absent_key(p: Probe, entity: str, prop: JSON) -> Any:
+    """A key no row holds, as the tool's key parameter takes it: an integer key passed as the text
+    a string parameter wants, a number within the parameter's range; None where it allows no other."""
     ent = p.spec.state_schema[entity]
-    return ent.format_key(99_999)
+    taken = {str(r.get(ent.key)) for r in p.episode.store.rows(entity)}
+    key = coerce_key(ent.format_key(99_999), prop)
+    if fits(key, prop) and within_range(key, prop) and str(key) not in taken:
+        return key
+    if isinstance(prop.get("enum"), list):
+        return next((v for v in prop["enum"] if str(v) not in taken), None)
+    if primary_type(prop) in ("integer", "number"):
+        lo, hi = int(prop.get("minimum", 0)), int(prop.get("maximum", 99_999))
+        free = (n for n in range(min(hi, lo + 100_000), lo - 1, -1) if str(n) not in taken)
+        return next(free, None)
+    if primary_type(prop) == "string":
+        return str(key) if str(key) not in taken else None
+    return key
 
 
 @PROBES.register("list")
@@ -224,6 +259,9 @@ def _probe_list(p: Probe) -> None:
     result = p.call(p.behaviour.tool, args)
     p.note("list succeeds", result.ok, result.content[:200])
     if not tool.required and p.env.base.tables[p.effect(ListEffect).entity]:
+        if declares_no_members(tool.output_schema):  # what it answers is ``{}``, whatever the rows
+            p.note("list returns rows", None, "its declared answer is a closed object of no members")
+            return
         p.note(
             "list returns rows",
             result.ok and result.content not in ("[]", "{}"),
