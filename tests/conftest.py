@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import tempfile
@@ -63,6 +64,18 @@ def wild(name: str) -> Path:
             pytest.skip(message + "; skipped because ENVFACTORY_SKIP_WILD=1")
         pytest.fail(message + "; set ENVFACTORY_SKIP_WILD=1 to skip these tests on purpose")
     return path
+
+
+def openapi_file(folder: Path, paths: dict, title: str = "t") -> Path:
+    """A minimal OpenAPI 3 description of ``paths`` written to ``folder``."""
+    path = folder / f"{title}.json"
+    path.write_text(json.dumps({"openapi": "3.0.0", "info": {"title": title, "version": "1"}, "paths": paths}))
+    return path
+
+
+def path_id(kind: str = "string") -> dict:
+    """The ``{id}`` path parameter of a record's route."""
+    return {"name": "id", "in": "path", "required": True, "schema": {"type": kind}}
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

@@ -4,8 +4,9 @@ declaring no members (``additionalProperties: false``) answers ``{}``, whatever 
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
+
+from tests.conftest import openapi_file, path_id
 
 from envfactory.runtime.conform import compile_conformer
 from envfactory.runtime.environment import Environment
@@ -38,12 +39,9 @@ def test_a_list_declared_as_a_closed_empty_object_is_not_asked_for_rows(tmp_path
                     "post": {"operationId": "createThing", "responses": ok(thing), "requestBody": {
                         "content": {"application/json": {"schema": {"type": "object", "properties": {
                             "name": {"type": "string"}}}}}}}},
-        "/things/{id}": {"get": {"operationId": "getThing", "responses": ok(thing), "parameters": [
-            {"name": "id", "in": "path", "required": True, "schema": {"type": "string"}}]}},
+        "/things/{id}": {"get": {"operationId": "getThing", "responses": ok(thing), "parameters": [path_id("string")]}},
     }  # fmt: skip
-    path = tmp_path / "things.json"
-    path.write_text(json.dumps({"openapi": "3.0.0", "info": {"title": "t", "version": "1"}, "paths": paths}))
-    spec = synthesize(path)
+    spec = synthesize(openapi_file(tmp_path, paths, "t"))
     assert Environment(spec).episode().call_tool("listThings", {}).data == {}
     report = self_check(spec, env=Environment(spec))
     assert report.passed, report.failures

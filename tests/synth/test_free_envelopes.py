@@ -4,9 +4,10 @@ reads a record back inside the envelope its read tool declares."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
+
+from tests.conftest import openapi_file, path_id
 
 from envfactory.ir.jsonschema import data_path, declares_one_record
 from envfactory.runtime.environment import Environment
@@ -37,12 +38,10 @@ def test_the_record_behind_a_free_envelope_round_trips(tmp_path: Path) -> None:
     paths = {
         "/widgets": {"post": {"operationId": "createWidget", "requestBody": body, "responses": _ok(FREE)},
                      "get": {"operationId": "listWidgets", "responses": _ok({"type": "array", "items": WIDGET})}},
-        "/widgets/{id}": {"get": {"operationId": "getWidget", "responses": _ok(WRAPPED), "parameters": [
-            {"name": "id", "in": "path", "required": True, "schema": {"type": "integer"}}]}},
+        "/widgets/{id}": {"get": {"operationId": "getWidget", "responses": _ok(WRAPPED),
+                                  "parameters": [path_id("integer")]}},
     }  # fmt: skip
-    path = tmp_path / "widgets.json"
-    path.write_text(json.dumps({"openapi": "3.0.0", "info": {"title": "w", "version": "1"}, "paths": paths}))
-    spec = synthesize(path)
+    spec = synthesize(openapi_file(tmp_path, paths, "w"))
     assert "data" not in spec.state_schema["widget"].fields
     episode = Environment(spec).episode()
     made = episode.call_tool("createWidget", {"label": "gear"})
