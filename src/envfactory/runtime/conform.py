@@ -188,8 +188,9 @@ def _object(schema: JSON, depth: int) -> Conformer:
     props = schema.get("properties") or {}
     # a closed object (``additionalProperties: false``) answers only the members it declares: none, where it
     # declares none (OnSched's list views; patternProperties would admit more, and are left to them)
-    closed = frozenset(props) if schema.get("additionalProperties") is False and "patternProperties" not in schema \
-        else None
+    closed = (
+        frozenset(props) if schema.get("additionalProperties") is False and "patternProperties" not in schema else None
+    )
     members = {k: c for k, sub in props.items() if (c := compile_conformer(sub, depth + 1)) is not None}
     required = {k: placeholder_value(props[k], depth + 1) for k in schema.get("required") or ()
                 if isinstance(props.get(k), dict)}  # fmt: skip
