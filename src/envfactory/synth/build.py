@@ -168,7 +168,8 @@ def synthesize(
     if bind and state == "seeded":
         initial: dict[str, list[JSON]] = {e: [] for e in schema.names}  # a bound implementation keeps its own state
     elif state == "seeded":
-        initial = seed_state(schema, rows=rows, seed=seed, clock_start=config.clock_start)
+        initial = seed_state(schema, rows=rows, seed=seed, clock_start=config.clock_start,
+                             key_caps=key_caps(behaviours, toolset))  # fmt: skip
         for plan in claims.in_tool_order:  # a tree's folders, a shell's current folder
             initial.update(plan.seeded(seed) if plan.seeded else {})
     elif state == "empty":
@@ -194,6 +195,20 @@ def synthesize(
         choices=contested(claims, behaviours),
     )
 
+
+
+def key_caps(behaviours: list[Behaviour], toolset: ToolSet) -> dict[str, int]:
+    """Per entity, the largest integer key a parameter naming one of its records accepts (its
+    declared ``maximum``), where one declares it."""
+    caps: dict[str, int] = {}
+    for b in behaviours:
+        entity, arg = getattr(b.effect, "entity", None), getattr(b.effect, "key_arg", None)
+        if not isinstance(entity, str) or not isinstance(arg, str) or b.effect.kind == "create":
+            continue
+        top = (toolset[b.tool].input_schema.get("properties") or {}).get(arg, {}).get("maximum")
+        if isinstance(top, int) and not isinstance(top, bool) and top > 0:
+            caps[entity] = min(caps.get(entity, top), top)
+    return caps
 
 def _from_fallbacks(toolset: ToolSet, schema: StateSchema, behaviours: list[Behaviour],
                  ) -> tuple[StateSchema, list[Behaviour], tuple[Entity, ...]]:  # fmt: skip

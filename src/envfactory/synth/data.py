@@ -26,7 +26,11 @@ def entity_order(schema: StateSchema) -> list[str]:
         return schema.names
 
 
-def seed_state(schema: StateSchema, *, rows: int, seed: int, clock_start: str) -> dict[str, list[JSON]]:
+def seed_state(schema: StateSchema, *, rows: int, seed: int, clock_start: str,
+               key_caps: dict[str, int] | None = None) -> dict[str, list[JSON]]:  # fmt: skip
+    """``rows`` seeded records per entity (fewer where its keys are few: an enum of keys, or
+    ``key_caps``, the largest key a parameter naming the entity accepts — half of it, so the records
+    creates make fit under it too)."""
     maker = ValueMaker(seed, clock_start)
     keys = {e.name: e.key for e in schema.entities}
     state: dict[str, list[JSON]] = {}
@@ -35,6 +39,8 @@ def seed_state(schema: StateSchema, *, rows: int, seed: int, clock_start: str) -
         maker.reseed(derive_seed(seed, "rows", name))
         members = entity.key_schema.get("enum")
         count = min(rows, len(members)) if isinstance(members, list) and members else rows  # keys stay distinct
+        if key_caps and name in key_caps and entity.key_type == "integer":
+            count = min(count, max(1, key_caps[name] // 2))
         # a value drawn from the spec's own examples may contradict its schema (an example ratio of
         # 43 where the field is a string): made to fit, as the outputs are
         fits = {f: c for f, s in entity.fields.items() if f != entity.key and (c := compile_conformer(s)) is not None}

@@ -91,10 +91,26 @@ def _created_key(probe: Probe, entity: str) -> Any:
     return fresh[-1] if fresh else None
 
 
+def _readable_key(p: Probe, effect: CreateEffect, args: JSON) -> JSON:
+    """``args`` whose key, where the caller chooses it, is one the entity's read takes (within its
+    parameter's range) and no row holds: a record made under a key nothing can read is no round trip."""
+    reader = p.tool_of("read", effect.entity)
+    if effect.key_arg is None or effect.key_arg not in args or reader is None:
+        return args
+    read = p.spec.behaviour(reader).effect
+    prop = p.spec.tools[reader].properties.get(read.key_arg) or {} if isinstance(read, ReadEffect) else {}
+    key = args[effect.key_arg]
+    if not prop or (fits(key, prop) and within_range(key, prop)):
+        return args
+    free = _absent_key(p, effect.entity, prop)
+    own = p.spec.tools[p.behaviour.tool].properties.get(effect.key_arg) or {}
+    return args if free is None else {**args, effect.key_arg: coerce_key(free, own)}
+
+
 @PROBES.register("create")
 def _probe_create(p: Probe) -> None:
     effect = p.effect(CreateEffect)
-    args = p.args()
+    args = _readable_key(p, effect, p.args())
     result = p.call(p.behaviour.tool, args)
     p.note("create succeeds", result.ok, result.content[:200])
     key = _created_key(p, effect.entity)
