@@ -196,7 +196,6 @@ def synthesize(
     )
 
 
-
 def key_caps(behaviours: list[Behaviour], toolset: ToolSet) -> dict[str, int]:
     """Per entity, the largest integer key a parameter naming one of its records accepts (its
     declared ``maximum``), where one declares it."""
@@ -209,6 +208,7 @@ def key_caps(behaviours: list[Behaviour], toolset: ToolSet) -> dict[str, int]:
         if isinstance(top, int) and not isinstance(top, bool) and top > 0:
             caps[entity] = min(caps.get(entity, top), top)
     return caps
+
 
 def _from_fallbacks(toolset: ToolSet, schema: StateSchema, behaviours: list[Behaviour],
                  ) -> tuple[StateSchema, list[Behaviour], tuple[Entity, ...]]:  # fmt: skip
