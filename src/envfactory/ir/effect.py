@@ -343,6 +343,8 @@ class CountEffect(_Frozen):
     kind: Literal["count"] = "count"
     counts: tuple[Count, ...]
     envelope: str | None = None
+    # the answer is the one count itself (``GET /users/count`` -> ``42``), not an object of counts
+    bare: bool = False
 
 
 class SimulatedEffect(_Frozen):

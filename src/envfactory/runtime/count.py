@@ -37,7 +37,9 @@ def _same(held: Any, given: Any) -> bool:
 
 @COMPILERS.register("count")
 def _count(effect: CountEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
-    def run(ctx: CallContext, args: JSON) -> JSON:
+    def run(ctx: CallContext, args: JSON) -> JSON | int:
+        if effect.bare:
+            return counted(ctx.store, effect.counts[0], args)
         out = {c.field: counted(ctx.store, c, args) for c in effect.counts}
         return {effect.envelope: out} if effect.envelope else out
 

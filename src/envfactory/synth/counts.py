@@ -44,6 +44,8 @@ def plan_counts(tools: list[ToolSpec], schema: StateSchema, behaviours: list[Beh
 
 
 def _counting(tool: ToolSpec, schema: StateSchema) -> CountEffect | None:
+    if primary_type(tool.output_schema or {}) == "integer":  # GET /users/count: the answer is the count
+        return _bare_count(tool, schema)
     props = (tool.output_schema or {}).get("properties") or {}
     envelope = None
     if len(props) == 1:
@@ -63,6 +65,18 @@ def _counting(tool: ToolSpec, schema: StateSchema) -> CountEffect | None:
     if all(c.entity is None and c.list_field is None for c in counts):
         return None
     return CountEffect(counts=tuple(counts), envelope=envelope)
+
+
+def _bare_count(tool: ToolSpec, schema: StateSchema) -> CountEffect | None:
+    """A tool whose whole answer is an integer and whose name ends in ``count`` after what it counts
+    (``get_users_count``, ``countUsers`` is not: its noun comes after): a count of that entity."""
+    words = tokens(tool.name)
+    if len(words) < 2 or words[-1] != "count":
+        return None
+    count = _resolve("count", [singular(words[-2])], tool, schema)
+    if count.entity is None or count.list_field is not None:
+        return None
+    return CountEffect(counts=(count,), bare=True)
 
 
 def _nouns(field: str, prop: JSON) -> list[str]:

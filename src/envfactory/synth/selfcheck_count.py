@@ -13,6 +13,8 @@ def _probe_count(p: Probe) -> None:
     args = p.args()
     first, second = p.call(tool, args), p.call(tool, args)
     answer = first.data.get(e.envelope) if e.envelope and isinstance(first.data, dict) else first.data
+    if e.bare:  # the answer is the one count itself
+        answer = {e.counts[0].field: answer} if e.counts else None
     whole = isinstance(answer, dict) and all(
         isinstance(answer.get(c.field), int) and answer[c.field] >= 0 for c in e.counts
     )
