@@ -709,10 +709,11 @@ def test_a_state_list_fills_by_its_where_values_and_order_and_a_flag_adds_a_memb
 
 
 def test_records_made_before_a_sequence_are_paired_by_a_text_only_they_hold() -> None:
-    from envfactory.real.keypool import Aliases
+    from envfactory.real.keypool import Aliases, StartingRecords
 
-    started = {"task": [{"id": "task_0001", "title": "write spec", "status": "todo"},
+    rows = {"task": [{"id": "task_0001", "title": "write spec", "status": "todo"},
                         {"id": "task_0002", "title": "fix bug", "status": "todo"}]}  # fmt: skip
+    started = StartingRecords({entity: {r["id"]: r for r in table} for entity, table in rows.items()})
     aliases = Aliases()
     aliases.pair_started({"columns": {"todo": [{"id": "tk-9", "title": "fix bug", "status": "todo"},
                                                {"id": "tk-8", "status": "todo"}]}}, started)  # fmt: skip

@@ -46,7 +46,7 @@ from envfactory.real.agreement import (
     stub_spec,
     tally_call,
 )
-from envfactory.real.keypool import Aliases, KeyPool
+from envfactory.real.keypool import Aliases, KeyPool, StartingRecords
 from envfactory.real.mcp import PREFIX, TMP, McpSession, McpTarget
 from envfactory.real.mirror import entity_rows, mirror_object, served_model
 from envfactory.real.trace import Final
@@ -104,7 +104,7 @@ def measure(
     tally: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     crashes: dict[str, int] = defaultdict(int)
     finals: list[float] = []
-    started = {entity: list(rows.values()) for entity, rows in synth_env.base.tables.items() if rows}
+    started = StartingRecords(synth_env.base.tables)
     for n in range(sequences):
         rng = random.Random(derive_seed(seed, "fidelity", n))
         maker = ValueMaker(derive_seed(seed, "values", n), synth_spec.config.clock_start)
@@ -126,8 +126,7 @@ def measure(
                     keys.learn(r.data)
                     if s.ok:
                         aliases.pair(r.data, s.data)
-                    if started:  # records made before the sequence, which the model's reply may not hold
-                        aliases.pair_started(r.data, started)
+                    aliases.pair_started(r.data, started)  # records made before the sequence
                 t = tally[tool.name]
                 # ids and tokens either side minted are compared as the pairs they are (real 3426812 is booking_0011)
                 tally_call(t, r.ok, aliases.translate(r.data) if r.ok else None, s, f)

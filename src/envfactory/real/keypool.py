@@ -13,6 +13,7 @@ another. Other values come from the schema (``ValueMaker``).
 from __future__ import annotations
 
 import random
+from collections import Counter
 from typing import Any
 
 from envfactory.ir.jsonschema import primary_type
@@ -155,17 +156,17 @@ class Aliases:
         if len(mine) == 1 and len(own) == 1 and real[mine[0]] != synth[own[0]]:
             self.mapping.setdefault(real[mine[0]], synth[own[0]])
 
-    def pair_started(self, real: Any, started: dict[str, list[JSON]]) -> None:
+    def pair_started(self, real: Any, started: StartingRecords) -> None:
         """Pair the records a real reply holds with records the model started with (a setup call's
         record, made before the sequence under ids each side minted its own way): a record whose
-        minted ids are not paired yet, matching exactly one starting record — every text field both
-        hold and neither mints agrees, one of them held by no other starting record of its kind."""
+        minted ids are not paired yet, matching exactly one starting record (:meth:`StartingRecords.named`)."""
+        if not started.by_text:
+            return
         for record in _records(real):
-            if not any(_minted_leaf(k, v) and v not in self.mapping for k, v in record.items()):
-                continue
-            matches = [row for rows in started.values() for row in rows if _names_started(record, row, rows)]
-            if len(matches) == 1:
-                self.pair(record, matches[0])
+            if any(_minted_leaf(k, v) and v not in self.mapping for k, v in record.items()):
+                row = started.named(record)
+                if row is not None:
+                    self.pair(record, row)
 
     def translate(self, data: Any) -> Any:
         """``data`` with every paired real value replaced by the environment's."""
@@ -194,14 +195,31 @@ def _records(value: Any, depth: int = 4) -> list[JSON]:
     return []
 
 
-def _names_started(real: JSON, row: JSON, rows: list[JSON]) -> bool:
-    """Whether ``real`` is ``row``: every text field both hold and neither side mints agrees, and
-    one of them is a text no other of ``rows`` holds there."""
-    shared = [k for k in real.keys() & row.keys() if isinstance(k, str) and not k.endswith(_MINTED)
-              and isinstance(real[k], str) and isinstance(row[k], str)]  # fmt: skip
-    if not shared or any(real[k] != row[k] for k in shared):
-        return False
-    return any(all(other is row or other.get(k) != row[k] for other in rows) for k in shared)
+class StartingRecords:
+    """The records a model starts with, indexed by the texts only one record of its kind holds
+    (built once per replay: a reply's records are looked up, not compared with every record)."""
+
+    def __init__(self, tables: dict[str, dict[Any, JSON]]) -> None:
+        self.by_text: dict[tuple[str, str], list[JSON]] = {}
+        for table in tables.values():
+            held = Counter(pair for row in table.values() for pair in _texts(row))
+            for row in table.values():
+                for pair in _texts(row):
+                    if held[pair] == 1:
+                        self.by_text.setdefault(pair, []).append(row)
+
+    def named(self, real: JSON) -> JSON | None:
+        """The one starting record ``real`` is: every text field both hold and neither side mints
+        agrees, one of them a text no other record of its kind holds; ``None`` where not exactly one."""
+        found = {id(row): row for pair in _texts(real) for row in self.by_text.get(pair, ())}
+        agreeing = [row for row in found.values() if all(real[k] == v for k, v in _texts(row) if k in real
+                                                         and isinstance(real[k], str))]  # fmt: skip
+        return agreeing[0] if len(agreeing) == 1 else None
+
+
+def _texts(record: JSON) -> list[tuple[str, str]]:
+    """A record's text fields neither side mints (a title, a name), as (field, text)."""
+    return [(k, v) for k, v in record.items() if isinstance(k, str) and not k.endswith(_MINTED) and isinstance(v, str)]
 
 
 def matched_records(real: list[Any], synth: list[Any]) -> list[tuple[JSON, JSON]]:
@@ -224,4 +242,4 @@ def matched_records(real: list[Any], synth: list[Any]) -> list[tuple[JSON, JSON]
     return out
 
 
-__all__ = ["MINTED", "Aliases", "KeyPool", "identifying", "matched_records"]
+__all__ = ["MINTED", "Aliases", "KeyPool", "StartingRecords", "identifying", "matched_records"]

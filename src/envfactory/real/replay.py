@@ -29,7 +29,7 @@ from envfactory.real.agreement import (
     stub_spec,
     tally_call,
 )
-from envfactory.real.keypool import Aliases
+from envfactory.real.keypool import Aliases, StartingRecords
 from envfactory.real.trace import Final, Sequence, Trace, read_trace
 from envfactory.real.volatile import masked
 from envfactory.runtime.answers import opened_text
@@ -52,7 +52,7 @@ def replay(spec: EnvSpec, trace: Trace, *, observe: Observer | None = None, env:
     tally: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     finals: list[float] = []
     volatile = frozenset(trace.volatile)
-    started = {entity: list(rows.values()) for entity, rows in env.base.tables.items() if rows}
+    started = StartingRecords(env.base.tables)
     for seq in trace.sequences:
         model, fake = env.episode(max_steps=10**6), stub.episode(max_steps=10**6)
         aliases = Aliases()
@@ -61,7 +61,7 @@ def replay(spec: EnvSpec, trace: Trace, *, observe: Observer | None = None, env:
             s, f = model.call_tool(call.tool, ours), fake.call_tool(call.tool, ours)
             if call.ok and s.ok:
                 aliases.pair(call.output, s.data)
-            if call.ok and started:  # records made before the sequence, which the model's reply may not hold
+            if call.ok:  # records made before the sequence, which the model's reply may not hold
                 aliases.pair_started(call.output, started)
             real = aliases.translate(call.output) if call.ok else None
             tally_call(tally[call.tool], call.ok, real, s, f, mask=partial(masked, tool=call.tool, volatile=volatile))

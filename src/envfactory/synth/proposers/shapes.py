@@ -214,7 +214,10 @@ def _each(real: list[Any], args: JSON, lists: dict[str, list[JSON]]) -> JSON | N
     if not all(isinstance(r, dict) for r in real):
         return None
     for place, records in lists.items():
-        if len(records) != len(real) or not all(_names(r, records, i) for i, r in enumerate(real)):
+        if len(records) != len(real):
+            continue
+        own = _own_words(records)  # each real record names the model's record at its place
+        if not all(own[i] & _words(r) for i, r in enumerate(real)):
             continue
         item = _item(real, args, records)
         if item is not None:
@@ -280,7 +283,7 @@ def _own_words(rows: list[JSON]) -> list[set[str]]:
 def _named(real: JSON, own: list[set[str]]) -> int | None:
     """The place of the one record that ``real`` names — holds a value of it no other record holds
     (``own``: :func:`_own_words`) —, else ``None``."""
-    held = {_word(v) for _, v in leaves(real)}
+    held = _words(real)
     named = [i for i, words in enumerate(own) if words & held]
     return named[0] if len(named) == 1 else None
 
@@ -318,12 +321,9 @@ def _slot_of(value: Any, args: JSON) -> Any:
     return next((f"{{arg.{path}}}" for path, v in leaves(args) if _word(v) == _word(value)), value)
 
 
-def _names(real: JSON, records: list[JSON], i: int) -> bool:
-    """Whether ``real`` holds a value of ``records[i]`` that no other record holds at that place: the
-    real side answered that record there (not the same records in another order)."""
-    held = {_word(v) for _, v in leaves(real)}
-    others = [dict(leaves(r)) for j, r in enumerate(records) if j != i]
-    return any(_word(v) in held and all(o.get(path) != v for o in others) for path, v in leaves(records[i]))
+def _words(value: Any) -> set[str]:
+    """The values ``value`` holds, as words."""
+    return {_word(v) for _, v in leaves(value)}
 
 
 def _worded(template: Any, args: JSON, record: JSON) -> Any:
