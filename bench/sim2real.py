@@ -92,8 +92,9 @@ def environments(folder: Path, stem: str, seed: int) -> tuple[Environment, Envir
     return synthetic, real
 
 
-def split(env: Environment, train: int, test: int, seed: int) -> tuple[list[Task], list[Task]]:
-    made, _ = generate_tasks(env, train + test, seed=seed)
+def split(env: Environment, train: int, test: int, seed: int,
+          first: bool | None = None) -> tuple[list[Task], list[Task]]:  # fmt: skip
+    made, _ = generate_tasks(env, train + test, seed=seed, first=first)
     return made[:train], made[train : train + test]
 
 
@@ -165,7 +166,8 @@ def main() -> None:
         synthetic, real = environments(folder, stem, args.seed)
         name = synthetic.name
         synth_envs[name], real_envs[name] = synthetic, real
-        synth_train[name], synth_test[name] = split(synthetic, args.train, args.test, args.seed)
+        # walked as the real class is (read, pick by a condition, act): the kinds of tasks the real one gets
+        synth_train[name], synth_test[name] = split(synthetic, args.train, args.test, args.seed, first=True)
         real_train[name], real_test[name] = split(real, args.train, args.test, args.seed + 1)
         counts = (
             f"{len(synth_train[name])} + {len(synth_test[name])}, real {len(real_train[name])} + {len(real_test[name])}"

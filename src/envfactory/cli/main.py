@@ -614,12 +614,22 @@ def tasks(
     resume: Annotated[
         bool, typer.Option("--resume", help="Keep the tasks already in --out (an interrupted run) and continue.")
     ] = False,
+    walk_first: Annotated[
+        bool,
+        typer.Option(
+            "--walk-first",
+            help="Walk the environment's own answers first (read, pick a record by a condition, act on it), as "
+            "tasks on a real implementation are made: tasks of the kinds a bound class or live server gets.",
+        ),
+    ] = False,
 ) -> None:
     """Synthesize N verified tasks (AutoForge-style), writing each as a JSON line as soon as it is proven."""
     from envfactory.cli import tasks_cmd
 
     raise typer.Exit(
-        tasks_cmd.tasks(env_dir, n, seed, out, test, heldout_tool or [], check_baselines, trust_code, resume)
+        tasks_cmd.tasks(
+            env_dir, n, seed, out, test, heldout_tool or [], check_baselines, trust_code, resume, walk_first or None
+        )
     )
 
 

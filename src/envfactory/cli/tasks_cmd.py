@@ -43,6 +43,7 @@ def tasks(
     check_baselines: bool,
     trust_code: bool,
     resume: bool = False,
+    first: bool | None = None,
 ) -> int:
     env = Environment.load(env_dir, trust_code=trust_code)
     unknown = sorted(set(heldout) - set(env.tools))
@@ -53,7 +54,7 @@ def tasks(
     if start.tasks:
         err_console.print(f"resuming: {len(start.tasks)} tasks in {out}, attempts from {start.next_attempt}")
     try:
-        made, report = _stream(env, n, seed, out, start)
+        made, report = _stream(env, n, seed, out, start, first)
     except KeyboardInterrupt:
         kept = read_resume(out, env.name, seed).tasks
         err_console.print(f"interrupted: {len(kept)} tasks kept in {out}; run again with --resume to continue")
@@ -68,7 +69,8 @@ def tasks(
     return 0 if len(made) == n else 1
 
 
-def _stream(env: Environment, n: int, seed: int, out: Path, start: Resume) -> tuple[list[Task], Report]:
+def _stream(env: Environment, n: int, seed: int, out: Path, start: Resume,
+            first: bool | None = None) -> tuple[list[Task], Report]:  # fmt: skip
     """Tasks appended to ``out`` as each is proven, under a progress line (kept / tried / rate / ETA)."""
     clock = time.monotonic()
     columns = (TextColumn("{task.description}"), BarColumn(), TimeElapsedColumn())
@@ -81,7 +83,7 @@ def _stream(env: Environment, n: int, seed: int, out: Path, start: Resume) -> tu
             line = progress_line(kept, n, tried, time.monotonic() - clock, resumed=len(start.tasks))
             progress.update(bar, completed=kept, description=f"{env.name}: {line}")
 
-        return generate_tasks(env, n, seed=seed, resume=start, on_task=file.write, on_attempt=show)
+        return generate_tasks(env, n, seed=seed, resume=start, on_task=file.write, on_attempt=show, first=first)
 
 
 def _print_report(rep: dict, splits: dict[str, list[str]]) -> None:

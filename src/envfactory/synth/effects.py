@@ -26,7 +26,7 @@ from envfactory.ir.effect import (
     TransferEffect,
     UpdateEffect,
 )
-from envfactory.ir.jsonschema import primary_type, value_list_member
+from envfactory.ir.jsonschema import declares_one_record, primary_type, value_list_member
 from envfactory.ir.state import Entity, StateSchema
 from envfactory.ir.tool import ToolSet, ToolSpec
 from envfactory.registry import Registry
@@ -334,10 +334,18 @@ def _list(intent: Intent, entity: Entity, schema: StateSchema) -> Behaviour:
     parent = intent.parent if (intent.parent and intent.tool.source.http is None
                                and any(f.arg == intent.parent[0] for f in filters)) else None  # fmt: skip
     effect = ListEffect(entity=entity.name, filters=tuple(filters), paging=Paging(**paging), keys_as=keys_as,
-                        listed=listed, needs=dict([parent]) if parent else {})  # fmt: skip
+                        listed=listed, needs=dict([parent]) if parent else {},
+                        every=documents_item(intent.tool, entity))  # fmt: skip
     what = f"{listed!r} values" if listed else f"{entity.key}s"
     notes = [f"answers the {what} of the matching {plural(entity.name)} as {keys_as!r}"] if keys_as else []
     return _grade(intent.tool, effect, ignored, notes)
+
+
+def documents_item(tool: ToolSpec, entity: Entity) -> bool:
+    """Whether a function's answer, documented as one record, is the item of the list its name says
+    it answers (``get_user_tickets`` documenting a ticket): it answers every matching record."""
+    named = tokens(tool.name)
+    return tool.source.http is None and declares_one_record(tool.output_schema) and plural(entity.name) in named
 
 
 def listed_field(entity: Entity, output: JSON | None) -> str | None:

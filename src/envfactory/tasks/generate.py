@@ -22,7 +22,7 @@ from envfactory.tasks.direct import DirectTasks, direct_tools, lookup_tools
 from envfactory.tasks.graph import tool_graph
 from envfactory.tasks.instantiate import Binder, Rejected
 from envfactory.tasks.real import is_real, model_of, proven_on_real
-from envfactory.tasks.realfirst import RealWalker
+from envfactory.tasks.realfirst import WALKED, RealWalker
 from envfactory.tasks.render import Renderer
 from envfactory.tasks.selftest import SelfTest
 from envfactory.tasks.service import ServiceTasks, service_plans
@@ -39,7 +39,7 @@ class TaskFactory:
     real implementation (a bound class, a live server) tasks are planned on its synthesized model
     and proven on the implementation (:mod:`envfactory.tasks.real`)."""
 
-    def __init__(self, env: Environment, style: Style = Style()) -> None:
+    def __init__(self, env: Environment, style: Style = Style(), first: bool | None = None) -> None:
         self.real = env if is_real(env) else None
         env = model_of(env) if self.real is not None else env
         self.env, self.spec, self.style = env, env.spec, style
@@ -58,9 +58,11 @@ class TaskFactory:
         self.selftest = SelfTest(self.real or env, analysis=env.spec)
         self.maker = ValueMaker(0, env.spec.config.clock_start, brief=True)
         self.first: RealWalker | None = None
-        if self.real is not None:  # real-first: walks on the implementation, the model suggests
-            self.first = RealWalker(self.real, env.spec)
-            self.selftest.writes |= set(self.first.writes)  # what may write: the real state says, not the model
+        # real-first: walks on the implementation, the model suggests; ``first=True`` walks a synthesized
+        # environment the same way, on its own answers (tasks of the kinds a real one gets)
+        if self.real is not None if first is None else first:
+            self.first = RealWalker(self.real or env, env.spec)
+            self.selftest.writes |= set(self.first.writes)  # what may write: the state says, not the model
 
     def task(self, seed: int, attempt: int) -> Task:
         """Build one task (not yet self-tested); raises Rejected when the attempt is invalid. Tools the
@@ -148,14 +150,17 @@ def generate_tasks(
     resume: Resume = Resume(),
     on_task: Callable[[Task], None] | None = None,
     on_attempt: Callable[[int, int], None] | None = None,
+    first: bool | None = None,
 ) -> tuple[list[Task], Report]:
     """Up to ``n`` distinct, self-tested tasks; attempts stop at ``max_attempts`` (default 20 n).
 
     ``on_task`` sees each task as it is kept (the CLI appends it to the file); ``on_attempt`` gets
     ``(kept, tried)`` after every attempt. A ``resume`` continues an interrupted run: its tasks count
     as kept (and as seen, for duplicates) and attempts go on after the last one kept — every task is a
-    pure function of ``(seed, attempt)``, so the result is what an uninterrupted run makes."""
-    factory = factory or TaskFactory(env)
+    pure function of ``(seed, attempt)``, so the result is what an uninterrupted run makes.
+    ``first``: walk the environment's own answers first (:mod:`envfactory.tasks.realfirst`), as on
+    a real implementation, where ``None`` does so only there."""
+    factory = factory or TaskFactory(env, first=first)
     report = Report(env=env.spec.name, resumed=len(resume.tasks))
     seen: set[str] = {dedup_key(t) for t in resume.tasks}
     tasks: list[Task] = list(resume.tasks)
@@ -207,7 +212,8 @@ def regenerate(env: Environment, task: Task) -> Task:
     """Rebuild a task from its origin (the line alone is enough, given the environment)."""
     if task.origin is None:
         raise ValueError(f"task {task.id} has no origin to regenerate from")
-    return TaskFactory(env).task(task.origin.seed, task.origin.attempt)
+    walked = task.origin.generator == WALKED or None  # a walk on a synthesized environment was asked for
+    return TaskFactory(env, first=walked).task(task.origin.seed, task.origin.attempt)
 
 
 def baselines(env: Environment, tasks: list[Task], seed: int = 0) -> dict[str, float]:

@@ -14,6 +14,7 @@ what the model guessed; the goal is the real final state.
 from __future__ import annotations
 
 import random
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -40,6 +41,7 @@ ORDINALS = ("", "second", "third", "fourth", "fifth")
 CHAINED = 0.8  # the share of walks that try a second write
 TRIES = 6  # writes tried within one attempt
 MAX_GATHER = 12  # the most records read one by one to compare them
+WALKED = "real-first/1"  # the generator of a walk's tasks
 
 
 @dataclass(frozen=True)
@@ -146,6 +148,7 @@ class RealWalker:
                     self._harvest(tool, {a: self.values[a][i % len(self.values[a])] for a in spec.required})
         self._gather()
         self.writes = sorted(t for t in model.tools.names if t not in self.reads and t not in skip)
+        self.said = own_sentences({t: model.tools[t].description for t in model.tools.names})
 
     def _harvest(self, tool: str, args: JSON) -> str:
         """Call one tool on a fresh real episode; keep what it answered (``wrote``: it changed the state)."""
@@ -229,7 +232,7 @@ class RealWalker:
         return Task(env=name, id=f"{name}-{seed}-{attempt}", seed=attempt, instruction=instruction,
                     gold=tuple(gold), goal=Goal(state_hash=final), max_steps=2 * len(gold) + 6,
                     difficulty=float(len(gold)), level=min(5, len(gold)),
-                    origin=Origin(generator="real-first/1", seed=seed, attempt=attempt))  # fmt: skip
+                    origin=Origin(generator=WALKED, seed=seed, attempt=attempt))  # fmt: skip
 
     def _pick(self, recs: Records, field: str, rng: random.Random) -> tuple[JSON, str, str]:
         """One record, the words that single it out (never the value fed on), and the member they use."""
@@ -331,9 +334,8 @@ class RealWalker:
             asked = "".join(f", {' '.join(tokens(k))} {v!r}" for k, v in recs.args if not credential(k))
             parts = [f"Look through what {' '.join(tokens(recs.tool))!r} shows{asked}, and take {condition}."]
         for i, call in enumerate(writes):
-            spec = self.model.tools[call.tool]
             said = [f"{' '.join(tokens(a))} {v!r}" for a, v in call.args.items() if a != fed[i] and not credential(a)]
-            what = spec.description.strip().split(".")[0].strip().rstrip(":") or " ".join(tokens(call.tool))
+            what = self.said.get(call.tool) or " ".join(tokens(call.tool))
             same = i == 0 or call.args.get(fed[i]) == writes[0].args.get(fed[0])
             tail = f" ({', '.join(said)})" if said else ""
             lead = (
@@ -347,4 +349,22 @@ class RealWalker:
         return " ".join(parts)
 
 
-__all__ = ["RealWalker", "fits", "harvest_values", "records_in"]
+def own_sentences(descriptions: dict[str, str]) -> dict[str, str]:
+    """Each tool's first sentence that says what it does: not one most of the tools' descriptions
+    share (``"This tool belongs to the Message API, which ..."`` opening every one of them), nor
+    the label it opens with."""
+    split = {t: [s.strip().rstrip(":") for s in (d or "").strip().split(".") if s.strip()]
+             for t, d in descriptions.items()}  # fmt: skip
+    held = Counter(s for sentences in split.values() for s in set(sentences))
+    shared = {s for s, n in held.items() if n >= 2 and n * 2 >= len(descriptions)}
+    return {t: _unlabelled(next((s for s in sentences if s not in shared), "")) for t, sentences in split.items()}
+
+
+def _unlabelled(sentence: str) -> str:
+    """A sentence without the short label it opens with (``"Tool description: Send a message"``: a
+    sentence of its own after it, not ``"List users: every one of them"``)."""
+    label, colon, rest = sentence.partition(":")
+    return rest.strip() if colon and rest.strip()[:1].isupper() and len(label.split()) <= 3 else sentence
+
+
+__all__ = ["WALKED", "RealWalker", "fits", "harvest_values", "own_sentences", "records_in"]

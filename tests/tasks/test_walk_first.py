@@ -1,0 +1,65 @@
+"""Walks on a synthesized environment's own answers (``first=True``): the kinds of tasks a real
+implementation gets — read, pick a record by a condition, act on it —, worded by what each tool
+does rather than by the sentence every description of the set opens with."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from envfactory.runtime.environment import Environment
+from envfactory.synth import synthesize
+from envfactory.tasks.generate import generate_tasks, regenerate
+from envfactory.tasks.realfirst import WALKED, own_sentences
+
+PREFIX = "This tool belongs to the help desk of a company, which manages support tickets. "
+TICKET = {"type": "dict", "properties": {"id": {"type": "integer"}, "title": {"type": "string"},
+                                         "priority": {"type": "integer"}, "status": {"type": "string"}}}  # fmt: skip
+TOOLS = [
+    {"name": "get_user_tickets", "description": PREFIX + "Tool description: Get all tickets of the current user.",
+     "parameters": {"type": "dict", "properties": {}, "required": []}, "response": TICKET},
+    {"name": "close_ticket", "description": PREFIX + "Tool description: Close a ticket.",
+     "parameters": {"type": "dict", "properties": {"ticket_id": {"type": "integer"}}, "required": ["ticket_id"]},
+     "response": {"type": "dict", "properties": {"status": {"type": "string"}}}},
+    {"name": "edit_ticket", "description": PREFIX + "Tool description: Change a ticket's priority.",
+     "parameters": {"type": "dict", "properties": {"ticket_id": {"type": "integer"}, "priority": {"type": "integer"}},
+                    "required": ["ticket_id", "priority"]},
+     "response": {"type": "dict", "properties": {"status": {"type": "string"}}}},
+]  # fmt: skip
+
+
+def _env(tmp_path: Path) -> Environment:
+    path = tmp_path / "helpdesk.json"
+    path.write_text(json.dumps(TOOLS))
+    return Environment(synthesize(str(path), name="helpdesk"))
+
+
+def test_a_list_documented_by_its_item_answers_every_record(tmp_path: Path) -> None:
+    env = _env(tmp_path)
+    answer = env.episode().call_tool("get_user_tickets", {})
+    rows = env.base.tables["ticket"]
+    assert answer.ok and isinstance(answer.data, list) and len(answer.data) == len(rows) > 1
+
+
+def test_walks_on_a_synthesized_environment_read_pick_and_act(tmp_path: Path) -> None:
+    env = _env(tmp_path)
+    planned, _ = generate_tasks(env, 6, seed=0)
+    walked, _ = generate_tasks(env, 6, seed=0, first=True)
+    assert all(t.origin is not None and t.origin.generator != WALKED for t in planned)
+    ours = [t for t in walked if t.origin is not None and t.origin.generator == WALKED]
+    assert len(ours) >= 3
+    for task in ours:
+        assert task.gold[0].tool == "get_user_tickets" and len(task.gold) >= 2
+        assert "get user tickets" in task.instruction
+        assert "belongs to" not in task.instruction and "Tool description" not in task.instruction
+        assert regenerate(env, task) == task  # the line alone rebuilds it
+
+
+def test_own_sentences_skip_what_most_descriptions_share_and_labels() -> None:
+    said = own_sentences({
+        "a": "Part of the X API. Tool description: Send a message.",
+        "b": "Part of the X API. Delete a message. Only the latest.",
+        "c": "Part of the X API",
+        "d": "List users: every one of them.",
+    })  # fmt: skip
+    assert said == {"a": "Send a message", "b": "Delete a message", "c": "", "d": "List users: every one of them"}
