@@ -3,8 +3,10 @@ each owns exactly its own server, and stopping one leaves the others answering."
 
 from __future__ import annotations
 
+import subprocess
 import sys
 import threading
+from pathlib import Path
 
 from tests.conftest import ROOT
 
@@ -53,3 +55,18 @@ def test_a_json_text_the_sdk_wraps_as_result_is_read_as_json() -> None:
     assert outcome_of(result("Saved.", {"result": "Saved."})).data == {"result": "Saved."}
     assert outcome_of(result(listing, {"result": listing, "n": 1})).data == {"result": listing, "n": 1}
     assert outcome_of(result("[1, 2", {"result": "[1, 2"})).data == {"result": "[1, 2"}
+
+
+def test_a_session_never_closed_leaves_no_folder_behind(tmp_path: Path) -> None:
+    """A process that exits holding a started session (a pool's spare still starting, a script that
+    forgot ``close``) removes the session's folder on its way out."""
+    script = tmp_path / "forgets.py"
+    script.write_text(
+        "from envfactory.real.mcp import McpSession, McpTarget\n"
+        f"session = McpSession(McpTarget.parse({NOTES!r}))\n"
+        "session.start()\n"
+        "print(session._tmp, flush=True)\n"
+    )
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120, check=True)
+    folder = Path(done.stdout.strip())
+    assert folder.name.startswith("envfactory-mcp-") and not folder.exists()

@@ -28,6 +28,7 @@ import shutil
 import signal
 import tempfile
 import threading
+import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
@@ -95,6 +96,7 @@ class McpSession:
     _groups: set[int] = field(default_factory=set, init=False, repr=False)
     _session: Any = field(default=None, init=False, repr=False)
     _tmp: str = field(default="", init=False, repr=False)
+    _removal: weakref.finalize | None = field(default=None, init=False, repr=False)
     _errlog: TextIO | None = field(default=None, init=False, repr=False)
     server_name: str | None = field(default=None, init=False)
 
@@ -107,6 +109,9 @@ class McpSession:
 
     def start(self) -> None:
         self._tmp = tempfile.mkdtemp(prefix="envfactory-mcp-")
+        # the folder goes with the session even when nothing closes it: a spare still starting when the
+        # process exits, a session dropped unclosed
+        self._removal = weakref.finalize(self, shutil.rmtree, self._tmp, True)
         self._errlog = open(self.log, "a", encoding="utf-8") if self.log else open(os.devnull, "w")  # noqa: SIM115
         ready: concurrent.futures.Future[None] = concurrent.futures.Future()
         # the server is the child process that appears while it starts: one start at a time, or a
@@ -211,8 +216,8 @@ class McpSession:
         self._groups = set()
         if self._errlog is not None:
             self._errlog.close()
-        if self._tmp:
-            shutil.rmtree(self._tmp, ignore_errors=True)
+        if self._removal is not None:
+            self._removal()  # the folder, once
         self._loop = self._session = self._thread = self._errlog = self._task = None
 
 
