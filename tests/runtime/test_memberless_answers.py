@@ -53,3 +53,37 @@ def test_a_value_fits_a_parameter_only_in_its_format() -> None:
     stamp = {"type": "string", "format": "date-time"}
     assert fits("2025-04-01T10:00:00Z", stamp) and not fits("2025-04-01", stamp)
     assert fits("anything", {"type": "string", "format": "hostname"})  # a format nobody checks here
+
+
+def test_a_map_of_several_value_types_keeps_members_of_each() -> None:
+    mixed = {"type": "object", "additionalProperties": {"anyOf": [{"type": "integer"}, {"type": "string"}]}}
+    assert compile_shaper(mixed)({**ROW, "tags": ["a"]}) == ROW
+
+
+CLASS = '''
+from typing import Dict
+
+
+class Counter:
+    """Counts what it is told."""
+
+    def __init__(self) -> None:
+        self.seen = 0
+
+    def tell(self, word: str) -> Dict[str, str]:
+        """Tell it a word.
+
+        Args:
+            word: The word.
+        """
+        self.seen += 1
+        return {"word": word, "seen": self.seen}
+'''
+
+
+def test_a_bound_class_answers_what_it_returned_whatever_its_hints_say(tmp_path: Path) -> None:
+    source = tmp_path / "counter.py"
+    source.write_text(CLASS)
+    env = Environment(synthesize(f"{source}:Counter", bind=True, trust_code=True), trust_code=True)
+    assert env.spec.tools["tell"].output_schema == {"type": "object", "additionalProperties": {"type": "string"}}
+    assert env.episode().call_tool("tell", {"word": "hi"}).data == {"word": "hi", "seen": 1}

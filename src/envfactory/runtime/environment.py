@@ -64,7 +64,9 @@ class CompiledTool:
 # effects answering the store's rows (the starting state's are shared and never mutated) or rows made for that answer
 STORE_ROWS = frozenset({"create", "read", "list", "update", "delete", "action", "adjust", "transfer", "create_many",
                         "delete_many", "edit_list"})  # fmt: skip
-SHAPED_BY_EFFECT = frozenset({"fallback", "code", "tree", "shell", "simulated", "compute", "count", "served"})
+# effects whose answer is final: what they produce is the declared output already, or what a real
+# implementation (a bound class, a live server) answered, which shaping by its declared types could only cut
+SHAPED_BY_EFFECT = frozenset({"fallback", "code", "tree", "shell", "simulated", "compute", "count", "served", "bound"})
 
 
 class Environment:

@@ -183,11 +183,25 @@ def _fitted(project: Shaper, conform: Shaper | None) -> Shaper:
     return project if conform is None else lambda row: conform(project(row))
 
 
+def _value_kinds(schema: Any) -> tuple[type, ...] | None:
+    """The Python types a map's values may have (every alternative of an ``anyOf``/``oneOf``);
+    ``None`` where one of them is of no checkable type (anything goes)."""
+    if not isinstance(schema, dict):
+        return None
+    options = [o for key in ("anyOf", "oneOf") for o in schema.get(key) or ()] or [schema]
+    kinds: tuple[type, ...] = ()
+    for option in options:
+        found = PYTHON_TYPES.get(primary_type(option) or "") if isinstance(option, dict) else None
+        if found is None:
+            return None
+        kinds += found
+    return kinds
+
+
 def _row_projector(schema: JSON | None) -> Shaper:
     if schema and primary_type(schema) == "object" and not schema.get("properties"):
-        extra = schema.get("additionalProperties")
-        kinds = PYTHON_TYPES.get(primary_type(extra) or "") if isinstance(extra, dict) else None
-        if kinds is not None:  # a map of one value type: keep only the fields of that type
+        kinds = _value_kinds(schema.get("additionalProperties"))
+        if kinds is not None:  # a map of typed values: keep only the fields of those types
             return lambda row: {k: v for k, v in row.items() if isinstance(v, kinds)} if isinstance(row, dict) else row
     if not schema or primary_type(schema) != "object" or not schema.get("properties"):
         return identity
