@@ -69,7 +69,12 @@ def _canonical(value: Any, depth: int, exact: bool) -> Any:
             if not key.isascii() and not _valid_text(key):
                 raise _Misfit("has a key with a lone surrogate")
             kind = type(item)
-            if depth < MAX_DEPTH and ((kind is str and item.isascii()) or item is None or kind is bool):  # most members
+            if depth < MAX_DEPTH and (
+                (kind is str and item.isascii())
+                or item is None
+                or kind is bool
+                or (kind is int and -INT_LIMIT <= item < INT_LIMIT)
+            ):  # most members
                 out[key] = item
                 continue
             try:
