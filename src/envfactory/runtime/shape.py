@@ -20,7 +20,7 @@ import orjson
 from envfactory.core import to_json_text
 from envfactory.ir.jsonschema import PYTHON_TYPES, data_path, primary_type
 from envfactory.ir.state import Entity, names_key
-from envfactory.runtime.conform import compile_conformer, placeholder_value
+from envfactory.runtime.conform import FORMATS, compile_conformer, placeholder_value, typed_members
 from envfactory.runtime.store import clone
 
 JSON = dict[str, Any]
@@ -76,6 +76,7 @@ def compile_shaper(
     if record is None and not path and typ == "object":
         record = schema  # a map (``additionalProperties: {type: integer}``) or a closed object declaring no members
     project = _fitted(_aliased(_row_projector(record), aliases or {}), compile_conformer(record))
+    project = _fused(record, aliases or {}, project) or project
     if shared and project is not identity:
         project = remembered(project, shared, as_json=shared_as_json)
     if as_list:
@@ -181,6 +182,76 @@ def key_aliases(schema: JSON | None, entity: Entity | None) -> dict[str, str]:
 def _fitted(project: Shaper, conform: Shaper | None) -> Shaper:
     """``project`` then make the record fit its declared schema (:mod:`~envfactory.runtime.conform`)."""
     return project if conform is None else lambda row: conform(project(row))
+
+
+def _fused(record: JSON | None, aliases: dict[str, str], slow: Shaper) -> Shaper | None:
+    """``slow`` (project a row onto ``record``, then conform it) as one generated function for the
+    common record, an object whose members are listed and which the projection closes (it requires
+    members, or admits no others): a row holding every required member is projected and conformed
+    member by member, each member's value kept at the cost of one type test where it already fits
+    (the test is the conformer's own, inlined) and handed to its conformer otherwise; anything else
+    (a row missing a required member, not a plain dict) goes to ``slow``. The same records, in the
+    same order; None where the record is not of that kind."""
+    if not isinstance(record, dict) or record.get("type") != "object":
+        return None
+    props = record.get("properties")
+    enum = record.get("enum")
+    if not isinstance(props, dict) or not props or (isinstance(enum, list) and enum):
+        return None
+    if record.get("additionalProperties", True) is not False and not record.get("required"):
+        return None  # an open record is kept as the row has it (_row_projector)
+    required = [k for k in record.get("required") or () if isinstance(props.get(k), dict)]
+    scope: dict[str, Any] = {"slow": slow, "alias": _aliased(identity, aliases) if aliases else None}
+    lines = ["def shape(row):", "    if type(row) is not dict:", "        return slow(row)"]
+    lines += ["    r = alias(row)"] if aliases else ["    r = row"]
+    if required:
+        lines.append(f"    if not ({' and '.join(f'{k!r} in r' for k in required)}):")
+        lines.append("        return slow(row)")
+    lines.append("    out = {}")
+    for i, (key, sub) in enumerate(props.items()):
+        conform = compile_conformer(sub, 1)
+        lines += [f"    if {key!r} in r:", f"        v = r[{key!r}]"]
+        if conform is None:
+            lines.append(f"        out[{key!r}] = v")
+            continue
+        scope[f"c{i}"] = conform
+        fits = _fits(sub, scope, i)
+        lines.append(f"        out[{key!r}] = v if {fits} else c{i}(v)" if fits else f"        out[{key!r}] = c{i}(v)")
+    lines.append("    return out")
+    exec("\n".join(lines), scope)  # the source is ours: keys are written as repr literals
+    fused: Shaper = scope["shape"]
+    return fused
+
+
+def _fits(sub: JSON, scope: dict[str, Any], i: int) -> str | None:
+    """The test, as source, that a value already fits ``sub`` (its conformer would keep it as it
+    is: :func:`~envfactory.runtime.conform.compile_conformer`), for the plain kinds; None for
+    the others."""
+    typ, enum = sub.get("type"), sub.get("enum")
+    if not isinstance(typ, str) or sub.get("pattern") is not None:
+        return None
+    if isinstance(enum, list) and enum:
+        members = _enum_texts(enum) if typ == "string" else None
+        if members is None:
+            return None
+        scope[f"s{i}"] = members
+        return f"(type(v) is str and v in s{i})"
+    if typ == "string":
+        formatted = FORMATS.get(str(sub.get("format")))
+        if formatted is None:
+            return "type(v) is str"
+        scope[f"p{i}"] = formatted[0].match
+        return f"(type(v) is str and p{i}(v))"
+    return {"integer": "type(v) is int", "number": "(type(v) is int or type(v) is float)",
+            "boolean": "type(v) is bool"}.get(typ)  # fmt: skip
+
+
+def _enum_texts(enum: list[Any]) -> frozenset[str] | None:
+    """The texts a string enum's conformer keeps (its members as text: ``typed_members``), where
+    each is a plain ``str``; None otherwise."""
+    members = typed_members(enum, "string")
+    texts = frozenset(m for m in members if type(m) is str)
+    return texts if all(type(m) is str or not isinstance(m, str) for m in members) else None
 
 
 def _row_projector(schema: JSON | None) -> Shaper:
