@@ -10,7 +10,6 @@ schema gets JSON text.
 
 from __future__ import annotations
 
-import contextlib
 import json
 from collections.abc import Callable
 from typing import Any
@@ -40,15 +39,36 @@ def compile_renderer(
     ``as_json``) and copied into every later answer that holds it; other rows are shaped afresh.
     Text that only ``json`` can write (an integer past 64 bits) is rendered from the plain shaper
     instead (``plain``: that shaper, where the caller has compiled it already), so the answer is
-    always what ``to_json_text(shaper(value))`` gives."""
+    always what ``to_json_text(shaper(value))`` gives.
+
+    An answer of one record (no envelope, no list) is the same text for the same starting row on
+    every call: that text is kept, per starting row; a row an episode wrote is answered with
+    ``to_json_text`` of its plain record (the record and its text made once, not twice)."""
     fast = compile_shaper(schema, aliases, shared=shared, shared_as_json=True)
     slow = plain if plain is not None else compile_shaper(schema, aliases, shared=shared)
+    path, _, as_list = data_path(schema) if schema else ((), None, False)
+    single = primary_type(schema) in ("array", "object") and not path and not as_list
+    texts: dict[int, str] = {}  # a starting row's id -> its answer (``single``)
 
-    def render(value: Any) -> str:
+    def rendered(value: Any) -> str:
         try:
             return orjson.dumps(fast(value), option=orjson.OPT_NON_STR_KEYS).decode()
         except TypeError:
             return to_json_text(slow(value))
+
+    if not single:
+        return rendered
+
+    def render(value: Any) -> str:
+        if type(value) is not dict:
+            return rendered(value)
+        key = id(value)
+        if key not in shared:
+            return to_json_text(slow(value))
+        text = texts.get(key)
+        if text is None:
+            text = texts[key] = rendered(value)
+        return text
 
     return render
 
@@ -92,27 +112,51 @@ def remembered(project: Shaper, shared: frozenset[int], *, as_json: bool = False
     """``project`` of a row, kept for the rows whose ids are in ``shared`` (the starting state's
     rows: they live as long as the environment, so an id among them is always that row, and none
     is ever mutated): a list tool answers the same starting rows in every episode, and shaping each
-    was most of a ``call_tool`` (``bench/env_step.py``). At most one record per starting row; rows
-    an episode wrote are shaped afresh. The records handed out are shared: callers serialize them
-    and never change them. ``as_json``: the record is kept as its JSON text (an
-    ``orjson.Fragment``, which orjson copies into an answer as it is), for a renderer whose output
-    is only ever serialized (:func:`compile_renderer`)."""
+    was most of a ``call_tool`` (``bench/env_step.py``). At most one record per starting row. The
+    records handed out are shared: callers serialize them and never change them. ``as_json``: the
+    record is kept as its JSON text (an ``orjson.Fragment``, which orjson copies into an answer as
+    it is), for a renderer whose output is only ever serialized (:func:`compile_renderer`); and the
+    records of the rows episodes wrote are kept too (a list answers them on every call after the
+    write), each beside its row, so that an id kept names that very row (a row is never changed
+    once written: the store's contract, which its cached digests rely on too), the last
+    ``RECENT_ROWS`` of them; without it they are shaped afresh."""
     memory: dict[int, Any] = {}
+    recent: dict[int, tuple[Any, Any]] = {}  # as_json: an episode's rows, each kept beside its record
 
     def shaped(row: Any) -> Any:
         key = id(row)
         if key not in shared:
-            return project(row)
+            if not as_json or type(row) is not dict:
+                return project(row)
+            hit = recent.get(key)
+            if hit is not None and hit[0] is row:
+                return hit[1]
+            out = _as_fragment(project(row))
+            if len(recent) >= RECENT_ROWS:
+                recent.clear()
+            recent[key] = (row, out)
+            return out
         out = memory.get(key)
         if out is None:
             out = project(row)
             if as_json:
-                with contextlib.suppress(TypeError):  # what only json can write (integers past 64 bits) stays as it is
-                    out = orjson.Fragment(orjson.dumps(out, option=orjson.OPT_NON_STR_KEYS))
+                out = _as_fragment(out)
             memory[key] = out
         return out
 
     return shaped
+
+
+RECENT_ROWS = 1024  # per renderer: the rows written lately, whose records are kept (then all are dropped)
+
+
+def _as_fragment(record: Any) -> Any:
+    """``record`` as JSON text orjson copies into an answer as it is; what only json can write
+    (integers past 64 bits) stays as it is."""
+    try:
+        return orjson.Fragment(orjson.dumps(record, option=orjson.OPT_NON_STR_KEYS))
+    except TypeError:
+        return record
 
 
 def with_outcome_flags(shaper: Shaper, flags: tuple[str, ...]) -> Shaper:
