@@ -63,3 +63,16 @@ def test_new_keys_continue_after_the_largest_existing_one() -> None:
     )
     store = Store(base)
     assert store.next_key("o", lambda n: f"order_{n:04d}") == "order_0010"
+
+
+def test_the_row_list_is_the_rows_in_their_order() -> None:
+    schema = StateSchema(entities=(Entity(name="t", key="id", key_type="integer"),))
+    store = Store(BaseState(schema, {"t": [{"id": i, "v": i} for i in range(1, 6)]}))
+    assert store.row_list("t") == list(store.rows("t"))
+    store.put("t", 2, {"id": 2, "v": 20})
+    store.delete("t", 4)
+    store.put("t", 9, {"id": 9, "v": 9})
+    store.delete("t", 9)
+    store.put("t", 7, {"id": 7, "v": 7})
+    assert store.row_list("t") == list(store.rows("t")) == [{"id": 1, "v": 1}, {"id": 2, "v": 20}, {"id": 3, "v": 3},
+                                                             {"id": 5, "v": 5}, {"id": 7, "v": 7}]  # fmt: skip

@@ -125,34 +125,42 @@ def _create(effect: CreateEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
 
     body = {m: f for m, f in effect.body.items() if f != entity.key}
     body_key = next((m for m, f in effect.body.items() if f == entity.key), None)
+    # what each call reads of the effect and entity, read once (every step below that has nothing to do is skipped)
+    name, key_field, format_key = entity.name, entity.key, entity.format_key
+    body_arg, key_arg, consumes, timestamps = effect.body_arg, effect.key_arg, dict(effect.consumes), effect.timestamps
+    signed = [(field, *source.partition(".")[::2]) for field, source in effect.signed.items()]  # (field, holder, held)
+    copied = [(field, default, isinstance(default, (dict, list))) for field, default in defaults.items()]
 
     def run(ctx: CallContext, args: JSON) -> JSON:
         store = ctx.store
-        wrapped = args.get(effect.body_arg) if effect.body_arg else None
+        wrapped = args.get(body_arg) if body_arg else None
         wrapped = wrapped if isinstance(wrapped, dict) else {}
-        given = args.get(effect.key_arg) if effect.key_arg else None
+        given = args.get(key_arg) if key_arg else None
         given = wrapped.get(body_key) if given is None and body_key else given
         if given is not None:
             key = cast(given)
-            if store.get(entity.name, key) is not None:
+            if store.get(name, key) is not None:
                 raise ToolError("conflict", f"{_label(entity, key)} already exists")
         else:
-            key = store.next_key(entity.name, entity.format_key)
-        values: JSON = {entity.key: key}
-        written = _assign(values, args, mapping) + _assign(values, wrapped, body)
-        check_refs(store, refs, values, written)
-        _adjust_counters(store, refs, values, effect.consumes, -1)
-        for field in effect.timestamps:
+            key = store.next_key(name, format_key)
+        values: JSON = {key_field: key}
+        written = _assign(values, args, mapping)
+        if wrapped and body:
+            written += _assign(values, wrapped, body)
+        if refs:
+            check_refs(store, refs, values, written)
+        if consumes:
+            _adjust_counters(store, refs, values, consumes, -1)
+        for field in timestamps:
             values.setdefault(field, ctx.now())
-        for field, source in effect.signed.items():  # who created it: the signed-in user
-            holder, _, held = source.partition(".")
+        for field, holder, held in signed:  # who created it: the signed-in user
             if field not in values and (signer := (store.get(holder, SINGLETON_ROW) or {}).get(held)) is not None:
                 values[field] = clone(signer)
-        for field, default in defaults.items():
+        for field, default, mutable in copied:
             if field not in values:
-                values[field] = clone(default) if isinstance(default, (dict, list)) else default
+                values[field] = clone(default) if mutable else default
         row = {f: values[f] for f in order if f in values}
-        store.put(entity.name, key, row)
+        store.put(name, key, row)
         return row
 
     return run
@@ -221,25 +229,28 @@ def _action(effect: ActionEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
     allowed = frozenset(effect.allowed_from) if effect.allowed_from is not None else None
     forbidden = frozenset(str(v).casefold() for v in effect.forbidden_from)  # "Completed" is completed
     refs = ref_checks(entity, schema)
+    key_arg, field, to, again, assigned, releases = (effect.key_arg, effect.field, effect.to, effect.again,
+                                                     dict(effect.args), dict(effect.releases))  # fmt: skip
+    to_folded = to.casefold() if isinstance(to, str) else None
 
     def run(ctx: CallContext, args: JSON) -> JSON:
-        key = cast(args.get(effect.key_arg))
+        key = cast(args.get(key_arg))
         row = _fetch(ctx.store, entity, key)
-        current = row.get(effect.field)
-        same = current == effect.to or (
-            isinstance(current, str) and isinstance(effect.to, str) and current.casefold() == effect.to.casefold()
-        )
-        if same and not effect.again:
-            raise ToolError("conflict", f"{_label(entity, key)} is already {effect.to!r}")
+        current = row.get(field)
+        same = current == to or (to_folded is not None and isinstance(current, str) and current.casefold() == to_folded)
+        if same and not again:
+            raise ToolError("conflict", f"{_label(entity, key)} is already {to!r}")
         if (allowed is not None and current not in allowed) or str(current).casefold() in forbidden:
             hint = f" (allowed from: {', '.join(sorted(allowed))})" if allowed is not None else ""
             raise ToolError(
                 "precondition_failed",
-                f"cannot {verb}: {_label(entity, key)} has {effect.field} {current!r}{hint}",
+                f"cannot {verb}: {_label(entity, key)} has {field} {current!r}{hint}",
             )
-        new = {**row, effect.field: effect.to}
-        _assign(new, args, effect.args)
-        _adjust_counters(ctx.store, refs, row, effect.releases, +1)
+        new = {**row, field: to}
+        if assigned:
+            _assign(new, args, assigned)
+        if releases:
+            _adjust_counters(ctx.store, refs, row, releases, +1)
         return _save(ctx, entity, key, new, effect.timestamps)
 
     return run
@@ -531,7 +542,7 @@ def _list(effect: ListEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
                 _fetch(ctx.store, parent, cast(args[arg]))
         valued = {**flags, **{a: v for a, v in args.items() if v is not None}}
         active = [(p, valued[a]) for a, p in predicates if a in valued and valued[a] not in wildcards.get(a, ())]
-        rows = list(ctx.store.rows(entity.name))
+        rows = ctx.store.row_list(entity.name)
         for predicate, value in active:
             rows = [r for r in rows if predicate(r, value)]
         limit = args.get(paging.limit_arg) if paging.limit_arg else None

@@ -57,7 +57,7 @@ def compile_renderer(
             return to_json_text(slow(value))
 
     if not single:
-        return rendered
+        return _whole_answers_kept(rendered)
 
     def render(value: Any) -> str:
         if type(value) is not dict:
@@ -68,6 +68,33 @@ def compile_renderer(
         text = texts.get(key)
         if text is None:
             text = texts[key] = rendered(value)
+        return text
+
+    return render
+
+
+ANSWERS = 256  # per renderer: the list answers kept whole (then all are dropped)
+
+
+def _whole_answers_kept(rendered: Callable[[Any], str]) -> Callable[[Any], str]:
+    """``rendered``, whose answer to a list is kept, under the ids of the rows it lists, beside
+    those rows: while they are kept alive there, no other object can have their ids, so the same
+    ids are the same rows, and a row is never changed once written (the store's contract). A list
+    tool answering the same rows again (the same filter, the same state, in any episode) costs a
+    look-up."""
+    answers: dict[tuple[int, ...], tuple[tuple[Any, ...], str]] = {}
+
+    def render(value: Any) -> str:
+        if type(value) is not list:
+            return rendered(value)
+        key = tuple(map(id, value))
+        hit = answers.get(key)
+        if hit is not None:
+            return hit[1]
+        text = rendered(value)
+        if len(answers) >= ANSWERS:
+            answers.clear()
+        answers[key] = (tuple(value), text)
         return text
 
     return render

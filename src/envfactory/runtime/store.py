@@ -141,6 +141,18 @@ class Store:
             if added is not None and key not in base:
                 yield added
 
+    def row_list(self, entity: str) -> list[JSON]:
+        """``list(self.rows(entity))``, built without a generator (a list tool's every call)."""
+        changed = self.overlay.get(entity)
+        base = self.base.tables[entity]
+        if not changed:
+            return list(base.values())
+        rows: list[Any] = [changed.get(key, row) for key, row in base.items()]
+        if None in changed.values():  # a deleted row (_GONE)
+            rows = [row for row in rows if row is not None]
+        rows += [added for key, added in changed.items() if added is not None and key not in base]
+        return rows
+
     def count(self, entity: str) -> int:
         return sum(1 for _ in self.rows(entity))
 
