@@ -449,12 +449,17 @@ def to_jsonable(value: Any) -> Any:
     return value
 
 
-def compile_filters(filters: tuple[Filter, ...], entity: Entity) -> list[tuple[str, Callable[[JSON, Any], bool]]]:
-    """(argument, predicate(row, value)) pairs for a list tool."""
+RowFilter = Callable[[list[JSON], Any], list[JSON]]
+
+
+def compile_filters(filters: tuple[Filter, ...], entity: Entity) -> list[tuple[str, RowFilter]]:
+    """(argument, keep(rows, value): the rows the filter keeps for that value) pairs for a list
+    tool. What depends on the value alone (its case-folded text, the set of values asked for) is
+    worked out once per call, not once per row."""
     text_fields = [f for f, s in entity.fields.items() if s.get("type") == "string"]
     out = []
     for flt in filters:
-        out.append((flt.arg, _predicate(flt, text_fields)))
+        out.append((flt.arg, _row_filter(flt, text_fields)))
     return out
 
 
@@ -467,27 +472,54 @@ def _norm(value: Any) -> Any:
     return value
 
 
-def _predicate(flt: Filter, text_fields: list[str]) -> Callable[[JSON, Any], bool]:
+def _row_filter(flt: Filter, text_fields: list[str]) -> RowFilter:
     field = flt.field or ""
     if flt.op == "search":
-        return lambda row, v: any(
-            isinstance(row.get(f), str) and str(v).casefold() in row[f].casefold() for f in text_fields
-        )
+
+        def search(rows: list[JSON], v: Any) -> list[JSON]:
+            needle = str(v).casefold()
+            return [
+                r for r in rows if any(isinstance(r.get(f), str) and needle in r[f].casefold() for f in text_fields)
+            ]
+
+        return search
     if flt.op == "contains":
-        return lambda row, v: isinstance(row.get(field), str) and str(v).casefold() in row[field].casefold()
+
+        def contains(rows: list[JSON], v: Any) -> list[JSON]:
+            needle = str(v).casefold()
+            return [r for r in rows if isinstance(r.get(field), str) and needle in r[field].casefold()]
+
+        return contains
     if flt.op == "in":
-        return lambda row, v: _norm(row.get(field)) in {_norm(x) for x in (v if isinstance(v, list) else [v])}
+
+        def among(rows: list[JSON], v: Any) -> list[JSON]:
+            wanted = {_norm(x) for x in (v if isinstance(v, list) else [v])}
+            return [r for r in rows if _norm(r.get(field)) in wanted]
+
+        return among
     if flt.op == "any":
-        return lambda row, v: bool(
-            {_norm(x) for x in row.get(field) or ()} & {_norm(x) for x in (v if isinstance(v, list) else [v])}
-        )
+
+        def any_of(rows: list[JSON], v: Any) -> list[JSON]:
+            wanted = {_norm(x) for x in (v if isinstance(v, list) else [v])}
+            return [r for r in rows if {_norm(x) for x in r.get(field) or ()} & wanted]
+
+        return any_of
     if flt.op == "unless":
-        return lambda row, v: v is True or not row.get(field)
+        return lambda rows, v: rows if v is True else [r for r in rows if not r.get(field)]
     if flt.op == "gte":
-        return lambda row, v: row.get(field) is not None and _comparable(row[field], v) and row[field] >= v
+        return lambda rows, v: [
+            r for r in rows if r.get(field) is not None and _comparable(r[field], v) and r[field] >= v
+        ]
     if flt.op == "lte":
-        return lambda row, v: row.get(field) is not None and _comparable(row[field], v) and row[field] <= v
-    return lambda row, v: _norm(row.get(field)) == _norm(v)
+        return lambda rows, v: [
+            r for r in rows if r.get(field) is not None and _comparable(r[field], v) and r[field] <= v
+        ]
+
+    def equal(rows: list[JSON], v: Any) -> list[JSON]:
+        want = _norm(v)  # a row's text is case-folded inline: _norm of a str
+        return [r for r in rows if (x.casefold() if type(x := r.get(field)) is str else _norm(x)) == want]
+
+    return equal
 
 
 def _comparable(a: Any, b: Any) -> bool:
@@ -543,8 +575,8 @@ def _list(effect: ListEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
         valued = {**flags, **{a: v for a, v in args.items() if v is not None}}
         active = [(p, valued[a]) for a, p in predicates if a in valued and valued[a] not in wildcards.get(a, ())]
         rows = ctx.store.row_list(entity.name)
-        for predicate, value in active:
-            rows = [r for r in rows if predicate(r, value)]
+        for keep, value in active:
+            rows = keep(rows, value)
         limit = args.get(paging.limit_arg) if paging.limit_arg else None
         limit = limit if isinstance(limit, int) and limit > 0 else paging.default_limit
         start = 0
