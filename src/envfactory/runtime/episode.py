@@ -97,7 +97,10 @@ class Episode:
         """Run one tool call; every failure comes back as an error result."""
         if self.terminated or self.truncated:
             return ToolResult.failure("episode_over", "the episode is over; call reset()")
-        self._spend_step()
+        self.steps += 1  # _spend_step, inline
+        task = self.task
+        if self.steps >= (task.max_steps if task is not None and task.max_steps else self.max_steps):
+            self.truncated = True
         result, logged = self._run(name, arguments, self._ctx)
         # a known tool's name as the log shows it was worked out with the environment
         shown = self.env.shown_names.get(name) if type(name) is str else None
@@ -376,6 +379,11 @@ def act_on(target: Any, message: JSON) -> list[JSON]:
 
 
 def _parse_arguments(arguments: JSON | str | None) -> JSON | ToolResult:
+    if type(arguments) is dict:  # the usual call: straight to its canonical copy
+        try:
+            return canonical_value(arguments)
+        except NotCanonical as err:
+            return ToolResult.failure("invalid_arguments", str(err))
     if arguments is None or arguments == "":
         return {}
     if isinstance(arguments, str):
