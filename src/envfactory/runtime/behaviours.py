@@ -67,6 +67,16 @@ def key_caster(entity: Entity) -> Callable[[Any], Any]:
     return lambda v: str(v) if isinstance(v, int) and not isinstance(v, bool) else v
 
 
+def key_formatter(entity: Entity) -> Callable[[int], Any]:
+    """``entity.format_key``, without the method's tests on every key where they decide nothing."""
+    if entity.key_type == "integer":
+        return int
+    if entity.key_schema:
+        return entity.format_key
+    prefix = entity.key_prefix
+    return lambda n: f"{prefix}_{n:04d}"
+
+
 def _label(entity: Entity, key: Any) -> str:
     return f"{entity.name.replace('_', ' ')} {key!r}"
 
@@ -126,7 +136,7 @@ def _create(effect: CreateEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
     body = {m: f for m, f in effect.body.items() if f != entity.key}
     body_key = next((m for m, f in effect.body.items() if f == entity.key), None)
     # what each call reads of the effect and entity, read once (every step below that has nothing to do is skipped)
-    name, key_field, format_key = entity.name, entity.key, entity.format_key
+    name, key_field, format_key = entity.name, entity.key, key_formatter(entity)
     body_arg, key_arg, consumes, timestamps = effect.body_arg, effect.key_arg, dict(effect.consumes), effect.timestamps
     signed = [(field, *source.partition(".")[::2]) for field, source in effect.signed.items()]  # (field, holder, held)
     copied = [(field, default, isinstance(default, (dict, list))) for field, default in defaults.items()]

@@ -56,15 +56,16 @@ def compile_renderer(
         except TypeError:
             return to_json_text(slow(value))
 
-    if not single:
+    if not single or schema is None:
         return _whole_answers_kept(rendered)
+    project = _record_projector(schema, aliases)  # ``slow`` of a row not shared, without its wrappers
 
     def render(value: Any) -> str:
         if type(value) is not dict:
             return rendered(value)
         key = id(value)
         if key not in shared:
-            return to_json_text(slow(value))
+            return to_json_text(project(value))
         text = texts.get(key)
         if text is None:
             text = texts[key] = rendered(value)
@@ -119,11 +120,8 @@ def compile_shaper(
         return lambda value: value if isinstance(value, str) else json.dumps(value, ensure_ascii=True)
     if typ not in ("array", "object"):
         return identity
-    path, record, as_list = data_path(schema)
-    if record is None and not path and typ == "object":
-        record = schema  # a map (``additionalProperties: {type: integer}``) or a closed object declaring no members
-    project = _fitted(_aliased(_row_projector(record), aliases or {}), compile_conformer(record))
-    project = _fused(record, aliases or {}, project) or project
+    path, _, as_list = data_path(schema)
+    project = _record_projector(schema, aliases)
     if shared and project is not identity:
         project = remembered(project, shared, as_json=shared_as_json)
     if as_list:
@@ -133,6 +131,15 @@ def compile_shaper(
     for key, level in reversed(path):  # wrap from the innermost envelope out
         shaper = _envelope(level, key, shaper)
     return shaper
+
+
+def _record_projector(schema: JSON, aliases: dict[str, str] | None) -> Shaper:
+    """What makes one row the record an array or object ``schema`` answers (none kept)."""
+    path, record, _ = data_path(schema)
+    if record is None and not path and primary_type(schema) == "object":
+        record = schema  # a map (``additionalProperties: {type: integer}``) or a closed object declaring no members
+    project = _fitted(_aliased(_row_projector(record), aliases or {}), compile_conformer(record))
+    return _fused(record, aliases or {}, project) or project
 
 
 def remembered(project: Shaper, shared: frozenset[int], *, as_json: bool = False) -> Shaper:
