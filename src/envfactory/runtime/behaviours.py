@@ -487,10 +487,14 @@ def _row_filter(flt: Filter, text_fields: list[str]) -> RowFilter:
     if flt.op == "search":
 
         def search(rows: list[JSON], v: Any) -> list[JSON]:
-            needle = str(v).casefold()
-            return [
-                r for r in rows if any(isinstance(r.get(f), str) and needle in r[f].casefold() for f in text_fields)
-            ]
+            needle, out = str(v).casefold(), []
+            for r in rows:
+                for f in text_fields:
+                    x = r.get(f)
+                    if isinstance(x, str) and needle in x.casefold():
+                        out.append(r)
+                        break
+            return out
 
         return search
     if flt.op == "contains":

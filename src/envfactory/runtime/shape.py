@@ -47,7 +47,8 @@ def compile_renderer(
     fast = compile_shaper(schema, aliases, shared=shared, shared_as_json=True)
     slow = plain if plain is not None else compile_shaper(schema, aliases, shared=shared)
     path, _, as_list = data_path(schema) if schema else ((), None, False)
-    single = primary_type(schema) in ("array", "object") and not path and not as_list
+    # an answer of the row itself (no schema: the shaper is ``identity``) is one record too
+    single = not schema or (primary_type(schema) in ("array", "object") and not path and not as_list)
     texts: dict[int, str] = {}  # a starting row's id -> its answer (``single``)
 
     def rendered(value: Any) -> str:
@@ -56,13 +57,15 @@ def compile_renderer(
         except TypeError:
             return to_json_text(slow(value))
 
-    if not single or schema is None:
-        return _whole_answers_kept(rendered)
-    project = _record_projector(schema, aliases)  # ``slow`` of a row not shared, without its wrappers
+    listed = _whole_answers_kept(rendered)
+    if not single:
+        return listed
+    # ``slow`` of a row not shared, without its wrappers
+    project = _record_projector(schema, aliases) if schema else identity
 
     def render(value: Any) -> str:
         if type(value) is not dict:
-            return rendered(value)
+            return listed(value)
         key = id(value)
         if key not in shared:
             return to_json_text(project(value))
