@@ -190,20 +190,23 @@ def _update(effect: UpdateEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
     entity = schema[effect.entity]
     refs, cast = ref_checks(entity, schema, effect.unchecked), key_caster(entity)
     mapping = {a: f for a, f in effect.args.items() if f != entity.key}
+    key_arg, patch_arg, timestamps = effect.key_arg, effect.patch_arg, effect.timestamps
+    when = list(effect.when.items())
 
     def run(ctx: CallContext, args: JSON) -> JSON:
-        key = cast(args.get(effect.key_arg))
+        key = cast(args.get(key_arg))
         row = dict(_fetch(ctx.store, entity, key))
-        for field, allowed in effect.when.items():  # "modify a pending order": only while it is pending
+        for field, allowed in when:  # "modify a pending order": only while it is pending
             if row.get(field) not in allowed:
                 raise ToolError("precondition_failed", f"cannot {tool.name}: {_label(entity, key)} has {field} "
                                 f"{row.get(field)!r} (needs {' or '.join(map(repr, allowed))})")  # fmt: skip
         written = _assign(row, args, mapping)
-        patch = args.get(effect.patch_arg) if effect.patch_arg else None
+        patch = args.get(patch_arg) if patch_arg else None
         if isinstance(patch, dict):  # members that are not fields of the row are left alone
             written += _assign(row, patch, effect.patch)
-        check_refs(ctx.store, refs, row, written)
-        return _save(ctx, entity, key, row, effect.timestamps)
+        if refs:
+            check_refs(ctx.store, refs, row, written)
+        return _save(ctx, entity, key, row, timestamps)
 
     return run
 
@@ -581,20 +584,26 @@ def _list(effect: ListEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
     flags.update({f.arg: f.default for f in effect.filters if f.default is not None})  # learned: as its default
     # ``status: "all"`` where the tool offers "all" beside the statuses: no filter at all
     wildcards = {f.arg: _offered_wildcards(props.get(f.arg)) for f in effect.filters if f.op == "eq"}
+    entity_name, paged = entity.name, bool(paging.offset_arg or paging.page_arg or paging.cursor_arg)
 
     def run(ctx: CallContext, args: JSON) -> Any:
         for arg, (parent, cast) in needs.items():  # the tweet whose comments are asked for must exist
             if args.get(arg) is not None:
                 _fetch(ctx.store, parent, cast(args[arg]))
-        valued = {**flags, **{a: v for a, v in args.items() if v is not None}}
-        active = [(p, valued[a]) for a, p in predicates if a in valued and valued[a] not in wildcards.get(a, ())]
-        rows = ctx.store.row_list(entity.name)
+        if flags:
+            valued = {**flags, **{a: v for a, v in args.items() if v is not None}}
+            active = [(p, valued[a]) for a, p in predicates if a in valued and valued[a] not in wildcards.get(a, ())]
+        else:  # the same, without the merged copy of the arguments
+            active = [(p, v) for a, p in predicates if (v := args.get(a)) is not None and v not in wildcards.get(a, ())]
+        rows = ctx.store.row_list(entity_name)
         for keep, value in active:
             rows = keep(rows, value)
         limit = args.get(paging.limit_arg) if paging.limit_arg else None
         limit = limit if isinstance(limit, int) and limit > 0 else paging.default_limit
         start = 0
-        if paging.offset_arg and isinstance(args.get(paging.offset_arg), int):
+        if not paged:
+            pass
+        elif paging.offset_arg and isinstance(args.get(paging.offset_arg), int):
             start = max(0, args[paging.offset_arg])
         elif paging.page_arg and isinstance(args.get(paging.page_arg), int) and limit:
             start = max(0, args[paging.page_arg] - 1) * limit
