@@ -10,7 +10,7 @@ import random
 from envfactory.core import to_json_text
 from envfactory.runtime.behaviours import CallContext
 from envfactory.runtime.environment import Environment
-from envfactory.runtime.shape import RECENT_ROWS, compile_renderer, compile_shaper
+from envfactory.runtime.shape import ANSWERS, RECENT_ROWS, compile_renderer, compile_shaper
 from envfactory.synth.arguments import sample_arguments
 from envfactory.values import ValueMaker
 
@@ -74,3 +74,15 @@ def test_the_records_of_written_rows_are_kept_beside_their_rows_and_dropped_past
     del written
     assert render(again) == to_json_text(plain(again))
     assert '"changed"' in render(again)
+
+
+def test_list_answers_kept_whole_are_dropped_past_their_bounds_and_stay_right() -> None:
+    schema = {
+        "type": "array",
+        "items": {"type": "object", "properties": {"id": {"type": "integer"}}, "required": ["id"]},
+    }
+    start = [{"id": i, "x": i} for i in range(40)]
+    render, plain = compile_renderer(schema, None, frozenset(map(id, start))), compile_shaper(schema)
+    lists = [[*start[i % 40 : i % 40 + 1 + i % 37], {"id": 1000 + i}] for i in range(ANSWERS + 60)]
+    for rows in lists + lists[:50]:  # past every bound, then again
+        assert render(rows) == to_json_text(plain(rows))

@@ -77,7 +77,9 @@ def compile_renderer(
     return render
 
 
-ANSWERS = 256  # per renderer: the list answers kept whole (then all are dropped)
+# per renderer, the list answers kept whole: at most this many, listing this many rows and this many
+# characters in all (then all are dropped), so that a spec of many list tools served for long keeps little
+ANSWERS, ANSWER_ROWS, ANSWER_CHARS = 128, 2048, 1 << 19
 
 
 def _whole_answers_kept(rendered: Callable[[Any], str]) -> Callable[[Any], str]:
@@ -87,6 +89,7 @@ def _whole_answers_kept(rendered: Callable[[Any], str]) -> Callable[[Any], str]:
     tool answering the same rows again (the same filter, the same state, in any episode) costs a
     look-up."""
     answers: dict[tuple[int, ...], tuple[tuple[Any, ...], str]] = {}
+    kept = [0, 0]  # rows and characters the answers kept hold
 
     def render(value: Any) -> str:
         if type(value) is not list:
@@ -96,9 +99,12 @@ def _whole_answers_kept(rendered: Callable[[Any], str]) -> Callable[[Any], str]:
         if hit is not None:
             return hit[1]
         text = rendered(value)
-        if len(answers) >= ANSWERS:
+        if len(answers) >= ANSWERS or kept[0] >= ANSWER_ROWS or kept[1] >= ANSWER_CHARS:
             answers.clear()
+            kept[0] = kept[1] = 0
         answers[key] = (tuple(value), text)
+        kept[0] += len(key)
+        kept[1] += len(text)
         return text
 
     return render
@@ -184,7 +190,7 @@ def remembered(project: Shaper, shared: frozenset[int], *, as_json: bool = False
     return shaped
 
 
-RECENT_ROWS = 1024  # per renderer: the rows written lately, whose records are kept (then all are dropped)
+RECENT_ROWS = 256  # per renderer: the rows written lately, whose records are kept (then all are dropped)
 
 
 def _as_fragment(record: Any) -> Any:
