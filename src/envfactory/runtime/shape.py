@@ -70,8 +70,8 @@ def compile_renderer(
         if key not in shared:
             return to_json_text(project(value))
         text = texts.get(key)
-        if text is None:
-            text = texts[key] = rendered(value)
+        if text is None:  # (its record is not kept as well: the text is all this renderer answers of it)
+            text = texts[key] = to_json_text(project(value))
         return text
 
     return render
