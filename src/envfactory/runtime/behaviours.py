@@ -234,6 +234,10 @@ def _delete(effect: DeleteEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
     return run
 
 
+def _allowed_hint(allowed: frozenset[Any] | None) -> str:
+    return f" (allowed from: {', '.join(sorted(allowed))})" if allowed is not None else ""
+
+
 @COMPILERS.register("action")
 def _action(effect: ActionEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
     schema = spec.state_schema
@@ -245,6 +249,10 @@ def _action(effect: ActionEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
     key_arg, field, to, again, assigned, releases = (effect.key_arg, effect.field, effect.to, effect.again,
                                                      dict(effect.args), dict(effect.releases))  # fmt: skip
     to_folded = to.casefold() if isinstance(to, str) else None
+    try:  # the refusal's hint, made once
+        hint: str | None = _allowed_hint(allowed)
+    except TypeError:  # members that do not sort or join: the refusal fails as it did (made on the call)
+        hint = None
 
     def run(ctx: CallContext, args: JSON) -> JSON:
         key = cast(args.get(key_arg))
@@ -254,11 +262,9 @@ def _action(effect: ActionEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
         if same and not again:
             raise ToolError("conflict", f"{_label(entity, key)} is already {to!r}")
         if (allowed is not None and current not in allowed) or str(current).casefold() in forbidden:
-            hint = f" (allowed from: {', '.join(sorted(allowed))})" if allowed is not None else ""
-            raise ToolError(
-                "precondition_failed",
-                f"cannot {verb}: {_label(entity, key)} has {field} {current!r}{hint}",
-            )
+            said = hint if hint is not None else _allowed_hint(allowed)
+            label = _label(entity, key)
+            raise ToolError("precondition_failed", f"cannot {verb}: {label} has {field} {current!r}{said}")
         new = {**row, field: to}
         if assigned:
             _assign(new, args, assigned)
