@@ -93,7 +93,22 @@ class ToolResult:
 
     @classmethod
     def failure(cls, code: ErrorCode, message: str) -> ToolResult:
-        return cls(False, to_json_text({"error": {"code": code, "message": message}}), code)
+        return tool_result(False, to_json_text({"error": {"code": code, "message": message}}), code)
+
+
+_new_object = object.__new__
+_SET_OK, _SET_CONTENT, _SET_ERROR = (vars(ToolResult)[f].__set__ for f in ("ok", "content", "error"))
+
+
+def tool_result(ok: bool, content: str, error: ErrorCode | None = None) -> ToolResult:
+    """``ToolResult(ok, content, error)`` at half the cost, for the hot path: a frozen dataclass's
+    ``__init__`` is called through the type and sets each field with ``object.__setattr__``; this
+    sets the slots through their descriptors. The same object, equal and frozen as any other."""
+    result: ToolResult = _new_object(ToolResult)
+    _SET_OK(result, ok)
+    _SET_CONTENT(result, content)
+    _SET_ERROR(result, error)
+    return result
 
 
 class EnvironmentLike(Protocol):

@@ -10,7 +10,7 @@ import random
 from envfactory.core import to_json_text
 from envfactory.runtime.behaviours import CallContext
 from envfactory.runtime.environment import Environment
-from envfactory.runtime.shape import compile_renderer, compile_shaper
+from envfactory.runtime.shape import ANSWERS, RECENT_ROWS, compile_renderer, compile_shaper
 from envfactory.synth.arguments import sample_arguments
 from envfactory.values import ValueMaker
 
@@ -58,3 +58,31 @@ def test_a_written_row_is_answered_anew_and_other_episodes_still_see_the_old_one
     assert listed[product]["stock"] == before["stock"] + 7
     assert second.call_tool("get_product", {"product_id": product}).data == before
     assert {p["id"]: p for p in second.call_tool("search_products", {}).data}[product] == before
+
+
+def test_the_records_of_written_rows_are_kept_beside_their_rows_and_dropped_past_the_bound() -> None:
+    schema = {"type": "array", "items": {"type": "object", "properties": {"id": {"type": "integer"},
+              "name": {"type": "string"}}, "required": ["id"]}}  # fmt: skip
+    start = [{"id": 0, "name": "start"}]
+    render, plain = compile_renderer(schema, None, frozenset(map(id, start))), compile_shaper(schema)
+    written = [{"id": i, "name": f"row {i}", "x": 1} for i in range(1, RECENT_ROWS + 50)]
+    for _ in range(2):  # past the bound, then again: each answer is the fresh shaping of the rows as they are
+        for i in range(0, len(written), 97):
+            rows = start + written[i : i + 97]
+            assert render(rows) == to_json_text(plain(rows))
+    again = [{**row, "name": "changed"} for row in written[:5]]  # new rows, possibly at a freed row's address
+    del written
+    assert render(again) == to_json_text(plain(again))
+    assert '"changed"' in render(again)
+
+
+def test_list_answers_kept_whole_are_dropped_past_their_bounds_and_stay_right() -> None:
+    schema = {
+        "type": "array",
+        "items": {"type": "object", "properties": {"id": {"type": "integer"}}, "required": ["id"]},
+    }
+    start = [{"id": i, "x": i} for i in range(40)]
+    render, plain = compile_renderer(schema, None, frozenset(map(id, start))), compile_shaper(schema)
+    lists = [[*start[i % 40 : i % 40 + 1 + i % 37], {"id": 1000 + i}] for i in range(ANSWERS + 60)]
+    for rows in lists + lists[:50]:  # past every bound, then again
+        assert render(rows) == to_json_text(plain(rows))

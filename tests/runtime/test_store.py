@@ -63,3 +63,32 @@ def test_new_keys_continue_after_the_largest_existing_one() -> None:
     )
     store = Store(base)
     assert store.next_key("o", lambda n: f"order_{n:04d}") == "order_0010"
+
+
+def test_the_row_list_is_the_rows_in_their_order() -> None:
+    schema = StateSchema(entities=(Entity(name="t", key="id", key_type="integer"),))
+    store = Store(BaseState(schema, {"t": [{"id": i, "v": i} for i in range(1, 6)]}))
+    assert store.row_list("t") == list(store.rows("t"))
+    store.put("t", 2, {"id": 2, "v": 20})
+    store.delete("t", 4)
+    store.put("t", 9, {"id": 9, "v": 9})
+    store.delete("t", 9)
+    store.put("t", 7, {"id": 7, "v": 7})
+    assert store.row_list("t") == list(store.rows("t")) == [{"id": 1, "v": 1}, {"id": 2, "v": 20}, {"id": 3, "v": 3},
+                                                             {"id": 5, "v": 5}, {"id": 7, "v": 7}]  # fmt: skip
+
+
+def test_the_kept_row_list_follows_every_write() -> None:
+    schema = StateSchema(entities=(Entity(name="t", key="id", key_type="integer"), Entity(name="u", key="id")))
+    store = Store(BaseState(schema, {"t": [{"id": 1}, {"id": 2}], "u": [{"id": "a"}]}))
+    first = store.row_list("u")
+    for step in range(6):
+        if step % 3 == 0:
+            store.put("t", 10 + step, {"id": 10 + step})
+        elif step % 3 == 1:
+            store.delete("t", 1 + step % 2)
+        else:
+            store.put("t", 2, {"id": 2, "again": step})
+        assert store.row_list("t") == list(store.rows("t"))
+        assert store.row_list("t") is store.row_list("t")  # kept until the next write
+    assert store.row_list("u") is first == [{"id": "a"}]  # another entity's writes leave its list alone

@@ -67,6 +67,16 @@ def key_caster(entity: Entity) -> Callable[[Any], Any]:
     return lambda v: str(v) if isinstance(v, int) and not isinstance(v, bool) else v
 
 
+def key_formatter(entity: Entity) -> Callable[[int], Any]:
+    """``entity.format_key``, without the method's tests on every key where they decide nothing."""
+    if entity.key_type == "integer":
+        return int
+    if entity.key_schema:
+        return entity.format_key
+    prefix = entity.key_prefix
+    return lambda n: f"{prefix}_{n:04d}"
+
+
 def _label(entity: Entity, key: Any) -> str:
     return f"{entity.name.replace('_', ' ')} {key!r}"
 
@@ -125,34 +135,42 @@ def _create(effect: CreateEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
 
     body = {m: f for m, f in effect.body.items() if f != entity.key}
     body_key = next((m for m, f in effect.body.items() if f == entity.key), None)
+    # what each call reads of the effect and entity, read once (every step below that has nothing to do is skipped)
+    name, key_field, format_key = entity.name, entity.key, key_formatter(entity)
+    body_arg, key_arg, consumes, timestamps = effect.body_arg, effect.key_arg, dict(effect.consumes), effect.timestamps
+    signed = [(field, *source.partition(".")[::2]) for field, source in effect.signed.items()]  # (field, holder, held)
+    copied = [(field, default, isinstance(default, (dict, list))) for field, default in defaults.items()]
 
     def run(ctx: CallContext, args: JSON) -> JSON:
         store = ctx.store
-        wrapped = args.get(effect.body_arg) if effect.body_arg else None
+        wrapped = args.get(body_arg) if body_arg else None
         wrapped = wrapped if isinstance(wrapped, dict) else {}
-        given = args.get(effect.key_arg) if effect.key_arg else None
+        given = args.get(key_arg) if key_arg else None
         given = wrapped.get(body_key) if given is None and body_key else given
         if given is not None:
             key = cast(given)
-            if store.get(entity.name, key) is not None:
+            if store.get(name, key) is not None:
                 raise ToolError("conflict", f"{_label(entity, key)} already exists")
         else:
-            key = store.next_key(entity.name, entity.format_key)
-        values: JSON = {entity.key: key}
-        written = _assign(values, args, mapping) + _assign(values, wrapped, body)
-        check_refs(store, refs, values, written)
-        _adjust_counters(store, refs, values, effect.consumes, -1)
-        for field in effect.timestamps:
+            key = store.next_key(name, format_key)
+        values: JSON = {key_field: key}
+        written = _assign(values, args, mapping)
+        if wrapped and body:
+            written += _assign(values, wrapped, body)
+        if refs:
+            check_refs(store, refs, values, written)
+        if consumes:
+            _adjust_counters(store, refs, values, consumes, -1)
+        for field in timestamps:
             values.setdefault(field, ctx.now())
-        for field, source in effect.signed.items():  # who created it: the signed-in user
-            holder, _, held = source.partition(".")
+        for field, holder, held in signed:  # who created it: the signed-in user
             if field not in values and (signer := (store.get(holder, SINGLETON_ROW) or {}).get(held)) is not None:
                 values[field] = clone(signer)
-        for field, default in defaults.items():
+        for field, default, mutable in copied:
             if field not in values:
-                values[field] = clone(default) if isinstance(default, (dict, list)) else default
+                values[field] = clone(default) if mutable else default
         row = {f: values[f] for f in order if f in values}
-        store.put(entity.name, key, row)
+        store.put(name, key, row)
         return row
 
     return run
@@ -172,20 +190,23 @@ def _update(effect: UpdateEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
     entity = schema[effect.entity]
     refs, cast = ref_checks(entity, schema, effect.unchecked), key_caster(entity)
     mapping = {a: f for a, f in effect.args.items() if f != entity.key}
+    key_arg, patch_arg, timestamps = effect.key_arg, effect.patch_arg, effect.timestamps
+    when = list(effect.when.items())
 
     def run(ctx: CallContext, args: JSON) -> JSON:
-        key = cast(args.get(effect.key_arg))
+        key = cast(args.get(key_arg))
         row = dict(_fetch(ctx.store, entity, key))
-        for field, allowed in effect.when.items():  # "modify a pending order": only while it is pending
+        for field, allowed in when:  # "modify a pending order": only while it is pending
             if row.get(field) not in allowed:
                 raise ToolError("precondition_failed", f"cannot {tool.name}: {_label(entity, key)} has {field} "
                                 f"{row.get(field)!r} (needs {' or '.join(map(repr, allowed))})")  # fmt: skip
         written = _assign(row, args, mapping)
-        patch = args.get(effect.patch_arg) if effect.patch_arg else None
+        patch = args.get(patch_arg) if patch_arg else None
         if isinstance(patch, dict):  # members that are not fields of the row are left alone
             written += _assign(row, patch, effect.patch)
-        check_refs(ctx.store, refs, row, written)
-        return _save(ctx, entity, key, row, effect.timestamps)
+        if refs:
+            check_refs(ctx.store, refs, row, written)
+        return _save(ctx, entity, key, row, timestamps)
 
     return run
 
@@ -213,6 +234,10 @@ def _delete(effect: DeleteEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
     return run
 
 
+def _allowed_hint(allowed: frozenset[Any] | None) -> str:
+    return f" (allowed from: {', '.join(sorted(allowed))})" if allowed is not None else ""
+
+
 @COMPILERS.register("action")
 def _action(effect: ActionEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
     schema = spec.state_schema
@@ -221,25 +246,30 @@ def _action(effect: ActionEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
     allowed = frozenset(effect.allowed_from) if effect.allowed_from is not None else None
     forbidden = frozenset(str(v).casefold() for v in effect.forbidden_from)  # "Completed" is completed
     refs = ref_checks(entity, schema)
+    key_arg, field, to, again, assigned, releases = (effect.key_arg, effect.field, effect.to, effect.again,
+                                                     dict(effect.args), dict(effect.releases))  # fmt: skip
+    to_folded = to.casefold() if isinstance(to, str) else None
+    try:  # the refusal's hint, made once
+        hint: str | None = _allowed_hint(allowed)
+    except TypeError:  # members that do not sort or join: the refusal fails as it did (made on the call)
+        hint = None
 
     def run(ctx: CallContext, args: JSON) -> JSON:
-        key = cast(args.get(effect.key_arg))
+        key = cast(args.get(key_arg))
         row = _fetch(ctx.store, entity, key)
-        current = row.get(effect.field)
-        same = current == effect.to or (
-            isinstance(current, str) and isinstance(effect.to, str) and current.casefold() == effect.to.casefold()
-        )
-        if same and not effect.again:
-            raise ToolError("conflict", f"{_label(entity, key)} is already {effect.to!r}")
+        current = row.get(field)
+        same = current == to or (to_folded is not None and isinstance(current, str) and current.casefold() == to_folded)
+        if same and not again:
+            raise ToolError("conflict", f"{_label(entity, key)} is already {to!r}")
         if (allowed is not None and current not in allowed) or str(current).casefold() in forbidden:
-            hint = f" (allowed from: {', '.join(sorted(allowed))})" if allowed is not None else ""
-            raise ToolError(
-                "precondition_failed",
-                f"cannot {verb}: {_label(entity, key)} has {effect.field} {current!r}{hint}",
-            )
-        new = {**row, effect.field: effect.to}
-        _assign(new, args, effect.args)
-        _adjust_counters(ctx.store, refs, row, effect.releases, +1)
+            said = hint if hint is not None else _allowed_hint(allowed)
+            label = _label(entity, key)
+            raise ToolError("precondition_failed", f"cannot {verb}: {label} has {field} {current!r}{said}")
+        new = {**row, field: to}
+        if assigned:
+            _assign(new, args, assigned)
+        if releases:
+            _adjust_counters(ctx.store, refs, row, releases, +1)
         return _save(ctx, entity, key, new, effect.timestamps)
 
     return run
@@ -438,12 +468,17 @@ def to_jsonable(value: Any) -> Any:
     return value
 
 
-def compile_filters(filters: tuple[Filter, ...], entity: Entity) -> list[tuple[str, Callable[[JSON, Any], bool]]]:
-    """(argument, predicate(row, value)) pairs for a list tool."""
+RowFilter = Callable[[list[JSON], Any], list[JSON]]
+
+
+def compile_filters(filters: tuple[Filter, ...], entity: Entity) -> list[tuple[str, RowFilter]]:
+    """(argument, keep(rows, value): the rows the filter keeps for that value) pairs for a list
+    tool. What depends on the value alone (its case-folded text, the set of values asked for) is
+    worked out once per call, not once per row."""
     text_fields = [f for f, s in entity.fields.items() if s.get("type") == "string"]
     out = []
     for flt in filters:
-        out.append((flt.arg, _predicate(flt, text_fields)))
+        out.append((flt.arg, _row_filter(flt, text_fields)))
     return out
 
 
@@ -456,27 +491,58 @@ def _norm(value: Any) -> Any:
     return value
 
 
-def _predicate(flt: Filter, text_fields: list[str]) -> Callable[[JSON, Any], bool]:
+def _row_filter(flt: Filter, text_fields: list[str]) -> RowFilter:
     field = flt.field or ""
     if flt.op == "search":
-        return lambda row, v: any(
-            isinstance(row.get(f), str) and str(v).casefold() in row[f].casefold() for f in text_fields
-        )
+
+        def search(rows: list[JSON], v: Any) -> list[JSON]:
+            needle, out = str(v).casefold(), []
+            for r in rows:
+                for f in text_fields:
+                    x = r.get(f)
+                    if isinstance(x, str) and needle in x.casefold():
+                        out.append(r)
+                        break
+            return out
+
+        return search
     if flt.op == "contains":
-        return lambda row, v: isinstance(row.get(field), str) and str(v).casefold() in row[field].casefold()
+
+        def contains(rows: list[JSON], v: Any) -> list[JSON]:
+            needle = str(v).casefold()
+            return [r for r in rows if isinstance(r.get(field), str) and needle in r[field].casefold()]
+
+        return contains
     if flt.op == "in":
-        return lambda row, v: _norm(row.get(field)) in {_norm(x) for x in (v if isinstance(v, list) else [v])}
+
+        def among(rows: list[JSON], v: Any) -> list[JSON]:
+            wanted = {_norm(x) for x in (v if isinstance(v, list) else [v])}
+            return [r for r in rows if _norm(r.get(field)) in wanted]
+
+        return among
     if flt.op == "any":
-        return lambda row, v: bool(
-            {_norm(x) for x in row.get(field) or ()} & {_norm(x) for x in (v if isinstance(v, list) else [v])}
-        )
+
+        def any_of(rows: list[JSON], v: Any) -> list[JSON]:
+            wanted = {_norm(x) for x in (v if isinstance(v, list) else [v])}
+            return [r for r in rows if {_norm(x) for x in r.get(field) or ()} & wanted]
+
+        return any_of
     if flt.op == "unless":
-        return lambda row, v: v is True or not row.get(field)
+        return lambda rows, v: rows if v is True else [r for r in rows if not r.get(field)]
     if flt.op == "gte":
-        return lambda row, v: row.get(field) is not None and _comparable(row[field], v) and row[field] >= v
+        return lambda rows, v: [
+            r for r in rows if r.get(field) is not None and _comparable(r[field], v) and r[field] >= v
+        ]
     if flt.op == "lte":
-        return lambda row, v: row.get(field) is not None and _comparable(row[field], v) and row[field] <= v
-    return lambda row, v: _norm(row.get(field)) == _norm(v)
+        return lambda rows, v: [
+            r for r in rows if r.get(field) is not None and _comparable(r[field], v) and r[field] <= v
+        ]
+
+    def equal(rows: list[JSON], v: Any) -> list[JSON]:
+        want = _norm(v)  # a row's text is case-folded inline: _norm of a str
+        return [r for r in rows if (x.casefold() if type(x := r.get(field)) is str else _norm(x)) == want]
+
+    return equal
 
 
 def _comparable(a: Any, b: Any) -> bool:
@@ -524,20 +590,26 @@ def _list(effect: ListEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
     flags.update({f.arg: f.default for f in effect.filters if f.default is not None})  # learned: as its default
     # ``status: "all"`` where the tool offers "all" beside the statuses: no filter at all
     wildcards = {f.arg: _offered_wildcards(props.get(f.arg)) for f in effect.filters if f.op == "eq"}
+    entity_name, paged = entity.name, bool(paging.offset_arg or paging.page_arg or paging.cursor_arg)
 
     def run(ctx: CallContext, args: JSON) -> Any:
         for arg, (parent, cast) in needs.items():  # the tweet whose comments are asked for must exist
             if args.get(arg) is not None:
                 _fetch(ctx.store, parent, cast(args[arg]))
-        valued = {**flags, **{a: v for a, v in args.items() if v is not None}}
-        active = [(p, valued[a]) for a, p in predicates if a in valued and valued[a] not in wildcards.get(a, ())]
-        rows = list(ctx.store.rows(entity.name))
-        for predicate, value in active:
-            rows = [r for r in rows if predicate(r, value)]
+        if flags:
+            valued = {**flags, **{a: v for a, v in args.items() if v is not None}}
+            active = [(p, valued[a]) for a, p in predicates if a in valued and valued[a] not in wildcards.get(a, ())]
+        else:  # the same, without the merged copy of the arguments
+            active = [(p, v) for a, p in predicates if (v := args.get(a)) is not None and v not in wildcards.get(a, ())]
+        rows = ctx.store.row_list(entity_name)
+        for keep, value in active:
+            rows = keep(rows, value)
         limit = args.get(paging.limit_arg) if paging.limit_arg else None
         limit = limit if isinstance(limit, int) and limit > 0 else paging.default_limit
         start = 0
-        if paging.offset_arg and isinstance(args.get(paging.offset_arg), int):
+        if not paged:
+            pass
+        elif paging.offset_arg and isinstance(args.get(paging.offset_arg), int):
             start = max(0, args[paging.offset_arg])
         elif paging.page_arg and isinstance(args.get(paging.page_arg), int) and limit:
             start = max(0, args[paging.page_arg] - 1) * limit

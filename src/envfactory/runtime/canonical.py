@@ -17,6 +17,7 @@ from envfactory.core import from_json_text
 MAX_DEPTH = 64
 INT_LIMIT = 1 << 63  # the range every JSON library round-trips (orjson, JavaScript BigInt aside)
 FLOAT_INT_LIMIT = 1 << 53  # floats above this are not exact integers
+_isfinite = math.isfinite
 
 
 class NotCanonical(ValueError):
@@ -69,7 +70,13 @@ def _canonical(value: Any, depth: int, exact: bool) -> Any:
             if not key.isascii() and not _valid_text(key):
                 raise _Misfit("has a key with a lone surrogate")
             kind = type(item)
-            if depth < MAX_DEPTH and ((kind is str and item.isascii()) or item is None or kind is bool):  # most members
+            if depth < MAX_DEPTH and (
+                (kind is str and item.isascii())
+                or item is None
+                or kind is bool
+                or (kind is int and -INT_LIMIT <= item < INT_LIMIT)
+                or (kind is float and _isfinite(item) and not item.is_integer())
+            ):  # most members: what _canonical keeps as it is
                 out[key] = item
                 continue
             try:
@@ -81,6 +88,11 @@ def _canonical(value: Any, depth: int, exact: bool) -> Any:
     if kind is list:
         items = []
         for i, item in enumerate(value):
+            kind = type(item)
+            if depth < MAX_DEPTH and ((kind is str and item.isascii()) or item is None or kind is bool
+                                      or (kind is int and -INT_LIMIT <= item < INT_LIMIT)):  # fmt: skip
+                items.append(item)
+                continue
             try:
                 items.append(_canonical(item, depth + 1, exact))
             except _Misfit as misfit:

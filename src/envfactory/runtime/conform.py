@@ -57,7 +57,7 @@ def _to_number(value: Any) -> int | float:
         return _stable(value) % 100_000
 
 
-_FORMATS: dict[str, tuple[re.Pattern[str], Callable[[Any], str]]] = {
+FORMATS: dict[str, tuple[re.Pattern[str], Callable[[Any], str]]] = {
     "uuid": (_UUID, lambda v: str(uuid.UUID(int=_stable(v) * 0x9E3779B97F4A7C15 % (1 << 128)))),
     "uri": (re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:[^\s]+$"), lambda v: f"https://example.com/{_stable(v) % 100_000}"),
     "email": (re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$"), lambda v: f"user{_stable(v) % 100_000}@example.com"),
@@ -78,7 +78,7 @@ def compile_conformer(schema: JSON | None, depth: int = 0) -> Conformer | None:
         return (lambda v: v if v is None else inner(v)) if inner else None
     enum = schema.get("enum")
     if isinstance(enum, list) and enum:
-        members = _typed_members(enum, schema.get("type"))
+        members = typed_members(enum, schema.get("type"))
         allowed = set(map(repr, members))
         as_text = schema.get("type") == "string"
 
@@ -115,7 +115,7 @@ def compile_conformer(schema: JSON | None, depth: int = 0) -> Conformer | None:
     return None
 
 
-def _typed_members(enum: list[Any], declared: Any) -> list[Any]:
+def typed_members(enum: list[Any], declared: Any) -> list[Any]:
     """An enum's members as the declared type has them: a description that lists ``[169, 32, 43]``
     for a string field means the texts; a null is a member only where the type allows it."""
     if declared == "string":
@@ -163,7 +163,7 @@ def _alternatives(schema: JSON, depth: int) -> Conformer | None:
 
 
 def _string(schema: JSON) -> Conformer:
-    pattern, make = _FORMATS.get(str(schema.get("format")), (None, None))
+    pattern, make = FORMATS.get(str(schema.get("format")), (None, None))
     if pattern is not None and make is not None:
         check, fix = pattern, make
         return lambda v: v if isinstance(v, str) and check.match(v) else fix(v)
@@ -223,8 +223,8 @@ def placeholder_value(schema: JSON, depth: int = 0) -> Any:
     typ = primary_type(schema) or ""
     if typ in ("integer", "number") and isinstance(schema.get("minimum"), (int, float)):
         return schema["minimum"]
-    if typ == "string" and str(schema.get("format")) in _FORMATS:
-        return _FORMATS[str(schema["format"])][1]("")
+    if typ == "string" and str(schema.get("format")) in FORMATS:
+        return FORMATS[str(schema["format"])][1]("")
     if typ == "object" and depth < 4:
         props = schema.get("properties") or {}
         return {

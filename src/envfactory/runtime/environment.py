@@ -31,6 +31,7 @@ from envfactory.runtime import singleton as _singleton  # noqa: F401  (registers
 from envfactory.runtime import tree as _tree  # noqa: F401  (registers the tree executor)
 from envfactory.runtime.answers import answered, checked
 from envfactory.runtime.behaviours import Executor, compile_executor, to_jsonable
+from envfactory.runtime.canonical import safe_text
 from envfactory.runtime.shape import (
     Shaper,
     compile_renderer,
@@ -126,6 +127,7 @@ class Environment:
                 render=render,
                 read_only=effect.kind in ("read", "list", "count") or bool(tool.annotations.read_only),
             )
+        self.shown_names = {name: safe_text(name, 200) for name in self.tools}  # as a call's log entry names it
         self.openai_tools = spec.tools.to_openai()
         self.code = bound_targets(spec)
         self.trust_code = trust_code

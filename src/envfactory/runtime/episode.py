@@ -21,7 +21,7 @@ from envfactory.runtime.canonical import NotCanonical, canonical_value, json_saf
 from envfactory.runtime.environment import Environment
 from envfactory.runtime.facts import spray, states_fact
 from envfactory.runtime.owner import owner_digest, owner_state
-from envfactory.runtime.result import ERROR_CODES, ErrorCode, ToolError, ToolResult, to_json_text
+from envfactory.runtime.result import ERROR_CODES, ErrorCode, ToolError, ToolResult, to_json_text, tool_result
 from envfactory.runtime.store import Store, clone
 from envfactory.users.base import ClosingUser, UserSimulator
 
@@ -95,11 +95,17 @@ class Episode:
     # -- acting ------------------------------------------------------------------------------
     def call_tool(self, name: str, arguments: JSON | str | None = None) -> ToolResult:
         """Run one tool call; every failure comes back as an error result."""
-        if self.done:
+        if self.terminated or self.truncated:
             return ToolResult.failure("episode_over", "the episode is over; call reset()")
-        self._spend_step()
+        self.steps += 1  # _spend_step, inline
+        task = self.task
+        if self.steps >= (task.max_steps if task is not None and task.max_steps else self.max_steps):
+            self.truncated = True
         result, logged = self._run(name, arguments, self._ctx)
-        shown = safe_text(name, 200) if isinstance(name, str) else safe_repr(name)
+        # a known tool's name as the log shows it was worked out with the environment
+        shown = self.env.shown_names.get(name) if type(name) is str else None
+        if shown is None:
+            shown = safe_text(name, 200) if isinstance(name, str) else safe_repr(name)
         self.log.append((shown, logged, result))
         return result
 
@@ -116,7 +122,8 @@ class Episode:
 
     def _spend_step(self) -> None:
         self.steps += 1
-        if self.steps >= self.budget:
+        task = self.task
+        if self.steps >= (task.max_steps if task is not None and task.max_steps else self.max_steps):  # ``budget``
             self.truncated = True
 
     def _run(self, name: str, arguments: JSON | str | None, ctx: CallContext) -> tuple[ToolResult, Any]:
@@ -144,7 +151,7 @@ class Episode:
         self.last_raw = value if ctx.raw is None else ctx.raw
         self.last_shaped = ctx.shaped
         render = tool.render
-        return ToolResult(True, render(value) if render is not None else to_json_text(tool.shape(value))), logged
+        return tool_result(True, render(value) if render is not None else to_json_text(tool.shape(value))), logged
 
     def act(self, message: JSON) -> list[JSON]:
         """Take an OpenAI assistant message; return the tool (or user) messages it produced."""
@@ -372,6 +379,11 @@ def act_on(target: Any, message: JSON) -> list[JSON]:
 
 
 def _parse_arguments(arguments: JSON | str | None) -> JSON | ToolResult:
+    if type(arguments) is dict:  # the usual call: straight to its canonical copy
+        try:
+            return canonical_value(arguments)
+        except NotCanonical as err:
+            return ToolResult.failure("invalid_arguments", str(err))
     if arguments is None or arguments == "":
         return {}
     if isinstance(arguments, str):

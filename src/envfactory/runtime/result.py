@@ -5,6 +5,6 @@ modules import them from."""
 
 from __future__ import annotations
 
-from envfactory.core import BROKEN, ERROR_CODES, ErrorCode, ToolError, ToolResult, to_json_text
+from envfactory.core import BROKEN, ERROR_CODES, ErrorCode, ToolError, ToolResult, to_json_text, tool_result
 
-__all__ = ["BROKEN", "ERROR_CODES", "ErrorCode", "ToolError", "ToolResult", "to_json_text"]
+__all__ = ["BROKEN", "ERROR_CODES", "ErrorCode", "ToolError", "ToolResult", "to_json_text", "tool_result"]

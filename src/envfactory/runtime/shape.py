@@ -10,7 +10,6 @@ schema gets JSON text.
 
 from __future__ import annotations
 
-import contextlib
 import json
 from collections.abc import Callable
 from typing import Any
@@ -20,7 +19,7 @@ import orjson
 from envfactory.core import to_json_text
 from envfactory.ir.jsonschema import PYTHON_TYPES, data_path, primary_type
 from envfactory.ir.state import Entity, names_key
-from envfactory.runtime.conform import compile_conformer, placeholder_value
+from envfactory.runtime.conform import FORMATS, compile_conformer, placeholder_value, typed_members
 from envfactory.runtime.store import clone
 
 JSON = dict[str, Any]
@@ -40,15 +39,73 @@ def compile_renderer(
     ``as_json``) and copied into every later answer that holds it; other rows are shaped afresh.
     Text that only ``json`` can write (an integer past 64 bits) is rendered from the plain shaper
     instead (``plain``: that shaper, where the caller has compiled it already), so the answer is
-    always what ``to_json_text(shaper(value))`` gives."""
+    always what ``to_json_text(shaper(value))`` gives.
+
+    An answer of one record (no envelope, no list) is the same text for the same starting row on
+    every call: that text is kept, per starting row; a row an episode wrote is answered with
+    ``to_json_text`` of its plain record (the record and its text made once, not twice)."""
     fast = compile_shaper(schema, aliases, shared=shared, shared_as_json=True)
     slow = plain if plain is not None else compile_shaper(schema, aliases, shared=shared)
+    path, _, as_list = data_path(schema) if schema else ((), None, False)
+    # an answer of the row itself (no schema: the shaper is ``identity``) is one record too
+    single = not schema or (primary_type(schema) in ("array", "object") and not path and not as_list)
+    texts: dict[int, str] = {}  # a starting row's id -> its answer (``single``)
 
-    def render(value: Any) -> str:
+    def rendered(value: Any) -> str:
         try:
             return orjson.dumps(fast(value), option=orjson.OPT_NON_STR_KEYS).decode()
         except TypeError:
             return to_json_text(slow(value))
+
+    listed = _whole_answers_kept(rendered)
+    if not single:
+        return listed
+    # ``slow`` of a row not shared, without its wrappers
+    project = _record_projector(schema, aliases) if schema else identity
+
+    def render(value: Any) -> str:
+        if type(value) is not dict:
+            return listed(value)
+        key = id(value)
+        if key not in shared:
+            return to_json_text(project(value))
+        text = texts.get(key)
+        if text is None:  # (its record is not kept as well: the text is all this renderer answers of it)
+            text = texts[key] = to_json_text(project(value))
+        return text
+
+    return render
+
+
+# per renderer, the list answers kept whole: at most this many, listing this many rows and this many
+# characters in all (then all are dropped), so that a spec of many list tools served for long keeps little
+ANSWERS, ANSWER_ROWS, ANSWER_CHARS = 128, 2048, 1 << 19
+
+
+def _whole_answers_kept(rendered: Callable[[Any], str]) -> Callable[[Any], str]:
+    """``rendered``, whose answer to a list is kept, under the ids of the rows it lists, beside
+    those rows: while they are kept alive there, no other object can have their ids, so the same
+    ids are the same rows, and a row is never changed once written (the store's contract). A list
+    tool answering the same rows again (the same filter, the same state, in any episode) costs a
+    look-up."""
+    answers: dict[tuple[int, ...], tuple[tuple[Any, ...], str]] = {}
+    kept = [0, 0]  # rows and characters the answers kept hold
+
+    def render(value: Any) -> str:
+        if type(value) is not list:
+            return rendered(value)
+        key = tuple(map(id, value))
+        hit = answers.get(key)
+        if hit is not None:
+            return hit[1]
+        text = rendered(value)
+        if len(answers) >= ANSWERS or kept[0] >= ANSWER_ROWS or kept[1] >= ANSWER_CHARS:
+            answers.clear()
+            kept[0] = kept[1] = 0
+        answers[key] = (tuple(value), text)
+        kept[0] += len(key)
+        kept[1] += len(text)
+        return text
 
     return render
 
@@ -72,10 +129,8 @@ def compile_shaper(
         return lambda value: value if isinstance(value, str) else json.dumps(value, ensure_ascii=True)
     if typ not in ("array", "object"):
         return identity
-    path, record, as_list = data_path(schema)
-    if record is None and not path and typ == "object":
-        record = schema  # a map (``additionalProperties: {type: integer}``) or a closed object declaring no members
-    project = _fitted(_aliased(_row_projector(record), aliases or {}), compile_conformer(record))
+    path, _, as_list = data_path(schema)
+    project = _record_projector(schema, aliases)
     if shared and project is not identity:
         project = remembered(project, shared, as_json=shared_as_json)
     if as_list:
@@ -87,31 +142,64 @@ def compile_shaper(
     return shaper
 
 
+def _record_projector(schema: JSON, aliases: dict[str, str] | None) -> Shaper:
+    """What makes one row the record an array or object ``schema`` answers (none kept)."""
+    path, record, _ = data_path(schema)
+    if record is None and not path and primary_type(schema) == "object":
+        record = schema  # a map (``additionalProperties: {type: integer}``) or a closed object declaring no members
+    project = _fitted(_aliased(_row_projector(record), aliases or {}), compile_conformer(record))
+    return _fused(record, aliases or {}, project) or project
+
+
 def remembered(project: Shaper, shared: frozenset[int], *, as_json: bool = False) -> Shaper:
     """``project`` of a row, kept for the rows whose ids are in ``shared`` (the starting state's
     rows: they live as long as the environment, so an id among them is always that row, and none
     is ever mutated): a list tool answers the same starting rows in every episode, and shaping each
-    was most of a ``call_tool`` (``bench/env_step.py``). At most one record per starting row; rows
-    an episode wrote are shaped afresh. The records handed out are shared: callers serialize them
-    and never change them. ``as_json``: the record is kept as its JSON text (an
-    ``orjson.Fragment``, which orjson copies into an answer as it is), for a renderer whose output
-    is only ever serialized (:func:`compile_renderer`)."""
+    was most of a ``call_tool`` (``bench/env_step.py``). At most one record per starting row. The
+    records handed out are shared: callers serialize them and never change them. ``as_json``: the
+    record is kept as its JSON text (an ``orjson.Fragment``, which orjson copies into an answer as
+    it is), for a renderer whose output is only ever serialized (:func:`compile_renderer`); and the
+    records of the rows episodes wrote are kept too (a list answers them on every call after the
+    write), each beside its row, so that an id kept names that very row (a row is never changed
+    once written: the store's contract, which its cached digests rely on too), the last
+    ``RECENT_ROWS`` of them; without it they are shaped afresh."""
     memory: dict[int, Any] = {}
+    recent: dict[int, tuple[Any, Any]] = {}  # as_json: an episode's rows, each kept beside its record
 
     def shaped(row: Any) -> Any:
         key = id(row)
         if key not in shared:
-            return project(row)
+            if not as_json or type(row) is not dict:
+                return project(row)
+            hit = recent.get(key)
+            if hit is not None and hit[0] is row:
+                return hit[1]
+            out = _as_fragment(project(row))
+            if len(recent) >= RECENT_ROWS:
+                recent.clear()
+            recent[key] = (row, out)
+            return out
         out = memory.get(key)
         if out is None:
             out = project(row)
             if as_json:
-                with contextlib.suppress(TypeError):  # what only json can write (integers past 64 bits) stays as it is
-                    out = orjson.Fragment(orjson.dumps(out, option=orjson.OPT_NON_STR_KEYS))
+                out = _as_fragment(out)
             memory[key] = out
         return out
 
     return shaped
+
+
+RECENT_ROWS = 256  # per renderer: the rows written lately, whose records are kept (then all are dropped)
+
+
+def _as_fragment(record: Any) -> Any:
+    """``record`` as JSON text orjson copies into an answer as it is; what only json can write
+    (integers past 64 bits) stays as it is."""
+    try:
+        return orjson.Fragment(orjson.dumps(record, option=orjson.OPT_NON_STR_KEYS))
+    except TypeError:
+        return record
 
 
 def with_outcome_flags(shaper: Shaper, flags: tuple[str, ...]) -> Shaper:
@@ -196,6 +284,76 @@ def _value_kinds(schema: Any) -> tuple[type, ...] | None:
             return None
         kinds += found
     return kinds
+
+
+def _fused(record: JSON | None, aliases: dict[str, str], slow: Shaper) -> Shaper | None:
+    """``slow`` (project a row onto ``record``, then conform it) as one generated function for the
+    common record, an object whose members are listed and which the projection closes (it requires
+    members, or admits no others): a row holding every required member is projected and conformed
+    member by member, each member's value kept at the cost of one type test where it already fits
+    (the test is the conformer's own, inlined) and handed to its conformer otherwise; anything else
+    (a row missing a required member, not a plain dict) goes to ``slow``. The same records, in the
+    same order; None where the record is not of that kind."""
+    if not isinstance(record, dict) or record.get("type") != "object":
+        return None
+    props = record.get("properties")
+    enum = record.get("enum")
+    if not isinstance(props, dict) or not props or (isinstance(enum, list) and enum):
+        return None
+    if record.get("additionalProperties", True) is not False and not record.get("required"):
+        return None  # an open record is kept as the row has it (_row_projector)
+    required = [k for k in record.get("required") or () if isinstance(props.get(k), dict)]
+    scope: dict[str, Any] = {"slow": slow, "alias": _aliased(identity, aliases) if aliases else None}
+    lines = ["def shape(row):", "    if type(row) is not dict:", "        return slow(row)"]
+    lines += ["    r = alias(row)"] if aliases else ["    r = row"]
+    if required:
+        lines.append(f"    if not ({' and '.join(f'{k!r} in r' for k in required)}):")
+        lines.append("        return slow(row)")
+    lines.append("    out = {}")
+    for i, (key, sub) in enumerate(props.items()):
+        conform = compile_conformer(sub, 1)
+        lines += [f"    if {key!r} in r:", f"        v = r[{key!r}]"]
+        if conform is None:
+            lines.append(f"        out[{key!r}] = v")
+            continue
+        scope[f"c{i}"] = conform
+        fits = _fits(sub, scope, i)
+        lines.append(f"        out[{key!r}] = v if {fits} else c{i}(v)" if fits else f"        out[{key!r}] = c{i}(v)")
+    lines.append("    return out")
+    exec("\n".join(lines), scope)  # the source is ours: keys are written as repr literals
+    fused: Shaper = scope["shape"]
+    return fused
+
+
+def _fits(sub: JSON, scope: dict[str, Any], i: int) -> str | None:
+    """The test, as source, that a value already fits ``sub`` (its conformer would keep it as it
+    is: :func:`~envfactory.runtime.conform.compile_conformer`), for the plain kinds; None for
+    the others."""
+    typ, enum = sub.get("type"), sub.get("enum")
+    if not isinstance(typ, str) or sub.get("pattern") is not None:
+        return None
+    if isinstance(enum, list) and enum:
+        members = _enum_texts(enum) if typ == "string" else None
+        if members is None:
+            return None
+        scope[f"s{i}"] = members
+        return f"(type(v) is str and v in s{i})"
+    if typ == "string":
+        formatted = FORMATS.get(str(sub.get("format")))
+        if formatted is None:
+            return "type(v) is str"
+        scope[f"p{i}"] = formatted[0].match
+        return f"(type(v) is str and p{i}(v))"
+    return {"integer": "type(v) is int", "number": "(type(v) is int or type(v) is float)",
+            "boolean": "type(v) is bool"}.get(typ)  # fmt: skip
+
+
+def _enum_texts(enum: list[Any]) -> frozenset[str] | None:
+    """The texts a string enum's conformer keeps (its members as text: ``typed_members``), where
+    each is a plain ``str``; None otherwise."""
+    members = typed_members(enum, "string")
+    texts = frozenset(m for m in members if type(m) is str)
+    return texts if all(type(m) is str or not isinstance(m, str) for m in members) else None
 
 
 def _row_projector(schema: JSON | None) -> Shaper:

@@ -75,6 +75,7 @@ class BaseState:
         self.tables: dict[str, dict[Any, JSON]] = {
             name: {row[key]: row for row in rows.get(name, ())} for name, key in self.keys.items()
         }
+        self.row_lists = {name: list(table.values()) for name, table in self.tables.items()}  # shared, never changed
         self.digests = {
             name: {k: row_digest(name, k, r) for k, r in table.items()} for name, table in self.tables.items()
         }
@@ -99,13 +100,14 @@ def _max_counter(table: dict[Any, JSON]) -> int:
 class Store:
     """One episode's view of the state. Rows handed out must be treated as read-only."""
 
-    __slots__ = ("_digests", "base", "counters", "overlay")
+    __slots__ = ("_digests", "_lists", "base", "counters", "overlay")
 
     def __init__(self, base: BaseState) -> None:
         self.base = base
         self.overlay: dict[str, dict[Any, JSON | None]] = {}
         self.counters: dict[str, int] = {}
         self._digests: dict[tuple[str, Any], tuple[JSON | None, int]] = {}  # rows are never mutated
+        self._lists: dict[str, list[JSON]] = {}  # row_list's, per entity written, until the next write to it
 
     def get(self, entity: str, key: Any) -> JSON | None:
         changed = self.overlay.get(entity)
@@ -119,9 +121,11 @@ class Store:
         if self.base.derived and entity in self.base.derived:
             row = derive(row, self.base.derived[entity], in_place=row is not self.get(entity, key))
         self.overlay.setdefault(entity, {})[key] = row
+        self._lists.pop(entity, None)
 
     def delete(self, entity: str, key: Any) -> None:
         self.overlay.setdefault(entity, {})[key] = _GONE
+        self._lists.pop(entity, None)
 
     def rows(self, entity: str) -> Iterator[JSON]:
         """All live rows: base order first, then rows created in this episode."""
@@ -140,6 +144,24 @@ class Store:
         for key, added in changed.items():
             if added is not None and key not in base:
                 yield added
+
+    def row_list(self, entity: str) -> list[JSON]:
+        """``list(self.rows(entity))`` (a list tool's every call), built without a generator and
+        kept until the entity is next written (the starting rows' list: for good). The list is
+        shared: callers never change it."""
+        rows: list[Any] | None = self._lists.get(entity)
+        if rows is not None:
+            return rows
+        changed = self.overlay.get(entity)
+        if not changed:
+            return self.base.row_lists[entity]
+        base = self.base.tables[entity]
+        rows = [changed.get(key, row) for key, row in base.items()]
+        if None in changed.values():  # a deleted row (_GONE)
+            rows = [row for row in rows if row is not None]
+        rows += [added for key, added in changed.items() if added is not None and key not in base]
+        self._lists[entity] = rows
+        return rows
 
     def count(self, entity: str) -> int:
         return sum(1 for _ in self.rows(entity))
@@ -192,6 +214,7 @@ class Store:
                 raise SnapshotError(f"invalid snapshot: store.counters: bad entry {entity[:80]!r}: {count}")
         self.overlay = overlay
         self._digests = {}
+        self._lists = {}
         self.counters = dict(snap["counters"])
 
     def materialize(self) -> dict[str, list[JSON]]:
