@@ -141,11 +141,10 @@ def _probe_create(p: Probe) -> None:
         p.note("create -> list contains it", None, f"{lister} answers with one record, not a list")
         return
     listed = p.call(lister, {**_max_page(p, lister), **required})
-    p.note(
-        "create -> list contains it",
-        listed.ok and _shows(listed.data, row, key),
-        listed.content[:200],
-    )
+    # found by its key as the state holds it, or as the listing declares the record (a text key
+    # ``milestone_0013`` answered as the integer ``id`` the listing declares, as the read shows it)
+    shown = _shows(listed.data, row, key) or _holds(listed.data, _as_declared(p, lister, row))
+    p.note("create -> list contains it", listed.ok and shown, listed.content[:200])
 
 
 def _unwrapped(data: Any, schema: JSON | None) -> Any:
@@ -219,8 +218,11 @@ def _mentions(data: Any, key: Any) -> bool:
 def _shows(data: Any, row: JSON, key: Any) -> bool:
     """Whether a listing shows ``row``: by its key, or (records that declare no key: dweet.io's
     dweets) by a record whose every member the row holds."""
-    if _mentions(data, key):
-        return True
+    return _mentions(data, key) or _holds(data, row)
+
+
+def _holds(data: Any, row: JSON) -> bool:
+    """Whether ``data`` holds a record whose every member ``row`` holds with the same value."""
     stack, seen = [data], 0
     while stack and seen < 10_000:
         node, seen = stack.pop(), seen + 1
