@@ -192,7 +192,10 @@ def _filters_matching(p: Probe, lister: str, row: JSON) -> JSON:
                 if not value:
                     continue
                 value = value[0]  # one tag of the row's tags
-            if not fits(value, p.spec.tools[lister].properties.get(f.arg) or {}):
+            prop = p.spec.tools[lister].properties.get(f.arg) or {}
+            if primary_type(prop) in ("string", "integer"):  # a key 7 the parameter takes as the text "7"
+                value = coerce_key(value, prop)
+            if not fits(value, prop):
                 continue  # Box's pending collaborations list only ``status: pending``: the row is not one
             out[f.arg] = [value] if f.op == "in" else value
     return out
