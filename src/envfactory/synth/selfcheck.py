@@ -358,7 +358,10 @@ def _probe_action(p: Probe) -> None:
         )
         return
     key = row[_key_of(p, effect.entity)]
-    args = p.args(**{effect.key_arg: key})
+    # the key as the tool's parameter takes it (a number where the others take its digits)
+    args = p.args(
+        **{effect.key_arg: coerce_key(key, p.spec.tools[p.behaviour.tool].properties.get(effect.key_arg) or {})}
+    )
     result = p.call(p.behaviour.tool, args)
     after = p.episode.store.get(effect.entity, key) or {}
     p.note(
