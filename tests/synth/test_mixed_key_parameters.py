@@ -54,3 +54,21 @@ def test_a_text_key_parameter_that_asks_a_shape_keeps_text_keys(tmp_path: Path) 
     }  # fmt: skip
     spec = synthesize(openapi_file(tmp_path, paths, "appointments"))
     assert spec.state_schema["appointment"].key_type == "string"
+
+
+def test_tasks_pass_each_route_the_key_as_it_takes_it(tmp_path: Path) -> None:
+    from envfactory.tasks.generate import generate_tasks
+
+    paths = {
+        "/appointments": {"get": {"operationId": "listAppointments",
+                                  "responses": _ok({"type": "array", "items": APPOINTMENT})}},
+        "/appointments/{id}": _route("getAppointment", "string", "get"),
+        "/appointments/{id}/cancel": _route("cancelAppointment", "string"),
+        "/appointments/{id}/confirm": _route("confirmAppointment", "integer"),
+    }  # fmt: skip
+    spec = synthesize(openapi_file(tmp_path, paths, "appointments"))
+    tasks, report = generate_tasks(Environment(spec), 20, seed=0)
+    failed = {reason for reason in report.rejected if reason.startswith("gold call")}
+    assert not failed, failed
+    calls = [c for t in tasks for c in t.gold if c.tool == "cancelAppointment"]
+    assert calls and all(isinstance(c.args["id"], str) for c in calls)
