@@ -181,6 +181,8 @@ class CreateManyEffect(_Frozen):
     items_arg: str
     fields: dict[str, str] = Field(default_factory=dict)  # item field -> entity field
     defaults: dict[str, Any] = Field(default_factory=dict)
+    # other arguments every row made takes (argument -> entity field): the realm a route names
+    args: dict[str, str] = Field(default_factory=dict)
 
 
 class DeleteManyEffect(_Frozen):

@@ -45,6 +45,7 @@ def _create_many(effect: CreateManyEffect, tool: ToolSpec, spec: EnvSpec) -> Exe
             if not isinstance(item, dict):
                 continue
             values = {f: clone(item[a]) for a, f in effect.fields.items() if a in item}
+            values.update({f: clone(args[a]) for a, f in effect.args.items() if args.get(a) is not None})
             if hidden:
                 if any(_matches(r, values) for r in existing):
                     continue
