@@ -114,6 +114,12 @@ def _segments(path: str) -> list[str]:
     ]
 
 
+def _closed_words(tool: ToolSpec, arg: str) -> bool:
+    """Whether a parameter takes one of a few declared words (an enum of texts): a qualifier."""
+    members = (tool.properties.get(arg) or {}).get("enum")
+    return isinstance(members, list) and bool(members) and all(isinstance(m, str) for m in members)
+
+
 def _listed_under(tool: ToolSpec, stem: str | None, nouns: list[str]) -> list[str]:
     """What a GET on ``/.../things/{thing_id}`` lists when its whole answer is a list of records
     rather than one: things of the thing the parameter keys — the path's own noun where the
@@ -372,8 +378,11 @@ def _from_http(tool: ToolSpec, collections: frozenset[str]) -> Intent | None:
             intent.parent = (last[1:-1], stem)
             return intent
         if len(segments) > 2 and is_param[-2] and stem and stem not in nouns:
-            # /project/{username}/{project}/{build_num}: a build of the project, unnamed in the path
-            nouns, parent = [stem, *nouns], (segments[-2][1:-1], nouns[0]) if nouns else None
+            # /project/{username}/{project}/{build_num}: a build of the project, unnamed in the path; but
+            # /files/{file_id}/metadata/{scope}/{template_key} with ``scope: global | enterprise``: one of
+            # a few declared words qualifies the template, it keys no metadata record
+            qualifier = _closed_words(tool, segments[-2][1:-1])
+            nouns, parent = [stem, *nouns], (segments[-2][1:-1], nouns[0]) if nouns and not qualifier else None
         elif parent is None and len(segments) > 2 and is_param[-2] and (holder := id_stem(segments[-2][1:-1])):
             parent = (segments[-2][1:-1], holder) if holder not in nouns else None  # /cards/{appId}/{cardId}
         intent = Intent(
