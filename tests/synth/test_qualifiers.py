@@ -48,3 +48,23 @@ def test_a_parameter_of_declared_words_keys_no_parent(tmp_path: Path) -> None:
     report = self_check(spec, env=Environment(spec))
     checks = {(t.tool, c.name): c.status for t in report.tools for c in t.checks}
     assert checks[("updateFileMetadata", "update succeeds")] == "pass", report.failures
+
+
+def test_a_field_of_one_declared_word_names_no_record_keyed_otherwise(tmp_path: Path) -> None:
+    template = {"type": "object", "properties": {"templateKey": TEXT, "displayName": TEXT}}
+    fixed = {"type": "string", "enum": ["securityClassification-6VMVochwUWo"]}
+    classification = {"type": "object", "properties": {"id": TEXT, "templateKey": fixed, "displayName": TEXT}}
+    body = {"content": {"application/json": {"schema": classification}}}
+    paths = {
+        "/templates/{templateKey}": {"get": {"operationId": "getTemplate", "parameters": [_param("templateKey", TEXT)],
+                                             "responses": _ok(template)}},
+        "/templates": {"get": {"operationId": "listTemplates", "responses": _ok({"type": "array", "items": template})}},
+        "/classifications": {"post": {"operationId": "createClassification", "requestBody": body,
+                                      "responses": _ok(classification)}},
+    }  # fmt: skip
+    spec = synthesize(openapi_file(tmp_path, paths, "templates"))
+    entity = spec.state_schema[spec.behaviour("createClassification").effect.entity]
+    assert "templateKey" not in entity.refs, entity.refs
+    report = self_check(spec, env=Environment(spec))
+    checks = {(t.tool, c.name): c.status for t in report.tools for c in t.checks}
+    assert checks[("createClassification", "create succeeds")] == "pass", report.failures

@@ -279,14 +279,25 @@ def _numbers_all_take(params: list[JSON], own: list[JSON]) -> bool:
 def refs_fit_keys(schema: StateSchema) -> StateSchema:
     """Drop references whose field cannot hold the target's key: NYT's ``overview.list_id`` is an
     integer while lists are keyed by ``list_name``; TheTVDB's ``languageId`` an integer while its
-    language route takes a string id. A value there names nothing the environment holds."""
+    language route takes a string id; Box's ``templateKey`` one declared word
+    (``securityClassification-6VMVochwUWo``) while templates are keyed by other words. A value
+    there names nothing the environment holds."""
     updated = []
     for e in schema.entities:
-        refs = {f: t for f, t in e.refs.items()
-                if not (t in schema and schema[t].key_type == "string" and not schema[t].key_schema.get("enum")
-                        and primary_type(e.fields.get(f) or {}) in ("integer", "number"))}  # fmt: skip
+        refs = {f: t for f, t in e.refs.items() if t not in schema or _holds_keys(e.fields.get(f) or {}, schema[t])}
         updated.append(e.model_copy(update={"refs": refs}) if refs != e.refs else e)
     return StateSchema(entities=tuple(updated))
+
+
+def _holds_keys(field: JSON, target: Entity) -> bool:
+    """Whether a field can hold a key of ``target``: not a number where its keys are free text, and
+    not one of a few declared words its keys are not drawn from."""
+    keys = target.key_schema.get("enum")
+    if target.key_type == "string" and not keys and primary_type(field) in ("integer", "number"):
+        return False
+    words = field.get("enum")
+    return not (isinstance(words, list) and words and all(isinstance(w, str) for w in words)
+                and not set(words) <= set(keys if isinstance(keys, list) else ()))  # fmt: skip
 
 
 def fields_follow_lookups(schema: StateSchema, behaviours: list[Behaviour], tools: ToolSet) -> StateSchema:
