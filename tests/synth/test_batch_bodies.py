@@ -64,3 +64,24 @@ def test_a_body_holding_a_list_beside_other_members_makes_one_record(tmp_path: P
     }  # fmt: skip
     spec = synthesize(openapi_file(tmp_path, paths, "orders"))
     assert spec.behaviour("createOrder").effect.kind == "create"
+
+
+def test_a_batch_answering_one_object_lists_the_keys_it_made(tmp_path: Path) -> None:
+    ids = {"type": "array", "items": {"type": "string"}}
+    bulk = {"type": "object", "required": ["data"], "properties": {"data": {"type": "object", "properties": {
+        "bulk": {"type": "object", "properties": {"model_ids": ids, "duplicate_ids": ids}}}}}}  # fmt: skip
+    paths = {
+        "/{realm}/models": {
+            "parameters": REALM,
+            "get": {"operationId": "listModels", "responses": _ok({"type": "array", "items": MODEL})},
+            "post": {"operationId": "createModels", "responses": _ok(bulk), "requestBody": _body(
+                {"type": "object", "properties": {"models": {"type": "array", "items": MODEL}}})},
+        },
+    }  # fmt: skip
+    spec = synthesize(openapi_file(tmp_path, paths, "models"), state="empty")
+    effect = spec.behaviour("createModels").effect
+    assert (effect.kind, effect.keys_as) == ("create_many", "model_ids")
+    items = [{"id": "m1", "name": "a", "protocol": "oidc"}, {"id": "m2", "name": "b", "protocol": "saml"}]
+    made = Environment(spec).episode().call_tool("createModels", {"realm": "north", "models": items})
+    assert made.data == {"data": {"bulk": {"model_ids": ["m1", "m2"]}}}, made.content
+    assert self_check(spec, env=Environment(spec)).passed

@@ -183,6 +183,9 @@ class CreateManyEffect(_Frozen):
     defaults: dict[str, Any] = Field(default_factory=dict)
     # other arguments every row made takes (argument -> entity field): the realm a route names
     args: dict[str, str] = Field(default_factory=dict)
+    # the answer is one object listing the keys of the rows made under this member, not the rows
+    # (YNAB's ``{transaction_ids: [...]}``)
+    keys_as: str | None = None
 
 
 class DeleteManyEffect(_Frozen):

@@ -38,8 +38,8 @@ def _create_many(effect: CreateManyEffect, tool: ToolSpec, spec: EnvSpec) -> Exe
     cast, order = key_caster(entity), tuple(entity.fields)
     hidden = _hidden_key(entity, effect.fields)
 
-    def run(ctx: CallContext, args: JSON) -> list[JSON]:
-        store, made = ctx.store, []
+    def run(ctx: CallContext, args: JSON) -> list[JSON] | JSON:
+        store, made, keys = ctx.store, [], []
         existing = [] if not hidden else list(store.rows(entity.name))
         for item in _items(args, effect.items_arg):
             if not isinstance(item, dict):
@@ -61,7 +61,8 @@ def _create_many(effect: CreateManyEffect, tool: ToolSpec, spec: EnvSpec) -> Exe
             store.put(entity.name, key, row)
             existing.append(row)
             made.append(_visible(row, entity, hidden))
-        return made
+            keys.append(key)
+        return {effect.keys_as: keys} if effect.keys_as else made
 
     return run
 

@@ -27,8 +27,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from envfactory.ir.effect import Behaviour, CreateManyEffect, DeleteManyEffect, DumpEffect, EditListEffect
-from envfactory.ir.jsonschema import primary_type
-from envfactory.ir.state import SINGLETON_KEY, Entity, StateSchema
+from envfactory.ir.jsonschema import data_path, primary_type
+from envfactory.ir.state import SINGLETON_KEY, Entity, StateSchema, names_key
 from envfactory.ir.tool import ToolSpec
 from envfactory.synth.intents import name_verb
 from envfactory.synth.naming import VERBS, matching_field, plural, same_field, singular, tokens
@@ -97,9 +97,28 @@ def _made_in_a_batch(behaviour: Behaviour, tool: ToolSpec, schema: StateSchema) 
     scope = {a: f for a in tool.properties
              if a != arg and (f := matching_field(entity.fields, a, entity.name)) not in (None, entity.key)
              and f not in fields.values()}  # fmt: skip
-    effect = CreateManyEffect(entity=entity.name, items_arg=arg, fields=fields, args=scope)
+    _, record, as_list = data_path(tool.output_schema)
+    keys_as = None if as_list or record is None else _keys_member(record, entity)
+    if record is not None and not as_list and keys_as is None:
+        return None  # one record answered, naming none of the records made: not a batch it can answer
+    effect = CreateManyEffect(entity=entity.name, items_arg=arg, fields=fields, args=scope, keys_as=keys_as)
     note = f"creates one {entity.name} per item of {arg!r}" + (f", each with {sorted(scope)}" if scope else "")
     return Behaviour(tool=tool.name, effect=effect, prior="confident", notes=(note,))
+
+
+def _keys_member(record: JSON, entity: Entity) -> str | None:
+    """The member of a batch's one answered object listing the keys of the records made:
+    ``transaction_ids`` for transactions keyed by ``id`` (plain values, named after the key)."""
+    for member, prop in (record.get("properties") or {}).items():
+        items = prop.get("items") if isinstance(prop, dict) and primary_type(prop) == "array" else None
+        named = member.removesuffix("s") if member.lower().endswith(("ids", "keys")) else singular(member)
+        if (
+            isinstance(items, dict)
+            and primary_type(items) not in ("object", "array", None)
+            and (names_key(named, entity.name, entity.key) or named == entity.key)
+        ):
+            return member
+    return None
 
 
 def _holding(members: list[str], schema: StateSchema) -> Entity | None:
