@@ -125,8 +125,15 @@ def _probe_create(p: Probe) -> None:
     else:
         reader = p.tool_of("read", effect.entity)
         declared = _as_declared(p, reader, row)
-        shown = _unwrapped(got.data, p.spec.tools[reader].output_schema if reader else None) if got.ok else None
-        same = isinstance(shown, dict) and all(shown[k] == declared.get(k, v) for k, v in row.items() if k in shown)
+        answer = p.spec.tools[reader].output_schema if reader else None
+        shown = _unwrapped(got.data, answer) if got.ok else None
+        # a read whose declared envelope holds its record in a list (Personio's ``data.attributes: [...]``):
+        # the record there that shows the row (a whole answer that is a list is many records, no read's)
+        candidates = shown if isinstance(shown, list) and data_path(answer)[0] else [shown]
+        same = any(
+            isinstance(one, dict) and all(one[k] == declared.get(k, v) for k, v in row.items() if k in one)
+            for one in candidates
+        )
         p.note("create -> read round trip", same, got.content[:200])
     lister = p.tool_of("list", effect.entity)
     if lister is None:
