@@ -85,3 +85,20 @@ def test_a_batch_answering_one_object_lists_the_keys_it_made(tmp_path: Path) -> 
     made = Environment(spec).episode().call_tool("createModels", {"realm": "north", "models": items})
     assert made.data == {"data": {"bulk": {"model_ids": ["m1", "m2"]}}}, made.content
     assert self_check(spec, env=Environment(spec)).passed
+
+
+def test_a_body_listing_plain_values_named_after_a_field_makes_one_record_per_value(tmp_path: Path) -> None:
+    email = {"type": "object", "properties": {"email": {"type": "string"}, "primary": {"type": "boolean"}}}
+    many = {"type": "array", "items": email}
+    addresses = {"type": "object", "properties": {"emails": {"type": "array", "items": {"type": "string"}}}}
+    paths = {"/user/emails": {"get": {"operationId": "listEmails", "responses": _ok(many)},
+                              "post": {"operationId": "addEmails", "requestBody": _body(addresses),
+                                       "responses": _ok(many)}}}  # fmt: skip
+    spec = synthesize(openapi_file(tmp_path, paths, "emails"), state="empty")
+    effect = spec.behaviour("addEmails").effect
+    assert (effect.kind, effect.entity, effect.value_field) == ("create_many", "email", "email")
+    episode = Environment(spec).episode()
+    assert episode.call_tool("addEmails", {"emails": ["a@example.com", "b@example.com"]}).ok
+    assert sorted(r["email"] for r in episode.store.rows("email")) == ["a@example.com", "b@example.com"]
+    seeded = synthesize(openapi_file(tmp_path, paths, "emails"))
+    assert self_check(seeded, env=Environment(seeded)).passed

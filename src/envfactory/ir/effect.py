@@ -186,6 +186,8 @@ class CreateManyEffect(_Frozen):
     # the answer is one object listing the keys of the rows made under this member, not the rows
     # (YNAB's ``{transaction_ids: [...]}``)
     keys_as: str | None = None
+    # the items are plain values, each the value of this field (Gitea's ``emails: [text]``)
+    value_field: str | None = None
 
 
 class DeleteManyEffect(_Frozen):

@@ -41,7 +41,8 @@ def _create_many(effect: CreateManyEffect, tool: ToolSpec, spec: EnvSpec) -> Exe
     def run(ctx: CallContext, args: JSON) -> list[JSON] | JSON:
         store, made, keys = ctx.store, [], []
         existing = [] if not hidden else list(store.rows(entity.name))
-        for item in _items(args, effect.items_arg):
+        for given in _items(args, effect.items_arg):
+            item = {effect.value_field: given} if effect.value_field and not isinstance(given, dict) else given
             if not isinstance(item, dict):
                 continue
             values = {f: clone(item[a]) for a, f in effect.fields.items() if a in item}

@@ -75,8 +75,9 @@ def records_made_in_batches(tools: list[ToolSpec], schema: StateSchema, behaviou
     """Rule 1 for a resource API, once its entities are known: a create whose whole request body
     is one list of records, every member of them a field of one entity (Keycloak's ``POST
     /{realm}/clients/{id}/protocol-mappers/add-models`` taking ``[ProtocolMapperRepresentation]``),
-    makes one record of that entity per item; its route's other parameters that name fields of it
-    (the ``realm``) are every record's. A create whose body holds the list beside other members
+    makes one record of that entity per item; so does a list of plain values named after a field
+    (Gitea's ``emails: [text]``: one e-mail record per address); its route's other parameters
+    that name fields of it (the ``realm``) are every record's. A create whose body holds the list beside other members
     (an order and its ``items``) makes one record, as before."""
     by_name = {t.name: t for t in tools}
     return [_made_in_a_batch(b, by_name[b.tool], schema) or b if b.tool in by_name else b for b in behaviours]
@@ -90,9 +91,12 @@ def _made_in_a_batch(behaviour: Behaviour, tool: ToolSpec, schema: StateSchema) 
     arg = body[0]
     items = tool.properties[arg].get("items")
     members = list((items.get("properties") or {}) if isinstance(items, dict) else {})
-    entity = _holding(members, schema)
+    plain = isinstance(items, dict) and primary_type(items) in ("string", "integer", "number")
+    entity = _valued(singular(arg), schema) if plain else _holding(members, schema)
     if entity is None:
         return None
+    value_field = matching_field(entity.fields, singular(arg), entity.name) if plain else None
+    members = [value_field] if value_field else members
     fields = {m: f for m in members if (f := matching_field(entity.fields, m, entity.name)) is not None}
     scope = {a: f for a in tool.properties
              if a != arg and (f := matching_field(entity.fields, a, entity.name)) not in (None, entity.key)
@@ -101,7 +105,8 @@ def _made_in_a_batch(behaviour: Behaviour, tool: ToolSpec, schema: StateSchema) 
     keys_as = None if as_list or record is None else _keys_member(record, entity)
     if record is not None and not as_list and keys_as is None:
         return None  # one record answered, naming none of the records made: not a batch it can answer
-    effect = CreateManyEffect(entity=entity.name, items_arg=arg, fields=fields, args=scope, keys_as=keys_as)
+    effect = CreateManyEffect(entity=entity.name, items_arg=arg, fields=fields, args=scope, keys_as=keys_as,
+                              value_field=value_field)  # fmt: skip
     note = f"creates one {entity.name} per item of {arg!r}" + (f", each with {sorted(scope)}" if scope else "")
     return Behaviour(tool=tool.name, effect=effect, prior="confident", notes=(note,))
 
@@ -119,6 +124,14 @@ def _keys_member(record: JSON, entity: Entity) -> str | None:
         ):
             return member
     return None
+
+
+def _valued(field: str, schema: StateSchema) -> Entity | None:
+    """The entity a list of plain values named after one of its fields makes (``emails: [text]``:
+    e-mail records by their ``email``): the one named so, else the one with the fewest fields."""
+    fitting = [e for e in schema.entities
+               if e.key != SINGLETON_KEY and matching_field(e.fields, field, e.name) is not None]  # fmt: skip
+    return min(fitting, key=lambda e: (e.name != field, len(e.fields), e.name), default=None)
 
 
 def _holding(members: list[str], schema: StateSchema) -> Entity | None:
