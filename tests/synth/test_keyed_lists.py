@@ -53,3 +53,18 @@ def test_a_list_answer_under_a_key_of_another_thing_lists_the_path_noun(tmp_path
     effect = spec.behaviour("userTimes").effect
     assert (effect.kind, effect.entity) == ("list", "time")
     assert [f.arg for f in effect.filters] == ["user_id"]
+
+
+def test_a_parameter_named_by_a_noun_the_api_keeps_a_collection_of_names_its_owner(tmp_path: Path) -> None:
+    user = {"type": "object", "properties": {"id": {"type": "integer"}, "login": {"type": "string"}}}
+    by_name = [{"name": "username", "in": "path", "required": True, "schema": {"type": "string"}}]
+    who = [{"name": "user", "in": "path", "required": True, "schema": {"type": "string"}}]
+    paths = {
+        "/users/{username}": {"get": {"operationId": "getUser", "parameters": by_name, "responses": _ok(user)}},
+        "/times/{user}": {"get": {"operationId": "userTimes", "parameters": who,
+                                  "responses": _ok({"type": "array", "items": TIME})}},
+    }  # fmt: skip
+    spec = synthesize(openapi_file(tmp_path, paths, "times"))
+    effect = spec.behaviour("userTimes").effect
+    assert (effect.kind, effect.entity) == ("list", "time")
+    assert [f.arg for f in effect.filters] == ["user"]

@@ -114,6 +114,16 @@ def _segments(path: str) -> list[str]:
     ]
 
 
+def _collected_noun(param: str, collections: frozenset[str]) -> str | None:
+    """A parameter named by one noun alone (``{user}``) that the API keeps a collection of
+    (``/users/{username}``): the thing it names."""
+    words = tokens(param)
+    if len(words) != 1 or not words[0].isalpha():
+        return None
+    held = {singular(last) for c in collections if (last := c.split("/")[-1]) != "{}"}
+    return words[0] if words[0] in held else None
+
+
 def _closed_words(tool: ToolSpec, arg: str) -> bool:
     """Whether a parameter takes one of a few declared words (an enum of texts): a qualifier."""
     members = (tool.properties.get(arg) or {}).get("enum")
@@ -369,13 +379,14 @@ def _from_http(tool: ToolSpec, collections: frozenset[str]) -> Intent | None:
             # PUT /user/ratings/{itemType}/{itemId}/{itemRating}: the last parameter is the value set
             return Intent(tool, "update", verb=method.lower(), nouns=nouns, key_arg=segments[-2][1:-1],
                           evidence="http")  # fmt: skip
-        listed = _listed_under(tool, stem, nouns)
+        holder = stem or _collected_noun(last[1:-1], collections)  # /times/{user}: a user's, where /users/{x} is
+        listed = _listed_under(tool, holder, nouns)
         if stem and nouns and stem not in nouns and not is_param[-2] and _blank(segments) in collections:
             listed = nouns  # /cards/{appId} beside /cards/{appId}/{cardId}: the cards of an app, not one card
-        if stem and listed and not is_param[-2]:
+        if holder and listed and not is_param[-2]:
             intent = Intent(tool, _COLLECTION_KIND.get(method, "unknown"), verb=method.lower(), nouns=listed,
                             evidence="http")  # fmt: skip
-            intent.parent = (last[1:-1], stem)
+            intent.parent = (last[1:-1], holder)
             return intent
         if len(segments) > 2 and is_param[-2] and stem and stem not in nouns:
             # /project/{username}/{project}/{build_num}: a build of the project, unnamed in the path; but
