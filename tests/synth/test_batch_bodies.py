@@ -102,3 +102,17 @@ def test_a_body_listing_plain_values_named_after_a_field_makes_one_record_per_va
     assert sorted(r["email"] for r in episode.store.rows("email")) == ["a@example.com", "b@example.com"]
     seeded = synthesize(openapi_file(tmp_path, paths, "emails"))
     assert self_check(seeded, env=Environment(seeded)).passed
+
+
+def test_a_batch_whose_name_says_another_verb_makes_nothing(tmp_path: Path) -> None:
+    permission = {"type": "object", "properties": {"name": {"type": "string"}, "role": {"type": "string"}}}
+    names = {"type": "object", "properties": {"names": {"type": "array", "items": {"type": "string"}}}}
+    note = [{"name": "note", "in": "path", "required": True, "schema": {"type": "string"}}]
+    paths = {
+        "/notes/{note}/permissions": {"get": {"operationId": "listPermissions", "parameters": note,
+                                              "responses": _ok({"type": "array", "items": permission})}},
+        "/notes/{note}/permissions:batchDelete": {"post": {"operationId": "permissionsBatchDelete", "parameters": note,
+                                                           "requestBody": _body(names), "responses": _ok({})}},
+    }  # fmt: skip
+    spec = synthesize(openapi_file(tmp_path, paths, "notes"))
+    assert spec.behaviour("permissionsBatchDelete").effect.kind != "create_many"

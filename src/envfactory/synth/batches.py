@@ -88,6 +88,9 @@ def _made_in_a_batch(behaviour: Behaviour, tool: ToolSpec, schema: StateSchema) 
     body = [a for a, where in http.params.items() if where == "body"] if http else []
     if behaviour.effect.kind != "create" or len(body) != 1 or primary_type(tool.properties.get(body[0])) != "array":
         return None
+    route = tokens(http.path.split(":")[-1].split("/")[-1]) if http else ()
+    if {VERBS.get(w) for w in (*tokens(tool.name), *route)} - {None, "create"}:
+        return None  # a POST whose name or route says another verb (``permissions:batchDelete``) makes nothing
     arg = body[0]
     items = tool.properties[arg].get("items")
     members = list((items.get("properties") or {}) if isinstance(items, dict) else {})
