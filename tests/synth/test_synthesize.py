@@ -227,3 +227,19 @@ def test_an_omitted_argument_stores_the_default_the_tool_declares(tmp_path: Path
     row = episode.call_tool("get_ticket", {"ticket_id": made["id"]}).data
     assert row["description"] == "" and row["priority"] == 1  # stored, not absent
     assert "queue" not in row  # a default that spells nothing stores nothing
+
+
+def test_references_that_go_round_leave_the_others_in_order() -> None:
+    from envfactory.ir.state import Entity, StateSchema
+
+    def entity(name: str, **refs: str) -> Entity:
+        fields = {"id": {"type": "integer"}, **{f: {"type": "integer"} for f in refs}}
+        return Entity(name=name, key="id", key_type="integer", fields=fields, refs=refs)
+
+    schema = StateSchema(entities=(
+        entity("booking", service_id="service", resource_id="resource"),  # declared before what it names
+        entity("service", resource_id="resource"),
+        entity("resource", service_id="service"),  # services and resources name each other
+    ))  # fmt: skip
+    order = entity_order(schema)
+    assert order.index("booking") > max(order.index("service"), order.index("resource"))

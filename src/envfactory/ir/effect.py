@@ -181,6 +181,13 @@ class CreateManyEffect(_Frozen):
     items_arg: str
     fields: dict[str, str] = Field(default_factory=dict)  # item field -> entity field
     defaults: dict[str, Any] = Field(default_factory=dict)
+    # other arguments every row made takes (argument -> entity field): the realm a route names
+    args: dict[str, str] = Field(default_factory=dict)
+    # the answer is one object listing the keys of the rows made under this member, not the rows
+    # (YNAB's ``{transaction_ids: [...]}``)
+    keys_as: str | None = None
+    # the items are plain values, each the value of this field (Gitea's ``emails: [text]``)
+    value_field: str | None = None
 
 
 class DeleteManyEffect(_Frozen):
@@ -334,6 +341,9 @@ class Count(_Frozen):
     # whose list it is: (argument, entity, field) — the signed-in user's ``following_list`` counts for
     # ``username`` only when it is the session's ``username``; anyone else's is held nowhere (0)
     owner: tuple[str, str, str] | None = None
+    # a tally: the answer maps each value of this field of the counted rows to how many hold it
+    # (``GET /store/inventory`` -> ``{"available": 7, "sold": 2}``: pets by status)
+    by: str | None = None
 
 
 class CountEffect(_Frozen):
@@ -343,7 +353,8 @@ class CountEffect(_Frozen):
     kind: Literal["count"] = "count"
     counts: tuple[Count, ...]
     envelope: str | None = None
-    # the answer is the one count itself (``GET /users/count`` -> ``42``), not an object of counts
+    # the answer is the one count itself (``GET /users/count`` -> ``42``, or the tally of a count ``by``
+    # a field), not an object of counts
     bare: bool = False
 
 

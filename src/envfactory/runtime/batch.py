@@ -38,13 +38,15 @@ def _create_many(effect: CreateManyEffect, tool: ToolSpec, spec: EnvSpec) -> Exe
     cast, order = key_caster(entity), tuple(entity.fields)
     hidden = _hidden_key(entity, effect.fields)
 
-    def run(ctx: CallContext, args: JSON) -> list[JSON]:
-        store, made = ctx.store, []
+    def run(ctx: CallContext, args: JSON) -> list[JSON] | JSON:
+        store, made, keys = ctx.store, [], []
         existing = [] if not hidden else list(store.rows(entity.name))
-        for item in _items(args, effect.items_arg):
+        for given in _items(args, effect.items_arg):
+            item = {effect.value_field: given} if effect.value_field and not isinstance(given, dict) else given
             if not isinstance(item, dict):
                 continue
             values = {f: clone(item[a]) for a, f in effect.fields.items() if a in item}
+            values.update({f: clone(args[a]) for a, f in effect.args.items() if args.get(a) is not None})
             if hidden:
                 if any(_matches(r, values) for r in existing):
                     continue
@@ -60,7 +62,8 @@ def _create_many(effect: CreateManyEffect, tool: ToolSpec, spec: EnvSpec) -> Exe
             store.put(entity.name, key, row)
             existing.append(row)
             made.append(_visible(row, entity, hidden))
-        return made
+            keys.append(key)
+        return {effect.keys_as: keys} if effect.keys_as else made
 
     return run
 

@@ -483,9 +483,13 @@ def compile_filters(filters: tuple[Filter, ...], entity: Entity) -> list[tuple[s
 
 
 def _norm(value: Any) -> Any:
-    """A comparable, hashable form: case-folded text; JSON text for objects and lists."""
+    """A comparable, hashable form: case-folded text; JSON text for objects and lists; a whole
+    number as its digits, so the text a path or query parameter passes (``/services/{id}: string``)
+    names the record keyed ``7``, as a key passed as text does."""
     if isinstance(value, str):
         return value.casefold()
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
     if isinstance(value, (dict, list)):
         return json.dumps(value, sort_keys=True, default=str)
     return value

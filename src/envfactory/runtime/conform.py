@@ -94,9 +94,12 @@ def compile_conformer(schema: JSON | None, depth: int = 0) -> Conformer | None:
         return _object(schema, depth)
     if typ == "array":
         item = compile_conformer(schema.get("items"), depth + 1)
+        most = schema.get("maxItems")
+        most = most if isinstance(most, int) and not isinstance(most, bool) and most >= 0 else None
 
         def array(v: Any) -> Any:
             values = v if isinstance(v, list) else [] if v is None or isinstance(v, dict) else [v]
+            values = values if most is None else values[:most]  # an answer holding at most n: the first n
             return [item(x) for x in values] if item else values
 
         return array

@@ -3,6 +3,7 @@ of a singleton's list, computed from the episode's state at the moment of the ca
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 from envfactory.ir.effect import Count, CountEffect
@@ -31,6 +32,21 @@ def counted(store: Store, count: Count, args: JSON) -> int:
     return sum(1 for row in store.rows(count.entity) if all(_same(row.get(f), v) for f, v in given.items()))
 
 
+def tallied(store: Store, count: Count, args: JSON) -> dict[str, int]:
+    """How many of the rows ``count`` counts hold each value of its ``by`` field (a row without one
+    is in no group), keyed by the value's text as a JSON object's members are."""
+    if count.entity is None or count.by is None:
+        return {}
+    given = {field: args[arg] for arg, field in count.filters.items() if args.get(arg) is not None}
+    rows = (r for r in store.rows(count.entity) if all(_same(r.get(f), v) for f, v in given.items()))
+    return dict(Counter(str(v) for r in rows if names_group(v := r.get(count.by))))
+
+
+def names_group(value: Any) -> bool:
+    """Whether a value names a group: a text or a whole number (not a flag, a list, nothing)."""
+    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
+
+
 def _same(held: Any, given: Any) -> bool:
     return bool(held == given) or (held is not None and str(held) == str(given))  # 7 and "7" name one row
 
@@ -38,6 +54,8 @@ def _same(held: Any, given: Any) -> bool:
 @COMPILERS.register("count")
 def _count(effect: CountEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
     def run(ctx: CallContext, args: JSON) -> JSON | int:
+        if effect.bare and effect.counts[0].by is not None:
+            return tallied(ctx.store, effect.counts[0], args)
         if effect.bare:
             return counted(ctx.store, effect.counts[0], args)
         out = {c.field: counted(ctx.store, c, args) for c in effect.counts}
@@ -46,4 +64,4 @@ def _count(effect: CountEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
     return run
 
 
-__all__ = ["counted"]
+__all__ = ["counted", "names_group", "tallied"]

@@ -27,11 +27,11 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from envfactory.ir.effect import Behaviour, CreateManyEffect, DeleteManyEffect, DumpEffect, EditListEffect
-from envfactory.ir.jsonschema import primary_type
-from envfactory.ir.state import Entity, StateSchema
+from envfactory.ir.jsonschema import data_path, primary_type
+from envfactory.ir.state import SINGLETON_KEY, Entity, StateSchema, names_key
 from envfactory.ir.tool import ToolSpec
 from envfactory.synth.intents import name_verb
-from envfactory.synth.naming import VERBS, plural, same_field, singular, tokens
+from envfactory.synth.naming import VERBS, matching_field, plural, same_field, singular, tokens
 from envfactory.synth.transitions import TRANSITIONS
 
 JSON = dict[str, Any]
@@ -69,6 +69,82 @@ def plan_batches(tools: tuple[ToolSpec, ...] | list[ToolSpec]) -> BatchPlan:
         if behaviour is not None:
             plan.behaviours[tool.name] = behaviour
     return plan
+
+
+def records_made_in_batches(tools: list[ToolSpec], schema: StateSchema, behaviours: list[Behaviour]) -> list[Behaviour]:
+    """Rule 1 for a resource API, once its entities are known: a create whose whole request body
+    is one list of records, every member of them a field of one entity (Keycloak's ``POST
+    /{realm}/clients/{id}/protocol-mappers/add-models`` taking ``[ProtocolMapperRepresentation]``),
+    makes one record of that entity per item; so does a list of plain values named after a field
+    (Gitea's ``emails: [text]``: one e-mail record per address); its route's other parameters
+    that name fields of it (the ``realm``) are every record's. A create whose body holds the list beside other members
+    (an order and its ``items``) makes one record, as before."""
+    by_name = {t.name: t for t in tools}
+    return [_made_in_a_batch(b, by_name[b.tool], schema) or b if b.tool in by_name else b for b in behaviours]
+
+
+def _made_in_a_batch(behaviour: Behaviour, tool: ToolSpec, schema: StateSchema) -> Behaviour | None:
+    http = tool.source.http
+    body = [a for a, where in http.params.items() if where == "body"] if http else []
+    if behaviour.effect.kind != "create" or len(body) != 1 or primary_type(tool.properties.get(body[0])) != "array":
+        return None
+    route = tokens(http.path.split(":")[-1].split("/")[-1]) if http else ()
+    if {VERBS.get(w) for w in (*tokens(tool.name), *route)} - {None, "create"}:
+        return None  # a POST whose name or route says another verb (``permissions:batchDelete``) makes nothing
+    arg = body[0]
+    items = tool.properties[arg].get("items")
+    members = list((items.get("properties") or {}) if isinstance(items, dict) else {})
+    plain = isinstance(items, dict) and primary_type(items) in ("string", "integer", "number")
+    entity = _valued(singular(arg), schema) if plain else _holding(members, schema)
+    if entity is None:
+        return None
+    value_field = matching_field(entity.fields, singular(arg), entity.name) if plain else None
+    members = [value_field] if value_field else members
+    fields = {m: f for m in members if (f := matching_field(entity.fields, m, entity.name)) is not None}
+    scope = {a: f for a in tool.properties
+             if a != arg and (f := matching_field(entity.fields, a, entity.name)) not in (None, entity.key)
+             and f not in fields.values()}  # fmt: skip
+    _, record, as_list = data_path(tool.output_schema)
+    keys_as = None if as_list or record is None else _keys_member(record, entity)
+    if record is not None and not as_list and keys_as is None:
+        return None  # one record answered, naming none of the records made: not a batch it can answer
+    effect = CreateManyEffect(entity=entity.name, items_arg=arg, fields=fields, args=scope, keys_as=keys_as,
+                              value_field=value_field)  # fmt: skip
+    note = f"creates one {entity.name} per item of {arg!r}" + (f", each with {sorted(scope)}" if scope else "")
+    return Behaviour(tool=tool.name, effect=effect, prior="confident", notes=(note,))
+
+
+def _keys_member(record: JSON, entity: Entity) -> str | None:
+    """The member of a batch's one answered object listing the keys of the records made:
+    ``transaction_ids`` for transactions keyed by ``id`` (plain values, named after the key)."""
+    for member, prop in (record.get("properties") or {}).items():
+        items = prop.get("items") if isinstance(prop, dict) and primary_type(prop) == "array" else None
+        named = member.removesuffix("s") if member.lower().endswith(("ids", "keys")) else singular(member)
+        if (
+            isinstance(items, dict)
+            and primary_type(items) not in ("object", "array", None)
+            and (names_key(named, entity.name, entity.key) or named == entity.key)
+        ):
+            return member
+    return None
+
+
+def _valued(field: str, schema: StateSchema) -> Entity | None:
+    """The entity a list of plain values named after one of its fields makes (``emails: [text]``:
+    e-mail records by their ``email``): the one named so, else the one with the fewest fields."""
+    fitting = [e for e in schema.entities
+               if e.key != SINGLETON_KEY and matching_field(e.fields, field, e.name) is not None]  # fmt: skip
+    return min(fitting, key=lambda e: (e.name != field, len(e.fields), e.name), default=None)
+
+
+def _holding(members: list[str], schema: StateSchema) -> Entity | None:
+    """The entity holding a field for every one of (at least two) item members; of several, the
+    one with the fewest other fields."""
+    if len(members) < 2:
+        return None
+    fitting = [e for e in schema.entities
+               if e.key != SINGLETON_KEY and all(matching_field(e.fields, m, e.name) for m in members)]  # fmt: skip
+    return min(fitting, key=lambda e: (len(e.fields), e.name), default=None)
 
 
 def _verb(tool: ToolSpec) -> str:

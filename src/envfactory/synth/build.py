@@ -23,6 +23,7 @@ from envfactory.ir.effect import (
 from envfactory.ir.env import EnvConfig, EnvSpec
 from envfactory.ir.state import SINGLETON_KEY, SINGLETON_ROW, Entity, StateSchema
 from envfactory.ir.tool import ToolSet, ToolSpec
+from envfactory.synth.batches import records_made_in_batches
 from envfactory.synth.counts import plan_counts
 from envfactory.synth.data import load_state, seed_state
 from envfactory.synth.effects import fallbacks_name_rows, infer_behaviour
@@ -147,6 +148,7 @@ def synthesize(
     schema, behaviours, devices = _from_fallbacks(toolset, schema, behaviours)
     singles += devices
     behaviours = plan_counts(list(toolset.tools), schema, behaviours)  # get_user_stats: counts of the state
+    behaviours = records_made_in_batches(list(toolset.tools), schema, behaviours)  # POST .../add-models: [records]
     behaviours = plan_selects(list(toolset.tools), schema, behaviours)  # displayCarStatus(option): a part of it
     schema = _without_unused(schema, behaviours, taken={b.tool for b in behaviours if b.effect.kind == "count"})
     schema = fields_follow_lookups(schema, behaviours, toolset)  # find_user_by_email: users have an email

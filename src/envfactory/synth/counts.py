@@ -38,14 +38,22 @@ def plan_counts(tools: list[ToolSpec], schema: StateSchema, behaviours: list[Beh
         if effect is None:
             out.append(behaviour)
             continue
-        said = ", ".join(f"{c.field} counts {c.entity or c.list_field or 'nothing held'}" for c in effect.counts)
+        said = ", ".join(_said(c) for c in effect.counts)
         out.append(Behaviour(tool=tool.name, effect=effect, prior="confident", notes=(f"statistics: {said}",)))
     return out
+
+
+def _said(count: Count) -> str:
+    if count.by is not None:
+        return f"{count.entity} by {count.by}"
+    return f"{count.field} counts {count.entity or count.list_field or 'nothing held'}"
 
 
 def _counting(tool: ToolSpec, schema: StateSchema) -> CountEffect | None:
     if primary_type(tool.output_schema or {}) == "integer":  # GET /users/count: the answer is the count
         return _bare_count(tool, schema)
+    if _counts_map(tool.output_schema or {}):  # GET /store/inventory: {status: how many}
+        return _tally(tool, schema)
     props = (tool.output_schema or {}).get("properties") or {}
     envelope = None
     if len(props) == 1:
@@ -77,6 +85,33 @@ def _bare_count(tool: ToolSpec, schema: StateSchema) -> CountEffect | None:
     if count.entity is None or count.list_field is not None:
         return None
     return CountEffect(counts=(count,), bare=True)
+
+
+def _counts_map(schema: JSON) -> bool:
+    """An object of no declared members whose every value is an integer: a map of counts."""
+    extra = schema.get("additionalProperties")
+    return (primary_type(schema) == "object" and not schema.get("properties") and isinstance(extra, dict)
+            and primary_type(extra) == "integer")  # fmt: skip
+
+
+_BY = re.compile(r"\bby\s+(?:their\s+|its\s+|the\s+)?(?P<field>[a-z][a-z_]*)", re.I)
+
+
+def _tally(tool: ToolSpec, schema: StateSchema) -> CountEffect | None:
+    """A map of counts said to be *by* a field (``getInventory``: "Returns pet inventories by status")
+    of a thing the description or name names (``pet``), whose records hold that field: that thing's
+    records tallied by it. An entity this tool alone is read from (its own made-up ``inventory``)
+    is none."""
+    words = {singular(w) for w in [*tokens(tool.name), *re.findall(r"[a-z]+", tool.description.lower())]}
+    named = [e for e in schema.entities if e.name in words and e.key != SINGLETON_KEY and e.sources != (tool.name,)]
+    for said in _BY.finditer(tool.description):
+        for entity in named:
+            field = matching_field(entity.fields, said.group("field"), entity.name)
+            if field is not None and field != entity.key:
+                filters = {a: f for a in tool.properties if (f := matching_field(entity.fields, a, entity.name))}
+                return CountEffect(counts=(Count(field=field, entity=entity.name, filters=filters, by=field),),
+                                   bare=True)  # fmt: skip
+    return None
 
 
 def _nouns(field: str, prop: JSON) -> list[str]:

@@ -225,19 +225,27 @@ KEY_CONSTRAINTS = ("format", "pattern", "minLength", "maxLength", "enum")
 
 def keys_follow_parameters(schema: StateSchema, behaviours: list[Behaviour], tools: ToolSet) -> StateSchema:
     """An entity whose every id parameter (``comicId: number``, ``{id}: integer``) takes a number
-    gets integer keys: they are what validates a key passed back, whatever the record schema said."""
-    numeric: dict[str, bool] = {}
+    gets integer keys: they are what validates a key passed back, whatever the record schema said.
+    So does one whose parameters named after its key field disagree — ``{id}: integer`` on one
+    route, ``{id}: string`` on the others, none asking a shape of the text (a format, a pattern):
+    a number is the one key all of them take, the text ones as its digits."""
+    params: dict[str, list[JSON]] = {}
+    own: dict[str, list[JSON]] = {}
     by_name = {t.name: t for t in tools.tools}
     for b in behaviours:
         entity = getattr(b.effect, "entity", None)
         if not isinstance(entity, str) or entity not in schema or b.tool not in by_name:
             continue
+        key = schema[entity].key
         key_args = [getattr(b.effect, "key_arg", None)] + [  # a read by key, or a list filtered on the key
-            f.arg for f in getattr(b.effect, "filters", ()) if f.field == schema[entity].key and f.op == "eq"
+            f.arg for f in getattr(b.effect, "filters", ()) if f.field == key and f.op == "eq"
         ]
         for key_arg in filter(None, key_args):
             prop = by_name[b.tool].properties.get(key_arg) or {}
-            numeric[entity] = numeric.get(entity, True) and primary_type(prop) in ("integer", "number")
+            params.setdefault(entity, []).append(prop)
+            if matching_field((key,), key_arg, entity) == key:
+                own.setdefault(entity, []).append(prop)
+    numeric = {e: _numbers_all_take(props, own.get(e, [])) for e, props in params.items()}
     for e in schema.entities:  # no id parameter: the records that refer to it say (NYT's ``list_id: integer``)
         for field, target in e.refs.items():
             if target in schema and target not in numeric and primary_type(e.fields.get(field) or {}) == "integer":
@@ -258,17 +266,38 @@ def keys_follow_parameters(schema: StateSchema, behaviours: list[Behaviour], too
     return StateSchema(entities=tuple(updated.get(e.name, e) for e in schema.entities))
 
 
+def _numbers_all_take(params: list[JSON], own: list[JSON]) -> bool:
+    """Whether a number is a key every id parameter takes: all take numbers, or those named after
+    the key field disagree and none of their text ones asks a shape of it."""
+    if all(primary_type(p) in ("integer", "number") for p in params):
+        return True
+    numbers = [p for p in own if primary_type(p) in ("integer", "number")]
+    texts = [p for p in own if primary_type(p) not in ("integer", "number")]
+    return bool(numbers) and all(primary_type(p) == "string" and not set(p) & set(KEY_CONSTRAINTS) for p in texts)
+
+
 def refs_fit_keys(schema: StateSchema) -> StateSchema:
     """Drop references whose field cannot hold the target's key: NYT's ``overview.list_id`` is an
     integer while lists are keyed by ``list_name``; TheTVDB's ``languageId`` an integer while its
-    language route takes a string id. A value there names nothing the environment holds."""
+    language route takes a string id; Box's ``templateKey`` one declared word
+    (``securityClassification-6VMVochwUWo``) while templates are keyed by other words. A value
+    there names nothing the environment holds."""
     updated = []
     for e in schema.entities:
-        refs = {f: t for f, t in e.refs.items()
-                if not (t in schema and schema[t].key_type == "string" and not schema[t].key_schema.get("enum")
-                        and primary_type(e.fields.get(f) or {}) in ("integer", "number"))}  # fmt: skip
+        refs = {f: t for f, t in e.refs.items() if t not in schema or _holds_keys(e.fields.get(f) or {}, schema[t])}
         updated.append(e.model_copy(update={"refs": refs}) if refs != e.refs else e)
     return StateSchema(entities=tuple(updated))
+
+
+def _holds_keys(field: JSON, target: Entity) -> bool:
+    """Whether a field can hold a key of ``target``: not a number where its keys are free text, and
+    not one of a few declared words its keys are not drawn from."""
+    keys = target.key_schema.get("enum")
+    if target.key_type == "string" and not keys and primary_type(field) in ("integer", "number"):
+        return False
+    words = field.get("enum")
+    return not (isinstance(words, list) and words and all(isinstance(w, str) for w in words)
+                and not set(words) <= set(keys if isinstance(keys, list) else ()))  # fmt: skip
 
 
 def fields_follow_lookups(schema: StateSchema, behaviours: list[Behaviour], tools: ToolSet) -> StateSchema:

@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from envfactory.ir.jsonschema import data_path, entity_schema, value_list_member
+from envfactory.ir.jsonschema import data_path, entity_schema, primary_type, value_list_member
 from envfactory.ir.tool import ToolSpec
 from envfactory.synth.naming import FILLER, VERBS, id_stem, singular, tokens
 from envfactory.synth.statuses import STATE_WORDS, said_rule
@@ -112,6 +112,39 @@ def _segments(path: str) -> list[str]:
         for s in path.split("#")[0].strip("/").split("/")
         if s
     ]
+
+
+def _collected_noun(param: str, collections: frozenset[str]) -> str | None:
+    """A parameter named by one noun alone (``{user}``) that the API keeps a collection of
+    (``/users/{username}``): the thing it names."""
+    words = tokens(param)
+    if len(words) != 1 or not words[0].isalpha():
+        return None
+    held = {singular(last) for c in collections if (last := c.split("/")[-1]) != "{}"}
+    return words[0] if words[0] in held else None
+
+
+def _closed_words(tool: ToolSpec, arg: str) -> bool:
+    """Whether a parameter takes one of a few declared words (an enum of texts): a qualifier."""
+    members = (tool.properties.get(arg) or {}).get("enum")
+    return isinstance(members, list) and bool(members) and all(isinstance(m, str) for m in members)
+
+
+def _listed_under(tool: ToolSpec, stem: str | None, nouns: list[str]) -> list[str]:
+    """What a GET on ``/.../things/{thing_id}`` lists when its whole answer is a list of records
+    rather than one: things of the thing the parameter keys — the path's own noun where the
+    parameter keys something else (``/times/{user_id}``: a user's times), else the records' title
+    (``/scrobble/shows/{show_id}`` answering ``[MarkedEpisode]``: a show's marked episodes).
+    Nothing (``[]``) for any other answer, or a list whose records nothing names."""
+    http, schema = tool.source.http, tool.output_schema or {}
+    items = schema.get("items")
+    if (http is None or http.method.upper() != "GET" or primary_type(schema) != "array" or not isinstance(items, dict)
+            or primary_type(items) != "object"):  # fmt: skip
+        return []
+    if stem not in nouns:
+        return nouns
+    title = title_noun(items)
+    return _nouns(title.split("_")) if title and stem not in title.split("_") else []
 
 
 def _is_param(segment: str) -> bool:
@@ -346,15 +379,21 @@ def _from_http(tool: ToolSpec, collections: frozenset[str]) -> Intent | None:
             # PUT /user/ratings/{itemType}/{itemId}/{itemRating}: the last parameter is the value set
             return Intent(tool, "update", verb=method.lower(), nouns=nouns, key_arg=segments[-2][1:-1],
                           evidence="http")  # fmt: skip
+        holder = stem or _collected_noun(last[1:-1], collections)  # /times/{user}: a user's, where /users/{x} is
+        listed = _listed_under(tool, holder, nouns)
         if stem and nouns and stem not in nouns and not is_param[-2] and _blank(segments) in collections:
-            # /cards/{appId} beside /cards/{appId}/{cardId}: the cards of an app, not the card keyed by an app's id
-            intent = Intent(tool, _COLLECTION_KIND.get(method, "unknown"), verb=method.lower(), nouns=nouns,
+            listed = nouns  # /cards/{appId} beside /cards/{appId}/{cardId}: the cards of an app, not one card
+        if holder and listed and not is_param[-2]:
+            intent = Intent(tool, _COLLECTION_KIND.get(method, "unknown"), verb=method.lower(), nouns=listed,
                             evidence="http")  # fmt: skip
-            intent.parent = (last[1:-1], stem)
+            intent.parent = (last[1:-1], holder)
             return intent
         if len(segments) > 2 and is_param[-2] and stem and stem not in nouns:
-            # /project/{username}/{project}/{build_num}: a build of the project, unnamed in the path
-            nouns, parent = [stem, *nouns], (segments[-2][1:-1], nouns[0]) if nouns else None
+            # /project/{username}/{project}/{build_num}: a build of the project, unnamed in the path; but
+            # /files/{file_id}/metadata/{scope}/{template_key} with ``scope: global | enterprise``: one of
+            # a few declared words qualifies the template, it keys no metadata record
+            qualifier = _closed_words(tool, segments[-2][1:-1])
+            nouns, parent = [stem, *nouns], (segments[-2][1:-1], nouns[0]) if nouns and not qualifier else None
         elif parent is None and len(segments) > 2 and is_param[-2] and (holder := id_stem(segments[-2][1:-1])):
             parent = (segments[-2][1:-1], holder) if holder not in nouns else None  # /cards/{appId}/{cardId}
         intent = Intent(

@@ -156,10 +156,13 @@ def same_field(a: str, b: str) -> bool:
 def matching_field(fields: Iterable[str], arg: str, noun: str = "") -> str | None:
     """The field ``arg`` names: the same name whatever its spelling (``petId`` ~ ``pet_id``), or,
     given the thing's ``noun``, the name left once the thing's own name is taken off its front (a
-    comment's ``comment_content`` is its ``content``; a ``tweet_comment`` is a comment)."""
+    comment's ``comment_content`` is its ``content``; a ``tweet_comment`` is a comment). A leading
+    ``new`` says the value is the one the field takes (``new_branch_name``, ``new_title``)."""
     fields = list(fields)
     found = next((f for f in fields if same_field(f, arg)), None)
     words = tokens(arg)
+    if found is None and len(words) > 1 and words[0] == "new":
+        return matching_field(fields, "_".join(words[1:]), noun)
     if found is not None or not noun or len(words) < 2 or singular(words[0]) != noun.split("_")[-1]:
         return found
     rest = "_".join(words[1:])

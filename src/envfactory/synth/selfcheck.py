@@ -125,8 +125,15 @@ def _probe_create(p: Probe) -> None:
     else:
         reader = p.tool_of("read", effect.entity)
         declared = _as_declared(p, reader, row)
-        shown = _unwrapped(got.data, p.spec.tools[reader].output_schema if reader else None) if got.ok else None
-        same = isinstance(shown, dict) and all(shown[k] == declared.get(k, v) for k, v in row.items() if k in shown)
+        answer = p.spec.tools[reader].output_schema if reader else None
+        shown = _unwrapped(got.data, answer) if got.ok else None
+        # a read whose declared envelope holds its record in a list (Personio's ``data.attributes: [...]``):
+        # the record there that shows the row (a whole answer that is a list is many records, no read's)
+        candidates = shown if isinstance(shown, list) and data_path(answer)[0] else [shown]
+        same = any(
+            isinstance(one, dict) and all(one[k] == declared.get(k, v) for k, v in row.items() if k in one)
+            for one in candidates
+        )
         p.note("create -> read round trip", same, got.content[:200])
     lister = p.tool_of("list", effect.entity)
     if lister is None:
@@ -141,11 +148,10 @@ def _probe_create(p: Probe) -> None:
         p.note("create -> list contains it", None, f"{lister} answers with one record, not a list")
         return
     listed = p.call(lister, {**_max_page(p, lister), **required})
-    p.note(
-        "create -> list contains it",
-        listed.ok and _shows(listed.data, row, key),
-        listed.content[:200],
-    )
+    # found by its key as the state holds it, or as the listing declares the record (a text key
+    # ``milestone_0013`` answered as the integer ``id`` the listing declares, as the read shows it)
+    shown = _shows(listed.data, row, key) or _holds(listed.data, _as_declared(p, lister, row))
+    p.note("create -> list contains it", listed.ok and shown, listed.content[:200])
 
 
 def _unwrapped(data: Any, schema: JSON | None) -> Any:
@@ -193,7 +199,10 @@ def _filters_matching(p: Probe, lister: str, row: JSON) -> JSON:
                 if not value:
                     continue
                 value = value[0]  # one tag of the row's tags
-            if not fits(value, p.spec.tools[lister].properties.get(f.arg) or {}):
+            prop = p.spec.tools[lister].properties.get(f.arg) or {}
+            if primary_type(prop) in ("string", "integer"):  # a key 7 the parameter takes as the text "7"
+                value = coerce_key(value, prop)
+            if not fits(value, prop):
                 continue  # Box's pending collaborations list only ``status: pending``: the row is not one
             out[f.arg] = [value] if f.op == "in" else value
     return out
@@ -219,8 +228,11 @@ def _mentions(data: Any, key: Any) -> bool:
 def _shows(data: Any, row: JSON, key: Any) -> bool:
     """Whether a listing shows ``row``: by its key, or (records that declare no key: dweet.io's
     dweets) by a record whose every member the row holds."""
-    if _mentions(data, key):
-        return True
+    return _mentions(data, key) or _holds(data, row)
+
+
+def _holds(data: Any, row: JSON) -> bool:
+    """Whether ``data`` holds a record whose every member ``row`` holds with the same value."""
     stack, seen = [data], 0
     while stack and seen < 10_000:
         node, seen = stack.pop(), seen + 1
@@ -353,7 +365,10 @@ def _probe_action(p: Probe) -> None:
         )
         return
     key = row[_key_of(p, effect.entity)]
-    args = p.args(**{effect.key_arg: key})
+    # the key as the tool's parameter takes it (a number where the others take its digits)
+    args = p.args(
+        **{effect.key_arg: coerce_key(key, p.spec.tools[p.behaviour.tool].properties.get(effect.key_arg) or {})}
+    )
     result = p.call(p.behaviour.tool, args)
     after = p.episode.store.get(effect.entity, key) or {}
     p.note(

@@ -34,15 +34,29 @@ def _probe_create_many(p: Probe) -> None:
         item = p.maker.value(items_schema, effect.items_arg, entity.name)
         if isinstance(item, dict) and entity.key in item and isinstance(item[entity.key], str):
             item[entity.key] = f"{item[entity.key]} {n}"  # two different natural keys
+        elif isinstance(item, dict) and isinstance(item.get(entity.key), int):
+            item[entity.key] = _free_number(p, entity.name, n)  # a number no record is keyed by yet
         items.append(item)
     before = len(p.rows(entity.name))
-    result = p.call(p.behaviour.tool, {effect.items_arg: items})
+    args = {**p.args(), effect.items_arg: items}  # the route's other required arguments (a realm) drawn as usual
+    result = p.call(p.behaviour.tool, args)
     p.note("batch create succeeds", result.ok, result.content[:200])
     made = len(p.rows(entity.name)) - before
     p.note("creates one row per new item", made == len(items), f"{made} rows for {len(items)} items")
-    again = p.call(p.behaviour.tool, {effect.items_arg: items})
+    fresh = p.rows(entity.name)[before:]
+    lost = [a for a, f in effect.args.items() if a in args and any(r.get(f) != args[a] for r in fresh)]
+    if effect.args:
+        p.note("each row holds the route's arguments", not lost, f"not stored: {lost}" if lost else "")
+    again = p.call(p.behaviour.tool, args)
     p.note("repeating the batch creates nothing", again.ok and len(p.rows(entity.name)) - before == made,
            again.content[:200])  # fmt: skip
+
+
+def _free_number(p: Probe, entity: str, n: int) -> int:
+    """The ``n``-th number (from 0) above every integer key ``entity``'s records hold."""
+    key = p.spec.state_schema[entity].key
+    held = [r[key] for r in p.rows(entity) if isinstance(r.get(key), int)]
+    return max(held, default=0) + 1 + n
 
 
 @PROBES.register("delete_many")

@@ -22,6 +22,7 @@ from envfactory.ir.task import Call
 from envfactory.runtime.environment import Environment
 from envfactory.runtime.episode import Episode
 from envfactory.synth.arguments import action_ready, fill_wrapped_references, gate_arguments
+from envfactory.synth.data import coerce_key
 from envfactory.synth.naming import credential, same_field, tokens
 from envfactory.tasks.errors import Rejected
 from envfactory.tasks.walks import FIND, Draft, Sketch
@@ -75,6 +76,13 @@ class _State:
     taken: dict[str, set[Any]] = field(default_factory=dict)  # input node -> rows already picked
     facts: list[str] = field(default_factory=list)
     hidden: dict[str, str] = field(default_factory=dict)
+
+
+def as_parameters_take(args: JSON, props: JSON) -> JSON:
+    """``args`` with each key a row gave passed as its parameter takes it: a record keyed ``7``
+    named ``"7"`` where the parameter takes text, ``"7"`` as ``7`` where it takes a number."""
+    return {a: coerce_key(v, props[a]) if primary_type(props.get(a)) in ("string", "integer") else v
+            for a, v in args.items()}  # fmt: skip
 
 
 class Binder:
@@ -144,6 +152,7 @@ class Binder:
             self._literals(node, effect, episode, args)
             self._rest_from_row(node, effect, episode, args)
             fill_wrapped_references(self.spec, node.tool, args, episode.store, self.rng)  # type: ignore[arg-type]
+        args = as_parameters_take(args, self.spec.tools[node.tool].properties)  # type: ignore[index]
         result = episode.call_tool(node.tool, args)  # type: ignore[arg-type]
         if not result.ok:
             raise Rejected(f"gold call {node.tool} failed: {result.content[:120]}")
