@@ -30,7 +30,7 @@ from envfactory.tasks.agents import report
 from envfactory.tasks.generate import generate_tasks
 from envfactory.tasks.taskset import write_tasks
 
-DEADLINE_S = 60.0
+DEADLINE_S = 600.0  # a guard against a hang, not a speed limit: a loaded machine starts the server slowly
 UPGRADE = (b"GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
            b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")  # fmt: skip
 
