@@ -196,7 +196,8 @@ class McpSession:
             params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
             page = await self._session.list_tools(params=params)
             tools += [t.model_dump(by_alias=True, exclude_none=True) for t in page.tools]
-            cursor = getattr(page, "next_cursor", None) or getattr(page, "nextCursor", None)
+            # the SDK renamed nextCursor to next_cursor (reading the old name is deprecated there)
+            cursor = page.next_cursor if hasattr(page, "next_cursor") else getattr(page, "nextCursor", None)
             if not cursor:
                 return tools
 
