@@ -2,7 +2,7 @@
 
     python bench/sim2real.py [--sets ticket_api,posting_api,message_api] [--train 12] [--test 5]
                              [--sft-epochs 2] [--rl-iterations 2] [--trials 2] [--seed 0]
-                             [--rl-seeds 1] [--reuse]
+                             [--rl-seeds 1] [--reuse] [--tasks-only]
 
 For each BFCL API class (``bfcl-eval``, pinned in ``bench/bfcl/requirements.txt``, installed into
 ``bench/bfcl/python`` when missing; nothing of it is committed) two environments: the one
@@ -119,6 +119,25 @@ def scores(envs: dict[str, Environment], tasks: dict[str, list[Task]], make: Any
     return summarize(trajectories, ks)
 
 
+def shared_shapes(train: list[Task], held: list[Task]) -> int:
+    """How many of ``held`` have a gold plan calling the tools, in order, of some task of ``train``."""
+    shapes = {tuple(c.tool for c in t.gold) for t in train}
+    return sum(tuple(c.tool for c in t.gold) in shapes for t in held)
+
+
+def alike(synth_envs: dict[str, Environment], synth_train: dict[str, list[Task]], real_test: dict[str, list[Task]],
+          args: argparse.Namespace) -> str:  # fmt: skip
+    """How many real held-out tasks share their gold plan's tool sequence with a synthetic training
+    task: with the synthetic tasks walked as the real ones are (what the bench trains on), and
+    planned on the model (the task generator's default there)."""
+    walked = sum(shared_shapes(synth_train[n], real_test[n]) for n in synth_envs)
+    planned = sum(shared_shapes(split(env, args.train, args.test, args.seed)[0], real_test[n])
+                  for n, env in synth_envs.items())  # fmt: skip
+    total = sum(len(real_test[n]) for n in synth_envs)
+    return (f"real held-out tasks whose tool sequence a synthetic training task shares: {walked}/{total} "
+            f"(synthetic tasks planned on the model instead: {planned}/{total})")  # fmt: skip
+
+
 def finished(run: Path, config: LMConfig) -> bool:
     """Whether ``run`` holds a completed training under ``config`` (for ``--reuse``)."""
     state, saved = run / "lm_state.json", run / "lm_config.json"
@@ -157,6 +176,8 @@ def main() -> None:
         help="keep finished runs and evaluations of the same settings in OUT (for adding RL seeds)",
     )
     parser.add_argument("--out", type=Path, default=BUILD)
+    parser.add_argument("--tasks-only", action="store_true",
+                        help="make the tasks, print how alike the two sets are, and stop")  # fmt: skip
     args = parser.parse_args()
     started = time.perf_counter()
     folder = bfcl.prepared(BUILD / "bfcl")
@@ -175,6 +196,9 @@ def main() -> None:
         print(f"{name}: {len(synthetic.spec.tools.tools)} tools; tasks synthetic {counts}", flush=True)
     domains = (("synthetic", synth_envs, synth_train, synth_test), ("real", real_envs, real_train, real_test))
     replay = {domain: save(args.out, domain, envs, train, test) for domain, envs, train, test in domains}
+    print(alike(synth_envs, synth_train, real_test, args), flush=True)
+    if args.tasks_only:
+        return
     config = LMConfig(seed=args.seed, sft_epochs=args.sft_epochs, rl_iterations=args.rl_iterations,
                       tasks_per_batch=3, group=3, max_new_tokens=64, max_turns=5, observe_chars=300)  # fmt: skip
     runs = args.out / "runs"
