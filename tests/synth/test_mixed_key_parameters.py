@@ -8,6 +8,7 @@ from pathlib import Path
 
 from tests.conftest import openapi_file, path_id
 
+from envfactory.ir.env import EnvSpec
 from envfactory.runtime.environment import Environment
 from envfactory.synth import synthesize
 from envfactory.synth.selfcheck import self_check
@@ -24,7 +25,8 @@ def _route(op: str, kind: str, method: str = "put") -> dict:
     return {method: {"operationId": op, "parameters": [path_id(kind)], "responses": _ok(APPOINTMENT)}}
 
 
-def test_key_parameters_that_disagree_make_number_keys(tmp_path: Path) -> None:
+def _disagreeing(tmp_path: Path) -> EnvSpec:
+    """Appointments whose key parameter is text on three routes and an integer on the fourth."""
     paths = {
         "/appointments": {"get": {"operationId": "listAppointments",
                                   "responses": _ok({"type": "array", "items": APPOINTMENT})}},
@@ -32,7 +34,11 @@ def test_key_parameters_that_disagree_make_number_keys(tmp_path: Path) -> None:
         "/appointments/{id}/cancel": _route("cancelAppointment", "string"),
         "/appointments/{id}/confirm": _route("confirmAppointment", "integer"),
     }  # fmt: skip
-    spec = synthesize(openapi_file(tmp_path, paths, "appointments"))
+    return synthesize(openapi_file(tmp_path, paths, "appointments"))
+
+
+def test_key_parameters_that_disagree_make_number_keys(tmp_path: Path) -> None:
+    spec = _disagreeing(tmp_path)
     assert spec.state_schema["appointment"].key_type == "integer"
     assert {spec.behaviour(t).effect.kind for t in ("cancelAppointment", "confirmAppointment")} == {"action"}
     key = spec.initial_state["appointment"][0]["id"]
@@ -59,14 +65,7 @@ def test_a_text_key_parameter_that_asks_a_shape_keeps_text_keys(tmp_path: Path) 
 def test_tasks_pass_each_route_the_key_as_it_takes_it(tmp_path: Path) -> None:
     from envfactory.tasks.generate import generate_tasks
 
-    paths = {
-        "/appointments": {"get": {"operationId": "listAppointments",
-                                  "responses": _ok({"type": "array", "items": APPOINTMENT})}},
-        "/appointments/{id}": _route("getAppointment", "string", "get"),
-        "/appointments/{id}/cancel": _route("cancelAppointment", "string"),
-        "/appointments/{id}/confirm": _route("confirmAppointment", "integer"),
-    }  # fmt: skip
-    spec = synthesize(openapi_file(tmp_path, paths, "appointments"))
+    spec = _disagreeing(tmp_path)
     tasks, report = generate_tasks(Environment(spec), 20, seed=0)
     failed = {reason for reason in report.rejected if reason.startswith("gold call")}
     assert not failed, failed
