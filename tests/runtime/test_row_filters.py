@@ -19,6 +19,8 @@ TEXT_FIELDS = ["f", "g"]
 def _norm(value: Any) -> Any:
     if isinstance(value, str):
         return value.casefold()
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)  # a whole number and its digits are one value (a key passed as text); a flag is no number
     if isinstance(value, (dict, list)):
         return json.dumps(value, sort_keys=True, default=str)
     return value
