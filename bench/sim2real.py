@@ -93,7 +93,7 @@ def environments(folder: Path, stem: str, seed: int) -> tuple[Environment, Envir
 
 
 def split(env: Environment, train: int, test: int, seed: int,
-          first: bool | None = None) -> tuple[list[Task], list[Task]]:  # fmt: skip
+          first: bool = False) -> tuple[list[Task], list[Task]]:  # fmt: skip
     made, _ = generate_tasks(env, train + test, seed=seed, first=first)
     return made[:train], made[train : train + test]
 

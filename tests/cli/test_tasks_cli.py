@@ -55,3 +55,12 @@ def test_tasks_errors_are_clear(tmp_path: Path) -> None:
     )
     assert bad.exit_code == 2 and "unknown held-out tools ['nope']" in bad.output
     assert "task file not found" in run("show-task", str(tmp_path / "missing.jsonl")).output
+
+
+def test_tasks_walk_first_walks_a_synthesized_environment(tmp_path: Path) -> None:
+    assert run("synth", str(SPECS / "shop.yaml"), "-o", str(tmp_path), "--no-check").exit_code == 0
+    out = tmp_path / "walked.jsonl"
+    made = run("tasks", str(tmp_path / "shop"), "-n", "6", "-o", str(out), "--no-baselines", "--walk-first")
+    assert made.exit_code == 0, made.output
+    origins = [json.loads(line)["origin"]["generator"] for line in out.read_text().splitlines()]
+    assert len(origins) == 6 and "real-first/1" in origins

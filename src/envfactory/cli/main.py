@@ -628,7 +628,7 @@ def tasks(
 
     raise typer.Exit(
         tasks_cmd.tasks(
-            env_dir, n, seed, out, test, heldout_tool or [], check_baselines, trust_code, resume, walk_first or None
+            env_dir, n, seed, out, test, heldout_tool or [], check_baselines, trust_code, resume, walk_first
         )
     )
 

@@ -43,7 +43,7 @@ def tasks(
     check_baselines: bool,
     trust_code: bool,
     resume: bool = False,
-    first: bool | None = None,
+    first: bool = False,
 ) -> int:
     env = Environment.load(env_dir, trust_code=trust_code)
     unknown = sorted(set(heldout) - set(env.tools))
@@ -70,7 +70,7 @@ def tasks(
 
 
 def _stream(env: Environment, n: int, seed: int, out: Path, start: Resume,
-            first: bool | None = None) -> tuple[list[Task], Report]:  # fmt: skip
+            first: bool = False) -> tuple[list[Task], Report]:  # fmt: skip
     """Tasks appended to ``out`` as each is proven, under a progress line (kept / tried / rate / ETA)."""
     clock = time.monotonic()
     columns = (TextColumn("{task.description}"), BarColumn(), TimeElapsedColumn())

@@ -39,7 +39,7 @@ class TaskFactory:
     real implementation (a bound class, a live server) tasks are planned on its synthesized model
     and proven on the implementation (:mod:`envfactory.tasks.real`)."""
 
-    def __init__(self, env: Environment, style: Style = Style(), first: bool | None = None) -> None:
+    def __init__(self, env: Environment, style: Style = Style(), first: bool = False) -> None:
         self.real = env if is_real(env) else None
         env = model_of(env) if self.real is not None else env
         self.env, self.spec, self.style = env, env.spec, style
@@ -60,7 +60,7 @@ class TaskFactory:
         self.first: RealWalker | None = None
         # real-first: walks on the implementation, the model suggests; ``first=True`` walks a synthesized
         # environment the same way, on its own answers (tasks of the kinds a real one gets)
-        if self.real is not None if first is None else first:
+        if self.real is not None or first:
             self.first = RealWalker(self.real or env, env.spec)
             self.selftest.writes |= set(self.first.writes)  # what may write: the state says, not the model
 
@@ -150,7 +150,7 @@ def generate_tasks(
     resume: Resume = Resume(),
     on_task: Callable[[Task], None] | None = None,
     on_attempt: Callable[[int, int], None] | None = None,
-    first: bool | None = None,
+    first: bool = False,
 ) -> tuple[list[Task], Report]:
     """Up to ``n`` distinct, self-tested tasks; attempts stop at ``max_attempts`` (default 20 n).
 
@@ -158,8 +158,8 @@ def generate_tasks(
     ``(kept, tried)`` after every attempt. A ``resume`` continues an interrupted run: its tasks count
     as kept (and as seen, for duplicates) and attempts go on after the last one kept — every task is a
     pure function of ``(seed, attempt)``, so the result is what an uninterrupted run makes.
-    ``first``: walk the environment's own answers first (:mod:`envfactory.tasks.realfirst`), as on
-    a real implementation, where ``None`` does so only there."""
+    ``first``: walk a synthesized environment's own answers first (:mod:`envfactory.tasks.realfirst`),
+    as a real implementation is always walked."""
     factory = factory or TaskFactory(env, first=first)
     report = Report(env=env.spec.name, resumed=len(resume.tasks))
     seen: set[str] = {dedup_key(t) for t in resume.tasks}
@@ -212,7 +212,7 @@ def regenerate(env: Environment, task: Task) -> Task:
     """Rebuild a task from its origin (the line alone is enough, given the environment)."""
     if task.origin is None:
         raise ValueError(f"task {task.id} has no origin to regenerate from")
-    walked = task.origin.generator == WALKED or None  # a walk on a synthesized environment was asked for
+    walked = task.origin.generator == WALKED  # on a synthesized environment, a walk was asked for
     return TaskFactory(env, first=walked).task(task.origin.seed, task.origin.attempt)
 
 
