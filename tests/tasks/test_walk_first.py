@@ -63,3 +63,14 @@ def test_own_sentences_skip_what_most_descriptions_share_and_labels() -> None:
         "d": "List users: every one of them.",
     })  # fmt: skip
     assert said == {"a": "Send a message", "b": "Delete a message", "c": "", "d": "List users: every one of them"}
+
+
+def test_walks_that_run_out_give_way_to_plans(tmp_path: Path) -> None:
+    """A dozen tickets offer a few dozen walks; asked for more tasks, an attempt whose walk repeats
+    one already kept takes its planned task instead, and every task still rebuilds from its line."""
+    env = _env(tmp_path)
+    planned, _ = generate_tasks(env, 40, seed=0)
+    mixed, _ = generate_tasks(env, 40, seed=0, first=True)
+    kinds = {t.origin.generator == WALKED for t in mixed if t.origin is not None}
+    assert len(mixed) >= len(planned) and kinds == {True, False}
+    assert all(regenerate(env, task) == task for task in mixed)

@@ -73,6 +73,11 @@ class TaskFactory:
                 return self.first.task(seed, attempt)
             except Rejected:
                 pass  # then the model's plan, proven on the implementation
+        return self.planned(seed, attempt)
+
+    def planned(self, seed: int, attempt: int) -> Task:
+        """The attempt's task planned on the model, never walked (proven on the implementation where
+        there is one): what :meth:`task` makes when no walk is taken."""
         task = self._planned(seed, attempt)
         return proven_on_real(task, self.selftest.episode) if self.real is not None else task
 
@@ -185,13 +190,18 @@ def generate_tasks(
 
 
 def _one(factory: TaskFactory, seed: int, attempt: int, seen: set[str], report: Report) -> Task | None:
-    """One attempt: the task if it is new and its self-test holds (the report counts why not)."""
+    """One attempt: the task if it is new and its self-test holds (the report counts why not). A walk
+    that repeats one already kept gives way to the attempt's planned task: a tool set's walks run
+    out long before ``n`` (a dozen records offer a dozen walks), its plans do not."""
     try:
         task = factory.task(seed, attempt)
+        key = dedup_key(task)
+        if key in seen and task.origin is not None and task.origin.generator == WALKED:
+            task = factory.planned(seed, attempt)
+            key = dedup_key(task)
     except Rejected as why:
         report.rejected[_reason(str(why))] += 1
         return None
-    key = dedup_key(task)
     if key in seen:
         report.duplicates += 1
         return None
@@ -212,8 +222,10 @@ def regenerate(env: Environment, task: Task) -> Task:
     """Rebuild a task from its origin (the line alone is enough, given the environment)."""
     if task.origin is None:
         raise ValueError(f"task {task.id} has no origin to regenerate from")
-    walked = task.origin.generator == WALKED  # on a synthesized environment, a walk was asked for
-    return TaskFactory(env, first=walked).task(task.origin.seed, task.origin.attempt)
+    factory = TaskFactory(env, first=task.origin.generator == WALKED)  # on a synthesized one, a walk was asked for
+    seed, attempt = task.origin.seed, task.origin.attempt
+    # a task not walked was planned: its attempt's walk was rejected, or repeated one already kept
+    return factory.task(seed, attempt) if task.origin.generator == WALKED else factory.planned(seed, attempt)
 
 
 def baselines(env: Environment, tasks: list[Task], seed: int = 0) -> dict[str, float]:
