@@ -54,6 +54,22 @@ def test_a_template_keeps_what_varies_as_slots_and_fills_back() -> None:
     assert fill("{arg.missing}", {}, {}) is None  # a slot that cannot be filled leaves the tool's own answer
 
 
+def test_a_count_is_how_many_a_list_found_not_a_number_one_record_holds() -> None:
+    """Ids 1, 2, 3 make the third record's id equal the count: "total": 3 is how many rows the
+    list found (four after a create), and "offset": 0 a constant, not the first record's flag;
+    the one record of a list of one is still the record."""
+    rows = [{"id": i, "name": n, "private": 0} for i, n in ((1, "a"), (2, "b"), (3, "c"))]
+    real = {"items": [{"name": r["name"]} for r in rows], "page": {"total": 3, "offset": 0}}
+    template = template_of(real, {}, rows, rows)
+    assert template["page"] == {"total": "{count}", "offset": 0}
+    more = [*rows, {"id": 4, "name": "d", "private": 0}]
+    assert fill(template, {}, more, None, more)["page"] == {"total": 4, "offset": 0}
+    assert template_of({"id": 5}, {}, [{"id": 5}], [{"id": 5}]) == {"id": "{out.[0].id}"}
+    # a grid's cell is where it stands; a word of a text is no count
+    sheet = [{"values": [["sku", "qty"], ["bolt", 10]]}]
+    assert template_of("row 1: bolt 10", {}, sheet, sheet) == "row 1: {out.[0].values[1][0]} {out.[0].values[1][1]}"
+
+
 def test_replies_worded_alike_become_a_template_and_lists_keep_their_envelope(tmp_path) -> None:
     spec, _ = _spec(tmp_path)
     made = [Pair({"title": t}, True, f"Task {t!r} saved", True, {"id": f"task_000{i}", "title": t})
@@ -82,6 +98,26 @@ def test_a_create_stores_the_values_the_real_records_always_start_with(tmp_path)
     made = episode.call_tool("create_task", {"title": "tea"}).data
     assert made["done"] is False and made["tags"] == []
     assert "due" in made and made["due"] is None  # a null the real record always holds is held, not left out
+
+
+def test_a_create_answering_prose_learns_its_starting_values_from_the_lists_after_it(tmp_path) -> None:
+    """ "Task 'a' saved" holds no record; the lists after the creates do: every made record holds
+    ``channel: "general"`` and ``tags: []`` (a stamp that differs is no starting value), so the
+    create stores them. A real record that matches none of the model's texts teaches nothing."""
+    spec, _ = _spec(tmp_path)
+    made = [Pair({"title": t}, True, f"Task {t!r} saved", True, f"Task {t!r} saved") for t in ("a", "b")]
+    rows = [{"id": "task_0001", "title": "a"}, {"id": "task_0002", "title": "b"}]
+    real = [{"id": f"u-{r['title']}", "title": r["title"], "channel": "general", "tags": [], "at": f"1{i}:00"}
+            for i, r in enumerate(rows)]  # fmt: skip
+    listed = [Pair({}, True, {"items": real}, True, rows, state={"task": rows}),
+              Pair({}, True, {"items": [{"id": "x", "title": "zz", "channel": "other"}]}, True, [],
+                   state={"task": []})]  # fmt: skip
+    [candidate] = record_fields(spec, Evidence({"create_task": made, "list_tasks": listed}))
+    assert candidate.behaviour.effect.defaults == {"channel": "general", "tags": []}
+    episode = Environment(candidate.applied(spec)).episode()
+    episode.call_tool("create_task", {"title": "tea"})
+    [row] = episode.store.rows("task")
+    assert row["channel"] == "general" and row["tags"] == [] and "at" not in row
 
 
 def test_a_wording_learned_over_another_fills_from_what_the_tool_answered_before_either(tmp_path) -> None:

@@ -9,12 +9,12 @@ from typing import Any
 import orjson
 
 from envfactory.ir.derived import Derivation, infer
-from envfactory.ir.effect import CreateEffect
+from envfactory.ir.effect import CreateEffect, ListEffect
 from envfactory.ir.env import EnvSpec
 from envfactory.ir.state import SINGLETON_KEY, Entity
 from envfactory.runtime.answers import opened_text
 from envfactory.synth.candidates import JSON, PROPOSERS, Candidate, Evidence
-from envfactory.synth.proposers.shapes import leaves, record_in, schema_of
+from envfactory.synth.proposers.shapes import leaves, record_in, records_in, schema_of
 
 
 @PROPOSERS.register("integer-keys")
@@ -53,6 +53,8 @@ def record_fields(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
         # beside the record the model made, not a learned wording of it (which may state the value)
         records = [(r, m, p.args) for p in pairs if p.real_ok and p.model_ok
                    for r, m in [(record_in(p.real, p.out), p.out)] if r is not None]  # fmt: skip
+        if len(records) < 2:  # a create answering no record ("Saved: db_choice"): the lists after it show it
+            records += [(r, m, {}) for r, m in read_back(spec, entity, evidence)]
         if len(records) < 2:
             continue
         from_args = {field: arg for arg, field in effect.args.items()}
@@ -78,6 +80,26 @@ def record_fields(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
 
 
 _ABSENT = object()
+
+
+def read_back(spec: EnvSpec, entity: Entity, evidence: Evidence) -> list[tuple[JSON, JSON]]:
+    """Records the model made (not starting ones), each beside the real record a list answered for
+    it after: the one real record holding every text the model's row holds (its key aside). The
+    latest list read of each made record counts."""
+    started = {str(r.get(entity.key)) for r in spec.initial_state.get(entity.name, ())}
+    found: dict[bytes, tuple[JSON, JSON]] = {}
+    for tool, pairs in evidence.pairs.items():
+        effect = spec.behaviour(tool).effect
+        if not isinstance(effect, ListEffect) or effect.entity != entity.name:
+            continue
+        for p in pairs:
+            real = records_in(opened_text(p.real)) if p.real_ok and p.model_ok else None
+            for row in p.state.get(entity.name, ()) if real else ():
+                texts = {k: v for k, v in row.items() if k != entity.key and isinstance(v, str) and v}
+                hits = [r for r in real or () if all(r.get(k) == v for k, v in texts.items())]
+                if texts and len(hits) == 1 and str(row.get(entity.key)) not in started:
+                    found[orjson.dumps(row, option=orjson.OPT_SORT_KEYS, default=str)] = (hits[0], row)
+    return list(found.values())
 
 
 @PROPOSERS.register("derived-fields")
@@ -151,4 +173,4 @@ def _key_names(entity: Entity) -> set[str]:
     return {entity.key, f"{entity.name}_id", f"{entity.name}Id"}
 
 
-__all__ = ["derived_fields", "integer_keys", "record_fields"]
+__all__ = ["derived_fields", "integer_keys", "read_back", "record_fields"]

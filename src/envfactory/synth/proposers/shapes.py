@@ -154,14 +154,37 @@ def template_of(real: Any, args: JSON, model: Any, raw: Any = None,
     for path, value in leaves(args):
         slots.setdefault(_word(value), f"{{arg.{path}}}")
     for path, value in leaves(model):
-        slots.setdefault(_word(value), f"{{out.{path}}}")
+        if not _positional(model, path, value):
+            slots.setdefault(_word(value), f"{{out.{path}}}")
     for path, value in leaves(raw if isinstance(raw, dict) else None):
-        slots.setdefault(_word(value), f"{{raw.{path}}}")
+        if not _positional(raw, path, value):
+            slots.setdefault(_word(value), f"{{raw.{path}}}")
     flags = {v: f"{{arg.{k}}}" for k, v in reversed(list(args.items())) if isinstance(v, bool)}  # an echoed flag
     # the model's whole answer (and each list or object inside it), wrapped as the real thing wraps it
     wholes = {**_parts(model, "out"), **_parts(raw, "raw")}
     lists = {**_record_lists(model, "out"), **_record_lists(raw, "raw")}
-    return _templated(real, _Sources(slots, wholes, flags, lists, args, state or {}))
+    # "returned": 3 of a list that found three rows: how many it found (a member, not a word of a text)
+    count = len(raw) if isinstance(raw, list) else None
+    return _templated(real, _Sources(slots, wholes, flags, lists, args, state or {}, count))
+
+
+def _positional(value: Any, path: str, leaf: Any) -> bool:
+    """Whether ``leaf``, at ``path`` in ``value``, is a number held by one of several records of a
+    list (``[2].sequence_number`` of three): a reply's number equal to it is a coincidence of where
+    the record stands (ids 1, 2, 3 make the third one's id the count), not a slot. The one record
+    of a list of one is the record, and a grid's cell (``values[1][2]``: lists of values) is where
+    it stands."""
+    if not isinstance(leaf, (int, float)) or isinstance(leaf, bool):
+        return False
+    at = value
+    for part in re.findall(r"[^.\[\]]+|\[\d+\]", path):
+        if part.startswith("["):
+            if len(at) > 1 and all(isinstance(x, dict) for x in at):
+                return True
+            at = at[int(part[1:-1])]
+        else:
+            at = at[part]
+    return False
 
 
 @dataclass(frozen=True)
@@ -175,6 +198,7 @@ class _Sources:
     lists: dict[str, list[JSON]] = field(default_factory=dict)
     args: JSON = field(default_factory=dict)
     state: dict[str, list[JSON]] = field(default_factory=dict)
+    count: int | None = None  # how many rows the list found, where the answer is a list's
 
 
 def _parts(value: Any, head: str, depth: int = 2) -> dict[str, Any]:
@@ -365,7 +389,7 @@ def _templated(real: Any, src: _Sources, name: str | None = None) -> Any:
     if real is None:
         return real
     if isinstance(real, (int, float)):
-        return src.slots.get(str(real), real)
+        return src.slots.get(str(real), COUNT if real == src.count else real)
     if not isinstance(real, str) or not src.slots:
         return real
     if real in src.slots:
