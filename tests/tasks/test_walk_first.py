@@ -74,3 +74,12 @@ def test_walks_that_run_out_give_way_to_plans(tmp_path: Path) -> None:
     kinds = {t.origin.generator == WALKED for t in mixed if t.origin is not None}
     assert len(mixed) >= len(planned) and kinds == {True, False}
     assert all(regenerate(env, task) == task for task in mixed)
+
+
+def test_a_walk_says_which_member_of_the_record_a_write_takes() -> None:
+    from envfactory.tasks.realfirst import _given
+
+    assert _given("ticket_id", "id") == "it"  # its handle as a handle: "with it"
+    assert _given("title", "title") == "its title"
+    assert _given("parent", "slug") == "its slug as the parent"
+    assert _given("username_to_follow", "username") == "its username as the username to follow"

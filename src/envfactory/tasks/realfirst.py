@@ -219,11 +219,11 @@ class RealWalker:
         episode = self.episode
         episode.reset(seed=attempt)  # a roll back of the last walk: in time proportional to what it changed
         start = self._run(episode, gold)
-        fed = [arg]
+        fed = [(arg, field)]
         chained = self._chain(episode, gold, rng, maker, row) if rng.random() < CHAINED else None
         if chained is not None:
             gold.append(chained[0])
-            fed.append(chained[1])
+            fed.append(chained[1:])
         final = episode.state_hash()
         if final == start:
             raise Rejected("the real implementation's state did not change")
@@ -302,7 +302,7 @@ class RealWalker:
         return start
 
     def _chain(self, episode: Episode, gold: list[Call], rng: random.Random,
-               maker: ValueMaker, row: JSON) -> tuple[Call, str] | None:  # fmt: skip
+               maker: ValueMaker, row: JSON) -> tuple[Call, str, str] | None:  # fmt: skip
         """A second write that takes what the first one answered (the id it minted), or acts on
         the same record."""
         answer = episode.log[-1][2].data if episode.log and episode.log[-1][2] is not None else None
@@ -319,14 +319,14 @@ class RealWalker:
             before = episode.state_hash()
             result = episode.call_tool(call.tool, call.args)
             if result.ok and episode.state_hash() != before:
-                return call, arg
+                return call, arg, key
             if episode.state_hash() != before:
                 raise Rejected(f"{write} was refused after changing the real state")
         return None
 
-    def _instruction(self, recs: Records, condition: str, writes: list[Call], fed: list[str]) -> str:
+    def _instruction(self, recs: Records, condition: str, writes: list[Call], fed: list[tuple[str, str]]) -> str:
         """What the user asks: the read, the condition, each write with what it is told (never the
-        id a read or a write answered: ``fed``, one argument per write)."""
+        id a read or a write answered: ``fed``, per write the argument and the member it took)."""
         if recs.via:
             parts = [f"Go through the {' '.join(tokens(recs.listed))} that {' '.join(tokens(recs.via))!r} shows, look "
                      f"each of them up with {' '.join(tokens(recs.tool))!r}, and take {condition}."]  # fmt: skip
@@ -334,19 +334,39 @@ class RealWalker:
             asked = "".join(f", {' '.join(tokens(k))} {v!r}" for k, v in recs.args if not credential(k))
             parts = [f"Look through what {' '.join(tokens(recs.tool))!r} shows{asked}, and take {condition}."]
         for i, call in enumerate(writes):
-            said = [f"{' '.join(tokens(a))} {v!r}" for a, v in call.args.items() if a != fed[i] and not credential(a)]
+            arg, member = fed[i]
+            said = [f"{' '.join(tokens(a))} {v!r}" for a, v in call.args.items() if a != arg and not credential(a)]
             what = self.said.get(call.tool) or " ".join(tokens(call.tool))
-            same = i == 0 or call.args.get(fed[i]) == writes[0].args.get(fed[0])
+            same = i == 0 or call.args.get(arg) == writes[0].args.get(fed[0][0])
             tail = f" ({', '.join(said)})" if said else ""
-            lead = (
-                "Then, with it"
-                if i == 0
-                else ("After that, with the same one" if same else "After that, with what that gave back")
-            )
+            given = _given(arg, member)
+            if i == 0:
+                lead = f"Then, with {given}"
+            elif same:
+                lead = "After that, with the same one" + ("" if given == "it" else f" ({given})")
+            else:
+                lead = "After that, with what that gave back" + ("" if given == "it" else f" ({given})")
             parts.append(f"{lead}: {what[0].lower() + what[1:]}{tail}.")
         credentials = {a: v for c in writes for a, v in c.args.items() if credential(a)}
         parts += [f"My {' '.join(tokens(a))} is {v!r}." for a, v in credentials.items()]
         return " ".join(parts)
+
+
+def _handle(name: str) -> bool:
+    return tokens(name)[-1:] in [(w,) for w in HANDLES]
+
+
+def _given(arg: str, field: str) -> str:
+    """What a write is given of the record picked: "it" for its handle given as a handle
+    (``id`` -> ``task_id``), else the member and the argument it fills ("its slug as the parent",
+    "its title")."""
+    if _handle(arg) and _handle(field):
+        return "it"
+    member, place = " ".join(tokens(field)), " ".join(tokens(arg))
+    return f"its {member}" if member == place else f"its {member} as the {place}"
+
+
+HANDLES = frozenset({"id", "key", "ref", "uid", "uuid"})
 
 
 def own_sentences(descriptions: dict[str, str]) -> dict[str, str]:
