@@ -5,6 +5,11 @@
 Targets: `envfactory --help` <= 0.3 s and `import envfactory` <= 0.5 s (medians of fresh
 processes). Baselines measured in the same run: the bare interpreter (`python -c pass`), and
 the libraries a first real call needs anyway (Gymnasium, Faker).
+
+Then an environment of a large description (Discord's 242 operations, ``shared/corpus``) built
+from its saved spec in a fresh process — what `envfactory serve` and every trainer's worker pay
+before a first episode — beside the same build with every tool's argument validator generated up
+front (the baseline: how environments were built before validators were generated on first use).
 """
 
 from __future__ import annotations
@@ -57,6 +62,41 @@ def main() -> None:
             verdict = "" if target is None else f"<= {target} s ({'met' if median <= target else 'MISSED'})"
             table.add_row(label, f"{median:.3f} s", f"{min(runs):.3f} s", verdict)
         Console().print(table)
+        large(Path(tmp), args.runs)
+
+
+LARGE = "discord.com-10.json"
+BUILD = """
+import sys, time
+from envfactory.ir.env import EnvSpec
+from envfactory.runtime.environment import Environment
+spec = EnvSpec.load(sys.argv[1])
+started = time.perf_counter()
+env = Environment(spec)
+if sys.argv[2] == "eager":
+    for tool in env.tools.values():
+        tool.validate({})
+print(time.perf_counter() - started)
+"""
+
+
+def large(tmp: Path, runs: int) -> None:
+    """A 242-tool environment's build, in fresh processes: as built, and with every validator made first."""
+    from envfactory.testing.shared import shared_dir
+
+    spec = shared_dir(Path(__file__).resolve().parents[1]) / "corpus" / LARGE
+    out = tmp / "large"
+    subprocess.run([ENVFACTORY, "synth", str(spec), "-o", str(out), "--no-check"], check=True, capture_output=True)
+    [out] = [d for d in out.iterdir() if d.is_dir()]  # the environment's folder, named after the spec
+    table = Table(title=f"Environment({LARGE}) in a fresh process (median of {runs})")
+    for col in ("build", "median", "min"):
+        table.add_column(col)
+    for label, how in (("validators made on first call (this code)", "lazy"),
+                       ("every validator made up front (baseline)", "eager")):  # fmt: skip
+        times = [float(subprocess.run([sys.executable, "-c", BUILD, str(out), how], check=True, capture_output=True,
+                                      text=True).stdout) for _ in range(runs)]  # fmt: skip
+        table.add_row(label, f"{statistics.median(times):.2f} s", f"{min(times):.2f} s")
+    Console().print(table)
 
 
 if __name__ == "__main__":

@@ -22,6 +22,8 @@ import zlib
 from collections.abc import Callable
 from typing import Any
 
+import orjson
+
 from envfactory.ir.jsonschema import primary_type
 from envfactory.patterns import linear_pattern, matching_string
 from envfactory.runtime.store import clone
@@ -66,10 +68,29 @@ FORMATS: dict[str, tuple[re.Pattern[str], Callable[[Any], str]]] = {
 }
 
 
+# conformers by (depth, the schema's canonical text): a large description repeats its schemas (a user
+# object in every answer that holds one), and a conformer is a pure function of them; bounded
+_MADE: dict[tuple[int, bytes], Conformer | None] = {}
+MADE_MAX = 8192
+
+
 def compile_conformer(schema: JSON | None, depth: int = 0) -> Conformer | None:
-    """A function making values fit ``schema``; None when ``schema`` constrains nothing checkable."""
+    """A function making values fit ``schema``; None when ``schema`` constrains nothing checkable.
+    The same schema (by content) at the same depth gets the function made before."""
     if not isinstance(schema, dict) or depth > MAX_DEPTH:
         return None
+    try:
+        key = (depth, orjson.dumps(schema, option=orjson.OPT_SORT_KEYS))
+    except TypeError:  # a value JSON cannot write: made afresh
+        return _compiled(schema, depth)
+    if key not in _MADE:
+        if len(_MADE) >= MADE_MAX:
+            _MADE.clear()
+        _MADE[key] = _compiled(schema, depth)
+    return _MADE[key]
+
+
+def _compiled(schema: JSON, depth: int) -> Conformer | None:
     if "type" not in schema and "properties" not in schema and ("anyOf" in schema or "oneOf" in schema):
         return _alternatives(schema, depth)
     typ = primary_type(schema) or ("object" if "properties" in schema else "array" if "items" in schema else None)
