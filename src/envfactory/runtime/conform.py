@@ -14,6 +14,7 @@ false``) only the members it declares.
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 import random
 import re
@@ -68,8 +69,9 @@ FORMATS: dict[str, tuple[re.Pattern[str], Callable[[Any], str]]] = {
 }
 
 
-# conformers by (depth, the schema's canonical text): a large description repeats its schemas (a user
-# object in every answer that holds one), and a conformer is a pure function of them; bounded
+# conformers by (depth, a digest of the schema's canonical text): a large description repeats its
+# schemas (a user object in every answer that holds one), and a conformer is a pure function of them;
+# bounded (the texts themselves would hold 22 MB for Discord's description)
 _MADE: dict[tuple[int, bytes], Conformer | None] = {}
 MADE_MAX = 8192
 
@@ -80,7 +82,7 @@ def compile_conformer(schema: JSON | None, depth: int = 0) -> Conformer | None:
     if not isinstance(schema, dict) or depth > MAX_DEPTH:
         return None
     try:
-        key = (depth, orjson.dumps(schema, option=orjson.OPT_SORT_KEYS))
+        key = (depth, hashlib.blake2b(orjson.dumps(schema, option=orjson.OPT_SORT_KEYS), digest_size=16).digest())
     except TypeError:  # a value JSON cannot write: made afresh
         return _compiled(schema, depth)
     if key not in _MADE:
