@@ -41,7 +41,7 @@ def test_candidates_come_from_the_instruction_answers_and_outputs() -> None:
         }
     ]
     memory = Memory()
-    text = "Update my pet pet_0003: set its price to 12.5 and its tags 'a', 'b'. (ask me for the name)"
+    text = "Update my pet pet_0003: set its price to 12.5 and its tags 'a', 'b' and a name you should ask me for."
     memory.read_instruction(text)
     options = candidates(tools, memory, text)
     calls = [c.args for c in options if c.kind == "call"]

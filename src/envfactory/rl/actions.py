@@ -28,7 +28,8 @@ _ID = re.compile(r"\b([a-z]+(?:_[a-z]+)*_\d{4})\b")
 _LIST = re.compile(r"([A-Za-z_ ]{2,40}?)\s+((?:'[^']{1,60}'(?:,\s*)?){2,})")
 _ID_NUMBER = re.compile(r"\b([a-z]+)\s+(\d+)\b")
 _ANSWER = re.compile(r"\bThe ([a-z][a-z ]{0,40}?) is (.+?)\.(?:\s|$)")
-_ASK = re.compile(r"ask me for the ([a-z ]+?)\)")
+# what the user holds back: "a parent you should ask me for" (and the older "(ask me for the parent)")
+_ASK = re.compile(r"\b(?:an?|the) ([a-z ]+?) you should ask me for|ask me for the ([a-z ]+?)\)")
 _NUMBER = re.compile(r"(?<![\w.])([a-z][a-z ]{1,30}?)\s+(?:to\s+)?(-?\d+(?:\.\d+)?)\b")
 
 
@@ -133,7 +134,8 @@ class Memory:
         return out
 
     def hidden_labels(self, instruction: str) -> list[str]:
-        return [label for label in _ASK.findall(instruction) if label not in self.asked]
+        labels = [said or old for said, old in _ASK.findall(instruction)]
+        return [label for label in labels if label not in self.asked]
 
 
 def _scalars(data: Any, label: str = "") -> list[tuple[str, Any]]:

@@ -102,6 +102,8 @@ class Renderer:
             if i == 0:
                 opener = self.rng.choice(OPENERS)
                 text = opener + (clause[0].lower() + clause[1:] if opener else clause)
+                if opener == "Could you " and text.endswith("."):  # a request asked as a question
+                    text = text[:-1] + "?"
             else:
                 text += f" {self.rng.choice(THEN)} {clause[0].lower() + clause[1:]}"
         return text.strip()
@@ -163,8 +165,8 @@ class Renderer:
         for arg, value in node.args.items():
             if self._ref_entity(node.tool, arg) or arg in unsaid:
                 continue
-            if arg in node.hidden:
-                parts.append(f"{words(arg)} (ask me for the {words(arg)})")
+            if arg in node.hidden:  # "and a parent you should ask me for", not "parent (ask me for the parent)"
+                parts.append(f"{article(words(arg))} {words(arg)} you should ask me for")
             elif value in ({}, []):
                 if effect.kind == "update":  # "set its tags to empty"; a new record simply has none
                     parts.append(f"{words(arg)} to empty")
@@ -278,6 +280,11 @@ WRAPPERS = frozenset({"body", "payload", "data", "request", "requestbody", "inpu
 
 def words(name: str | None) -> str:
     return " ".join(tokens(name or ""))
+
+
+def article(phrase: str) -> str:
+    """ "a" or "an" before ``phrase`` (by its first letter: "an email", "a due date")."""
+    return "an" if phrase[:1].lower() in "aeiou" and phrase[:1] else "a"
 
 
 def show(value: Any) -> str:
