@@ -1,7 +1,7 @@
 """Reading descriptions as a person would: description-only synthesis on a foreign corpus (issue #28).
 
     python bench/describe.py [--half tune|report|all] [--only NAME ...] [--budget 300] [--seed 0] [--tasks 50]
-                             [--progress FILE] [--json FILE]
+                             [--progress FILE] [--json FILE] [--tasks-only]
 
 The corpus is ``bench/describe_corpus/sets.json``: published, stateful MCP servers from npm and PyPI
 (pinned in that folder and installed by ``make bench``), chosen and split into a ``tune`` and a
@@ -19,6 +19,11 @@ how many tools the synthesizer left to ``fallback`` behaviours, how many held-ou
 description-only model refused as ``unsupported`` (a write it cannot simulate; of them, how many
 the real server answered), and the tasks ``generate_tasks`` makes on the synthesized environment
 (seeded state, ``--tasks`` asked for) with the share of them that take at least three calls.
+
+``--tasks-only`` explores nothing: per set, the tasks planned on the synthesized environment and
+those made with ``--walk-first`` (``generate_tasks(..., first=True)``), each with the share that
+take at least three calls and, of those, one write given a value an earlier call answered that the
+instruction does not state (a write that depends on a read).
 """
 
 from __future__ import annotations
@@ -41,6 +46,7 @@ from envfactory.errors import SynthesisError
 from envfactory.ingest import Loaded, load
 from envfactory.real.replay import replay
 from envfactory.real.trace import split
+from envfactory.runtime.answers import opened_text
 from envfactory.runtime.environment import Environment
 from envfactory.synth import synthesize
 from envfactory.tasks.generate import generate_tasks
@@ -138,12 +144,75 @@ def medians(rows: list[JSON]) -> dict[str, Any]:
     return out
 
 
+READS = frozenset({"read", "list", "count", "dump", "compute", "simulated", "fallback"})  # effects that write nothing
+
+
+def leaves_of(value: Any, out: set[str]) -> set[str]:
+    """Every scalar a reply holds, as text."""
+    if isinstance(value, dict):
+        for v in value.values():
+            leaves_of(v, out)
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            leaves_of(v, out)
+    elif value is not None and not isinstance(value, bool):
+        out.add(str(value))
+    return out
+
+
+def read_then_write(env: Environment, task: Any) -> bool:
+    """Whether a write of the task's gold plan is given a value an earlier call answered and the
+    instruction does not state (gold run on a fresh episode)."""
+    kinds = {b.tool: b.effect.kind for b in env.spec.behaviours}
+    episode, answered = env.episode(max_steps=10**6), set()
+    for call in task.gold:
+        given = leaves_of(dict(call.args), set())
+        if kinds.get(call.tool) not in READS and any(v in answered and v not in task.instruction for v in given):
+            return True
+        result = episode.call_tool(call.tool, dict(call.args))
+        if result.ok:
+            leaves_of(opened_text(result.data), answered)
+    return False
+
+
+def tasks_only(entries: list[JSON], args: argparse.Namespace) -> None:
+    table = Table(title=f"Tasks on description-only environments ({args.tasks} asked, seed {args.seed}): "
+                        "made, ≥3 calls, ≥3 calls with a write given what a read answered")  # fmt: skip
+    for col in ("set", "half", "planned", "≥3", "≥3 + read→write", "walk-first", "≥3", "≥3 + read→write"):
+        table.add_column(col)
+    shares: dict[str, dict[str, list[float]]] = {}
+    for entry in entries:
+        loaded, _ = descriptions(target(entry), dict(entry.get("env") or {}))
+        cells_: list[str] = []
+        for first in (False, True):
+            env = Environment(synthesize(loaded, name=entry["name"], seed=args.seed))
+            try:
+                made, _ = generate_tasks(env, args.tasks, seed=args.seed, first=first)
+            except SynthesisError:
+                made = []
+            long = [t for t in made if len(t.gold) >= 3]
+            dependent = [t for t in long if read_then_write(env, t)]
+            share = len(dependent) / len(made) if made else 0.0
+            shares.setdefault(entry["half"], {}).setdefault("walk-first" if first else "planned", []).append(share)
+            cells_ += [str(len(made)), pct(len(long) / len(made) if made else None), pct(share if made else None)]
+        table.add_row(entry["name"], entry["half"], *cells_)
+    console = Console(width=200)
+    console.print(table)
+    for half, kinds in shares.items():
+        said = ", ".join(f"{kind} {pct(median(values))}" for kind, values in kinds.items())
+        console.print(f"{half} half, median share of tasks with ≥3 calls and a read→write: {said}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     corpus_arguments(parser, budget=300)
     parser.add_argument("--tasks", type=int, default=50, help="tasks asked of generate_tasks per set")
+    parser.add_argument("--tasks-only", action="store_true", help="no exploration: planned vs walk-first tasks")
     args = parser.parse_args()
     entries = chosen_sets(CORPUS, args)
+    if args.tasks_only:
+        tasks_only(entries, args)
+        return
     say = progress(args.progress)
 
     title = (f"Descriptions only, on a foreign corpus: held-out sequences, budget {args.budget} calls, seed {args.seed}"
