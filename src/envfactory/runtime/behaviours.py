@@ -441,8 +441,8 @@ def returned_error(result: Any, args: JSON | None = None) -> ToolError | None:
 
 def error_class(message: str) -> ErrorCode:
     """The error class a refusal's message reports ("... not found", "... already exists"), else
-    ``precondition_failed``; ``not_found`` reads as "not found"."""
-    low = message.lower().replace("_", " ")
+    ``precondition_failed``."""
+    low = message.lower()
     return next((c for words, c in _ERROR_WORDS if words in low), "precondition_failed")
 
 
