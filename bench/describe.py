@@ -35,6 +35,7 @@ import shutil
 import sys
 import tempfile
 import time
+import traceback
 from pathlib import Path
 from statistics import median
 from typing import Any
@@ -231,7 +232,7 @@ def main() -> None:
             table.add_row(entry["name"], entry["half"], str(entry.get("tools")), "", "", f"failed: {err}"[:80],
                           *[""] * 6)  # fmt: skip
             failed.append({"set": entry["name"], "half": entry["half"], "error": f"{type(err).__name__}: {err}"})
-            say(f"{entry['name']}: failed: {err}")
+            say(f"{entry['name']}: failed: {err}\n{traceback.format_exc()}")
             continue
         s, ref = sides(row), row["refused"]
         table.add_row(row["set"], row["half"], str(row["tools"]), str(row["declared_output_schemas"]),

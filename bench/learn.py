@@ -27,6 +27,7 @@ import json
 import shutil
 import tempfile
 import time
+import traceback
 from pathlib import Path
 from statistics import median
 from typing import Any
@@ -134,7 +135,7 @@ def main() -> None:
             report, from_traces, seconds = run(entry, args, lambda m, n=entry["name"]: say(f"{n}: {m}"))
         except Exception as err:  # one set failing is a row, not the end of the bench
             table.add_row(entry["name"], entry["half"], str(entry.get("tools")), f"failed: {err}"[:60], *[""] * 6)
-            say(f"{entry['name']}: failed: {err}")
+            say(f"{entry['name']}: failed: {err}\n{traceback.format_exc()}")
             continue
         ceiling_ok = report.ceiling is not None and report.ceiling.outcome >= 0.95
         lf = report.learned

@@ -70,6 +70,18 @@ def test_a_count_is_how_many_a_list_found_not_a_number_one_record_holds() -> Non
     assert template_of("row 1: bolt 10", {}, sheet, sheet) == "row 1: {out.[0].values[1][0]} {out.[0].values[1][1]}"
 
 
+def test_a_listed_record_that_is_one_member_of_the_models_record_is_worded_as_that_member() -> None:
+    """The real list answers each stored object as it was given; the model keeps it under one member
+    of its record (``{id, file, doc: {...}}``): each item is that member, whole — where reading the
+    items member by member found no member to read, and the learner stopped on an empty ``max()``."""
+    docs = [{"id": "kim", "name": "Kim Park", "team": "North"}, {"id": "lee", "name": "Lee Wu", "team": "South"}]
+    rows = [{"id": f"record_{i:04d}", "file": "people.json", "doc": d, "saved": True} for i, d in enumerate(docs, 1)]
+    template = template_of(docs, {"file": "people.json", "limit": None}, rows)
+    assert template == {EACH: "out", "item": "{item.doc}"}
+    more = [*rows, {"id": "record_0003", "file": "people.json", "doc": {"id": "max", "name": "Max Roe"}}]
+    assert fill(template, {}, more) == [*docs, {"id": "max", "name": "Max Roe"}]
+
+
 def test_replies_worded_alike_become_a_template_and_lists_keep_their_envelope(tmp_path) -> None:
     spec, _ = _spec(tmp_path)
     made = [Pair({"title": t}, True, f"Task {t!r} saved", True, {"id": f"task_000{i}", "title": t})

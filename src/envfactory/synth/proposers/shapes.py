@@ -255,10 +255,16 @@ def _item(real: list[JSON], args: JSON, records: list[JSON]) -> JSON | None:
     one part of a composed text suggests another wording there); kept when it fills a slot and
     words at least half of all members so."""
     worded = [_item_template(r, args, m) for r, m in zip(real, records, strict=True)]
+    if not all(isinstance(w, dict) for w in worded):  # each real record is one member of the model's, whole
+        whole = worded[0]
+        alike = isinstance(whole, str) and whole.startswith("{item") and all(w == whole for w in worded)
+        return whole if alike else None
     item: JSON = {}
     right = total = 0
     for key in dict.fromkeys(k for r in real for k in r):
         options = list({canonical(w.get(key)): w.get(key) for w in worded if key in w}.values())
+        if not options:  # no record's wording kept this member as a member: no template
+            return None
         scored = [(sum(_worded(o, args, m) == r.get(key, _ABSENT) for r, m in zip(real, records, strict=True)), o)
                   for o in options]  # fmt: skip
         hits, item[key] = max(scored, key=lambda x: x[0])  # the first of equals
