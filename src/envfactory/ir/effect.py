@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from envfactory.ir.choice import Answer, ArgCheck
 
-FilterOp = Literal["eq", "in", "any", "contains", "search", "gte", "lte", "unless"]
+FilterOp = Literal["eq", "in", "any", "contains", "search", "gte", "lte", "unless", "members"]
 # synthesis's own confidence in a behaviour, before anything is measured (no grade: grades come from
 # measuring against the real implementation, ``fidelity.json``): the real implementation itself, a
 # behaviour the descriptions spell out, one they suggest, a guess (a fallback), a language model's
@@ -40,7 +40,9 @@ class Filter(_Frozen):
     the argument's declared default); ``None`` leaves rows unfiltered when it is omitted — unless
     the argument declares a default the field's values hold (``status`` defaulting to ``open``).
     An equality filter given one of :data:`WILDCARDS` its enum offers (``all`` beside ``open``
-    and ``resolved``) keeps every row.
+    and ``resolved``) keeps every row. ``members`` reads an object argument as conditions, column
+    by column (``conditions: {"city": "London"}``): rows holding every member as a field of equal
+    value (``field`` is ``None``: the row's own fields, whatever the schema declares).
     """
 
     arg: str
@@ -75,6 +77,9 @@ class CreateEffect(_Frozen):
     signed: dict[str, str] = Field(default_factory=dict)
     # reference fields whose row is not looked up: the real implementation accepts a reference to nothing
     unchecked: tuple[str, ...] = ()
+    # an object argument of free members that are the record's own fields, whatever they are
+    # (``create_record(table, data)``, ``insert_one(document)``): the row holds them beside its declared ones
+    spread: str | None = None
 
 
 class ReadEffect(_Frozen):
@@ -127,6 +132,19 @@ class DeleteEffect(_Frozen):
     entity: str
     key_arg: str
     by: str | None = None
+
+
+class WhereEffect(_Frozen):
+    """Change or remove together every row the filters keep (``update_records(table, data,
+    conditions)``, ``delete_records(table, conditions)``: SQL's ``UPDATE ... WHERE``, a document
+    store's ``update_many``); the answer counts them. An update writes the members of ``set_arg``
+    (an object) onto each row. A call whose conditions are empty is refused: it would reach every row."""
+
+    kind: Literal["where"] = "where"
+    entity: str
+    filters: tuple[Filter, ...]
+    delete: bool = False
+    set_arg: str | None = None
 
 
 class ActionEffect(_Frozen):
@@ -421,6 +439,7 @@ Effect = Annotated[
     | ListEffect
     | UpdateEffect
     | DeleteEffect
+    | WhereEffect
     | ActionEffect
     | TransferEffect
     | AdjustEffect
@@ -443,7 +462,7 @@ Effect = Annotated[
 
 
 STATE_CHANGING = frozenset(
-    {"create", "update", "delete", "action", "transfer", "adjust", "create_many", "delete_many", "edit_list"}
+    {"create", "update", "delete", "where", "action", "transfer", "adjust", "create_many", "delete_many", "edit_list"}
 )
 TREE_WRITES = frozenset({"write", "mkdir", "move", "remove", "edit"})
 

@@ -27,6 +27,7 @@ from envfactory.ir.effect import (
     ReadEffect,
     TransferEffect,
     UpdateEffect,
+    WhereEffect,
 )
 from envfactory.ir.env import EnvSpec
 from envfactory.ir.jsonschema import declares_one_record, lists_values, min_records
@@ -138,6 +139,7 @@ def _create(effect: CreateEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
     # what each call reads of the effect and entity, read once (every step below that has nothing to do is skipped)
     name, key_field, format_key = entity.name, entity.key, key_formatter(entity)
     body_arg, key_arg, consumes, timestamps = effect.body_arg, effect.key_arg, dict(effect.consumes), effect.timestamps
+    spread = effect.spread
     signed = [(field, *source.partition(".")[::2]) for field, source in effect.signed.items()]  # (field, holder, held)
     copied = [(field, default, isinstance(default, (dict, list))) for field, default in defaults.items()]
 
@@ -170,6 +172,8 @@ def _create(effect: CreateEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
             if field not in values:
                 values[field] = clone(default) if mutable else default
         row = {f: values[f] for f in order if f in values}
+        if spread is not None and isinstance(members := args.get(spread), dict):  # the record's own free fields
+            row.update({m: clone(v) for m, v in members.items() if m != key_field and m not in row})
         store.put(name, key, row)
         return row
 
@@ -230,6 +234,37 @@ def _delete(effect: DeleteEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
             row, key = latest[0], latest[0][entity.key]
         ctx.store.delete(entity.name, key)
         return row if echo_row else {"deleted": True, entity.key: key}
+
+    return run
+
+
+@COMPILERS.register("where")
+def _where(effect: WhereEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
+    entity = spec.state_schema[effect.entity]
+    predicates = compile_filters(effect.filters, entity)
+    conditions = [f.arg for f in effect.filters if f.op == "members"]
+    set_arg, name, key_field = effect.set_arg, entity.name, entity.key
+    counted = "deleted" if effect.delete else "updated"
+
+    def run(ctx: CallContext, args: JSON) -> JSON:
+        if conditions and not any(isinstance(args.get(a), dict) and args[a] for a in conditions):
+            raise ToolError("invalid_arguments", f"{tool.name}: no condition in {', '.join(map(repr, conditions))}; "
+                            f"it would reach every {name.replace('_', ' ')}")  # fmt: skip
+        changes = args.get(set_arg) if set_arg else None
+        if set_arg and (not isinstance(changes, dict) or not changes):
+            raise ToolError("invalid_arguments", f"{tool.name}: nothing to set in {set_arg!r}")
+        rows = ctx.store.row_list(name)
+        for arg, keep in predicates:
+            if args.get(arg) is not None:
+                rows = keep(rows, args[arg])
+        for row in rows:
+            key = row[key_field]
+            if effect.delete:
+                ctx.store.delete(name, key)
+            else:
+                written = {m: clone(v) for m, v in changes.items() if m != key_field}  # type: ignore[union-attr]
+                ctx.store.put(name, key, {**row, **written})
+        return {counted: len(rows)}
 
     return run
 
@@ -533,6 +568,8 @@ def _row_filter(flt: Filter, text_fields: list[str]) -> RowFilter:
         return any_of
     if flt.op == "unless":
         return lambda rows, v: rows if v is True else [r for r in rows if not r.get(field)]
+    if flt.op == "members":
+        return _members(flt.field)
     if flt.op == "gte":
         return lambda rows, v: [
             r for r in rows if r.get(field) is not None and _comparable(r[field], v) and r[field] >= v
@@ -547,6 +584,21 @@ def _row_filter(flt: Filter, text_fields: list[str]) -> RowFilter:
         return [r for r in rows if (x.casefold() if type(x := r.get(field)) is str else _norm(x)) == want]
 
     return equal
+
+
+def _members(field: str | None) -> RowFilter:
+    """Rows holding every member of an object argument as a field of equal value (of the object
+    field ``field``, else of the row itself); anything but a non-empty object filters nothing."""
+
+    def members(rows: list[JSON], v: Any) -> list[JSON]:
+        if not isinstance(v, dict) or not v:
+            return rows
+        wanted = [(k, _norm(x)) for k, x in v.items()]
+        held = ((r.get(field) if field else r) for r in rows)
+        return [r for r, h in zip(rows, held, strict=True)
+                if isinstance(h, dict) and all(k in h and _norm(h[k]) == x for k, x in wanted)]  # fmt: skip
+
+    return members
 
 
 def _comparable(a: Any, b: Any) -> bool:

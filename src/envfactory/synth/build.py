@@ -24,6 +24,7 @@ from envfactory.ir.env import EnvConfig, EnvSpec
 from envfactory.ir.state import SINGLETON_KEY, SINGLETON_ROW, Entity, StateSchema
 from envfactory.ir.tool import ToolSet, ToolSpec
 from envfactory.synth.batches import records_made_in_batches
+from envfactory.synth.conditions import rows_by_condition
 from envfactory.synth.counts import plan_counts
 from envfactory.synth.data import load_state, seed_state
 from envfactory.synth.effects import fallbacks_name_rows, infer_behaviour
@@ -150,6 +151,9 @@ def synthesize(
     behaviours = plan_counts(list(toolset.tools), schema, behaviours)  # get_user_stats: counts of the state
     behaviours = records_made_in_batches(list(toolset.tools), schema, behaviours)  # POST .../add-models: [records]
     behaviours = plan_selects(list(toolset.tools), schema, behaviours)  # displayCarStatus(option): a part of it
+    # create_record(table, data), update_records(table, data, conditions): rows of free fields, writes by conditions
+    kinds = {i.tool.name: i.kind for i in intents}
+    schema, behaviours = rows_by_condition(list(toolset.tools), schema, behaviours, kinds)
     schema = _without_unused(schema, behaviours, taken={b.tool for b in behaviours if b.effect.kind == "count"})
     schema = fields_follow_lookups(schema, behaviours, toolset)  # find_user_by_email: users have an email
     schema = refs_fit_keys(fields_follow_filters(keys_follow_parameters(schema, behaviours, toolset), behaviours,

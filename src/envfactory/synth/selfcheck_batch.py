@@ -1,4 +1,5 @@
-"""Self-checks of the collection-shaped effects (batch creates and deletes, list edits, dumps).
+"""Self-checks of the collection-shaped effects (batch creates and deletes, writes by conditions,
+list edits, dumps).
 
 Registered into ``selfcheck.PROBES`` when ``self_check`` runs. Each probe builds its own
 arguments from the episode's rows, so that it tests the effect rather than the value generator.
@@ -15,6 +16,7 @@ from envfactory.ir.effect import (
     DumpEffect,
     EditListEffect,
     SingletonEffect,
+    WhereEffect,
 )
 from envfactory.ir.jsonschema import primary_type
 from envfactory.ir.state import SINGLETON_ROW
@@ -80,6 +82,36 @@ def _probe_delete_many(p: Probe) -> None:
     before = p.episode.state_hash()
     again = p.call(p.behaviour.tool, {effect.items_arg: items})
     p.note("deleting again changes nothing", again.ok and p.episode.state_hash() == before, again.content[:200])
+
+
+@PROBES.register("where")
+def _probe_where(p: Probe) -> None:
+    effect = p.effect(WhereEffect)
+    entity = p.spec.state_schema[effect.entity]
+    conditions = [f.arg for f in effect.filters if f.op == "members"]
+    rows = p.rows(entity.name)
+    name = "a write by conditions reaches the rows they match, and only those"
+    if not rows or not conditions:
+        p.note(name, None, f"no {entity.name} rows" if conditions else "no condition argument")
+        return
+    row = rows[0]
+    scope = {f.arg: row[f.field] for f in effect.filters if f.op != "members" and f.field and f.field in row}
+    args = {k: v for k, v in p.args().items() if k not in conditions}
+    args.update(scope)
+    written = {"probe_note": f"probe value {p.maker.rng.randrange(10**6)}"}
+    if effect.set_arg:
+        args[effect.set_arg] = written
+    others = {r[entity.key]: r for r in rows[1:]}
+    refused = p.call(p.behaviour.tool, {**args, conditions[0]: {}})
+    p.note("empty conditions are refused", not refused.ok and p.rows(entity.name) == rows, refused.content[:200])
+    result = p.call(p.behaviour.tool, {**args, conditions[0]: {entity.key: row[entity.key]}})
+    after = p.episode.store.get(entity.name, row[entity.key])
+    if effect.delete:
+        reached = after is None
+    else:
+        reached = after is not None and all(after.get(m) == v for m, v in written.items())
+    untouched = all(p.episode.store.get(entity.name, k) == r for k, r in others.items())
+    p.note(name, result.ok and reached and untouched, result.content[:200])
 
 
 @PROBES.register("edit_list")

@@ -248,8 +248,9 @@ class Binder:
         free = [
             a for a in mapped if a not in args and entity and mapped[a] not in entity.refs and not tool.is_transport(a)
         ]
-        if effect.kind == "create" and getattr(effect, "body_arg", None) and effect.body_arg not in args:
-            free.append(effect.body_arg)  # the wrapped record: one object argument
+        for wrapper in ("body_arg", "spread"):  # the wrapped record, or its free members: one object argument
+            if effect.kind == "create" and (arg := getattr(effect, wrapper, None)) and arg not in args:
+                free.append(arg)
         if effect.kind == "create":
             chosen = [a for a in free if a in tool.required]
             # an optional structure within a structure (HubSpot's associations: types of a target) is
