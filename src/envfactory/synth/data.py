@@ -22,13 +22,14 @@ def entity_order(schema: StateSchema) -> list[str]:
     references go round (a service's ``resource_id``, a resource's ``service_id``), one reference of
     the loop is passed over, the one into the loop's first entity, and the rest keep their order:
     seeding everything in declared order would leave every other reference dangling too."""
-    graph = {e.name: {t for t in e.refs.values() if t != e.name} for e in schema.entities}
+    # ordered (dicts, not sets): the order found, and the loop broken, must not follow the hash seed
+    graph = {e.name: dict.fromkeys(t for t in e.refs.values() if t != e.name) for e in schema.entities}
     for _ in range(sum(len(v) for v in graph.values()) + 1):
         try:
             return list(TopologicalSorter(graph).static_order())
         except CycleError as err:  # err.args[1]: [a, b, ..., a], each waited for by the next
             loop = err.args[1]
-            graph[loop[1]].discard(loop[0])
+            graph[loop[1]].pop(loop[0], None)
     return schema.names
 
 
