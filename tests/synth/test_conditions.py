@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from envfactory.ir.effect import CreateEffect, ListEffect, WhereEffect
+from envfactory.ir.tool import HttpBinding, ToolSet, ToolSource, ToolSpec
 from envfactory.runtime.environment import Environment
 from envfactory.synth import synthesize
 from envfactory.synth.conditions import open_object
@@ -110,3 +111,26 @@ def test_a_free_form_field_of_a_keyed_record_stays_a_field(tmp_path: Path) -> No
     create = spec.behaviour("create_note").effect
     assert isinstance(create, CreateEffect) and create.spread is None and create.args.get("metadata") == "metadata"
     assert spec.behaviour("update_note").effect.kind == "update"
+
+
+def test_a_free_object_beside_a_bodys_declared_members_is_a_field_of_the_record() -> None:
+    """A route's request body declaring ``address`` and ``expiration`` beside a free ``params`` makes
+    a record with those fields and a ``params`` field, whatever a list of it takes (Google's
+    watch channels); the same arguments as a function's make a record of ``params``' members."""
+    props = {"address": STR, "expiration": {"type": "integer"}, "params": FREE}
+    listing = {"params": FREE}
+    routes = ToolSet(name="channels", tools=(
+        ToolSpec(name="create_channel", input_schema={"type": "object", "properties": props},
+                 source=ToolSource(format="openapi", http=HttpBinding(method="POST", path="/channels",
+                                                                      params=dict.fromkeys(props, "body")))),
+        ToolSpec(name="list_channels", input_schema={"type": "object", "properties": listing},
+                 source=ToolSource(format="openapi", http=HttpBinding(method="GET", path="/channels",
+                                                                      params={"params": "query"}))),
+    ))  # fmt: skip
+    create = synthesize(routes, state="empty").behaviour("create_channel").effect
+    assert isinstance(create, CreateEffect) and create.spread is None and create.args["params"] == "params"
+    functions = ToolSet(
+        name="channels", tools=tuple(t.model_copy(update={"source": ToolSource(format="openai")}) for t in routes.tools)
+    )
+    create = synthesize(functions, state="empty").behaviour("create_channel").effect
+    assert isinstance(create, CreateEffect) and create.spread == "params"

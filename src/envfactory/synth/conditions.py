@@ -90,12 +90,19 @@ def _spread(entity: Entity, behaviours: list[Behaviour], tools: dict[str, ToolSp
                and b.tool in tools]  # fmt: skip
     for create in creates:
         opened = _open_args(tools[create.tool])
-        if len(opened) != 1:
+        if len(opened) != 1 or _beside_declared(tools[create.tool], opened[0]):
             continue
         others = [b for b in behaviours if b.tool in tools and b is not create and _open_args(tools[b.tool])]
         if any(_selects(b, entity, kinds) for b in others):
             return create, opened[0]
     return None
+
+
+def _beside_declared(tool: ToolSpec, arg: str) -> bool:
+    """Whether a route's free object is one member of a request body that declares others (a
+    channel's ``params`` beside its ``address`` and ``expiration``): a field of the record, not it."""
+    http = tool.source.http
+    return http is not None and any(where == "body" for a, where in http.params.items() if a != arg)
 
 
 def _selects(b: Behaviour, entity: Entity, kinds: dict[str, str]) -> bool:
