@@ -46,24 +46,27 @@ def rows_by_condition(tools: list[ToolSpec], schema: StateSchema, behaviours: li
     """The entities whose records are an object argument's members, with the tools that read,
     change and remove them by conditions (``kinds``: each tool's intent, ``update``, ``delete``...)."""
     by_name = {t.name: t for t in tools}
+    opened = {t.name: _open_args(t) for t in tools}  # read once: this runs on every synthesis
+    if not any(opened.values()):
+        return schema, behaviours
     out = {b.tool: b for b in behaviours}
     entities = {e.name: e for e in schema.entities}
     for entity in schema.entities:
-        spread = _spread(entity, behaviours, by_name, kinds)
+        spread = _spread(entity, behaviours, by_name, opened, kinds)
         if spread is None:
             continue
         create, arg = spread
         dropped = set()
         listed = {a for b in behaviours if isinstance(b.effect, ListEffect) and b.effect.entity == entity.name
-                  and b.tool in by_name for a in _open_args(by_name[b.tool])}  # fmt: skip
+                  for a in opened.get(b.tool, ())}  # fmt: skip
         for b in behaviours:
             tool = by_name.get(b.tool)
             if tool is None or (b.tool not in entity.sources and getattr(b.effect, "entity", None) != entity.name):
                 continue
-            made = _rewritten(b, tool, entity, arg, kinds.get(b.tool, ""), listed)
+            made = _rewritten(b, tool, opened[b.tool], entity, arg, kinds.get(b.tool, ""), listed)
             if made is not None:
                 out[b.tool] = made
-                dropped |= set(_open_args(tool))
+                dropped |= set(opened[b.tool])
         effect = create.effect
         assert isinstance(effect, CreateEffect)
         dropped |= {effect.args.get(arg, arg)}
@@ -81,20 +84,19 @@ def rows_by_condition(tools: list[ToolSpec], schema: StateSchema, behaviours: li
     return StateSchema(entities=tuple(entities.values())), [out[b.tool] for b in behaviours]
 
 
-def _spread(entity: Entity, behaviours: list[Behaviour], tools: dict[str, ToolSpec], kinds: dict[str, str]
-            ) -> tuple[Behaviour, str] | None:  # fmt: skip
+def _spread(entity: Entity, behaviours: list[Behaviour], tools: dict[str, ToolSpec], opened: dict[str, list[str]],
+            kinds: dict[str, str]) -> tuple[Behaviour, str] | None:  # fmt: skip
     """The create whose one object argument of undeclared members is the record, and that argument —
     when a list or a keyless update or delete of the entity also takes such an object (else it is
     only a free-form field, a record's ``metadata``)."""
     creates = [b for b in behaviours if isinstance(b.effect, CreateEffect) and b.effect.entity == entity.name
                and b.tool in tools]  # fmt: skip
     for create in creates:
-        opened = _open_args(tools[create.tool])
-        if len(opened) != 1 or _beside_declared(tools[create.tool], opened[0]):
+        free = opened[create.tool]
+        if len(free) != 1 or _beside_declared(tools[create.tool], free[0]):
             continue
-        others = [b for b in behaviours if b.tool in tools and b is not create and _open_args(tools[b.tool])]
-        if any(_selects(b, entity, kinds) for b in others):
-            return create, opened[0]
+        if any(b is not create and opened.get(b.tool) and _selects(b, entity, kinds) for b in behaviours):
+            return create, free[0]
     return None
 
 
@@ -113,13 +115,12 @@ def _selects(b: Behaviour, entity: Entity, kinds: dict[str, str]) -> bool:
     return keyless and b.tool in entity.sources
 
 
-def _rewritten(b: Behaviour, tool: ToolSpec, entity: Entity, record: str, kind: str, listed: set[str]
-               ) -> Behaviour | None:  # fmt: skip
+def _rewritten(b: Behaviour, tool: ToolSpec, opened: list[str], entity: Entity, record: str, kind: str,
+               listed: set[str]) -> Behaviour | None:  # fmt: skip
     """A list of the entity filtering by its condition objects too; a keyless update or delete as
     a write to every row the conditions keep. An update writes the record's own argument where it
     takes it, else the one of its two free objects that no list takes as a condition (``listed``):
-    ``update_many(filter, update)``."""
-    opened = _open_args(tool)
+    ``update_many(filter, update)``; ``opened``: the tool's free objects."""
     conditions = [a for a in opened if a != record]
     if isinstance(b.effect, ListEffect) and conditions:
         kept = tuple(f for f in b.effect.filters if f.arg not in conditions)
