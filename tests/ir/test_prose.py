@@ -60,3 +60,39 @@ def test_values_drawn_for_prose_bounds_satisfy_them() -> None:
     assert all(0 <= v <= 120 and v % 5 == 0 for v in drawn) and len(set(drawn)) > 5
     level = {"type": "integer", "minimum": 1, "maximum": 5}
     assert {vm.value(level, "priority", "ticket") for _ in range(60)} == {1, 2, 3, 4, 5}
+
+
+def test_values_a_description_opens_with() -> None:
+    # the values first, each with its meaning beside it, joined by "or": an enum
+    assert enum_from_description('"mine" (this client\'s edit) or "theirs" (the remote\'s edit).') == ["mine", "theirs"]
+    table = '"json" (default) -- the raw task records -- or "table", one rendered string per row.'
+    assert enum_from_description(table) == ["json", "table"]
+    assert enum_from_description("'a', 'b', or 'c' depending on the mode") == ["a", "b", "c"]
+    # quoted words further in, or not joined by "or", are not values
+    assert enum_from_description("The 'name' or 'id' of the user") == []
+    assert enum_from_description("Use 'x' to mean all, or leave it out") == []
+    assert enum_from_description("'draft' is the default") == []
+
+
+def test_prose_reaches_an_optional_value() -> None:
+    """``Optional[str]`` in a Python server is ``anyOf: [{type: string}, {type: null}]`` with the
+    description beside it: the string's constraints, and null still accepted."""
+    diag = Diagnostics(file="tools.json")
+    schema = {
+        "type": "object",
+        "properties": {
+            "priority": {"anyOf": [{"type": "string"}, {"type": "null"}],
+                         "description": 'Optional, one of "low", "med", "high".'},
+            "due": {"anyOf": [{"type": "string"}, {"type": "null"}], "description": "Optional ISO date string."},
+            "size": {"type": ["string", "null"], "description": "One of 's', 'm'."},
+        },
+    }  # fmt: skip
+    props = normalize_schema(schema, diag, tool="add_task")["properties"]
+    assert props["priority"]["anyOf"] == [{"type": "string", "enum": ["low", "med", "high"]}, {"type": "null"}]
+    assert props["due"]["anyOf"][0] == {"type": "string", "format": "date"}
+    assert props["size"]["enum"] == ["s", "m", None]
+    from envfactory.runtime.validation import compile_validator
+
+    check = compile_validator(normalize_schema(schema, Diagnostics()))
+    assert check({"priority": None, "size": None}) is None and check({"priority": "med", "size": "m"}) is None
+    assert check({"priority": "urgent"}) is not None and check({"size": "xl"}) is not None

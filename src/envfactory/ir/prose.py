@@ -22,6 +22,11 @@ _PROSE_ENUM = re.compile(
 )
 _LISTED_ENUM = re.compile(r"\[enum\]\s*:?\s*(\[[^\]]*\])", re.IGNORECASE)  # BFCL-style ``[Enum]: ["a", "b"]``
 _QUOTED = re.compile(r"[`'\"]([A-Za-z0-9_\-.]+)[`'\"]")
+# a description that opens with its values: ``"mine" (this client's edit) or "theirs" (the
+# remote's)``, ``'json' (default) -- the raw records -- or 'table'``; asides are dropped first
+_Q = r"[`'\"][A-Za-z0-9_\-.]+[`'\"]"
+_OPENING_ALTERNATIVES = re.compile(rf"^\s*(?:either\s+)?{_Q}(?:\s*,\s*{_Q})*\s*,?\s+or\s+{_Q}", re.IGNORECASE)
+_ASIDES = (re.compile(r"\([^()]*\)"), re.compile(r"\s(?:--|—|–)\s.*?\s(?:--|—|–)\s"))
 # Trello's flags: ``type: string``, described " true or false"
 _TRUE_FALSE = re.compile(r"\btrue\s*(?:or|/|\|)\s*false\b", re.IGNORECASE)
 _NUM = r"(-?\d+(?:\.\d+)?)"
@@ -52,9 +57,18 @@ def enum_from_description(text: str) -> list[str]:
         return ["true", "false"]
     match = _PROSE_ENUM.search(text or "")
     if not match:
-        return []
+        return _opening_alternatives(text or "")
     quoted = _QUOTED.findall(match.group(1))
     return list(dict.fromkeys(quoted)) if len(quoted) >= 2 else []
+
+
+def _opening_alternatives(text: str) -> list[str]:
+    """The quoted values a description opens with, joined by "or" (``"mine" or "theirs"``); []
+    when it opens otherwise."""
+    for aside in _ASIDES:
+        text = aside.sub(" ", text)
+    match = _OPENING_ALTERNATIVES.match(text)
+    return list(dict.fromkeys(_QUOTED.findall(match.group(0)))) if match else []
 
 
 def range_from_description(text: str, integer: bool = False) -> JSON:
@@ -96,12 +110,33 @@ def apply_prose(schema: JSON) -> list[str]:
     text = schema.get("description")
     if not isinstance(text, str) or not text:
         return []
+    branch = _nullable_branch(schema)
+    # ``Optional[str]`` as ``anyOf: [{type: string}, {type: null}]``, described once: the string's
+    return _apply(branch, text) if branch is not None else _apply(schema, text)
+
+
+def _nullable_branch(schema: JSON) -> JSON | None:
+    """The one branch of ``anyOf``/``oneOf`` that is not ``{type: null}``, where the others all are."""
+    for key in ("anyOf", "oneOf"):
+        branches = schema.get(key)
+        if isinstance(branches, list) and all(isinstance(b, dict) for b in branches):
+            kept = [b for b in branches if b.get("type") != "null"]
+            if len(kept) == 1 and len(branches) > 1:
+                return kept[0]
+    return None
+
+
+def _apply(schema: JSON, text: str) -> list[str]:
     kind = schema.get("type")
+    nullable = isinstance(kind, list) and "null" in kind
+    if isinstance(kind, list):  # ``type: [string, null]``
+        kinds = [k for k in kind if k != "null"]
+        kind = kinds[0] if len(kinds) == 1 else None
     added: list[str] = []
     if kind == "string" and "enum" not in schema:
         values = enum_from_description(text)
         if values:
-            schema["enum"] = values
+            schema["enum"] = [*values, None] if nullable else values
             added.append(f"enum {values}")
         elif "format" not in schema and (fmt := format_from_description(text)) is not None:
             schema["format"] = fmt

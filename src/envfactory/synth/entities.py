@@ -144,6 +144,11 @@ def _build_entity(noun: str, intents: list[Intent]) -> Entity:
         if intent.kind not in ("create", "update"):
             continue
         for arg, schema in intent.tool.properties.items():
+            named = matching_field(fields, arg, noun)
+            if named is not None and arg != intent.key_arg and _untyped(fields[named]) and not _untyped(schema):
+                # an answer read from prose names the field (``{id, title, priority, due}``); the
+                # argument that writes it says what it holds (``one of "low", "med", "high"``)
+                fields[named] = {**_clean(schema), **fields[named]}
             if (
                 arg == intent.key_arg
                 or names_handle(arg, noun)
@@ -466,6 +471,14 @@ def _adds_values(known: JSON, other: Any) -> bool:
     listed = other.get("enum") if isinstance(other, dict) else None
     return (isinstance(listed, list) and any(v is not None for v in listed) and "enum" not in known
             and primary_type(other) == primary_type(known))  # fmt: skip
+
+
+_TYPING = frozenset({"type", "enum", "const", "anyOf", "oneOf", "allOf", "format", "properties", "items", "pattern"})
+
+
+def _untyped(schema: Any) -> bool:
+    """A schema that says nothing of what its value holds (``{}``, a description alone)."""
+    return isinstance(schema, dict) and not _TYPING & set(schema)
 
 
 def _clean(schema: Any) -> JSON:
