@@ -312,7 +312,8 @@ def _string(vm: ValueMaker, schema: JSON, name: str, entity: str) -> str:
     if isinstance(pattern, str):
         check = linear_pattern(pattern)
         if check is None or not check(text):
-            made = matching_string(pattern, vm.rng)
+            natural = next((t for t in _clock_values(vm, pattern) if check is not None and check(t)), None)
+            made = natural if natural is not None else matching_string(pattern, vm.rng)
             text = made if made is not None else text
         return text
     lo, hi = int(schema.get("minLength", 0)), schema.get("maxLength")
@@ -321,6 +322,22 @@ def _string(vm: ValueMaker, schema: JSON, name: str, entity: str) -> str:
     if len(text) < lo:
         text += "".join(vm.rng.choice(string.ascii_lowercase) for _ in range(lo - len(text)))
     return text
+
+
+_YEAR = re.compile(r"(?:\\d|\[0-9\])\{4\}-")
+
+
+def _clock_values(vm: ValueMaker, pattern: str) -> list[str]:
+    """A time of day or a date, for a pattern shaped like one (``^\\d{2}:\\d{2}$``, ``\\d{4}-...``):
+    ``07:45`` rather than the ``77:87`` the pattern alone admits."""
+    found: list[str] = []
+    if ":" in pattern:
+        hour, minute = vm.rng.randint(7, 19), vm.rng.choice((0, 15, 30, 45))
+        found += [f"{hour:02d}:{minute:02d}", f"{hour:02d}:{minute:02d}:00"]
+    if _YEAR.search(pattern):
+        stamp = vm.date()
+        found += [stamp.strftime(f) for f in ("%Y-%m-%d", "%Y-%m-%dT%H:%M:%SZ", "%Y-%m")]
+    return found
 
 
 def _string_by_name(vm: ValueMaker, toks: tuple[str, ...], entity: str) -> str:

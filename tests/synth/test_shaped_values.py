@@ -145,3 +145,18 @@ def test_made_enum_values_are_of_the_declared_type(schema: dict, allowed: set) -
     maker = ValueMaker(0)
     made = {maker.value(schema, "flag_color") for _ in range(60)}
     assert made == allowed
+
+
+def test_a_pattern_shaped_like_a_clock_gets_a_time_or_a_date() -> None:
+    """``^\\d{2}:\\d{2}$`` admits ``77:87``; a value a person would write is a time of day."""
+    import re
+
+    from envfactory.values import ValueMaker
+
+    vm = ValueMaker(0)
+    for pattern, shape in ((r"^\d{2}:\d{2}$", r"(0\d|1\d|2[0-3]):[0-5]\d"),
+                           (r"^\d{4}-\d{2}-\d{2}$", r"20\d\d-(0\d|1[0-2])-[0-3]\d"),
+                           (r"^[0-9]{4}-[0-9]{2}$", r"20\d\d-(0\d|1[0-2])")):  # fmt: skip
+        drawn = [vm.value({"type": "string", "pattern": pattern}, "timestamp", "entry") for _ in range(20)]
+        assert all(re.fullmatch(shape, v) for v in drawn), (pattern, drawn)
+    assert re.fullmatch(r"[A-Z]{3}", vm.value({"type": "string", "pattern": r"^[A-Z]{3}$"}, "code", "x"))
