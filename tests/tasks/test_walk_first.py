@@ -50,7 +50,9 @@ def test_walks_on_a_synthesized_environment_read_pick_and_act(tmp_path: Path) ->
     assert len(ours) >= 3
     for task in ours:
         assert task.gold[0].tool == "get_user_tickets" and len(task.gold) >= 2
-        assert "get user tickets" in task.instruction
+        # said as a person would: the record by what it holds, the act on "it", no tool named
+        assert task.instruction.startswith("Find the ticket ") and "get user tickets" not in task.instruction
+        assert "close it" in task.instruction or "change its priority" in task.instruction
         assert "belongs to" not in task.instruction and "Tool description" not in task.instruction
         assert regenerate(env, task) == task  # the line alone rebuilds it
 
@@ -83,3 +85,49 @@ def test_a_walk_says_which_member_of_the_record_a_write_takes() -> None:
     assert _given("title", "title") == "its title"
     assert _given("parent", "slug") == "its slug as the parent"
     assert _given("username_to_follow", "username") == "its username as the username to follow"
+
+
+def test_a_write_said_of_the_record_at_hand() -> None:
+    from envfactory.tasks.realfirst import _on_it
+
+    assert _on_it("Mark a task as done", "task") == "mark it as done"
+    assert _on_it("Set or change a task's due date", "task") == "set or change its due date"
+    assert _on_it("Change an existing task's priority", "task") == "change its priority"
+    assert _on_it("Resolve one conflict reported by sync", "sync conflict") is None  # not "a sync conflict"
+    assert _on_it("Mark a task as done", None) is None
+
+
+def test_a_walk_acts_on_the_record_it_picked() -> None:
+    """A create is never fed another record's title (a copy is no act on it), an update never a
+    record's due date beside a key drawn elsewhere, and a write's key only a record of its own
+    entity; the record is picked by what it holds, not by a time stamp, where it can be."""
+    from envfactory.tasks.realfirst import RealWalker
+
+    tools = [
+        {"name": "list_tasks", "description": "List tasks.", "inputSchema": {"type": "object", "properties": {}}},
+        {"name": "list_notes", "description": "List notes.", "inputSchema": {"type": "object", "properties": {}}},
+        {"name": "add_task", "description": "Create a task.", "inputSchema": {"type": "object", "properties": {
+            "title": {"type": "string"}}, "required": ["title"]}},
+        {"name": "schedule_task", "description": "Set a task's due date.", "inputSchema": {"type": "object",
+            "properties": {"task_id": {"type": "integer"}, "due": {"type": "string", "format": "date"}},
+            "required": ["task_id", "due"]}},
+        {"name": "delete_note", "description": "Delete a note.", "inputSchema": {"type": "object", "properties": {
+            "note_id": {"type": "integer"}}, "required": ["note_id"]}},
+    ]  # fmt: skip
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "tools.json"
+        path.write_text(json.dumps({"tools": tools}))
+        env = Environment(synthesize(str(path), name="todo"))
+    walker = RealWalker(env, env.spec)
+    assert not walker._refers("add_task", "title", "list_tasks")  # the created record's own title
+    assert not walker._refers("schedule_task", "due", "list_tasks")  # a value the update stores
+    assert walker._refers("schedule_task", "task_id", "list_tasks")
+    assert not walker._refers("schedule_task", "task_id", "list_notes")  # a note's id is no task's
+    made = [walker.task(0, attempt) for attempt in range(8)]
+    for task in made:
+        write = task.gold[1]
+        assert write.tool in ("schedule_task", "delete_note")
+        read = task.gold[0].tool
+        assert (read, write.tool) in (("list_tasks", "schedule_task"), ("list_notes", "delete_note"))

@@ -14,6 +14,7 @@ what the model guessed; the goal is the real final state.
 from __future__ import annotations
 
 import random
+import re
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -42,6 +43,7 @@ CHAINED = 0.8  # the share of walks that try a second write
 TRIES = 6  # writes tried within one attempt
 MAX_GATHER = 12  # the most records read one by one to compare them
 WALKED = "real-first/1"  # the generator of a walk's tasks
+_STAMP = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}")
 
 
 @dataclass(frozen=True)
@@ -113,8 +115,9 @@ def fits(field: str, arg: str) -> bool:
     if field == arg:
         return True
     words, arg_words = tokens(field), tokens(arg)
-    if words[-1:] == ("id",) and arg_words[-1:] == ("id",):
-        return True  # ``id`` for ``ticket_id``, a ``user_id`` for ``receiver_id``: the real side accepts it or not
+    if _handle(field) and _handle(arg):
+        # ``id`` for ``ticket_id`` or ``task_ref``, a ``user_id`` for ``receiver_id``: the real side accepts it or not
+        return True
     if identifying(field) and len(arg_words) > len(words) and arg_words[: len(words)] == words:
         return True  # a ``username`` for ``username_to_follow``
     return len(words) > 1 and words == arg_words
@@ -148,6 +151,7 @@ class RealWalker:
                     self._harvest(tool, {a: self.values[a][i % len(self.values[a])] for a in spec.required})
         self._gather()
         self.writes = sorted(t for t in model.tools.names if t not in self.reads and t not in skip)
+        self.effects = {b.tool: b.effect for b in model.behaviours}
         self.said = own_sentences({t: model.tools[t].description for t in model.tools.names})
 
     def _harvest(self, tool: str, args: JSON) -> str:
@@ -192,8 +196,8 @@ class RealWalker:
         rng = random.Random(derive_seed(seed, "real-first", attempt))
         maker = ValueMaker(derive_seed(seed, "real-first-values", attempt), self.model.config.clock_start, brief=True)
         options = [(w, arg, recs) for w in self.writes for arg in self.model.tools[w].required
-                   for recs in self.lists if any(fits(f, arg) and _names(f, arg, recs)
-                                                 for f in recs.rows[0])]  # fmt: skip
+                   for recs in self.lists if self._refers(w, arg, recs.tool)
+                   and any(fits(f, arg) and _names(f, arg, recs) for f in recs.rows[0])]  # fmt: skip
         if not options:
             raise Rejected("no write takes a value the real reads answer")
         rng.shuffle(options)
@@ -204,6 +208,25 @@ class RealWalker:
             except Rejected as err:
                 why = err
         raise why
+
+    def _refers(self, write: str, arg: str, read: str | None = None) -> bool:
+        """Whether ``arg`` of ``write`` can name a record picked from what ``read`` answered, as the
+        model sees them: not a value a write stores (a copy of another record's title or due date
+        is no act on it) unless it refers to another record (a parent's id), and a write's own key
+        only for a record of the entity it writes."""
+        effect = self.effects.get(write)
+        if effect is None:
+            return True
+        entity = getattr(effect, "entity", None)
+        schema = self.model.state_schema
+        refs = schema[entity].refs if isinstance(entity, str) and entity in schema else {}
+        stored = getattr(effect, "args", {})
+        if arg in stored:
+            return _handle(arg) or stored[arg] in refs
+        if read is not None and arg == getattr(effect, "key_arg", None):
+            listed = getattr(self.effects.get(read), "entity", None)
+            return listed is None or entity is None or listed == entity
+        return True
 
     def _walk(self, seed: int, attempt: int, write: str, arg: str, recs: Records, rng: random.Random,
               maker: ValueMaker) -> Task:  # fmt: skip
@@ -255,7 +278,9 @@ class RealWalker:
                     options.append((rows[values.index(text)], f"the one whose {said} is {text!r}", member))
         if not options:
             raise Rejected("no record of the real answer can be singled out")
-        return rng.choice(options)
+        # a person names a record by what it is called or holds, not by the second it was stamped at
+        named = [o for o in options if not _STAMP.match(str(o[0].get(o[2])))]
+        return rng.choice(named or options)
 
     def _arguments(
         self, tool: str, given: JSON, rng: random.Random, maker: ValueMaker, row: JSON | None = None
@@ -312,7 +337,8 @@ class RealWalker:
             if not isinstance(value, (dict, list)):
                 minted.setdefault(key, [value])
         options = [(w, arg, key) for w in self.writes if w != gold[-1].tool
-                   for arg in self.model.tools[w].required for key in sorted(minted) if fits(key, arg)]  # fmt: skip
+                   for arg in self.model.tools[w].required if self._refers(w, arg, gold[-1].tool)
+                   for key in sorted(minted) if fits(key, arg)]  # fmt: skip
         rng.shuffle(options)
         for write, arg, key in options[:4]:
             call = Call(tool=write, args=self._arguments(write, {arg: minted[key][0]}, rng, maker, row))
@@ -326,20 +352,33 @@ class RealWalker:
 
     def _instruction(self, recs: Records, condition: str, writes: list[Call], fed: list[tuple[str, str]]) -> str:
         """What the user asks: the read, the condition, each write with what it is told (never the
-        id a read or a write answered: ``fed``, per write the argument and the member it took)."""
-        if recs.via:
+        id a read or a write answered: ``fed``, per write the argument and the member it took).
+        Where the record's noun is known and the write's description acts on "a <noun>", a person's
+        sentence: "Find the task whose slug is 'rock' and mark it as done." """
+        noun = self._noun(recs.tool)
+        acts = [_on_it(self.said.get(c.tool) or "", noun) for c in writes]
+        plain = noun is not None and not recs.via and _given(*fed[0]) == "it" and acts[0] is not None
+        if plain:
+            asked = "".join(f", {' '.join(tokens(k))} {v!r}" for k, v in recs.args if not credential(k))
+            which = condition.replace("the one", f"the {noun}", 1)
+            parts = [f"Find {which}{asked} and {acts[0]}{_told(writes[0], fed[0][0])}."]
+        elif recs.via:
             parts = [f"Go through the {' '.join(tokens(recs.listed))} that {' '.join(tokens(recs.via))!r} shows, look "
                      f"each of them up with {' '.join(tokens(recs.tool))!r}, and take {condition}."]  # fmt: skip
         else:
             asked = "".join(f", {' '.join(tokens(k))} {v!r}" for k, v in recs.args if not credential(k))
             parts = [f"Look through what {' '.join(tokens(recs.tool))!r} shows{asked}, and take {condition}."]
         for i, call in enumerate(writes):
+            if i == 0 and plain:
+                continue
             arg, member = fed[i]
-            said = [f"{' '.join(tokens(a))} {v!r}" for a, v in call.args.items() if a != arg and not credential(a)]
             what = self.said.get(call.tool) or " ".join(tokens(call.tool))
             same = i == 0 or call.args.get(arg) == writes[0].args.get(fed[0][0])
-            tail = f" ({', '.join(said)})" if said else ""
+            tail = _told(call, arg)
             given = _given(arg, member)
+            if plain and same and given == "it" and acts[i] is not None:
+                parts.append(f"Then {acts[i]}{tail}.")
+                continue
             if i == 0:
                 lead = f"Then, with {given}"
             elif same:
@@ -350,6 +389,31 @@ class RealWalker:
         credentials = {a: v for c in writes for a, v in c.args.items() if credential(a)}
         parts += [f"My {' '.join(tokens(a))} is {v!r}." for a, v in credentials.items()]
         return " ".join(parts)
+
+    def _noun(self, tool: str) -> str | None:
+        """What the model calls the records ``tool`` answers (``task``, ``sync conflict``)."""
+        entity = getattr(self.effects.get(tool), "entity", None)
+        return " ".join(tokens(entity)) if isinstance(entity, str) and entity else None
+
+
+def _told(call: Call, fed: str) -> str:
+    """The values a write is told beside the record: `` (due '2026-01-31')``."""
+    said = [f"{' '.join(tokens(a))} {v!r}" for a, v in call.args.items() if a != fed and not credential(a)]
+    return f" ({', '.join(said)})" if said else ""
+
+
+def _on_it(sentence: str, noun: str | None) -> str | None:
+    """A write's own sentence said of the record at hand: "Mark a task as done" -> "mark it as
+    done", "Set or change a task's due date" -> "set or change its due date"; None where it does
+    not act on "a <noun>"."""
+    if not noun or not sentence:
+        return None
+    pattern = rf"\b(?:an?|the|one|this)\s+(?:existing\s+|single\s+)?{re.escape(noun)}(?P<own>'s)?\b"
+    match = re.search(pattern, sentence, re.IGNORECASE)
+    if match is None:
+        return None
+    said = sentence[: match.start()] + ("its" if match.group("own") else "it") + sentence[match.end() :]
+    return said[0].lower() + said[1:]
 
 
 def _handle(name: str) -> bool:
