@@ -160,3 +160,20 @@ def test_long_route_names_stay_unique_within_64_characters(tmp_path: Path) -> No
     assert [n.split("_")[0] for n in ts.names] == ["get", "get", "get", "post"]  # the method stays in front
     assert ts.names[0].startswith("get_") and "_labels_" in ts.names[0] and "label_id" in ts.names[1]
     assert "is longer than 64 characters; renamed to" in "\n".join(ts.warnings)
+
+
+def test_read_only_members_of_a_body_are_not_arguments(tmp_path: Path) -> None:
+    """OpenAPI: a ``readOnly`` property "SHOULD NOT be sent as part of the request" — an id or a
+    creation time the server sets is no argument of a create, and no task asks for one."""
+    note = {"type": "object", "required": ["title", "id"], "properties": {
+        "id": {"type": "string", "readOnly": True}, "createTime": {"type": "string", "readOnly": True},
+        "title": {"type": "string"}}}  # fmt: skip
+    body = {"content": {"application/json": {"schema": note}}}
+    spec = {"openapi": "3.0.0", "info": {"title": "notes", "version": "1"}, "paths": {"/notes": {"post": {
+        "operationId": "createNote", "requestBody": {"required": True, **body},
+        "responses": {"200": {"description": "ok", **body}}}}}}  # fmt: skip
+    path = tmp_path / "notes.json"
+    path.write_text(json.dumps(spec))
+    create = load_toolset(path)["createNote"]
+    assert set(create.properties) == {"title"} and create.required == ["title"]
+    assert set(create.output_schema["properties"]) == {"id", "createTime", "title"}  # the answer still holds them

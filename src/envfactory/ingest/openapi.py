@@ -386,6 +386,8 @@ def _add_body(
     for part in schema.get("allOf") or ():
         body_required_names |= _names(part.get("required") if isinstance(part, dict) else None)
     for pname, sub in body_props.items():
+        if isinstance(sub, dict) and sub.get("readOnly") is True:
+            continue  # "SHOULD NOT be sent as part of the request": what the server sets (an id, a create time)
         key = pname
         if key in props and where.get(key) == "path":
             # ``PUT /votes/shows/{show_id}`` with ``{show_id, vote}``: the path names it already
