@@ -114,6 +114,8 @@ class ValueMaker:
         if (schema.get("anyOf") or schema.get("oneOf")) and not schema.get("properties"):
             options = [s for s in schema.get("anyOf") or schema.get("oneOf") or () if primary_type(s) != "null"]
             return self.value(options[0], name, entity) if options else None
+        if typ is None and tokens(name)[-1:] and tokens(name)[-1] in _COUNTED:
+            typ = "integer"  # a field an answer names without a type: ``overdue_days`` counts, it says no word
         return _BY_TYPE.get(typ or "string", _string)(self, schema, name, entity)
 
     def date(self, span_days: int = 365) -> datetime:
@@ -121,6 +123,9 @@ class ValueMaker:
             days=self.rng.randint(-span_days, span_days // 2),
             minutes=self.rng.randrange(0, 24 * 60, 15),
         )
+
+
+_COUNTED = frozenset({"count", "days", "hours", "minutes", "seconds", "total", "quantity", "qty", "age"})
 
 
 def _integer(vm: ValueMaker, schema: JSON, name: str, entity: str) -> int:

@@ -131,3 +131,33 @@ def test_a_walk_acts_on_the_record_it_picked() -> None:
         assert write.tool in ("schedule_task", "delete_note")
         read = task.gold[0].tool
         assert (read, write.tool) in (("list_tasks", "schedule_task"), ("list_notes", "delete_note"))
+
+
+def test_a_walk_may_act_on_a_second_record_of_the_same_answer(tmp_path: Path) -> None:
+    """Where no write takes what the first answered, the walk picks a second record of the same read
+    by a text it alone holds: three calls, each write needing the read ("Then find the ticket whose
+    title is ... and close it")."""
+    env = _env(tmp_path)
+    walked, _ = generate_tasks(env, 30, seed=0, first=True)
+    ours = [t for t in walked if t.origin is not None and t.origin.generator == WALKED and len(t.gold) == 3]
+    seconds = [t for t in ours if t.gold[1].args["ticket_id"] != t.gold[2].args["ticket_id"]]
+    assert seconds
+    for task in seconds:
+        assert " Then find the ticket whose " in task.instruction
+        assert str(task.gold[2].args["ticket_id"]) not in task.instruction.split(" Then find ")[1].split(" and ")[0]
+        assert regenerate(env, task) == task
+
+
+def test_an_aside_closing_a_write_is_left_out() -> None:
+    from envfactory.tasks.realfirst import _on_it
+
+    assert _on_it("Mark a task as in-review (submit for review)", "task") == "mark it as in-review"
+
+
+def test_a_field_named_as_a_count_is_a_number_where_nothing_types_it() -> None:
+    from envfactory.values import ValueMaker
+
+    vm = ValueMaker(0)
+    assert all(isinstance(vm.value({}, "overdue_days", "task"), int) for _ in range(5))
+    assert isinstance(vm.value({}, "title", "task"), str)
+    assert isinstance(vm.value({"type": "string"}, "overdue_days", "task"), str)  # a declared type stands

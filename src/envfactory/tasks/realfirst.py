@@ -243,14 +243,20 @@ class RealWalker:
         episode.reset(seed=attempt)  # a roll back of the last walk: in time proportional to what it changed
         start = self._run(episode, gold)
         fed = [(arg, field)]
-        chained = self._chain(episode, gold, rng, maker, row) if rng.random() < CHAINED else None
+        chaining = rng.random() < CHAINED
+        chained = self._chain(episode, gold, rng, maker, row) if chaining else None
+        other: tuple[int, str] | None = None
         if chained is not None:
             gold.append(chained[0])
             fed.append(chained[1:])
+        elif chaining and not recs.via and (another := self._another(episode, recs, row, rng, maker)) is not None:
+            other = (len(gold) - reads, another[3])  # a second record of the same answer
+            gold.append(another[0])
+            fed.append(another[1:3])
         final = episode.state_hash()
         if final == start:
             raise Rejected("the real implementation's state did not change")
-        instruction = self._instruction(recs, condition, gold[reads:], fed)
+        instruction = self._instruction(recs, condition, gold[reads:], fed, other)
         name = self.model.name
         return Task(env=name, id=f"{name}-{seed}-{attempt}", seed=attempt, instruction=instruction,
                     gold=tuple(gold), goal=Goal(state_hash=final), max_steps=2 * len(gold) + 6,
@@ -259,6 +265,15 @@ class RealWalker:
 
     def _pick(self, recs: Records, field: str, rng: random.Random) -> tuple[JSON, str, str]:
         """One record, the words that single it out (never the value fed on), and the member they use."""
+        options = self._conditions(recs, field)
+        if not options:
+            raise Rejected("no record of the real answer can be singled out")
+        # a person names a record by what it is called or holds, not by the second it was stamped at
+        named = [o for o in options if not _STAMP.match(str(o[0].get(o[2])))]
+        return rng.choice(named or options)
+
+    def _conditions(self, recs: Records, field: str) -> list[tuple[JSON, str, str]]:
+        """Every record a decisive condition singles out: (record, the words, the member they use)."""
         rows = [r for r in recs.rows if r.get(field) is not None and not isinstance(r.get(field), (dict, list))]
         options: list[tuple[JSON, str, str]] = []
         members = sorted({k for r in rows for k in r if k != field and k != "id"})
@@ -276,11 +291,31 @@ class RealWalker:
             for text in sorted(set(texts)):
                 if texts.count(text) == 1 and len(texts) == len(values) and len(set(texts)) > 1:
                     options.append((rows[values.index(text)], f"the one whose {said} is {text!r}", member))
-        if not options:
-            raise Rejected("no record of the real answer can be singled out")
-        # a person names a record by what it is called or holds, not by the second it was stamped at
-        named = [o for o in options if not _STAMP.match(str(o[0].get(o[2])))]
-        return rng.choice(named or options)
+        return options
+
+    def _another(self, episode: Episode, recs: Records, first: JSON, rng: random.Random,
+                 maker: ValueMaker) -> tuple[Call, str, str, str] | None:  # fmt: skip
+        """A write on a second record of the same answer, one a short text it alone holds singles
+        out (a rank could move with the first write): the call, the argument fed, the member it
+        took and the condition."""
+        pairs = [(w, arg, f) for w in self.writes for arg in self.model.tools[w].required
+                 if self._refers(w, arg, recs.tool)
+                 for f in recs.rows[0] if fits(f, arg) and _names(f, arg, recs)]  # fmt: skip
+        rng.shuffle(pairs)
+        for write, arg, field in pairs[:3]:
+            picks = [o for o in self._conditions(recs, field)
+                     if o[0] != first and " whose " in o[1] and not _STAMP.match(str(o[0].get(o[2])))]  # fmt: skip
+            if not picks:
+                continue
+            row, condition, _ = rng.choice(picks)
+            call = Call(tool=write, args=self._arguments(write, {arg: row[field]}, rng, maker, row))
+            before = episode.state_hash()
+            result = episode.call_tool(call.tool, call.args)
+            if result.ok and episode.state_hash() != before:
+                return call, arg, field, condition
+            if episode.state_hash() != before:
+                raise Rejected(f"{write} was refused after changing the real state")
+        return None
 
     def _arguments(
         self, tool: str, given: JSON, rng: random.Random, maker: ValueMaker, row: JSON | None = None
@@ -350,7 +385,8 @@ class RealWalker:
                 raise Rejected(f"{write} was refused after changing the real state")
         return None
 
-    def _instruction(self, recs: Records, condition: str, writes: list[Call], fed: list[tuple[str, str]]) -> str:
+    def _instruction(self, recs: Records, condition: str, writes: list[Call], fed: list[tuple[str, str]],
+                     other: tuple[int, str] | None = None) -> str:  # fmt: skip
         """What the user asks: the read, the condition, each write with what it is told (never the
         id a read or a write answered: ``fed``, per write the argument and the member it took).
         Where the record's noun is known and the write's description acts on "a <noun>", a person's
@@ -376,6 +412,14 @@ class RealWalker:
             same = i == 0 or call.args.get(arg) == writes[0].args.get(fed[0][0])
             tail = _told(call, arg)
             given = _given(arg, member)
+            if other is not None and other[0] == i:  # a second record of the same answer
+                which = other[1].replace("the one", f"the {noun}", 1) if noun else other[1]
+                if plain and given == "it" and acts[i] is not None:
+                    parts.append(f"Then find {which} and {acts[i]}{tail}.")
+                else:
+                    parts.append(f"After that, take {other[1]} from the same list, and with {given}: "
+                                 f"{what[0].lower() + what[1:]}{tail}.")  # fmt: skip
+                continue
             if plain and same and given == "it" and acts[i] is not None:
                 parts.append(f"Then {acts[i]}{tail}.")
                 continue
@@ -413,6 +457,7 @@ def _on_it(sentence: str, noun: str | None) -> str | None:
     if match is None:
         return None
     said = sentence[: match.start()] + ("its" if match.group("own") else "it") + sentence[match.end() :]
+    said = re.sub(r"\s*\([^()]*\)\s*$", "", said)  # "mark it as in-review (submit for review)": the aside
     return said[0].lower() + said[1:]
 
 
