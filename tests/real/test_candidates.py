@@ -787,3 +787,47 @@ def test_a_check_learned_where_a_field_is_written_holds_where_it_is_written_agai
     assert check.behaviour.checks[0].shapes == ("A",)
     episode = Environment(check.applied(spec)).episode()
     assert not episode.call_tool("update_task", {"task_id": "task_0001", "priority": "high"}).ok
+
+
+SAVES = [
+    {"name": "save_note", "description": "Save a note.", "inputSchema": {"type": "object", "properties": {
+        "key": {"type": "string", "description": "Unique key for the note"}, "value": {"type": "string"}},
+        "required": ["key", "value"]}},
+    {"name": "list_notes", "description": "List the notes.", "inputSchema": {"type": "object", "properties": {}},
+     "outputSchema": {"type": "object", "properties": {"items": {"type": "array", "items": {"type": "object",
+        "properties": {"key": {"type": "string"}, "value": {"type": "string"}}}}}}},
+]  # fmt: skip
+
+
+def _saves(s: int, *saved: tuple[str, str]) -> Sequence:
+    """Saves, then the list the real side answers: one item per key, the latest value."""
+    kept = dict(saved)
+    calls = [TraceCall(tool="save_note", arguments={"key": k, "value": v}, ok=True, output={"saved": k}, sequence=s)
+             for k, v in saved]  # fmt: skip
+    listed = {"items": [{"key": k, "value": v} for k, v in kept.items()]}
+    return Sequence(id=s, calls=(*calls, TraceCall(tool="list_notes", arguments={}, ok=True, output=listed, sequence=s)))
+
+
+def test_a_create_of_a_unique_value_held_already_saves_over_it(tmp_path) -> None:
+    """A key the description calls unique, saved twice and listed once by the real side: the create
+    saves over the record holding it (``CreateEffect.replaces``), chosen over adding a second."""
+    path = tmp_path / "tools.json"
+    path.write_text(json.dumps({"tools": SAVES}))
+    spec = synthesize(load(path), state="empty", name="notes")
+    assert spec.behaviour("save_note").effect.kind == "create"
+    trace = Trace(source="t", sequences=tuple(
+        _saves(s, ("a", "one"), ("b", "two"), ("a", f"three{s}")) for s in range(6)))  # fmt: skip
+    learned = choose(spec, trace)
+    effect = learned.behaviour("save_note").effect
+    assert effect.kind == "create" and effect.replaces == "key"
+    episode = Environment(learned).episode()
+    for key, value in (("a", "one"), ("a", "two"), ("b", "x")):
+        assert episode.call_tool("save_note", {"key": key, "value": value}).ok
+    rows = sorted((r["key"], r["value"]) for r in episode.store.rows("note"))
+    assert rows == [("a", "two"), ("b", "x")]
+    # the same evidence, the key not said to be unique: no such candidate (two records may share a title)
+    plain = json.loads(json.dumps(SAVES))
+    del plain[0]["inputSchema"]["properties"]["key"]["description"]
+    path.write_text(json.dumps({"tools": plain}))
+    spec = synthesize(load(path), state="empty", name="notes")
+    assert choose(spec, trace).behaviour("save_note").effect.replaces is None

@@ -80,6 +80,9 @@ class CreateEffect(_Frozen):
     # an object argument of free members that are the record's own fields, whatever they are
     # (``create_record(table, data)``, ``insert_one(document)``): the row holds them beside its declared ones
     spread: str | None = None
+    # a field no two records share (``context_save(key, value)``: "Unique key for the context item"):
+    # a create given a value a record holds saves over that record, under its key, as a put by name does
+    replaces: str | None = None
 
 
 class ReadEffect(_Frozen):

@@ -140,6 +140,7 @@ def _create(effect: CreateEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
     name, key_field, format_key = entity.name, entity.key, key_formatter(entity)
     body_arg, key_arg, consumes, timestamps = effect.body_arg, effect.key_arg, dict(effect.consumes), effect.timestamps
     spread = effect.spread
+    replaces = next(((a, f) for a, f in mapping.items() if f == effect.replaces), None)  # (argument, field)
     signed = [(field, *source.partition(".")[::2]) for field, source in effect.signed.items()]  # (field, holder, held)
     copied = [(field, default, isinstance(default, (dict, list))) for field, default in defaults.items()]
 
@@ -149,7 +150,10 @@ def _create(effect: CreateEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
         wrapped = wrapped if isinstance(wrapped, dict) else {}
         given = args.get(key_arg) if key_arg else None
         given = wrapped.get(body_key) if given is None and body_key else given
-        if given is not None:
+        over = _holding(store, name, *replaces, args) if replaces is not None else None
+        if over is not None:  # saved over the record holding the value, under its key
+            key = over[key_field]
+        elif given is not None:
             key = cast(given)
             if store.get(name, key) is not None:
                 raise ToolError("conflict", f"{_label(entity, key)} already exists")
@@ -171,13 +175,25 @@ def _create(effect: CreateEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
         for field, default, mutable in copied:
             if field not in values:
                 values[field] = clone(default) if mutable else default
-        row = {f: values[f] for f in order if f in values}
+        if over is None:
+            row = {f: values[f] for f in order if f in values}
+        else:  # what the create does not set stays as it was
+            row = {f: values[f] if f in values else over[f] for f in order if f in values or f in over}
         if spread is not None and isinstance(members := args.get(spread), dict):  # the record's own free fields
             row.update({m: clone(v) for m, v in members.items() if m != key_field and m not in row})
         store.put(name, key, row)
         return row
 
     return run
+
+
+def _holding(store: Store, entity: str, arg: str, field: str, args: JSON) -> JSON | None:
+    """The record whose ``field`` holds what ``arg`` gives, if any (the latest, should several)."""
+    wanted = args.get(arg)
+    if wanted is None:
+        return None
+    found = [row for row in store.rows(entity) if row.get(field) == wanted]
+    return found[-1] if found else None
 
 
 @COMPILERS.register("read")

@@ -2,10 +2,19 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from envfactory.ir.choice import ArgCheck
-from envfactory.ir.effect import ActionEffect, Behaviour, DeleteEffect, FallbackEffect, UpdateEffect, changes_state
+from envfactory.ir.effect import (
+    ActionEffect,
+    Behaviour,
+    CreateEffect,
+    DeleteEffect,
+    FallbackEffect,
+    UpdateEffect,
+    changes_state,
+)
 from envfactory.ir.env import EnvSpec
 from envfactory.ir.jsonschema import enum_values, primary_type
 from envfactory.ir.state import SINGLETON_KEY, Entity, names_key
@@ -87,6 +96,39 @@ def _keyed(spec: EnvSpec, tool: str) -> tuple[Entity, str] | None:
     return None
 
 
+_UNIQUE = re.compile(r"\bunique\b", re.IGNORECASE)
+
+
+@PROPOSERS.register("replaces")
+def saves_over(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
+    """A create given a value its description calls unique ("Unique key for the context item") that
+    the real side accepted while a record already held it: the create saves over that record
+    rather than adding a second beside it — the reads after it decide. Only such a field: a value
+    the model came to hold twice is no evidence alone (two stories may share a title)."""
+    out = []
+    for tool, pairs in evidence.pairs.items():
+        behaviour = spec.behaviour(tool)
+        effect = behaviour.effect
+        if not isinstance(effect, CreateEffect) or effect.replaces is not None:
+            continue
+        props = spec.tools[tool].input_schema.get("properties") or {}
+        for arg, field in sorted(effect.args.items()):
+            said = (props.get(arg) or {}).get("description") if isinstance(props.get(arg), dict) else None
+            if not _UNIQUE.search(str(said or "")) or not any(_held_twice(p, effect.entity, field, arg) for p in pairs):
+                continue
+            made = behaviour.model_copy(update={"effect": effect.model_copy(update={"replaces": field})})
+            summary = f"saves over the {effect.entity} holding its {field}"
+            out.append(Candidate(tool, "replaces", summary, made, confirms="reads after a second save list one record"))
+    return out
+
+
+def _held_twice(pair: Pair, entity: str, field: str, arg: str) -> bool:
+    """Whether the real side accepted the call while, just after it, the model held two records
+    with the value it gave."""
+    wanted = pair.args.get(arg)
+    return pair.real_ok and wanted is not None and sum(r.get(field) == wanted for r in pair.state.get(entity, ())) > 1
+
+
 @PROPOSERS.register("checks")
 def argument_checks(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
     """Checks the real side makes that the model does not: an argument whose every accepted value had
@@ -137,4 +179,4 @@ def _declared_values(schema: Any) -> list[Any]:
     return [v for v in found if v is not None]
 
 
-__all__ = ["argument_checks", "keyed_writes"]
+__all__ = ["argument_checks", "keyed_writes", "saves_over"]
