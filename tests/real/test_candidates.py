@@ -805,7 +805,9 @@ def _saves(s: int, *saved: tuple[str, str]) -> Sequence:
     calls = [TraceCall(tool="save_note", arguments={"key": k, "value": v}, ok=True, output={"saved": k}, sequence=s)
              for k, v in saved]  # fmt: skip
     listed = {"items": [{"key": k, "value": v} for k, v in kept.items()]}
-    return Sequence(id=s, calls=(*calls, TraceCall(tool="list_notes", arguments={}, ok=True, output=listed, sequence=s)))
+    return Sequence(
+        id=s, calls=(*calls, TraceCall(tool="list_notes", arguments={}, ok=True, output=listed, sequence=s))
+    )
 
 
 def test_a_create_of_a_unique_value_held_already_saves_over_it(tmp_path) -> None:

@@ -63,8 +63,10 @@ def test_own_sentences_skip_what_most_descriptions_share_and_labels() -> None:
         "b": "Part of the X API. Delete a message. Only the latest.",
         "c": "Part of the X API",
         "d": "List users: every one of them.",
+        "e": "Part of the X API. 🗑️ Delete a context by ID.",
     })  # fmt: skip
-    assert said == {"a": "Send a message", "b": "Delete a message", "c": "", "d": "List users: every one of them"}
+    assert said == {"a": "Send a message", "b": "Delete a message", "c": "", "d": "List users: every one of them",
+                    "e": "Delete a context by ID"}  # fmt: skip
 
 
 def test_walks_that_run_out_give_way_to_plans(tmp_path: Path) -> None:
@@ -95,6 +97,9 @@ def test_a_write_said_of_the_record_at_hand() -> None:
     assert _on_it("Change an existing task's priority", "task") == "change its priority"
     assert _on_it("Resolve one conflict reported by sync", "sync conflict") is None  # not "a sync conflict"
     assert _on_it("Mark a task as done", None) is None
+    assert _on_it("Delete a specific context by ID", "context") == "delete it by ID"
+    assert _on_it("Add a note to a task", "task") == "add a note to it"
+    assert _on_it("Create a new task", "task") is None  # another one, not the one found
 
 
 def test_a_walk_acts_on_the_record_it_picked() -> None:

@@ -392,7 +392,10 @@ class RealWalker:
         Where the record's noun is known and the write's description acts on "a <noun>", a person's
         sentence: "Find the task whose slug is 'rock' and mark it as done." """
         noun = self._noun(recs.tool)
-        acts = [_on_it(self.said.get(c.tool) or "", noun) for c in writes]
+        listed = getattr(self.effects.get(recs.tool), "entity", None)
+        # a create of the record's own kind speaks of the one it makes ("Create a task"), not of "it"
+        acts = [None if _makes(self.effects.get(c.tool), listed) else _on_it(self.said.get(c.tool) or "", noun)
+                for c in writes]  # fmt: skip
         plain = noun is not None and not recs.via and _given(*fed[0]) == "it" and acts[0] is not None
         if plain:
             asked = "".join(f", {' '.join(tokens(k))} {v!r}" for k, v in recs.args if not credential(k))
@@ -452,7 +455,8 @@ def _on_it(sentence: str, noun: str | None) -> str | None:
     not act on "a <noun>"."""
     if not noun or not sentence:
         return None
-    pattern = rf"\b(?:an?|the|one|this)\s+(?:existing\s+|single\s+)?{re.escape(noun)}(?P<own>'s)?\b"
+    # "a task", "an existing task's", "a specific context"; not "a new task" (that is another one)
+    pattern = rf"\b(?:an?|the|one|this)\s+(?:(?!new\b)[a-z]+\s+)?{re.escape(noun)}(?P<own>'s)?\b"
     match = re.search(pattern, sentence, re.IGNORECASE)
     if match is None:
         return None
@@ -491,9 +495,16 @@ def own_sentences(descriptions: dict[str, str]) -> dict[str, str]:
 
 def _unlabelled(sentence: str) -> str:
     """A sentence without the short label it opens with (``"Tool description: Send a message"``: a
-    sentence of its own after it, not ``"List users: every one of them"``)."""
+    sentence of its own after it, not ``"List users: every one of them"``), nor the symbols (an
+    emoji) before its first word."""
+    sentence = re.sub(r"^[^\w\"'`(]+", "", sentence)
     label, colon, rest = sentence.partition(":")
     return rest.strip() if colon and rest.strip()[:1].isupper() and len(label.split()) <= 3 else sentence
+
+
+def _makes(effect: Any, entity: str | None) -> bool:
+    """Whether a write makes records of ``entity`` (a create, one or many)."""
+    return entity is not None and getattr(effect, "kind", None) in ("create", "create_many") and effect.entity == entity
 
 
 __all__ = ["WALKED", "RealWalker", "fits", "harvest_values", "own_sentences", "records_in"]
