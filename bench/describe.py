@@ -31,6 +31,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import re
 import shutil
 import sys
 import tempfile
@@ -161,6 +162,11 @@ def leaves_of(value: Any, out: set[str]) -> set[str]:
     return out
 
 
+def stated(value: str, text: str) -> bool:
+    """Whether ``text`` says ``value`` whole: an id ``3`` is not said by a date ``2025-09-13``."""
+    return re.search(rf"(?<![\w.:/-]){re.escape(value)}(?![\w:/-]|\.\w)", text) is not None
+
+
 def read_then_write(env: Environment, task: Any) -> bool:
     """Whether a write of the task's gold plan is given a value an earlier call answered and the
     instruction does not state (gold run on a fresh episode)."""
@@ -168,7 +174,7 @@ def read_then_write(env: Environment, task: Any) -> bool:
     episode, answered = env.episode(max_steps=10**6), set()
     for call in task.gold:
         given = leaves_of(dict(call.args), set())
-        if kinds.get(call.tool) not in READS and any(v in answered and v not in task.instruction for v in given):
+        if kinds.get(call.tool) not in READS and any(v in answered and not stated(v, task.instruction) for v in given):
             return True
         result = episode.call_tool(call.tool, dict(call.args))
         if result.ok:
