@@ -31,7 +31,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-import re
 import shutil
 import sys
 import tempfile
@@ -52,6 +51,7 @@ from envfactory.runtime.answers import opened_text
 from envfactory.runtime.environment import Environment
 from envfactory.synth import synthesize
 from envfactory.tasks.generate import generate_tasks
+from envfactory.words import says
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "bench" / "describe_corpus"
@@ -162,11 +162,6 @@ def leaves_of(value: Any, out: set[str]) -> set[str]:
     return out
 
 
-def stated(value: str, text: str) -> bool:
-    """Whether ``text`` says ``value`` whole: an id ``3`` is not said by a date ``2025-09-13``."""
-    return re.search(rf"(?<![\w.:/-]){re.escape(value)}(?![\w:/-]|\.\w)", text) is not None
-
-
 def read_then_write(env: Environment, task: Any) -> bool:
     """Whether a write of the task's gold plan is given a value an earlier call answered and the
     instruction does not state (gold run on a fresh episode)."""
@@ -174,7 +169,7 @@ def read_then_write(env: Environment, task: Any) -> bool:
     episode, answered = env.episode(max_steps=10**6), set()
     for call in task.gold:
         given = leaves_of(dict(call.args), set())
-        if kinds.get(call.tool) not in READS and any(v in answered and not stated(v, task.instruction) for v in given):
+        if kinds.get(call.tool) not in READS and any(v in answered and not says(task.instruction, v) for v in given):
             return True
         result = episode.call_tool(call.tool, dict(call.args))
         if result.ok:

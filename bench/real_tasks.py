@@ -37,6 +37,7 @@ from envfactory.runtime.environment import Environment
 from envfactory.runtime.owner import owner_digest
 from envfactory.synth import synthesize
 from envfactory.tasks.generate import TaskFactory, baselines, generate_tasks
+from envfactory.words import says
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
@@ -123,7 +124,7 @@ def conditioned(task: Task, reads: frozenset[str]) -> bool:
     for i, call in enumerate(task.gold):
         if call.tool in reads:
             continue
-        if any(str(v) not in told and i > 0 for v in call.args.values()):
+        if any(not says(told, v) and i > 0 for v in call.args.values()):
             return True
     return False
 

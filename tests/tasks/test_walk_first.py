@@ -166,3 +166,12 @@ def test_a_field_named_as_a_count_is_a_number_where_nothing_types_it() -> None:
     assert all(isinstance(vm.value({}, "overdue_days", "task"), int) for _ in range(5))
     assert isinstance(vm.value({}, "title", "task"), str)
     assert isinstance(vm.value({"type": "string"}, "overdue_days", "task"), str)  # a declared type stands
+
+
+def test_an_object_of_changes_is_told_by_its_members() -> None:
+    from envfactory.ir.task import Call
+    from envfactory.tasks.realfirst import _told
+
+    call = Call(tool="edit_ticket", args={"ticket_id": 3, "updates": {"description": "Printer jams", "priority": 2}})
+    assert _told(call, "ticket_id") == " (description 'Printer jams', priority 2)"
+    assert _told(Call(tool="close", args={"ticket_id": 3}), "ticket_id") == ""

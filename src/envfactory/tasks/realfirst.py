@@ -398,9 +398,10 @@ class RealWalker:
                 for c in writes]  # fmt: skip
         plain = noun is not None and not recs.via and _given(*fed[0]) == "it" and acts[0] is not None
         if plain:
-            asked = "".join(f", {' '.join(tokens(k))} {v!r}" for k, v in recs.args if not credential(k))
-            which = condition.replace("the one", f"the {noun}", 1)
-            parts = [f"Find {which}{asked} and {acts[0]}{_told(writes[0], fed[0][0])}."]
+            asked = " and ".join(f"{' '.join(tokens(k))} {v!r}" for k, v in recs.args if not credential(k))
+            of = f" of {asked}" if asked else ""  # "the tweet of username 'analyst_pro' whose content is ..."
+            which = condition.replace("the one", f"the {noun}{of}", 1)
+            parts = [f"Find {which} and {acts[0]}{_told(writes[0], fed[0][0])}."]
         elif recs.via:
             parts = [f"Go through the {' '.join(tokens(recs.listed))} that {' '.join(tokens(recs.via))!r} shows, look "
                      f"each of them up with {' '.join(tokens(recs.tool))!r}, and take {condition}."]  # fmt: skip
@@ -444,8 +445,11 @@ class RealWalker:
 
 
 def _told(call: Call, fed: str) -> str:
-    """The values a write is told beside the record: `` (due '2026-01-31')``."""
-    said = [f"{' '.join(tokens(a))} {v!r}" for a, v in call.args.items() if a != fed and not credential(a)]
+    """The values a write is told beside the record: `` (due '2026-01-31')``; an object of changes
+    by its members (`` (description 'Printer jams')``, not ``updates {'description': ...}``)."""
+    told = [(m, w) for a, v in call.args.items() if a != fed and not credential(a)
+            for m, w in (v.items() if isinstance(v, dict) and v else [(a, v)])]  # fmt: skip
+    said = [f"{' '.join(tokens(str(a)))} {v!r}" for a, v in told]
     return f" ({', '.join(said)})" if said else ""
 
 
