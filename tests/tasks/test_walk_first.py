@@ -175,3 +175,23 @@ def test_an_object_of_changes_is_told_by_its_members() -> None:
     call = Call(tool="edit_ticket", args={"ticket_id": 3, "updates": {"description": "Printer jams", "priority": 2}})
     assert _told(call, "ticket_id") == " (description 'Printer jams', priority 2)"
     assert _told(Call(tool="close", args={"ticket_id": 3}), "ticket_id") == ""
+
+
+def test_a_walk_never_feeds_a_write_what_the_read_was_asked_with(tmp_path: Path) -> None:
+    """A user's posts all name that user: "follow the author of the post whose text is X" takes
+    nothing the read answered. Here every ticket's id is among what the read is asked with, so no
+    walk is left (``Rejected``), where one was before."""
+    import pytest
+
+    from envfactory.tasks.errors import Rejected
+    from envfactory.tasks.realfirst import Records, RealWalker
+
+    env = _env(tmp_path)
+    walker = RealWalker(env, env.spec)
+    assert walker.task(0, 0).gold[1].tool in ("close_ticket", "edit_ticket")
+    recs = next(r for r in walker.lists if r.tool == "get_user_tickets")
+    asked = tuple((f"hint_{i}", row["id"]) for i, row in enumerate(recs.rows))
+    walker.lists = [Records(recs.tool, asked, recs.rows)]
+    for attempt in range(3):
+        with pytest.raises(Rejected, match="which the read was asked with"):
+            walker.task(0, attempt)

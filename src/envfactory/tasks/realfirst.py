@@ -232,6 +232,8 @@ class RealWalker:
               maker: ValueMaker) -> Task:  # fmt: skip
         field = next(f for f in recs.rows[0] if fits(f, arg))
         row, condition, member = self._pick(recs, field, rng)
+        if row[field] in dict(recs.args).values():  # the author of a user's tweets is that user: nothing read
+            raise Rejected(f"{write} would take {row[field]!r}, which the read was asked with")
         if recs.via:  # the records read one by one; a text naming the listed item itself needs its one read
             calls = [c for c in recs.calls if member in c.args and c.args[member] == row[member]] or list(recs.calls)
             gold = [Call(tool=recs.via, args={}), *calls]
@@ -366,6 +368,7 @@ class RealWalker:
         """A second write that takes what the first one answered (the id it minted), or acts on
         the same record."""
         answer = episode.log[-1][2].data if episode.log and episode.log[-1][2] is not None else None
+        asked = list(gold[0].args.values())  # what the read was asked with is said already
         minted: dict[str, list[Any]] = {}
         harvest_values(answer, minted)
         for key, value in row.items():
@@ -373,7 +376,7 @@ class RealWalker:
                 minted.setdefault(key, [value])
         options = [(w, arg, key) for w in self.writes if w != gold[-1].tool
                    for arg in self.model.tools[w].required if self._refers(w, arg, gold[-1].tool)
-                   for key in sorted(minted) if fits(key, arg)]  # fmt: skip
+                   for key in sorted(minted) if fits(key, arg) and minted[key][0] not in asked]  # fmt: skip
         rng.shuffle(options)
         for write, arg, key in options[:4]:
             call = Call(tool=write, args=self._arguments(write, {arg: minted[key][0]}, rng, maker, row))
