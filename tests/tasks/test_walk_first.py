@@ -184,7 +184,7 @@ def test_a_walk_never_feeds_a_write_what_the_read_was_asked_with(tmp_path: Path)
     import pytest
 
     from envfactory.tasks.errors import Rejected
-    from envfactory.tasks.realfirst import Records, RealWalker
+    from envfactory.tasks.realfirst import RealWalker, Records
 
     env = _env(tmp_path)
     walker = RealWalker(env, env.spec)
