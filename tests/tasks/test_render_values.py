@@ -73,3 +73,12 @@ def test_a_request_body_is_said_by_its_members(tmp_path) -> None:
     _, tasks = checked_tasks(synthesize_functions(tmp_path, "events", tools), 10)
     said = [t.instruction for t in tasks if "event type" in t.instruction]
     assert said and not any("body" in s for s in said), said
+
+
+def test_a_hidden_value_is_asked_for_as_a_person_counts_it() -> None:
+    from envfactory.tasks.render import article
+
+    assert (article("parent"), article("email"), article("due date"), article("status")) == ("a", "an", "a", "a")
+    assert (
+        article("content") == article("tags") == article("mentioned usernames") == ""
+    )  # "content you should ask me for"

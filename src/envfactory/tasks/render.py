@@ -166,7 +166,8 @@ class Renderer:
             if self._ref_entity(node.tool, arg) or arg in unsaid:
                 continue
             if arg in node.hidden:  # "and a parent you should ask me for", not "parent (ask me for the parent)"
-                parts.append(f"{article(words(arg))} {words(arg)} you should ask me for")
+                said = words(arg)
+                parts.append(f"{article(said)} {said} you should ask me for".lstrip())
             elif value in ({}, []):
                 if effect.kind == "update":  # "set its tags to empty"; a new record simply has none
                     parts.append(f"{words(arg)} to empty")
@@ -282,8 +283,17 @@ def words(name: str | None) -> str:
     return " ".join(tokens(name or ""))
 
 
+# nouns no one counts: "content you should ask me for", not "a content"
+MASS = frozenset({"content", "text", "data", "metadata", "information", "feedback", "advice", "evidence", "news",
+                  "software", "music", "money", "weather", "traffic", "furniture", "equipment", "luggage"})  # fmt: skip
+
+
 def article(phrase: str) -> str:
-    """ "a" or "an" before ``phrase`` (by its first letter: "an email", "a due date")."""
+    """ "a" or "an" before ``phrase`` (by its first letter: "an email", "a due date"); none before a
+    plural or a mass noun ("tags", "content")."""
+    last = phrase.split()[-1].lower() if phrase.split() else ""
+    if last in MASS or (last.endswith("s") and singular(last) != last):
+        return ""
     return "an" if phrase[:1].lower() in "aeiou" and phrase[:1] else "a"
 
 
