@@ -302,7 +302,7 @@ def _string(vm: ValueMaker, schema: JSON, name: str, entity: str) -> str:
     if fmt == "date":
         return vm.date().strftime("%Y-%m-%d")
     if fmt == "time":
-        return f"{vm.rng.randint(7, 19):02d}:{vm.rng.choice((0, 15, 30, 45)):02d}"
+        return _time_of_day(vm)
     if fmt == "email":
         return vm.fake.email()
     if fmt in ("uri", "url"):
@@ -329,6 +329,11 @@ def _string(vm: ValueMaker, schema: JSON, name: str, entity: str) -> str:
     return text
 
 
+def _time_of_day(vm: ValueMaker) -> str:
+    """A working hour's quarter: ``07:45``."""
+    return f"{vm.rng.randint(7, 19):02d}:{vm.rng.choice((0, 15, 30, 45)):02d}"
+
+
 _YEAR = re.compile(r"(?:\\d|\[0-9\])\{4\}-")
 
 
@@ -337,8 +342,8 @@ def _clock_values(vm: ValueMaker, pattern: str) -> list[str]:
     ``07:45`` rather than the ``77:87`` the pattern alone admits."""
     found: list[str] = []
     if ":" in pattern:
-        hour, minute = vm.rng.randint(7, 19), vm.rng.choice((0, 15, 30, 45))
-        found += [f"{hour:02d}:{minute:02d}", f"{hour:02d}:{minute:02d}:00"]
+        hour_minute = _time_of_day(vm)
+        found += [hour_minute, f"{hour_minute}:00"]
     if _YEAR.search(pattern):
         stamp = vm.date()
         found += [stamp.strftime(f) for f in ("%Y-%m-%d", "%Y-%m-%dT%H:%M:%SZ", "%Y-%m")]

@@ -21,10 +21,11 @@ _PROSE_ENUM = re.compile(
     re.IGNORECASE,
 )
 _LISTED_ENUM = re.compile(r"\[enum\]\s*:?\s*(\[[^\]]*\])", re.IGNORECASE)  # BFCL-style ``[Enum]: ["a", "b"]``
-_QUOTED = re.compile(r"[`'\"]([A-Za-z0-9_\-.]+)[`'\"]")
+_WORD = r"[A-Za-z0-9_\-.]+"
+_QUOTED = re.compile(rf"[`'\"]({_WORD})[`'\"]")
 # a description that opens with its values: ``"mine" (this client's edit) or "theirs" (the
 # remote's)``, ``'json' (default) -- the raw records -- or 'table'``; asides are dropped first
-_Q = r"[`'\"][A-Za-z0-9_\-.]+[`'\"]"
+_Q = rf"[`'\"]{_WORD}[`'\"]"
 _OPENING_ALTERNATIVES = re.compile(rf"^\s*(?:either\s+)?{_Q}(?:\s*,\s*{_Q})*\s*,?\s+or\s+{_Q}", re.IGNORECASE)
 _ASIDES = (re.compile(r"\([^()]*\)"), re.compile(r"\s(?:--|—|–)\s.*?\s(?:--|—|–)\s"))
 # Trello's flags: ``type: string``, described " true or false"

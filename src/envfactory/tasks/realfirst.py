@@ -217,14 +217,14 @@ class RealWalker:
         effect = self.effects.get(write)
         if effect is None:
             return True
-        entity = getattr(effect, "entity", None)
+        entity = self._entity(write)
         schema = self.model.state_schema
         refs = schema[entity].refs if isinstance(entity, str) and entity in schema else {}
         stored = getattr(effect, "args", {})
         if arg in stored:
             return _handle(arg) or stored[arg] in refs
         if read is not None and arg == getattr(effect, "key_arg", None):
-            listed = getattr(self.effects.get(read), "entity", None)
+            listed = self._entity(read)
             return listed is None or entity is None or listed == entity
         return True
 
@@ -271,7 +271,7 @@ class RealWalker:
         if not options:
             raise Rejected("no record of the real answer can be singled out")
         # a person names a record by what it is called or holds, not by the second it was stamped at
-        named = [o for o in options if not _STAMP.match(str(o[0].get(o[2])))]
+        named = [o for o in options if not _stamped(o)]
         return rng.choice(named or options)
 
     def _conditions(self, recs: Records, field: str) -> list[tuple[JSON, str, str]]:
@@ -305,8 +305,9 @@ class RealWalker:
                  for f in recs.rows[0] if fits(f, arg) and _names(f, arg, recs)]  # fmt: skip
         rng.shuffle(pairs)
         for write, arg, field in pairs[:3]:
-            picks = [o for o in self._conditions(recs, field)
-                     if o[0] != first and " whose " in o[1] and not _STAMP.match(str(o[0].get(o[2])))]  # fmt: skip
+            picks = [
+                o for o in self._conditions(recs, field) if o[0] != first and " whose " in o[1] and not _stamped(o)
+            ]
             if not picks:
                 continue
             row, condition, _ = rng.choice(picks)
@@ -394,8 +395,8 @@ class RealWalker:
         id a read or a write answered: ``fed``, per write the argument and the member it took).
         Where the record's noun is known and the write's description acts on "a <noun>", a person's
         sentence: "Find the task whose slug is 'rock' and mark it as done." """
-        noun = self._noun(recs.tool)
-        listed = getattr(self.effects.get(recs.tool), "entity", None)
+        listed = self._entity(recs.tool)
+        noun = " ".join(tokens(listed)) if listed else None  # what the model calls them: "task", "sync conflict"
         # a create of the record's own kind speaks of the one it makes ("Create a task"), not of "it"
         acts = [None if _makes(self.effects.get(c.tool), listed) else _on_it(self.said.get(c.tool) or "", noun)
                 for c in writes]  # fmt: skip
@@ -441,10 +442,16 @@ class RealWalker:
         parts += [f"My {' '.join(tokens(a))} is {v!r}." for a, v in credentials.items()]
         return " ".join(parts)
 
-    def _noun(self, tool: str) -> str | None:
-        """What the model calls the records ``tool`` answers (``task``, ``sync conflict``)."""
+    def _entity(self, tool: str) -> str | None:
+        """The entity ``tool`` reads or writes, as the model sees it."""
         entity = getattr(self.effects.get(tool), "entity", None)
-        return " ".join(tokens(entity)) if isinstance(entity, str) and entity else None
+        return entity if isinstance(entity, str) and entity else None
+
+
+def _stamped(option: tuple[JSON, str, str]) -> bool:
+    """Whether a condition names its record by a time stamp (the second it was made at)."""
+    row, _, member = option
+    return _STAMP.match(str(row.get(member))) is not None
 
 
 def _told(call: Call, fed: str) -> str:

@@ -113,7 +113,8 @@ def saves_over(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
             continue
         props = spec.tools[tool].input_schema.get("properties") or {}
         for arg, field in sorted(effect.args.items()):
-            said = (props.get(arg) or {}).get("description") if isinstance(props.get(arg), dict) else None
+            prop = props.get(arg)
+            said = prop.get("description") if isinstance(prop, dict) else None
             if not _UNIQUE.search(str(said or "")) or not any(_held_twice(p, effect.entity, field, arg) for p in pairs):
                 continue
             made = behaviour.model_copy(update={"effect": effect.model_copy(update={"replaces": field})})
