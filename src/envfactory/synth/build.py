@@ -37,6 +37,7 @@ from envfactory.synth.entities import (
     refs_fit_keys,
 )
 from envfactory.synth.intents import children_made, collection_paths, namespace, read_intent
+from envfactory.synth.kept import kept_collections
 from envfactory.synth.naming import tokens
 from envfactory.synth.planners import claim, contested, rereaders
 from envfactory.synth.selects import plan_selects
@@ -159,6 +160,7 @@ def synthesize(
     schema = refs_fit_keys(fields_follow_filters(keys_follow_parameters(schema, behaviours, toolset), behaviours,
                                                  toolset))  # fmt: skip
     schema = list_refs(schema, behaviours)  # a watchlist of stock symbols refers to the stocks
+    schema, behaviours = kept_collections(schema, behaviours, toolset)  # a heartbeat, an estimate: no table
     behaviours = [_initial_statuses(b, schema) for b in behaviours]  # the statuses a list's filter offers
     behaviours = fallbacks_name_rows(schema, behaviours, toolset)
     if bind:
