@@ -36,7 +36,7 @@ from envfactory.synth.entities import (
     keys_follow_parameters,
     refs_fit_keys,
 )
-from envfactory.synth.intents import children_made, collection_paths, namespace, read_intent
+from envfactory.synth.intents import aspects_read, children_made, collection_paths, namespace, read_intent
 from envfactory.synth.kept import kept_collections
 from envfactory.synth.naming import tokens
 from envfactory.synth.planners import claim, contested, rereaders
@@ -124,7 +124,8 @@ def synthesize(
     claimed = claims.behaviours
     collections = collection_paths(list(toolset.tools))
     prefix = namespace(list(toolset.tools))
-    intents = children_made([read_intent(t, collections, prefix) for t in toolset.tools if t.name not in claimed])
+    intents = aspects_read(children_made([read_intent(t, collections, prefix) for t in toolset.tools
+                                          if t.name not in claimed]))  # fmt: skip
     assigned = assign_entities(intents)  # the rest, one by one, as resources
     inferred = infer_schema(intents, assigned)
     taken = {e.name for e in claims.entities}

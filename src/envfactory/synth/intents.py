@@ -7,6 +7,7 @@ are merged; ``synth.entities`` and ``synth.effects`` turn intents into a schema 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -215,6 +216,32 @@ def children_made(intents: list[Intent]) -> list[Intent]:
         if owner is not None and f"{owner}_{intent.verb}" in named:
             intent.kind, intent.nouns = "create", [f"{owner}_{intent.verb}", intent.verb]
             intent.parent = _owner(tool, intent.nouns)
+    return intents
+
+
+def aspects_read(intents: list[Intent]) -> list[Intent]:
+    """A route that reads one thing of one record (``GET /rides/{id}/receipt``, ``GET
+    /files/{fileId}/signed-url``: a parameter naming a record other tools keep, then a word), whose
+    word no other tool names and whose answer is one object, reads that record: the answer is a
+    view of it, shaped from its row, not a table of its own. A word other tools name is a thing of
+    its own (a card's ``board``); a plural word (an event's ``instances``) or a list answered (a
+    user's ``budget`` lines) is records."""
+    named = Counter(n for i in intents for n in i.nouns[:1])
+    for intent in intents:
+        tool, http = intent.tool, intent.tool.source.http
+        if http is None or http.method != "GET" or intent.kind not in ("read", "list") or intent.parent is None:
+            continue
+        segments = _segments(http.path)
+        arg, parent = intent.parent
+        if len(segments) < 2 or _is_param(segments[-1]) or segments[-2] != f"{{{arg}}}" or not intent.nouns:
+            continue
+        last = tokens(segments[-1])[-1:]
+        if not last or singular(last[0]) != last[0]:  # ``/events/{id}/instances``, ``/guilds/{id}/audit-logs``: records
+            continue
+        *_, as_list = data_path(tool.output_schema) if tool.output_schema else ((), None, True)
+        if as_list or named[intent.nouns[0]] > 1 or not named[parent]:
+            continue
+        intent.kind, intent.nouns, intent.key_arg, intent.parent, intent.item_schema = "read", [parent], arg, None, None
     return intents
 
 
