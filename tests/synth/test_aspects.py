@@ -71,7 +71,9 @@ def test_a_thing_other_tools_name_or_a_list_is_not_a_view(tmp_path: Path) -> Non
         "/boards/{id}": _get("get_board", board),
         "/rides/{id}/board": _get("get_ride_board", board),  # a board is a thing of its own
         "/rides/{id}/budget": _get("get_ride_budget", {"type": "array", "items": line}),  # lines: records
+        "/rides/{id}/qr": _get("get_ride_qr", {"type": "string", "format": "binary"}),  # an image: no record's view
     })  # fmt: skip
     assert spec.behaviour("get_ride_board").effect.entity == "board"
     budget = spec.behaviour("get_ride_budget").effect
     assert isinstance(budget, ListEffect) and budget.entity == "budget"
+    assert spec.behaviour("get_ride_qr").effect.entity != "ride"  # reading a ride there would answer its record

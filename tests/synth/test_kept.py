@@ -12,6 +12,7 @@ from envfactory.ir.effect import FallbackEffect, ListEffect, ReadEffect
 from envfactory.ir.env import EnvSpec
 from envfactory.runtime.environment import Environment
 from envfactory.synth import synthesize
+from envfactory.synth.kept import _names
 from envfactory.synth.selfcheck import self_check
 
 JSON = dict[str, Any]
@@ -70,6 +71,13 @@ def test_a_required_filter_over_the_records_fields_keeps_the_collection(tmp_path
     effect = spec.behaviour("list_estimates").effect
     assert isinstance(effect, ListEffect) and [f.arg for f in effect.filters] == ["ride_type"]
     assert spec.state_schema.names == ["estimate"]
+
+
+def test_an_argument_naming_a_thing_or_a_person_is_no_value_to_compute_with() -> None:
+    kept = {"ride"}
+    named = ["item_id", "projectName", "database_file", "email", "user_email", "folderPath", "ride", "rides"]
+    assert all(_names(arg, kept) for arg in named)  # Slack's users.lookupByEmail, kanban's list_children(item_id)
+    assert not any(_names(arg, kept) for arg in ("start_lat", "period", "interval", "sql", "from", "scope"))
 
 
 def test_a_free_form_document_is_no_collection(tmp_path: Path) -> None:

@@ -238,8 +238,8 @@ def aspects_read(intents: list[Intent]) -> list[Intent]:
         last = tokens(segments[-1])[-1:]
         if not last or singular(last[0]) != last[0]:  # ``/events/{id}/instances``, ``/guilds/{id}/audit-logs``: records
             continue
-        *_, as_list = data_path(tool.output_schema) if tool.output_schema else ((), None, True)
-        if as_list or named[intent.nouns[0]] > 1 or not named[parent]:
+        answer = tool.output_schema
+        if primary_type(answer) != "object" or data_path(answer)[2] or named[intent.nouns[0]] > 1 or not named[parent]:
             continue
         intent.kind, intent.nouns, intent.key_arg, intent.parent, intent.item_schema = "read", [parent], arg, None, None
     return intents

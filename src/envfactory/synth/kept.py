@@ -91,13 +91,14 @@ def _computed_from(behaviour: Behaviour, tools: ToolSet, names: set[str]) -> set
             and not _names(a, names)}  # fmt: skip
 
 
-# the last word of an argument that names a thing rather than giving a value to compute with
-_NAMING = frozenset({"name", "path", "file", "dir", "directory", "folder", "url", "uri", "slug", "key", "handle"})
+# the last word of an argument that names a thing (or a person) rather than giving a value to compute with
+_NAMING = frozenset({"name", "path", "file", "dir", "directory", "folder", "url", "uri", "slug", "key", "handle",
+                     "email", "username", "login", "phone", "symbol"})  # fmt: skip
 
 
 def _names(arg: str, entities: set[str]) -> bool:
-    """Does ``arg`` name a thing (``item_id``, ``projectName``, ``database_file``, ``project`` where
-    projects are kept) rather than give a value (``start_lat``, ``period``, ``sql``)? Such an
+    """Does ``arg`` name a thing (``item_id``, ``projectName``, ``database_file``, a user's ``email``,
+    ``project`` where projects are kept) rather than give a value (``start_lat``, ``period``, ``sql``)? Such an
     argument picks what is read, like a route's part, even where no filter was inferred for it."""
     words = tokens(arg)
     return id_stem(arg) is not None or (bool(words) and words[-1] in _NAMING) or singular(arg) in entities
