@@ -4,14 +4,13 @@ user's budget lines (records)."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
+from tests.synth.openapi_docs import get, ok, synthesize_paths
+
 from envfactory.ir.effect import ListEffect, ReadEffect
-from envfactory.ir.env import EnvSpec
 from envfactory.runtime.environment import Environment
-from envfactory.synth import synthesize
 from envfactory.synth.selfcheck import self_check
 
 JSON = dict[str, Any]
@@ -21,34 +20,18 @@ RIDE = {"type": "object", "properties": {"ride_id": STR, "status": STR, "price":
 RECEIPT = {"type": "object", "properties": {"ride_id": STR, "price": NUM, "charged_at": STR}}
 
 
-def _spec(tmp_path: Path, paths: JSON) -> EnvSpec:
-    doc = {"openapi": "3.0.0", "info": {"title": "aspects", "version": "1"}, "paths": paths}
-    path = tmp_path / "aspects.json"
-    path.write_text(json.dumps(doc))
-    return synthesize(path)
-
-
-def _ok(schema: JSON) -> JSON:
-    return {"200": {"description": "ok", "content": {"application/json": {"schema": schema}}}}
-
-
-def _get(op: str, schema: JSON, arg: str = "id") -> JSON:
-    return {"get": {"operationId": op, "responses": _ok(schema),
-                    "parameters": [{"name": arg, "in": "path", "required": True, "schema": STR}]}}  # fmt: skip
-
-
 RIDES = {
     "/rides": {
-        "get": {"operationId": "list_rides", "responses": _ok({"type": "array", "items": RIDE})},
-        "post": {"operationId": "request_ride", "responses": _ok(RIDE), "requestBody": {"content": {
+        "get": {"operationId": "list_rides", "responses": ok({"type": "array", "items": RIDE})},
+        "post": {"operationId": "request_ride", "responses": ok(RIDE), "requestBody": {"content": {
             "application/json": {"schema": {"type": "object", "properties": {"origin": STR}}}}}},
     },
-    "/rides/{id}": _get("get_ride", RIDE),
+    "/rides/{id}": get("get_ride", RIDE),
 }  # fmt: skip
 
 
 def test_one_thing_of_a_record_is_read_from_the_record(tmp_path: Path) -> None:
-    spec = _spec(tmp_path, {**RIDES, "/rides/{id}/receipt": _get("get_receipt", RECEIPT)})
+    spec = synthesize_paths(tmp_path, {**RIDES, "/rides/{id}/receipt": get("get_receipt", RECEIPT)})
     assert spec.state_schema.names == ["ride"]  # no table of receipts beside the rides
     effect = spec.behaviour("get_receipt").effect
     assert isinstance(effect, ReadEffect) and effect.entity == "ride" and effect.key_arg == "id"
@@ -66,12 +49,12 @@ def test_one_thing_of_a_record_is_read_from_the_record(tmp_path: Path) -> None:
 def test_a_thing_other_tools_name_or_a_list_is_not_a_view(tmp_path: Path) -> None:
     board = {"type": "object", "properties": {"id": STR, "name": STR}}
     line = {"type": "object", "properties": {"category": STR, "amount": NUM}}
-    spec = _spec(tmp_path, {
+    spec = synthesize_paths(tmp_path, {
         **RIDES,
-        "/boards/{id}": _get("get_board", board),
-        "/rides/{id}/board": _get("get_ride_board", board),  # a board is a thing of its own
-        "/rides/{id}/budget": _get("get_ride_budget", {"type": "array", "items": line}),  # lines: records
-        "/rides/{id}/qr": _get("get_ride_qr", {"type": "string", "format": "binary"}),  # an image: no record's view
+        "/boards/{id}": get("get_board", board),
+        "/rides/{id}/board": get("get_ride_board", board),  # a board is a thing of its own
+        "/rides/{id}/budget": get("get_ride_budget", {"type": "array", "items": line}),  # lines: records
+        "/rides/{id}/qr": get("get_ride_qr", {"type": "string", "format": "binary"}),  # an image: no record's view
     })  # fmt: skip
     assert spec.behaviour("get_ride_board").effect.entity == "board"
     budget = spec.behaviour("get_ride_budget").effect

@@ -4,14 +4,13 @@ that look alike and are kept."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
+from tests.synth.openapi_docs import ok, synthesize_paths
+
 from envfactory.ir.effect import FallbackEffect, ListEffect, ReadEffect
-from envfactory.ir.env import EnvSpec
 from envfactory.runtime.environment import Environment
-from envfactory.synth import synthesize
 from envfactory.synth.kept import _names
 from envfactory.synth.selfcheck import self_check
 
@@ -22,37 +21,26 @@ RIDE = {"type": "object", "properties": {"id": STR, "status": STR, "origin": STR
 ESTIMATE = {"type": "object", "properties": {"ride_type": STR, "cost_cents": NUM, "eta_seconds": NUM}}
 
 
-def _spec(tmp_path: Path, paths: JSON) -> EnvSpec:
-    doc = {"openapi": "3.0.0", "info": {"title": "kept", "version": "1"}, "paths": paths}
-    path = tmp_path / "kept.json"
-    path.write_text(json.dumps(doc))
-    return synthesize(path)
-
-
-def _ok(schema: JSON) -> JSON:
-    return {"200": {"description": "ok", "content": {"application/json": {"schema": schema}}}}
-
-
 def _query(name: str, required: bool = True, schema: JSON = NUM) -> JSON:
     return {"name": name, "in": "query", "required": required, "schema": schema}
 
 
 RIDES = {
     "/rides": {
-        "get": {"operationId": "list_rides", "responses": _ok({"type": "array", "items": RIDE})},
-        "post": {"operationId": "request_ride", "responses": _ok(RIDE), "requestBody": {"content": {
+        "get": {"operationId": "list_rides", "responses": ok({"type": "array", "items": RIDE})},
+        "post": {"operationId": "request_ride", "responses": ok(RIDE), "requestBody": {"content": {
             "application/json": {"schema": {"type": "object", "properties": {"origin": STR}}}}}},
     },
-    "/rides/{id}": {"get": {"operationId": "get_ride", "responses": _ok(RIDE), "parameters": [
+    "/rides/{id}": {"get": {"operationId": "get_ride", "responses": ok(RIDE), "parameters": [
         {"name": "id", "in": "path", "required": True, "schema": STR}]}},
 }  # fmt: skip
 
 
 def test_an_answer_computed_from_required_arguments_is_no_collection(tmp_path: Path) -> None:
     estimates = {"type": "object", "properties": {"estimates": {"type": "array", "items": ESTIMATE}}}
-    spec = _spec(tmp_path, {**RIDES, "/cost": {"get": {  # a cost estimate for a route (Lyft's /cost)
+    spec = synthesize_paths(tmp_path, {**RIDES, "/cost": {"get": {  # a cost estimate for a route (Lyft's /cost)
         "operationId": "get_cost", "parameters": [_query("start_lat"), _query("start_lng"), _query("end_lat", False)],
-        "responses": _ok(estimates)}}})  # fmt: skip
+        "responses": ok(estimates)}}})  # fmt: skip
     assert "ride" in spec.state_schema.names  # requested, listed and read: kept
     assert "cost" not in spec.state_schema.names and "estimate" not in spec.state_schema.names
     cost = spec.behaviour("get_cost")
@@ -65,9 +53,9 @@ def test_an_answer_computed_from_required_arguments_is_no_collection(tmp_path: P
 
 
 def test_a_required_filter_over_the_records_fields_keeps_the_collection(tmp_path: Path) -> None:
-    spec = _spec(tmp_path, {"/estimates": {"get": {  # the same answer, but the argument selects among rows
+    spec = synthesize_paths(tmp_path, {"/estimates": {"get": {  # the same answer, but the argument selects among rows
         "operationId": "list_estimates", "parameters": [_query("ride_type", schema=STR)],
-        "responses": _ok({"type": "array", "items": ESTIMATE})}}})  # fmt: skip
+        "responses": ok({"type": "array", "items": ESTIMATE})}}})  # fmt: skip
     effect = spec.behaviour("list_estimates").effect
     assert isinstance(effect, ListEffect) and [f.arg for f in effect.filters] == ["ride_type"]
     assert spec.state_schema.names == ["estimate"]
@@ -83,8 +71,10 @@ def test_an_argument_naming_a_thing_or_a_person_is_no_value_to_compute_with() ->
 def test_a_free_form_document_is_no_collection(tmp_path: Path) -> None:
     free = {"type": "object", "additionalProperties": {}}  # Kinto's /__heartbeat__: one free-form object
     undeclared = {"200": {"description": "An array of the errors"}}  # ReadMe's /errors, documented without a schema
-    spec = _spec(tmp_path, {**RIDES, "/__heartbeat__": {"get": {"operationId": "heartbeat", "responses": _ok(free)}},
-                            "/errors": {"get": {"operationId": "get_errors", "responses": undeclared}}})  # fmt: skip
+    spec = synthesize_paths(tmp_path, {
+        **RIDES, "/__heartbeat__": {"get": {"operationId": "heartbeat", "responses": ok(free)}},
+        "/errors": {"get": {"operationId": "get_errors", "responses": undeclared}},
+    })  # fmt: skip
     heartbeat = spec.behaviour("heartbeat").effect
     assert isinstance(heartbeat, FallbackEffect) and "free-form" in heartbeat.reason
     assert Environment(spec).episode().call_tool("heartbeat", {}).ok
@@ -95,13 +85,13 @@ def test_a_free_form_document_is_no_collection(tmp_path: Path) -> None:
 def test_a_referenced_or_written_entity_is_kept_whatever_it_holds(tmp_path: Path) -> None:
     ride = {"type": "object", "properties": {"id": STR, "driver_id": STR}}
     tag = {"type": "object", "properties": {"id": STR}}
-    spec = _spec(tmp_path, {
-        "/rides": {"get": {"operationId": "list_rides", "responses": _ok({"type": "array", "items": ride})}},
-        "/drivers/{driver_id}": {"get": {"operationId": "get_driver", "responses": _ok({"type": "object"}),
+    spec = synthesize_paths(tmp_path, {
+        "/rides": {"get": {"operationId": "list_rides", "responses": ok({"type": "array", "items": ride})}},
+        "/drivers/{driver_id}": {"get": {"operationId": "get_driver", "responses": ok({"type": "object"}),
                                          "parameters": [{"name": "driver_id", "in": "path", "required": True,
                                                          "schema": STR}]}},
-        "/tags": {"post": {"operationId": "create_tag", "responses": _ok(tag)},
-                  "get": {"operationId": "list_tags", "responses": _ok({"type": "array", "items": tag})}},
+        "/tags": {"post": {"operationId": "create_tag", "responses": ok(tag)},
+                  "get": {"operationId": "list_tags", "responses": ok({"type": "array", "items": tag})}},
     })  # fmt: skip
     assert spec.state_schema["ride"].refs == {"driver_id": "driver"}
     assert {"driver", "tag"} <= set(spec.state_schema.names)  # a ride refers to drivers; tags are made
