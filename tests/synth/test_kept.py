@@ -63,7 +63,7 @@ def test_a_required_filter_over_the_records_fields_keeps_the_collection(tmp_path
 
 def test_an_argument_naming_a_thing_or_a_person_is_no_value_to_compute_with() -> None:
     kept = {"ride"}
-    named = ["item_id", "projectName", "database_file", "email", "user_email", "folderPath", "ride", "rides"]
+    named = ["item_id", "projectName", "database_file", "email", "user_email", "folderPath", "source_type", "rides"]
     assert all(_names(arg, kept) for arg in named)  # Slack's users.lookupByEmail, kanban's list_children(item_id)
     assert not any(_names(arg, kept) for arg in ("start_lat", "period", "interval", "sql", "from", "scope"))
 

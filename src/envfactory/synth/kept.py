@@ -11,8 +11,9 @@ declared answer (schema-faithful, graded low), when
   ``{"type": "object"}``);
 - **its answer is computed from the arguments**: every reader requires a value to compute with,
   an argument that is neither its key, nor a filter over its fields, nor paging, nor a credential,
-  nor a name of a thing (a route's part, ``/{dataset}/{version}/fields``; an ``item_id``, a
-  ``projectName``): a cost estimate for a route (``start_lat``), a trend analysis over a ``period``.
+  nor a name of a thing or of a kind (a route's part, ``/{dataset}/{version}/fields``; an
+  ``item_id``, a ``projectName``, a ``source_type``): a cost estimate for a route (``start_lat``), a
+  trend analysis over a ``period``.
 
 A reference from another entity, or any mention in another tool's behaviour (a parent, a count, a
 gate), keeps an entity: something else relies on its rows.
@@ -93,13 +94,14 @@ def _computed_from(behaviour: Behaviour, tools: ToolSet, names: set[str]) -> set
 
 # the last word of an argument that names a thing (or a person) rather than giving a value to compute with
 _NAMING = frozenset({"name", "path", "file", "dir", "directory", "folder", "url", "uri", "slug", "key", "handle",
-                     "email", "username", "login", "phone", "symbol"})  # fmt: skip
+                     "email", "username", "login", "phone", "symbol", "type", "kind"})  # fmt: skip
 
 
 def _names(arg: str, entities: set[str]) -> bool:
-    """Does ``arg`` name a thing (``item_id``, ``projectName``, ``database_file``, a user's ``email``,
-    ``project`` where projects are kept) rather than give a value (``start_lat``, ``period``, ``sql``)? Such an
-    argument picks what is read, like a route's part, even where no filter was inferred for it."""
+    """Does ``arg`` name a thing or a kind of thing (``item_id``, ``projectName``, ``database_file``, a
+    user's ``email``, a ``source_type``, ``project`` where projects are kept) rather than give a value
+    (``start_lat``, ``period``, ``sql``)? Such an argument picks what is read, like a route's part,
+    even where no filter was inferred for it."""
     words = tokens(arg)
     return id_stem(arg) is not None or (bool(words) and words[-1] in _NAMING) or singular(arg) in entities
 
