@@ -401,46 +401,52 @@ class RealWalker:
         acts = [None if _makes(self.effects.get(c.tool), listed) else _on_it(self.said.get(c.tool) or "", noun)
                 for c in writes]  # fmt: skip
         plain = noun is not None and not recs.via and _given(*fed[0]) == "it" and acts[0] is not None
-        if plain:
-            asked = " and ".join(f"{' '.join(tokens(k))} {v!r}" for k, v in recs.args if not credential(k))
-            of = f" of {asked}" if asked else ""  # "the tweet of username 'analyst_pro' whose content is ..."
-            which = condition.replace("the one", f"the {noun}{of}", 1)
-            parts = [f"Find {which} and {acts[0]}{_told(writes[0], fed[0][0])}."]
-        elif recs.via:
-            parts = [f"Go through the {' '.join(tokens(recs.listed))} that {' '.join(tokens(recs.via))!r} shows, look "
-                     f"each of them up with {' '.join(tokens(recs.tool))!r}, and take {condition}."]  # fmt: skip
-        else:
-            asked = "".join(f", {' '.join(tokens(k))} {v!r}" for k, v in recs.args if not credential(k))
-            parts = [f"Look through what {' '.join(tokens(recs.tool))!r} shows{asked}, and take {condition}."]
+        parts = [self._opening(recs, condition, noun if plain else None, acts[0], writes[0], fed[0][0])]
         for i, call in enumerate(writes):
-            if i == 0 and plain:
-                continue
-            arg, member = fed[i]
-            what = self.said.get(call.tool) or " ".join(tokens(call.tool))
-            same = i == 0 or call.args.get(arg) == writes[0].args.get(fed[0][0])
-            tail = _told(call, arg)
-            given = _given(arg, member)
-            if other is not None and other[0] == i:  # a second record of the same answer
-                which = other[1].replace("the one", f"the {noun}", 1) if noun else other[1]
-                if plain and given == "it" and acts[i] is not None:
-                    parts.append(f"Then find {which} and {acts[i]}{tail}.")
-                else:
-                    parts.append(f"After that, take {other[1]} from the same list, and with {given}: "
-                                 f"{what[0].lower() + what[1:]}{tail}.")  # fmt: skip
-                continue
-            if plain and same and given == "it" and acts[i] is not None:
-                parts.append(f"Then {acts[i]}{tail}.")
-                continue
-            if i == 0:
-                lead = f"Then, with {given}"
-            elif same:
-                lead = "After that, with the same one" + ("" if given == "it" else f" ({given})")
-            else:
-                lead = "After that, with what that gave back" + ("" if given == "it" else f" ({given})")
-            parts.append(f"{lead}: {what[0].lower() + what[1:]}{tail}.")
+            if i > 0 or not plain:
+                parts.append(self._then(i, call, writes, fed, acts[i], noun, plain, other))
         credentials = {a: v for c in writes for a, v in c.args.items() if credential(a)}
         parts += [f"My {' '.join(tokens(a))} is {v!r}." for a, v in credentials.items()]
         return " ".join(parts)
+
+    @staticmethod
+    def _opening(recs: Records, condition: str, noun: str | None, act: str | None, first: Call, fed: str) -> str:
+        """The first sentence: find the record (with the first write, where ``noun`` is said plainly),
+        or go through what a read shows and take the one the condition names."""
+        if noun is not None and act is not None:
+            asked = " and ".join(f"{' '.join(tokens(k))} {v!r}" for k, v in recs.args if not credential(k))
+            of = f" of {asked}" if asked else ""  # "the tweet of username 'analyst_pro' whose content is ..."
+            which = condition.replace("the one", f"the {noun}{of}", 1)
+            return f"Find {which} and {act}{_told(first, fed)}."
+        if recs.via:
+            return (f"Go through the {' '.join(tokens(recs.listed))} that {' '.join(tokens(recs.via))!r} shows, look "
+                    f"each of them up with {' '.join(tokens(recs.tool))!r}, and take {condition}.")  # fmt: skip
+        asked = "".join(f", {' '.join(tokens(k))} {v!r}" for k, v in recs.args if not credential(k))
+        return f"Look through what {' '.join(tokens(recs.tool))!r} shows{asked}, and take {condition}."
+
+    def _then(self, i: int, call: Call, writes: list[Call], fed: list[tuple[str, str]], act: str | None,
+              noun: str | None, plain: bool, other: tuple[int, str] | None) -> str:  # fmt: skip
+        """The sentence of the ``i``-th write: on the same record, on what a write gave back, or on a
+        second record of the same answer (``other``: its index and condition)."""
+        arg, member = fed[i]
+        what = self.said.get(call.tool) or " ".join(tokens(call.tool))
+        what = what[:1].lower() + what[1:]
+        same = i == 0 or call.args.get(arg) == writes[0].args.get(fed[0][0])
+        tail, given = _told(call, arg), _given(arg, member)
+        if other is not None and other[0] == i:  # a second record of the same answer
+            which = other[1].replace("the one", f"the {noun}", 1) if noun else other[1]
+            if plain and given == "it" and act is not None:
+                return f"Then find {which} and {act}{tail}."
+            return f"After that, take {other[1]} from the same list, and with {given}: {what}{tail}."
+        if plain and same and given == "it" and act is not None:
+            return f"Then {act}{tail}."
+        if i == 0:
+            lead = f"Then, with {given}"
+        elif same:
+            lead = "After that, with the same one" + ("" if given == "it" else f" ({given})")
+        else:
+            lead = "After that, with what that gave back" + ("" if given == "it" else f" ({given})")
+        return f"{lead}: {what}{tail}."
 
     def _entity(self, tool: str) -> str | None:
         """The entity ``tool`` reads or writes, as the model sees it."""
