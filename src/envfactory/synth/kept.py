@@ -33,9 +33,10 @@ def kept_collections(schema: StateSchema, behaviours: list[Behaviour], tools: To
     """The schema without the entities that are no kept collection (see the module), and the
     behaviours with their readers falling back."""
     dropped: dict[str, str] = {}
+    mentions = [(getattr(b.effect, "entity", None), _strings(b.effect.model_dump())) for b in behaviours]
     for entity in schema.entities:
         own = [b for b in behaviours if getattr(b.effect, "entity", None) == entity.name]
-        if entity.key == SINGLETON_KEY or _relied_on(entity.name, schema, behaviours):
+        if entity.key == SINGLETON_KEY or _relied_on(entity.name, schema, mentions):
             continue
         why = _not_kept(entity, own, tools, set(schema.names))
         if why is not None:
@@ -106,12 +107,12 @@ def _names(arg: str, entities: set[str]) -> bool:
     return id_stem(arg) is not None or (bool(words) and words[-1] in _NAMING) or singular(arg) in entities
 
 
-def _relied_on(name: str, schema: StateSchema, behaviours: list[Behaviour]) -> bool:
+def _relied_on(name: str, schema: StateSchema, mentions: list[tuple[object, set[str]]]) -> bool:
     """Does another entity refer to ``name``, or another tool's behaviour mention it (a list's parent,
     a count, a gate, a dump's member)? Any string value equal to the name counts: keeping is the safe side."""
     if any(name in e.refs.values() for e in schema.entities if e.name != name):
         return True
-    return any(name in _strings(b.effect.model_dump()) for b in behaviours if getattr(b.effect, "entity", None) != name)
+    return any(name in said for entity, said in mentions if entity != name)
 
 
 def _strings(value: object) -> set[str]:
