@@ -2,7 +2,7 @@
 
     python bench/sim2real.py [--sets ticket_api,posting_api,message_api] [--train 12] [--test 5]
                              [--sft-epochs 2] [--rl-iterations 2] [--trials 2] [--seed 0]
-                             [--rl-seeds 1] [--reuse] [--tasks-only]
+                             [--rl-seeds 1] [--reuse] [--jobs 1] [--tasks-only]
 
 For each BFCL API class (``bfcl-eval``, pinned in ``bench/bfcl/requirements.txt``, installed into
 ``bench/bfcl/python`` when missing; nothing of it is committed) two environments: the one
@@ -24,6 +24,10 @@ agents on the same tasks. ``--rl-seeds K`` trains both RL runs K times from the 
 (seeds ``seed`` to ``seed + K - 1``) and prints randomized minus clean on the perturbed real
 episodes for each, with the mean and the range; ``--reuse`` keeps the runs and evaluations already
 in OUT that were made with the same settings, so that adding seeds costs only the new ones.
+``--jobs N`` runs what need not wait for each other side by side in N processes: the warm start
+beside the ceiling, the RL runs beside each other, then every row's evaluation (for many cores, or
+an accelerator, where each process holds its own copy of the model; each checks that it made the
+same tasks as the bench).
 
 Each real class starts from its published scenario, except the ticket class, whose scenario holds
 no tickets: it gets 20 seeded ones (``bench/real_tasks.py``'s). Everything is written to
@@ -35,9 +39,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
+import os
 import random
 import sys
 import time
+from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -48,7 +57,7 @@ from rich.table import Table
 from envfactory.eval.metrics import summarize
 from envfactory.eval.runner import evaluate
 from envfactory.ir.task import Task
-from envfactory.llm.local import _load
+from envfactory.rl.lm.model import base_model
 from envfactory.rl.lm.recipe import LMConfig, policy_maker, train_lm, trained_policy
 from envfactory.rl.named import policy_factory
 from envfactory.runtime.environment import Environment
@@ -78,7 +87,11 @@ def scenario(folder: Path, stem: str, seed: int) -> Path:
     if stem not in SEEDED:
         return folder / "scenarios" / f"{stem}.json"
     path = folder / "scenarios" / f"{stem}.small.json"
-    path.write_text(json.dumps(makers[stem](random.Random(seed), 20)))
+    text = json.dumps(makers[stem](random.Random(seed), 20))
+    if not path.is_file() or path.read_text() != text:  # workers (--jobs) read it while others may write it
+        partial_file = path.with_name(f"{path.name}.{os.getpid()}")
+        partial_file.write_text(text)
+        os.replace(partial_file, path)
     return path
 
 
@@ -160,6 +173,124 @@ def randomization_effect(results: dict[str, JSON], seeds: int) -> str:
             f"{sum(diffs) / len(diffs):+.0%}, range {min(diffs):+.0%} to {max(diffs):+.0%}")  # fmt: skip
 
 
+@dataclass(frozen=True)
+class Sets:
+    """The environments and their tasks, the same in every process for the same arguments."""
+
+    synthetic: dict[str, Environment]
+    real: dict[str, Environment]
+    synth_train: dict[str, list[Task]]
+    synth_test: dict[str, list[Task]]
+    real_train: dict[str, list[Task]]
+    real_test: dict[str, list[Task]]
+
+    def envs(self, domain: str) -> dict[str, Environment]:
+        return self.synthetic if domain == "synthetic" else self.real
+
+    def train(self, domain: str) -> dict[str, list[Task]]:
+        return self.synth_train if domain == "synthetic" else self.real_train
+
+    def fingerprint(self) -> str:
+        """Every task's id and gold plan, in order: a worker's sets must be the bench's own."""
+        every = (self.synth_train, self.synth_test, self.real_train, self.real_test)
+        return json.dumps([[[t.id, [c.model_dump(mode="json") for c in t.gold]] for t in ts] for d in every
+                           for ts in d.values()])  # fmt: skip
+
+
+def make_sets(folder: Path, args: argparse.Namespace, say: bool = False) -> Sets:
+    synth_envs, real_envs, synth_train, synth_test, real_train, real_test = {}, {}, {}, {}, {}, {}
+    for stem in [s for s in args.sets.split(",") if s]:
+        synthetic, real = environments(folder, stem, args.seed)
+        name = synthetic.name
+        synth_envs[name], real_envs[name] = synthetic, real
+        # walked as the real class is (read, pick by a condition, act): the kinds of tasks the real one gets
+        synth_train[name], synth_test[name] = split(synthetic, args.train, args.test, args.seed, first=True)
+        real_train[name], real_test[name] = split(real, args.train, args.test, args.seed + 1)
+        counts = (
+            f"{len(synth_train[name])} + {len(synth_test[name])}, real {len(real_train[name])} + {len(real_test[name])}"
+        )
+        if say:
+            print(f"{name}: {len(synthetic.spec.tools.tools)} tools; tasks synthetic {counts}", flush=True)
+    return Sets(synth_envs, real_envs, synth_train, synth_test, real_train, real_test)
+
+
+_SETS: dict[str, Sets] = {}  # per process: a worker (--jobs) makes the sets once
+
+
+def sets_in(folder: Path, args: argparse.Namespace) -> Sets:
+    key = json.dumps([str(folder), args.sets, args.train, args.test, args.seed])
+    if key not in _SETS:
+        if str(folder) not in sys.path:
+            sys.path.insert(0, str(folder))  # the classes import their siblings by absolute name
+        _SETS[key] = made = make_sets(folder, args)
+        if made.fingerprint() != args.fingerprint:
+            raise RuntimeError(f"process {os.getpid()} made other tasks than the bench's own: a seed is not passed")
+    return _SETS[key]
+
+
+def lm_config(args: argparse.Namespace) -> LMConfig:
+    return LMConfig(seed=args.seed, sft_epochs=args.sft_epochs, rl_iterations=args.rl_iterations,
+                    tasks_per_batch=3, group=3, max_new_tokens=64, max_turns=5, observe_chars=300)  # fmt: skip
+
+
+def train_run(folder: Path, args: argparse.Namespace, run: str, domain: str, cfg: LMConfig,
+              start: str | None = None) -> Path:  # fmt: skip
+    """One training run (``runs/RUN``) on ``domain``'s training tasks; RL from ``start``'s adapter when given."""
+    began = time.perf_counter()
+    sets = sets_in(folder, args)
+    runs = args.out / "runs"
+    out = runs / run
+    if args.reuse and finished(out, cfg):
+        print(f"reusing {out} (--reuse)", flush=True)
+        return out
+
+    def show(stage: str, step: int, total: int, line: JSON) -> None:
+        said = ", ".join(f"{k} {v}" for k, v in line.items() if k not in ("stage", "step"))
+        print(f"  {run}: {stage} {step}/{total}: {said} ({time.perf_counter() - began:.0f} s)", flush=True)
+
+    if start is not None:  # RL from the warm start's adapter: a copy of its run folder
+        import shutil
+
+        shutil.rmtree(out, ignore_errors=True)
+        shutil.copytree(runs / start, out)
+        (out / "lm_state.json").write_text(json.dumps({"stage": "rl", "step": 0}))
+        (out / "optimizer.pt").unlink()
+    print(f"training {run} ...", flush=True)
+    train_lm(sets.envs(domain), sets.train(domain), cfg, out, resume=start is not None, progress=show)
+    return out
+
+
+def evaluate_row(folder: Path, args: argparse.Namespace, label: str, kind: str, run: Path | None,
+                 perturbed: bool) -> JSON:  # fmt: skip
+    """A row's scores: ``kind`` is ``base`` (the model as shipped), ``run`` (a trained run's adapter)
+    or ``named`` (the no-op, random or gold agent called ``label``)."""
+    sets = sets_in(folder, args)
+    began = time.perf_counter()
+    make: Any
+    if kind == "base":
+        tokenizer, base = base_model(lm_config(args).model)
+        base.eval()
+        make = partial(policy_maker, base, tokenizer, lm_config(args), sample=True)
+    elif kind == "run":
+        make = partial(trained_policy, run, sample=True)  # a fresh factory (and prompt caches) per pass
+    else:
+        make = partial(policy_factory, label)
+    return {
+        "synthetic": scores(sets.synthetic, sets.synth_test, make, args.trials, args.seed),
+        "real": scores(sets.real, sets.real_test, make, args.trials, args.seed),
+        "real, perturbed": scores(sets.real, sets.real_test, make, args.trials, args.seed, PERTURBED)
+        if perturbed
+        else {},
+        "seconds": round(time.perf_counter() - began),
+    }
+
+
+def _worker_start(jobs: int) -> None:
+    import torch
+
+    torch.set_num_threads(max(1, (os.cpu_count() or 1) // jobs))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sets", default="ticket_api,posting_api,message_api")
@@ -175,98 +306,75 @@ def main() -> None:
         action="store_true",
         help="keep finished runs and evaluations of the same settings in OUT (for adding RL seeds)",
     )
+    parser.add_argument("--jobs", type=int, default=1,
+                        help="processes: training runs that need not wait for each other, and each row's "
+                             "evaluation, run side by side (for many cores, or an accelerator)")  # fmt: skip
     parser.add_argument("--out", type=Path, default=BUILD)
     parser.add_argument("--tasks-only", action="store_true",
                         help="make the tasks, print how alike the two sets are, and stop")  # fmt: skip
     args = parser.parse_args()
+    args.out = args.out.resolve()
     started = time.perf_counter()
     folder = bfcl.prepared(BUILD / "bfcl")
-    stems = [s for s in args.sets.split(",") if s]
-    synth_envs, real_envs, synth_train, synth_test, real_train, real_test = {}, {}, {}, {}, {}, {}
-    for stem in stems:
-        synthetic, real = environments(folder, stem, args.seed)
-        name = synthetic.name
-        synth_envs[name], real_envs[name] = synthetic, real
-        # walked as the real class is (read, pick by a condition, act): the kinds of tasks the real one gets
-        synth_train[name], synth_test[name] = split(synthetic, args.train, args.test, args.seed, first=True)
-        real_train[name], real_test[name] = split(real, args.train, args.test, args.seed + 1)
-        counts = (
-            f"{len(synth_train[name])} + {len(synth_test[name])}, real {len(real_train[name])} + {len(real_test[name])}"
-        )
-        print(f"{name}: {len(synthetic.spec.tools.tools)} tools; tasks synthetic {counts}", flush=True)
-    domains = (("synthetic", synth_envs, synth_train, synth_test), ("real", real_envs, real_train, real_test))
+    sets = make_sets(folder, args, say=True)
+    _SETS[json.dumps([str(folder), args.sets, args.train, args.test, args.seed])] = sets
+    args.fingerprint = sets.fingerprint()
+    domains = (("synthetic", sets.synthetic, sets.synth_train, sets.synth_test),
+               ("real", sets.real, sets.real_train, sets.real_test))  # fmt: skip
     replay = {domain: save(args.out, domain, envs, train, test) for domain, envs, train, test in domains}
-    print(alike(synth_envs, synth_train, real_test, args), flush=True)
+    print(alike(sets.synthetic, sets.synth_train, sets.real_test, args), flush=True)
     if args.tasks_only:
         return
-    config = LMConfig(seed=args.seed, sft_epochs=args.sft_epochs, rl_iterations=args.rl_iterations,
-                      tasks_per_batch=3, group=3, max_new_tokens=64, max_turns=5, observe_chars=300)  # fmt: skip
+    config = lm_config(args)
     runs = args.out / "runs"
+    spawn = multiprocessing.get_context("spawn")  # CUDA in the workers wants fresh processes
+    pool = ProcessPoolExecutor(args.jobs, spawn, _worker_start, (args.jobs,)) if args.jobs > 1 else None
 
-    def show(stage: str, step: int, total: int, line: JSON) -> None:
-        said = ", ".join(f"{k} {v}" for k, v in line.items() if k not in ("stage", "step"))
-        print(f"  {stage} {step}/{total}: {said} ({time.perf_counter() - started:.0f} s in all)", flush=True)
+    def side_by_side(calls: list[tuple[Any, ...]]) -> Iterator[Any]:
+        """``fn(*rest)`` for each ``(fn, *rest)``, in order: all at once in the pool's processes with
+        ``--jobs``, else one after another here."""
+        if pool is None:
+            yield from (fn(*rest) for fn, *rest in calls)
+            return
+        yield from (f.result() for f in [pool.submit(fn, *rest) for fn, *rest in calls])
 
-    def trained(run: str, envs: dict[str, Environment], tasks: dict[str, list[Task]], cfg: LMConfig,
-                start: str | None = None) -> Path:  # fmt: skip
-        out = runs / run
-        if args.reuse and finished(out, cfg):
-            print(f"reusing {out} (--reuse)", flush=True)
-            return out
-        if start is not None:  # RL from the warm start's adapter: a copy of its run folder
-            import shutil
-
-            shutil.rmtree(out, ignore_errors=True)
-            shutil.copytree(runs / start, out)
-            (out / "lm_state.json").write_text(json.dumps({"stage": "rl", "step": 0}))
-            (out / "optimizer.pt").unlink()
-        print(f"training {run} ...", flush=True)
-        train_lm(envs, tasks, cfg, out, resume=start is not None, progress=show)
-        return out
-
-    sft = trained("sft", synth_envs, synth_train, config.model_copy(update={"rl_iterations": 0}))
-    rl_runs: dict[str, Path] = {}
+    rl_cfgs = {}
     for rl_seed in range(args.rl_seeds):
         tag = "" if rl_seed == 0 else f" (RL seed {rl_seed})"
         cfg = config.model_copy(update={"seed": args.seed + rl_seed})
-        rl_runs[f"SFT + RL{tag}"] = trained(f"sft+rl{tag.strip()}", synth_envs, synth_train, cfg, start="sft")
-        rl_runs[f"SFT + RL, randomized{tag}"] = trained(
-            f"sft+rl-randomized{tag.strip()}", synth_envs, synth_train,
-            cfg.model_copy(update={"randomization": ALL_RANDOM}), start="sft")  # fmt: skip
-    ceiling = trained("real", real_envs, real_train, config)
-    tokenizer, base = _load()
-    rows: dict[str, Any] = {"base": lambda: policy_maker(base, tokenizer, config, sample=True)}
-    for label, run in (("SFT", sft), *rl_runs.items(), ("real (ceiling)", ceiling)):
-        rows[label] = partial(trained_policy, run, sample=True)  # a fresh factory (and prompt caches) per pass
-    for label in ("noop", "random", "gold"):
-        rows[label] = partial(policy_factory, label)
+        rl_cfgs[f"SFT + RL{tag}"] = (f"sft+rl{tag.strip()}", cfg)
+        rl_cfgs[f"SFT + RL, randomized{tag}"] = (f"sft+rl-randomized{tag.strip()}",
+                                                 cfg.model_copy(update={"randomization": ALL_RANDOM}))  # fmt: skip
+    # the warm start and the ceiling need nothing of each other; the RL runs start from the warm start
+    sft, ceiling = list(side_by_side([
+        (train_run, folder, args, "sft", "synthetic", config.model_copy(update={"rl_iterations": 0})),
+        (train_run, folder, args, "real", "real", config),
+    ]))  # fmt: skip
+    rl_runs = dict(zip(rl_cfgs, side_by_side([(train_run, folder, args, run, "synthetic", cfg, "sft")
+                                              for run, cfg in rl_cfgs.values()]), strict=True))  # fmt: skip
+    rows: dict[str, tuple[str, Path | None]] = {"base": ("base", None), "SFT": ("run", sft)}
+    rows.update({label: ("run", run) for label, run in rl_runs.items()})
+    rows["real (ceiling)"] = ("run", ceiling)
+    rows.update({label: ("named", None) for label in ("noop", "random", "gold")})
     cache_file = args.out / "evaluated.json"
     cached = json.loads(cache_file.read_text()) if args.reuse and cache_file.is_file() else {}
-    results: dict[str, JSON] = {}
-    for label, make in rows.items():
-        key = json.dumps([label, args.trials, args.seed, {n: [t.id for t in ts] for n, ts in real_test.items()},
-                          {n: [t.id for t in ts] for n, ts in synth_test.items()}])  # fmt: skip
-        if key in cached:
-            results[label] = cached[key]
+    held = [{n: [t.id for t in ts] for n, ts in tasks.items()} for tasks in (sets.real_test, sets.synth_test)]
+    keys = {label: json.dumps([label, args.trials, args.seed, *held]) for label in rows}
+    for label in rows:
+        if keys[label] in cached:
             print(f"evaluated {label}: reused (--reuse)", flush=True)
-            continue
-        began = time.perf_counter()
-        perturbed = label in rl_runs
-        results[label] = {
-            "synthetic": scores(synth_envs, synth_test, make, args.trials, args.seed),
-            "real": scores(real_envs, real_test, make, args.trials, args.seed),
-            "real, perturbed": scores(real_envs, real_test, make, args.trials, args.seed, PERTURBED)
-            if perturbed
-            else {},
-            "seconds": round(time.perf_counter() - began),
-        }
-        cached[key] = results[label]
-        args.out.mkdir(parents=True, exist_ok=True)
-        cache_file.write_text(json.dumps(cached))
-        print(f"evaluated {label}: {json.dumps(results[label])}", flush=True)
+    todo = [label for label in rows if keys[label] not in cached]
+    evaluated = side_by_side([(evaluate_row, folder, args, label, *rows[label], label in rl_runs) for label in todo])
     args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "results.json").write_text(json.dumps({"args": {k: str(v) for k, v in vars(args).items()},
-                                                       "rows": results}, indent=2))  # fmt: skip
+    for label, result in zip(todo, evaluated, strict=True):
+        cached[keys[label]] = result
+        cache_file.write_text(json.dumps(cached))  # each row as it ends: a stopped bench keeps it for --reuse
+        print(f"evaluated {label}: {json.dumps(result)}", flush=True)
+    if pool is not None:
+        pool.shutdown()
+    results: dict[str, JSON] = {label: cached[keys[label]] for label in rows}
+    said = {k: str(v) for k, v in vars(args).items() if k != "fingerprint"}
+    (args.out / "results.json").write_text(json.dumps({"args": said, "rows": results}, indent=2))
     ks = [k for k in (2, 4) if k <= args.trials]
     table = Table(title=f"sim2real: SmolLM2-135M, sets {args.sets}, {args.train} train / {args.test} held-out tasks "
                         f"a set, {args.trials} trials, seed {args.seed}", title_justify="left")  # fmt: skip
