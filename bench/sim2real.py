@@ -25,9 +25,10 @@ agents on the same tasks. ``--rl-seeds K`` trains both RL runs K times from the 
 episodes for each, with the mean and the range; ``--reuse`` keeps the runs and evaluations already
 in OUT that were made with the same settings, so that adding seeds costs only the new ones.
 ``--jobs N`` runs what need not wait for each other side by side in N processes: the warm start
-beside the ceiling, the RL runs beside each other, then every row's evaluation (for many cores, or
-an accelerator, where each process holds its own copy of the model; each checks that it made the
-same tasks as the bench).
+beside the ceiling, the RL runs beside each other, then each row's evaluation on each domain (for
+many cores, or an accelerator, where each process holds its own copy of the model; each checks
+that it made the same tasks as the bench). Episodes are seeded by (seed, task, trial), so the
+numbers do not depend on N.
 
 Each real class starts from its published scenario, except the ticket class, whose scenario holds
 no tickets: it gets 20 seeded ones (``bench/real_tasks.py``'s). Everything is written to
@@ -260,10 +261,14 @@ def train_run(folder: Path, args: argparse.Namespace, run: str, domain: str, cfg
     return out
 
 
-def evaluate_row(folder: Path, args: argparse.Namespace, label: str, kind: str, run: Path | None,
-                 perturbed: bool) -> JSON:  # fmt: skip
-    """A row's scores: ``kind`` is ``base`` (the model as shipped), ``run`` (a trained run's adapter)
-    or ``named`` (the no-op, random or gold agent called ``label``)."""
+PARTS = {"synthetic": ("synthetic", None), "real": ("real", None), "real, perturbed": ("real", PERTURBED)}
+
+
+def evaluate_part(folder: Path, args: argparse.Namespace, label: str, kind: str, run: Path | None,
+                  part: str) -> tuple[JSON, float]:  # fmt: skip
+    """One of a row's scores (``part``, a key of ``PARTS``) and the seconds it took: ``kind`` is
+    ``base`` (the model as shipped), ``run`` (a trained run's adapter) or ``named`` (the no-op,
+    random or gold agent called ``label``)."""
     sets = sets_in(folder, args)
     began = time.perf_counter()
     make: Any
@@ -272,17 +277,13 @@ def evaluate_row(folder: Path, args: argparse.Namespace, label: str, kind: str, 
         base.eval()
         make = partial(policy_maker, base, tokenizer, lm_config(args), sample=True)
     elif kind == "run":
-        make = partial(trained_policy, run, sample=True)  # a fresh factory (and prompt caches) per pass
+        make = partial(trained_policy, run, sample=True)
     else:
         make = partial(policy_factory, label)
-    return {
-        "synthetic": scores(sets.synthetic, sets.synth_test, make, args.trials, args.seed),
-        "real": scores(sets.real, sets.real_test, make, args.trials, args.seed),
-        "real, perturbed": scores(sets.real, sets.real_test, make, args.trials, args.seed, PERTURBED)
-        if perturbed
-        else {},
-        "seconds": round(time.perf_counter() - began),
-    }
+    domain, randomization = PARTS[part]
+    tasks = sets.synth_test if domain == "synthetic" else sets.real_test
+    summary = scores(sets.envs(domain), tasks, make, args.trials, args.seed, randomization)
+    return summary, time.perf_counter() - began
 
 
 def _worker_start(jobs: int) -> None:
@@ -364,12 +365,18 @@ def main() -> None:
         if keys[label] in cached:
             print(f"evaluated {label}: reused (--reuse)", flush=True)
     todo = [label for label in rows if keys[label] not in cached]
-    evaluated = side_by_side([(evaluate_row, folder, args, label, *rows[label], label in rl_runs) for label in todo])
+    parts = {label: [p for p in PARTS if p != "real, perturbed" or label in rl_runs] for label in todo}
+    items = [(label, part) for label in todo for part in parts[label]]  # each in its own process with --jobs
+    evaluated = side_by_side([(evaluate_part, folder, args, label, *rows[label], part) for label, part in items])
     args.out.mkdir(parents=True, exist_ok=True)
-    for label, result in zip(todo, evaluated, strict=True):
-        cached[keys[label]] = result
-        cache_file.write_text(json.dumps(cached))  # each row as it ends: a stopped bench keeps it for --reuse
-        print(f"evaluated {label}: {json.dumps(result)}", flush=True)
+    done: dict[str, JSON] = {}
+    for (label, part), (summary, seconds) in zip(items, evaluated, strict=True):
+        row = done.setdefault(label, {"synthetic": {}, "real": {}, "real, perturbed": {}, "seconds": 0.0})
+        row[part], row["seconds"] = summary, row["seconds"] + seconds
+        if part == parts[label][-1]:
+            cached[keys[label]] = result = {**row, "seconds": round(row["seconds"])}
+            cache_file.write_text(json.dumps(cached))  # each row as it ends: a stopped bench keeps it for --reuse
+            print(f"evaluated {label}: {json.dumps(result)}", flush=True)
     if pool is not None:
         pool.shutdown()
     results: dict[str, JSON] = {label: cached[keys[label]] for label in rows}
