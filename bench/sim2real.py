@@ -2,7 +2,7 @@
 
     python bench/sim2real.py [--sets ticket_api,posting_api,message_api] [--train 12] [--test 5]
                              [--sft-epochs 2] [--rl-iterations 2] [--trials 2] [--seed 0]
-                             [--rl-seeds 1] [--reuse] [--jobs 1] [--tasks-only]
+                             [--draws 1] [--rl-seeds 1] [--reuse] [--jobs 1] [--tasks-only]
 
 For each BFCL API class (``bfcl-eval``, pinned in ``bench/bfcl/requirements.txt``, installed into
 ``bench/bfcl/python`` when missing; nothing of it is committed) two environments: the one
@@ -230,7 +230,7 @@ def sets_in(folder: Path, args: argparse.Namespace) -> Sets:
 
 
 def lm_config(args: argparse.Namespace) -> LMConfig:
-    return LMConfig(seed=args.seed, sft_epochs=args.sft_epochs, rl_iterations=args.rl_iterations,
+    return LMConfig(seed=args.seed, sft_epochs=args.sft_epochs, rl_iterations=args.rl_iterations, draws=args.draws,
                     tasks_per_batch=3, group=3, max_new_tokens=64, max_turns=5, observe_chars=300)  # fmt: skip
 
 
@@ -299,6 +299,7 @@ def main() -> None:
     parser.add_argument("--test", type=int, default=5, help="held-out tasks per set (synthetic and real each)")
     parser.add_argument("--sft-epochs", type=int, default=2)
     parser.add_argument("--rl-iterations", type=int, default=2)
+    parser.add_argument("--draws", type=int, default=1, help="dynamic sampling: batches an RL iteration may draw")
     parser.add_argument("--trials", type=int, default=2, help="sampled episodes per held-out task (pass^k)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--rl-seeds", type=int, default=1, help="RL runs (clean and randomized) from the warm start")

@@ -451,6 +451,14 @@ def train_command(
             "then --iterations of RL."
         ),
     ] = None,
+    draws: Annotated[
+        int,
+        typer.Option(
+            min=1,
+            help="With --model, dynamic sampling: an RL iteration draws up to this many batches of tasks until "
+            "as many groups of episodes carry a signal (rewards not all equal) as a batch has tasks (1: one batch).",
+        ),
+    ] = 1,
 ) -> None:
     """Train the compact DRRN policy with a clipped policy-gradient objective, or (``--model``) a
     language model."""
@@ -473,6 +481,7 @@ def train_command(
             judge_base_url,
             held_out_every,
             model,
+            draws,
         )
     )
 

@@ -10,7 +10,8 @@
    it is set, with the scripted user and a judge (the fact judge unless told), whose masks leave spoiled
    episodes out — turns rewards into advantages with a registered estimator (GRPO, Dr.GRPO,
    RLOO, ERPO), and takes one policy-gradient step. Groups whose rewards are all equal carry no
-   signal and cost no compute (dynamic sampling).
+   signal and cost no compute; with ``draws`` above 1 the iteration draws more batches, up to that
+   many, until ``tasks_per_batch`` groups carry one (DAPO's dynamic sampling), and steps on those.
 
 After every epoch and iteration the LoRA adapter, the optimizer and the position are saved in
 ``out`` (``resume=True`` carries on from there: the same batches for the uniform sampler, whose
@@ -60,6 +61,7 @@ class LMConfig(BaseModel):
     group: int = 4
     estimator: str = "grpo"
     sampler: str = "uniform"
+    draws: int = 1  # dynamic sampling: batches an RL iteration may draw until ``tasks_per_batch`` groups carry a signal
     temperature: float = 0.7
     max_new_tokens: int = 96
     max_turns: int = 8
@@ -223,23 +225,39 @@ def _reinforce(model: Any, tokenizer: Any, envs: dict[str, Environment], tasks: 
     sampler = make_sampler(config.sampler, keys)
     kind = LENGTH_NORMS.get(config.estimator, "sequence")
     for iteration in range(done, config.rl_iterations):
-        rng = random.Random(derive_seed(config.seed, "rl", iteration))
-        batch = [keys[sampler.sample(rng)] for _ in range(min(config.tasks_per_batch, len(keys)))]
         start = time.perf_counter()
-        samples, trajectories, generated = rollouts(model, tokenizer, envs, batch, config,
-                                                    derive_seed(config.seed, "episodes", iteration))  # fmt: skip
-        rolled = time.perf_counter() - start
-        for (name, task), group in zip(batch, _chunks(trajectories, config.group), strict=True):
-            for trajectory in group:
-                sampler.update((name, task.id), trajectory.reward)
-        loss = step(model, optimizer, samples, kind, constant=float(config.max_new_tokens * config.max_turns))
+        kept: list[Sample] = []
+        trajectories: list[Trajectory] = []
+        generated, rolled, draws = 0, 0.0, 0
+        while draws < max(1, config.draws) and signalled(kept, config.group) < config.tasks_per_batch:
+            tail = (iteration,) if draws == 0 else (iteration, draws)  # the first draw as without dynamic sampling
+            rng = random.Random(derive_seed(config.seed, "rl", *tail))
+            batch = [keys[sampler.sample(rng)] for _ in range(min(config.tasks_per_batch, len(keys)))]
+            began = time.perf_counter()
+            samples, drawn, made = rollouts(model, tokenizer, envs, batch, config,
+                                            derive_seed(config.seed, "episodes", *tail))  # fmt: skip
+            rolled, generated, draws = rolled + time.perf_counter() - began, generated + made, draws + 1
+            trajectories += drawn
+            for (name, task), group in zip(batch, _chunks(drawn, config.group), strict=True):
+                for trajectory in group:
+                    sampler.update((name, task.id), trajectory.reward)
+            for group in _chunks(samples, config.group):
+                if signalled(kept, config.group) < config.tasks_per_batch and signalled(group, config.group):
+                    kept += group
+        loss = step(model, optimizer, kept, kind, constant=float(config.max_new_tokens * config.max_turns))
         record({"stage": "rl", "step": iteration + 1, "loss": loss,
                 "reward": sum(t.reward for t in trajectories) / max(1, len(trajectories)),
                 "masked": sum(t.masked for t in trajectories),
-                "learned_from": sum(s.weight != 0.0 for s in samples), "episodes": len(samples),
+                "learned_from": sum(s.weight != 0.0 for s in kept), "episodes": len(trajectories), "draws": draws,
                 "tokens_per_s": round(generated / max(rolled, 1e-9), 1),
                 "seconds": round(time.perf_counter() - start, 1)})  # fmt: skip
         _save(model, optimizer, out, {"stage": "rl", "step": iteration + 1})
+
+
+def signalled(samples: Sequence[Sample], group: int) -> int:
+    """How many of the groups ``samples`` holds (``group`` consecutive samples each) carry a signal:
+    some advantage not 0, which a group of equal rewards never has."""
+    return sum(any(s.weight != 0.0 for s in chunk) for chunk in _chunks(samples, group))
 
 
 def _trainable(model: Any) -> list[Any]:
@@ -290,4 +308,13 @@ def trained_policy(folder: str | Path, model: str | None = None, *, sample: bool
     return policy_maker(trained, tokenizer, config, sample=sample)
 
 
-__all__ = ["LMConfig", "demonstrations", "is_run", "policy_maker", "rollouts", "train_lm", "trained_policy"]
+__all__ = [
+    "LMConfig",
+    "demonstrations",
+    "is_run",
+    "policy_maker",
+    "rollouts",
+    "signalled",
+    "train_lm",
+    "trained_policy",
+]
