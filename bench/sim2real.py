@@ -207,10 +207,9 @@ def make_sets(folder: Path, args: argparse.Namespace, say: bool = False) -> Sets
         # walked as the real class is (read, pick by a condition, act): the kinds of tasks the real one gets
         synth_train[name], synth_test[name] = split(synthetic, args.train, args.test, args.seed, first=True)
         real_train[name], real_test[name] = split(real, args.train, args.test, args.seed + 1)
-        counts = (
-            f"{len(synth_train[name])} + {len(synth_test[name])}, real {len(real_train[name])} + {len(real_test[name])}"
-        )
         if say:
+            counts = (f"{len(synth_train[name])} + {len(synth_test[name])}, "
+                      f"real {len(real_train[name])} + {len(real_test[name])}")  # fmt: skip
             print(f"{name}: {len(synthetic.spec.tools.tools)} tools; tasks synthetic {counts}", flush=True)
     return Sets(synth_envs, real_envs, synth_train, synth_test, real_train, real_test)
 
@@ -218,8 +217,12 @@ def make_sets(folder: Path, args: argparse.Namespace, say: bool = False) -> Sets
 _SETS: dict[str, Sets] = {}  # per process: a worker (--jobs) makes the sets once
 
 
+def _sets_key(folder: Path, args: argparse.Namespace) -> str:
+    return json.dumps([str(folder), args.sets, args.train, args.test, args.seed])
+
+
 def sets_in(folder: Path, args: argparse.Namespace) -> Sets:
-    key = json.dumps([str(folder), args.sets, args.train, args.test, args.seed])
+    key = _sets_key(folder, args)
     if key not in _SETS:
         if str(folder) not in sys.path:
             sys.path.insert(0, str(folder))  # the classes import their siblings by absolute name
@@ -238,12 +241,12 @@ def train_run(folder: Path, args: argparse.Namespace, run: str, domain: str, cfg
               start: str | None = None) -> Path:  # fmt: skip
     """One training run (``runs/RUN``) on ``domain``'s training tasks; RL from ``start``'s adapter when given."""
     began = time.perf_counter()
-    sets = sets_in(folder, args)
     runs = args.out / "runs"
     out = runs / run
     if args.reuse and finished(out, cfg):
         print(f"reusing {out} (--reuse)", flush=True)
         return out
+    sets = sets_in(folder, args)
 
     def show(stage: str, step: int, total: int, line: JSON) -> None:
         said = ", ".join(f"{k} {v}" for k, v in line.items() if k not in ("stage", "step"))
@@ -319,7 +322,7 @@ def main() -> None:
     started = time.perf_counter()
     folder = bfcl.prepared(BUILD / "bfcl")
     sets = make_sets(folder, args, say=True)
-    _SETS[json.dumps([str(folder), args.sets, args.train, args.test, args.seed])] = sets
+    _SETS[_sets_key(folder, args)] = sets
     args.fingerprint = sets.fingerprint()
     domains = (("synthetic", sets.synthetic, sets.synth_train, sets.synth_test),
                ("real", sets.real, sets.real_train, sets.real_test))  # fmt: skip

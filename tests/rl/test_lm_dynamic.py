@@ -110,7 +110,12 @@ def test_the_cli_passes_draws_to_a_language_model_and_refuses_it_for_the_compact
     assert refused.exit_code != 0 and "--draws" in refused.output and "--model" in refused.output
     seen: dict[str, Any] = {}
     monkeypatch.setattr(rl_cmd, "_load", lambda *a: ({}, {}))
-    monkeypatch.setattr(rl_cmd, "_train_lm", lambda *a: seen.setdefault("args", a) and 0)
+
+    def train_lm(*args: Any) -> int:
+        seen["args"] = args
+        return 0
+
+    monkeypatch.setattr(rl_cmd, "_train_lm", train_lm)
     ran = CliRunner().invoke(app, ["train", str(tmp_path), "--tasks", str(tmp_path / "t.jsonl"), "--model", "local",
                                    "--draws", "3"])  # fmt: skip
     assert ran.exit_code == 0, ran.output
