@@ -2,7 +2,8 @@
 
     python bench/sim2real.py [--sets ticket_api,posting_api,message_api] [--train 12] [--test 5]
                              [--sft-epochs 2] [--rl-iterations 2] [--trials 2] [--seed 0]
-                             [--draws 1] [--rl-seeds 1] [--reuse] [--jobs 1] [--tasks-only]
+                             [--draws 1] [--decode-rows 16] [--rl-seeds 1] [--reuse] [--jobs 1]
+                             [--tasks-only]
 
 For each BFCL API class (``bfcl-eval``, pinned in ``bench/bfcl/requirements.txt``, installed into
 ``bench/bfcl/python`` when missing; nothing of it is committed) two environments: the one
@@ -234,7 +235,8 @@ def sets_in(folder: Path, args: argparse.Namespace) -> Sets:
 
 def lm_config(args: argparse.Namespace) -> LMConfig:
     return LMConfig(seed=args.seed, sft_epochs=args.sft_epochs, rl_iterations=args.rl_iterations, draws=args.draws,
-                    tasks_per_batch=3, group=3, max_new_tokens=64, max_turns=5, observe_chars=300)  # fmt: skip
+                    decode_rows=args.decode_rows, tasks_per_batch=3, group=3, max_new_tokens=64, max_turns=5,
+                    observe_chars=300)  # fmt: skip
 
 
 def train_run(folder: Path, args: argparse.Namespace, run: str, domain: str, cfg: LMConfig,
@@ -303,6 +305,8 @@ def main() -> None:
     parser.add_argument("--sft-epochs", type=int, default=2)
     parser.add_argument("--rl-iterations", type=int, default=2)
     parser.add_argument("--draws", type=int, default=1, help="dynamic sampling: batches an RL iteration may draw")
+    parser.add_argument("--decode-rows", type=int, default=16,
+                        help="episodes whose turns are decoded as one batch (1: one at a time)")  # fmt: skip
     parser.add_argument("--trials", type=int, default=2, help="sampled episodes per held-out task (pass^k)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--rl-seeds", type=int, default=1, help="RL runs (clean and randomized) from the warm start")

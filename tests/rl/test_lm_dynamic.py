@@ -98,7 +98,7 @@ def test_dynamic_sampling_stops_at_its_bound_with_what_it_found(scripted: dict[s
     assert (line["draws"], line["episodes"], line["learned_from"]) == (2, 8, 2)
 
 
-def test_the_cli_passes_draws_to_a_language_model_and_refuses_it_for_the_compact_policy(
+def test_the_cli_passes_draws_and_decode_rows_to_a_language_model_and_refuses_them_for_the_compact_policy(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     from typer.testing import CliRunner
@@ -117,6 +117,9 @@ def test_the_cli_passes_draws_to_a_language_model_and_refuses_it_for_the_compact
 
     monkeypatch.setattr(rl_cmd, "_train_lm", train_lm)
     ran = CliRunner().invoke(app, ["train", str(tmp_path), "--tasks", str(tmp_path / "t.jsonl"), "--model", "local",
-                                   "--draws", "3"])  # fmt: skip
+                                   "--draws", "3", "--decode-rows", "4"])  # fmt: skip
     assert ran.exit_code == 0, ran.output
-    assert seen["args"][-1] == 3
+    assert seen["args"][-2:] == (3, 4)
+    refused = CliRunner().invoke(app, ["train", str(tmp_path), "--tasks", str(tmp_path / "t.jsonl"),
+                                       "--decode-rows", "4"])  # fmt: skip
+    assert refused.exit_code != 0 and "--decode-rows" in refused.output and "--model" in refused.output

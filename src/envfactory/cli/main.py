@@ -459,6 +459,14 @@ def train_command(
             "as many groups of episodes carry a signal (rewards not all equal) as a batch has tasks (1: one batch).",
         ),
     ] = 1,
+    decode_rows: Annotated[
+        int | None,
+        typer.Option(
+            min=1,
+            help="With --model, how many episodes' turns are decoded as one batch (default 16; 1: one at a time). "
+            "More rows use the machine better, a GPU above all, and hold one key-value cache each.",
+        ),
+    ] = None,
 ) -> None:
     """Train the compact DRRN policy with a clipped policy-gradient objective, or (``--model``) a
     language model."""
@@ -482,6 +490,7 @@ def train_command(
             held_out_every,
             model,
             draws,
+            decode_rows,
         )
     )
 

@@ -51,15 +51,18 @@ def train_cmd(env_dirs: list[Path], task_files: list[Path], out: Path, iteration
               randomize: bool, seed: int, max_level: int | None, resume: bool, warm_start: int = 0,
               trust_code: bool = False, judge: str | None = "facts",
               judge_base_url: str | None = None, held_out_every: int = 0, model: str | None = None,
-              draws: int = 1) -> int:  # fmt: skip
+              draws: int = 1, decode_rows: int | None = None) -> int:  # fmt: skip
     from envfactory.rl.trainer import TrainConfig, train
 
     if draws > 1 and model is None:
         raise EnvFactoryError("--draws is dynamic sampling for a language model's RL: give --model too")
+    if decode_rows is not None and model is None:
+        raise EnvFactoryError("--decode-rows is how many of a language model's episodes decode together: "
+                              "give --model too")  # fmt: skip
     envs, tasks = _load(env_dirs, task_files, max_level, trust_code)
     if model is not None:
         return _train_lm(envs, tasks, out, model, iterations, estimator, randomize, seed, resume, warm_start, judge,
-                         judge_base_url, draws)  # fmt: skip
+                         judge_base_url, draws, decode_rows)  # fmt: skip
     held_out = None
     if held_out_every:
         tasks, held_out = _held_out(envs, tasks, task_files, held_out_every, seed)
@@ -84,14 +87,16 @@ def train_cmd(env_dirs: list[Path], task_files: list[Path], out: Path, iteration
 
 def _train_lm(envs: dict[str, Environment], tasks: dict[str, list], out: Path, model: str, iterations: int,
               estimator: str, randomize: bool, seed: int, resume: bool, sft_epochs: int,
-              judge: str | None, judge_base_url: str | None, draws: int = 1) -> int:  # fmt: skip
+              judge: str | None, judge_base_url: str | None, draws: int = 1,
+              decode_rows: int | None = None) -> int:  # fmt: skip
     """A language model: the warm start on gold runs (``--warm-start`` epochs), then RL."""
     from envfactory.rl.lm.recipe import LMConfig, train_lm
     from envfactory.wrappers import Randomization
 
     config = LMConfig(model=model, seed=seed, sft_epochs=sft_epochs, rl_iterations=iterations, estimator=estimator,
                       randomization=Randomization(**ALL_RANDOM) if randomize else None,
-                      judge=judge or None, judge_base_url=judge_base_url, draws=draws)  # fmt: skip
+                      judge=judge or None, judge_base_url=judge_base_url, draws=draws,
+                      decode_rows=decode_rows or LMConfig.model_fields["decode_rows"].default)  # fmt: skip
     err_console.print(f"training {model} with LoRA: {sft_epochs} warm-start epochs on the gold runs, then "
                       f"{iterations} RL iterations ({estimator}, {config.tasks_per_batch} tasks x {config.group} "
                       "episodes each)")  # fmt: skip

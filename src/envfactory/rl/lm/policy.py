@@ -12,20 +12,19 @@ from __future__ import annotations
 
 import copy
 import json
-import threading
-import warnings
+from functools import partial
 from typing import Any
 
 from envfactory.ir.task import Task
 from envfactory.llm.toolcalls import CLOSE, OPEN, parse_tool_calls
 from envfactory.rl.lm.chat import TokenChat
+from envfactory.rl.lm.lockstep import Lockstep, Turn, decode
 from envfactory.rl.lm.model import device_of
 from envfactory.rl.policy import GoldPolicy
 
 JSON = dict[str, Any]
 OUT_OF_CONTEXT = "I have run out of room for this conversation and have to stop here."
 OUT_OF_TURNS = "I have used up my turns for this request and have to stop here."
-_LOCK = threading.Lock()  # one model, one generation at a time
 
 
 def render_turn(messages: list[JSON], names: dict[str, str], observe_chars: int) -> str:
@@ -127,17 +126,20 @@ class Prefixes:
 
 
 class LMPolicy(_ChatPolicy):
-    """The model writes each turn; ``sample`` draws with ``temperature`` from a seeded generator.
-    After ``max_turns`` turns, or when the next turn would pass ``max_context`` ids, the policy
-    reports that it has to stop (those words are not the model's and are never trained on)."""
+    """The model writes each turn; ``sample`` draws with ``temperature`` from a generator seeded
+    by the episode's seed and the turn. With a ``lockstep`` the turn is decoded in one batch with
+    the other episodes that lockstep runs; alone otherwise. After ``max_turns`` turns, or when the
+    next turn would pass ``max_context`` ids, the policy reports that it has to stop (those words
+    are not the model's and are never trained on)."""
 
     def __init__(self, model: Any, tokenizer: Any, *, seed: int = 0, sample: bool = False, temperature: float = 1.0,
                  max_new_tokens: int = 96, max_context: int = 3072, max_turns: int = 8, observe_chars: int = 600,
-                 name: str = "lm", prefixes: Prefixes | None = None) -> None:  # fmt: skip
+                 name: str = "lm", prefixes: Prefixes | None = None,
+                 lockstep: Lockstep | None = None) -> None:  # fmt: skip
         super().__init__(tokenizer, observe_chars=observe_chars)
         self.model, self.seed, self.sample, self.temperature = model, seed, sample, temperature
         self.max_new_tokens, self.max_context, self.max_turns = max_new_tokens, max_context, max_turns
-        self.name, self.prefixes = name, prefixes
+        self.name, self.prefixes, self.lockstep = name, prefixes or Prefixes(), lockstep
         self.generated = 0
         self.cache: Any = None  # the key-value cache of the conversation so far (ids are only appended)
 
@@ -157,24 +159,16 @@ class LMPolicy(_ChatPolicy):
         return self._named(message)
 
     def _generate(self) -> list[int]:
-        import torch
-
-        prompt = torch.tensor([self.chat.ids], device=device_of(self.model))
-        options: JSON = {"do_sample": self.sample, "top_p": None, "top_k": None,
-                         "temperature": self.temperature if self.sample else None}  # fmt: skip
-        with _LOCK, torch.no_grad():
-            if self.cache is None:  # the episode's first turn: from the shared part's cache
-                self.cache = (self.prefixes or Prefixes()).start(self.model, self.chat.ids, self.chat.shared)
-            generator_state = torch.random.get_rng_state()
-            torch.manual_seed((self.seed * 7919 + self.turn) % 2**31)
-            with warnings.catch_warnings():  # transformers 5 renames past_key_values; 4.x knows only it
-                warnings.filterwarnings("ignore", message=".*past_key_values.*deprecated", category=FutureWarning)
-                out = self.model.generate(prompt, attention_mask=torch.ones_like(prompt),
-                                          max_new_tokens=self.max_new_tokens, past_key_values=self.cache,
-                                          eos_token_id=self.tokenizer.eos_token_id,
-                                          pad_token_id=self.tokenizer.eos_token_id, **options)  # fmt: skip
-            torch.random.set_rng_state(generator_state)
-        return [int(i) for i in out[0, prompt.shape[1] :].tolist()]
+        turn = Turn(self.chat.ids, self.cache, seed=(self.seed * 7919 + self.turn) % 2**31, sample=self.sample,
+                    temperature=self.temperature,
+                    start=partial(self.prefixes.start, self.model, shared=self.chat.shared))  # fmt: skip
+        if self.lockstep is not None:
+            ids = self.lockstep.generate(turn)
+        else:
+            eos = self.tokenizer.eos_token_id
+            ids = decode(self.model, [turn], max_new_tokens=self.max_new_tokens, eos=eos)[0]
+        self.cache = turn.cache  # the episode's first turn made it from the shared part's cache
+        return ids
 
 
 class TeacherPolicy(_ChatPolicy):

@@ -6,7 +6,8 @@
    played through its environment and kept as token ids when it succeeds; ``sft_epochs`` passes
    of supervised steps over them, the loss on the model's turns only.
 2. **RL.** Each iteration draws ``tasks_per_batch`` tasks with the sampler (uniform, curriculum,
-   adversarial, DRO...), runs ``group`` sampled episodes of each — under domain randomization when
+   adversarial, DRO...), runs ``group`` sampled episodes of each — all side by side, their turns
+   decoded ``decode_rows`` at a time in one batch — under domain randomization when
    it is set, with the scripted user and a judge (the fact judge unless told), whose masks leave spoiled
    episodes out — turns rewards into advantages with a registered estimator (GRPO, Dr.GRPO,
    RLOO, ERPO), and takes one policy-gradient step. Groups whose rewards are all equal carry no
@@ -28,14 +29,15 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
-from envfactory.eval.runner import evaluate
+from envfactory.eval.runner import evaluate, play
 from envfactory.ir.task import Task
 from envfactory.ir.trajectory import Trajectory
 from envfactory.rl.advantages import ESTIMATORS
+from envfactory.rl.lm.lockstep import Lockstep
 from envfactory.rl.lm.model import base_model, load_trained, save_adapter, with_lora
 from envfactory.rl.lm.policy import LMPolicy, Prefixes, TeacherPolicy
 from envfactory.rl.lm.update import LENGTH_NORMS, Sample, step
@@ -44,6 +46,7 @@ from envfactory.seeding import derive_seed
 from envfactory.wrappers import Randomization
 
 JSON = dict[str, Any]
+T = TypeVar("T")
 STATE = "lm_state.json"
 
 
@@ -61,6 +64,7 @@ class LMConfig(BaseModel):
     group: int = 4
     estimator: str = "grpo"
     sampler: str = "uniform"
+    decode_rows: int = Field(default=16, ge=1)  # episodes whose turns are decoded as one batch (1: one at a time)
     draws: int = 1  # dynamic sampling: batches an RL iteration may draw until ``tasks_per_batch`` groups carry a signal
     temperature: float = 0.7
     max_new_tokens: int = 96
@@ -94,48 +98,66 @@ def _teacher(kept: list[TeacherPolicy], tokenizer: Any, config: LMConfig, _seed:
     return kept[-1]
 
 
-def policy_maker(model: Any, tokenizer: Any, config: LMConfig, *, sample: bool, kept: list[LMPolicy] | None = None,
-                 prefixes: Prefixes | None = None) -> Callable[[int], LMPolicy]:  # fmt: skip
-    """``make_policy`` for the runner: a seeded LM policy per episode (kept in ``kept``); the
-    episodes share the caches of the prompts they read (``prefixes``; a new store by default),
-    so the model's weights must not change while they run."""
-    shared = prefixes if prefixes is not None else Prefixes()
+class LMPolicies:
+    """``make_policy`` for the runner: a seeded LM policy per episode. The episodes share the
+    caches of the prompts they read (``prefixes``; a new store by default), so the model's weights
+    must not change while they run, and :meth:`play` plays them side by side, ``config.decode_rows``
+    at a time, their turns decoded as one batch (:class:`~envfactory.rl.lm.lockstep.Lockstep`)."""
 
-    def make(seed: int) -> LMPolicy:
-        policy = LMPolicy(model, tokenizer, seed=seed, sample=sample, temperature=config.temperature,
-                          max_new_tokens=config.max_new_tokens, max_context=config.max_context,
-                          max_turns=config.max_turns, observe_chars=config.observe_chars,
-                          prefixes=shared)  # fmt: skip
-        if kept is not None:
-            kept.append(policy)
-        return policy
+    def __init__(self, model: Any, tokenizer: Any, config: LMConfig, *, sample: bool,
+                 prefixes: Prefixes | None = None) -> None:  # fmt: skip
+        self.model, self.tokenizer, self.config, self.sample = model, tokenizer, config, sample
+        self.prefixes = prefixes if prefixes is not None else Prefixes()
+        self.lockstep = Lockstep(model, max_new_tokens=config.max_new_tokens, eos=tokenizer.eos_token_id,
+                                 rows=config.decode_rows)  # fmt: skip
 
-    return make
+    def __call__(self, seed: int) -> LMPolicy:
+        config = self.config
+        return LMPolicy(self.model, self.tokenizer, seed=seed, sample=self.sample, temperature=config.temperature,
+                        max_new_tokens=config.max_new_tokens, max_context=config.max_context,
+                        max_turns=config.max_turns, observe_chars=config.observe_chars, prefixes=self.prefixes,
+                        lockstep=self.lockstep)  # fmt: skip
+
+    def play(self, jobs: Sequence[Callable[[], T]], progress: Callable[[int], None] | None = None) -> list[T]:
+        return self.lockstep.run(jobs, progress)
+
+
+def policy_maker(model: Any, tokenizer: Any, config: LMConfig, *, sample: bool,
+                 prefixes: Prefixes | None = None) -> LMPolicies:  # fmt: skip
+    """The seeded LM policies of ``config`` on ``model`` (see :class:`LMPolicies`)."""
+    return LMPolicies(model, tokenizer, config, sample=sample, prefixes=prefixes)
 
 
 def rollouts(model: Any, tokenizer: Any, envs: dict[str, Environment], batch: Sequence[tuple[str, Task]],
              config: LMConfig, seed: int) -> tuple[list[Sample], list[Trajectory], int]:  # fmt: skip
     """``group`` sampled episodes of each task in ``batch``, with their advantages as weights, the
-    trajectories and the number of ids generated."""
+    trajectories and the number of ids generated. All of them are played side by side, their turns
+    decoded in batches of ``config.decode_rows``."""
     from envfactory.users.judge import make_judge
 
-    samples: list[tuple[LMPolicy, Trajectory, str]] = []
-    prefixes = Prefixes()  # the weights are fixed until the step after these rollouts
     judge = make_judge(config.judge if config.judge != "none" else None, base_url=config.judge_base_url)
+    policies = policy_maker(model, tokenizer, config, sample=True)  # the weights are fixed until the step
+    made: list[list[LMPolicy]] = []
+    jobs = []
     for name, task in batch:
-        kept: list[LMPolicy] = []
-        make = policy_maker(model, tokenizer, config, sample=True, kept=kept, prefixes=prefixes)
-        done = evaluate(envs[name], [task], make,
-                        trials=config.group, seed=seed, randomization=config.randomization,
-                        judge=judge)  # fmt: skip
-        samples += [(p, t, name) for p, t in zip(kept, done, strict=True)]
-    trajectories = [t for _, t, _ in samples]
+        for trial in range(config.group):
+            made.append([])
+            jobs.append(partial(play, envs[name], task, trial, partial(_made, made[-1], policies), seed=seed,
+                                randomization=config.randomization, judge=judge))  # fmt: skip
+    trajectories = policies.play(jobs)
+    names = [name for name, _ in batch for _ in range(config.group)]
+    kept = [m[0] for m in made]
     advantages = ESTIMATORS[config.estimator](
-        [t.reward for t in trajectories], [f"{n}/{t.task_id}" for _, t, n in samples],
-        mask=[not t.masked for t in trajectories], env_ids=[n for _, _, n in samples])  # fmt: skip
+        [t.reward for t in trajectories], [f"{n}/{t.task_id}" for n, t in zip(names, trajectories, strict=True)],
+        mask=[not t.masked for t in trajectories], env_ids=names)  # fmt: skip
     weighted = [Sample(tuple(p.chat.ids), tuple(p.chat.mask), float(a), f"{n}/{t.task_id}")
-                for (p, t, n), a in zip(samples, advantages, strict=True)]  # fmt: skip
-    return weighted, trajectories, sum(p.generated for p, _, _ in samples)
+                for p, t, n, a in zip(kept, trajectories, names, advantages, strict=True)]  # fmt: skip
+    return weighted, trajectories, sum(p.generated for p in kept)
+
+
+def _made(box: list[LMPolicy], policies: LMPolicies, seed: int) -> LMPolicy:
+    box.append(policies(seed))
+    return box[-1]
 
 
 class _Record:
@@ -298,7 +320,7 @@ def is_run(folder: str | Path) -> bool:
     return (Path(folder) / ADAPTER / "adapter_config.json").is_file()
 
 
-def trained_policy(folder: str | Path, model: str | None = None, *, sample: bool = False) -> Callable[[int], LMPolicy]:
+def trained_policy(folder: str | Path, model: str | None = None, *, sample: bool = False) -> LMPolicies:
     """``make_policy`` for a trained run: its adapter on its base model (``model`` overrides the
     run's own), decoding greedily unless ``sample``, with the run's decoding settings."""
     root = Path(folder)
@@ -310,6 +332,7 @@ def trained_policy(folder: str | Path, model: str | None = None, *, sample: bool
 
 __all__ = [
     "LMConfig",
+    "LMPolicies",
     "demonstrations",
     "is_run",
     "policy_maker",
