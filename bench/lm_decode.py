@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 from bfcl import manifest as bfcl  # noqa: E402
 from sim2real import _SETS, BUILD, _sets_key, make_sets  # noqa: E402
 
-from envfactory.eval.runner import evaluate  # noqa: E402
+from envfactory.eval.runner import evaluate_sets  # noqa: E402
 from envfactory.rl.lm import lockstep  # noqa: E402
 from envfactory.rl.lm.model import base_model  # noqa: E402
 from envfactory.rl.lm.policy import LMPolicy  # noqa: E402
@@ -73,8 +73,7 @@ def main() -> None:
         config = LMConfig(seed=args.seed, decode_rows=rows, max_new_tokens=64, max_turns=5, observe_chars=300)
         policies = Counted(model, tokenizer, config, sample=True)
         began = time.perf_counter()
-        played = [t for name in envs for t in evaluate(envs[name], tasks[name], policies, trials=args.trials,
-                                                       seed=args.seed, keep_messages=True)]  # fmt: skip
+        played = evaluate_sets(envs, tasks, policies, trials=args.trials, seed=args.seed, keep_messages=True)
         wall = time.perf_counter() - began
         written = sum(p.generated for p in policies.made)
         messages = [t.messages for t in played]

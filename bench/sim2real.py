@@ -57,7 +57,7 @@ from rich.console import Console
 from rich.table import Table
 
 from envfactory.eval.metrics import summarize
-from envfactory.eval.runner import evaluate
+from envfactory.eval.runner import evaluate_sets
 from envfactory.ir.task import Task
 from envfactory.rl.lm.model import base_model
 from envfactory.rl.lm.recipe import LMConfig, policy_maker, train_lm, trained_policy
@@ -128,8 +128,7 @@ def scores(envs: dict[str, Environment], tasks: dict[str, list[Task]], make: Any
            randomization: Randomization | None = None) -> JSON:  # fmt: skip
     """What ``envfactory eval ENVS --tasks FILES --trials N --seed S`` prints as ``all``: one policy
     factory over the environments in order, each episode seeded by (seed, task, trial)."""
-    trajectories = [t for name in envs for t in evaluate(envs[name], tasks[name], make(), trials=trials, seed=seed,
-                                                         randomization=randomization)]  # fmt: skip
+    trajectories = evaluate_sets(envs, tasks, make(), trials=trials, seed=seed, randomization=randomization)
     ks = tuple(k for k in (1, 2, 4) if k <= trials)
     return summarize(trajectories, ks)
 

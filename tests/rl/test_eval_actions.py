@@ -63,3 +63,36 @@ def test_evaluate_and_robustness_with_reference_policies(bundled_envs: dict[str,
     assert set(table) == {"none", "output", "faults", "descriptions", "users"} and table["none"]["success"] == 1.0
     kept = evaluate(env, tasks[:1], lambda s: GoldPolicy(), keep_messages=True)[0]
     assert kept.messages[0]["role"] == "system" and kept.success
+
+
+def test_evaluating_several_environments_at_once_plays_each_as_alone(bundled_envs: dict[str, Environment]) -> None:
+    """Under faults (seeded per episode), the random policy: the same trajectories, in the order of
+    the environments, as one evaluation per environment; a factory that plays together gets them all."""
+    from envfactory.eval.runner import evaluate_sets
+    from envfactory.rl.policy import RandomPolicy
+    from envfactory.wrappers import condition
+
+    envs = {name: bundled_envs[name] for name in ("petstore", "shop")}
+    tasks = {name: generate_tasks(env, 3, seed=1)[0] for name, env in envs.items()}
+    faults = condition("faults")
+    alone = [t for name, env in envs.items()
+             for t in evaluate(env, tasks[name], RandomPolicy, trials=2, seed=5, randomization=faults)]  # fmt: skip
+    ticks: list[int] = []
+    together = evaluate_sets(envs, tasks, lambda s: RandomPolicy(s), trials=2, seed=5, randomization=faults,
+                             progress=ticks.append)  # fmt: skip
+    assert [t.model_dump() for t in together] == [t.model_dump() for t in alone] and ticks == list(range(1, 13))
+
+    class Together:
+        def __init__(self) -> None:
+            self.played: list[int] = []
+
+        def __call__(self, seed: int) -> RandomPolicy:
+            return RandomPolicy(seed)
+
+        def play(self, jobs: list, progress: object = None) -> list[Trajectory]:
+            self.played.append(len(jobs))
+            return [job() for job in jobs]
+
+    factory = Together()
+    again = evaluate_sets(envs, tasks, factory, trials=2, seed=5, randomization=faults)
+    assert factory.played == [12] and [t.model_dump() for t in again] == [t.model_dump() for t in alone]

@@ -12,7 +12,7 @@ from envfactory.cli.common import console, err_console, friendly_errors, table
 from envfactory.errors import EnvFactoryError
 from envfactory.eval.metrics import breakdown, summarize
 from envfactory.eval.report import write_report
-from envfactory.eval.runner import evaluate
+from envfactory.eval.runner import evaluate_sets
 from envfactory.rl.held_out import HELD_OUT_FILE, HeldOut
 from envfactory.runtime.environment import Environment
 from envfactory.tasks.taskset import TaskSet, check_task
@@ -187,17 +187,14 @@ def eval_cmd(env_dirs: list[Path], task_files: list[Path], policy: str, trials: 
         finished = 0
         for family in ["none", *families]:
             randomization = condition(family)
-            trajs = []
-            for name in envs:
-                start = finished
 
-                def advance(n: int, start: int = start) -> None:
-                    bar.update(job, completed=start + n)
+            def advance(n: int, start: int = finished) -> None:
+                bar.update(job, completed=start + n)
 
-                trajs += evaluate(envs[name], tasks[name], make, trials=trials, seed=seed,
-                                  randomization=randomization, keep_messages=report_dir is not None,
-                                  workers=workers, progress=advance, judge=the_judge, make_user=make_user)  # fmt: skip
-                finished = start + len(tasks[name]) * trials
+            trajs = evaluate_sets(envs, tasks, make, trials=trials, seed=seed, randomization=randomization,
+                                  keep_messages=report_dir is not None, workers=workers, progress=advance,
+                                  judge=the_judge, make_user=make_user)  # fmt: skip
+            finished += sum(len(tasks[name]) for name in envs) * trials
             if report_dir is not None:
                 transcripts += [{**t.model_dump(mode="json"), "randomization_family": family} for t in trajs]
             results[family] = {"all": summarize(trajs, ks), "by_env": breakdown(trajs, lambda t: t.env, ks),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from typing import Any, Protocol, runtime_checkable
 
@@ -63,10 +63,32 @@ def evaluate(
     ``make_user`` gives each episode its user (default: the scripted user). ``workers`` > 1 runs
     episodes on that many threads (a served model kept busy); a factory that
     :class:`PlaysTogether` plays them its own way. The result is the same list in the same order."""
+    return evaluate_sets({env.name: env}, {env.name: tasks}, make_policy, trials=trials, seed=seed,
+                         randomization=randomization, keep_messages=keep_messages, judge=judge, workers=workers,
+                         progress=progress, make_user=make_user)  # fmt: skip
+
+
+def evaluate_sets(
+    envs: Mapping[str, Environment],
+    tasks: Mapping[str, Sequence[Task]],
+    make_policy: Callable[[int], Policy],
+    *,
+    trials: int = 1,
+    seed: int = 0,
+    randomization: Randomization | None = None,
+    keep_messages: bool = False,
+    judge: Judge | None = None,
+    workers: int = 1,
+    progress: Callable[[int], None] | None = None,
+    make_user: Callable[[int], UserSimulator] | None = None,
+) -> list[Trajectory]:
+    """:func:`evaluate` over several environments at once (``tasks[name]`` on ``envs[name]``, in
+    the order of ``envs``): the same trajectories, played as one set of episodes — side by side
+    across the environments for a factory that :class:`PlaysTogether`."""
     jobs = [partial(play, env, task, trial, make_policy, seed=seed, randomization=randomization,
                     keep_messages=keep_messages, judge=judge if judge is not None else FactJudge(),
                     make_user=make_user)
-            for task in tasks for trial in range(trials)]  # fmt: skip
+            for name, env in envs.items() for task in tasks[name] for trial in range(trials)]  # fmt: skip
     if isinstance(make_policy, PlaysTogether):
         return make_policy.play(jobs, progress)
     if workers <= 1:
@@ -106,4 +128,4 @@ def robustness(
     return table
 
 
-__all__ = ["PlaysTogether", "evaluate", "play", "robustness"]
+__all__ = ["PlaysTogether", "evaluate", "evaluate_sets", "play", "robustness"]
