@@ -8,8 +8,8 @@ one batch, each row at its own positions, and split again afterwards. Each row d
 from its own seeded generator, so what a row writes does not depend on which rows share its batch
 (up to the last bits of floating-point sums).
 
-:class:`Lockstep` runs episodes on threads, at most ``rows`` at a time, and decodes a round when
-every episode it runs is waiting for its next turn (or has ended). Which episodes share a round
+:class:`Lockstep` runs episodes on threads, at most ``rows`` at a time, and decodes a round, on a
+thread of its own, when every episode it runs is waiting for its next turn (or has ended). Which episodes share a round
 follows from the episodes alone, never from which thread came first, so a seeded run gives the
 same numbers every time.
 """
@@ -68,6 +68,8 @@ def _batched(model: Any, turns: Sequence[Turn], *, max_new_tokens: int, eos: int
     lengths = [len(t.ids) - 1 for t in turns]  # every id but the last is in the caches now
     width = max(lengths)
     cache = _padded(model, [t.cache for t in turns], lengths, width, width + max_new_tokens)
+    for turn in turns:  # copied into the batch: let the rows' own caches go before their new ones are cut out
+        turn.cache = None
     generators = [_generator(t.seed, device) if t.sample else None for t in turns]
     last = torch.tensor([[t.ids[-1]] for t in turns], device=device)
     mask = torch.zeros((len(turns), width + max_new_tokens), dtype=torch.long, device=device)
@@ -205,6 +207,7 @@ class Lockstep:
         self._waiting: dict[int, Turn] = {}
         self._written: dict[int, list[int] | BaseException] = {}
         self._running = False
+        self._round: tuple[list[int], list[Turn]] | None = None  # handed to the decoding thread
         self.sizes: list[int] = []  # how many rows each decoded round held
 
     def run(self, jobs: Sequence[Callable[[], T]], progress: Callable[[int], None] | None = None) -> list[T]:
@@ -246,11 +249,16 @@ class Lockstep:
             self._running = True
             firsts = [take() for _ in range(min(self.rows, len(jobs)))]
         threads = [threading.Thread(target=worker, args=(first,), daemon=True) for first in firsts]
+        decoder = threading.Thread(target=self._decoder, daemon=True)
+        decoder.start()
         for thread in threads:
             thread.start()
         for thread in threads:
             thread.join()
-        self._running = False
+        with self._lock:
+            self._running = False
+            self._lock.notify_all()
+        decoder.join()
         if errors:
             raise min(errors, key=lambda e: e[0])[1]
         return results
@@ -271,20 +279,34 @@ class Lockstep:
         return written
 
     def _maybe_decode(self) -> None:
-        """Under the lock: when every running job waits, decode their turns (in job order)."""
+        """Under the lock: when every running job waits, hand their turns (in job order) to the
+        decoding thread."""
         if not self._waiting or len(self._waiting) < self._members:
             return
         order = sorted(self._waiting)
-        turns = [self._waiting.pop(i) for i in order]
-        self.sizes.append(len(turns))
-        try:
-            written: Sequence[list[int] | BaseException] = decode(
-                self.model, turns, max_new_tokens=self.max_new_tokens, eos=self.eos
-            )
-        except BaseException as err:  # every waiting job gets it
-            written = [err] * len(turns)
-        self._written.update(zip(order, written, strict=True))
+        self._round = (order, [self._waiting.pop(i) for i in order])
         self._lock.notify_all()
+
+    def _decoder(self) -> None:
+        """The one thread the model runs on while :meth:`run` lasts: every round is decoded here,
+        so the large buffers of the caches are made and freed by one thread (one allocator arena)."""
+        while True:
+            with self._lock:
+                while self._round is None and self._running:
+                    self._lock.wait()
+                if self._round is None:
+                    return
+                (order, turns), self._round = self._round, None
+            self.sizes.append(len(turns))
+            try:
+                written: Sequence[list[int] | BaseException] = decode(
+                    self.model, turns, max_new_tokens=self.max_new_tokens, eos=self.eos
+                )
+            except BaseException as err:  # every waiting job gets it
+                written = [err] * len(turns)
+            with self._lock:
+                self._written.update(zip(order, written, strict=True))
+                self._lock.notify_all()
 
 
 __all__ = ["Lockstep", "Turn", "decode"]

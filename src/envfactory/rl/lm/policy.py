@@ -162,6 +162,7 @@ class LMPolicy(_ChatPolicy):
         turn = Turn(self.chat.ids, self.cache, seed=(self.seed * 7919 + self.turn) % 2**31, sample=self.sample,
                     temperature=self.temperature,
                     start=partial(self.prefixes.start, self.model, shared=self.chat.shared))  # fmt: skip
+        self.cache = None  # the turn holds it now, and lets it go once the batch has copied it
         if self.lockstep is not None:
             ids = self.lockstep.generate(turn)
         else:
