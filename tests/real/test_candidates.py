@@ -132,6 +132,23 @@ def test_a_create_answering_prose_learns_its_starting_values_from_the_lists_afte
     assert row["channel"] == "general" and row["tags"] == [] and "at" not in row
 
 
+def test_a_create_answering_its_id_alone_learns_its_starting_values_from_the_lists_after_it(tmp_path) -> None:
+    """``{"id": "9f2c..."}`` says nothing of what the record starts with: the lists after the
+    creates do (``status: "open"``), as for a create answering prose."""
+    spec, _ = _spec(tmp_path)
+    made = [Pair({"title": t}, True, {"id": f"9f2c{i}"}, True, {"id": f"task_000{i}", "title": t})
+            for i, t in enumerate(["a", "b"], 1)]  # fmt: skip
+    rows = [{"id": "task_0001", "title": "a"}, {"id": "task_0002", "title": "b"}]
+    real = [{"id": f"9f2c{i}", "title": r["title"], "status": "open"} for i, r in enumerate(rows, 1)]
+    listed = [Pair({}, True, {"items": real}, True, rows, state={"task": rows})]
+    [candidate] = record_fields(spec, Evidence({"create_task": made, "list_tasks": listed}))
+    assert candidate.behaviour.effect.defaults == {"status": "open"}
+    # a reply holding more than its ids is read as it is: one that says nothing new proposes nothing
+    said = [Pair({"title": t}, True, {"id": f"9f2c{i}", "title": t}, True, {"id": f"task_000{i}", "title": t})
+            for i, t in enumerate(["a", "b"], 1)]  # fmt: skip
+    assert record_fields(spec, Evidence({"create_task": said, "list_tasks": listed})) == []
+
+
 def test_a_wording_learned_over_another_fills_from_what_the_tool_answered_before_either(tmp_path) -> None:
     from envfactory.ir.choice import Answer
     from envfactory.synth.chooser import observe
@@ -329,6 +346,11 @@ def test_records_the_real_thing_starts_with_become_the_models_starting_records(t
     assert rows[0]["due"] == "2026-12-01" and rows[1]["title"] == "visit"  # a value reads disagree on: the first
     episode = Environment(candidate.applied(spec)).episode()
     assert episode.call_tool("get_task", {"task_id": "T-2"}).data["title"] == "visit"
+    # a record each fresh copy answers under an id of its own (a setup call's, random ids): no reference data
+    minted = [Pair({}, True, {"result": [*seeded, {"id": f"9f{i}c", "title": "water the plants"}]}, True, [],
+                   raw=[], index=0, fresh=True) for i in range(3)]  # fmt: skip
+    [candidate] = start_records(spec, Evidence({"list_tasks": minted}))
+    assert [r["id"] for r in candidate.rows["task"]] == ["T-1", "T-2"]
 
 
 LISTED = [
@@ -833,3 +855,116 @@ def test_a_create_of_a_unique_value_held_already_saves_over_it(tmp_path) -> None
     path.write_text(json.dumps({"tools": plain}))
     spec = synthesize(load(path), state="empty", name="notes")
     assert choose(spec, trace).behaviour("save_note").effect.replaces is None
+
+
+def test_a_comma_separated_text_is_split_into_its_parts() -> None:
+    from envfactory.runtime.behaviours import split_text
+
+    assert split_text(" work, urgent,,work", "given") == ["work", "urgent"]
+    assert split_text("work,urgent", "sorted") == ["urgent", "work"]
+    assert split_text("", "given") == [] and split_text("one", "sorted") == ["one"]
+
+
+TAGGED = [
+    {"name": "create_task", "description": "Create a task.", "inputSchema": {"type": "object", "properties": {
+        "title": {"type": "string"}, "tags": {"type": "string"}}, "required": ["title"]}},
+    {"name": "list_tasks", "description": "List the tasks.", "inputSchema": {"type": "object", "properties": {}}},
+    {"name": "update_task", "description": "Update a task.", "inputSchema": {"type": "object", "properties": {
+        "task_id": {"type": "string"}, "tags": {"type": "string"}}, "required": ["task_id"]}},
+]  # fmt: skip
+
+
+def test_a_text_the_real_records_hold_as_its_parts_is_stored_as_a_list(tmp_path) -> None:
+    """``tags: "work,urgent"`` answered back as ``["urgent", "work"]``: every tool writing the field stores
+    the sorted parts, the entity's field is a list, and a starting record holding the text holds its parts."""
+    from envfactory.synth.proposers.keys import split_lists
+
+    path = tmp_path / "tools.json"
+    path.write_text(json.dumps({"tools": TAGGED}))
+    spec = synthesize(load(path), state="empty", name="tasks")
+    spec = spec.model_copy(update={"initial_state": {"task": [{"id": "task_0001", "title": "setup", "tags": "b,a"}]}})
+    made = [Pair({"title": t, "tags": g}, True, {"id": f"u{i}", "title": t, "tags": held}, True,
+                 {"id": f"task_000{i}", "title": t, "tags": g})
+            for i, (t, g, held) in enumerate([("x", "work,urgent", ["urgent", "work"]), ("y", "", [])], 2)]  # fmt: skip
+    candidates = {c.tool: c for c in split_lists(spec, Evidence({"create_task": made}))}
+    assert set(candidates) == {"create_task", "update_task"}
+    assert candidates["create_task"].behaviour.effect.splits == {"tags": "sorted"} and candidates["create_task"].holds
+    assert candidates["create_task"].rows == {"task": [{"id": "task_0001", "title": "setup", "tags": ["a", "b"]}]}
+    applied = candidates["update_task"].applied(candidates["create_task"].applied(spec))
+    assert applied.state_schema["task"].fields["tags"]["type"] == "array"
+    episode = Environment(applied).episode()
+    key = episode.call_tool("create_task", {"title": "z", "tags": "c, b"}).data["id"]
+    episode.call_tool("update_task", {"task_id": "task_0001", "tags": "d,c,d"})
+    assert {r["id"]: r["tags"] for r in episode.store.rows("task")} == {"task_0001": ["c", "d"], key: ["b", "c"]}
+    # one text held otherwise (as the text itself) and nothing is proposed; nor from texts without a comma
+    kept = [*made, Pair({"title": "w", "tags": "p,q"}, True, {"id": "u9", "title": "w", "tags": "p,q"}, True,
+                        {"id": "task_0009", "title": "w", "tags": "p,q"})]  # fmt: skip
+    assert split_lists(spec, Evidence({"create_task": kept})) == []
+    assert split_lists(spec, Evidence({"create_task": made[1:] * 2})) == []
+
+
+def test_a_first_read_matches_a_starting_record_by_a_text_only_it_holds(tmp_path) -> None:
+    """The model's setup record has ``status: ""`` where the real one says ``open``: the title only it
+    holds still names it, so ``start-rows`` corrects the status, and ``start-records`` adds no copy of it."""
+    from envfactory.synth.proposers.starts import start_records, start_rows
+
+    spec, _ = _spec(tmp_path)
+    rows = [{"id": "task_0001", "title": "Write the report", "status": ""}, {"id": "task_0002", "title": "b",
+                                                                             "status": ""}]  # fmt: skip
+    spec = spec.model_copy(update={"initial_state": {"task": rows}})
+    real = [{"id": "9f2c", "title": "Write the report", "status": "open"}]
+    first = Pair({}, True, {"items": real}, True, rows, raw=rows, index=0, fresh=True)
+    [fix] = start_rows(spec, Evidence({"list_tasks": [first]}))
+    assert fix.rows["task"][0]["status"] == "open" and fix.rows["task"][1]["status"] == "" and fix.holds
+    assert start_records(spec, Evidence({"list_tasks": [first]})) == []
+    from envfactory.synth.proposers.starts import UniqueTexts
+
+    named = UniqueTexts([{"id": "1", "title": "a", "status": "open"}, {"id": "2", "title": "b", "status": "done"}])
+    assert named.match({"title": "a", "status": "shut"}) is None  # a text only it holds, said otherwise
+    assert named.match({"title": "c", "status": "open"}) is None  # another record in the same status
+    assert named.match({"title": "b"}) == {"id": "2", "title": "b", "status": "done"}
+
+
+def test_a_correction_of_what_the_model_holds_is_chosen_on_a_tie_and_composes(tmp_path) -> None:
+    """No reply shows a starting record's status (the read answers a fixed wording): the correction ties,
+    and is taken since it only corrects what the model holds; a change to another field of the same
+    entity chosen since stays when a correction proposed before it is laid on (choices compose)."""
+    from envfactory.ir.choice import Answer
+    from envfactory.synth.candidates import Candidate
+    from envfactory.synth.chooser import _rebased
+
+    spec, _ = _spec(tmp_path)
+    spec = spec.model_copy(update={"initial_state": {"task": [{"id": "t1", "title": "y", "status": ""}]}})
+    trace = Trace(source="t", sequences=tuple(_one(s, "t1", {"id": "t1", "title": "x"}) for s in range(4)))
+    fixed = Answer(kind="template", template={"id": "{arg.task_id}", "title": "x"})
+
+    def wording(spec, evidence):
+        return [Candidate("get_task", "wording", "answers x",
+                          spec.behaviour("get_task").model_copy(update={"answer": fixed}))]  # fmt: skip
+
+    def status(spec, evidence, holds=True):
+        rows = [{**r, "status": "open"} for r in spec.initial_state["task"]]
+        return [Candidate("list_tasks", "status", "tasks start open", spec.behaviour("list_tasks"),
+                          rows={"task": rows}, holds=holds)]  # fmt: skip
+
+    chosen = choose(spec, trace, proposers={"wording": wording, "status": status})
+    assert chosen.initial_state["task"][0]["status"] == "open"
+    not_held = choose(spec, trace, proposers={"wording": wording, "status": lambda s, e: status(s, e, False)})
+    assert not_held.initial_state["task"][0]["status"] == ""  # a tie alone moves nothing else
+    # laid onto a model that learned another field of the same record since it was proposed
+    [candidate] = status(spec, None)
+    since = spec.model_copy(
+        update={"initial_state": {"task": [{"id": "t1", "title": "y", "status": "", "done": False}]}}
+    )
+    assert _rebased(candidate, spec, since).rows == {
+        "task": [{"id": "t1", "title": "y", "status": "open", "done": False}]
+    }
+    task = spec.state_schema["task"]
+    wider = task.model_copy(update={"fields": {**task.fields, "due": {"type": "string"}}})
+    learned = spec.model_copy(update={"state_schema": spec.state_schema.model_copy(update={"entities": tuple(
+        wider if e.name == "task" else e for e in spec.state_schema.entities)})})  # fmt: skip
+    listed = task.model_copy(update={"fields": {**task.fields, "title": {"type": "array"}}})
+    moved = _rebased(Candidate("list_tasks", "p", "s", spec.behaviour("list_tasks"), entities=(listed,)), spec, learned)
+    assert moved.entities[0].fields["due"] == {"type": "string"} and moved.entities[0].fields["title"] == {
+        "type": "array"
+    }

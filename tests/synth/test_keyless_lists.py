@@ -100,3 +100,30 @@ def test_follow_and_unfollow_edit_the_following_list_and_say_whether_it_changed(
     gone = ep.call_tool("unfollow_user", {"username_to_unfollow": "ann"})  # "False if not following": no error
     assert gone.ok and gone.data == {"unfollow_status": False}
     assert ep.call_tool("list_all_following", {}).data == {"following_list": ["bob"]}
+
+
+NAMED = [
+    function("project_register", "Register a project.", {"name": STR, "path": STR}, ["name", "path"], {}),
+    function("project_get", "Look up a single registered project by name.", {"name": STR}, ["name"], {}),
+    function("project_remove", "Remove a project from the registry.", {"name": STR}, ["name"], {}),
+    function("project_list", "List the registered projects.", {}, [], {}),
+]  # fmt: skip
+
+
+def test_a_thing_two_tools_name_by_its_name_alone_is_keyed_by_it(tmp_path: Path) -> None:
+    """No tool passes a project's id, and two take its ``name`` alone: a project is named by its
+    name (read, removed by it), where before the remove was a fallback "no argument holds its key"."""
+    spec = synthesize_functions(tmp_path, "projects", NAMED)
+    assert spec.state_schema["project"].key == "name"
+    assert spec.behaviour("project_remove").effect.kind == "delete"
+    ep = Environment(spec.model_copy(update={"initial_state": {"project": []}})).episode()
+    assert ep.call_tool("project_register", {"name": "q4", "path": "/tmp"}).ok
+    assert ep.call_tool("project_get", {"name": "q4"}).ok
+    assert ep.call_tool("project_remove", {"name": "q4"}).ok
+    assert ep.call_tool("project_get", {"name": "q4"}).error == "not_found"
+
+
+def test_a_name_one_tool_takes_alone_keys_nothing(tmp_path: Path) -> None:
+    """One read by ``name`` is a look-up, not a key: people share names."""
+    spec = synthesize_functions(tmp_path, "projects", [f for f in NAMED if f["name"] != "project_remove"])
+    assert spec.state_schema["project"].key != "name"

@@ -59,6 +59,9 @@ class Paging(_Frozen):
     default_limit: int | None = None
 
 
+Split = Literal["given", "sorted"]  # the order a text's comma-separated parts are kept in
+
+
 class CreateEffect(_Frozen):
     kind: Literal["create"] = "create"
     entity: str
@@ -83,6 +86,9 @@ class CreateEffect(_Frozen):
     # a field no two records share (``context_save(key, value)``: "Unique key for the context item"):
     # a create given a value a record holds saves over that record, under its key, as a put by name does
     replaces: str | None = None
+    # argument -> how a comma-separated text given it is stored: as the list of its parts, in the order
+    # given or sorted (``tags: "work,urgent"`` held as ``["urgent", "work"]``)
+    splits: dict[str, Split] = Field(default_factory=dict)
 
 
 class ReadEffect(_Frozen):
@@ -125,6 +131,7 @@ class UpdateEffect(_Frozen):
     unchecked: tuple[str, ...] = ()  # reference fields whose row is not looked up (as ``CreateEffect``)
     # field -> the values the row must hold ("modify a *pending* order"): any other is precondition_failed
     when: dict[str, tuple[str, ...]] = Field(default_factory=dict)
+    splits: dict[str, Split] = Field(default_factory=dict)  # as ``CreateEffect.splits``
 
 
 class DeleteEffect(_Frozen):

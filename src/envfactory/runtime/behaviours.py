@@ -25,6 +25,7 @@ from envfactory.ir.effect import (
     Filter,
     ListEffect,
     ReadEffect,
+    Split,
     TransferEffect,
     UpdateEffect,
     WhereEffect,
@@ -108,14 +109,23 @@ def check_refs(store: Store, refs: dict[str, tuple[Entity, Callable[[Any], Any]]
                 raise ToolError("not_found", f"{_label(target, value)} not found (argument for {field!r})")
 
 
-def _assign(row: JSON, args: JSON, mapping: dict[str, str]) -> list[str]:
+def _assign(row: JSON, args: JSON, mapping: dict[str, str], splits: dict[str, Split] | None = None) -> list[str]:
     written = []
     for arg, field in mapping.items():
         if arg in args:
             value = args[arg]
+            if splits and arg in splits and isinstance(value, str):
+                value = split_text(value, splits[arg])
             row[field] = clone(value) if isinstance(value, (dict, list)) else value
             written.append(field)
     return written
+
+
+def split_text(text: str, order: Split) -> list[str]:
+    """A comma-separated text as the list of its parts: each stripped, empty ones and repeats dropped,
+    in the order given or sorted (``" work, urgent,,work"`` -> ``["work", "urgent"]``)."""
+    parts = list(dict.fromkeys(p.strip() for p in text.split(",") if p.strip()))
+    return sorted(parts) if order == "sorted" else parts
 
 
 def _save(ctx: CallContext, entity: Entity, key: Any, row: JSON, timestamps: tuple[str, ...]) -> JSON:
@@ -143,6 +153,7 @@ def _create(effect: CreateEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
     replaces = next(((a, f) for a, f in mapping.items() if f == effect.replaces), None)  # (argument, field)
     signed = [(field, *source.partition(".")[::2]) for field, source in effect.signed.items()]  # (field, holder, held)
     copied = [(field, default, isinstance(default, (dict, list))) for field, default in defaults.items()]
+    splits = dict(effect.splits)
 
     def run(ctx: CallContext, args: JSON) -> JSON:
         store = ctx.store
@@ -160,7 +171,7 @@ def _create(effect: CreateEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
         else:
             key = store.next_key(name, format_key)
         values: JSON = {key_field: key}
-        written = _assign(values, args, mapping)
+        written = _assign(values, args, mapping, splits)
         if wrapped and body:
             written += _assign(values, wrapped, body)
         if refs:
@@ -212,6 +223,7 @@ def _update(effect: UpdateEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
     mapping = {a: f for a, f in effect.args.items() if f != entity.key}
     key_arg, patch_arg, timestamps = effect.key_arg, effect.patch_arg, effect.timestamps
     when = list(effect.when.items())
+    splits = dict(effect.splits)
 
     def run(ctx: CallContext, args: JSON) -> JSON:
         key = cast(args.get(key_arg))
@@ -220,7 +232,7 @@ def _update(effect: UpdateEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
             if row.get(field) not in allowed:
                 raise ToolError("precondition_failed", f"cannot {tool.name}: {_label(entity, key)} has {field} "
                                 f"{row.get(field)!r} (needs {' or '.join(map(repr, allowed))})")  # fmt: skip
-        written = _assign(row, args, mapping)
+        written = _assign(row, args, mapping, splits)
         patch = args.get(patch_arg) if patch_arg else None
         if isinstance(patch, dict):  # members that are not fields of the row are left alone
             written += _assign(row, patch, effect.patch)

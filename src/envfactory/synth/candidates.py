@@ -76,6 +76,9 @@ class Candidate:
     entities: tuple[Entity, ...] = ()  # entities it replaces (by name)
     confirms: str = ""  # what would confirm it
     rows: dict[str, list[JSON]] | None = None  # starting records it replaces, by entity
+    # it corrects what the model holds (values of its records, read off the real ones) and not how a
+    # tool answers: the chooser takes it on a tie as well as on a gain
+    holds: bool = False
 
     @property
     def key(self) -> tuple[str, str, str]:

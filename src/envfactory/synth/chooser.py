@@ -7,10 +7,12 @@ fold in turn, so a candidate that only memorizes what it was shown (recorded rep
 better than it generalizes. A tool's candidates are tried strongest first (each scored alone on
 the tool's behaviour as it stood), and one replaces the current choice only when it scores higher
 over the whole environment (a behaviour's effect on the state shows in later reads and in the
-final state): which candidate wins does not depend on the order the proposers are registered in,
-only ties do. Tools are visited in turn, for up to three rounds while a round changes something,
-since a choice can enable another (a learned key format lets a reply's template name the key; a
-field learned as composed of others lets a reply answer the whole record).
+final state; a candidate that corrects only what the model holds, read off the real records, on a
+tie as well, since no reply may show it until a wording from the state is chosen): which candidate
+wins does not depend on the order the proposers are registered in, only ties do. Tools are visited
+in turn, for up to three rounds while a round changes something, since a choice can enable
+another (a learned key format lets a reply's template name the key; a field learned as composed of
+others lets a reply answer the whole record).
 
 Without evidence nothing is scored and every tool keeps its prior, recorded with evidence
 ``descriptions``.
@@ -26,6 +28,7 @@ from envfactory.ir.choice import Choice, Scored
 from envfactory.ir.choice import Evidence as EvidenceKind
 from envfactory.ir.effect import changes_state
 from envfactory.ir.env import EnvSpec
+from envfactory.ir.state import Entity
 from envfactory.real.instrument import Measurement
 from envfactory.real.replay import replay
 from envfactory.real.trace import Trace, TraceCall
@@ -135,7 +138,9 @@ def choose(
                 # scored again on top of a choice made since (choices compose)
                 s = alone[key] if current is proposed_on else _cv_score(current, local, per_fold)
                 entry = Scored(proposer=key[1], summary=key[2], score=round(s, 4), calls=calls)
-                if s > base + 1e-9:
+                # a correction of what the model holds, read off the real records, is taken on a tie too:
+                # no reply may show it yet (a memorized wording), and a wording from the state can then win
+                if s > base + 1e-9 or (full.holds and s > base - 1e-9):
                     runners[tool][chosen[tool].summary] = chosen[tool]
                     chosen[tool], current, base = entry, full.applied(current), s
                     runners[tool].pop(entry.summary, None)
@@ -169,13 +174,52 @@ _PARTS = ("effect", "answer", "checks", "gate", "notes", "prior")
 
 def _rebased(candidate: Candidate, proposed_on: EnvSpec, current: EnvSpec) -> Candidate:
     """``candidate``, proposed on ``proposed_on``, as a change of ``current``: the parts of the tool's
-    behaviour it changes (effect, answer, checks, ...) replace those of the current behaviour."""
+    behaviour it changes (effect, answer, checks, ...) replace those of the current behaviour; so do
+    the parts of an entity it changes (a field's schema) and the values of starting records it changes,
+    so that a choice made since on the same entity (fields a record learned to hold, records a first
+    read showed) stays."""
     before, now = proposed_on.behaviour(candidate.tool), current.behaviour(candidate.tool)
+    if before != now:
+        changes = {k: getattr(candidate.behaviour, k) for k in _PARTS
+                   if getattr(candidate.behaviour, k) != getattr(before, k)}  # fmt: skip
+        candidate = replace(candidate, behaviour=now.model_copy(update=changes))
+    if candidate.entities:
+        entities = tuple(_entity_rebased(e, proposed_on, current) for e in candidate.entities)
+        candidate = replace(candidate, entities=entities)
+    if candidate.rows:
+        rows = {name: _rows_rebased(name, made, proposed_on, current) for name, made in candidate.rows.items()}
+        candidate = replace(candidate, rows=rows)
+    return candidate
+
+
+def _entity_rebased(entity: Entity, proposed_on: EnvSpec, current: EnvSpec) -> Entity:
+    if entity.name not in proposed_on.state_schema or entity.name not in current.state_schema:
+        return entity
+    before, now = proposed_on.state_schema[entity.name], current.state_schema[entity.name]
     if before == now:
-        return candidate
-    changes = {k: getattr(candidate.behaviour, k) for k in _PARTS
-               if getattr(candidate.behaviour, k) != getattr(before, k)}  # fmt: skip
-    return replace(candidate, behaviour=now.model_copy(update=changes))
+        return entity
+    fields = {**now.fields, **{f: s for f, s in entity.fields.items() if before.fields.get(f) != s}}
+    changes = {k: getattr(entity, k) for k in type(entity).model_fields
+               if k != "fields" and getattr(entity, k) != getattr(before, k)}  # fmt: skip
+    return now.model_copy(update={**changes, "fields": fields})
+
+
+def _rows_rebased(name: str, made: list[JSON], proposed_on: EnvSpec, current: EnvSpec) -> list[JSON]:
+    """``made`` (the starting records of ``name`` as a candidate leaves them) laid onto ``current``'s:
+    each value it changed, by record key, and the records it added."""
+    before, now = proposed_on.initial_state.get(name, []), current.initial_state.get(name, [])
+    if before == now or name not in current.state_schema:
+        return made
+    key = current.state_schema[name].key
+    was, given = {str(r.get(key)): r for r in before}, {str(r.get(key)): r for r in made}
+    out = []
+    for row in now:
+        old, new = was.get(str(row.get(key))), given.get(str(row.get(key)))
+        if old is not None and new is not None and new != old:
+            row = {**row, **{f: v for f, v in new.items() if old.get(f) != v}}
+        out.append(row)
+    held = {str(r.get(key)) for r in now} | set(was)
+    return out + [r for r in made if str(r.get(key)) not in held]
 
 
 def _with(evidence: Evidence, accepted: tuple[tuple[str, JSON], ...]) -> Evidence:

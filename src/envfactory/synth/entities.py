@@ -379,21 +379,33 @@ def _shapes_named_elsewhere(schema: StateSchema, tools: ToolSet) -> dict[str, JS
 
 
 NATURAL_KEYS = frozenset({"symbol", "ticker", "code", "slug", "handle", "username", "email", "isbn", "sku"})
+# a name or title is a key only where two tools or more name the thing by it alone: people share names,
+# but a project read, renamed and removed by ``name`` is named by it
+NAMES = frozenset({"name", "title"})
 
 
 def _natural_key(intents: list[Intent], fields: JSON) -> tuple[str, JSON] | None:
     """A keyless tool set's natural key: the one required argument, a symbol, code, slug or
-    username, of a tool that reads or acts on one thing; never where the records carry an id."""
+    username, of a tool that reads or acts on one thing — or a name or title that two such tools
+    take alone (``project_get(name)``, ``project_remove(name)``); never where the records carry an id."""
     if any(tokens(f)[-1:] == ("id",) for f in fields):
         return None
+    named: dict[str, int] = {}
     for intent in intents:
         required = [a for a in intent.tool.required if a in intent.tool.properties]
         if intent.kind in ("read", "update", "delete", "action") and len(required) == 1:
             arg = required[0]
             schema = intent.tool.properties[arg]
-            if tokens(arg)[-1:] and tokens(arg)[-1] in NATURAL_KEYS and primary_type(schema) == "string":
+            if primary_type(schema) != "string" or not tokens(arg):
+                continue
+            if tokens(arg)[-1] in NATURAL_KEYS:
                 return arg, schema
-    return None
+            if tokens(arg)[-1] in NAMES and tokens(arg)[0] not in ("id", "new"):
+                named[arg] = named.get(arg, 0) + 1
+    two = next((a for a, n in named.items() if n >= 2), None)
+    if two is None:
+        return None
+    return two, next(i.tool.properties[two] for i in intents if two in i.tool.properties)
 
 
 def _key_field(noun: str, fields: JSON, key_args: list[str]) -> str:

@@ -9,12 +9,15 @@ from typing import Any
 import orjson
 
 from envfactory.ir.derived import Derivation, infer
-from envfactory.ir.effect import CreateEffect, ListEffect
+from envfactory.ir.effect import CreateEffect, ListEffect, Split, UpdateEffect
 from envfactory.ir.env import EnvSpec
 from envfactory.ir.state import SINGLETON_KEY, Entity
+from envfactory.real.keypool import MINTED
 from envfactory.runtime.answers import opened_text
+from envfactory.runtime.behaviours import split_text
 from envfactory.synth.candidates import JSON, PROPOSERS, Candidate, Evidence
-from envfactory.synth.proposers.shapes import leaves, record_in, records_in, schema_of
+from envfactory.synth.proposers.shapes import leaves, list_reads, record_in, records_in, schema_of
+from envfactory.synth.proposers.starts import UniqueTexts
 
 
 @PROPOSERS.register("integer-keys")
@@ -52,8 +55,10 @@ def record_fields(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
         entity = spec.state_schema[effect.entity]
         # beside the record the model made, not a learned wording of it (which may state the value)
         records = [(r, m, p.args) for p in pairs if p.real_ok and p.model_ok
-                   for r, m in [(record_in(p.real, p.out), p.out)] if r is not None]  # fmt: skip
-        if len(records) < 2:  # a create answering no record ("Saved: db_choice"): the lists after it show it
+                   for r, m in [(record_in(p.real, p.out), p.out)]
+                   if r is not None and _says_more(r, entity)]  # fmt: skip
+        # a create answering no record ("Saved: db_choice"), or its id alone: the lists after it show it
+        if len(records) < 2:
             records += [(r, m, {}) for r, m in read_back(spec, entity, evidence)]
         if len(records) < 2:
             continue
@@ -75,11 +80,92 @@ def record_fields(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
         named = ", ".join(f"{k}={orjson.dumps(v).decode()}" for k, v in sorted(constant.items()))
         out.append(Candidate(tool, "record-fields", f"{entity.name} records start with {named}"[:120],
                              behaviour.model_copy(update={"effect": made}), entities=(changed,),
-                             confirms="every created record holds these values"))  # fmt: skip
+                             confirms="every created record holds these values", holds=True))  # fmt: skip
     return out
 
 
+@PROPOSERS.register("split-lists")
+def split_lists(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
+    """A text argument the real records hold as the list of its comma-separated parts (``tags:
+    "work,urgent"`` read back as ``["urgent", "work"]``, ``""`` as ``[]``): the entity's field holds a
+    list, and every create or update writing it from an argument stores the parts, in the order the
+    evidence shows (as given, or sorted). Seen in the creates' replies and in the lists read after
+    them; proposed where every such text was held so, at least two of them, one of several parts."""
+    seen: dict[tuple[str, str], list[tuple[str, Any]]] = {}  # (entity, field) -> (text given, value held)
+    made: set[str] = set()
+    for tool, pairs in evidence.pairs.items():
+        effect = spec.behaviour(tool).effect
+        if not isinstance(effect, CreateEffect) or effect.entity not in spec.state_schema:
+            continue
+        made.add(effect.entity)
+        for p in pairs:
+            record = (record_in(p.real, p.out) if p.real_ok and p.model_ok else None) or {}
+            for arg, field in effect.args.items():
+                if isinstance(p.args.get(arg), str) and field in record:
+                    seen.setdefault((effect.entity, field), []).append((p.args[arg], record[field]))
+    for name in sorted(made):
+        for real, row in [*read_back(spec, spec.state_schema[name], evidence), *_started_read(spec, name, evidence)]:
+            for field, text in row.items():
+                if isinstance(text, str) and isinstance(real.get(field), list):
+                    seen.setdefault((name, field), []).append((text, real[field]))
+    out = []
+    for (name, field), texts in sorted(seen.items()):
+        order = _split_order(texts)
+        if order is None:
+            continue
+        entity = spec.state_schema[name]
+        listed = {"type": "array", "items": {"type": "string"}}
+        changed = entity.model_copy(update={"fields": {**entity.fields, field: listed}})
+        rows = [{**r, field: split_text(r[field], order)} if isinstance(r.get(field), str) else r
+                for r in spec.initial_state.get(name, ())]  # fmt: skip
+        for tool in (t.name for t in spec.tools.tools):
+            behaviour = spec.behaviour(tool)
+            effect = behaviour.effect
+            if not isinstance(effect, (CreateEffect, UpdateEffect)) or effect.entity != name:
+                continue
+            args = [a for a, f in effect.args.items() if f == field]
+            if not args:
+                continue
+            update: JSON = {"splits": {**effect.splits, **dict.fromkeys(args, order)}}
+            if isinstance(effect, CreateEffect) and isinstance(effect.defaults.get(field), str):
+                update["defaults"] = {**effect.defaults, field: split_text(effect.defaults[field], order)}
+            summary = f"{', '.join(args)} given as comma-separated text is held as a list ({order})"
+            out.append(Candidate(tool, "split-lists", summary,
+                                 behaviour.model_copy(update={"effect": effect.model_copy(update=update)}),
+                                 entities=(changed,), rows={name: rows},
+                                 confirms="reads answer the text's parts as a list", holds=True))  # fmt: skip
+    return out
+
+
+def _started_read(spec: EnvSpec, name: str, evidence: Evidence) -> list[tuple[JSON, JSON]]:
+    """The model's starting records (a setup call's), each beside the real record a first list read
+    answered for it (:class:`~envfactory.synth.proposers.starts.UniqueTexts`), once each."""
+    named = UniqueTexts([r for r in spec.initial_state.get(name, ()) if isinstance(r, dict)])
+    found: dict[int, tuple[JSON, JSON]] = {}
+    for _tool, pairs, entity, _ in list_reads(spec, evidence):
+        for p in pairs if entity.name == name else ():
+            for real in (records_in(opened_text(p.real)) or []) if p.real_ok and p.fresh else ():
+                row = named.match(real)
+                if row is not None:
+                    found.setdefault(id(row), (real, row))
+    return list(found.values())
+
+
+def _split_order(texts: list[tuple[str, Any]]) -> Split | None:
+    """The order every text's parts were held in (``None``: some text was held otherwise, or too few
+    were seen to tell a list from a text)."""
+    if len(texts) < 2 or not any("," in t for t, _ in texts):
+        return None
+    return next((o for o in ("given", "sorted") if all(split_text(t, o) == held for t, held in texts)), None)
+
+
 _ABSENT = object()
+
+
+def _says_more(record: JSON, entity: Entity) -> bool:
+    """Whether a create's reply holds more of the record than the ids minted for it (``{"id": "9f2c"}``
+    says nothing of the values the record starts with)."""
+    return any(k != entity.key and not (isinstance(k, str) and k.endswith(MINTED)) for k in record)
 
 
 def read_back(spec: EnvSpec, entity: Entity, evidence: Evidence) -> list[tuple[JSON, JSON]]:
@@ -96,7 +182,9 @@ def read_back(spec: EnvSpec, entity: Entity, evidence: Evidence) -> list[tuple[J
             real = records_in(opened_text(p.real)) if p.real_ok and p.model_ok else None
             for row in p.state.get(entity.name, ()) if real else ():
                 texts = {k: v for k, v in row.items() if k != entity.key and isinstance(v, str) and v}
-                hits = [r for r in real or () if all(r.get(k) == v for k, v in texts.items())]
+                # a text the real record holds as a list (comma-separated tags) is no text to match on
+                hits = [r for r in real or () if any(isinstance(r.get(k), str) for k in texts)
+                        and all(r.get(k) == v for k, v in texts.items() if not isinstance(r.get(k), list))]  # fmt: skip
                 if texts and len(hits) == 1 and str(row.get(entity.key)) not in started:
                     found[orjson.dumps(row, option=orjson.OPT_SORT_KEYS, default=str)] = (hits[0], row)
     return list(found.values())
@@ -173,4 +261,4 @@ def _key_names(entity: Entity) -> set[str]:
     return {entity.key, f"{entity.name}_id", f"{entity.name}Id"}
 
 
-__all__ = ["derived_fields", "integer_keys", "read_back", "record_fields"]
+__all__ = ["derived_fields", "integer_keys", "read_back", "record_fields", "split_lists"]

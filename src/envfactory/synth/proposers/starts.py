@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
+import orjson
+
 from envfactory.ir.env import EnvSpec
 from envfactory.real.keypool import MINTED, matched_records
 from envfactory.synth.candidates import JSON, PROPOSERS, Candidate, Evidence
@@ -23,7 +27,7 @@ def start_rows(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
             real_rows = records_in(p.real) if p.real_ok and p.fresh else None
             if real_rows is None or not isinstance(p.raw, list):
                 continue
-            for real, model in matched_records(real_rows, [r for r in p.raw if isinstance(r, dict)]):
+            for real, model in _matched(real_rows, [r for r in p.raw if isinstance(r, dict)]):
                 key = str(model.get(entity.key))
                 if key not in mine:
                     continue
@@ -41,7 +45,7 @@ def start_rows(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
         names = sorted({n for fields in learned.values() for n in fields})
         out.append(Candidate(tool, "start-rows", f"{entity.name} records start holding {', '.join(names)}"[:120],
                              spec.behaviour(tool), entities=(changed,), rows={entity.name: rows},
-                             confirms="a first read answers the starting records so"))  # fmt: skip
+                             confirms="a first read answers the starting records so", holds=True))  # fmt: skip
     return out
 
 
@@ -56,18 +60,25 @@ def start_records(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
     out = []
     for tool, pairs, entity, _ in list_reads(spec, evidence):
         held = [r for r in spec.initial_state.get(entity.name, []) if isinstance(r, dict)]
+        named = UniqueTexts(held)
         found: dict[str, JSON] = {}
         for p in pairs:
             real_rows = records_in(p.real) if p.real_ok and p.fresh else None
             for record in real_rows or ():
                 if not isinstance(record, dict) or record.get(entity.key) in (None, "", [], {}):
                     continue
-                if matched_records([record], held):  # the model holds it already (``start-rows``)
+                if matched_records([record], held) or named.match(record) is not None:  # the model holds it already
                     continue
                 key = str(record[entity.key])
                 seen = found.setdefault(key, {})
                 for name, value in record.items():
                     seen.setdefault(name, value)  # fresh reads that disagree: a stamp, held by its presence
+        # the same record under a key each fresh copy minted anew (a random id) is no reference data:
+        # the model has it already, from the setup calls, under a key of its own
+        keys_of: dict[bytes, set[str]] = {}
+        for key, record in found.items():
+            keys_of.setdefault(_signature(record), set()).add(key)
+        found = {k: r for k, r in found.items() if len(keys_of[sig := _signature(r)]) == 1 or sig == b"{}"}
         if not found:
             continue
         added = {n: schema_of(v) for r in found.values() for n, v in r.items() if n not in entity.fields}
@@ -80,4 +91,49 @@ def start_records(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
     return out
 
 
-__all__ = ["start_records", "start_rows"]
+def _matched(real: list[JSON], model: list[JSON]) -> list[tuple[JSON, JSON]]:
+    """Real records beside the model's they are: agreeing on every text both hold, else holding a text
+    only that one of the model's holds (its title, where the model left its status empty)."""
+    pairs = matched_records(real, model)
+    taken, named = {id(a) for a, _ in pairs} | {id(b) for _, b in pairs}, UniqueTexts(model)
+    for record in real:
+        row = named.match(record) if id(record) not in taken and isinstance(record, dict) else None
+        if row is not None and id(row) not in taken:
+            pairs.append((record, row))
+            taken |= {id(record), id(row)}
+    return pairs
+
+
+class UniqueTexts:
+    """The model's records by the texts only one of them holds (a title; ids and tokens aside): a real
+    record holding such a text is that record, though it holds a status the model left empty."""
+
+    def __init__(self, rows: list[JSON]) -> None:
+        self.rows = rows
+        self.held = Counter(pair for r in rows for pair in _plain_texts(r))
+
+    def match(self, real: JSON) -> JSON | None:
+        """The one record a text of which only it holds ``real`` holds, and whose other such texts
+        ``real`` does not hold otherwise (``None``: none, or several)."""
+        hits = []
+        for row in self.rows:
+            own = [(k, v) for k, v in _plain_texts(row) if self.held[(k, v)] == 1]
+            if any(real.get(k) == v for k, v in own) and not any(
+                isinstance(real.get(k), str) and real[k] != v for k, v in own
+            ):
+                hits.append(row)
+        return hits[0] if len(hits) == 1 else None
+
+
+def _plain_texts(record: JSON) -> list[tuple[str, str]]:
+    return [(k, v) for k, v in record.items() if isinstance(v, str) and v and not k.endswith(MINTED)]
+
+
+def _signature(record: JSON) -> bytes:
+    """What a record says beside what a side mints (its ids, tokens) and its stamps (the numbers in it)."""
+    texts = {k: v for k, v in record.items() if isinstance(k, str) and not k.endswith(MINTED) and isinstance(v, str)
+             and not any(c.isdigit() for c in v)}  # fmt: skip
+    return orjson.dumps(texts, option=orjson.OPT_SORT_KEYS)
+
+
+__all__ = ["UniqueTexts", "start_records", "start_rows"]
