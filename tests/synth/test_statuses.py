@@ -151,3 +151,48 @@ def test_a_record_handle_is_its_key_and_every_stated_deed_moves_its_status(tmp_p
     effects = {t: spec.behaviour(t).effect for t in ("start_task", "finish_task", "cancel_task")}
     assert all(isinstance(e, ActionEffect) and e.key_arg == "task_ref" for e in effects.values())
     assert [e.to for e in effects.values()] == ["in-progress", "done", "cancelled"]  # type: ignore[union-attr]
+
+
+def test_actions_alone_give_a_thing_the_status_they_move_it_between(tmp_path: Path) -> None:
+    """No answer shows a timer's status and no prose says one, but it is paused, resumed and cancelled:
+    it holds the states those verbs set (``active`` first, where records start), so the actions are
+    actions — a resume needs a paused timer, a cancel refuses a cancelled one — and not fallbacks. A
+    thing with a flag such a verb might set (``locked``) gets none; nor one action's thing."""
+
+    def fn(name: str, text: str, props: dict[str, Any]) -> dict[str, Any]:
+        return {"type": "function", "function": {"name": name, "description": text, "parameters": {
+            "type": "object", "properties": props, "required": list(props)}}}  # fmt: skip
+
+    tools = [
+        fn("timer_set", "Set a timer.", {"name": STR, "seconds": {"type": "integer"}}),
+        fn("timer_get", "Get a timer.", {"timer_id": STR}),
+        fn("timer_pause", "Pause a timer.", {"timer_id": STR}),
+        fn("timer_resume", "Resume a paused timer.", {"timer_id": STR}),
+        fn("timer_cancel", "Cancel a timer.", {"timer_id": STR}),
+        fn("note_archive", "Archive a note.", {"note_id": STR}),
+        fn("note_get", "Get a note.", {"note_id": STR}),
+    ]  # fmt: skip
+    path = tmp_path / "tools.json"
+    path.write_text(json.dumps(tools))
+    spec = synthesize(path, rows=6)
+    assert set(spec.state_schema["timer"].fields["status"]["enum"]) == {"active", "paused", "cancelled"}
+    resume, cancel = spec.behaviour("timer_resume").effect, spec.behaviour("timer_cancel").effect
+    assert isinstance(resume, ActionEffect) and (resume.to, resume.allowed_from) == ("active", ("paused",))
+    assert isinstance(cancel, ActionEffect) and cancel.to == "cancelled"
+    assert "status" not in spec.state_schema["note"].fields  # one verb: no status a note moves between
+    episode = Environment(spec).episode()
+    episode.reset(seed=0)
+    active = next(r["id"] for r in episode.store.rows("timer") if r["status"] == "active")
+    assert not episode.call_tool("timer_resume", {"timer_id": active}).ok  # running already
+    assert episode.call_tool("timer_pause", {"timer_id": active}).data["status"] == "paused"
+    assert episode.call_tool("timer_resume", {"timer_id": active}).data["status"] == "active"
+    assert episode.call_tool("timer_cancel", {"timer_id": active}).ok
+    assert not episode.call_tool("timer_cancel", {"timer_id": active}).ok  # a repeat refused
+    from envfactory.ir.state import Entity, StateSchema
+    from envfactory.synth.statuses import statuses_follow_prose
+
+    verbs = {"timer": ["pause", "resume"]}
+    bare = Entity(name="timer", fields={"id": STR})
+    flag = Entity(name="timer", fields={"id": STR, "locked": {"type": "boolean"}})
+    assert "status" in statuses_follow_prose(StateSchema(entities=(bare,)), {}, verbs)["timer"].fields
+    assert "status" not in statuses_follow_prose(StateSchema(entities=(flag,)), {}, verbs)["timer"].fields

@@ -205,15 +205,19 @@ def statuses_follow_prose(schema: StateSchema, said: dict[str, list[Said]],
     """Each entity with no status field, whose tools' prose (``said``: entity -> what each tool
     said) sets a status, given ``status`` with every value said, the ones records start in first;
     and, for each of its actions (``verbs``: entity -> their verbs) whose value no prose said
-    (``cancel_task`` beside "Mark a task as done"), the value the verb sets (``cancelled``)."""
+    (``cancel_task`` beside "Mark a task as done"), the value the verb sets (``cancelled``). Where
+    no prose says one, the actions alone give it, if they set two values or more (``timer_pause``,
+    ``timer_resume``, ``timer_cancel``: ``active``, ``paused``, ``cancelled``) and the entity holds
+    no enum or flag such a verb might set instead (``locked``)."""
     grown = []
     for entity in schema.entities:
         rules = [s for s in said.get(entity.name, ()) if s]
         values = list(dict.fromkeys(v for r in rules for v in r.values))
-        if not any(r.to for r in rules) or _has_status(entity):
+        acted = (verbs or {}).get(entity.name, ())
+        if _has_status(entity) or (not any(r.to for r in rules) and (not acted or _flagged(entity))):
             grown.append(entity)
             continue
-        for verb in (verbs or {}).get(entity.name, ()):
+        for verb in acted:
             targets = TRANSITIONS.get(verb, ((),))[0]
             if targets and not {_key(v) for v in values} & set(targets):
                 values.append(targets[0])
@@ -224,6 +228,11 @@ def statuses_follow_prose(schema: StateSchema, said: dict[str, list[Said]],
         field: JSON = {"type": "string", "enum": values, "description": "read from the tools' descriptions"}
         grown.append(entity.model_copy(update={"fields": {**entity.fields, "status": field}}))
     return StateSchema(entities=tuple(grown))
+
+
+def _flagged(entity: Entity) -> bool:
+    """Whether the entity holds an enum or a flag (a state an action may set instead of a status)."""
+    return any(isinstance(f, dict) and (f.get("enum") or f.get("type") == "boolean") for f in entity.fields.values())
 
 
 def _has_status(entity: Entity) -> bool:
