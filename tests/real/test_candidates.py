@@ -923,6 +923,8 @@ def test_a_first_read_matches_a_starting_record_by_a_text_only_it_holds(tmp_path
     assert named.match({"title": "a", "status": "shut"}) is None  # a text only it holds, said otherwise
     assert named.match({"title": "c", "status": "open"}) is None  # another record in the same status
     assert named.match({"title": "b"}) == {"id": "2", "title": "b", "status": "done"}
+    stamped = UniqueTexts([{"id": "1", "title": "a", "at": "2026-12-04T16:25:56+00:00"}, {"id": "2", "title": "b"}])
+    assert stamped.match({"title": "a", "at": "2026-12-04T16:25:59+00:00"}) is not None  # a stamp names nothing
 
 
 def test_a_correction_of_what_the_model_holds_is_chosen_on_a_tie_and_composes(tmp_path) -> None:

@@ -126,7 +126,10 @@ class UniqueTexts:
 
 
 def _plain_texts(record: JSON) -> list[tuple[str, str]]:
-    return [(k, v) for k, v in record.items() if isinstance(v, str) and v and not k.endswith(MINTED)]
+    """A record's texts that name it: not what a side mints (ids, tokens), nor a stamp (a text
+    mostly of digits, ``2026-12-04T16:25:56+00:00``, which each copy answers otherwise)."""
+    return [(k, v) for k, v in record.items() if isinstance(v, str) and v and not k.endswith(MINTED)
+            and sum(c.isdigit() for c in v) * 2 < len(v)]  # fmt: skip
 
 
 def _signature(record: JSON) -> bytes:
