@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from functools import partial
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, TypedDict, Unpack, runtime_checkable
 
 from envfactory.core import Policy, UserSimulator
 from envfactory.eval.metrics import summarize
@@ -43,29 +43,29 @@ def play(env: Environment, task: Task, trial: int, make_policy: Callable[[int], 
                    judge=judge)  # fmt: skip
 
 
-def evaluate(
-    env: Environment,
-    tasks: Sequence[Task],
-    make_policy: Callable[[int], Policy],
-    *,
-    trials: int = 1,
-    seed: int = 0,
-    randomization: Randomization | None = None,
-    keep_messages: bool = False,
-    judge: Judge | None = None,
-    workers: int = 1,
-    progress: Callable[[int], None] | None = None,
-    make_user: Callable[[int], UserSimulator] | None = None,
-) -> list[Trajectory]:
-    """``trials`` seeded episodes per task; each gets its own policy seed and perturbation.
+class EvalOptions(TypedDict, total=False):
+    """The keyword options of :func:`evaluate` and :func:`evaluate_sets` (defaults there)."""
+
+    trials: int
+    seed: int
+    randomization: Randomization | None
+    keep_messages: bool
+    judge: Judge | None
+    workers: int
+    progress: Callable[[int], None] | None
+    make_user: Callable[[int], UserSimulator] | None
+
+
+def evaluate(env: Environment, tasks: Sequence[Task], make_policy: Callable[[int], Policy],
+             **options: Unpack[EvalOptions]) -> list[Trajectory]:  # fmt: skip
+    """``trials`` (1) seeded episodes per task; each gets its own policy seed and perturbation.
 
     Episodes the ``judge`` (default: the fact judge) finds spoiled by the user are ``masked``.
     ``make_user`` gives each episode its user (default: the scripted user). ``workers`` > 1 runs
     episodes on that many threads (a served model kept busy); a factory that
-    :class:`PlaysTogether` plays them its own way. The result is the same list in the same order."""
-    return evaluate_sets({env.name: env}, {env.name: tasks}, make_policy, trials=trials, seed=seed,
-                         randomization=randomization, keep_messages=keep_messages, judge=judge, workers=workers,
-                         progress=progress, make_user=make_user)  # fmt: skip
+    :class:`PlaysTogether` plays them its own way. The result is the same list in the same order.
+    :func:`evaluate_sets` of one environment."""
+    return evaluate_sets({env.name: env}, {env.name: tasks}, make_policy, **options)
 
 
 def evaluate_sets(
@@ -128,4 +128,4 @@ def robustness(
     return table
 
 
-__all__ = ["PlaysTogether", "evaluate", "evaluate_sets", "play", "robustness"]
+__all__ = ["EvalOptions", "PlaysTogether", "evaluate", "evaluate_sets", "play", "robustness"]
