@@ -970,3 +970,71 @@ def test_a_correction_of_what_the_model_holds_is_chosen_on_a_tie_and_composes(tm
     assert moved.entities[0].fields["due"] == {"type": "string"} and moved.entities[0].fields["title"] == {
         "type": "array"
     }
+
+
+SPLITTING = [*TOOLS, {"name": "split_tasks", "description": "Split the plan into steps.", "inputSchema": {
+    "type": "object", "properties": {"tasksRaw": {"type": "string"}}, "required": ["tasksRaw"]}}]  # fmt: skip
+
+
+def test_a_json_text_of_records_makes_a_record_of_each_and_the_setups_are_held(tmp_path) -> None:
+    """``split_tasks(tasksRaw: "[{...}, ...]")``, a fallback of the descriptions, accepted by the real side,
+    whose items' titles other tools answer afterwards: it makes one task per item (a text that is not a
+    JSON list makes nothing), and the setup call that gave it one leaves the model holding those tasks —
+    a correction of what the model holds. Items no reply ever names propose nothing."""
+    from envfactory.synth.proposers.writes import json_items
+
+    spec, _ = _spec(tmp_path, SPLITTING)
+    assert spec.behaviour("split_tasks").effect.kind == "fallback"
+    items = json.dumps([{"title": "Write the API", "done": False}, {"title": "Set up the database", "done": False}])
+    split = Pair({"tasksRaw": items}, True, "## Task Splitting\n\nDone.", True, {"status": "ok"})
+    listed = Pair({}, True, "# Tasks\n\n### Write the API\n\n### Set up the database\n", True, [])
+    evidence = Evidence(
+        {"split_tasks": [split], "list_tasks": [listed]}, accepted=(("split_tasks", {"tasksRaw": items}),)
+    )
+    [candidate] = json_items(spec, evidence)
+    effect = candidate.behaviour.effect
+    assert (effect.kind, effect.entity, effect.items_arg, effect.items_text) == (
+        "create_many",
+        "task",
+        "tasksRaw",
+        True,
+    )
+    assert effect.fields == {"done": "done", "title": "title"} and candidate.holds
+    assert [(r["title"], r["done"]) for r in candidate.rows["task"]] == [("Write the API", False),
+                                                                        ("Set up the database", False)]  # fmt: skip
+    episode = Environment(candidate.applied(spec)).episode()
+    assert episode.call_tool("split_tasks", {"tasksRaw": "court"}).ok  # not JSON: nothing made, as the real side
+    made = episode.call_tool("split_tasks", {"tasksRaw": json.dumps([{"title": "Deploy"}])})
+    assert [r["title"] for r in made.data] == ["Deploy"]
+    assert [r["title"] for r in episode.store.rows("task")] == ["Write the API", "Set up the database", "Deploy"]
+    unnamed = Pair({}, True, "# Tasks\n\n(2 tasks)\n", True, [])
+    assert json_items(spec, Evidence({"split_tasks": [split], "list_tasks": [unnamed]})) == []
+
+
+def test_a_search_that_finds_nothing_is_worded_apart(tmp_path) -> None:
+    """ "No tasks matching "x"" when the search found nothing, the record it found otherwise: two wordings,
+    each learned from its own case, ``{"$none": T0, "value": T}``; one wording of both cases proposes nothing."""
+    from envfactory.runtime.answers import NONE
+    from envfactory.synth.proposers.replies import nothing_found
+
+    search = {
+        "name": "search_tasks",
+        "description": "Search the tasks by a query.",
+        "inputSchema": {"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]},
+    }
+    spec, _ = _spec(tmp_path, [*TOOLS, search])
+    tool = "search_tasks"
+    assert spec.behaviour(tool).effect.kind == "list"
+    row = {"id": "task_0001", "title": "Write the API"}
+    none = [Pair({"query": q}, True, f'No tasks matching "{q}" were found.', True, [], raw=[]) for q in ("x", "yz")]
+    some = [Pair({"query": "API"}, True, "Found 1: Write the API (task_0001)", True, [row], raw=[row])] * 2
+    [candidate] = nothing_found(spec, Evidence({tool: none + some}))
+    template = candidate.behaviour.answer.template
+    assert template == {NONE: 'No tasks matching "{arg.query}" were found.',
+                        "value": "Found 1: {out.[0].title} ({out.[0].id})"}  # fmt: skip
+    assert fill(template, {"query": "q"}, [], None, []) == 'No tasks matching "q" were found.'
+    other = {"id": "task_0002", "title": "Deploy"}
+    assert fill(template, {"query": "De"}, [other], None, [other]) == "Found 1: Deploy (task_0002)"
+    same = [Pair({"query": q}, True, "Searched.", True, r, raw=r) for q, r in (("a", []), ("b", []), ("c", [row]),
+                                                                              ("d", [row]))]  # fmt: skip
+    assert nothing_found(spec, Evidence({tool: same})) == []

@@ -216,6 +216,9 @@ class CreateManyEffect(_Frozen):
     keys_as: str | None = None
     # the items are plain values, each the value of this field (Gitea's ``emails: [text]``)
     value_field: str | None = None
+    # the items arrive as JSON text (``tasksRaw: "[{\"name\": ...}]"``): a text that is not a JSON
+    # list makes nothing
+    items_text: bool = False
 
 
 class DeleteManyEffect(_Frozen):

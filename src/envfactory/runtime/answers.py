@@ -30,6 +30,9 @@ EACH = "$each"
 NEWEST = "newest"
 # ``{"$when": "{arg.include_done}", "value": T}`` as an object's member: there only when the slot is true
 WHEN = "$when"
+# ``{"$none": T0, "value": T}``: worded by T0 where the list's effect found nothing ("No tasks
+# matching ..."), else by T
+NONE = "$none"
 # the rows a list's effect found, before shaping cut them to what the output schema declares, and how many
 ROWS, COUNT = "{rows}", "{count}"
 # how many records the state holds after the call: ``{count:todo}``, ``{count:todo.completed=false}``,
@@ -67,7 +70,8 @@ def fill(template: Any, args: JSON, out: Any, defaults: JSON | None = None, rows
     """``template`` with its slots filled (a string that is one slot alone takes the value itself;
     an argument not given takes its declared default; ``rows`` is what the effect produced before
     shaping: ``{raw.PATH}`` inside it, ``{rows}`` and ``{count}`` the rows a list found and how
-    many; ``{"$each": "out.PATH", "item": T}`` the list there, each record worded by ``T`` (whose
+    many; ``{"$none": T0, "value": T}`` worded by ``T0`` where it found none, else by ``T``;
+    ``{"$each": "out.PATH", "item": T}`` the list there, each record worded by ``T`` (whose
     ``{item.PATH}`` slots it fills); ``{count:ENTITY}`` and ``{count:ENTITY.FIELD=VALUE}`` how many
     records ``state`` holds, of every one or of those whose field is that value), or ``None`` when a
     slot cannot be filled."""
@@ -92,6 +96,10 @@ def tally(state: State, entity: str, field: str | None = None, value: str | None
 def _filled(template: Any, args: JSON, out: Any, rows: Any = None, state: State | None = None,
             item: Any = None) -> Any:  # fmt: skip
     sources = {"arg": args, "out": out, "raw": rows, "item": item}
+    if isinstance(template, dict) and NONE in template:
+        found = rows if isinstance(rows, list) else out
+        nothing = isinstance(found, list) and not found
+        return _filled(template[NONE] if nothing else template.get("value"), args, out, rows, state, item)
     if isinstance(template, dict) and WHEN in template:
         return _filled(template.get("value"), args, out, rows, state, item)
     if isinstance(template, dict) and isinstance(template.get(EACH), str):
@@ -240,6 +248,6 @@ def answered(answer: Answer, execute: Executor, shape: Callable[[Any], Any]) -> 
 
 
 __all__ = [
-    "COUNT", "EACH", "NEWEST", "REFUSED", "ROWS", "TALLY", "WHEN", "answered", "args_key", "checked", "fill", "leaf",
-    "opened_text", "shape_of", "tally", "token",
+    "COUNT", "EACH", "NEWEST", "NONE", "REFUSED", "ROWS", "TALLY", "WHEN", "answered", "args_key", "checked", "fill",
+    "leaf", "opened_text", "shape_of", "tally", "token",
 ]  # fmt: skip

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import orjson
+
 from envfactory.ir.effect import CreateManyEffect, DeleteManyEffect, DumpEffect, EditListEffect
 from envfactory.ir.env import EnvSpec
 from envfactory.ir.state import Entity
@@ -18,9 +20,29 @@ from envfactory.runtime.store import Store, clone
 JSON = dict[str, Any]
 
 
-def _items(args: JSON, name: str) -> list[Any]:
+def _items(args: JSON, name: str, text: bool = False) -> list[Any]:
+    """The items an argument holds: a list, or where ``text``, a list written as JSON text."""
     value = args.get(name)
+    if text and isinstance(value, str):
+        try:
+            value = orjson.loads(value)
+        except orjson.JSONDecodeError:
+            return []
     return value if isinstance(value, list) else []
+
+
+def item_schema(effect: CreateManyEffect, tool: ToolSpec, spec: EnvSpec) -> JSON:
+    """The schema of one item of a batch create: the array argument's items, or where the items
+    arrive as JSON text, an object of the entity's fields the items fill."""
+    if not effect.items_text:
+        return tool.properties[effect.items_arg].get("items") or {}
+    fields = spec.state_schema[effect.entity].fields
+    return {"type": "object", "properties": {a: fields[f] for a, f in effect.fields.items() if f in fields}}
+
+
+def items_given(effect: CreateManyEffect, items: list[Any]) -> Any:
+    """``items`` as the batch create's argument takes them: the list, or its JSON text."""
+    return orjson.dumps(items).decode() if effect.items_text else items
 
 
 def _matches(row: JSON, wanted: JSON) -> bool:
@@ -41,7 +63,7 @@ def _create_many(effect: CreateManyEffect, tool: ToolSpec, spec: EnvSpec) -> Exe
     def run(ctx: CallContext, args: JSON) -> list[JSON] | JSON:
         store, made, keys = ctx.store, [], []
         existing = [] if not hidden else list(store.rows(entity.name))
-        for given in _items(args, effect.items_arg):
+        for given in _items(args, effect.items_arg, effect.items_text):
             item = {effect.value_field: given} if effect.value_field and not isinstance(given, dict) else given
             if not isinstance(item, dict):
                 continue

@@ -20,6 +20,7 @@ from envfactory.ir.effect import (
 )
 from envfactory.ir.jsonschema import primary_type
 from envfactory.ir.state import SINGLETON_ROW
+from envfactory.runtime.batch import item_schema, items_given
 from envfactory.runtime.singleton import written
 from envfactory.synth.probe import PROBES, Probe
 
@@ -30,7 +31,7 @@ JSON = dict[str, Any]
 def _probe_create_many(p: Probe) -> None:
     effect = p.effect(CreateManyEffect)
     entity = p.spec.state_schema[effect.entity]
-    items_schema = p.spec.tools[p.behaviour.tool].properties[effect.items_arg].get("items") or {}
+    items_schema = item_schema(effect, p.spec.tools[p.behaviour.tool], p.spec)
     items = []
     for n in range(2):
         item = p.maker.value(items_schema, effect.items_arg, entity.name)
@@ -40,7 +41,10 @@ def _probe_create_many(p: Probe) -> None:
             item[entity.key] = _free_number(p, entity.name, n)  # a number no record is keyed by yet
         items.append(item)
     before = len(p.rows(entity.name))
-    args = {**p.args(), effect.items_arg: items}  # the route's other required arguments (a realm) drawn as usual
+    args = {
+        **p.args(),
+        effect.items_arg: items_given(effect, items),
+    }  # the route's other required arguments (a realm) drawn as usual
     result = p.call(p.behaviour.tool, args)
     p.note("batch create succeeds", result.ok, result.content[:200])
     made = len(p.rows(entity.name)) - before

@@ -30,6 +30,7 @@ from envfactory.ir.env import EnvSpec
 from envfactory.ir.state import SINGLETON_ROW
 from envfactory.ir.task import Call, Goal, Origin, Task
 from envfactory.registry import Registry
+from envfactory.runtime.batch import item_schema, items_given
 from envfactory.runtime.environment import Environment
 from envfactory.runtime.facts import states_fact
 from envfactory.runtime.store import Store
@@ -133,8 +134,7 @@ def _narrowed_lookup(ctx: Context, tool: str, e: ListEffect) -> Question | None:
 @SCENARIOS.register("create_many")
 def _create_many(ctx: Context, tool: str, e: CreateManyEffect) -> Scenario | None:
     entity = ctx.spec.state_schema[e.entity]
-    schema = ctx.spec.tools[tool].properties[e.items_arg].get("items") or {}
-    item = ctx.maker.value(schema, e.items_arg, entity.name)
+    item = ctx.maker.value(item_schema(e, ctx.spec.tools[tool], ctx.spec), e.items_arg, entity.name)
     if not isinstance(item, dict):
         return None
     key_field = next((a for a, f in e.fields.items() if f == entity.key), None)
@@ -144,7 +144,7 @@ def _create_many(ctx: Context, tool: str, e: CreateManyEffect) -> Scenario | Non
         f"{words(k)} {show(v)}" for k, v in item.items() if k != key_field and v not in ([], {}, "", None)
     )
     name = f" {show(item[key_field])}" if key_field else ""
-    return [Call(tool=tool, args={e.items_arg: [item]})], f"Add a {words(entity.name)}{name}" + (
+    return [Call(tool=tool, args={e.items_arg: items_given(e, [item])})], f"Add a {words(entity.name)}{name}" + (
         f" with {details}." if details else ".")  # fmt: skip
 
 

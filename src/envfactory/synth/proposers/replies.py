@@ -13,7 +13,7 @@ from envfactory.ir.env import EnvSpec
 from envfactory.ir.jsonschema import enum_values, primary_type
 from envfactory.ir.state import SINGLETON_KEY
 from envfactory.real.agreement import leaf_share
-from envfactory.runtime.answers import TALLY, fill, leaf, opened_text, token
+from envfactory.runtime.answers import NONE, TALLY, fill, leaf, opened_text, token
 from envfactory.synth.candidates import JSON, PROPOSERS, Candidate, Evidence, Pair
 from envfactory.synth.proposers.shapes import (
     canonical,
@@ -49,6 +49,32 @@ def reply_templates(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
             shown = text if len(text) <= 80 else text[:77] + "..."
             out.append(Candidate(tool, "template", f"answers {shown}", behaviour,
                                  confirms="every accepted call answers this wording"))  # fmt: skip
+    return out
+
+
+@PROPOSERS.register("nothing-found")
+def nothing_found(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
+    """A list or search worded one way when it finds nothing ("No tasks matching "{arg.query}" were
+    found") and another when it finds something (the records it found): each wording learned from
+    the replies of its own case, as the model's effect found rows or none —
+    ``{"$none": T0, "value": T}``."""
+    out = []
+    for tool, pairs in evidence.pairs.items():
+        found = [p for p in pairs if p.real_ok and p.model_ok and isinstance(p.raw, list)]
+        none, some = [p for p in found if not p.raw], [p for p in found if p.raw]
+        if len(none) < 2 or len(some) < 2:
+            continue
+        empty, full = _wordings(spec, evidence, tool, none, 2), _wordings(spec, evidence, tool, some, 2)
+        if not empty or not full or empty[0][0] == full[0][0]:
+            continue
+        (nothing, defaults, _), (something, more, text) = empty[0], full[0]
+        if any(k in defaults and defaults[k] != v for k, v in more.items()):
+            continue  # the two cases read an omitted argument otherwise: no one wording
+        answer = Answer(kind="template", template={NONE: nothing, "value": something}, defaults={**defaults, **more})
+        behaviour = spec.behaviour(tool).model_copy(update={"answer": answer})
+        shown = text if len(text) <= 60 else text[:57] + "..."
+        out.append(Candidate(tool, "nothing-found", f"answers {shown}, or its own wording when it finds nothing",
+                             behaviour, confirms="a call that finds nothing is worded apart"))  # fmt: skip
     return out
 
 

@@ -5,11 +5,14 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import orjson
+
 from envfactory.ir.choice import ArgCheck
 from envfactory.ir.effect import (
     ActionEffect,
     Behaviour,
     CreateEffect,
+    CreateManyEffect,
     DeleteEffect,
     FallbackEffect,
     UpdateEffect,
@@ -19,7 +22,8 @@ from envfactory.ir.env import EnvSpec
 from envfactory.ir.jsonschema import enum_values, primary_type
 from envfactory.ir.state import SINGLETON_KEY, Entity, names_key
 from envfactory.runtime.answers import args_key, shape_of
-from envfactory.synth.candidates import PROPOSERS, Candidate, Evidence, Pair
+from envfactory.runtime.environment import Environment
+from envfactory.synth.candidates import JSON, PROPOSERS, Candidate, Evidence, Pair
 from envfactory.synth.proposers.shapes import leaves
 
 
@@ -60,6 +64,105 @@ def keyed_writes(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
             made = Behaviour(tool=tool, effect=effect, prior="plausible", notes=(f"learned: {summary}",))
             out.append(Candidate(tool, "writes", summary, made, confirms="reads after the call show the change"))
     return out
+
+
+@PROPOSERS.register("json-items")
+def json_items(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
+    """A tool the descriptions could not model (a fallback) whose text argument the real side
+    accepted holding a JSON list of records (``tasksRaw: "[{\"name\": \"Write the API\", ...}]"``),
+    and whose items the real side answers afterwards (their texts in other tools' replies): it makes
+    one record per item, of the entity whose fields the items' members name most of. Setup calls
+    that gave it such a text leave the records the model starts with, read off the calls the real
+    side accepted: a correction of what the model holds."""
+    out = []
+    for tool, pairs in evidence.pairs.items():
+        behaviour = spec.behaviour(tool)
+        if not isinstance(behaviour.effect, FallbackEffect):
+            continue
+        answered: str | None = None
+        setup = [a for t, a in evidence.accepted if t == tool]
+        given = [p.args for p in pairs if p.real_ok] + setup
+        for arg, prop in sorted((spec.tools[tool].input_schema.get("properties") or {}).items()):
+            if not isinstance(prop, dict) or primary_type(prop) != "string":
+                continue
+            items = [i for a in given for i in _json_records(a.get(arg))]
+            named = _item_entity(spec, items)
+            if named is None:
+                continue
+            if answered is None:
+                answered = _answered_text(evidence, tool)
+            if not _answered_afterwards(items, answered):
+                continue
+            entity, fields = named
+            effect = CreateManyEffect(entity=entity.name, items_arg=arg, fields=fields, items_text=True)
+            summary = f"makes a {entity.name} of each record the JSON text {arg} holds"
+            made = behaviour.model_copy(
+                update={"effect": effect, "prior": "plausible", "notes": (f"learned: {summary}",)}
+            )
+            candidate = Candidate(tool, "json-items", summary, made, confirms="the items' texts in later replies")
+            rows = _set_up(candidate.applied(spec), tool, setup, entity.name)
+            if rows is not None and rows != spec.initial_state.get(entity.name, []):
+                candidate = Candidate(tool, "json-items", summary, made, confirms=candidate.confirms,
+                                      rows={entity.name: rows}, holds=True)  # fmt: skip
+            out.append(candidate)
+    return out
+
+
+def _json_records(value: Any) -> list[JSON]:
+    """The records a text holding a JSON list of objects holds (none for any other value)."""
+    if not isinstance(value, str) or not value.lstrip().startswith("["):
+        return []
+    try:
+        parsed = orjson.loads(value)
+    except orjson.JSONDecodeError:
+        return []
+    return [i for i in parsed if isinstance(i, dict)] if isinstance(parsed, list) else []
+
+
+def _item_entity(spec: EnvSpec, items: list[JSON]) -> tuple[Entity, dict[str, str]] | None:
+    """The entity whose fields the items' members name (two or more, and most of them), with the
+    members it takes; ``None`` where none, or two alike."""
+    members = {k for i in items for k in i}
+    scored = sorted(((len(members & set(e.fields)), e.name) for e in spec.state_schema.entities
+                     if e.key != SINGLETON_KEY), reverse=True)  # fmt: skip
+    if not scored or scored[0][0] < 2 or scored[0][0] * 2 < len(members):
+        return None
+    if len(scored) > 1 and scored[1][0] == scored[0][0]:
+        return None
+    entity = spec.state_schema[scored[0][1]]
+    return entity, {k: k for k in sorted(members & set(entity.fields)) if k != entity.key}
+
+
+def _answered_text(evidence: Evidence, but: str) -> str:
+    """Every accepted real reply of the evidence but those of the tool ``but`` (which may echo what
+    it was given), as one text."""
+    return "\n".join(p.real if isinstance(p.real, str) else orjson.dumps(p.real, default=str).decode()
+                     for tool, pairs in evidence.pairs.items() if tool != but for p in pairs if p.real_ok)  # fmt: skip
+
+
+_TELLING = 4  # a text shorter than this says nothing of which record a reply holds
+
+
+def _answered_afterwards(items: list[JSON], answered: str) -> bool:
+    """Whether most items have a text of their own (not a member name, long enough to tell) that the
+    real side answered somewhere: it holds the records."""
+
+    def shown(item: JSON) -> bool:
+        return any(isinstance(v, str) and len(v) >= _TELLING and any(c.isalpha() for c in v) and v in answered
+                   for v in item.values())  # fmt: skip
+
+    return bool(items) and sum(map(shown, items)) * 2 > len(items)
+
+
+def _set_up(spec: EnvSpec, tool: str, calls: list[JSON], entity: str) -> list[JSON] | None:
+    """The records of ``entity`` the model starts with once ``calls`` of ``tool`` (setup calls) are made
+    on it; ``None`` without such calls."""
+    if not calls:
+        return None
+    episode = Environment(spec).episode(max_steps=10**6)
+    for args in calls:
+        episode.call_tool(tool, args)
+    return list(episode.state().get(entity, []))
 
 
 def _answered_values(evidence: Evidence) -> set[str]:
@@ -180,4 +283,4 @@ def _declared_values(schema: Any) -> list[Any]:
     return [v for v in found if v is not None]
 
 
-__all__ = ["argument_checks", "keyed_writes", "saves_over"]
+__all__ = ["argument_checks", "json_items", "keyed_writes", "saves_over"]
