@@ -104,16 +104,18 @@ def filter_defaults(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
 @PROPOSERS.register("misses")
 def misses(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
     """What a list answers when nothing matches, where the model answers otherwise: the real side
-    refused every call on which the model found nothing and answered the others (``get_note(name)``:
-    a look-up, none is ``not_found``); or it answered nothing found (an empty list, an envelope of
+    refused every call on which the model found nothing and answered the others, one record each
+    (``get_note(name)``: a look-up, none is ``not_found``; a text answered where the model found one
+    record is one record, in prose); or it answered nothing found (an empty list, an envelope of
     none) where the model refused (a search declared to answer one record: every match, none too)."""
     out = []
     for tool, pairs, entity, effect in list_reads(spec, evidence):
         behaviour = spec.behaviour(tool)
         empty = [p for p in pairs if p.raw in (None, [])]
         found = [p for p in pairs if isinstance(p.raw, list) and p.raw]
+        ones = sum(p.real_ok and (_one_record(p.real) or _one_text(p)) for p in found)
         if effect.finds is None and empty and found and all(not p.real_ok for p in empty) \
-                and all(p.real_ok and _one_record(p.real) for p in found):  # fmt: skip
+                and ones >= len(found) * MOST:  # fmt: skip
             made = effect.model_copy(update={"finds": "row", "every": False})
             answer = behaviour.answer
             if answer is not None and answer.kind == "template":  # worded over the first row: the record
@@ -143,6 +145,15 @@ def _one_record(real: Any) -> bool:
     """Whether a reply is one record: an object, not an envelope of records."""
     opened = opened_text(real)
     return isinstance(opened, dict) and records_in(opened) is None
+
+
+MOST = 0.9  # a look-up answers one record on this share of the calls that found something, at least
+
+
+def _one_text(pair: Pair) -> bool:
+    """Whether a reply is a text (not JSON) answered where the model found one record: one record,
+    in prose."""
+    return isinstance(opened_text(pair.real), str) and isinstance(pair.raw, list) and len(pair.raw) == 1
 
 
 def _first_row_read(template: Any) -> Any:
