@@ -424,6 +424,12 @@ def test_what_a_list_answers_when_nothing_matches_is_learned_both_ways(tmp_path)
     assert lookup.summary == "finds the task it names; none is not_found"
     assert lookup.behaviour.effect.finds == "row"
     check_round_trip(lookup.applied(spec))  # what a learned environment holds loads back as it was saved
+    # one record in prose, where the model found one: a look-up too; where it found two, a list in prose
+    missed = Pair({"state": "gone"}, False, "not_found", True, [], raw=[])
+    prose = Pair({"state": "open"}, True, "<h2>a</h2>", True, [ROWS[0]], raw=[ROWS[0]])
+    assert [c.summary for c in misses(spec, Evidence({"list_tasks": [prose, missed]}))] == [lookup.summary]
+    two = Pair({"state": "open"}, True, "<h2>a</h2><h2>c</h2>", True, ROWS[:2], raw=ROWS[:2])
+    assert misses(spec, Evidence({"list_tasks": [two, missed]})) == []
     # where the real side answered an empty list, it is no look-up; where the model refused, it lists none too
     assert misses(spec, Evidence({"list_tasks": [found, Pair({"state": "gone"}, True, [], True, [], raw=[])]})) == []
     [listing] = misses(spec, Evidence({"list_tasks": [Pair({"q": "x"}, True, {"count": 0, "items": []}, False,
@@ -1038,3 +1044,68 @@ def test_a_search_that_finds_nothing_is_worded_apart(tmp_path) -> None:
     same = [Pair({"query": q}, True, "Searched.", True, r, raw=r) for q, r in (("a", []), ("b", []), ("c", [row]),
                                                                               ("d", [row]))]  # fmt: skip
     assert nothing_found(spec, Evidence({tool: same})) == []
+
+
+def test_a_change_a_fixed_wording_hides_is_chosen_with_the_wording_proposed_on_it(tmp_path, monkeypatch) -> None:
+    """The list answers a fixed wording of its one open task; the real side lists only open tasks, so a
+    task created since shows up there. Listing open tasks alone ties (the fixed wording hides it), the
+    tool's own rows alone list the done task too: only both together explain the evidence, and the
+    chooser finds them by wording the tool anew on top of the tied change."""
+    from envfactory.ir.choice import Answer
+    from envfactory.ir.effect import Filter
+    from envfactory.synth import chooser
+    from envfactory.synth.candidates import Candidate
+
+    spec, _ = _spec(tmp_path, TAGGED)  # a list with no output schema: every row it finds
+    rows = [{"id": "t1", "title": "a", "status": "open"}, {"id": "t2", "title": "b", "status": "done"}]
+    create = spec.behaviour("create_task")
+    opened = create.model_copy(update={"effect": create.effect.model_copy(update={"defaults": {"status": "open"}})})
+    task = spec.state_schema["task"].model_copy(
+        update={"fields": {**spec.state_schema["task"].fields, "status": {"type": "string"}}}
+    )
+    spec = spec.model_copy(update={"initial_state": {"task": rows}, "behaviours": tuple(
+        opened if b.tool == "create_task" else b for b in spec.behaviours),
+        "state_schema": spec.state_schema.model_copy(update={"entities": (task,)})})  # fmt: skip
+    listing = spec.behaviour("list_tasks")
+    open_only = listing.effect.model_copy(update={"filters": (Filter(arg="status", field="status", default="open"),)})
+    truth = spec.model_copy(update={"behaviours": tuple(
+        b.model_copy(update={"effect": open_only}) if b.tool == "list_tasks" else b for b in spec.behaviours)})  # fmt: skip
+    real = Environment(truth)
+    fixed = Answer(kind="template", template=real.episode().call_tool("list_tasks", {}).data)
+    start = spec.model_copy(update={"behaviours": tuple(
+        b.model_copy(update={"answer": fixed}) if b.tool == "list_tasks" else b for b in spec.behaviours)})  # fmt: skip
+
+    def sequence(s: int) -> Sequence:
+        episode, calls = real.episode(), [("list_tasks", {})] if s % 2 else [("create_task", {"title": f"c{s}"}),
+                                                                          ("list_tasks", {})]  # fmt: skip
+        made = [(t, a, episode.call_tool(t, a)) for t, a in calls]
+        return Sequence(id=s, calls=tuple(TraceCall(tool=t, arguments=a, ok=r.ok, output=r.data, sequence=s)
+                                          for t, a, r in made))  # fmt: skip
+
+    trace = Trace(source="t", sequences=tuple(sequence(s) for s in range(6)))
+
+    def wording(spec, evidence):
+        behaviour = spec.behaviour("list_tasks")
+        return [
+            Candidate(
+                "list_tasks",
+                "template",
+                "answers its rows",
+                behaviour.model_copy(update={"answer": Answer(kind="template", template="{out}")}),
+            )
+        ]
+
+    def filtering(spec, evidence):
+        behaviour = spec.behaviour("list_tasks")
+        return [
+            Candidate("list_tasks", "filter", "lists open tasks", behaviour.model_copy(update={"effect": open_only}))
+        ]
+
+    proposers = {"template": wording, "filter": filtering}
+    learned = choose(start, trace, proposers=proposers)
+    chosen = {c.tool: c for c in learned.choices}["list_tasks"].chosen
+    assert (chosen.proposer, chosen.summary) == ("filter+template", "lists open tasks; answers its rows")
+    assert learned.behaviour("list_tasks").effect == open_only
+    assert learned.behaviour("list_tasks").answer.template == "{out}"
+    monkeypatch.setattr(chooser, "LOOKAHEAD", 0)  # without wording it anew, the tie moves nothing
+    assert choose(start, trace, proposers=proposers).behaviour("list_tasks") == start.behaviour("list_tasks")

@@ -38,7 +38,7 @@ from envfactory.runtime.episode import Episode
 from envfactory.runtime.result import ToolResult
 from envfactory.synth import proposers as _registered  # noqa: F401 - registers every proposer
 from envfactory.synth.candidates import PROPOSERS, Candidate, Evidence, Pair, Proposer
-from envfactory.synth.proposers.replies import state_rows, state_tallies
+from envfactory.synth.proposers.replies import WORDINGS, state_rows, state_tallies
 
 PRIOR = "descriptions"
 JSON = dict[str, Any]
@@ -111,6 +111,7 @@ def choose(
     if trace is None or not trace.sequences:
         return _recorded(spec, chosen, runners, "descriptions")
     proposers = proposers if proposers is not None else dict(PROPOSERS.items())
+    wordings = {name: proposers[name] for name in WORDINGS if name in proposers}
     parts = _folds(trace, folds)
     current = spec
     for round_ in range(rounds):
@@ -128,6 +129,7 @@ def choose(
             # the strongest first, each alone on the tool's behaviour as it was (registration order breaks
             # ties): which candidate wins never depends on the order proposers happen to be visited in
             ranked = sorted(offered[tool], key=lambda k: -alone[k])
+            looked = 0
             for key in ranked:
                 full, per_fold = offered[tool][key]
                 # what a candidate changes is laid onto the tool's current behaviour: choices compose
@@ -140,9 +142,21 @@ def choose(
                 entry = Scored(proposer=key[1], summary=key[2], score=round(s, 4), calls=calls)
                 # a correction of what the model holds, read off the real records, is taken on a tie too:
                 # no reply may show it yet (a memorized wording), and a wording from the state can then win
+                taken: EnvSpec | None = None
                 if s > base + 1e-9 or (full.holds and s > base - 1e-9):
+                    taken = full.applied(current)
+                elif looked < LOOKAHEAD and abs(s - base) <= 1e-9 and _hidden(full, current):
+                    # a change of what the tool does, tied under a learned wording that may hide it: the
+                    # tool worded anew on top of it
+                    looked += 1
+                    worded = _worded_anew(full, per_fold, current, trace, local, parts, wordings, accepted)
+                    if worded is not None and worded[0] > base + 1e-9:
+                        s, taken, then = worded
+                        entry = Scored(proposer=f"{key[1]}+{then.proposer}", summary=f"{key[2]}; {then.summary}",
+                                       score=round(s, 4), calls=calls)  # fmt: skip
+                if taken is not None:
                     runners[tool][chosen[tool].summary] = chosen[tool]
-                    chosen[tool], current, base = entry, full.applied(current), s
+                    chosen[tool], current, base = entry, taken, s
                     runners[tool].pop(entry.summary, None)
                 elif entry.summary != chosen[tool].summary:
                     runners[tool][entry.summary] = entry
@@ -236,6 +250,38 @@ def _match(fitted: dict[tuple[str, str, str], Candidate], c: Candidate) -> Candi
 
 def _proposed(spec: EnvSpec, evidence: Evidence, proposers: dict[str, Proposer]) -> list[Candidate]:
     return [c for proposer in proposers.values() for c in proposer(spec, evidence)]
+
+
+LOOKAHEAD = 2  # tied changes of a tool's effect worded anew, per tool and round, the strongest first
+
+
+def _hidden(candidate: Candidate, current: EnvSpec) -> bool:
+    """Whether a candidate changes what its tool does (its effect) while the tool answers a learned
+    wording, which may word the change away (a fixed list of the one setup record)."""
+    now = current.behaviour(candidate.tool)
+    return now.answer is not None and candidate.behaviour.effect != now.effect
+
+
+def _worded_anew(candidate: Candidate, per_fold: list[Candidate | None], current: EnvSpec, trace: Trace,
+                 local: list[Trace], parts: list[Trace], wordings: dict[str, Proposer], accepted: Any,
+                 ) -> tuple[float, EnvSpec, Candidate] | None:  # fmt: skip
+    """The best wording of the candidate's tool proposed on top of it (``wordings``' candidates, fit
+    and scored fold by fold as any candidate is, the candidate laid on first): its score on
+    ``local``, the model with both, and the wording; ``None`` where none is proposed."""
+    tried = candidate.applied(current)
+    best: tuple[float, EnvSpec, Candidate] | None = None
+    for worded, folds in _offers(tried, trace, parts, wordings, accepted).get(candidate.tool, {}).values():
+        total, used = 0.0, 0
+        for part, first, then in zip(local, per_fold, folds, strict=True):
+            if not part.sequences:
+                continue
+            spec = first.applied(current) if first is not None else current
+            spec = _rebased(then, tried, spec).applied(spec) if then is not None else spec
+            total, used = total + score(replay(spec, part)), used + 1
+        s = total / used if used else 0.0
+        if best is None or s > best[0]:
+            best = (s, worded.applied(tried), worded)
+    return best
 
 
 def _cv_score(spec: EnvSpec, parts: list[Trace], per_fold: list[Candidate | None] | None = None) -> float:

@@ -26,6 +26,10 @@ from envfactory.synth.proposers.shapes import (
     unmasked,
 )
 
+# the proposers of this module: how a tool words its replies, whatever it does (the chooser words a
+# tool anew where a change of what it does tied under a wording that may hide it)
+WORDINGS = ("template", "nothing-found", "counts", "list-envelope")
+
 
 @PROPOSERS.register("template")
 def reply_templates(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
