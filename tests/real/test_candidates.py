@@ -1068,8 +1068,9 @@ def test_a_change_a_fixed_wording_hides_is_chosen_with_the_wording_proposed_on_i
         "state_schema": spec.state_schema.model_copy(update={"entities": (task,)})})  # fmt: skip
     listing = spec.behaviour("list_tasks")
     open_only = listing.effect.model_copy(update={"filters": (Filter(arg="status", field="status", default="open"),)})
-    truth = spec.model_copy(update={"behaviours": tuple(
-        b.model_copy(update={"effect": open_only}) if b.tool == "list_tasks" else b for b in spec.behaviours)})  # fmt: skip
+    truth = spec.model_copy(update={"behaviours": tuple(b.model_copy(update={"effect": open_only})
+                                                        if b.tool == "list_tasks" else b
+                                                        for b in spec.behaviours)})  # fmt: skip
     real = Environment(truth)
     fixed = Answer(kind="template", template=real.episode().call_tool("list_tasks", {}).data)
     start = spec.model_copy(update={"behaviours": tuple(
@@ -1109,3 +1110,25 @@ def test_a_change_a_fixed_wording_hides_is_chosen_with_the_wording_proposed_on_i
     assert learned.behaviour("list_tasks").answer.template == "{out}"
     monkeypatch.setattr(chooser, "LOOKAHEAD", 0)  # without wording it anew, the tie moves nothing
     assert choose(start, trace, proposers=proposers).behaviour("list_tasks") == start.behaviour("list_tasks")
+
+
+def test_replies_worded_by_an_arguments_value_are_worded_case_by_case(tmp_path) -> None:
+    """``format: "json"`` answers a record, ``"text"`` a sentence: each value of the argument seen twice
+    or more has its wording, any other value the most common one's; one wording for all proposes nothing."""
+    from envfactory.runtime.answers import CASE
+    from envfactory.synth.proposers.replies import by_argument
+
+    export = {"name": "export_tasks", "description": "Export the tasks.", "inputSchema": {
+        "type": "object", "properties": {"format": {"type": "string", "default": "json"}}}}  # fmt: skip
+    spec, _ = _spec(tmp_path, [*TOOLS, export])
+    said = [({"format": "json"}, {"count": 2})] * 2 + [({}, {"count": 2}), ({"format": "text"}, "Two tasks.")] + [
+        ({"format": "text"}, "Two tasks."), ({"format": "csv"}, "id,title")]  # fmt: skip
+    pairs = [Pair(args, True, real, True, {"status": "ok"}) for args, real in said]
+    [candidate] = by_argument(spec, Evidence({"export_tasks": pairs}))
+    template = candidate.behaviour.answer.template
+    assert template == {CASE: "format", "cases": {"text": "Two tasks."}, "value": {"count": 2}}
+    assert fill(template, {"format": "text"}, None) == "Two tasks."
+    assert fill(template, {"format": "csv"}, None) == {"count": 2}  # seen once: no case of its own
+    assert fill(template, {}, None, candidate.behaviour.answer.defaults) == {"count": 2}  # omitted: its default
+    alike = [Pair(args, True, {"count": 2}, True, {"status": "ok"}) for args, _ in said]
+    assert by_argument(spec, Evidence({"export_tasks": alike})) == []

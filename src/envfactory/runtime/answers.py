@@ -33,6 +33,9 @@ WHEN = "$when"
 # ``{"$none": T0, "value": T}``: worded by T0 where the list's effect found nothing ("No tasks
 # matching ..."), else by T
 NONE = "$none"
+# ``{"$case": "format", "cases": {"json": T1}, "value": T}``: worded by the case the argument's value
+# (as :func:`token` writes it; an omitted one by its default) names, else by T
+CASE = "$case"
 # the rows a list's effect found, before shaping cut them to what the output schema declares, and how many
 ROWS, COUNT = "{rows}", "{count}"
 # how many records the state holds after the call: ``{count:todo}``, ``{count:todo.completed=false}``,
@@ -71,6 +74,7 @@ def fill(template: Any, args: JSON, out: Any, defaults: JSON | None = None, rows
     an argument not given takes its declared default; ``rows`` is what the effect produced before
     shaping: ``{raw.PATH}`` inside it, ``{rows}`` and ``{count}`` the rows a list found and how
     many; ``{"$none": T0, "value": T}`` worded by ``T0`` where it found none, else by ``T``;
+    ``{"$case": ARG, "cases": {VALUE: T1}, "value": T}`` by the case the argument's value names;
     ``{"$each": "out.PATH", "item": T}`` the list there, each record worded by ``T`` (whose
     ``{item.PATH}`` slots it fills); ``{count:ENTITY}`` and ``{count:ENTITY.FIELD=VALUE}`` how many
     records ``state`` holds, of every one or of those whose field is that value), or ``None`` when a
@@ -96,6 +100,11 @@ def tally(state: State, entity: str, field: str | None = None, value: str | None
 def _filled(template: Any, args: JSON, out: Any, rows: Any = None, state: State | None = None,
             item: Any = None) -> Any:  # fmt: skip
     sources = {"arg": args, "out": out, "raw": rows, "item": item}
+    if isinstance(template, dict) and isinstance(template.get(CASE), str):
+        given = args.get(template[CASE], _MISSING)
+        cases = template.get("cases") or {}
+        chosen = cases.get(token(given)) if given is not _MISSING else None
+        return _filled(template.get("value") if chosen is None else chosen, args, out, rows, state, item)
     if isinstance(template, dict) and NONE in template:
         found = rows if isinstance(rows, list) else out
         nothing = isinstance(found, list) and not found
@@ -248,6 +257,6 @@ def answered(answer: Answer, execute: Executor, shape: Callable[[Any], Any]) -> 
 
 
 __all__ = [
-    "COUNT", "EACH", "NEWEST", "NONE", "REFUSED", "ROWS", "TALLY", "WHEN", "answered", "args_key", "checked", "fill",
-    "leaf", "opened_text", "shape_of", "tally", "token",
+    "CASE", "COUNT", "EACH", "NEWEST", "NONE", "REFUSED", "ROWS", "TALLY", "WHEN", "answered", "args_key", "checked",
+    "fill", "leaf", "opened_text", "shape_of", "tally", "token",
 ]  # fmt: skip

@@ -13,7 +13,7 @@ from envfactory.ir.env import EnvSpec
 from envfactory.ir.jsonschema import enum_values, primary_type
 from envfactory.ir.state import SINGLETON_KEY
 from envfactory.real.agreement import leaf_share
-from envfactory.runtime.answers import NONE, TALLY, fill, leaf, opened_text, token
+from envfactory.runtime.answers import CASE, NONE, TALLY, fill, leaf, opened_text, token
 from envfactory.synth.candidates import JSON, PROPOSERS, Candidate, Evidence, Pair
 from envfactory.synth.proposers.shapes import (
     canonical,
@@ -28,7 +28,7 @@ from envfactory.synth.proposers.shapes import (
 
 # the proposers of this module: how a tool words its replies, whatever it does (the chooser words a
 # tool anew where a change of what it does tied under a wording that may hide it)
-WORDINGS = ("template", "nothing-found", "counts", "list-envelope")
+WORDINGS = ("template", "nothing-found", "by-argument", "counts", "list-envelope")
 
 
 @PROPOSERS.register("template")
@@ -80,6 +80,53 @@ def nothing_found(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
         out.append(Candidate(tool, "nothing-found", f"answers {shown}, or its own wording when it finds nothing",
                              behaviour, confirms="a call that finds nothing is worded apart"))  # fmt: skip
     return out
+
+
+@PROPOSERS.register("by-argument")
+def by_argument(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
+    """Replies worded one way per value of an argument (``format: "json"`` a record, ``"markdown"``
+    a page; one sheet's table, another's): where one argument's values split a tool's accepted
+    replies into groups of two or more, each with a wording of its own (learned by ``template``'s
+    rule from its group alone), the tool words each case so and any other value as the most common
+    case: ``{"$case": "format", "cases": {"json": T1}, "value": T}``. One argument, at most
+    ``MAX_CASES`` values; an omitted argument is its declared default."""
+    out = []
+    for tool, pairs in evidence.pairs.items():
+        accepted = [p for p in pairs if p.real_ok and p.model_ok and p.real not in (None, "", [], {})]
+        if len(accepted) < 4:
+            continue
+        declared = default_sets(spec, tool)[0]
+        props = spec.tools[tool].input_schema.get("properties") or {}
+        for arg in sorted(props):
+            groups: dict[str, list[Pair]] = {}
+            for p in accepted:
+                value = {**declared, **p.args}.get(arg)
+                if (isinstance(value, (str, int, float)) and not isinstance(value, bool)) or isinstance(value, bool):
+                    groups.setdefault(token(value), []).append(p)
+            kept = {v: g for v, g in groups.items() if len(g) >= 2}
+            if not 2 <= len(kept) <= MAX_CASES:
+                continue
+            worded = {v: w[0] for v, g in kept.items() if (w := _wordings(spec, evidence, tool, g, 2))}
+            if len(worded) < 2 or len({canonical(w[0]) for w in worded.values()}) < 2:
+                continue
+            usual = max(worded, key=lambda v: len(kept[v]))
+            defaults: JSON = {}
+            for _template, given, _text in worded.values():
+                if any(k in defaults and defaults[k] != v for k, v in given.items()):
+                    break
+                defaults.update(given)
+            else:
+                template = {CASE: arg, "cases": {v: w[0] for v, w in worded.items() if v != usual},
+                            "value": worded[usual][0]}  # fmt: skip
+                answer = Answer(kind="template", template=template, defaults=defaults)
+                behaviour = spec.behaviour(tool).model_copy(update={"answer": answer})
+                shown = ", ".join(sorted(worded))[:60]
+                out.append(Candidate(tool, "by-argument", f"words its replies by {arg} ({shown})", behaviour,
+                                     confirms=f"each value of {arg} answers its own wording"))  # fmt: skip
+    return out
+
+
+MAX_CASES = 8  # values of one argument worded apart, at most
 
 
 def _wordings(spec: EnvSpec, evidence: Evidence, tool: str, pairs: list[Pair], least: int,
