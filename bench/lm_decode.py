@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 
 from bfcl import manifest as bfcl  # noqa: E402
-from sim2real import _SETS, BUILD, _sets_key, make_sets  # noqa: E402
+from sim2real import BUILD, keep_sets, make_sets  # noqa: E402
 
 from envfactory.eval.runner import evaluate_sets  # noqa: E402
 from envfactory.rl.lm import lockstep  # noqa: E402
@@ -57,7 +57,7 @@ def main() -> None:
     args = parser.parse_args()
     folder = bfcl.prepared(BUILD / "bfcl")
     sets = make_sets(folder, args)
-    _SETS[_sets_key(folder, args)] = sets
+    keep_sets(folder, args, sets)
     envs = sets.envs(args.domain)
     tasks = sets.synth_test if args.domain == "synthetic" else sets.real_test
     tokenizer, model = base_model("local")
@@ -69,7 +69,7 @@ def main() -> None:
     print("|---|---|---|---|---|---|---|---|")
     for setting in args.rows.split(","):
         rows = 1 if setting == "generate" else int(setting)
-        lockstep._PLAIN[id(model.config)] = (model.config, setting != "generate")  # generate: rows one by one by it
+        lockstep.share_cache(model, setting != "generate")  # generate: rows one by one by it
         config = LMConfig(seed=args.seed, decode_rows=rows, max_new_tokens=64, max_turns=5, observe_chars=300)
         policies = Counted(model, tokenizer, config, sample=True)
         began = time.perf_counter()

@@ -221,6 +221,11 @@ def _sets_key(folder: Path, args: argparse.Namespace) -> str:
     return json.dumps([str(folder), args.sets, args.train, args.test, args.seed])
 
 
+def keep_sets(folder: Path, args: argparse.Namespace, sets: Sets) -> None:
+    """Keep ``sets``, made in this process, for :func:`sets_in` to hand out."""
+    _SETS[_sets_key(folder, args)] = sets
+
+
 def sets_in(folder: Path, args: argparse.Namespace) -> Sets:
     key = _sets_key(folder, args)
     if key not in _SETS:
@@ -325,7 +330,7 @@ def main() -> None:
     started = time.perf_counter()
     folder = bfcl.prepared(BUILD / "bfcl")
     sets = make_sets(folder, args, say=True)
-    _SETS[_sets_key(folder, args)] = sets
+    keep_sets(folder, args, sets)
     args.fingerprint = sets.fingerprint()
     domains = (("synthetic", sets.synthetic, sets.synth_train, sets.synth_test),
                ("real", sets.real, sets.real_train, sets.real_test))  # fmt: skip

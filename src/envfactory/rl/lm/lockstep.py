@@ -116,6 +116,12 @@ def _generate(model: Any, turn: Turn, *, max_new_tokens: int, eos: int) -> list[
 _PLAIN: dict[int, tuple[Any, bool]] = {}  # by the config's id, the config kept beside (ids are reused)
 
 
+def share_cache(model: Any, plain: bool) -> None:
+    """Say whether ``model``'s rows share one padded cache, whatever :func:`_plain` would find (a
+    bench comparing batched decoding with ``generate`` row by row)."""
+    _PLAIN[id(model.config)] = (model.config, plain)
+
+
 def _plain(model: Any) -> bool:
     """Whether rows can share one padded cache: every layer attends to all before it (no sliding
     window), and ``transformers`` keeps a preallocated cache as its 5.x releases do."""
@@ -309,4 +315,4 @@ class Lockstep:
                 self._lock.notify_all()
 
 
-__all__ = ["Lockstep", "Turn", "decode"]
+__all__ = ["Lockstep", "Turn", "decode", "share_cache"]
