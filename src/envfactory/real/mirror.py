@@ -143,16 +143,17 @@ def mirrored(spec: EnvSpec, real: Environment) -> EnvSpec:
 
     target = served_target(real.spec)
     if target is not None:
-        return _set_up(spec.model_copy(update={"initial_state": _served_start(spec, target)}), served_setup(real.spec))
+        started = spec.model_copy(update={"initial_state": _served_start(spec, target)})
+        return after_setup(started, served_setup(real.spec))
     return mirror_object(spec, real)[0]
 
 
 def served_model(spec: EnvSpec, target: McpTarget, calls: list[tuple[str, JSON]]) -> EnvSpec:
     """``spec`` starting as a fresh server of ``target`` does once it has had its setup ``calls``."""
-    return _set_up(spec.model_copy(update={"initial_state": _served_start(spec, target)}), calls)
+    return after_setup(spec.model_copy(update={"initial_state": _served_start(spec, target)}), calls)
 
 
-def _set_up(spec: EnvSpec, calls: list[tuple[str, JSON]]) -> EnvSpec:
+def after_setup(spec: EnvSpec, calls: list[tuple[str, JSON]]) -> EnvSpec:
     """``spec`` starting where its setup calls (the ones every fresh server gets) leave it."""
     if not calls:
         return spec
@@ -229,4 +230,4 @@ def _first_bool(value: Any) -> bool | None:
     return next((found for v in items if (found := _first_bool(v)) is not None), None)
 
 
-__all__ = ["entity_rows", "mirror_object", "mirrored", "real_counters", "served_model"]
+__all__ = ["after_setup", "entity_rows", "mirror_object", "mirrored", "real_counters", "served_model"]

@@ -28,6 +28,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from envfactory.ir.jsonschema import enum_values, primary_type
 from envfactory.ir.state import Entity, StateSchema
 from envfactory.ir.tool import ToolSpec
 from envfactory.synth.naming import tokens
@@ -232,7 +233,7 @@ def statuses_follow_prose(schema: StateSchema, said: dict[str, list[Said]],
 
 def _flagged(entity: Entity) -> bool:
     """Whether the entity holds an enum or a flag (a state an action may set instead of a status)."""
-    return any(isinstance(f, dict) and (f.get("enum") or f.get("type") == "boolean") for f in entity.fields.values())
+    return any(enum_values(f) or primary_type(f) == "boolean" for f in entity.fields.values())
 
 
 def _has_status(entity: Entity) -> bool:

@@ -71,10 +71,11 @@ def nothing_found(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
         empty, full = _wordings(spec, evidence, tool, none, 2), _wordings(spec, evidence, tool, some, 2)
         if not empty or not full or empty[0][0] == full[0][0]:
             continue
-        (nothing, defaults, _), (something, more, text) = empty[0], full[0]
-        if any(k in defaults and defaults[k] != v for k, v in more.items()):
+        (nothing, _, _), (something, _, text) = empty[0], full[0]
+        defaults = _agreed([empty[0][1], full[0][1]])
+        if defaults is None:
             continue  # the two cases read an omitted argument otherwise: no one wording
-        answer = Answer(kind="template", template={NONE: nothing, "value": something}, defaults={**defaults, **more})
+        answer = Answer(kind="template", template={NONE: nothing, "value": something}, defaults=defaults)
         behaviour = spec.behaviour(tool).model_copy(update={"answer": answer})
         shown = text if len(text) <= 60 else text[:57] + "..."
         out.append(Candidate(tool, "nothing-found", f"answers {shown}, or its own wording when it finds nothing",
@@ -101,7 +102,7 @@ def by_argument(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
             groups: dict[str, list[Pair]] = {}
             for p in accepted:
                 value = {**declared, **p.args}.get(arg)
-                if (isinstance(value, (str, int, float)) and not isinstance(value, bool)) or isinstance(value, bool):
+                if isinstance(value, (str, int, float)):  # a flag too
                     groups.setdefault(token(value), []).append(p)
             kept = {v: g for v, g in groups.items() if len(g) >= 2}
             if not 2 <= len(kept) <= MAX_CASES:
@@ -110,20 +111,27 @@ def by_argument(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
             if len(worded) < 2 or len({canonical(w[0]) for w in worded.values()}) < 2:
                 continue
             usual = max(worded, key=lambda v: len(kept[v]))
-            defaults: JSON = {}
-            for _template, given, _text in worded.values():
-                if any(k in defaults and defaults[k] != v for k, v in given.items()):
-                    break
-                defaults.update(given)
-            else:
-                template = {CASE: arg, "cases": {v: w[0] for v, w in worded.items() if v != usual},
-                            "value": worded[usual][0]}  # fmt: skip
-                answer = Answer(kind="template", template=template, defaults=defaults)
-                behaviour = spec.behaviour(tool).model_copy(update={"answer": answer})
-                shown = ", ".join(sorted(worded))[:60]
-                out.append(Candidate(tool, "by-argument", f"words its replies by {arg} ({shown})", behaviour,
-                                     confirms=f"each value of {arg} answers its own wording"))  # fmt: skip
+            defaults = _agreed([w[1] for w in worded.values()])
+            if defaults is None:
+                continue  # the cases read an omitted argument otherwise: no one wording
+            template = {CASE: arg, "cases": {v: w[0] for v, w in worded.items() if v != usual},
+                        "value": worded[usual][0]}  # fmt: skip
+            answer = Answer(kind="template", template=template, defaults=defaults)
+            behaviour = spec.behaviour(tool).model_copy(update={"answer": answer})
+            shown = ", ".join(sorted(worded))[:60]
+            out.append(Candidate(tool, "by-argument", f"words its replies by {arg} ({shown})", behaviour,
+                                 confirms=f"each value of {arg} answers its own wording"))  # fmt: skip
     return out
+
+
+def _agreed(sets: list[JSON]) -> JSON | None:
+    """What omitted arguments stand for, read alike by every wording's ``sets`` (merged), else ``None``."""
+    merged: JSON = {}
+    for given in sets:
+        if any(k in merged and merged[k] != v for k, v in given.items()):
+            return None
+        merged.update(given)
+    return merged
 
 
 MAX_CASES = 8  # values of one argument worded apart, at most

@@ -21,8 +21,8 @@ from envfactory.ir.effect import (
 from envfactory.ir.env import EnvSpec
 from envfactory.ir.jsonschema import enum_values, primary_type
 from envfactory.ir.state import SINGLETON_KEY, Entity, names_key
+from envfactory.real.mirror import after_setup
 from envfactory.runtime.answers import args_key, shape_of
-from envfactory.runtime.environment import Environment
 from envfactory.synth.candidates import JSON, PROPOSERS, Candidate, Evidence, Pair
 from envfactory.synth.proposers.shapes import leaves
 
@@ -100,8 +100,8 @@ def json_items(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
                 update={"effect": effect, "prior": "plausible", "notes": (f"learned: {summary}",)}
             )
             candidate = Candidate(tool, "json-items", summary, made, confirms="the items' texts in later replies")
-            rows = _set_up(candidate.applied(spec), tool, setup, entity.name)
-            if rows is not None and rows != spec.initial_state.get(entity.name, []):
+            rows = after_setup(candidate.applied(spec), [(tool, a) for a in setup]).initial_state.get(entity.name, [])
+            if setup and rows != spec.initial_state.get(entity.name, []):
                 candidate = Candidate(tool, "json-items", summary, made, confirms=candidate.confirms,
                                       rows={entity.name: rows}, holds=True)  # fmt: skip
             out.append(candidate)
@@ -152,17 +152,6 @@ def _answered_afterwards(items: list[JSON], answered: str) -> bool:
                    for v in item.values())  # fmt: skip
 
     return bool(items) and sum(map(shown, items)) * 2 > len(items)
-
-
-def _set_up(spec: EnvSpec, tool: str, calls: list[JSON], entity: str) -> list[JSON] | None:
-    """The records of ``entity`` the model starts with once ``calls`` of ``tool`` (setup calls) are made
-    on it; ``None`` without such calls."""
-    if not calls:
-        return None
-    episode = Environment(spec).episode(max_steps=10**6)
-    for args in calls:
-        episode.call_tool(tool, args)
-    return list(episode.state().get(entity, []))
 
 
 def _answered_values(evidence: Evidence) -> set[str]:
