@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from tests.conftest import ROOT
 
 from envfactory.ingest import load
@@ -18,7 +19,7 @@ from envfactory.synth.proposers.keys import derived_fields, record_fields
 from envfactory.synth.proposers.replies import list_envelopes, reply_templates
 from envfactory.synth.proposers.shapes import flagged_members, template_of
 from envfactory.synth.proposers.verdicts import recorded_answers
-from envfactory.synth.proposers.writes import keyed_writes
+from envfactory.synth.proposers.writes import keyed_writes, list_members
 from envfactory.testing.roundtrip import check_round_trip
 
 TOOLS = [
@@ -147,6 +148,29 @@ def test_a_create_answering_its_id_alone_learns_its_starting_values_from_the_lis
     said = [Pair({"title": t}, True, {"id": f"9f2c{i}", "title": t}, True, {"id": f"task_000{i}", "title": t})
             for i, t in enumerate(["a", "b"], 1)]  # fmt: skip
     assert record_fields(spec, Evidence({"create_task": said, "list_tasks": listed})) == []
+
+
+def test_a_create_learns_its_starting_values_from_the_final_state_read_at_each_sequences_end(tmp_path) -> None:
+    """No list read after the creates: the reads of the real side's final state do, a board's columns
+    too — records matched under the model's own key (the real ids paired), of the entity sharing most
+    fields with them."""
+    spec, _ = _spec(tmp_path)
+    made = [Pair({"title": "a"}, True, {"id": f"9f2c{i}"}, True, {"id": f"task_000{i}", "title": "a"},
+                 state={"task": [{"id": f"task_000{i}", "title": "a"}]}) for i in (1, 2)]  # fmt: skip
+
+    def end(i: int, answered: dict) -> tuple:
+        return ((answered,), {"task": [{"id": f"task_000{i}", "title": "a"}]})
+
+    ends = tuple(end(i, {"columns": {"todo": [{"id": f"task_000{i}", "title": "a", "progress": 0}]}}) for i in (1, 2))
+    [candidate] = record_fields(spec, Evidence({"create_task": made}, ends=ends))
+    assert candidate.behaviour.effect.defaults == {"progress": 0}
+    assert record_fields(spec, Evidence({"create_task": made}, ends=ends[:1])) == []  # one record: no rule
+    # records of something else (sharing one field with a task) say nothing of tasks
+    other = tuple(end(i, {"people": [{"id": f"task_000{i}", "name": "a", "age": 3}]}) for i in (1, 2))
+    assert record_fields(spec, Evidence({"create_task": made}, ends=other)) == []
+    # a row written since its create (the model's row no longer as made) says nothing of how it starts
+    rewritten = tuple(((a, {"task": [{**rows["task"][0], "title": "b"}]}) for a, rows in ends))
+    assert record_fields(spec, Evidence({"create_task": made}, ends=rewritten)) == []
 
 
 def test_a_wording_learned_over_another_fills_from_what_the_tool_answered_before_either(tmp_path) -> None:
@@ -366,8 +390,8 @@ ROWS = [{"id": "task_0001", "title": "a", "status": "open", "done": False},
         {"id": "task_0003", "title": "c", "status": "open", "done": False}]  # fmt: skip
 
 
-def _listing(tmp_path):
-    spec, _ = _spec(tmp_path, LISTED)
+def _listing(tmp_path, tools=LISTED):
+    spec, _ = _spec(tmp_path, tools)
     return spec.model_copy(update={"initial_state": {**spec.initial_state, "task": ROWS}})
 
 
@@ -412,6 +436,27 @@ def test_a_filter_applies_its_declared_default_where_the_real_side_does(tmp_path
     assert [r["title"] for r in episode.call_tool("list_tasks", {}).data] == ["a", "c"]
     assert [r["title"] for r in episode.call_tool("list_tasks", {"state": "shut"}).data] == ["b"]
     assert filter_defaults(spec, Evidence({"list_tasks": [_listed({}, [0, 1, 2])]})) == []  # all listed: no default
+
+
+def test_a_filter_with_no_default_said_takes_the_value_every_listed_record_holds(tmp_path) -> None:
+    from envfactory.synth.proposers.lists import filter_defaults, list_filters
+
+    tools = json.loads(json.dumps(LISTED))
+    tools[1]["inputSchema"]["properties"]["state"]["default"] = ""  # said, but empty: no value of a record
+    spec = _listing(tmp_path, tools)
+    [*_, by_state] = [c for c in list_filters(spec, Evidence({"list_tasks": [_listed({"state": "open"}, [0, 2])]}))
+                      if c.summary == "lists task records whose status eq state"]  # fmt: skip
+    spec = by_state.applied(spec)
+    once = [_listed({}, [0, 2])]
+    assert filter_defaults(spec, Evidence({"list_tasks": once})) == []  # one call: no evidence of a rule
+    [defaulted] = filter_defaults(spec, Evidence({"list_tasks": [*once, _listed({"state": ""}, [0])]}))
+    assert defaulted.summary == "lists task records whose status eq 'open' when state is omitted"
+    episode = Environment(defaulted.applied(spec)).episode()
+    for omitted in ({}, {"state": ""}):  # given its declared default, as omitted
+        assert [r["title"] for r in episode.call_tool("list_tasks", omitted).data] == ["a", "c"]
+    assert [r["title"] for r in episode.call_tool("list_tasks", {"state": "shut"}).data] == ["b"]
+    mixed = [*once, _listed({}, [0, 1])]  # the listed records hold different values: no default
+    assert filter_defaults(spec, Evidence({"list_tasks": mixed})) == []
 
 
 def test_what_a_list_answers_when_nothing_matches_is_learned_both_ways(tmp_path) -> None:
@@ -527,6 +572,24 @@ def test_a_place_the_real_thing_does_not_reproduce_does_not_stop_a_template(tmp_
     assert reply_templates(spec, Evidence({"create_task": made})) == []  # three wordings, none twice
     [candidate] = reply_templates(spec, Evidence({"create_task": made}, volatile=frozenset({"create_task.message"})))
     assert candidate.behaviour.answer.template == {"saved": True, "message": "Saved with ID: 0ceb68e4"}
+
+
+def test_a_place_the_real_thing_does_not_reproduce_answers_the_models_own_value_where_it_has_one(tmp_path) -> None:
+    """A minted id at a volatile place: the template answers the model's own id there (compared by
+    presence all the same), so that a later call naming that id names what the model holds — not
+    the first real reply's id, which the model never held."""
+    from envfactory.real.volatile import VOLATILE
+    from envfactory.synth.proposers.shapes import own_where_volatile
+
+    assert own_where_volatile({"id": VOLATILE, "n": [VOLATILE, 2]}, {"id": "task_0001", "n": [7, 2]}) == {
+        "id": "task_0001", "n": [7, 2]}  # fmt: skip
+    # nothing of the model's there (or a list of another length): the mark stays
+    assert own_where_volatile({"id": VOLATILE, "n": [VOLATILE]}, {"n": [1, 2]}) == {"id": VOLATILE, "n": [VOLATILE]}
+    spec, _ = _spec(tmp_path)
+    made = [Pair({"title": t}, True, {"ok": True, "id": minted}, True, {"id": f"task_000{i}", "title": t})
+            for i, (t, minted) in enumerate([("a", "0ceb68e4"), ("b", "746d35b6")], 1)]  # fmt: skip
+    [candidate] = reply_templates(spec, Evidence({"create_task": made}, volatile=frozenset({"create_task.id"})))
+    assert candidate.behaviour.answer.template == {"ok": True, "id": "{out.id}"}
 
 
 def test_an_envelope_echoes_a_flag_given_or_omitted(tmp_path) -> None:
@@ -1046,11 +1109,16 @@ def test_a_search_that_finds_nothing_is_worded_apart(tmp_path) -> None:
     assert nothing_found(spec, Evidence({tool: same})) == []
 
 
-def test_a_change_a_fixed_wording_hides_is_chosen_with_the_wording_proposed_on_it(tmp_path, monkeypatch) -> None:
+@pytest.mark.parametrize("positional", [False, True])
+def test_a_change_a_fixed_wording_hides_is_chosen_with_the_wording_proposed_on_it(
+    tmp_path, monkeypatch, positional: bool
+) -> None:
     """The list answers a fixed wording of its one open task; the real side lists only open tasks, so a
     task created since shows up there. Listing open tasks alone ties (the fixed wording hides it), the
     tool's own rows alone list the done task too: only both together explain the evidence, and the
-    chooser finds them by wording the tool anew on top of the tied change."""
+    chooser finds them by wording the tool anew on top of the tied change. ``positional``: the
+    wording reads the open task at its place among all the rows (the second), so listing open tasks
+    alone scores worse than the start, not the same — it is worded anew all the same."""
     from envfactory.ir.choice import Answer
     from envfactory.ir.effect import Filter
     from envfactory.synth import chooser
@@ -1058,6 +1126,7 @@ def test_a_change_a_fixed_wording_hides_is_chosen_with_the_wording_proposed_on_i
 
     spec, _ = _spec(tmp_path, TAGGED)  # a list with no output schema: every row it finds
     rows = [{"id": "t1", "title": "a", "status": "open"}, {"id": "t2", "title": "b", "status": "done"}]
+    rows = rows[::-1] if positional else rows
     create = spec.behaviour("create_task")
     opened = create.model_copy(update={"effect": create.effect.model_copy(update={"defaults": {"status": "open"}})})
     task = spec.state_schema["task"].model_copy(
@@ -1073,6 +1142,8 @@ def test_a_change_a_fixed_wording_hides_is_chosen_with_the_wording_proposed_on_i
                                                         for b in spec.behaviours)})  # fmt: skip
     real = Environment(truth)
     fixed = Answer(kind="template", template=real.episode().call_tool("list_tasks", {}).data)
+    if positional:  # the open task read at its place among all the rows: a filtered list garbles it
+        fixed = Answer(kind="template", template=[{k: f"{{out.[1].{k}}}" for k in ("id", "title", "status")}])
     start = spec.model_copy(update={"behaviours": tuple(
         b.model_copy(update={"answer": fixed}) if b.tool == "list_tasks" else b for b in spec.behaviours)})  # fmt: skip
 
@@ -1132,3 +1203,56 @@ def test_replies_worded_by_an_arguments_value_are_worded_case_by_case(tmp_path) 
     assert fill(template, {}, None, candidate.behaviour.answer.defaults) == {"count": 2}  # omitted: its default
     alike = [Pair(args, True, {"count": 2}, True, {"status": "ok"}) for args, _ in said]
     assert by_argument(spec, Evidence({"export_tasks": alike})) == []
+
+
+LABELLED = [
+    {"name": "create_task", "description": "Create a task.",
+     "inputSchema": {"type": "object", "properties": {"title": {"type": "string"}}, "required": ["title"]}},
+    {"name": "get_task", "description": "Get a task.",
+     "inputSchema": {"type": "object", "properties": {"id": {"type": "string"}}, "required": ["id"]},
+     "outputSchema": {"type": "object", "properties": {"id": {"type": "string"}, "title": {"type": "string"},
+                                                        "labels": {"type": "array", "items": {"type": "string"}}}}},
+    {"name": "tag_task", "description": "Tag a task.",
+     "inputSchema": {"type": "object", "properties": {"id": {"type": "string"}, "label": {"type": "string"}},
+                     "required": ["id", "label"]}},
+    {"name": "untag_task", "description": "Untag a task.",
+     "inputSchema": {"type": "object", "properties": {"id": {"type": "string"}, "label": {"type": "string"}},
+                     "required": ["id", "label"]}},
+]  # fmt: skip
+
+
+def _tagging(s: int, labels: list[str], dropped: str | None) -> Sequence:
+    key, held, calls = f"r{s}", [], []
+    calls.append(("create_task", {"title": f"T{s}"}, {"id": key, "title": f"T{s}", "labels": []}))
+    for label in labels:
+        held = [*held, *([label] if label not in held else [])]
+        calls.append(("tag_task", {"id": key, "label": label}, {"id": key, "title": f"T{s}", "labels": held}))
+    if dropped is not None:
+        held = [h for h in held if h != dropped]
+        calls.append(("untag_task", {"id": key, "label": dropped}, {"id": key, "title": f"T{s}", "labels": held}))
+    calls.append(("get_task", {"id": key}, {"id": key, "title": f"T{s}", "labels": held}))
+    return Sequence(id=s, calls=tuple(TraceCall(tool=t, arguments=a, ok=True, output=o, sequence=s)
+                                      for t, a, o in calls))  # fmt: skip
+
+
+def test_a_value_a_reply_shows_added_to_or_gone_from_a_records_list_is_added_or_removed(tmp_path) -> None:
+    spec, _ = _spec(tmp_path, LABELLED)
+    trace = Trace(source="t", sequences=tuple(_tagging(s, ["red", "blue", "red"][: 1 + s % 3], "red")
+                                              for s in range(8)))  # fmt: skip
+    learned = choose(spec, trace)
+    kept = {c.tool: c for c in learned.choices}
+    assert kept["tag_task"].chosen.proposer == "list-member"
+    assert kept["untag_task"].chosen.proposer == "list-member"
+    episode = Environment(learned).episode()
+    made = episode.call_tool("create_task", {"title": "Plan"}).data
+    for label in ("red", "blue", "red"):
+        episode.call_tool("tag_task", {"id": made["id"], "label": label})
+    assert episode.call_tool("untag_task", {"id": made["id"], "label": "blue"}).data["labels"] == ["red"]
+    assert episode.call_tool("get_task", {"id": made["id"]}).data["labels"] == ["red"]
+    assert not episode.call_tool("tag_task", {"id": "nobody", "label": "red"}).ok
+    # replies that hold the value only some of the time show no such edit
+    mixed = [
+        Pair({"id": "r1", "label": "red"}, True, {"id": "r1", "title": "T", "labels": ["red"]}, True, {}),
+        Pair({"id": "r1", "label": "red"}, True, {"id": "r1", "title": "T", "labels": []}, True, {}),
+    ]
+    assert list_members(spec, Evidence({"tag_task": mixed})) == []

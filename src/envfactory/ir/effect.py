@@ -240,7 +240,9 @@ class EditListEffect(_Frozen):
     each item of ``items_arg`` names its row (``owner_arg``) and its values (``values_arg``); without
     ``items_arg`` the call itself is the one item (``mention(tweet_id, mentioned_usernames)``).
     Adding skips values already there and needs every named row to exist; removing ignores what
-    is not there. ``result_field`` is the answer's field for the values actually added."""
+    is not there. ``result_field`` is the answer's field for the values actually added; a single
+    value (``add_blocker(id, blocker_id)``) is a list of one. ``answers_row``: a call naming one row
+    answers that row as it is afterwards, not what was added."""
 
     kind: Literal["edit_list"] = "edit_list"
     entity: str
@@ -250,6 +252,7 @@ class EditListEffect(_Frozen):
     values_arg: str
     op: Literal["add", "remove"] = "add"
     result_field: str | None = None
+    answers_row: bool = False
 
     def arguments(self, key: Any, values: list[Any]) -> dict[str, Any]:
         """The call's arguments that put ``values`` on the row ``key`` names."""

@@ -22,6 +22,8 @@ from envfactory.values import ValueMaker
 JSON = dict[str, Any]
 SHARE = 0.8  # how often an identifying argument takes a known value
 SAME_FIELD = 0.75  # how often that value is one learned under the argument's own name, when there is one
+OPTIONAL = 0.5  # how often an optional member is given
+DEFAULTED = 0.25  # how often one with a declared default is: left out, the real side narrows nothing
 _EXACT = {"id", "name", "path", "from", "to", "source", "destination", "key", "title", "uri", "token", "username",
           "password"}  # fmt: skip
 _SUFFIXES = ("_id", "Id", "_name", "Name", "_path", "Path", "_key", "Key", "_token", "Token")
@@ -96,7 +98,8 @@ class KeyPool:
             return {
                 k: self._value(p if isinstance(p, dict) else {}, k, rng, maker)
                 for k, p in props.items()
-                if k in required or rng.random() >= 0.5
+                if k in required
+                or rng.random() >= 1 - (DEFAULTED if isinstance(p, dict) and "default" in p else OPTIONAL)
             }
         if typ == "array" and isinstance(schema.get("items"), dict):
             items = schema["items"]

@@ -40,13 +40,18 @@ JSON = dict[str, Any]
 # (sequence id, call index, the recorded call in the model's ids, the model's result, its value before
 # shaping, the model's episode just after the call)
 Observer = Callable[[str, int, Any, Any, Any, Episode], None]
+# (sequence id, what the real side's recorded final state answered in the model's ids, the model's
+# episode at the sequence's end, before its own final reads)
+EndObserver = Callable[[str, list[Any], Episode], None]
 
 
 def replay(spec: EnvSpec, trace: Trace, *, observe: Observer | None = None, env: Environment | None = None,
-           stub: Environment | None = None, trust_code: bool = False) -> Measurement:  # fmt: skip
+           stub: Environment | None = None, trust_code: bool = False,
+           observe_end: EndObserver | None = None) -> Measurement:  # fmt: skip
     """Replay ``trace`` on ``spec`` and on the stub (see the module docstring); ``observe`` sees
-    every call's recorded side and the model's result, for proposers that learn from pairs. A
-    model with code or simulated behaviours runs them only with ``trust_code``."""
+    every call's recorded side and the model's result, for proposers that learn from pairs;
+    ``observe_end`` each sequence's recorded final answers beside the model's episode. A model
+    with code or simulated behaviours runs them only with ``trust_code``."""
     env = env or Environment(spec, trust_code=trust_code)
     stub = stub or Environment(stub_spec(spec))
     tally: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
@@ -68,6 +73,10 @@ def replay(spec: EnvSpec, trace: Trace, *, observe: Observer | None = None, env:
             if observe is not None:  # the call as the model was given it, its reply in the model's ids
                 observe(str(seq.id), i, call.model_copy(update={"arguments": ours, "output": real}), s, model.last_raw,
                         model)  # fmt: skip
+        if observe_end is not None and seq.final is not None:
+            answered = [r.get("output") for r in seq.final.reads if r.get("ok", True) is not False]
+            answered += [seq.final.output] if seq.final.tool is not None else []
+            observe_end(str(seq.id), [aliases.translate(a) for a in answered], model)
         same = same_final(seq, model, aliases, volatile)
         if same is not None:
             finals.append(float(same))
@@ -117,4 +126,4 @@ def measure_trace(spec: EnvSpec, path: Path, *, trust_code: bool = False) -> Mea
     return replay(spec, read_trace(path), trust_code=trust_code)
 
 
-__all__ = ["Observer", "measure_trace", "replay", "same_final"]
+__all__ = ["EndObserver", "Observer", "measure_trace", "replay", "same_final"]

@@ -144,15 +144,16 @@ def _edit_list(effect: EditListEffect, tool: ToolSpec, spec: EnvSpec) -> Executo
             key, values = cast(item.get(effect.owner_arg)), item.get(effect.values_arg)
             row = store.get(entity.name, key)
             if row is None:
-                if effect.op == "add":
+                if effect.op == "add" or effect.answers_row:
                     raise ToolError("not_found", f"{label} {key!r} not found")
                 continue
-            plan.append((key, values if isinstance(values, list) else []))
+            plan.append((key, values if isinstance(values, list) else [] if values is None else [values]))
         results: list[JSON] = []
         rows: dict[Any, JSON] = {}
         for key, values in plan:  # checked all; now write (an item may name a row twice)
             row = rows.get(key) or dict(store.get(entity.name, key) or {})
-            current = list(row.get(field) or [])
+            held = row.get(field)
+            current = list(held) if isinstance(held, list) else [held] if held not in (None, "") else []
             if effect.op == "add":
                 added = [v for v in dict.fromkeys(values) if v not in current]
                 row[field] = current + added
@@ -161,6 +162,8 @@ def _edit_list(effect: EditListEffect, tool: ToolSpec, spec: EnvSpec) -> Executo
                 row[field] = [v for v in current if v not in values]
             rows[key] = row
             store.put(entity.name, key, row)
+        if effect.items_arg is None and effect.answers_row and rows:
+            return dict(next(iter(rows.values())))
         if effect.items_arg is None:  # one row: its answer, not a list of one
             return results[0] if results else {"success": True, "updated": len(rows)}
         return results if effect.op == "add" else {"success": True, "updated": len(rows)}

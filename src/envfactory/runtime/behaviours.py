@@ -672,6 +672,9 @@ def _list(effect: ListEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
     }
     flags.update(_declared_defaults(effect, props, entity))
     flags.update({f.arg: f.default for f in effect.filters if f.default is not None})  # learned: as its default
+    # given its declared default, an argument with a learned default is as omitted (``project: ""``)
+    declared = {a: p["default"] for a, p in props.items() if isinstance(p, dict) and "default" in p}
+    as_omitted = {f.arg: declared[f.arg] for f in effect.filters if f.default is not None and f.arg in declared}
     # ``status: "all"`` where the tool offers "all" beside the statuses: no filter at all
     wildcards = {f.arg: _offered_wildcards(props.get(f.arg)) for f in effect.filters if f.op == "eq"}
     entity_name, paged = entity.name, bool(paging.offset_arg or paging.page_arg or paging.cursor_arg)
@@ -681,7 +684,8 @@ def _list(effect: ListEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
             if args.get(arg) is not None:
                 _fetch(ctx.store, parent, cast(args[arg]))
         if flags:
-            valued = {**flags, **{a: v for a, v in args.items() if v is not None}}
+            valued = {**flags, **{a: v for a, v in args.items() if v is not None and
+                                  (a not in as_omitted or v != as_omitted[a])}}  # fmt: skip
             active = [(p, valued[a]) for a, p in predicates if a in valued and valued[a] not in wildcards.get(a, ())]
         else:  # the same, without the merged copy of the arguments
             active = [(p, v) for a, p in predicates if (v := args.get(a)) is not None and v not in wildcards.get(a, ())]

@@ -61,6 +61,10 @@ class Evidence:
     # reply places a fresh copy answers otherwise (``envfactory.real.volatile``): a template holds
     # a value of the real kind there, since every comparison marks them (prose: its numbered words)
     volatile: frozenset[str] = frozenset()
+    # each sequence's end: what the real side's final state reads answered (in the model's ids),
+    # beside the records the model then held by entity — the records its calls made, as the real
+    # side shows them (:func:`envfactory.synth.proposers.keys.read_back`); no call, so no pair
+    ends: tuple[tuple[tuple[Any, ...], dict[str, list[JSON]]], ...] = ()
 
     @property
     def calls(self) -> int:

@@ -76,8 +76,14 @@ def observe(spec: EnvSpec, trace: Trace, env: Environment | None = None) -> tupl
             )
         )
 
-    measured = replay(spec, trace, observe=seen, env=env)
-    return Evidence(pairs, volatile=frozenset(trace.volatile)), measured
+    ends: list[tuple[tuple[Any, ...], dict[str, list[JSON]]]] = []
+
+    def ended(seq: str, answered: list[Any], episode: Episode) -> None:
+        if answered:
+            ends.append((tuple(opened_text(a) for a in answered), state_rows(spec, episode.store)))
+
+    measured = replay(spec, trace, observe=seen, env=env, observe_end=ended)
+    return Evidence(pairs, volatile=frozenset(trace.volatile), ends=tuple(ends)), measured
 
 
 @dataclass
@@ -145,9 +151,9 @@ def choose(
                 taken: EnvSpec | None = None
                 if s > base + 1e-9 or (full.holds and s > base - 1e-9):
                     taken = full.applied(current)
-                elif looked < LOOKAHEAD and abs(s - base) <= 1e-9 and _hidden(full, current):
-                    # a change of what the tool does, tied under a learned wording that may hide it: the
-                    # tool worded anew on top of it
+                elif looked < LOOKAHEAD and s <= base + 1e-9 and _hidden(full, current):
+                    # a change of what the tool does, tied or worse under a learned wording that may hide
+                    # or garble it (read off records the change no longer lists): the tool worded anew on top
                     looked += 1
                     worded = _worded_anew(full, per_fold, current, trace, local, parts, wordings, accepted)
                     if worded is not None and worded[0] > base + 1e-9:

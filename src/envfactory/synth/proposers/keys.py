@@ -169,25 +169,67 @@ def _says_more(record: JSON, entity: Entity) -> bool:
 
 
 def read_back(spec: EnvSpec, entity: Entity, evidence: Evidence) -> list[tuple[JSON, JSON]]:
-    """Records the model made (not starting ones), each beside the real record a list answered for
-    it after: the one real record holding every text the model's row holds (its key aside). The
-    latest list read of each made record counts."""
+    """Records the model made (not starting ones), each beside the real record answered for it
+    after — by a list of the entity, or at a sequence's end by the reads of the real side's final
+    state (a board's columns too: :attr:`Evidence.ends`) —: the one real record holding every text
+    of the model's row that it answers at all (its key aside; a summary leaves a description out).
+    The latest answer for each made record counts."""
     started = {str(r.get(entity.key)) for r in spec.initial_state.get(entity.name, ())}
-    found: dict[bytes, tuple[JSON, JSON]] = {}
+    seen: list[tuple[list[JSON], list[JSON]]] = []  # (real records, the model's rows then)
     for tool, pairs in evidence.pairs.items():
         effect = spec.behaviour(tool).effect
-        if not isinstance(effect, ListEffect) or effect.entity != entity.name:
-            continue
-        for p in pairs:
-            real = records_in(opened_text(p.real)) if p.real_ok and p.model_ok else None
-            for row in p.state.get(entity.name, ()) if real else ():
-                texts = {k: v for k, v in row.items() if k != entity.key and isinstance(v, str) and v}
-                # a text the real record holds as a list (comma-separated tags) is no text to match on
-                hits = [r for r in real or () if any(isinstance(r.get(k), str) for k in texts)
-                        and all(r.get(k) == v for k, v in texts.items() if not isinstance(r.get(k), list))]  # fmt: skip
-                if texts and len(hits) == 1 and str(row.get(entity.key)) not in started:
-                    found[orjson.dumps(row, option=orjson.OPT_SORT_KEYS, default=str)] = (hits[0], row)
+        if isinstance(effect, ListEffect) and effect.entity == entity.name:
+            seen += [(records_in(opened_text(p.real)) or [], p.state.get(entity.name, []))
+                     for p in pairs if p.real_ok and p.model_ok]  # fmt: skip
+    # at a sequence's end, records of this entity only: those sharing more of its fields than another's
+    # and the rows still as a create left them (no write the model made since): the end shows the
+    # record after every write of the sequence
+    as_made = {_dumped(row) for tool, pairs in evidence.pairs.items()
+               if isinstance(e := spec.behaviour(tool).effect, CreateEffect) and e.entity == entity.name
+               for p in pairs for row in p.state.get(entity.name, ())}  # fmt: skip
+    for answered, state in evidence.ends:
+        held = [r for a in answered for r in _held_records(a) if _most_like(spec, r) == entity.name]
+        seen.append((held, [row for row in state.get(entity.name, []) if _dumped(row) in as_made]))
+    found: dict[bytes, tuple[JSON, JSON]] = {}
+    for real, rows in seen:
+        for row in rows if real else ():
+            if str(row.get(entity.key)) in started:
+                continue
+            # the record answered under the row's own key (the real id, paired with the model's), else by its texts
+            hits = [r for r in real if entity.key in r and str(r[entity.key]) == str(row.get(entity.key))]
+            texts = {k: v for k, v in row.items() if k != entity.key and isinstance(v, str) and v}
+            hits = hits or [r for r in real if _answers_texts(r, texts)]
+            if len(hits) == 1:
+                found[_dumped(row)] = (hits[0], row)
     return list(found.values())
+
+
+def _dumped(row: JSON) -> bytes:
+    return orjson.dumps(row, option=orjson.OPT_SORT_KEYS, default=str)
+
+
+def _most_like(spec: EnvSpec, record: JSON) -> str | None:
+    """The one entity sharing the most fields with ``record`` (two at least), if one does."""
+    scored = sorted(((len(record.keys() & e.fields.keys()), e.name) for e in spec.state_schema.entities), reverse=True)
+    if not scored or scored[0][0] < 2 or (len(scored) > 1 and scored[1][0] == scored[0][0]):
+        return None
+    return scored[0][1]
+
+
+def _answers_texts(real: JSON, texts: JSON) -> bool:
+    """Whether a real record holds one of ``texts`` and no other value where it holds one of them (a
+    text it holds as a list — comma-separated tags — is no text to match on)."""
+    held = [k for k in texts if k in real and not isinstance(real[k], list)]
+    return any(isinstance(real[k], str) for k in held) and all(real[k] == texts[k] for k in held)
+
+
+def _held_records(value: Any, depth: int = 3) -> list[JSON]:
+    """Every record inside a reply's lists of records, to ``depth`` levels of objects."""
+    if isinstance(value, list):
+        return [v for v in value if isinstance(v, dict)] if value and all(isinstance(v, dict) for v in value) else []
+    if isinstance(value, dict) and depth > 0:
+        return [r for v in value.values() for r in _held_records(v, depth - 1)]
+    return []
 
 
 @PROPOSERS.register("derived-fields")

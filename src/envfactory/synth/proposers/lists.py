@@ -81,17 +81,24 @@ def list_filters(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
 def filter_defaults(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
     """A list filter whose argument's declared default the real side applies when it is omitted
     (``list_tasks(status="open")`` lists only open tasks when no status is given): where the real
-    side listed fewer records than the model with the argument omitted."""
+    side listed fewer records than the model with the argument omitted (or given its declared
+    default). Where no default is declared (or an empty one), the value every record it listed so
+    holds, over two such calls or more (``project`` omitted: the records of the default project)."""
     out = []
     for tool, pairs, entity, effect in list_reads(spec, evidence):
         behaviour = spec.behaviour(tool)
         props = spec.tools[tool].input_schema.get("properties") or {}
         for i, flt in enumerate(effect.filters):
             declared = (props.get(flt.arg) or {}).get("default")
-            if flt.default is not None or flt.op == "unless" or not _scalar(declared) or declared == "":
+            if flt.default is not None or flt.op == "unless":
                 continue
-            if not any(flt.arg not in p.args and _fewer(p) for p in pairs):
+            omitted = [p for p in pairs if p.args.get(flt.arg, declared) == declared]
+            if not any(_fewer(p) for p in omitted):
                 continue
+            if not _scalar(declared) or declared == "":  # none said: the value every record it listed holds
+                declared = _shared_value(omitted, flt.field or flt.arg)
+                if declared is None:
+                    continue
             kept = flt.model_copy(update={"default": declared})
             out.append(Candidate(tool, "filter-defaults",
                                  f"lists {entity.name} records whose {flt.field} {flt.op} {declared!r} "
@@ -177,6 +184,16 @@ def _fewer(p: Pair) -> bool:
     """Whether the real side listed fewer records than the model on this call."""
     n = _listed(p)
     return n is not None and n[0] < n[1]
+
+
+def _shared_value(pairs: list[Pair], field: str) -> Any:
+    """The one non-empty value ``field`` holds in every record the real side listed on ``pairs``,
+    over at least two calls that listed records; else ``None``."""
+    listed = [records_in(opened_text(p.real)) for p in pairs if p.real_ok]
+    held = [r.get(field) for records in listed if records for r in records]
+    if sum(bool(records) for records in listed) < 2 or not _scalar(held[0]) or held[0] == "":
+        return None
+    return held[0] if all(v == held[0] for v in held) else None
 
 
 def _scalar(value: Any) -> bool:

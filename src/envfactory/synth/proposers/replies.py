@@ -165,7 +165,8 @@ def _wordings(spec: EnvSpec, evidence: Evidence, tool: str, pairs: list[Pair], l
             shaped = orjson.loads(text)
             if count < least or shaped == first_model:
                 continue
-            filled = [fill(shaped, p.args, p.out, defaults, p.raw, _holding(p.state)) for p in seen]
+            filled = [steady(evidence, tool, fill(shaped, p.args, p.out, defaults, p.raw, _holding(p.state)))
+                      for p in seen]  # fmt: skip
             fits = (
                 sum(f == r for f, r in zip(filled, reals, strict=True)),
                 sum(leaf_share(r, f) for f, r in zip(filled, reals, strict=True)) / len(seen),

@@ -150,6 +150,7 @@ def template_of(real: Any, args: JSON, model: Any, raw: Any = None,
     as slots: a whole value becomes one slot (keeping its type), words inside a text become slots
     (arguments first, longer values first, whole words only). A list of records is worded record
     by record where it lists the model's answer, else the records ``state`` holds (by entity)."""
+    real = own_where_volatile(real, model)
     slots: dict[str, str] = {}
     for path, value in leaves(args):
         slots.setdefault(_word(value), f"{{arg.{path}}}")
@@ -166,6 +167,20 @@ def template_of(real: Any, args: JSON, model: Any, raw: Any = None,
     # "returned": 3 of a list that found three rows: how many it found (a member, not a word of a text)
     count = len(raw) if isinstance(raw, list) else None
     return _templated(real, _Sources(slots, wholes, flags, lists, args, state or {}, count))
+
+
+def own_where_volatile(real: Any, model: Any) -> Any:
+    """``real`` (marked by :func:`steady`) holding, at each mark, the model's own value at the same
+    place where the model answered one there: a place the real thing does not reproduce (a minted
+    id) is compared by presence alone, and answering the model's own id there lets later calls name
+    what the model holds."""
+    if real == VOLATILE:
+        return model if isinstance(model, (str, int)) and not isinstance(model, bool) else real
+    if isinstance(real, dict) and isinstance(model, dict):
+        return {k: own_where_volatile(v, model.get(k)) for k, v in real.items()}
+    if isinstance(real, list) and isinstance(model, list) and len(real) == len(model):
+        return [own_where_volatile(r, m) for r, m in zip(real, model, strict=True)]
+    return real
 
 
 def _positional(value: Any, path: str, leaf: Any) -> bool:
@@ -365,6 +380,7 @@ def _worded(template: Any, args: JSON, record: JSON) -> Any:
 def _item_template(real: JSON, args: JSON, record: JSON) -> Any:
     """``real`` worded for one ``record`` of a list: ``{item.PATH}`` slots, arguments first; a member
     the record holds under the same name and equal, whatever it holds, is that member."""
+    real = own_where_volatile(real, record)
     slots: dict[str, str] = {}
     for path, value in leaves(args):
         slots.setdefault(_word(value), f"{{arg.{path}}}")
@@ -473,6 +489,7 @@ __all__ = [
     "flagged_members",
     "leaves",
     "list_reads",
+    "own_where_volatile",
     "record_in",
     "records_in",
     "schema_of",

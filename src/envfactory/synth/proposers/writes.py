@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Literal
 
 import orjson
 
@@ -14,6 +14,7 @@ from envfactory.ir.effect import (
     CreateEffect,
     CreateManyEffect,
     DeleteEffect,
+    EditListEffect,
     FallbackEffect,
     UpdateEffect,
     changes_state,
@@ -222,6 +223,95 @@ def _held_twice(pair: Pair, entity: str, field: str, arg: str) -> bool:
     return pair.real_ok and wanted is not None and sum(r.get(field) == wanted for r in pair.state.get(entity, ())) > 1
 
 
+@PROPOSERS.register("list-member")
+def list_members(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
+    """A tool given a record's key and one value (``add_blocker(id, blocker_id)``) whose accepted
+    replies are that record with the value in one of its list fields, every time: it adds the value
+    to that field (once); replies where the value is never there after: it removes it. Each answers
+    the record as it is afterwards — what the reads after it show decides."""
+    out = []
+    for tool, pairs in evidence.pairs.items():
+        behaviour = spec.behaviour(tool)
+        for entity, key_arg, field, value_arg, op in sorted(_list_edits(spec, pairs, _list_values(evidence, tool))):
+            effect = EditListEffect(entity=entity, field=field, owner_arg=key_arg, values_arg=value_arg, op=op,
+                                    answers_row=True)  # fmt: skip
+            said = "adds its {} to" if op == "add" else "removes its {} from"
+            summary = f"{said.format(value_arg)} the {field} of the {entity} its {key_arg} names"
+            made = Behaviour(tool=tool, effect=effect, prior="plausible", notes=(f"learned: {summary}",),
+                             checks=behaviour.checks)  # fmt: skip
+            out.append(Candidate(tool, "list-member", summary, made, confirms="reads after it show the list"))
+    return out
+
+
+def _list_edits(spec: EnvSpec, pairs: list[Pair], held_elsewhere: set[tuple[str, str]],
+                ) -> set[tuple[str, str, str, str, Literal["add", "remove"]]]:  # fmt: skip
+    """(entity, key argument, list field, value argument, "add" or "remove") that every accepted reply
+    of ``pairs`` naming a record by its key bears out, seen at least twice: the value always in the
+    field afterwards, or never there afterwards while other tools' replies showed it there
+    (``held_elsewhere``: (field, value)). The record is of the entity sharing most fields with it."""
+    votes: dict[tuple[str, str, str, str], list[bool]] = {}
+    for p in pairs:
+        found = _keyed_record(spec, p)
+        if found is None:
+            continue
+        entity, key_arg, record = found
+        for field, held in record.items():
+            if field not in entity.fields or not isinstance(held, list):
+                continue
+            for value_arg, value in p.args.items():
+                if value_arg != key_arg and isinstance(value, (str, int)) and not isinstance(value, bool):
+                    votes.setdefault((entity.name, key_arg, field, value_arg), []).append(value in held)
+    found_edits: set[tuple[str, str, str, str, Literal["add", "remove"]]] = set()
+    for (entity_name, key_arg, field, value_arg), held in votes.items():
+        if len(held) < 2:
+            continue
+        if all(held):
+            found_edits.add((entity_name, key_arg, field, value_arg, "add"))
+        elif not any(held) and any((field, str(v)) in held_elsewhere
+                                   for p in pairs if (v := p.args.get(value_arg)) is not None):  # fmt: skip
+            found_edits.add((entity_name, key_arg, field, value_arg, "remove"))
+    return found_edits
+
+
+def _keyed_record(spec: EnvSpec, pair: Pair) -> tuple[Entity, str, JSON] | None:
+    """The record an accepted reply answers (itself or its one member that is a record) with the
+    entity sharing most fields with it and the argument that gave its key, if any."""
+    if not pair.real_ok or not isinstance(pair.real, dict):
+        return None
+    records = [pair.real, *(v for v in pair.real.values() if isinstance(v, dict))]
+    best: tuple[int, Entity, str, JSON] | None = None
+    for record in records:
+        for entity in spec.state_schema.entities:
+            shared = len(record.keys() & entity.fields.keys())
+            key = record.get(entity.key)
+            args = [a for a, v in pair.args.items() if v == key and not isinstance(v, bool)]
+            if key is not None and args and shared >= 2 and (best is None or shared > best[0]):
+                best = (shared, entity, args[0], record)
+    return None if best is None else best[1:]
+
+
+def _list_values(evidence: Evidence, but: str) -> set[tuple[str, str]]:
+    """(field, value) for each value a list field held in the accepted replies of tools but ``but``."""
+    out: set[tuple[str, str]] = set()
+
+    def walk(value: Any) -> None:
+        if isinstance(value, dict):
+            for k, v in value.items():
+                if isinstance(v, list):
+                    out.update((str(k), str(x)) for x in v if isinstance(x, (str, int)))
+                walk(v)
+        elif isinstance(value, list):
+            for v in value:
+                walk(v)
+
+    for tool, pairs in evidence.pairs.items():
+        if tool != but:
+            for p in pairs:
+                if p.real_ok:
+                    walk(p.real)
+    return out
+
+
 @PROPOSERS.register("checks")
 def argument_checks(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
     """Checks the real side makes that the model does not: an argument whose every accepted value had
@@ -272,4 +362,4 @@ def _declared_values(schema: Any) -> list[Any]:
     return [v for v in found if v is not None]
 
 
-__all__ = ["argument_checks", "json_items", "keyed_writes", "saves_over"]
+__all__ = ["argument_checks", "json_items", "keyed_writes", "list_members", "saves_over"]
