@@ -1256,3 +1256,32 @@ def test_a_value_a_reply_shows_added_to_or_gone_from_a_records_list_is_added_or_
         Pair({"id": "r1", "label": "red"}, True, {"id": "r1", "title": "T", "labels": []}, True, {}),
     ]
     assert list_members(spec, Evidence({"tag_task": mixed})) == []
+
+
+def test_the_final_state_reads_are_evidence_for_a_read_the_sequences_rarely_call(tmp_path) -> None:
+    """Each sequence ends with reads of the real final state; a read called fewer than ``FEW_CALLS``
+    times in between learns from them too (accepted and refused alike), a well-called one does not:
+    after every write of its sequence, a final read carries the model's drift with it."""
+    from envfactory.real.trace import Final
+    from envfactory.synth.chooser import FEW_CALLS, observe
+
+    spec, _ = _spec(tmp_path)
+
+    def sequence(s: int, lists: int) -> Sequence:
+        calls = [TraceCall(tool="create_task", arguments={"title": f"t{s}"}, ok=True, output={"id": f"r{s}"},
+                           sequence=s)]  # fmt: skip
+        calls += [TraceCall(tool="list_tasks", ok=True, output={"tasks": []}, sequence=s) for _ in range(lists)]
+        reads = ({"tool": "list_tasks", "arguments": {}, "output": {"tasks": [{"id": f"r{s}", "title": f"t{s}"}]}},
+                 {"tool": "get_task", "arguments": {"task_id": "gone"}, "ok": False})  # fmt: skip
+        return Sequence(id=s, calls=tuple(calls), final=Final(reads=reads))
+
+    rare = Trace(source="t", sequences=tuple(sequence(s, 0) for s in range(3)))
+    evidence, _ = observe(spec, rare)
+    listed = evidence.pairs["list_tasks"]
+    # in the model's ids: each fresh episode's create made task_0001
+    assert [p.real for p in listed] == [{"tasks": [{"id": "task_0001", "title": f"t{s}"}]} for s in range(3)]
+    assert [(p.real_ok, p.real) for p in evidence.pairs["get_task"]] == [(False, "refused")] * 3
+    assert "create_task" not in {t for t, ps in evidence.pairs.items() if any(p.index >= 10_000 for p in ps)}
+    busy = Trace(source="t", sequences=tuple(sequence(s, FEW_CALLS) for s in range(3)))
+    evidence, _ = observe(spec, busy)
+    assert len(evidence.pairs["list_tasks"]) == 3 * FEW_CALLS  # the calls in between only

@@ -40,9 +40,10 @@ JSON = dict[str, Any]
 # (sequence id, call index, the recorded call in the model's ids, the model's result, its value before
 # shaping, the model's episode just after the call)
 Observer = Callable[[str, int, Any, Any, Any, Episode], None]
-# (sequence id, what the real side's recorded final state answered in the model's ids, the model's
-# episode at the sequence's end, before its own final reads)
-EndObserver = Callable[[str, list[Any], Episode], None]
+# (sequence id, the reads of the real side's recorded final state — (tool, arguments, accepted, answer),
+# in the model's ids; a refused read answers ``None`` —, the model's episode at the sequence's end,
+# before its own final reads)
+EndObserver = Callable[[str, list[tuple[str, JSON, bool, Any]], Episode], None]
 
 
 def replay(spec: EnvSpec, trace: Trace, *, observe: Observer | None = None, env: Environment | None = None,
@@ -74,9 +75,12 @@ def replay(spec: EnvSpec, trace: Trace, *, observe: Observer | None = None, env:
                 observe(str(seq.id), i, call.model_copy(update={"arguments": ours, "output": real}), s, model.last_raw,
                         model)  # fmt: skip
         if observe_end is not None and seq.final is not None:
-            answered = [r.get("output") for r in seq.final.reads if r.get("ok", True) is not False]
-            answered += [seq.final.output] if seq.final.tool is not None else []
-            observe_end(str(seq.id), [aliases.translate(a) for a in answered], model)
+            answered = [(r["tool"], r.get("arguments") or {}, r.get("ok", True) is not False, r.get("output"))
+                        for r in seq.final.reads if isinstance(r.get("tool"), str)]  # fmt: skip
+            if seq.final.tool is not None:
+                answered.append((seq.final.tool, seq.final.arguments or {}, True, seq.final.output))
+            observe_end(str(seq.id), [(t, aliases.translate(a), ok, aliases.translate(o) if ok else None)
+                                      for t, a, ok, o in answered], model)  # fmt: skip
         same = same_final(seq, model, aliases, volatile)
         if same is not None:
             finals.append(float(same))

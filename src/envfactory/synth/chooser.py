@@ -78,12 +78,46 @@ def observe(spec: EnvSpec, trace: Trace, env: Environment | None = None) -> tupl
 
     ends: list[tuple[tuple[Any, ...], dict[str, list[JSON]]]] = []
 
-    def ended(seq: str, answered: list[Any], episode: Episode) -> None:
-        if answered:
-            ends.append((tuple(opened_text(a) for a in answered), state_rows(spec, episode.store)))
+    def ended(seq: str, answered: list[tuple[str, JSON, bool, Any]], episode: Episode) -> None:
+        if not answered:
+            return
+        held = state_rows(spec, episode.store)
+        ends.append((tuple(opened_text(a) for _, _, ok, a in answered if ok), held))
+        # the reads of the final state are calls of read-only tools too, accepted or refused: evidence
+        # of how they answer, kept for the tools the sequences rarely call in between (below)
+        for k, (tool, args, ok, real) in enumerate(answered):
+            if tool in writes or tool not in spec.tools.names:
+                continue
+            result = episode.call_tool(tool, args)  # a read: on the model it changes nothing
+            shaped = episode.last_shaped
+            at_end.setdefault(tool, []).append(
+                Pair(
+                    args,
+                    ok,
+                    real if ok else "refused",
+                    result.ok,
+                    opened_text(result.data) if result.ok else _message(result),
+                    episode.last_raw if result.ok else None,
+                    END + k,
+                    seq not in wrote,
+                    state_tallies(spec, episode.store) if ok else {},
+                    opened_text(shaped) if result.ok and shaped is not None else None,
+                    held if ok and result.ok else {},
+                )
+            )
 
+    at_end: dict[str, list[Pair]] = {}
     measured = replay(spec, trace, observe=seen, env=env, observe_end=ended)
+    # a final read is biased evidence — every one after all of its sequence's writes, where the model's
+    # state may have drifted —: it speaks for a tool only where the calls in between say too little
+    for tool, end_pairs in at_end.items():
+        if sum(p.real_ok for p in pairs.get(tool, ())) < FEW_CALLS:
+            pairs[tool] = [*pairs.get(tool, ()), *end_pairs]
     return Evidence(pairs, volatile=frozenset(trace.volatile), ends=tuple(ends)), measured
+
+
+END = 10_000  # a final read's place in its sequence: after every call
+FEW_CALLS = 5  # accepted calls of a read in between, below which its final reads are evidence too
 
 
 @dataclass
