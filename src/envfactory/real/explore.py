@@ -32,7 +32,7 @@ from envfactory.core import BROKEN
 from envfactory.ir.env import EnvSpec
 from envfactory.ir.tool import ToolSpec
 from envfactory.real.instrument import SIGN_IN, RealSide, natural_names
-from envfactory.real.keypool import KeyPool, identifying
+from envfactory.real.keypool import DEFAULTED, KeyPool, identifying
 from envfactory.real.mcp import TMP
 from envfactory.real.trace import Final, Sequence, Trace, TraceCall
 from envfactory.seeding import derive_seed
@@ -77,7 +77,8 @@ def explore(
         maker = ValueMaker(derive_seed(seed, "explore-values", n), model.config.clock_start)
         calls: list[TraceCall] = []
         with real.sequence() as side:
-            keys = KeyPool(side.known_keys(), names=natural_names(model), guesses=side.guessed_keys())
+            keys = KeyPool(side.known_keys(), names=natural_names(model), guesses=side.guessed_keys(),
+                           defaulted=DEFAULTED)  # fmt: skip
             keys.learn(side.known_fields())
             last: tuple[str, JSON] | None = None
             wrote = False

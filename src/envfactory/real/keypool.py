@@ -23,7 +23,7 @@ JSON = dict[str, Any]
 SHARE = 0.8  # how often an identifying argument takes a known value
 SAME_FIELD = 0.75  # how often that value is one learned under the argument's own name, when there is one
 OPTIONAL = 0.5  # how often an optional member is given
-DEFAULTED = 0.25  # how often one with a declared default is: left out, the real side narrows nothing
+DEFAULTED = 0.25  # how often exploration gives one with a declared default: left out, nothing is narrowed
 _EXACT = {"id", "name", "path", "from", "to", "source", "destination", "key", "title", "uri", "token", "username",
           "password"}  # fmt: skip
 _SUFFIXES = ("_id", "Id", "_name", "Name", "_path", "Path", "_key", "Key", "_token", "Token")
@@ -38,9 +38,13 @@ def identifying(name: str, more: frozenset[str] = frozenset()) -> bool:
 
 class KeyPool:
     def __init__(self, known: list[Any] | None = None, names: frozenset[str] = frozenset(),
-                 guesses: list[Any] | None = None) -> None:  # fmt: skip
-        """``known``: values the real side holds; ``guesses``: values it may hold (see ``drop_guesses``)."""
+                 guesses: list[Any] | None = None, defaulted: float = OPTIONAL) -> None:  # fmt: skip
+        """``known``: values the real side holds; ``guesses``: values it may hold (see ``drop_guesses``);
+        ``defaulted``: how often an optional argument with a declared default is given (others: half
+        the time) — exploration gives it less often (:data:`DEFAULTED`), drawn at random paging and
+        filters (``offset: 962``) make most lists answer nothing; the instrument as any other."""
         self.names = names  # identifying beyond the usual ids and names
+        self.defaulted = defaulted
         self.values: list[Any] = []
         self.by_field: dict[str, list[Any]] = {}  # field name -> the values learned under it
         self.guesses: list[Any] = []
@@ -99,7 +103,7 @@ class KeyPool:
                 k: self._value(p if isinstance(p, dict) else {}, k, rng, maker)
                 for k, p in props.items()
                 if k in required
-                or rng.random() >= 1 - (DEFAULTED if isinstance(p, dict) and "default" in p else OPTIONAL)
+                or rng.random() >= 1 - (self.defaulted if isinstance(p, dict) and "default" in p else OPTIONAL)
             }
         if typ == "array" and isinstance(schema.get("items"), dict):
             items = schema["items"]
