@@ -1256,6 +1256,12 @@ def test_a_value_a_reply_shows_added_to_or_gone_from_a_records_list_is_added_or_
         Pair({"id": "r1", "label": "red"}, True, {"id": "r1", "title": "T", "labels": []}, True, {}),
     ]
     assert list_members(spec, Evidence({"tag_task": mixed})) == []
+    # a value never there afterwards, and never shown there by another tool: no removal either
+    gone = [Pair({"id": "r1", "label": "red"}, True, {"id": "r1", "title": "T", "labels": []}, True, {})] * 2
+    assert list_members(spec, Evidence({"untag_task": gone})) == []
+    shown = [Pair({"id": "r1"}, True, {"id": "r1", "title": "T", "labels": ["red"]}, True, {})]
+    [removal] = list_members(spec, Evidence({"untag_task": gone, "get_task": shown}))
+    assert removal.behaviour.effect.op == "remove"
 
 
 def test_the_final_state_reads_are_evidence_for_a_read_the_sequences_rarely_call(tmp_path) -> None:

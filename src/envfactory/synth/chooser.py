@@ -20,6 +20,7 @@ Without evidence nothing is scored and every tool keeps its prior, recorded with
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
@@ -86,7 +87,7 @@ def observe(spec: EnvSpec, trace: Trace, env: Environment | None = None) -> tupl
         # the reads of the final state are calls of read-only tools too, accepted or refused: evidence
         # of how they answer, kept for the tools the sequences rarely call in between (below)
         for k, (tool, args, ok, real) in enumerate(answered):
-            if tool in writes or tool not in spec.tools.names:
+            if tool not in sparse:
                 continue
             result = episode.call_tool(tool, args)  # a read: on the model it changes nothing
             shaped = episode.last_shaped
@@ -106,13 +107,14 @@ def observe(spec: EnvSpec, trace: Trace, env: Environment | None = None) -> tupl
                 )
             )
 
+    # a final read is biased evidence — every one after all of its sequence's writes, where the model's
+    # state may have drifted —: it speaks for a read only where the calls in between say too little
+    accepted = Counter(c.tool for s in trace.sequences for c in s.calls if c.ok)
+    sparse = {t for t in spec.tools.names if t not in writes and accepted[t] < FEW_CALLS}
     at_end: dict[str, list[Pair]] = {}
     measured = replay(spec, trace, observe=seen, env=env, observe_end=ended)
-    # a final read is biased evidence — every one after all of its sequence's writes, where the model's
-    # state may have drifted —: it speaks for a tool only where the calls in between say too little
     for tool, end_pairs in at_end.items():
-        if sum(p.real_ok for p in pairs.get(tool, ())) < FEW_CALLS:
-            pairs[tool] = [*pairs.get(tool, ()), *end_pairs]
+        pairs[tool] = [*pairs.get(tool, ()), *end_pairs]
     return Evidence(pairs, volatile=frozenset(trace.volatile), ends=tuple(ends)), measured
 
 

@@ -232,7 +232,12 @@ def list_members(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
     out = []
     for tool, pairs in evidence.pairs.items():
         behaviour = spec.behaviour(tool)
-        for entity, key_arg, field, value_arg, op in sorted(_list_edits(spec, pairs, _list_values(evidence, tool))):
+        edits = _list_edits(spec, pairs)
+        if any(op == "remove" for *_, op in edits):  # only a value other tools' replies showed there is removed
+            shown = _list_values(evidence, tool)
+            given = {arg: {str(p.args[arg]) for p in pairs if p.args.get(arg) is not None} for *_, arg, _ in edits}
+            edits = {e for e in edits if e[4] == "add" or any((e[2], v) in shown for v in given[e[3]])}
+        for entity, key_arg, field, value_arg, op in sorted(edits):
             effect = EditListEffect(entity=entity, field=field, owner_arg=key_arg, values_arg=value_arg, op=op,
                                     answers_row=True)  # fmt: skip
             said = "adds its {} to" if op == "add" else "removes its {} from"
@@ -243,12 +248,11 @@ def list_members(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
     return out
 
 
-def _list_edits(spec: EnvSpec, pairs: list[Pair], held_elsewhere: set[tuple[str, str]],
-                ) -> set[tuple[str, str, str, str, Literal["add", "remove"]]]:  # fmt: skip
+def _list_edits(spec: EnvSpec, pairs: list[Pair]) -> set[tuple[str, str, str, str, Literal["add", "remove"]]]:
     """(entity, key argument, list field, value argument, "add" or "remove") that every accepted reply
     of ``pairs`` naming a record by its key bears out, seen at least twice: the value always in the
-    field afterwards, or never there afterwards while other tools' replies showed it there
-    (``held_elsewhere``: (field, value)). The record is of the entity sharing most fields with it."""
+    field afterwards ("add"), or never there afterwards ("remove"). The record is of the entity
+    sharing most fields with it."""
     votes: dict[tuple[str, str, str, str], list[bool]] = {}
     for p in pairs:
         found = _keyed_record(spec, p)
@@ -261,16 +265,8 @@ def _list_edits(spec: EnvSpec, pairs: list[Pair], held_elsewhere: set[tuple[str,
             for value_arg, value in p.args.items():
                 if value_arg != key_arg and isinstance(value, (str, int)) and not isinstance(value, bool):
                     votes.setdefault((entity.name, key_arg, field, value_arg), []).append(value in held)
-    found_edits: set[tuple[str, str, str, str, Literal["add", "remove"]]] = set()
-    for (entity_name, key_arg, field, value_arg), held in votes.items():
-        if len(held) < 2:
-            continue
-        if all(held):
-            found_edits.add((entity_name, key_arg, field, value_arg, "add"))
-        elif not any(held) and any((field, str(v)) in held_elsewhere
-                                   for p in pairs if (v := p.args.get(value_arg)) is not None):  # fmt: skip
-            found_edits.add((entity_name, key_arg, field, value_arg, "remove"))
-    return found_edits
+    return {(*where, "add" if all(held) else "remove") for where, held in votes.items()
+            if len(held) >= 2 and (all(held) or not any(held))}  # fmt: skip
 
 
 def _keyed_record(spec: EnvSpec, pair: Pair) -> tuple[Entity, str, JSON] | None:
