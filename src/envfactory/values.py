@@ -22,6 +22,15 @@ EXAMPLE_SHARE = 0.5
 _TYPES: dict[str, tuple[type, ...]] = {"string": (str,), "integer": (int,), "number": (int, float), "boolean": (bool,)}
 
 
+_STAMP = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}")
+
+
+def clock_stamp(value: Any) -> bool:
+    """Whether ``value`` reads as a date and a time (``2026-12-04T23:23:35.168Z``, ``2026-12-04
+    23:28:11``): what a system reads off its own clock, not what anyone wrote (a plain date is not)."""
+    return isinstance(value, str) and _STAMP.match(value) is not None
+
+
 def _fits(value: Any, typ: str | None) -> bool:
     """Can an example stand for a value of JSON type ``typ`` (booleans are not numbers)?"""
     if typ is None:

@@ -113,6 +113,29 @@ def test_a_create_stores_the_values_the_real_records_always_start_with(tmp_path)
     assert "due" in made and made["due"] is None  # a null the real record always holds is held, not left out
 
 
+def test_a_field_every_real_record_holds_as_a_date_and_time_is_stamped_by_the_clock(tmp_path) -> None:
+    """The real records of two creates hold ``created_at`` stamps (each its own time) the model's
+    lack: every record made is stamped. A field holding a plain date, or a stamp in one record only,
+    is no clock's; nor is one the model already stamps."""
+    from envfactory.synth.proposers.keys import clock_fields
+
+    spec, _ = _spec(tmp_path)
+    real = [{"id": f"u-{t}", "title": t, "created_at": f"2026-12-04 23:28:1{i}", "due": "2026-12-31",
+             "seen": "2026-12-04T10:00:00Z" if i else "never"} for i, t in enumerate("ab")]  # fmt: skip
+    made = [Pair({"title": r["title"]}, True, {"task": r}, True, {"id": f"task_000{i}", "title": r["title"]},
+                 raw={"id": f"task_000{i}", "title": r["title"]}) for i, r in enumerate(real, 1)]  # fmt: skip
+    [candidate] = clock_fields(spec, Evidence({"create_task": made}))
+    assert candidate.behaviour.effect.timestamps == ("created_at",)
+    episode = Environment(candidate.applied(spec)).episode()
+    episode.call_tool("create_task", {"title": "tea"})
+    [row] = episode.store.rows("task")
+    assert row["created_at"] == episode.env.now and "due" not in row and "seen" not in row
+    stamped = [Pair(p.args, True, p.real, True, p.model, raw={**p.raw, "created_at": "2026-12-01T00:00:00Z"})
+               for p in made]  # fmt: skip
+    assert clock_fields(spec, Evidence({"create_task": stamped})) == []  # the model holds a stamp there already
+    assert clock_fields(spec, Evidence({"create_task": made[:1]})) == []  # one record: no rule
+
+
 def test_a_create_answering_prose_learns_its_starting_values_from_the_lists_after_it(tmp_path) -> None:
     """ "Task 'a' saved" holds no record; the lists after the creates do: every made record holds
     ``channel: "general"`` and ``tags: []`` (a stamp that differs is no starting value), so the
@@ -857,6 +880,26 @@ def test_records_made_before_a_sequence_are_paired_by_a_text_only_they_hold() ->
     aliases.pair_started({"columns": {"todo": [{"id": "tk-9", "title": "fix bug", "status": "todo"},
                                                {"id": "tk-8", "status": "todo"}]}}, started)  # fmt: skip
     assert aliases.mapping == {"tk-9": "task_0002"}  # a status both hold names neither
+
+
+def test_a_record_made_before_the_sequence_is_paired_whatever_clock_stamped_it() -> None:
+    """Each fresh server stamps its starting records with its own start-up time: a stamp names no
+    record, and a record whose stamp differs is still the one its title names; a plain date (a
+    due date someone set) still has to agree."""
+    from envfactory.real.keypool import Aliases, StartingRecords, matched_records
+
+    made = {"id": "todo_0001", "text": "Water the plants", "created": "2026-12-04T23:23:35.168165+00:00",
+            "due": "2026-12-31"}  # fmt: skip
+    started = StartingRecords({"todo": {"todo_0001": made}})
+    later = {"id": "3bac1c", "text": "Water the plants", "created": "2026-12-04T23:24:01.5+00:00", "due": "2026-12-31"}
+    aliases = Aliases()
+    aliases.pair_started({"items": [later]}, started)
+    assert aliases.mapping == {"3bac1c": "todo_0001"}
+    assert matched_records([later], [made]) == [(later, made)]
+    other_due = {**later, "id": "7f00aa", "due": "2027-01-01"}
+    aliases = Aliases()
+    aliases.pair_started({"items": [other_due]}, started)
+    assert aliases.mapping == {} and matched_records([other_due], [made]) == []
 
 
 def test_a_check_learned_where_a_field_is_written_holds_where_it_is_written_again(tmp_path) -> None:

@@ -17,7 +17,7 @@ from collections import Counter
 from typing import Any
 
 from envfactory.ir.jsonschema import primary_type
-from envfactory.values import ValueMaker
+from envfactory.values import ValueMaker, clock_stamp
 
 JSON = dict[str, Any]
 SHARE = 0.8  # how often an identifying argument takes a known value
@@ -226,7 +226,14 @@ class StartingRecords:
 
 def _texts(record: JSON) -> list[tuple[str, str]]:
     """A record's text fields neither side mints (a title, a name), as (field, text)."""
-    return [(k, v) for k, v in record.items() if isinstance(k, str) and not k.endswith(_MINTED) and isinstance(v, str)]
+    return [(k, v) for k, v in record.items() if isinstance(k, str) and _natural(k, v)]
+
+
+def _natural(key: str, value: Any) -> bool:
+    """A text no side makes up itself: not an id or a token (by its field's name), nor a date and
+    time, which each side reads off its own clock (a record made before the sequence holds its
+    server's start-up time)."""
+    return isinstance(value, str) and not key.endswith(_MINTED) and not clock_stamp(value)
 
 
 def matched_records(real: list[Any], synth: list[Any]) -> list[tuple[JSON, JSON]]:
@@ -240,8 +247,7 @@ def matched_records(real: list[Any], synth: list[Any]) -> list[tuple[JSON, JSON]
             if i in taken or not isinstance(b, dict):
                 continue
             # texts name a record (a title, a name); flags and dates may be what the model got wrong
-            shared = [k for k in a.keys() & b.keys() if isinstance(k, str) and not k.endswith(_MINTED)
-                      and isinstance(a[k], str) and isinstance(b[k], str)]  # fmt: skip
+            shared = [k for k in a.keys() & b.keys() if isinstance(k, str) and _natural(k, a[k]) and _natural(k, b[k])]
             if shared and all(a[k] == b[k] for k in shared):
                 out.append((a, b))
                 taken.add(i)

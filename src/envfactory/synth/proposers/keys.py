@@ -1,5 +1,5 @@
-"""What a create makes: the real side's key counter, the values every new record starts with, and
-the fields a record composes from its others."""
+"""What a create makes: the real side's key counter, the values every new record starts with, the
+fields the clock stamps, and the fields a record composes from its others."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from envfactory.runtime.behaviours import split_text
 from envfactory.synth.candidates import JSON, PROPOSERS, Candidate, Evidence
 from envfactory.synth.proposers.shapes import leaves, list_reads, record_in, records_in, schema_of
 from envfactory.synth.proposers.starts import UniqueTexts
+from envfactory.values import clock_stamp
 
 
 @PROPOSERS.register("integer-keys")
@@ -81,6 +82,43 @@ def record_fields(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
         out.append(Candidate(tool, "record-fields", f"{entity.name} records start with {named}"[:120],
                              behaviour.model_copy(update={"effect": made}), entities=(changed,),
                              confirms="every created record holds these values", holds=True))  # fmt: skip
+    return out
+
+
+@PROPOSERS.register("clock-fields")
+def clock_fields(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
+    """A create whose real records hold a date and a time in a field the model's record lacks or holds
+    otherwise (``created_at: "2026-12-04 23:28:11"``), in every record seen, two at least: the clock
+    stamps it on every record made (the environment's clock; the real one's value is its own). Read
+    off the creates' replies, or the lists after them where a create answers no record."""
+    out = []
+    for tool, pairs in evidence.pairs.items():
+        behaviour = spec.behaviour(tool)
+        effect = behaviour.effect
+        if not isinstance(effect, CreateEffect) or effect.entity not in spec.state_schema:
+            continue
+        entity = spec.state_schema[effect.entity]
+        records = [(r, p.raw if isinstance(p.raw, dict) else p.out) for p in pairs if p.real_ok and p.model_ok
+                   for r in [record_in(p.real, p.out)] if r is not None and _says_more(r, entity)]  # fmt: skip
+        if len(records) < 2:
+            records += read_back(spec, entity, evidence)
+        if len(records) < 2:
+            continue
+        stamped = sorted(
+            name
+            for name in set.intersection(*(set(r) for r, _ in records)) - {entity.key, *effect.timestamps}
+            if all(clock_stamp(r[name]) for r, _ in records)
+            and not all(isinstance(m, dict) and clock_stamp(m.get(name)) for _, m in records)
+        )
+        if not stamped:
+            continue
+        stamp = {"type": "string", "format": "date-time"}
+        changed = entity.model_copy(update={"fields": {**entity.fields, **{f: stamp for f in stamped
+                                                                            if f not in entity.fields}}})  # fmt: skip
+        made = effect.model_copy(update={"timestamps": (*effect.timestamps, *stamped)})
+        out.append(Candidate(tool, "clock-fields", f"the clock stamps {', '.join(stamped)} on every {entity.name} made",
+                             behaviour.model_copy(update={"effect": made}), entities=(changed,),
+                             confirms="every created record holds a date and a time there", holds=True))  # fmt: skip
     return out
 
 
