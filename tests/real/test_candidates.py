@@ -156,6 +156,22 @@ def test_a_create_answering_prose_learns_its_starting_values_from_the_lists_afte
     assert row["channel"] == "general" and row["tags"] == [] and "at" not in row
 
 
+def test_a_value_an_argument_gave_is_no_starting_value_of_a_record_read_back(tmp_path) -> None:
+    """Read back after creates that answered prose: two records made without ``channel`` hold
+    ``"general"``, one made with ``channel: "backend"`` holds that: ``"general"`` is where a record
+    starts when no argument says otherwise."""
+    tools = [{**TOOLS[0], "inputSchema": {"type": "object", "properties": {"title": {"type": "string"},
+              "channel": {"type": "string"}}, "required": ["title"]}}, *TOOLS[1:]]  # fmt: skip
+    spec, _ = _spec(tmp_path, tools)
+    given = [{"title": "a"}, {"title": "b"}, {"title": "c", "channel": "backend"}]
+    made = [Pair(g, True, f"Task {g['title']!r} saved", True, f"Task {g['title']!r} saved") for g in given]
+    rows = [{"id": f"task_000{i}", **g} for i, g in enumerate(given, 1)]
+    real = [{"id": f"u-{r['title']}", "title": r["title"], "channel": r.get("channel", "general")} for r in rows]
+    listed = [Pair({}, True, {"items": real}, True, rows, state={"task": rows})]
+    [candidate] = record_fields(spec, Evidence({"create_task": made, "list_tasks": listed}))
+    assert candidate.behaviour.effect.defaults == {"channel": "general"}
+
+
 def test_a_create_answering_its_id_alone_learns_its_starting_values_from_the_lists_after_it(tmp_path) -> None:
     """``{"id": "9f2c..."}`` says nothing of what the record starts with: the lists after the
     creates do (``status: "open"``), as for a create answering prose."""
@@ -194,6 +210,19 @@ def test_a_create_learns_its_starting_values_from_the_final_state_read_at_each_s
     # a row written since its create (the model's row no longer as made) says nothing of how it starts
     rewritten = tuple(((a, {"task": [{**rows["task"][0], "title": "b"}]}) for a, rows in ends))
     assert record_fields(spec, Evidence({"create_task": made}, ends=rewritten)) == []
+    # an entity with every field of a task (another tool's answer of a task): the record the model holds
+    # under its key is the task's; one under a key it does not hold stays nobody's
+    task = spec.state_schema["task"]
+    twin = task.model_copy(update={"name": "task_copy"})
+    twinned = spec.model_copy(update={"state_schema": spec.state_schema.model_copy(
+        update={"entities": (*spec.state_schema.entities, twin)})})  # fmt: skip
+    ends = tuple(
+        end(i, {"items": [{"id": f"task_000{i}", "title": "a", "done": False, "progress": 0}]}) for i in (1, 2)
+    )
+    [candidate] = record_fields(twinned, Evidence({"create_task": made}, ends=ends))
+    assert candidate.behaviour.effect.defaults == {"progress": 0, "done": False}
+    strangers = tuple(end(i, {"items": [{"id": f"x-{i}", "title": "a", "done": False, "progress": 0}]}) for i in (1, 2))
+    assert record_fields(twinned, Evidence({"create_task": made}, ends=strangers)) == []
 
 
 def test_a_wording_learned_over_another_fills_from_what_the_tool_answered_before_either(tmp_path) -> None:
@@ -1082,6 +1111,17 @@ def test_a_correction_of_what_the_model_holds_is_chosen_on_a_tie_and_composes(tm
     assert moved.entities[0].fields["due"] == {"type": "string"} and moved.entities[0].fields["title"] == {
         "type": "array"
     }
+    # a create's starting values proposed before the clock fields were chosen: laid on, both hold
+    create = spec.behaviour("create_task")
+    effect = create.effect.model_copy(update={"defaults": {**create.effect.defaults, "x": 1}})
+    stamped = create.effect.model_copy(update={"timestamps": ("created_at",),
+                                               "defaults": {**create.effect.defaults, "y": 2}})  # fmt: skip
+    behaviours = tuple(b.model_copy(update={"effect": stamped}) if b.tool == "create_task" else b
+                       for b in spec.behaviours)  # fmt: skip
+    clocked = spec.model_copy(update={"behaviours": behaviours})
+    starts = Candidate("create_task", "p", "s", create.model_copy(update={"effect": effect}), holds=True)
+    both = _rebased(starts, spec, clocked).behaviour.effect
+    assert both.timestamps == ("created_at",) and both.defaults == {**create.effect.defaults, "x": 1, "y": 2}
 
 
 SPLITTING = [*TOOLS, {"name": "split_tasks", "description": "Split the plan into steps.", "inputSchema": {

@@ -25,6 +25,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
+from pydantic import BaseModel
+
 from envfactory.ir.choice import Choice, Scored
 from envfactory.ir.choice import Evidence as EvidenceKind
 from envfactory.ir.effect import changes_state
@@ -236,8 +238,8 @@ def _rebased(candidate: Candidate, proposed_on: EnvSpec, current: EnvSpec) -> Ca
     read showed) stays."""
     before, now = proposed_on.behaviour(candidate.tool), current.behaviour(candidate.tool)
     if before != now:
-        changes = {k: getattr(candidate.behaviour, k) for k in _PARTS
-                   if getattr(candidate.behaviour, k) != getattr(before, k)}  # fmt: skip
+        changes = {k: _part_rebased(getattr(candidate.behaviour, k), getattr(before, k), getattr(now, k))
+                   for k in _PARTS if getattr(candidate.behaviour, k) != getattr(before, k)}  # fmt: skip
         candidate = replace(candidate, behaviour=now.model_copy(update=changes))
     if candidate.entities:
         entities = tuple(_entity_rebased(e, proposed_on, current) for e in candidate.entities)
@@ -246,6 +248,27 @@ def _rebased(candidate: Candidate, proposed_on: EnvSpec, current: EnvSpec) -> Ca
         rows = {name: _rows_rebased(name, made, proposed_on, current) for name, made in candidate.rows.items()}
         candidate = replace(candidate, rows=rows)
     return candidate
+
+
+_NONE = object()  # a key a mapping lacks
+
+
+def _part_rebased(made: Any, before: Any, now: Any) -> Any:
+    """A part of a behaviour a candidate changed from ``before``, laid onto ``now``: where all three are
+    one kind of effect, only the members it changed (a create's starting values onto the clock fields
+    chosen since), a mapping's only its keys; else the candidate's part whole."""
+    if not (isinstance(made, BaseModel) and type(made) is type(before) is type(now)):
+        return made
+    changed: dict[str, Any] = {}
+    for name in type(made).model_fields:
+        mine, was, kept = getattr(made, name), getattr(before, name), getattr(now, name)
+        if mine == was:
+            continue
+        if isinstance(mine, dict) and isinstance(was, dict) and isinstance(kept, dict):
+            mine = {**{k: v for k, v in kept.items() if k in mine or k not in was},
+                    **{k: v for k, v in mine.items() if was.get(k, _NONE) != v}}  # fmt: skip
+        changed[name] = mine
+    return now.model_copy(update=changed)
 
 
 def _entity_rebased(entity: Entity, proposed_on: EnvSpec, current: EnvSpec) -> Entity:

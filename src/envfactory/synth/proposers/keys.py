@@ -59,8 +59,9 @@ def record_fields(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
                    for r, m in [(record_in(p.real, p.out), p.out)]
                    if r is not None and _says_more(r, entity)]  # fmt: skip
         # a create answering no record ("Saved: db_choice"), or its id alone: the lists after it show it
-        if len(records) < 2:
-            records += [(r, m, {}) for r, m in read_back(spec, entity, evidence)]
+        if len(records) < 2:  # what the model's row holds from an argument, an argument gave it
+            records += [(r, m, {a: m[f] for a, f in effect.args.items() if m.get(f) is not None})
+                        for r, m in read_back(spec, entity, evidence)]  # fmt: skip
         if len(records) < 2:
             continue
         from_args = {field: arg for arg, field in effect.args.items()}
@@ -70,7 +71,9 @@ def record_fields(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
             left = [(r[name], m) for r, m, a in records if from_args.get(name) not in a]
             values = [v for v, _ in left]
             mine = [m[name] if isinstance(m, dict) and name in m else _ABSENT for _, m in left]  # null is a value
-            if len(left) >= 2 and all(v == values[0] for v in values) and any(v != values[0] for v in mine):
+            if len(left) < 2 or clock_stamp(values[0]):  # a clock's stamp is no value records start with
+                continue
+            if all(v == values[0] for v in values) and any(v != values[0] for v in mine):
                 constant[name] = values[0]
         if not constant:
             continue
@@ -226,8 +229,10 @@ def read_back(spec: EnvSpec, entity: Entity, evidence: Evidence) -> list[tuple[J
                if isinstance(e := spec.behaviour(tool).effect, CreateEffect) and e.entity == entity.name
                for p in pairs for row in p.state.get(entity.name, ())}  # fmt: skip
     for answered, state in evidence.ends:
-        held = [r for a in answered for r in _held_records(a) if _most_like(spec, r) == entity.name]
-        seen.append((held, [row for row in state.get(entity.name, []) if _dumped(row) in as_made]))
+        rows = state.get(entity.name, [])
+        own = {str(row.get(entity.key)) for row in rows}
+        held = [r for a in answered for r in _held_records(a) if _of(spec, r, entity, own)]
+        seen.append((held, [row for row in rows if _dumped(row) in as_made]))
     found: dict[bytes, tuple[JSON, JSON]] = {}
     for real, rows in seen:
         for row in rows if real else ():
@@ -248,10 +253,23 @@ def _dumped(row: JSON) -> bytes:
 
 def _most_like(spec: EnvSpec, record: JSON) -> str | None:
     """The one entity sharing the most fields with ``record`` (two at least), if one does."""
-    scored = sorted(((len(record.keys() & e.fields.keys()), e.name) for e in spec.state_schema.entities), reverse=True)
-    if not scored or scored[0][0] < 2 or (len(scored) > 1 and scored[1][0] == scored[0][0]):
-        return None
-    return scored[0][1]
+    likest = _likest(spec, record)
+    return likest[0] if len(likest) == 1 else None
+
+
+def _of(spec: EnvSpec, record: JSON, entity: Entity, own: set[str]) -> bool:
+    """Whether ``record`` is one of ``entity``'s: the entity sharing most of its fields with it, or
+    one of those tying for most under whose key the model holds a row (``own``)."""
+    likest = _likest(spec, record)
+    return entity.name in likest and (len(likest) == 1 or str(record.get(entity.key)) in own)
+
+
+def _likest(spec: EnvSpec, record: JSON) -> list[str]:
+    """The entities sharing the most fields with ``record``, two at least (several where they tie:
+    one entity's records answered as another's)."""
+    shared = {e.name: len(record.keys() & e.fields.keys()) for e in spec.state_schema.entities}
+    most = max(shared.values(), default=0)
+    return [name for name, n in shared.items() if n == most] if most >= 2 else []
 
 
 def _answers_texts(real: JSON, texts: JSON) -> bool:
