@@ -24,7 +24,7 @@ VERIFIERS := tests/trainers/verifiers
 VERIFIERS_STAMP := $(VERIFIERS)/python/.installed
 VERIFIERS_PATH := $(VERIFIERS)/python/.envfactory-src
 
-.PHONY: demo test lint format bench clean sandbox describe-corpus
+.PHONY: demo test lint format bench clean sandbox learn-corpus describe-corpus
 
 # the boundary around generated code (envfactory.jail): bubblewrap and libseccomp; installed when root, else a
 # refusal that says what to install (code behaviours refuse the same way at run time)
@@ -70,6 +70,8 @@ $(DESCRIBE_STAMP): $(DESCRIBE_CORPUS)/package.json $(DESCRIBE_CORPUS)/package-lo
 	rm -rf $(DESCRIBE_CORPUS)/python && $(PYTHON) -m venv $(DESCRIBE_CORPUS)/python
 	$(DESCRIBE_CORPUS)/python/bin/python -m pip install --quiet -r $(DESCRIBE_CORPUS)/requirements.txt
 	touch $(DESCRIBE_STAMP)
+
+learn-corpus: $(LEARN_STAMP)
 
 describe-corpus: $(DESCRIBE_STAMP)
 
