@@ -251,12 +251,6 @@ def _dumped(row: JSON) -> bytes:
     return orjson.dumps(row, option=orjson.OPT_SORT_KEYS, default=str)
 
 
-def _most_like(spec: EnvSpec, record: JSON) -> str | None:
-    """The one entity sharing the most fields with ``record`` (two at least), if one does."""
-    likest = _likest(spec, record)
-    return likest[0] if len(likest) == 1 else None
-
-
 def _of(spec: EnvSpec, record: JSON, entity: Entity, own: set[str]) -> bool:
     """Whether ``record`` is one of ``entity``'s: the entity sharing most of its fields with it, or
     one of those tying for most under whose key the model holds a row (``own``)."""
