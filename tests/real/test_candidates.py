@@ -364,6 +364,7 @@ def test_starting_records_learn_what_a_first_read_shows(tmp_path) -> None:
 
 def test_numbers_a_reply_states_become_counts_of_the_state(tmp_path) -> None:
     """``{"total": 2, "done": 1, "version": 7}``: total and done follow the records, version does not."""
+    from envfactory.ir.choice import Answer
     from envfactory.runtime.answers import tally
     from envfactory.synth.proposers.replies import state_counts, state_tallies
 
@@ -388,6 +389,14 @@ def test_numbers_a_reply_states_become_counts_of_the_state(tmp_path) -> None:
     made = applied.call_tool("create_task", {"title": "tea"}).data
     applied.call_tool("create_task", {"title": "jam"})
     assert applied.call_tool("get_task", {"task_id": made["id"]}).data == {"total": 2, "open": 2, "version": 7}
+    assert not candidate.explains  # it brings its own wording: taken only where it agrees better
+
+    # onto the tool's own wording, holding the number as a literal, it only counts: taken on a tie too
+    worded = spec.behaviour("get_task").model_copy(update={"answer": Answer(
+        kind="template", template={"total": 3, "open": 3, "version": 7})})  # fmt: skip
+    own = spec.model_copy(update={"behaviours": tuple(worded if b.tool == "get_task" else b for b in spec.behaviours)})
+    [counted] = state_counts(own, Evidence({"get_task": pairs}))
+    assert counted.explains and counted.behaviour.answer.template == template
 
 
 def test_a_reference_the_real_side_does_not_look_up_stops_being_checked(tmp_path) -> None:
@@ -758,6 +767,61 @@ def test_the_chooser_keeps_the_strongest_candidate_whatever_order_proposers_come
         chosen = {c.tool: c for c in choose(spec, trace, proposers=proposers).choices}["get_task"]
         assert chosen.chosen.proposer == "strong", list(proposers)
         assert [r.proposer for r in chosen.runners_up][:1] == ["weak"]  # scored, and kept as a runner-up
+
+
+def test_folds_spread_each_tool_over_the_folds_its_sequences_allow() -> None:
+    from envfactory.synth.chooser import fold_of
+
+    # by hand: x and y are the rarest tools of their sequences, so each goes where it is not yet; cut
+    # in turn (0, 1, 0, 1) every x would be in fold 0 and every y in fold 1
+    assert fold_of([{"a", "x"}, {"a", "y"}, {"a", "x"}, {"a", "y"}], 2) == [0, 1, 1, 0]
+    assert fold_of([{"a"}] * 5, 2) == [0, 1, 0, 1, 0]  # one tool everywhere: sizes alternate
+    assert fold_of([{"a"}, {"b"}], 1) == [0, 0]
+
+
+def test_a_tool_called_only_in_every_other_sequence_is_still_learned(tmp_path) -> None:
+    from envfactory.ir.choice import Answer
+    from envfactory.synth.candidates import Candidate
+
+    spec, _ = _spec(tmp_path)
+    keys = ["t1", "t2", "t3", "t4"]
+    spec = spec.model_copy(update={"initial_state": {**spec.initial_state,
+                                                     "task": [{"id": k, "title": "y"} for k in keys]}})  # fmt: skip
+    listed = TraceCall(tool="list_tasks", arguments={}, ok=True, output={"id": "t1", "title": "y"})
+    sequences = []
+    for s, k in enumerate(keys):  # get_task in sequences 0, 2, 4, 6; list_tasks alone in 1, 3, 5, 7
+        sequences.append(_one(2 * s, k, {"id": k, "title": "x"}))
+        sequences.append(Sequence(id=2 * s + 1, calls=(listed.model_copy(update={"sequence": 2 * s + 1}),)))
+    right = Answer(kind="template", template={"id": "{arg.task_id}", "title": "x"})
+
+    def answers_x(spec, evidence):
+        if not evidence.pairs.get("get_task"):
+            return []
+        behaviour = spec.behaviour("get_task").model_copy(update={"answer": right})
+        return [Candidate("get_task", "x", "answers x", behaviour)]
+
+    chosen = {c.tool: c for c in choose(spec, Trace(source="t", sequences=tuple(sequences)),
+                                        proposers={"x": answers_x}).choices}  # fmt: skip
+    assert chosen["get_task"].chosen.proposer == "x"  # cut in turn, every call of it sat in one fold: never scored
+
+
+def test_a_part_chosen_in_an_earlier_round_can_go_back_to_the_descriptions(tmp_path) -> None:
+    from envfactory.ir.choice import Answer, ArgCheck
+    from envfactory.synth.chooser import _undoings
+
+    spec, _ = _spec(tmp_path)
+    was = spec.behaviour("get_task")
+    answer = Answer(kind="template", template={"id": "{arg.task_id}", "title": "x"})
+    check = ArgCheck(arg="task_id", shapes=("a9",), message="bad id")
+    now = was.model_copy(update={"answer": answer, "checks": (check,)})
+    current = spec.model_copy(update={"behaviours": tuple(now if b.tool == "get_task" else b for b in spec.behaviours)})
+    undone = _undoings(spec, current, "get_task", 2)
+    assert sorted(k[2] for k in undone) == ["answer as the descriptions give it", "checks as the descriptions give it"]
+    by_part = {k[2].split()[0]: c for k, (c, folds) in undone.items()}
+    assert by_part["answer"].behaviour.answer is None and by_part["answer"].behaviour.checks == (check,)
+    assert by_part["checks"].behaviour.checks == () and by_part["checks"].behaviour.answer == answer
+    assert all(folds == [c, c] for c, folds in undone.values())  # nothing is fit: the same in every fold
+    assert _undoings(spec, spec, "get_task", 2) == {}  # a tool as the descriptions gave it has nothing to undo
 
 
 def test_a_list_of_records_is_worded_record_by_record_so_any_length_fills() -> None:

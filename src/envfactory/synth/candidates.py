@@ -83,6 +83,9 @@ class Candidate:
     # it corrects what the model holds (values of its records, read off the real ones) and not how a
     # tool answers: the chooser takes it on a tie as well as on a gain
     holds: bool = False
+    # it tells by the state or the arguments what the current behaviour answers as a literal, and
+    # changes nothing else: the evidence cannot prefer the literal, so the chooser takes it on a tie too
+    explains: bool = False
 
     @property
     def key(self) -> tuple[str, str, str]:

@@ -162,7 +162,10 @@ def choose(
         started = current
         offered = _offers(current, trace, parts, proposers, accepted)
         for tool in [t.name for t in spec.tools.tools]:
-            if tool not in offered:
+            # a part of the tool's behaviour chosen in an earlier round may have lost its lead to choices
+            # made since on other tools: the descriptions' part is a candidate again
+            offered.setdefault(tool, {}).update(_undoings(spec, current, tool, len(parts)))
+            if not offered[tool]:
                 continue
             # a tool's candidates change only the sequences that call it: they are scored there
             local = [p.of(s.id for s in p.sequences if any(c.tool == tool for c in s.calls)) for p in parts]
@@ -185,9 +188,10 @@ def choose(
                 s = alone[key] if current is proposed_on else _cv_score(current, local, per_fold)
                 entry = Scored(proposer=key[1], summary=key[2], score=round(s, 4), calls=calls)
                 # a correction of what the model holds, read off the real records, is taken on a tie too:
-                # no reply may show it yet (a memorized wording), and a wording from the state can then win
+                # no reply may show it yet (a memorized wording), and a wording from the state can then win;
+                # so is a literal of the tool's wording told as what it equals (a count of the records)
                 taken: EnvSpec | None = None
-                if s > base + 1e-9 or (full.holds and s > base - 1e-9):
+                if s > base + 1e-9 or ((full.holds or full.explains) and s > base - 1e-9):
                     taken = full.applied(current)
                 elif looked < LOOKAHEAD and s <= base + 1e-9 and _hidden(full, current):
                     # a change of what the tool does, tied or worse under a learned wording that may hide
@@ -210,6 +214,22 @@ def choose(
         if current is started:  # nothing changed: another round would propose the same
             break
     return _recorded(current, chosen, runners, evidence_kind, _unexplained(observe(current, trace)[1]))
+
+
+def _undoings(prior: EnvSpec, current: EnvSpec, tool: str, folds: int,
+              ) -> dict[tuple[str, str, str], tuple[Candidate, list[Candidate | None]]]:  # fmt: skip
+    """Per part of ``tool``'s behaviour that a choice changed (its effect, wording, checks, ...): the
+    current behaviour with that part as the descriptions gave it, the same in every fold (nothing is
+    fit)."""
+    was, now = prior.behaviour(tool), current.behaviour(tool)
+    out: dict[tuple[str, str, str], tuple[Candidate, list[Candidate | None]]] = {}
+    for part in _PARTS[:4]:  # effect, answer, checks, gate: what the tool does and says
+        if getattr(was, part) == getattr(now, part):
+            continue
+        undone = Candidate(tool, PRIOR, f"{part} as the descriptions give it",
+                           now.model_copy(update={part: getattr(was, part)}))  # fmt: skip
+        out[undone.key] = (undone, [undone] * folds)
+    return out
 
 
 def _offers(spec: EnvSpec, trace: Trace, parts: list[Trace], proposers: dict[str, Proposer], accepted: Any,
@@ -362,9 +382,38 @@ def _cv_score(spec: EnvSpec, parts: list[Trace], per_fold: list[Candidate | None
 
 
 def _folds(trace: Trace, k: int) -> list[Trace]:
+    """``trace`` cut into ``k`` folds of its sequences (:func:`fold_of`)."""
     ids = [s.id for s in trace.sequences]
     k = max(1, min(k, len(ids)))
-    return [trace.of(ids[i::k]) for i in range(k)]
+    assigned = fold_of([{c.tool for c in s.calls} for s in trace.sequences], k)
+    return [trace.of(i for i, f in zip(ids, assigned, strict=True) if f == fold) for fold in range(k)]
+
+
+def fold_of(tools: list[set[str]], k: int) -> list[int]:
+    """The fold of each sequence, given the tools each calls: a tool called in several sequences is
+    called in several folds where it can be, so every fold left out holds calls of it that the other
+    folds' candidates are scored on — a tool whose every call fell in one fold could never be scored,
+    and kept its prior whatever the evidence said. Each sequence in turn joins the fold that holds the
+    fewest of its tools, the rarest tools weighing first (compared in order of how few sequences call
+    them), then the fold with the fewest sequences, then the first: deterministic, and folds of sizes
+    within a few sequences of each other."""
+    if k <= 1:
+        return [0] * len(tools)
+    calling = Counter(t for called in tools for t in called)
+    held: list[Counter[str]] = [Counter() for _ in range(k)]
+    sizes = [0] * k
+    out = []
+    for called in tools:
+        rarest = sorted(called, key=lambda t: (calling[t], t))
+
+        def crowding(fold: int, rarest: list[str] = rarest) -> tuple[Any, ...]:
+            return (*(held[fold][t] for t in rarest), sizes[fold], fold)
+
+        fold = min(range(k), key=crowding)
+        held[fold].update(called)
+        sizes[fold] += 1
+        out.append(fold)
+    return out
 
 
 def _without(trace: Trace, part: Trace) -> Trace:

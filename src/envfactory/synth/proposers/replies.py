@@ -305,8 +305,11 @@ def state_counts(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
         answer = Answer(kind="template", template=template, defaults=defaults)
         behaviour = behaviour.model_copy(update={"answer": answer})
         shown = ", ".join(f"{p} = {s}" for p, s in sorted(places.items()))
+        # onto the tool's own template it only puts counts where literals were: a number equal to how
+        # many records there were on every call is better told as that count, on a tie too
         out.append(Candidate(tool, "counts", f"counts {shown[:100]}", behaviour,
-                             confirms="every accepted call states these counts of the state"))  # fmt: skip
+                             confirms="every accepted call states these counts of the state",
+                             explains=isinstance(base, dict)))  # fmt: skip
     return out
 
 
