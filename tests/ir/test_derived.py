@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from envfactory.ir.derived import Derivation, Piece, derive, infer
+from envfactory.ir.derived import Derivation, Piece, derive, infer, sort_lists
 
 TODOS = [
     {"id": "u1", "text": "Buy milk", "priority": "A", "created": "2026-12-02", "projects": ["home"],
@@ -56,3 +56,11 @@ def test_derive_renders_into_a_fresh_row_and_copies_a_held_one() -> None:
     fresh = dict(held)
     assert derive(fresh, {"line": made}, in_place=True) is fresh and fresh["line"].startswith("(C) ")
     assert derive(TODOS[0], {"line": made}) is TODOS[0]  # already so: the same object
+
+
+def test_lists_kept_sorted_are_sorted_into_a_copy_or_in_place() -> None:
+    row = {"id": "u4", "projects": ["raise", "every"], "contexts": ["b", "a"], "n": 3}
+    made = sort_lists(row, ("projects", "n", "missing"))
+    assert made == {**row, "projects": ["every", "raise"]} and row["projects"] == ["raise", "every"]
+    assert sort_lists(made, ("projects",)) is made  # already sorted: the same object
+    assert sort_lists(row, ("projects",), in_place=True) is row and row["projects"] == ["every", "raise"]

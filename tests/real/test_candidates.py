@@ -1438,3 +1438,37 @@ def test_the_final_state_reads_are_evidence_for_a_read_the_sequences_rarely_call
     busy = Trace(source="t", sequences=tuple(sequence(s, FEW_CALLS) for s in range(3)))
     evidence, _ = observe(spec, busy)
     assert len(evidence.pairs["list_tasks"]) == 3 * FEW_CALLS  # the calls in between only
+
+
+def test_a_list_the_real_records_keep_sorted_is_sorted_on_every_write(tmp_path) -> None:
+    from envfactory.synth.proposers.keys import sorted_lists
+
+    tools = [
+        {"name": "create_note", "description": "Create a note.",
+         "inputSchema": {"type": "object", "properties": {"title": {"type": "string"},
+                                                           "tags": {"type": "array", "items": {"type": "string"}}},
+                         "required": ["title"]}},
+        {"name": "list_notes", "description": "List the notes.", "inputSchema": {"type": "object", "properties": {}}},
+    ]  # fmt: skip
+    spec = synthesize(load(_written(tmp_path, tools)), state="empty", name="n")
+    assert spec.behaviour("create_note").effect.args.get("tags") == "tags"
+    given = Pair({"title": "a", "tags": ["teach", "hotel"]}, True, {"ok": True, "note": {"id": "n1", "title": "a",
+                 "tags": ["hotel", "teach"]}}, True, {})  # fmt: skip
+    in_order = Pair({"title": "b", "tags": ["a", "b"]}, True, {"id": "n2", "title": "b", "tags": ["a", "b"]}, True, {})
+    [candidate] = sorted_lists(spec, Evidence({"create_note": [in_order, given]}))
+    assert candidate.holds and candidate.entities[0].sorted == ("tags",)
+    episode = Environment(candidate.applied(spec)).episode()
+    made = episode.call_tool("create_note", {"title": "c", "tags": ["z", "b", "m"]})
+    assert made.ok
+    [row] = episode.store.rows("note")
+    assert row["tags"] == ["b", "m", "z"]
+    # a record that kept the order given says the real thing does not sort
+    kept = Pair({"title": "d", "tags": ["y", "x"]}, True, {"id": "n3", "title": "d", "tags": ["y", "x"]}, True, {})
+    assert sorted_lists(spec, Evidence({"create_note": [given, kept]})) == []
+    assert sorted_lists(spec, Evidence({"create_note": [in_order]})) == []  # nothing given out of order: no sign
+
+
+def _written(tmp_path, tools):
+    path = tmp_path / "tools.json"
+    path.write_text(json.dumps({"tools": tools}))
+    return path

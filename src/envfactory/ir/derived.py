@@ -6,6 +6,8 @@ piece left out where its field is empty. A :class:`Derivation` is that recipe â€
 each a field with the words around it, and the separator between them â€” kept on the entity
 (``Entity.derived``) and applied by the store to every record written, so creates, updates and
 actions all keep it. :func:`infer` finds the recipe that renders every given record's value.
+The store likewise keeps the lists an entity holds sorted (``Entity.sorted``, :func:`sort_lists`)
+in sorted order, before rendering: a line composed of them lists them so too.
 """
 
 from __future__ import annotations
@@ -59,6 +61,23 @@ def derive(row: JSON, derived: dict[str, Derivation], *, in_place: bool = False)
         row.update(made)
         return row
     return {**row, **made}
+
+
+def sort_lists(row: JSON, fields: tuple[str, ...], *, in_place: bool = False) -> JSON:
+    """``row`` with each list of ``fields`` in sorted order (by its items' text): the same object
+    when none changes or ``in_place``, else a copy."""
+    made = {f: sorted(row[f], key=_word) for f in fields if isinstance(row.get(f), list) and _sortable(row[f])}
+    made = {f: v for f, v in made.items() if v != row[f]}
+    if not made:
+        return row
+    if in_place:
+        row.update(made)
+        return row
+    return {**row, **made}
+
+
+def _sortable(items: list[Any]) -> bool:
+    return all(_scalar(v) for v in items)
 
 
 def infer(records: list[JSON], field: str) -> Derivation | None:
@@ -144,4 +163,4 @@ def _word(value: Any) -> str:
     return value if isinstance(value, str) else str(value)
 
 
-__all__ = ["Derivation", "Piece", "derive", "infer"]
+__all__ = ["Derivation", "Piece", "derive", "infer", "sort_lists"]

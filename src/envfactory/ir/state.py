@@ -35,6 +35,7 @@ class Entity(BaseModel):
     refs: dict[str, str] = Field(default_factory=dict)  # field name -> referenced entity
     sources: tuple[str, ...] = ()  # the tools this entity was inferred from
     derived: dict[str, Derivation] = Field(default_factory=dict)  # field name -> how a record composes it
+    sorted: tuple[str, ...] = ()  # list fields a record keeps in sorted order, whatever order they were given in
 
     @classmethod
     def singleton(cls, name: str, fields: dict[str, JSON], *, required: tuple[str, ...] = (SINGLETON_KEY,),

@@ -16,7 +16,7 @@ from typing import Any
 import orjson
 
 from envfactory.errors import SnapshotError
-from envfactory.ir.derived import derive
+from envfactory.ir.derived import derive, sort_lists
 from envfactory.ir.state import StateSchema
 from envfactory.runtime.canonical import NotCanonical, canonical_number, canonical_value
 
@@ -72,6 +72,7 @@ class BaseState:
         self.keys = {e.name: e.key for e in schema.entities}
         self.key_types = {e.name: e.key_type for e in schema.entities}
         self.derived = {e.name: e.derived for e in schema.entities if e.derived}  # rendered on every write
+        self.sorted = {e.name: e.sorted for e in schema.entities if e.sorted}  # kept sorted on every write
         self.tables: dict[str, dict[Any, JSON]] = {
             name: {row[key]: row for row in rows.get(name, ())} for name, key in self.keys.items()
         }
@@ -116,8 +117,11 @@ class Store:
         return self.base.tables[entity].get(key)
 
     def put(self, entity: str, key: Any, row: JSON) -> None:
-        """Write ``row``; its derived fields (``Entity.derived``) are rendered into it, so the
-        caller answering it answers them (a row already held is copied first)."""
+        """Write ``row``; its lists kept sorted (``Entity.sorted``) are sorted and its derived fields
+        (``Entity.derived``) rendered into it, so the caller answering it answers them (a row already
+        held is copied first)."""
+        if self.base.sorted and entity in self.base.sorted:
+            row = sort_lists(row, self.base.sorted[entity], in_place=row is not self.get(entity, key))
         if self.base.derived and entity in self.base.derived:
             row = derive(row, self.base.derived[entity], in_place=row is not self.get(entity, key))
         self.overlay.setdefault(entity, {})[key] = row

@@ -1,5 +1,5 @@
 """What a create makes: the real side's key counter, the values every new record starts with, the
-fields the clock stamps, and the fields a record composes from its others."""
+fields the clock stamps, the fields a record composes from its others, and the lists it keeps sorted."""
 
 from __future__ import annotations
 
@@ -316,6 +316,64 @@ def derived_fields(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
     return out
 
 
+@PROPOSERS.register("sorted-lists")
+def sorted_lists(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
+    """A list field the real records keep in sorted order whatever order a write gave its items in
+    (``projects: ["teach", "hotel"]`` answered ``["hotel", "teach"]``): the entity sorts it on every
+    record written (``Entity.sorted``). Proposed on a tool that wrote such a list, where at least one
+    of its accepted calls gave the items out of order and the record answered them sorted, and none
+    answered them as given."""
+    out = []
+    for tool, pairs in evidence.pairs.items():
+        effect = spec.behaviour(tool).effect
+        name, args = getattr(effect, "entity", None), getattr(effect, "args", None)
+        if not isinstance(args, dict) or not isinstance(name, str) or name not in spec.state_schema or not args:
+            continue
+        entity = spec.state_schema[name]
+        fields = {f for f, v in _list_orders(pairs, args).items() if v}
+        fields -= set(entity.sorted)
+        if not fields:
+            continue
+        changed = entity.model_copy(update={"sorted": (*entity.sorted, *sorted(fields))})
+        out.append(Candidate(tool, "sorted-lists", f"{name} records keep {', '.join(sorted(fields))} sorted",
+                             spec.behaviour(tool), entities=(changed,),
+                             confirms="a record answers a list given out of order sorted", holds=True))  # fmt: skip
+    return out
+
+
+def _list_orders(pairs: list[Any], args: dict[str, str]) -> dict[str, bool]:
+    """Per entity field a list argument writes: whether the real records answered it sorted every
+    time its items were given out of order (``False`` where one kept the order given)."""
+    votes: dict[str, bool] = {}
+    for p in pairs:
+        if not p.real_ok:
+            continue
+        for arg, field in args.items():
+            given = p.args.get(arg)
+            if not (isinstance(given, list) and len(given) > 1 and all(isinstance(v, str) for v in given)):
+                continue
+            ordered = sorted(given)
+            if ordered == given:
+                continue
+            held = [r[field] for r in _dicts(opened_text(p.real)) if isinstance(r.get(field), list)
+                    and sorted(map(str, r[field])) == ordered]  # fmt: skip
+            if held:
+                votes[field] = votes.get(field, True) and held[0] == ordered
+    return votes
+
+
+def _dicts(value: Any) -> list[JSON]:
+    out, stack = [], [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, dict):
+            out.append(v)
+            stack.extend(v.values())
+        elif isinstance(v, list):
+            stack.extend(v)
+    return out
+
+
 MAX_RECORDS = 200  # records read for derived fields, per entity
 
 
@@ -353,4 +411,4 @@ def _key_names(entity: Entity) -> set[str]:
     return {entity.key, f"{entity.name}_id", f"{entity.name}Id"}
 
 
-__all__ = ["derived_fields", "integer_keys", "read_back", "record_fields", "split_lists"]
+__all__ = ["derived_fields", "integer_keys", "read_back", "record_fields", "sorted_lists", "split_lists"]
