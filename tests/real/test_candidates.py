@@ -291,6 +291,28 @@ def test_a_tool_the_descriptions_could_not_model_gets_keyed_writes(tmp_path) -> 
     assert "sets task.stage to 'open'" not in summaries  # never answered by the real side
 
 
+def test_an_action_whose_value_the_real_side_never_answered_gets_the_flags_it_may_set(tmp_path) -> None:
+    from envfactory.ir.choice import Answer
+    from envfactory.ir.effect import ActionEffect
+
+    spec, _ = _spec(tmp_path)
+    guessed = ActionEffect(entity="task", key_arg="task_id", field="status", to="locked", timestamps=("updated",))
+    worded = Answer(kind="template", template={"ok": True})
+    behaviour = spec.behaviour("finish_task").model_copy(update={"effect": guessed, "answer": worded})
+    spec = spec.model_copy(update={"behaviours": tuple(behaviour if b.tool == "finish_task" else b
+                                                       for b in spec.behaviours)})  # fmt: skip
+    locked = [Pair({"task_id": "task_0001"}, True, {"id": "task_0001", "status": "open", "done": True}, True, {})]
+    made = {c.summary: c for c in keyed_writes(spec, Evidence({"finish_task": locked}))}
+    assert {"sets task.done to True", "sets task.done to False"} <= set(made)
+    assert "deletes the task" not in made  # an action stays an action on the record it names
+    flag = made["sets task.done to True"].behaviour
+    assert flag.effect == ActionEffect(entity="task", key_arg="task_id", field="done", to=True, timestamps=("updated",))
+    assert flag.answer == worded  # its wording kept
+    # where the real side answered the guessed value, the action stands
+    shown = [Pair({"task_id": "task_0001"}, True, {"id": "task_0001", "status": "locked"}, True, {})]
+    assert keyed_writes(spec, Evidence({"finish_task": shown})) == []
+
+
 def _one(s: int, key: str, output: dict) -> Sequence:
     return Sequence(id=s, calls=(TraceCall(tool="get_task", arguments={"task_id": key}, ok=True, output=output,
                                            sequence=s),))  # fmt: skip

@@ -34,24 +34,40 @@ def keyed_writes(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
     (``complete_todo(todo_id)``) and that the real side accepted: it deletes the record, sets the
     fields its other arguments are named after, or sets one of its status values or flags (each
     value a candidate, a repeat refused or accepted) — what the reads after it and the final state
-    show decides."""
+    show decides. So too an action whose value the descriptions guessed and the real side never
+    answered (``todo_lock`` setting ``status: "locked"`` where the records hold ``locked: true``):
+    the other values and flags it may set instead."""
     out = []
+    answered: set[str] | None = None
+    effects: list[tuple[str, Any]]
     for tool, pairs in evidence.pairs.items():
         behaviour = spec.behaviour(tool)
-        if not isinstance(behaviour.effect, FallbackEffect) or not any(p.real_ok for p in pairs):
+        if not any(p.real_ok for p in pairs):
             continue
-        named = _keyed(spec, tool)
-        if named is None:
+        effect = behaviour.effect
+        guessed = isinstance(effect, ActionEffect) and isinstance(effect.to, str)
+        if not isinstance(effect, FallbackEffect) and not guessed:
             continue
-        entity, arg = named
-        effects: list[tuple[str, Any]] = [(f"deletes the {entity.name}", DeleteEffect(entity=entity.name, key_arg=arg))]
-        # its other arguments named after fields of the record: it sets them (``update_deal_stage(deal_id, stage)``)
-        sets = {a: a for a in spec.tools[tool].input_schema.get("properties") or {} if a != arg and a in entity.fields}
-        if sets:
-            effects.append((f"sets {', '.join(sorted(sets))} of the {entity.name}",
-                            UpdateEffect(entity=entity.name, key_arg=arg, args=sets)))  # fmt: skip
+        answered = _answered_values(evidence) if answered is None else answered
+        if isinstance(effect, ActionEffect):
+            # an action setting a value the real side never answered (the descriptions' guess, ``status:
+            # "locked"``): what else it may set, the same record named the same way
+            if effect.to in answered or effect.entity not in spec.state_schema:
+                continue
+            entity, arg, effects = spec.state_schema[effect.entity], effect.key_arg, []
+        else:
+            named = _keyed(spec, tool)
+            if named is None:
+                continue
+            entity, arg = named
+            effects = [(f"deletes the {entity.name}", DeleteEffect(entity=entity.name, key_arg=arg))]
+            # its other arguments named after fields of the record: it sets them (``update_deal_stage(deal_id, stage)``)
+            sets = {a: a for a in spec.tools[tool].input_schema.get("properties") or {}
+                    if a != arg and a in entity.fields}  # fmt: skip
+            if sets:
+                effects.append((f"sets {', '.join(sorted(sets))} of the {entity.name}",
+                                UpdateEffect(entity=entity.name, key_arg=arg, args=sets)))  # fmt: skip
         # a status value only if the real side ever answered it; a repeat accepted only if one was
-        answered = _answered_values(evidence)
         agains = (False, True) if _repeat_accepted(pairs) else (False,)
         for name, schema in entity.fields.items():
             members = [m for m in enum_values(schema) if isinstance(m, str) and m in answered][:6]
@@ -61,8 +77,13 @@ def keyed_writes(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
                     effects.append((f"sets {entity.name}.{name} to {value!r}{' (again accepted)' if again else ''}",
                                     ActionEffect(entity=entity.name, key_arg=arg, field=name, to=value,
                                                  again=again)))  # fmt: skip
-        for summary, effect in effects:
-            made = Behaviour(tool=tool, effect=effect, prior="plausible", notes=(f"learned: {summary}",))
+        for summary, made_effect in effects:
+            notes = (f"learned: {summary}",)
+            if isinstance(effect, ActionEffect):  # the action's other parts (its wording, its checks) kept
+                kept = {"args": effect.args, "timestamps": effect.timestamps}
+                made = behaviour.model_copy(update={"effect": made_effect.model_copy(update=kept), "notes": notes})
+            else:
+                made = Behaviour(tool=tool, effect=made_effect, prior="plausible", notes=notes)
             out.append(Candidate(tool, "writes", summary, made, confirms="reads after the call show the change"))
     return out
 
