@@ -968,6 +968,22 @@ def test_a_board_grouped_by_status_is_worded_from_the_state_with_a_flagged_colum
     assert learned.behaviour("get_board").answer.template["active"] == "{count:task.status!=done}"
 
 
+def test_an_argument_omitted_is_worded_as_the_case_its_replies_take(tmp_path) -> None:
+    from envfactory.synth.chooser import observe
+    from envfactory.synth.proposers.replies import by_argument
+
+    spec, entity = _spec(tmp_path, BOARD_TOOLS)
+    started = [{entity.key: "task_0001", "title": "write spec", "status": "todo"},
+               {entity.key: "task_0002", "title": "fix bug", "status": "todo"}]  # fmt: skip
+    spec = spec.model_copy(update={"initial_state": {**spec.initial_state, "task": started}})
+    trace, _ = _board_trace(12)  # include_done true, false and omitted; omitted answers as false does
+    [candidate] = [c for c in by_argument(spec, observe(spec, trace)[0]) if c.tool == "get_board"]
+    assert candidate.behaviour.answer.defaults.get("include_done") is False
+    episode = Environment(candidate.applied(spec)).episode()
+    assert "done" not in episode.call_tool("get_board", {}).data["columns"]
+    assert "done" in episode.call_tool("get_board", {"include_done": True}).data["columns"]
+
+
 def test_a_state_list_fills_by_its_where_values_and_order_and_a_flag_adds_a_member() -> None:
     rows = [{"id": 1, "s": "a"}, {"id": 2, "s": "b"}, {"id": 3, "s": "a"}]
     held = {"task": rows}.__getitem__

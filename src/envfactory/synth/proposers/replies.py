@@ -90,7 +90,8 @@ def by_argument(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
     replies into groups of two or more, each with a wording of its own (learned by ``template``'s
     rule from its group alone), the tool words each case so and any other value as the most common
     case: ``{"$case": "format", "cases": {"json": T1}, "value": T}``. One argument, at most
-    ``MAX_CASES`` values; an omitted argument is its declared default."""
+    ``MAX_CASES`` values; an omitted argument is its declared default, else the case whose wording
+    its replies take (a board's ``include_done`` omitted, answered as ``false``)."""
     out = []
     for tool, pairs in evidence.pairs.items():
         accepted = [p for p in pairs if p.real_ok and p.model_ok and p.real not in (None, "", [], {})]
@@ -114,6 +115,9 @@ def by_argument(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
             defaults = _agreed([w[1] for w in worded.values()])
             if defaults is None:
                 continue  # the cases read an omitted argument otherwise: no one wording
+            read_as = _omitted_as(arg, worded, usual, accepted, declared, defaults, evidence, tool)
+            if read_as is not None:
+                defaults = {**defaults, arg: read_as}
             template = {CASE: arg, "cases": {v: w[0] for v, w in worded.items() if v != usual},
                         "value": worded[usual][0]}  # fmt: skip
             answer = Answer(kind="template", template=template, defaults=defaults)
@@ -122,6 +126,27 @@ def by_argument(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
             out.append(Candidate(tool, "by-argument", f"words its replies by {arg} ({shown})", behaviour,
                                  confirms=f"each value of {arg} answers its own wording"))  # fmt: skip
     return out
+
+
+def _omitted_as(arg: str, worded: dict[str, tuple[Any, ...]], usual: str, accepted: list[Pair], declared: JSON,
+                defaults: JSON, evidence: Evidence, tool: str) -> Any:  # fmt: skip
+    """Where ``arg`` was omitted in accepted calls and nothing says what that stands for: the value
+    of the case whose wording those replies take (leaf by leaf) more than the usual case's, else ``None``."""
+    omitted = [p for p in accepted if arg not in {**declared, **p.args}]
+    if not omitted or arg in defaults:
+        return None
+    typed = {token(v): v for p in accepted if isinstance(v := {**declared, **p.args}.get(arg), (str, int, float))}
+
+    def likeness(case: str) -> float:
+        given = {**defaults, arg: typed[case]}
+        worded_so = [fill(worded[case][0], p.args, p.out, given, p.raw, _holding(p.state)) for p in omitted]
+        return sum(
+            leaf_share(steady(evidence, tool, opened_text(p.real)), w) for p, w in zip(omitted, worded_so, strict=True)
+        )
+
+    like = {case: likeness(case) for case in worded}
+    best = max(sorted(like), key=lambda case: like[case])
+    return typed[best] if like[best] > like[usual] else None
 
 
 def _agreed(sets: list[JSON]) -> JSON | None:
