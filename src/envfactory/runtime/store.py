@@ -120,10 +120,15 @@ class Store:
         """Write ``row``; its lists kept sorted (``Entity.sorted``) are sorted and its derived fields
         (``Entity.derived``) rendered into it, so the caller answering it answers them (a row already
         held is copied first)."""
-        if self.base.sorted and entity in self.base.sorted:
-            row = sort_lists(row, self.base.sorted[entity], in_place=row is not self.get(entity, key))
-        if self.base.derived and entity in self.base.derived:
-            row = derive(row, self.base.derived[entity], in_place=row is not self.get(entity, key))
+        sorts = self.base.sorted.get(entity) if self.base.sorted else None
+        derived = self.base.derived.get(entity) if self.base.derived else None
+        if sorts or derived:
+            fresh = row is not self.get(entity, key)
+            if sorts:
+                made = sort_lists(row, sorts, in_place=fresh)
+                fresh, row = fresh or made is not row, made  # a copy it made is fresh too
+            if derived:
+                row = derive(row, derived, in_place=fresh)
         self.overlay.setdefault(entity, {})[key] = row
         self._lists.pop(entity, None)
 

@@ -16,7 +16,7 @@ from envfactory.real.keypool import MINTED
 from envfactory.runtime.answers import opened_text
 from envfactory.runtime.behaviours import split_text
 from envfactory.synth.candidates import JSON, PROPOSERS, Candidate, Evidence
-from envfactory.synth.proposers.shapes import leaves, list_reads, record_in, records_in, schema_of
+from envfactory.synth.proposers.shapes import leaves, list_reads, objects_in, record_in, records_in, schema_of
 from envfactory.synth.proposers.starts import UniqueTexts
 from envfactory.values import clock_stamp
 
@@ -355,23 +355,11 @@ def _list_orders(pairs: list[Any], args: dict[str, str]) -> dict[str, bool]:
             ordered = sorted(given)
             if ordered == given:
                 continue
-            held = [r[field] for r in _dicts(opened_text(p.real)) if isinstance(r.get(field), list)
+            held = [r[field] for r in objects_in(opened_text(p.real)) if isinstance(r.get(field), list)
                     and sorted(map(str, r[field])) == ordered]  # fmt: skip
             if held:
                 votes[field] = votes.get(field, True) and held[0] == ordered
     return votes
-
-
-def _dicts(value: Any) -> list[JSON]:
-    out, stack = [], [value]
-    while stack:
-        v = stack.pop()
-        if isinstance(v, dict):
-            out.append(v)
-            stack.extend(v.values())
-        elif isinstance(v, list):
-            stack.extend(v)
-    return out
 
 
 MAX_RECORDS = 200  # records read for derived fields, per entity

@@ -108,6 +108,19 @@ def _counted(value: Any, rows: int, args: JSON) -> Any:
     return template_of(value, args, None)
 
 
+def objects_in(value: Any) -> list[JSON]:
+    """Every object inside ``value``, itself included, at any depth."""
+    out, stack = [], [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, dict):
+            out.append(v)
+            stack.extend(v.values())
+        elif isinstance(v, list):
+            stack.extend(v)
+    return out
+
+
 def records_in(real: Any) -> list[JSON] | None:
     """The records a list's reply holds: the reply itself, or its one member holding records."""
     if isinstance(real, list):

@@ -25,7 +25,7 @@ from envfactory.ir.state import SINGLETON_KEY, Entity, names_key
 from envfactory.real.mirror import after_setup
 from envfactory.runtime.answers import args_key, shape_of
 from envfactory.synth.candidates import JSON, PROPOSERS, Candidate, Evidence, Pair
-from envfactory.synth.proposers.shapes import leaves
+from envfactory.synth.proposers.shapes import leaves, objects_in
 
 
 @PROPOSERS.register("writes")
@@ -309,24 +309,9 @@ def _keyed_record(spec: EnvSpec, pair: Pair) -> tuple[Entity, str, JSON] | None:
 
 def _list_values(evidence: Evidence, but: str) -> set[tuple[str, str]]:
     """(field, value) for each value a list field held in the accepted replies of tools but ``but``."""
-    out: set[tuple[str, str]] = set()
-
-    def walk(value: Any) -> None:
-        if isinstance(value, dict):
-            for k, v in value.items():
-                if isinstance(v, list):
-                    out.update((str(k), str(x)) for x in v if isinstance(x, (str, int)))
-                walk(v)
-        elif isinstance(value, list):
-            for v in value:
-                walk(v)
-
-    for tool, pairs in evidence.pairs.items():
-        if tool != but:
-            for p in pairs:
-                if p.real_ok:
-                    walk(p.real)
-    return out
+    return {(str(k), str(x)) for tool, pairs in evidence.pairs.items() if tool != but for p in pairs if p.real_ok
+            for obj in objects_in(p.real) for k, v in obj.items() if isinstance(v, list)
+            for x in v if isinstance(x, (str, int))}  # fmt: skip
 
 
 @PROPOSERS.register("checks")
