@@ -17,8 +17,11 @@ from envfactory.real.trace import Trace
 
 
 def corpus_arguments(parser: argparse.ArgumentParser, budget: int) -> None:
-    """``--budget``, ``--seed``, ``--half``, ``--only``, ``--progress`` and ``--json``."""
+    """``--budget``, ``--test-calls``, ``--seed``, ``--half``, ``--only``, ``--progress`` and ``--json``."""
     parser.add_argument("--budget", type=int, default=budget, help="calls explored on the real server per set")
+    parser.add_argument("--test-calls", type=int, default=budget * 3 // 10,
+                        help="calls of the budget explored apart (moves and seed of their own) to measure on: "
+                             "the held-out sequences do not move when how learning explores changes")  # fmt: skip
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--half", choices=("tune", "report", "all"), default="all")
     parser.add_argument("--only", nargs="*", default=None)
@@ -66,4 +69,4 @@ def explore_set(entry: dict[str, Any], spec: EnvSpec, source: str, args: argpars
     calls = reads + [(c["tool"], c.get("arguments") or {}) for c in entry.get("setup") or []]
     return learn(spec, source, budget=args.budget, seed=args.seed, env=dict(entry.get("env") or {}),
                  final_tool=entry.get("final_tool"), scenario=str(setup), log=folder / "server.log",
-                 final_reads=reads, examples=calls, progress=say)  # fmt: skip
+                 final_reads=reads, examples=calls, progress=say, test_budget=args.test_calls)  # fmt: skip

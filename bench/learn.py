@@ -1,14 +1,17 @@
 """Learning from the real thing, on a foreign corpus: description-only vs learned, on held-out sequences.
 
-    python bench/learn.py [--budget 500] [--seed 0] [--half tune|report|all] [--only NAME ...] [--traces 200]
+    python bench/learn.py [--budget 500] [--test-calls 150] [--seed 0] [--half tune|report|all] [--only NAME ...]
+                          [--traces 200]
                           [--progress FILE] [--json FILE] [--keep DIR]
 
 The corpus is ``bench/learn_corpus/sets.json`` (published MCP servers from npm and PyPI, pinned in
 that folder and installed by ``make bench``; chosen and split into a ``tune`` and a ``report``
 half before any tuning; see its README). For each set: its tools are read from the live server,
 an environment is synthesized from those descriptions alone, then ``learn`` explores a fresh
-server per sequence for ``--budget`` calls, chooses each tool's behaviour on the learning
-sequences and replays the held-out ones on
+server per sequence for ``--budget`` calls, of which ``--test-calls`` are explored apart with moves
+and a seed of their own (the held-out sequences: a yardstick that does not move when how learning
+explores changes), chooses each tool's behaviour on the learning sequences and replays the
+held-out ones on
 
 - the description-only model, the learned model and the always-succeeding stub;
 - a second fresh copy of the real server (the ceiling);

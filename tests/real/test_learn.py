@@ -13,7 +13,7 @@ from envfactory.ingest import load
 from envfactory.ir.effect import Behaviour, FallbackEffect
 from envfactory.real.instrument import ToolAgreement
 from envfactory.real.learn import learn
-from envfactory.real.trace import Sequence, Trace, TraceCall, read_trace, write_trace
+from envfactory.real.trace import Sequence, Trace, TraceCall, read_trace, split, write_trace
 from envfactory.runtime.environment import Environment
 from envfactory.synth import synthesize
 from envfactory.synth.candidates import Candidate, Evidence
@@ -200,3 +200,41 @@ def test_learn_says_which_reply_places_counted_by_presence_only(tmp_path: Path) 
     assert shown.exit_code == 0, shown.output
     line = next(line for line in shown.output.splitlines() if "compared by presence only" in line)
     assert "add_task.created_at" in line and ".title" not in line
+
+
+def test_sequences_explored_apart_are_a_yardstick_that_stays_put(tmp_path: Path) -> None:
+    spec = _notes_spec()
+    _, report, trace = learn(spec, NOTES, budget=80, seed=0, test_budget=24)
+    _, _, more = learn(spec, NOTES, budget=120, seed=0, test_budget=24)
+    learning, held = split(trace)
+    assert trace.held_out and {s.id for s in held.sequences} == set(trace.held_out)
+    assert not {s.id for s in learning.sequences} & set(trace.held_out)  # never learned from
+    assert report.held_out_sequences == len(trace.held_out) and held.calls == 24
+    assert more.calls > trace.calls  # learning explored more, the yardstick did not move:
+    assert [[(c.tool, c.arguments, c.output) for c in s.calls] for s in split(more)[1].sequences] == [
+        [(c.tool, c.arguments, c.output) for c in s.calls] for s in held.sequences
+    ]
+    again = read_trace(write_trace(trace, tmp_path / "trace.jsonl"))
+    assert again.held_out == trace.held_out  # a trace file keeps which sequences are measured on
+    _, from_trace, _ = learn(spec, str(tmp_path / "trace.jsonl"), seed=0)
+    assert from_trace.held_out_sequences == len(trace.held_out)
+
+
+def test_exploring_meets_every_tool_of_a_large_set_early(tmp_path: Path) -> None:
+    from collections import Counter
+
+    from envfactory.real.explore import MOVES, YARDSTICK, explore
+    from envfactory.real.instrument import real_source
+
+    methods = "".join(f"    def switch_{i}(self, level: int) -> str:\n        return 'set {i}'\n\n" for i in range(16))
+    (tmp_path / "panel.py").write_text(f"class Panel:\n{methods}")
+    source = f"{tmp_path / 'panel.py'}:Panel"
+    spec = synthesize(source, trust_code=True, state="empty")
+
+    def calls(moves: tuple[tuple[str, float], ...]) -> Counter[str]:
+        trace = explore(spec, real_source(spec, source), budget=48, length=8, seed=0, moves=moves)
+        return Counter(c.tool for s in trace.sequences for c in s.calls)
+
+    learning, yardstick = calls(MOVES), calls(YARDSTICK)
+    assert set(learning) == set(spec.tools.names) and min(learning.values()) >= 2  # each twice in 48 calls
+    assert len(set(yardstick)) < len(spec.tools.names)  # drawn at random, some are never called

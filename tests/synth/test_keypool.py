@@ -81,3 +81,17 @@ def test_an_id_each_side_answers_under_its_own_name_is_paired() -> None:
     unclear = Aliases()  # two ids on the model's side, neither its record's own: nothing is guessed
     unclear.pair({"ok": True, "task_id": "t-1"}, {"task_ref": "task_0003", "story_id": "story_0001"})
     assert unclear.mapping == {}
+
+
+def test_a_records_own_key_is_drawn_for_the_argument_named_after_its_holder() -> None:
+    # a list answered {"todos": [{"id": ...}]}: its ids are what ``todo_id`` means, not a file's path
+    keys = KeyPool()
+    keys.learn({"todos": [{"id": "u-1", "text": "milk"}, {"id": "u-2"}], "file": {"path": "/tmp/todo.txt"}})
+    keys.learn({"task": {"id": 7}})
+    schema = {"type": "object", "properties": {"todo_id": {"type": "string"}}, "required": ["todo_id"]}
+    rng, maker = random.Random(3), ValueMaker(3, "2025-01-01T00:00:00Z")
+    drawn = Counter(keys.arguments(schema, rng, maker)["todo_id"] for _ in range(1000))
+    # 80% known, three quarters of those under its own name: 0.6 + 0.2 * 2/3 of the rest are the two ids
+    assert 0.68 < (drawn["u-1"] + drawn["u-2"]) / 1000 < 0.80
+    assert keys.by_field["taskId"] == [7] and keys.by_field["task_id"] == [7]
+    assert "path_id" not in keys.by_field and "file_path" in keys.by_field

@@ -385,7 +385,8 @@ def fidelity(
 
 @friendly_errors
 def learn(descriptions: str, source: str, out: Path, *, budget: int, seed: int, held_out: float, name: str | None,
-          trust_code: bool, env: list[str], final_tool: str | None, scenario: str | None) -> int:  # fmt: skip
+          trust_code: bool, env: list[str], final_tool: str | None, scenario: str | None,
+          test_calls: int = 0) -> int:  # fmt: skip
     """Synthesize DESCRIPTIONS, learn each tool's behaviour from SOURCE, save the environment with its
     choices, the evidence (trace.jsonl), the held-out figures (learn.json) and grades (fidelity.json)."""
     from envfactory.real.learn import learn as learn_from
@@ -400,6 +401,9 @@ def learn(descriptions: str, source: str, out: Path, *, budget: int, seed: int, 
     server_env = parse_env(env)
     if server_env and not live:
         raise EnvFactoryError("--env is passed to an MCP server; --from names none")
+    if test_calls and trace:
+        raise EnvFactoryError("--test-calls explores a live source apart; a trace is measured on its own held-out "
+                              "sequences (its held_out line, else --held-out of them)")  # fmt: skip
     from_server = server_env if descriptions.startswith(PREFIX) else None
     spec = synthesize(descriptions, name=name, seed=seed, state="empty" if live else "seeded",
                       trust_code=trust_code, server_env=from_server)  # fmt: skip
@@ -408,7 +412,8 @@ def learn(descriptions: str, source: str, out: Path, *, budget: int, seed: int, 
     with Progress(console=err_console, transient=True) as progress:
         bar = progress.add_task(f"learning {spec.name} from {source}", total=None)
         learned, report, evidence = learn_from(
-            spec, source, budget=budget, seed=seed, held_out=held_out, env=server_env, final_tool=final_tool,
+            spec, source, budget=budget, seed=seed, held_out=held_out, test_budget=test_calls, env=server_env,
+            final_tool=final_tool,
             scenario=scenario, log=folder / "mcp-server.log" if live else None,
             progress=lambda message: progress.update(bar, description=message),
         )  # fmt: skip

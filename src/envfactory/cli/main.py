@@ -208,6 +208,15 @@ def learn(
     budget: Annotated[int, typer.Option(min=10, help="Calls to spend exploring a live source.")] = 500,
     seed: Annotated[int, typer.Option(help="Seed of the exploration and of the held-out split.")] = 0,
     held_out: Annotated[float, typer.Option(min=0.1, max=0.9, help="Share of sequences held out.")] = 0.3,
+    test_calls: Annotated[
+        int,
+        typer.Option(
+            min=0,
+            help="Calls of the budget explored apart, with moves and a seed of their own, to measure on instead "
+            "of a share of the learning sequences (live sources): a yardstick that stays put when exploring "
+            "changes.",
+        ),
+    ] = 0,
     name: Annotated[str | None, typer.Option(help="Environment name.")] = None,
     env: Annotated[
         list[str] | None, typer.Option("--env", help="KEY=VALUE passed to the MCP server (repeatable).")
@@ -232,6 +241,7 @@ def learn(
             budget=budget,
             seed=seed,
             held_out=held_out,
+            test_calls=test_calls,
             name=name,
             trust_code=trust_code,
             env=env or [],

@@ -3,9 +3,12 @@
 Each sequence runs on a fresh copy of the real thing (a fresh object or server). A step is drawn
 from a few moves, each aimed at something a model must get right:
 
-- ``any``: a random tool with schema-valid arguments whose ids, names and paths are drawn from
-  what the real side answered so far (:class:`~envfactory.real.keypool.KeyPool`), so reads hit
-  existing records and deletes happen;
+- ``least-called``: a tool called least often so far, over every sequence, with schema-valid
+  arguments whose ids, names and paths are drawn from what the real side answered so far
+  (:class:`~envfactory.real.keypool.KeyPool`), so reads hit existing records and deletes happen —
+  on a large tool set every tool is met early and in several sequences, which is what the chooser
+  needs to score its candidates on one part of the evidence and confirm them on another;
+- ``any``: a random tool, arguments drawn the same way;
 - ``read-after-write``: after an accepted write, a read-only tool (what did the write change?);
 - ``repeat``: the previous call again (duplicates, idempotence, a delete twice);
 - ``bad-id``: a random tool with its identifying arguments replaced by values nobody minted
@@ -25,6 +28,7 @@ replay can compare final states.
 from __future__ import annotations
 
 import random
+from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
@@ -40,7 +44,10 @@ from envfactory.values import ValueMaker
 
 JSON = dict[str, Any]
 OPENING = 2  # state reads a sequence opens with
-MOVES = (("any", 0.45), ("read-after-write", 0.2), ("repeat", 0.1), ("bad-id", 0.1), ("example", 0.15))
+MOVES = (("least-called", 0.45), ("read-after-write", 0.2), ("repeat", 0.1), ("bad-id", 0.1), ("example", 0.15))
+# the moves of the sequences explored apart to measure on (``learn(test_budget=...)``): a yardstick,
+# so it does not follow changes to how learning explores
+YARDSTICK = (("any", 0.45), ("read-after-write", 0.2), ("repeat", 0.1), ("bad-id", 0.1), ("example", 0.15))
 
 
 def read_only_tools(spec: EnvSpec) -> list[ToolSpec]:
@@ -60,16 +67,20 @@ def explore(
     final_reads: list[tuple[str, JSON]] | None = None,
     examples: list[tuple[str, JSON]] | None = None,
     progress: Callable[[int, int], None] | None = None,
+    moves: tuple[tuple[str, float], ...] = MOVES,
+    first_id: int = 0,
 ) -> Trace:
     """``budget`` calls on ``real`` in sequences of ``length`` (see the module docstring);
     ``progress(calls done, budget)`` after each sequence. ``final_reads`` (tool, arguments): reads
     that together show the state, recorded at the end of each sequence where the real side has no
     read-everything tool (they do not count against the budget). ``examples``: meaningful calls
-    (the ``example`` move), besides those the descriptions give."""
+    (the ``example`` move), besides those the descriptions give. ``moves``: the moves and their
+    weights; ``first_id``: the id of the first sequence (the next ones count on)."""
     model = real.synth_spec
     reads = read_only_tools(model)
     known = [(t, a) for t, a in (examples or []) if t in model.tools.names] + described_examples(model)
     sequences: list[Sequence] = []
+    called: Counter[str] = Counter({t.name: 0 for t in model.tools.tools})
     done = 0
     while done < budget:
         n = len(sequences)
@@ -93,21 +104,22 @@ def explore(
                 if step < len(opening):
                     tool, args = opening[step]
                 else:
-                    tool, args = _step(model, reads, keys, rng, maker, last, wrote, known)
+                    tool, args = _step(model, reads, keys, rng, maker, last, wrote, known, moves, called)
                 r = side.call(tool, args)
                 done += 1
+                called[tool] += 1
                 if r.error_code in BROKEN:  # the real code crashed: nothing to learn from
                     continue
                 if r.ok:
                     keys.learn(args)
                     keys.learn(r.data)
                 calls.append(TraceCall(tool=tool, arguments=args, ok=r.ok, output=r.data if r.ok else None,
-                                       error=None if r.ok else r.error_code, sequence=n))  # fmt: skip
+                                       error=None if r.ok else r.error_code, sequence=first_id + n))  # fmt: skip
                 last, wrote = (tool, args), r.ok and tool not in {t.name for t in reads}
                 if step + 1 == len(opening):  # what the opening reads showed is what the real side holds
                     keys.drop_guesses()
             final = side.final() or read_back(side, final_reads or [])
-        sequences.append(Sequence(id=n, calls=tuple(calls), final=final))
+        sequences.append(Sequence(id=first_id + n, calls=tuple(calls), final=final))
         if progress is not None:
             progress(done, budget)
     return Trace(source=source, sequences=tuple(sequences), start=model.initial_state)
@@ -146,8 +158,10 @@ def described_examples(spec: EnvSpec) -> list[tuple[str, JSON]]:
 
 
 def _step(spec: EnvSpec, reads: list[ToolSpec], keys: KeyPool, rng: random.Random, maker: ValueMaker,
-          last: tuple[str, JSON] | None, wrote: bool, known: list[tuple[str, JSON]]) -> tuple[str, JSON]:  # fmt: skip
-    move = rng.choices([m for m, _ in MOVES], weights=[w for _, w in MOVES])[0]
+          last: tuple[str, JSON] | None, wrote: bool, known: list[tuple[str, JSON]],
+          moves: tuple[tuple[str, float], ...] = MOVES,
+          called: Counter[str] | None = None) -> tuple[str, JSON]:  # fmt: skip
+    move = rng.choices([m for m, _ in moves], weights=[w for _, w in moves])[0]
     if move == "repeat" and last is not None:
         return last
     if move == "example" and known:
@@ -163,6 +177,9 @@ def _step(spec: EnvSpec, reads: list[ToolSpec], keys: KeyPool, rng: random.Rando
         tool = rng.choice(reads)
         return tool.name, keys.arguments(tool.input_schema, rng, maker)
     tool = rng.choice(spec.tools.tools)
+    if move == "least-called" and called:
+        fewest = min(called[t.name] for t in spec.tools.tools)
+        tool = rng.choice([t for t in spec.tools.tools if called[t.name] == fewest])
     args = keys.arguments(tool.input_schema, rng, maker)
     if move == "bad-id":
         args = _unknown_ids(args, tool, keys, maker)
@@ -182,4 +199,4 @@ def _unknown_ids(args: JSON, tool: ToolSpec, keys: KeyPool, maker: ValueMaker) -
     return out
 
 
-__all__ = ["MOVES", "explore", "read_back", "read_only_tools"]
+__all__ = ["MOVES", "YARDSTICK", "explore", "read_back", "read_only_tools"]

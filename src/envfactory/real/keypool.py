@@ -7,7 +7,9 @@ repeats collide and deletes delete. Identifying is judged by the field's name: `
 ``*_name``/``*Name``, and their plurals for arrays of strings, and the names the caller adds (an
 environment's natural keys and entity names: a stock's ``symbol``, ``stock``). A value learned under
 the argument's own name (an ``access_token`` a login answered) is preferred to one learned under
-another. Other values come from the schema (``ValueMaker``).
+another; a record's own key counts as learned under the name an argument gives it too — the ``id``
+of a record listed under ``todos`` (or answered under ``todo``) as a ``todo_id``/``todoId``. Other
+values come from the schema (``ValueMaker``).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import random
 from collections import Counter
 from typing import Any
 
+from envfactory.inflection import singular
 from envfactory.ir.jsonschema import primary_type
 from envfactory.values import ValueMaker, clock_stamp
 
@@ -80,10 +83,17 @@ class KeyPool:
                 seen.append(value)
 
     def learn(self, data: Any, field: str = "") -> None:
-        """Remember every identifying value inside ``data`` (an output or accepted arguments)."""
+        """Remember every identifying value inside ``data`` (an output or accepted arguments) under
+        the field it was answered as; a record's own key also as ``{field}_{key}``, ``field`` the
+        name the record was answered under, singular."""
         if isinstance(data, dict):
             for k, v in data.items():
-                self.learn(v, k if isinstance(k, str) else "")
+                if not isinstance(k, str):
+                    continue
+                self.learn(v, k)
+                if field and k in _EXACT and not isinstance(v, (dict, list)):
+                    for alias in _owned(field, k):
+                        self._add(v, alias)
         elif isinstance(data, list):
             for item in data:
                 self.learn(item, field)
@@ -118,6 +128,13 @@ class KeyPool:
                     return f"{pick.rstrip('/')}/{maker.value({'type': 'string'}, 'word')}"  # somewhere inside it
                 return pick
         return maker.value(schema, name)
+
+
+def _owned(holder: str, key: str) -> tuple[str, str]:
+    """The argument names a record's ``key`` goes by, the record answered under ``holder``:
+    ``todos``/``id`` -> ``todo_id``, ``todoId``."""
+    owner = singular(holder)
+    return f"{owner}_{key}", f"{owner}{key[:1].upper()}{key[1:]}"
 
 
 class Aliases:

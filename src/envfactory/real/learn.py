@@ -5,7 +5,10 @@ trusted ``file.py:Class``, a live server ``mcp+stdio:CMD``, or a trace file (JSO
 
 1. gathers evidence: ``budget`` calls explored on the live source
    (:func:`~envfactory.real.explore.explore`), or the trace's recorded calls;
-2. splits the sequences into learning and held-out ones; on a live source a tenth of the budget
+2. splits the sequences into learning and held-out ones — or, with ``test_budget`` on a live
+   source, explores that many of the budget's calls apart, with moves of their own
+   (:data:`~envfactory.real.explore.YARDSTICK`) and their own seed, and measures on those only, so
+   the yardstick stays put when how learning explores changes; on a live source a tenth of the budget
    replays learning sequences on another fresh copy, and the reply places it answers otherwise (a
    clock's stamp) count by their presence only in every comparison that follows
    (:mod:`~envfactory.real.volatile`);
@@ -39,6 +42,7 @@ from envfactory.real.mcp import PREFIX
 from envfactory.real.replay import replay
 from envfactory.real.trace import Final, Sequence, Trace, read_trace, split
 from envfactory.real.volatile import masked, volatile_places
+from envfactory.seeding import derive_seed
 
 JSON = dict[str, Any]
 
@@ -104,10 +108,12 @@ def learn(
     final_reads: list[tuple[str, JSON]] | None = None,
     examples: list[tuple[str, JSON]] | None = None,
     progress: Callable[[str], None] | None = None,
+    test_budget: int = 0,
 ) -> tuple[EnvSpec, LearnReport, Trace]:
     """The learned environment, its report and the evidence (see the module docstring). A live
-    source runs code: the caller has the user's consent for it."""
-    from envfactory.real.explore import explore
+    source runs code: the caller has the user's consent for it. ``test_budget`` (live sources):
+    calls of the budget explored apart to measure on, recorded as the trace's ``held_out``."""
+    from envfactory.real.explore import YARDSTICK, explore
     from envfactory.synth.chooser import choose
 
     started = time.perf_counter()
@@ -120,10 +126,16 @@ def learn(
     else:
         real = real_source(spec, text, env=env, log=log, final_tool=final_tool, scenario=scenario)
         model, kind = real.synth_spec, "real"
-        trace = explore(spec, real, budget=budget - budget // STEADY_SHARE, length=length, seed=seed, source=text,
-                        final_reads=final_reads,
-                        examples=examples,
-                        progress=lambda done, total: say(f"explored {done}/{total} calls"))  # fmt: skip
+        apart = min(max(0, test_budget), budget // 2)
+        explored = partial(explore, spec, real, length=length, source=text, final_reads=final_reads, examples=examples)
+        trace = explored(budget=budget - budget // STEADY_SHARE - apart, seed=seed,
+                         progress=lambda done, total: say(f"explored {done}/{total} calls"))  # fmt: skip
+        if apart:
+            test = explored(budget=apart, seed=derive_seed(seed, "held-out"), moves=YARDSTICK,
+                            first_id=len(trace.sequences),
+                            progress=lambda done, total: say(f"explored {done}/{total} to measure on"))  # fmt: skip
+            trace = trace.model_copy(update={"sequences": trace.sequences + test.sequences,
+                                             "held_out": tuple(s.id for s in test.sequences)})  # fmt: skip
     unknown = sorted({c.tool for s in trace.sequences for c in s.calls} - set(spec.tools.names))
     if unknown:
         raise SpecError(f"the evidence calls tools {spec.name!r} does not have: {', '.join(unknown[:10])}", file=text)

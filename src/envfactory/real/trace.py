@@ -8,7 +8,8 @@ at the end of sequence S: ``{"tool", "arguments", "output"}`` (its read-everythi
 answers of reads that together show the state). A line ``{"start": {entity: [records]}}`` says
 where every sequence started, as the model's records (an explored trace records it); a line
 ``{"volatile": [place, ...]}`` the reply places a fresh copy answered otherwise
-(:mod:`envfactory.real.volatile`). A call
+(:mod:`envfactory.real.volatile`); a line ``{"held_out": [S, ...]}`` the sequences explored apart,
+to measure on and never to learn from (:func:`split` keeps them apart). A call
 answered ``ok`` whose reply is a refusal (``"Error: ..."``;
 :func:`~envfactory.runtime.replies.reply_error`) is read as the refusal it is.
 """
@@ -75,6 +76,8 @@ class Trace(BaseModel):
     start: dict[str, list[JSON]] | None = None
     # reply places a fresh copy does not reproduce (``envfactory.real.volatile``): compared as one mark
     volatile: tuple[str, ...] = ()
+    # sequences explored apart from the learning ones, to measure on only (``learn(test_budget=...)``)
+    held_out: tuple[str | int, ...] = ()
 
     @property
     def calls(self) -> int:
@@ -99,6 +102,7 @@ def read_trace(path: Path) -> Trace:
     finals: dict[Any, Final] = {}
     start: dict[str, list[JSON]] | None = None
     volatile: tuple[str, ...] = ()
+    held_out: tuple[str | int, ...] = ()
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as err:
@@ -114,6 +118,9 @@ def read_trace(path: Path) -> Trace:
             if isinstance(raw, dict) and isinstance(raw.get("volatile"), list) and "tool" not in raw:
                 volatile = tuple(str(v) for v in raw["volatile"])
                 continue
+            if isinstance(raw, dict) and isinstance(raw.get("held_out"), list) and "tool" not in raw:
+                held_out = tuple(raw["held_out"])
+                continue
             if isinstance(raw, dict) and "final" in raw:
                 finals[raw.get("sequence", 0)] = Final.model_validate(raw["final"])
                 continue
@@ -125,13 +132,14 @@ def read_trace(path: Path) -> Trace:
     if not calls:
         raise SpecError("the trace holds no calls", file=str(path))
     sequences = tuple(Sequence(id=s, calls=tuple(c), final=finals.get(s)) for s, c in calls.items())
-    return Trace(source=str(path), sequences=sequences, start=start, volatile=volatile)
+    return Trace(source=str(path), sequences=sequences, start=start, volatile=volatile, held_out=held_out)
 
 
 def write_trace(trace: Trace, path: Path) -> Path:
     """Write ``trace`` as a trace file that :func:`read_trace` reads back."""
     lines = [json.dumps({"start": trace.start})] if trace.start is not None else []
     lines += [json.dumps({"volatile": list(trace.volatile)})] if trace.volatile else []
+    lines += [json.dumps({"held_out": list(trace.held_out)})] if trace.held_out else []
     for seq in trace.sequences:
         lines += [c.model_dump_json(exclude_none=True) for c in seq.calls]
         if seq.final is not None:
@@ -142,8 +150,13 @@ def write_trace(trace: Trace, path: Path) -> Path:
 
 
 def split(trace: Trace, held_out: float = 0.3, seed: int = 0) -> tuple[Trace, Trace]:
-    """The trace's sequences in two parts, learning and held-out (``held_out`` of them, at least
-    one when there are two or more), drawn with ``seed``."""
+    """The trace's sequences in two parts, learning and held-out: the sequences the trace says were
+    explored apart to measure on, where it says so; else ``held_out`` of them (at least one when
+    there are two or more), drawn with ``seed``."""
+    if trace.held_out:
+        apart = set(trace.held_out)
+        learning, held = trace.of(s.id for s in trace.sequences if s.id not in apart), trace.of(apart)
+        return learning.model_copy(update={"held_out": ()}), held.model_copy(update={"held_out": ()})
     ids = [s.id for s in trace.sequences]
     random.Random(seed).shuffle(ids)
     n = min(len(ids) - 1, max(1, round(len(ids) * held_out))) if len(ids) > 1 else 0

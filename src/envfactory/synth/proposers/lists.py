@@ -244,11 +244,13 @@ def record_reads(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
                 if found is not None:
                     answer = Answer(kind="template", template=found[0], defaults=found[1])
                     listing = listing.model_copy(update={"answer": answer})
-                out.append(Candidate(tool, "record-reads", summary, listing,
+                # the records a read answers, told by the state where a wording may hold them as a literal
+                # (a list every learning reply left empty): the evidence cannot prefer the literal
+                out.append(Candidate(tool, "record-reads", summary, listing, explains=True,
                                      confirms="its replies hold the records the model keeps"))  # fmt: skip
                 if seeded:
                     out.append(Candidate(tool, "record-reads", f"{summary}, starting as a first read showed",
-                                         listing, entities=(changed,), rows={entity.name: seeded},
+                                         listing, entities=(changed,), rows={entity.name: seeded}, explains=True,
                                          confirms="a first read answers these records"))  # fmt: skip
     return out
 
