@@ -155,11 +155,32 @@ def alike(synth_envs: dict[str, Environment], synth_train: dict[str, list[Task]]
 def finished(run: Path, config: LMConfig) -> bool:
     """Whether ``run`` holds a completed training under ``config`` (for ``--reuse``)."""
     state, saved = run / "lm_state.json", run / "lm_config.json"
-    if not (state.is_file() and saved.is_file()) or LMConfig.model_validate_json(saved.read_text()) != config:
+    if not (state.is_file() and saved.is_file()) or _trained_by(LMConfig.model_validate_json(saved.read_text())) != (
+        _trained_by(config)
+    ):
         return False
     position = json.loads(state.read_text())
     done = ("rl", config.rl_iterations) if config.rl_iterations else ("sft", config.sft_epochs)
     return (position.get("stage"), position.get("step")) == done
+
+
+# settings a warm start alone (no RL iteration) never reads
+RL_ONLY = ("rl_lr", "tasks_per_batch", "group", "estimator", "sampler", "draws", "randomization", "judge",
+           "judge_base_url")  # fmt: skip
+
+
+def _trained_by(config: LMConfig) -> LMConfig:
+    """The settings a run's training depends on: a warm start alone does not depend on RL's."""
+    if config.rl_iterations:
+        return config
+    return config.model_copy(update={name: LMConfig.model_fields[name].default for name in RL_ONLY})
+
+
+def _settings(run: Path | None) -> list[JSON]:
+    """What trained ``run`` (its saved settings, as far as its training read them); nothing for none."""
+    if run is None or not (run / "lm_config.json").is_file():
+        return []
+    return [_trained_by(LMConfig.model_validate_json((run / "lm_config.json").read_text())).model_dump(mode="json")]
 
 
 def randomization_effect(results: dict[str, JSON], seeds: int) -> str:
@@ -372,7 +393,10 @@ def main() -> None:
     cache_file = args.out / "evaluated.json"
     cached = json.loads(cache_file.read_text()) if args.reuse and cache_file.is_file() else {}
     held = [{n: [t.id for t in ts] for n, ts in tasks.items()} for tasks in (sets.real_test, sets.synth_test)]
-    keys = {label: json.dumps([label, args.trials, args.seed, *held]) for label in rows}
+    # a trained row's evaluation stands for the settings its run was trained under: retrained with
+    # others, it is evaluated again
+    keys = {label: json.dumps([label, args.trials, args.seed, *held, *_settings(run)])
+            for label, (_, run) in rows.items()}  # fmt: skip
     for label in rows:
         if keys[label] in cached:
             print(f"evaluated {label}: reused (--reuse)", flush=True)
