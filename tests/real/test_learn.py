@@ -178,7 +178,14 @@ def test_places_a_fresh_copy_answers_otherwise_count_by_presence_only() -> None:
     volatile = frozenset({"list_tasks.tasks[].created_at"})
     assert masked(first, "list_tasks", volatile) == {"tasks": [{"id": 1, "created_at": VOLATILE},
                                                                {"id": 2, "created_at": VOLATILE}]}  # fmt: skip
-    assert masked(first, "add_task", volatile) == first
+    assert masked(first, "add_task", volatile) == first  # "09:00:01" is no clock's stamp of a date
+    # a date-time stamp under a field a fresh copy answered otherwise is the record's: masked in every tool
+    story = {"stories": [{"title": "Send", "created_at": "2026-12-05T03:29:33.812Z", "due": "2026-12-06T10:00:00Z"}]}
+    stamped_volatile = frozenset({"get_task.task.created_at"})
+    assert masked(story, "list_stories", stamped_volatile) == {
+        "stories": [{"title": "Send", "created_at": VOLATILE, "due": "2026-12-06T10:00:00Z"}]
+    }
+    assert masked({"created_at": "soon"}, "list_stories", stamped_volatile) == {"created_at": "soon"}
 
     stamped = f"mcp+stdio:{sys.executable} {FIXTURES / 'stamped_server.py'}"
     spec = synthesize(load(stamped), state="empty")
@@ -238,3 +245,31 @@ def test_exploring_meets_every_tool_of_a_large_set_early(tmp_path: Path) -> None
     learning, yardstick = calls(MOVES), calls(YARDSTICK)
     assert set(learning) == set(spec.tools.names) and min(learning.values()) >= 2  # each twice in 48 calls
     assert len(set(yardstick)) < len(spec.tools.names)  # drawn at random, some are never called
+
+
+def test_a_create_the_real_side_refused_as_already_existing_refuses_a_second_record() -> None:
+    spec = _notes_spec()
+    sequences = []
+    for s in range(4):
+        calls = [TraceCall(tool="add_note", arguments={"title": f"note {s}-{i}"}, ok=True,
+                           output=f"Created note {i}: note {s}-{i}", sequence=s) for i in (1, 2)]  # fmt: skip
+        if s == 1:  # the one refusal the evidence holds: the server says the title is taken
+            calls.append(TraceCall(tool="add_note", arguments={"title": "note 1-1"}, ok=False,
+                                   error="a note titled 'note 1-1' already exists", sequence=s))  # fmt: skip
+        sequences.append(Sequence(id=s, calls=tuple(calls)))
+    learned = choose(spec, Trace(source="notes", sequences=tuple(sequences)))
+    chosen = {c.tool: c for c in learned.choices}["add_note"]
+    assert "refuses a second note with the same title" in chosen.chosen.summary + str(
+        [r.summary for r in chosen.runners_up if r.proposer == "unique-fields"]
+    )
+    episode = Environment(learned).episode()
+    assert episode.call_tool("add_note", {"title": "milk"}).ok
+    again = episode.call_tool("add_note", {"title": "milk"})
+    assert not again.ok and again.error == "conflict"
+    assert episode.call_tool("add_note", {"title": "bread"}).ok
+    # a server that accepted a second record with a title it held: no such rule is proposed
+    twice = sequences[1].model_copy(update={"calls": (*sequences[1].calls[:2], sequences[1].calls[2].model_copy(
+        update={"ok": True, "error": None, "output": "Created note 3: note 1-1"}))})  # fmt: skip
+    tolerant = choose(spec, Trace(source="notes", sequences=(sequences[0], twice, *sequences[2:])))
+    episode = Environment(tolerant).episode()
+    assert episode.call_tool("add_note", {"title": "milk"}).ok and episode.call_tool("add_note", {"title": "milk"}).ok

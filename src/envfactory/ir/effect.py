@@ -86,6 +86,9 @@ class CreateEffect(_Frozen):
     # a field no two records share (``context_save(key, value)``: "Unique key for the context item"):
     # a create given a value a record holds saves over that record, under its key, as a put by name does
     replaces: str | None = None
+    # fields no two records share where the real side refuses a second (``template_create(name)``
+    # answering "already exists"): a create given a value a record holds is refused ``conflict``
+    unique: tuple[str, ...] = ()
     # argument -> how a comma-separated text given it is stored: as the list of its parts, in the order
     # given or sorted (``tags: "work,urgent"`` held as ``["urgent", "work"]``)
     splits: dict[str, Split] = Field(default_factory=dict)

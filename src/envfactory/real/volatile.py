@@ -10,20 +10,25 @@ any position (``list_tasks.result[].created_at``). Every comparison afterwards â
 scores, held-out figures for the model, the stub and the ceiling alike â€” puts one mark at those
 places on both sides, so the value does not count while its presence still does. A text of several
 words at such a place (a whole reply in prose with a stamp inside) is marked word by word: only its
-words holding a digit are, so what it says still counts. The held-out sequences never decide which
-places are volatile.
+words holding a digit are, so what it says still counts. A clock's stamp is the record's, not the
+tool's: where a field answered a stamp at a volatile place, a stamp under that field's name is
+marked in every tool's replies (``created_at`` of the stories a list answers, once a read of a task
+showed its ``created_at`` read off the clock), since the few sequences replayed rarely call every
+tool. The held-out sequences never decide which places are volatile.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from functools import cache
 from typing import Any
 
 from envfactory.core import BROKEN
 from envfactory.real.agreement import leaves, same_value
 from envfactory.real.keypool import Aliases
 from envfactory.real.trace import Sequence
+from envfactory.values import clock_stamp
 
 VOLATILE = "<volatile>"  # what both sides hold at a volatile place
 _INDEX = re.compile(r"\[\d+\]")
@@ -47,9 +52,21 @@ def masked(value: Any, tool: str, volatile: frozenset[str], path: str = "") -> A
         return {k: masked(v, tool, volatile, f"{path}.{k}") for k, v in value.items()}
     if isinstance(value, list):
         return [masked(v, tool, volatile, f"{path}[{i}]") for i, v in enumerate(value)]
-    if place(tool, path) not in volatile:
+    if place(tool, path) not in volatile and not (clock_stamp(value) and _field(path) in _stamped(volatile)):
         return value
     return _NUMBERED.sub(VOLATILE, value) if _prose(value) else VOLATILE
+
+
+def _field(path: str) -> str:
+    """The name of the field a leaf's path ends in (``""`` for a list item or the whole reply)."""
+    last = path.rsplit(".", 1)[-1]
+    return "" if last.endswith("]") or last == path else last
+
+
+@cache
+def _stamped(volatile: frozenset[str]) -> frozenset[str]:
+    """The field names of the volatile places (a stamp under one of them is marked in any tool)."""
+    return frozenset(name for p in volatile if (name := p.rsplit(".", 1)[-1]) and not name.endswith("]"))
 
 
 def _prose(value: Any) -> bool:

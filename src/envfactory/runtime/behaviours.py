@@ -154,9 +154,13 @@ def _create(effect: CreateEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
     signed = [(field, *source.partition(".")[::2]) for field, source in effect.signed.items()]  # (field, holder, held)
     copied = [(field, default, isinstance(default, (dict, list))) for field, default in defaults.items()]
     splits = dict(effect.splits)
+    unique = [(a, f) for a, f in mapping.items() if f in effect.unique]  # (argument, field) no two records share
 
     def run(ctx: CallContext, args: JSON) -> JSON:
         store = ctx.store
+        for arg, field in unique:
+            if _holding(store, name, arg, field, args) is not None:
+                raise ToolError("conflict", f"a {name} with {field} {args[arg]!r} already exists")
         wrapped = args.get(body_arg) if body_arg else None
         wrapped = wrapped if isinstance(wrapped, dict) else {}
         given = args.get(key_arg) if key_arg else None

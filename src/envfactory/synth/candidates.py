@@ -41,7 +41,8 @@ class Pair:
     # how many records the model held just after the call, by ``{count:...}`` slot (:func:`state_tallies`)
     tallies: dict[str, int] = field(default_factory=dict)
     shaped: Any = None  # where the model's reply is a learned wording: what it worded (``None``: not worded)
-    # the records the model held just after the call, by entity (:func:`state_rows`; rows are never mutated)
+    # the records the model held just after a call it accepted, by entity (:func:`state_rows`; rows are
+    # never mutated; the real side may have refused it)
     state: dict[str, list[JSON]] = field(default_factory=dict)
 
     @property

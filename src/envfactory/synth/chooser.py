@@ -75,7 +75,7 @@ def observe(spec: EnvSpec, trace: Trace, env: Environment | None = None) -> tupl
                 fresh,
                 state_tallies(spec, episode.store) if call.ok else {},
                 opened_text(episode.last_shaped) if result.ok and episode.last_shaped is not None else None,
-                state_rows(spec, episode.store) if call.ok and result.ok else {},
+                state_rows(spec, episode.store) if result.ok else {},  # what the model's accepted call left
             )
         )
 

@@ -24,6 +24,7 @@ from envfactory.ir.jsonschema import enum_values, primary_type
 from envfactory.ir.state import SINGLETON_KEY, Entity, names_key
 from envfactory.real.mirror import after_setup
 from envfactory.runtime.answers import args_key, shape_of
+from envfactory.runtime.behaviours import error_class
 from envfactory.synth.candidates import JSON, PROPOSERS, Candidate, Evidence, Pair
 from envfactory.synth.proposers.shapes import leaves, objects_in
 
@@ -237,11 +238,40 @@ def saves_over(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
     return out
 
 
-def _held_twice(pair: Pair, entity: str, field: str, arg: str) -> bool:
-    """Whether the real side accepted the call while, just after it, the model held two records
-    with the value it gave."""
+@PROPOSERS.register("unique-fields")
+def unique_fields(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
+    """A create the real side refused as a conflict ("already exists") while the model, accepting
+    it, came to hold two records with the value one of its arguments gave — and never accepted while
+    the model held the value already: no two records share that field, a second is refused
+    ``conflict``. The server said so in its refusal, so the candidate is taken on a tie too (a
+    single such refusal sits in one fold, where no scoring reaches it)."""
+    out = []
+    for tool, pairs in evidence.pairs.items():
+        behaviour = spec.behaviour(tool)
+        effect = behaviour.effect
+        if not isinstance(effect, CreateEffect):
+            continue
+        for arg, field in sorted(effect.args.items()):
+            if field in effect.unique or field == effect.replaces:
+                continue
+            clashes = [p for p in pairs if _held_twice(p, effect.entity, field, arg, real_ok=False)]
+            said = [p for p in clashes if error_class(str(p.real)) == "conflict" or str(p.real) == "conflict"]
+            if not said or any(_held_twice(p, effect.entity, field, arg) for p in pairs):
+                continue
+            unique = (*effect.unique, field)
+            made = behaviour.model_copy(update={"effect": effect.model_copy(update={"unique": unique})})
+            summary = f"refuses a second {effect.entity} with the same {field}"
+            out.append(Candidate(tool, "unique-fields", summary, made, explains=True,
+                                 confirms="a create given a value a record holds is refused"))  # fmt: skip
+    return out
+
+
+def _held_twice(pair: Pair, entity: str, field: str, arg: str, *, real_ok: bool = True) -> bool:
+    """Whether the real side accepted the call (refused it, with ``real_ok=False``) while, just after
+    it, the model held two records with the value it gave."""
     wanted = pair.args.get(arg)
-    return pair.real_ok and wanted is not None and sum(r.get(field) == wanted for r in pair.state.get(entity, ())) > 1
+    held = sum(r.get(field) == wanted for r in pair.state.get(entity, ()))
+    return pair.real_ok == real_ok and wanted is not None and held > 1
 
 
 @PROPOSERS.register("list-member")
