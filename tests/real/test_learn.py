@@ -273,3 +273,20 @@ def test_a_create_the_real_side_refused_as_already_existing_refuses_a_second_rec
     tolerant = choose(spec, Trace(source="notes", sequences=(sequences[0], twice, *sequences[2:])))
     episode = Environment(tolerant).episode()
     assert episode.call_tool("add_note", {"title": "milk"}).ok and episode.call_tool("add_note", {"title": "milk"}).ok
+
+
+def test_evidence_in_one_learning_sequence_still_teaches_where_the_folds_tie() -> None:
+    # a tool called in one sequence only: no fold scores its candidates (the fold holding its calls
+    # learns nothing of it from the others), so the candidate fit on all the evidence is taken
+    # where it explains the tool's calls better than the tool did — never a memory of the replies
+    spec = _notes_spec()
+    sequences = list(_notes_trace(4).sequences)
+    reads = tuple(TraceCall(tool="get_note", arguments={"note_id": i}, ok=True, output=f"Note {i}: note 2-{i}",
+                            sequence=2) for i in (1, 3))  # fmt: skip
+    sequences[2] = sequences[2].model_copy(update={"calls": (*sequences[2].calls[:3], *reads)})
+    learned = choose(spec, Trace(source="notes", sequences=tuple(sequences)))
+    chosen = {c.tool: c for c in learned.choices}["get_note"].chosen
+    assert chosen.proposer == "template", chosen  # not the recorded replies it ties with
+    episode = Environment(learned).episode()
+    episode.call_tool("add_note", {"title": "milk"})
+    assert episode.call_tool("get_note", {"note_id": 1}).data == "Note 1: milk"

@@ -87,6 +87,9 @@ class Candidate:
     # it tells by the state or the arguments what the current behaviour answers as a literal, and
     # changes nothing else: the evidence cannot prefer the literal, so the chooser takes it on a tie too
     explains: bool = False
+    # it answers the replies it was fit on as they were (``recorded``): the evidence it was fit on
+    # cannot judge it, so a tie on the folds is never broken by that evidence in its favour
+    memorizes: bool = False
 
     @property
     def key(self) -> tuple[str, str, str]:

@@ -96,7 +96,7 @@ def recorded_answers(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
         behaviour = spec.behaviour(tool)
         answer = Answer(kind="recorded", recorded=table)
         out.append(Candidate(tool, "recorded", f"replies recorded for {len(table)} argument set(s)",
-                             behaviour.model_copy(update={"answer": answer}),
+                             behaviour.model_copy(update={"answer": answer}), memorizes=True,
                              confirms="the same arguments answer the same at any point of a sequence"))  # fmt: skip
     return out
 
