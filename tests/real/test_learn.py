@@ -225,6 +225,12 @@ def test_sequences_explored_apart_are_a_yardstick_that_stays_put(tmp_path: Path)
     assert again.held_out == trace.held_out  # a trace file keeps which sequences are measured on
     _, from_trace, _ = learn(spec, str(tmp_path / "trace.jsonl"), seed=0)
     assert from_trace.held_out_sequences == len(trace.held_out)
+    import pytest
+
+    from envfactory.errors import SpecError
+
+    with pytest.raises(SpecError, match="at most half the budget"):  # never cut down in silence
+        learn(spec, NOTES, budget=40, test_budget=30)
 
 
 def test_exploring_meets_every_tool_of_a_large_set_early(tmp_path: Path) -> None:

@@ -120,18 +120,20 @@ def learn(
     say = progress or (lambda _m: None)
     text = str(source)
     real: RealSide | None = None
+    if not 0 <= test_budget <= budget // 2:
+        raise SpecError(f"calls explored apart to measure on ({test_budget}) must be at most half the budget "
+                        f"({budget})", file=text)  # fmt: skip
     if _is_trace(text):
         trace, kind = read_trace(Path(text)), "traces"
         model = _started(spec, trace)
     else:
         real = real_source(spec, text, env=env, log=log, final_tool=final_tool, scenario=scenario)
         model, kind = real.synth_spec, "real"
-        apart = min(max(0, test_budget), budget // 2)
         explored = partial(explore, spec, real, length=length, source=text, final_reads=final_reads, examples=examples)
-        trace = explored(budget=budget - budget // STEADY_SHARE - apart, seed=seed,
+        trace = explored(budget=budget - budget // STEADY_SHARE - test_budget, seed=seed,
                          progress=lambda done, total: say(f"explored {done}/{total} calls"))  # fmt: skip
-        if apart:
-            test = explored(budget=apart, seed=derive_seed(seed, "held-out"), moves=YARDSTICK,
+        if test_budget:
+            test = explored(budget=test_budget, seed=derive_seed(seed, "held-out"), moves=YARDSTICK,
                             first_id=len(trace.sequences),
                             progress=lambda done, total: say(f"explored {done}/{total} to measure on"))  # fmt: skip
             trace = trace.model_copy(update={"sequences": trace.sequences + test.sequences,

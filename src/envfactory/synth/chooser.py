@@ -202,12 +202,16 @@ def choose(
                         s, taken, then = worded
                         entry = Scored(proposer=f"{key[1]}+{then.proposer}", summary=f"{key[2]}; {then.summary}",
                                        score=round(s, 4), calls=calls)  # fmt: skip
-                tied = taken is None and abs(s - base) <= 1e-9 and not full.memorizes
-                if tied and _fits_better(full, current, local, base):  # evidence the folds could not weigh
-                    taken = full.applied(current)
-                    # in place in every fold now: what the next candidates must beat
-                    s = _cv_score(taken, local)
-                    entry = Scored(proposer=key[1], summary=key[2], score=round(s, 4), calls=calls)
+                if taken is None and abs(s - base) <= 1e-9 and not full.memorizes:
+                    # a tie on the folds: evidence in one fold only (a tool of a large set called in one
+                    # learning sequence, a server's one refusal) reaches no scoring there; the candidate
+                    # fit on all of it is taken where, in place in every fold, it explains the tool's
+                    # calls better — that score is then what the next candidates must beat
+                    fitted = full.applied(current)
+                    fit = _cv_score(fitted, local)
+                    if fit > base + 1e-9:
+                        taken, s = fitted, fit
+                        entry = Scored(proposer=key[1], summary=key[2], score=round(s, 4), calls=calls)
                 if taken is not None:
                     runners[tool][chosen[tool].summary] = chosen[tool]
                     chosen[tool], current, base = entry, taken, s
@@ -220,14 +224,6 @@ def choose(
         if current is started:  # nothing changed: another round would propose the same
             break
     return _recorded(current, chosen, runners, evidence_kind, _unexplained(observe(current, trace)[1]))
-
-
-def _fits_better(full: Candidate, current: EnvSpec, local: list[Trace], base: float) -> bool:
-    """Whether ``full`` — fit on all the evidence — explains the tool's calls better than the
-    current behaviour does. Asked only on a tie on the folds: evidence that lies in one fold only (a
-    tool of a large set called in one learning sequence, a server's one refusal) reaches no scoring
-    on the folds, and without this its candidate could never be taken."""
-    return _cv_score(current, local, [full] * len(local)) > base + 1e-9
 
 
 def _undoings(prior: EnvSpec, current: EnvSpec, tool: str, folds: int,

@@ -243,8 +243,8 @@ def unique_fields(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
     """A create the real side refused as a conflict ("already exists") while the model, accepting
     it, came to hold two records with the value one of its arguments gave — and never accepted while
     the model held the value already: no two records share that field, a second is refused
-    ``conflict``. The server said so in its refusal, so the candidate is taken on a tie too (a
-    single such refusal sits in one fold, where no scoring reaches it)."""
+    ``conflict``. A single such refusal sits in one fold: the chooser weighs that tie by all the
+    evidence."""
     out = []
     for tool, pairs in evidence.pairs.items():
         behaviour = spec.behaviour(tool)
@@ -254,14 +254,14 @@ def unique_fields(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
         for arg, field in sorted(effect.args.items()):
             if field in effect.unique or field == effect.replaces:
                 continue
-            clashes = [p for p in pairs if _held_twice(p, effect.entity, field, arg, real_ok=False)]
-            said = [p for p in clashes if error_class(str(p.real)) == "conflict" or str(p.real) == "conflict"]
+            said = any(_held_twice(p, effect.entity, field, arg, real_ok=False)
+                       and "conflict" in (str(p.real), error_class(str(p.real))) for p in pairs)  # fmt: skip
             if not said or any(_held_twice(p, effect.entity, field, arg) for p in pairs):
                 continue
             unique = (*effect.unique, field)
             made = behaviour.model_copy(update={"effect": effect.model_copy(update={"unique": unique})})
             summary = f"refuses a second {effect.entity} with the same {field}"
-            out.append(Candidate(tool, "unique-fields", summary, made, explains=True,
+            out.append(Candidate(tool, "unique-fields", summary, made,
                                  confirms="a create given a value a record holds is refused"))  # fmt: skip
     return out
 
