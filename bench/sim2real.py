@@ -3,7 +3,7 @@
     python bench/sim2real.py [--sets ticket_api,posting_api,message_api] [--train 12] [--test 5]
                              [--sft-epochs 2] [--rl-iterations 2] [--trials 2] [--seed 0]
                              [--draws 1] [--decode-rows 16] [--rl-seeds 1] [--reuse] [--jobs 1]
-                             [--tasks-only]
+                             [--learn CALLS] [--tasks-only]
 
 For each BFCL API class (``bfcl-eval``, pinned in ``bench/bfcl/requirements.txt``, installed into
 ``bench/bfcl/python`` when missing; nothing of it is committed) two environments: the one
@@ -30,6 +30,12 @@ beside the ceiling, the RL runs beside each other, then each row's evaluation on
 many cores, or an accelerator, where each process holds its own copy of the model; each checks
 that it made the same tasks as the bench). Episodes are seeded by (seed, task, trial), so the
 numbers do not depend on N.
+
+``--learn CALLS`` trains on environments *learned* from the class instead (``envfactory learn``:
+CALLS calls of the class explored, 30 % of them apart to measure on, the model chosen by evidence;
+kept in ``OUT/learned``): round 3's pipeline end to end, real thing → learned model → tasks → a
+trained model → the real thing. Such a model starts from the class's own records, so the bench
+prints how many real held-out instructions a training task states word for word (none should).
 
 Each real class starts from its published scenario, except the ticket class, whose scenario holds
 no tickets: it gets 20 seeded ones (``bench/real_tasks.py``'s). Everything is written to
@@ -58,6 +64,7 @@ from rich.table import Table
 
 from envfactory.eval.metrics import summarize
 from envfactory.eval.runner import evaluate_sets
+from envfactory.ir.env import EnvSpec
 from envfactory.ir.task import Task
 from envfactory.rl.lm.model import base_model
 from envfactory.rl.lm.recipe import LMConfig, policy_maker, train_lm, trained_policy
@@ -97,14 +104,32 @@ def scenario(folder: Path, stem: str, seed: int) -> Path:
     return path
 
 
-def environments(folder: Path, stem: str, seed: int) -> tuple[Environment, Environment]:
-    """The synthesized environment (function list alone) and the bound class with its scenario."""
+def environments(folder: Path, stem: str, seed: int, learn_calls: int = 0,
+                 out: Path | None = None) -> tuple[Environment, Environment]:  # fmt: skip
+    """The synthesized environment and the bound class with its scenario. The synthesized one is
+    read from the function list alone, or (``learn_calls``) learned from that many calls of the
+    class (``envfactory learn``), kept in ``out/learned`` so that every worker trains on the same."""
     name = bfcl.CLASSES[stem]
-    synthetic = Environment(synthesize(str(folder / "descriptions" / f"{stem}.json"), name=name))
+    described = synthesize(str(folder / "descriptions" / f"{stem}.json"), name=name)
     source = f"{folder}/bfcl_eval/{bfcl.SOURCE}/{stem}.py:{name}"
-    real = Environment(synthesize(source, bind=True, scenario=str(scenario(folder, stem, seed)), name=name),
-                       trust_code=True)  # fmt: skip
-    return synthetic, real
+    played = str(scenario(folder, stem, seed))
+    real = Environment(synthesize(source, bind=True, scenario=played, name=name), trust_code=True)
+    if not learn_calls:
+        return Environment(described), real
+    kept = (out or BUILD) / "learned" / f"{stem}-{learn_calls}-{seed}"
+    if not (kept / "env.json").is_file():
+        from envfactory.real.learn import learn
+
+        learned, report, _ = learn(described, source, budget=learn_calls, seed=seed, scenario=played,
+                                   test_budget=learn_calls * 3 // 10)  # fmt: skip
+        learned.save(kept)
+        f = report.learned
+        print(
+            f"{name}: learned from {report.calls} calls of the class in {report.seconds:.0f} s; held out: outcome "
+            f"{f.outcome:.0%}, fields {f.fields or 0:.0%}, final state {f.final_state or 0:.0%}",
+            flush=True,
+        )
+    return Environment(EnvSpec.load(kept)), real
 
 
 def split(env: Environment, train: int, test: int, seed: int,
@@ -148,8 +173,10 @@ def alike(synth_envs: dict[str, Environment], synth_train: dict[str, list[Task]]
     planned = sum(shared_shapes(split(env, args.train, args.test, args.seed)[0], real_test[n])
                   for n, env in synth_envs.items())  # fmt: skip
     total = sum(len(real_test[n]) for n in synth_envs)
+    same = sum(len({t.instruction for t in real_test[n]} & {t.instruction for t in synth_train[n]}) for n in synth_envs)
     return (f"real held-out tasks whose tool sequence a synthetic training task shares: {walked}/{total} "
-            f"(synthetic tasks planned on the model instead: {planned}/{total})")  # fmt: skip
+            f"(synthetic tasks planned on the model instead: {planned}/{total}); whose instruction one states "
+            f"word for word: {same}/{total}")  # fmt: skip
 
 
 def finished(run: Path, config: LMConfig) -> bool:
@@ -222,7 +249,7 @@ class Sets:
 def make_sets(folder: Path, args: argparse.Namespace, say: bool = False) -> Sets:
     synth_envs, real_envs, synth_train, synth_test, real_train, real_test = {}, {}, {}, {}, {}, {}
     for stem in [s for s in args.sets.split(",") if s]:
-        synthetic, real = environments(folder, stem, args.seed)
+        synthetic, real = environments(folder, stem, args.seed, args.learn, args.out)
         name = synthetic.name
         synth_envs[name], real_envs[name] = synthetic, real
         # walked as the real class is (read, pick by a condition, act): the kinds of tasks the real one gets
@@ -239,7 +266,7 @@ _SETS: dict[str, Sets] = {}  # per process: a worker (--jobs) makes the sets onc
 
 
 def _sets_key(folder: Path, args: argparse.Namespace) -> str:
-    return json.dumps([str(folder), args.sets, args.train, args.test, args.seed])
+    return json.dumps([str(folder), args.sets, args.train, args.test, args.seed, args.learn])
 
 
 def keep_sets(folder: Path, args: argparse.Namespace, sets: Sets) -> None:
@@ -343,6 +370,9 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=1,
                         help="processes: training runs that need not wait for each other, and each row's "
                              "evaluation, run side by side (for many cores, or an accelerator)")  # fmt: skip
+    parser.add_argument("--learn", type=int, default=0, metavar="CALLS",
+                        help="train on environments learned from CALLS calls of each class (envfactory learn) "
+                             "instead of read from its function list alone")  # fmt: skip
     parser.add_argument("--out", type=Path, default=BUILD)
     parser.add_argument("--tasks-only", action="store_true",
                         help="make the tasks, print how alike the two sets are, and stop")  # fmt: skip

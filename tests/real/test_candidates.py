@@ -542,6 +542,23 @@ def test_a_filter_with_no_default_said_takes_the_value_every_listed_record_holds
     assert filter_defaults(spec, Evidence({"list_tasks": mixed})) == []
 
 
+def test_a_default_spelt_none_is_no_value_a_record_holds(tmp_path) -> None:
+    """``status: {"default": "None"}`` (a docstring's ``None``): given literally, the real side
+    filtered by the word and listed nothing; omitted, it listed records of both statuses. No
+    default is learnt: the word is no status a record holds."""
+    from envfactory.synth.proposers.lists import filter_defaults, list_filters
+
+    tools = json.loads(json.dumps(LISTED))
+    tools[1]["inputSchema"]["properties"]["state"]["default"] = "None"
+    spec = _listing(tmp_path, tools)
+    [*_, by_state] = [c for c in list_filters(spec, Evidence({"list_tasks": [_listed({"state": "open"}, [0, 2])]}))
+                      if c.summary == "lists task records whose status eq state"]  # fmt: skip
+    spec = by_state.applied(spec)
+    # omitted, once fewer than the model holds (its records were not all the real side's)
+    seen = [_listed({"state": "None"}, []), _listed({}, [0, 1]), _listed({"state": "None"}, [])]
+    assert filter_defaults(spec, Evidence({"list_tasks": seen})) == []
+
+
 def test_what_a_list_answers_when_nothing_matches_is_learned_both_ways(tmp_path) -> None:
     from envfactory.synth.proposers.lists import misses
 

@@ -195,3 +195,37 @@ def test_a_walk_never_feeds_a_write_what_the_read_was_asked_with(tmp_path: Path)
     for attempt in range(3):
         with pytest.raises(Rejected, match="which the read was asked with"):
             walker.task(0, attempt)
+
+
+def test_a_walk_reads_what_the_signed_in_user_owns_by_their_own_name(tmp_path: Path) -> None:
+    """A read that needs the user's own name (``get_user_posts(username)``) is walked on a
+    synthesized environment too: the user knows the name their session holds, as they know a bound
+    object's."""
+    post = {"type": "dict", "properties": {"id": {"type": "integer"}, "username": {"type": "string"},
+                                           "content": {"type": "string"}}}  # fmt: skip
+    tools = [
+        {"name": "login", "description": "Log in with a username and password.",
+         "parameters": {"type": "dict", "properties": {"username": {"type": "string"}, "password": {"type": "string"}},
+                        "required": ["username", "password"]},
+         "response": {"type": "dict", "properties": {"login_status": {"type": "boolean"}}}},
+        {"name": "get_user_posts", "description": "Get every post of a user.",
+         "parameters": {"type": "dict", "properties": {"username": {"type": "string"}}, "required": ["username"]},
+         "response": post},
+        {"name": "delete_post", "description": "Delete a post.",
+         "parameters": {"type": "dict", "properties": {"post_id": {"type": "integer"}}, "required": ["post_id"]},
+         "response": {"type": "dict", "properties": {"deleted": {"type": "boolean"}}}},
+    ]  # fmt: skip
+    path = tmp_path / "posts.json"
+    path.write_text(json.dumps(tools))
+    spec = synthesize(str(path), name="posts")
+    who = "ann_k"  # as a model learned from a real object holds its signed-in user
+    session = [{**spec.initial_state["session"][0], "username": who}]
+    rows = [{"id": i, "username": who, "content": text} for i, text in enumerate(("Hello there", "Off to work"))]
+    env = Environment(spec.model_copy(update={"initial_state": {**spec.initial_state, "post": rows,
+                                                                "session": session}}))  # fmt: skip
+    walked, _ = generate_tasks(env, 4, seed=0, first=True)
+    ours = [t for t in walked if t.origin is not None and t.origin.generator == WALKED]
+    assert ours, [t.instruction for t in walked]
+    for task in ours:
+        assert task.gold[0].tool == "get_user_posts" and task.gold[0].args == {"username": who}
+        assert task.gold[-1].tool == "delete_post"

@@ -135,12 +135,9 @@ class RealWalker:
         self.values: dict[str, list[Any]] = {}
         self.lists: list[Records] = []
         self.scalars: list[tuple[str, str, list[Any]]] = []  # (tool, member, a short list of values)
-        owner = self.episode._ctx.owner
-        if owner is not None and not callable(getattr(owner, "state", None)):
-            state = owner_state(owner)  # what the user knows of their own account (a username, a password)
-            for key, value in state.items() if isinstance(state, dict) else ():
-                if isinstance(value, (str, int)) and not isinstance(value, bool) and not key.startswith("_"):
-                    self.values.setdefault(key, [value])
+        for key, value in self._own_account().items():
+            if isinstance(value, (str, int)) and not isinstance(value, bool) and not key.startswith("_"):
+                self.values.setdefault(key, [value])
         for tool in sorted(model.tools.names):  # the state hash says which of the others only read
             if tool not in skip and not model.tools[tool].required and self._harvest(tool, {}) != "wrote":
                 self.reads.add(tool)
@@ -153,6 +150,18 @@ class RealWalker:
         self.writes = sorted(t for t in model.tools.names if t not in self.reads and t not in skip)
         self.effects = {b.tool: b.effect for b in model.behaviours}
         self.said = own_sentences({t: model.tools[t].description for t in model.tools.names})
+
+    def _own_account(self) -> JSON:
+        """What the user knows of their own account (a username, a password): a bound object's
+        state, or a synthesized environment's session."""
+        owner = self.episode._ctx.owner
+        if owner is not None and not callable(getattr(owner, "state", None)):
+            state = owner_state(owner)
+            return state if isinstance(state, dict) else {}
+        if SESSION in self.model.state_schema.names:
+            rows = list(self.episode.store.rows(SESSION))
+            return dict(rows[0]) if rows else {}
+        return {}
 
     def _harvest(self, tool: str, args: JSON) -> str:
         """Call one tool on a fresh real episode; keep what it answered (``wrote``: it changed the state)."""

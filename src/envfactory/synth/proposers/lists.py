@@ -90,6 +90,8 @@ def filter_defaults(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
         props = spec.tools[tool].input_schema.get("properties") or {}
         for i, flt in enumerate(effect.filters):
             declared = (props.get(flt.arg) or {}).get("default")
+            if isinstance(declared, str) and declared in NULL_WORDS:  # a docstring's ``None``: no default
+                declared = None
             if flt.default is not None or flt.op == "unless":
                 continue
             omitted = [p for p in pairs if p.args.get(flt.arg, declared) == declared]
@@ -194,6 +196,9 @@ def _shared_value(pairs: list[Pair], field: str) -> Any:
     if sum(bool(records) for records in listed) < 2 or not _scalar(held[0]) or held[0] == "":
         return None
     return held[0] if all(v == held[0] for v in held) else None
+
+
+NULL_WORDS = frozenset({"None", "null", "nil"})  # a default spelt as the language's nothing
 
 
 def _scalar(value: Any) -> bool:
