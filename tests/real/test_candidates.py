@@ -311,6 +311,11 @@ def test_an_action_whose_value_the_real_side_never_answered_gets_the_flags_it_ma
     # where the real side answered the guessed value, the action stands
     shown = [Pair({"task_id": "task_0001"}, True, {"id": "task_0001", "status": "locked"}, True, {})]
     assert keyed_writes(spec, Evidence({"finish_task": shown})) == []
+    # answered spelt otherwise (``Locked``): that spelling is a candidate too, the rest of the action kept
+    spelt = [Pair({"task_id": "task_0001"}, True, {"id": "task_0001", "status": "Locked"}, True, {})]
+    made = {c.summary: c for c in keyed_writes(spec, Evidence({"finish_task": spelt}))}
+    as_said = made["sets task.status to 'Locked', as the real side spells it"].behaviour
+    assert as_said.effect == guessed.model_copy(update={"to": "Locked"}) and as_said.answer == worded
 
 
 def _one(s: int, key: str, output: dict) -> Sequence:
@@ -1405,6 +1410,10 @@ def test_replies_worded_by_an_arguments_value_are_worded_case_by_case(tmp_path) 
     assert fill(template, {}, None, candidate.behaviour.answer.defaults) == {"count": 2}  # omitted: its default
     alike = [Pair(args, True, {"count": 2}, True, {"status": "ok"}) for args, _ in said]
     assert by_argument(spec, Evidence({"export_tasks": alike})) == []
+    # never by a record's id: each record's replies worded apart would be its state then, memorized
+    records = [({"task_id": "t1"}, {"id": "t1", "done": True})] * 2 + [({"task_id": "t2"}, {"id": "t2"})] * 2
+    pairs = [Pair(args, True, real, True, {"status": "ok"}) for args, real in records]
+    assert by_argument(spec, Evidence({"get_task": pairs})) == []
 
 
 LABELLED = [

@@ -25,6 +25,7 @@ from envfactory.synth.proposers.shapes import (
     template_of,
     unmasked,
 )
+from envfactory.words import tokens
 
 # the proposers of this module: how a tool words its replies, whatever it does (the chooser words a
 # tool anew where a change of what it does tied under a wording that may hide it)
@@ -91,7 +92,8 @@ def by_argument(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
     rule from its group alone), the tool words each case so and any other value as the most common
     case: ``{"$case": "format", "cases": {"json": T1}, "value": T}``. One argument, at most
     ``MAX_CASES`` values; an omitted argument is its declared default, else the case whose wording
-    its replies take (a board's ``include_done`` omitted, answered as ``false``)."""
+    its replies take (a board's ``include_done`` omitted, answered as ``false``). Never by a
+    record's id: one record's replies worded apart are that record's state at the time, memorized."""
     out = []
     for tool, pairs in evidence.pairs.items():
         accepted = [p for p in pairs if p.real_ok and p.model_ok and p.real not in (None, "", [], {})]
@@ -99,7 +101,8 @@ def by_argument(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
             continue
         declared = default_sets(spec, tool)[0]
         props = spec.tools[tool].input_schema.get("properties") or {}
-        for arg in sorted(props):
+        key_arg = getattr(spec.behaviour(tool).effect, "key_arg", None)
+        for arg in sorted(a for a in props if a != key_arg and tokens(a)[-1:] not in (("id",), ("uuid",))):
             groups: dict[str, list[Pair]] = {}
             for p in accepted:
                 value = {**declared, **p.args}.get(arg)

@@ -56,6 +56,10 @@ def keyed_writes(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
             if effect.to in answered or effect.entity not in spec.state_schema:
                 continue
             entity, arg, effects = spec.state_schema[effect.entity], effect.key_arg, []
+            # the value as the real side spells it (``resolved`` answered as ``Resolved``)
+            for spelt in sorted(v for v in answered if v.casefold() == str(effect.to).casefold()):
+                effects.append((f"sets {entity.name}.{effect.field} to {spelt!r}, as the real side spells it",
+                                effect.model_copy(update={"to": spelt})))  # fmt: skip
         else:
             named = _keyed(spec, tool)
             if named is None:
