@@ -72,3 +72,35 @@ def test_python_errors_name_the_file(tmp_path) -> None:
         load(f"{SPECS / 'travel.py'}:Nope", trust_code=True)
     with pytest.raises(SpecError, match="file not found"):
         load(tmp_path / "missing.py", trust_code=True)
+
+
+def test_a_file_imported_by_two_threads_at_once_is_whole_in_both(tmp_path, monkeypatch) -> None:
+    """Episodes played side by side (``eval``'s lockstep) each ask for a bound implementation on
+    first use: a thread never gets the module another thread is still running."""
+    import sys
+    import threading
+    import types
+
+    from envfactory.ingest.python import import_module_ref
+
+    gate = types.ModuleType("_envfactory_test_gate")
+    gate.entered, gate.release = threading.Event(), threading.Event()  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "_envfactory_test_gate", gate)
+    path = tmp_path / "slow_api.py"
+    body = "import _envfactory_test_gate as g\ng.entered.set()\ng.release.wait(60)\n"
+    path.write_text(body + "\n\nclass SlowAPI:\n    pass\n")
+    whole: dict[str, bool] = {}
+
+    def load(name: str) -> None:
+        whole[name] = hasattr(import_module_ref(str(path)), "SlowAPI")  # as the module is when handed over
+
+    first = threading.Thread(target=load, args=("first",))
+    first.start()
+    assert gate.entered.wait(60)  # the first thread is inside the module's body
+    second = threading.Thread(target=load, args=("second",))
+    second.start()
+    second.join(0.5)  # handed the half-run module, it would be done by now; waiting its turn, it is not
+    gate.release.set()
+    first.join()
+    second.join()
+    assert whole == {"first": True, "second": True}

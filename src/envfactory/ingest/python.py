@@ -13,6 +13,7 @@ import importlib
 import importlib.util
 import inspect
 import sys
+import threading
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from types import ModuleType
@@ -70,26 +71,31 @@ def load_python_target(target: str) -> tuple[ToolSet, Any]:
     )
 
 
+_IMPORTING = threading.RLock()  # a module a thread is still running is never handed to another
+
+
 def import_module_ref(ref: str) -> ModuleType:
-    """Import ``path/to/file.py`` or a dotted module name, with a clear error."""
+    """Import ``path/to/file.py`` or a dotted module name, with a clear error. Safe from several
+    threads at once (episodes played side by side each ask for the implementation on first use)."""
     if ref.endswith(".py"):
         path = Path(ref).resolve()
         if not path.is_file():
             raise SpecError("file not found", file=ref)
         digest = hashlib.blake2b(str(path).encode(), digest_size=4).hexdigest()  # stable across processes
         mod_name = f"envfactory_user_{path.stem}_{digest}"
-        if mod_name in sys.modules:
-            return sys.modules[mod_name]
-        spec = importlib.util.spec_from_file_location(mod_name, path)
-        assert spec and spec.loader
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[mod_name] = module
-        try:
-            spec.loader.exec_module(module)
-        except Exception as err:
-            del sys.modules[mod_name]
-            raise SpecError(f"importing failed: {type(err).__name__}: {err}", file=ref) from None
-        return module
+        with _IMPORTING:
+            if mod_name in sys.modules:
+                return sys.modules[mod_name]
+            spec = importlib.util.spec_from_file_location(mod_name, path)
+            assert spec and spec.loader
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[mod_name] = module
+            try:
+                spec.loader.exec_module(module)
+            except Exception as err:
+                del sys.modules[mod_name]
+                raise SpecError(f"importing failed: {type(err).__name__}: {err}", file=ref) from None
+            return module
     try:
         return importlib.import_module(ref)
     except ImportError as err:

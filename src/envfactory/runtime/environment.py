@@ -138,6 +138,7 @@ class Environment:
         self.now = start.strftime("%Y-%m-%dT%H:%M:%SZ")  # the simulated time of every episode
         self._template: Tracker | None = None  # the bound object fresh ones are copied from
         self._template_lock = threading.Lock()
+        self._owner_lock = threading.Lock()
         self._owner_copies: OrderedDict[bytes, Tracker] = OrderedDict()  # snapshots' objects, newest last
         self._values: Any = None  # a ValueMaker, made on first fallback call (Faker is slow to start)
         self._values_lock = threading.Lock()
@@ -155,8 +156,10 @@ class Environment:
                     f"env {self.name!r} runs code: {', '.join(sorted(self.code))} (bound behaviours or a server); "
                     "episodes execute it: pass --trust-code (API: trust_code=True) only if you trust it"
                 )
-            self._owner_factory = self._server_pool() or bound_owner_factory(self.spec)
-            self._owner_loaded = True
+            with self._owner_lock:  # episodes played side by side: one import, one server pool
+                if not self._owner_loaded:
+                    self._owner_factory = self._server_pool() or bound_owner_factory(self.spec)
+                    self._owner_loaded = True
         return self._owner_factory
 
     def new_owner(self, seed: int, reuse: Tracker | None = None) -> tuple[Any, Tracker | None]:
