@@ -229,3 +229,42 @@ def test_a_walk_reads_what_the_signed_in_user_owns_by_their_own_name(tmp_path: P
     for task in ours:
         assert task.gold[0].tool == "get_user_posts" and task.gold[0].args == {"username": who}
         assert task.gold[-1].tool == "delete_post"
+
+
+def test_a_second_write_that_undoes_the_first_is_dropped_not_the_walk(tmp_path: Path) -> None:
+    """Send a message, then "delete the latest message sent to" the same user: the state is back
+    where it started. The walk keeps its first write instead of being thrown away (a model holding
+    no message counter had lost most of its walks so)."""
+    from envfactory.ir.effect import DeleteEffect
+
+    user = {"type": "dict", "properties": {"id": {"type": "string"}, "name": {"type": "string"}}}
+    tools = [
+        {"name": "list_users", "description": "List every user.",
+         "parameters": {"type": "dict", "properties": {}, "required": []}, "response": user},
+        {"name": "send_message", "description": "Send a message to a user.",
+         "parameters": {"type": "dict", "required": ["receiver_id", "message"],
+                        "properties": {"receiver_id": {"type": "string"}, "message": {"type": "string"}}},
+         "response": {"type": "dict", "properties": {"message_id": {"type": "integer"}}}},
+        {"name": "delete_message", "description": "Delete the latest message sent to a receiver.",
+         "parameters": {"type": "dict", "properties": {"receiver_id": {"type": "string"}}, "required": ["receiver_id"]},
+         "response": {"type": "dict", "properties": {"deleted": {"type": "boolean"}}}},
+    ]  # fmt: skip
+    path = tmp_path / "chat.json"
+    path.write_text(json.dumps(tools))
+    spec = synthesize(str(path), name="chat")
+    latest = DeleteEffect(entity="message", key_arg="receiver_id", by="receiver_id")
+    spec = spec.model_copy(
+        update={
+            "behaviours": tuple(
+                b.model_copy(update={"effect": latest}) if b.tool == "delete_message" else b for b in spec.behaviours
+            )
+        }
+    )
+    env = Environment(spec)
+    walked, _ = generate_tasks(env, 10, seed=0, first=True)
+    ours = [t for t in walked if t.origin is not None and t.origin.generator == WALKED]
+    assert len(ours) == len(walked) == 10
+    for task in ours:
+        assert [c.tool for c in task.gold] == ["list_users", "send_message"]
+        assert "delete" not in task.instruction
+        assert regenerate(env, task) == task

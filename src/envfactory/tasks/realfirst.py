@@ -265,6 +265,11 @@ class RealWalker:
             gold.append(another[0])
             fed.append(another[1:3])
         final = episode.state_hash()
+        if final == start and len(gold) > reads + 1:  # the second write undid the first (deleted what it sent)
+            gold, fed, other = gold[: reads + 1], fed[:1], None
+            episode.reset(seed=attempt)
+            self._run(episode, gold)
+            final = episode.state_hash()
         if final == start:
             raise Rejected("the real implementation's state did not change")
         instruction = self._instruction(recs, condition, gold[reads:], fed, other)
