@@ -100,6 +100,23 @@ def test_replies_worded_alike_become_a_template_and_lists_keep_their_envelope(tm
     assert episode.call_tool("list_tasks", {}).data["total"] == 2  # every row, though the schema declares one
 
 
+def test_a_list_the_real_side_answers_bare_loses_the_envelope_the_model_wraps_it_in(tmp_path) -> None:
+    """The description declares ``{"matching": [...]}``, the code answers the list itself: an agent
+    reads another shape. Empty replies (a search that found nothing) count as bare lists too, and
+    do not keep a wording learnt from the others from being proposed."""
+    spec, _ = _spec(tmp_path)
+    row = {"id": "task_0001", "title": "a"}
+    wrapped = [Pair({}, True, [row], True, {"matching": [row]}), Pair({}, True, [], True, {"matching": []}),
+               Pair({}, True, [], True, {"matching": []})]  # fmt: skip
+    [bare] = list_envelopes(spec, Evidence({"list_tasks": wrapped}))
+    assert bare.summary == "answers its rows bare, no envelope"
+    assert fill(bare.behaviour.answer.template, {}, {"matching": [row]}) == [row]
+    said = [Pair({"title": t}, True, f"Task {t!r} saved", True, {"id": "task_0001"}) for t in "ab"]
+    empty = [Pair({"title": "c"}, True, "", True, {"id": "task_0002"})] * 3  # more empty replies than worded
+    [template] = reply_templates(spec, Evidence({"create_task": [*said, *empty]}))
+    assert template.behaviour.answer.template == "Task '{arg.title}' saved"
+
+
 def test_a_create_stores_the_values_the_real_records_always_start_with(tmp_path) -> None:
     spec, _ = _spec(tmp_path)
     pairs = [Pair({"title": t}, True, {"ok": True, "task": {"id": f"task_000{i}", "title": t, "done": False,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from tests.conftest import SPECS
@@ -280,6 +281,18 @@ def test_an_envelope_the_description_declares_is_not_an_answer(tmp_path: Path) -
     result = measure(spec, f"{tmp_path / 'shelf.py'}:Shelf", sequences=12, length=6)
     listed = next(t for t in result.tools if t.tool == "list_books")
     assert listed.output_fields == 1.0 and (listed.stub_output_fields or 0) < 0.5, listed
+    # exact only as an agent reads it: the envelope an agent sees and the real code never answers
+    # is no exact reply (the leaf fields above forgive it)
+    from collections import defaultdict
+
+    from envfactory.core import tool_result
+    from envfactory.real.agreement import tally_call
+
+    t: defaultdict[str, list[float]] = defaultdict(list)
+    for answer in ({"titles": ["a"]}, ["a"]):
+        said = tool_result(True, json.dumps(answer))
+        tally_call(t, True, ["a"], said, said)
+    assert t["exact"] == [0.0, 1.0] and t["fields"] == [1.0, 1.0]
 
 
 def test_a_one_word_attribute_names_the_compound_entity_it_ends() -> None:

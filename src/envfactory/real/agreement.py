@@ -126,10 +126,10 @@ def tally_call(t: dict[str, list[float]], real_ok: bool, real_output: Any, s: An
             t[f"{side}fields"].append(0.0)
         elif real_ok and ok:
             real, other = (real_output, result.data) if mask is None else (mask(real_output), mask(result.data))
-            real, other = _opened(real, other)
-            same = _same_output(real, other)
+            same = _same_output(real, other)  # exact: as an agent reads it, envelope and all
             t[f"{side}exact"].append(float(same))
-            t[f"{side}fields"].append(1.0 if same else leaf_share(real, other))
+            real, other = _opened(real, other)
+            t[f"{side}fields"].append(1.0 if same or _same_output(real, other) else leaf_share(real, other))
 
 
 def _accepted(result: Any) -> bool:
@@ -140,7 +140,8 @@ def _accepted(result: Any) -> bool:
 def _opened(real: Any, other: Any) -> tuple[Any, Any]:
     """Both answers with an envelope taken off: a one-key object facing an answer without that key
     stands for its value (a description declares ``{airports: [...]}`` where the code returns the
-    list, or ``{status: {...}}`` where it returns the inner object)."""
+    list, or ``{status: {...}}`` where it returns the inner object). For leaf fields only: an
+    answer is exact only as an agent reads it, envelope and all."""
     if isinstance(other, dict) and len(other) == 1 and not (isinstance(real, dict) and real.keys() & other.keys()):
         return real, next(iter(other.values()))
     if isinstance(real, dict) and len(real) == 1 and not (isinstance(other, dict) and other.keys() & real.keys()):

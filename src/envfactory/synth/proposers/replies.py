@@ -172,7 +172,8 @@ def _wordings(spec: EnvSpec, evidence: Evidence, tool: str, pairs: list[Pair], l
     their leaves); none where it words neither most replies, nor more of their leaves than the
     model's own answers do."""
     seen = [p for p in pairs if p.real_ok and p.model_ok and p.real not in (None, "", [], {})]
-    if len(seen) < least or len(seen) * 2 < sum(p.real_ok for p in pairs):
+    answered = sum(p.real_ok and p.real not in (None, "", [], {}) for p in pairs)  # an empty reply words nothing
+    if len(seen) < least or len(seen) * 2 < answered:
         return []
     reals = [steady(evidence, tool, p.real) for p in seen]  # a stamp does not tell replies apart
     model_share = sum(leaf_share(r, p.model) for p, r in zip(seen, reals, strict=True)) / len(seen)
@@ -401,6 +402,13 @@ def list_envelopes(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
     for tool in evidence.pairs:
         if spec.behaviour(tool).effect.kind != "list":
             continue
+        bare = _bare(evidence.pairs[tool])
+        if bare is not None:  # the real side answers the list itself where the model wraps it
+            answer = Answer(kind="template", template=f"{{out.{bare}}}")
+            out.append(Candidate(tool, "list-envelope", "answers its rows bare, no envelope",
+                                 spec.behaviour(tool).model_copy(update={"answer": answer}),
+                                 confirms="every list answers a bare list, empty or not"))  # fmt: skip
+            continue
         found = envelope(evidence, tool, default_sets(spec, tool))
         if found is None:
             continue
@@ -413,6 +421,18 @@ def list_envelopes(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
                              behaviour.model_copy(update={"answer": answer, "effect": every}),
                              confirms="every list answers its rows inside this envelope"))  # fmt: skip
     return out
+
+
+def _bare(pairs: list[Pair]) -> str | None:
+    """The member the model wraps its rows in (``{"matching_tweets": [...]}``) where every reply the
+    real side accepted, two or more, was a bare list (empty ones too: a search that found nothing)."""
+    both = [p for p in pairs if p.real_ok and p.model_ok]
+    if len(both) < 2 or not all(isinstance(p.real, list) for p in both):
+        return None
+    keys = {next(iter(p.model)) for p in both if isinstance(p.model, dict) and len(p.model) == 1}
+    wrapped = all(isinstance(p.model, dict) and len(p.model) == 1 and isinstance(next(iter(p.model.values())), list)
+                  for p in both)  # fmt: skip
+    return keys.pop() if wrapped and len(keys) == 1 else None
 
 
 def _first_model(pairs: list[Pair]) -> Any:
