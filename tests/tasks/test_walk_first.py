@@ -234,7 +234,7 @@ def test_a_walk_reads_what_the_signed_in_user_owns_by_their_own_name(tmp_path: P
 def test_a_second_write_that_undoes_the_first_is_dropped_not_the_walk(tmp_path: Path) -> None:
     """Send a message, then "delete the latest message sent to" the same user: the state is back
     where it started. The walk keeps its first write instead of being thrown away (a model holding
-    no message counter had lost most of its walks so)."""
+    no message counter had lost most of its walks so), then acts on a second record where it can."""
     from envfactory.ir.effect import DeleteEffect
 
     user = {"type": "dict", "properties": {"id": {"type": "string"}, "name": {"type": "string"}}}
@@ -264,7 +264,9 @@ def test_a_second_write_that_undoes_the_first_is_dropped_not_the_walk(tmp_path: 
     walked, _ = generate_tasks(env, 10, seed=0, first=True)
     ours = [t for t in walked if t.origin is not None and t.origin.generator == WALKED]
     assert len(ours) == len(walked) == 10
-    for task in ours:
-        assert [c.tool for c in task.gold] == ["list_users", "send_message"]
-        assert "delete" not in task.instruction
+    for task in ours:  # the first write kept, and where one can be, a write on a second user instead
+        assert [c.tool for c in task.gold][:2] == ["list_users", "send_message"]
+        assert {c.tool for c in task.gold[2:]} <= {"send_message"} and "delete" not in task.instruction
         assert regenerate(env, task) == task
+    seconds = [t for t in ours if len(t.gold) == 3]
+    assert seconds and all(t.gold[1].args["receiver_id"] != t.gold[2].args["receiver_id"] for t in seconds)

@@ -265,10 +265,14 @@ class RealWalker:
             gold.append(another[0])
             fed.append(another[1:3])
         final = episode.state_hash()
-        if final == start and len(gold) > reads + 1:  # the second write undid the first (deleted what it sent)
-            gold, fed, other = gold[: reads + 1], fed[:1], None
+        if final == start and len(gold) > reads + 1:  # the second write undid the first (deleted what it sent):
+            gold, fed, other = gold[: reads + 1], fed[:1], None  # the first, then a write on a second record
             episode.reset(seed=attempt)
             self._run(episode, gold)
+            if chained is not None and not recs.via and (another := self._another(episode, recs, row, rng, maker)):
+                other = (len(gold) - reads, another[3])
+                gold.append(another[0])
+                fed.append(another[1:3])
             final = episode.state_hash()
         if final == start:
             raise Rejected("the real implementation's state did not change")
