@@ -256,6 +256,10 @@ class RealWalker:
         fed = [(arg, field)]
         chaining = rng.random() < CHAINED
         chained = self._chain(episode, gold, rng, maker, row) if chaining else None
+        if chained is not None and episode.state_hash() == start:  # it undid the first (deleted what it sent)
+            episode.reset(seed=attempt)
+            self._run(episode, gold)
+            chained = None  # the first write kept, and a write on a second record tried instead
         other: tuple[int, str] | None = None
         if chained is not None:
             gold.append(chained[0])
@@ -265,15 +269,6 @@ class RealWalker:
             gold.append(another[0])
             fed.append(another[1:3])
         final = episode.state_hash()
-        if final == start and len(gold) > reads + 1:  # the second write undid the first (deleted what it sent):
-            gold, fed, other = gold[: reads + 1], fed[:1], None  # the first, then a write on a second record
-            episode.reset(seed=attempt)
-            self._run(episode, gold)
-            if chained is not None and not recs.via and (another := self._another(episode, recs, row, rng, maker)):
-                other = (len(gold) - reads, another[3])
-                gold.append(another[0])
-                fed.append(another[1:3])
-            final = episode.state_hash()
         if final == start:
             raise Rejected("the real implementation's state did not change")
         instruction = self._instruction(recs, condition, gold[reads:], fed, other)

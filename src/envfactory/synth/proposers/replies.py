@@ -171,9 +171,9 @@ def _wordings(spec: EnvSpec, evidence: Evidence, tool: str, pairs: list[Pair], l
     its omitted arguments stand for: the one that words most replies as they came (then most of
     their leaves); none where it words neither most replies, nor more of their leaves than the
     model's own answers do."""
-    seen = [p for p in pairs if p.real_ok and p.model_ok and p.real not in (None, "", [], {})]
-    answered = sum(p.real_ok and p.real not in (None, "", [], {}) for p in pairs)  # an empty reply words nothing
-    if len(seen) < least or len(seen) * 2 < answered:
+    answered = [p for p in pairs if p.real_ok and p.real not in (None, "", [], {})]  # an empty reply words nothing
+    seen = [p for p in answered if p.model_ok]
+    if len(seen) < least or len(seen) * 2 < len(answered):
         return []
     reals = [steady(evidence, tool, p.real) for p in seen]  # a stamp does not tell replies apart
     model_share = sum(leaf_share(r, p.model) for p, r in zip(seen, reals, strict=True)) / len(seen)
@@ -429,10 +429,11 @@ def _bare(pairs: list[Pair]) -> str | None:
     both = [p for p in pairs if p.real_ok and p.model_ok]
     if len(both) < 2 or not all(isinstance(p.real, list) for p in both):
         return None
-    keys = {next(iter(p.model)) for p in both if isinstance(p.model, dict) and len(p.model) == 1}
-    wrapped = all(isinstance(p.model, dict) and len(p.model) == 1 and isinstance(next(iter(p.model.values())), list)
-                  for p in both)  # fmt: skip
-    return keys.pop() if wrapped and len(keys) == 1 else None
+    models = [p.model for p in both]
+    if not all(isinstance(m, dict) and len(m) == 1 and isinstance(next(iter(m.values())), list) for m in models):
+        return None
+    keys = {next(iter(m)) for m in models}
+    return keys.pop() if len(keys) == 1 else None
 
 
 def _first_model(pairs: list[Pair]) -> Any:
