@@ -11,10 +11,15 @@ from typing import Any
 
 import uvicorn
 
+from envfactory.serve.inline import InlineWebSocketProtocol
+
 
 @contextlib.contextmanager
 def running(app: Any, **options: Any) -> Iterator[str]:
-    """Serve ``app`` (``options``: more of uvicorn's settings); yields its base URL (``http://127.0.0.1:PORT``)."""
+    """Serve ``app`` (``options``: more of uvicorn's settings; WebSockets by the protocol
+    ``envfactory serve`` runs, unless ``ws`` says otherwise); yields its base URL
+    (``http://127.0.0.1:PORT``)."""
+    options.setdefault("ws", InlineWebSocketProtocol)
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]

@@ -193,7 +193,7 @@ class EpisodeEnv(OpenEnvEnvironment[ToolCallAction, ToolObservation, State]):
         task = self.episode.task
         if verdict is not None and task is not None and not self.saved:  # on disk before this step answers
             self.recorder.save(recorded(self.episode, task, self.transcript, policy="remote", seed=self.seed,
-                                        keep_messages=True, verdict=verdict))  # fmt: skip
+                                        verdict=verdict), messages=self.transcript)  # fmt: skip
             self.saved = True
         return ToolObservation(messages=new, done=done, reward=verdict.reward if verdict else 0.0,
                                verdict=_verdict(verdict) if verdict else None)  # fmt: skip

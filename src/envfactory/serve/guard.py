@@ -39,6 +39,7 @@ HEADER_S = 10.0
 MIN_CONNECTIONS = 512  # uvicorn's limit_concurrency when sessions are few
 HTTP_HEADROOM = 64  # connections beyond the sessions, for plain HTTP requests
 FILE_HEADROOM = 256  # open files beyond the connections: the environment's, the log's, the interpreter's
+HEARD = "envfactory.heard"  # scope key: a WebSocket session's idle watch, told of a message answered inline
 
 
 def _deadline_protocol(header_s: float) -> type:
@@ -104,8 +105,10 @@ def server_options(header_s: float = HEADER_S, max_sessions: int = MIN_CONNECTIO
     headers within 64 KiB. The process's open-file limit is raised to fit them."""
     limit = max_connections(max_sessions)
     raise_file_limit(limit)
-    return {"http": _deadline_protocol(header_s), "timeout_keep_alive": 5, "limit_concurrency": limit,
-            "h11_max_incomplete_event_size": 64 * 1024}  # fmt: skip
+    from envfactory.serve.inline import InlineWebSocketProtocol
+
+    return {"http": _deadline_protocol(header_s), "ws": InlineWebSocketProtocol, "timeout_keep_alive": 5,
+            "limit_concurrency": limit, "h11_max_incomplete_event_size": 64 * 1024}  # fmt: skip
 
 
 class _IdleWatch:
@@ -130,6 +133,11 @@ class _IdleWatch:
         self.timer, self.expired = None, True
         self.on_expiry()
         self.waiting.cancel()
+
+    def heard(self) -> None:
+        """A message of the session was answered without passing through :meth:`receive`
+        (:mod:`envfactory.serve.inline`)."""
+        self.last = self.loop.time()
 
     async def receive(self, receive: Receive) -> Message:
         if self.expired:
@@ -165,8 +173,11 @@ class Guard:
 
     def metrics(self) -> dict[str, Any]:
         by_status = {str(k): v for k, v in sorted(self.statuses.items())}
+        from envfactory.serve.inline import InlineWebSocketProtocol
+
         return {"requests": sum(self.statuses.values()), "by_status": by_status, "refused": dict(self.refused),
                 "websockets_opened": self.sockets_opened, "websockets_open": self.sockets_open,
+                "websocket_messages_answered_inline": InlineWebSocketProtocol.answered,
                 **(self.extra() if self.extra is not None else {})}  # fmt: skip
 
     def _allowed(self, scope: Scope) -> bool:
@@ -196,6 +207,7 @@ class Guard:
         self.sockets_opened += 1
         self.sockets_open += 1
         watch = _IdleWatch(self.idle_s, lambda: self.refused.update(idle=1))
+        scope[HEARD] = watch.heard
         patient = functools.partial(watch.receive, receive)  # a session silent too long leaves as if its client had
 
         closed = False
@@ -280,4 +292,14 @@ async def _answer(send: Send, status: int, payload: dict[str, Any], close: bool 
     await send({"type": "http.response.body", "body": data})
 
 
-__all__ = ["BODY_S", "HEADER_S", "IDLE_S", "MAX_BODY", "Guard", "max_connections", "raise_file_limit", "server_options"]
+__all__ = [
+    "BODY_S",
+    "HEADER_S",
+    "HEARD",
+    "IDLE_S",
+    "MAX_BODY",
+    "Guard",
+    "max_connections",
+    "raise_file_limit",
+    "server_options",
+]

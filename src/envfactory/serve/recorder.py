@@ -4,19 +4,28 @@ A trajectory is appended to a JSON-lines file (the format ``envfactory export`` 
 read) and handed to the operating system before the step that ended the episode answers, so a
 finished trajectory survives whatever happens to the server process afterwards: a graceful
 shutdown, a crash, ``kill -9`` (not a power cut: the file is not synced to the disk per episode,
-which would cost about a millisecond each). Sessions are counted as they open and close, so
+which would cost about a millisecond each). A line is one ``write`` to a file opened for
+appending, which the kernel appends whole; it is serialized straight from the trajectory's fields
+and the episode's messages (the line is the copy: nothing is copied before it is written), the
+same JSON as ``trajectory.model_dump(mode="json")`` with those messages. Sessions are counted as they open and close, so
 ``/metrics`` shows whether any leaked, and how many ended unfinished (abandoned).
 """
 
 from __future__ import annotations
 
+import json
+import os
 import threading
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import orjson
+from pydantic import BaseModel
 
 from envfactory.ir.trajectory import Trajectory
+
+JSON = dict[str, Any]
 
 
 class Recorder:
@@ -26,18 +35,19 @@ class Recorder:
     def __init__(self, path: Path | None) -> None:
         self.path = path
         self._lock = threading.Lock()
-        self._file = None
+        self._fd: int | None = None
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
-            self._file = path.open("ab")
+            self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644)
         self.saved = self.sessions_opened = self.sessions_open = self.abandoned = 0
 
-    def save(self, trajectory: Trajectory) -> None:
-        line = orjson.dumps(trajectory.model_dump(mode="json")) + b"\n"
+    def save(self, trajectory: Trajectory, messages: Sequence[JSON] | None = None) -> None:
+        """Append ``trajectory``, with ``messages`` as its messages when given (the episode's own
+        list, serialized as it is now)."""
+        line = trajectory_line(trajectory, messages)
         with self._lock:
-            if self._file is not None:
-                self._file.write(line)
-                self._file.flush()
+            if self._fd is not None:
+                _write_all(self._fd, line)
             self.saved += 1
 
     def opened(self) -> None:
@@ -57,9 +67,32 @@ class Recorder:
 
     def close(self) -> None:
         with self._lock:
-            if self._file is not None:
-                self._file.close()
-                self._file = None
+            if self._fd is not None:
+                os.close(self._fd)
+                self._fd = None
 
 
-__all__ = ["Recorder"]
+def trajectory_line(trajectory: Trajectory, messages: Sequence[JSON] | None = None) -> bytes:
+    """``trajectory`` as one JSON line (its fields in order, ``messages`` in place of its own when
+    given): orjson over the fields themselves, ``json`` for what orjson refuses (integers past 64
+    bits in a message)."""
+    fields = trajectory.__dict__ if messages is None else {**trajectory.__dict__, "messages": messages}
+    try:
+        return orjson.dumps(fields, default=_plain) + b"\n"
+    except TypeError:  # written as ASCII: a lone surrogate is escaped, never invalid UTF-8 in the file
+        return json.dumps(fields, default=_plain, separators=(",", ":")).encode() + b"\n"
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json")
+    raise TypeError(f"{type(value).__name__} is not JSON")
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+__all__ = ["Recorder", "trajectory_line"]

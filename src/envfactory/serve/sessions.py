@@ -35,7 +35,8 @@ from pydantic import BaseModel, ValidationError
 
 from envfactory.core import from_json_text
 from envfactory.serve.batch import BadField, BatchError, BatchRefused, EpisodeBatch, Outcome, reset_args
-from envfactory.serve.guard import ASGIApp, Receive, Scope, Send
+from envfactory.serve.guard import HEARD, ASGIApp, Receive, Scope, Send
+from envfactory.serve.inline import ANSWER, Answerer
 
 JSON = dict[str, Any]
 _BESIDE = frozenset({"reward", "done", "metadata"})  # said beside the observation, or not at all
@@ -117,7 +118,7 @@ class SessionSocket:
                                  concurrent=self.factory_in_thread)  # fmt: skip
             batch.adopt(0, session)
             try:
-                await self._serve(session, batch, receive, send)
+                await self._serve(session, batch, receive, send, scope)
             finally:
                 try:
                     batch.close()
@@ -135,9 +136,13 @@ class SessionSocket:
     def _release(self) -> None:
         self.open -= 1
 
-    async def _serve(self, session: Any, batch: EpisodeBatch, receive: Receive, send: Send) -> None:
+    async def _serve(self, session: Any, batch: EpisodeBatch, receive: Receive, send: Send, scope: Scope) -> None:
+        inline = None if self.factory_in_thread else self._inline(session, batch, scope.get(HEARD))
         while True:
+            if inline is not None:  # while this waits, the protocol may answer messages itself, in order
+                scope[ANSWER] = inline
             message = await receive()
+            scope.pop(ANSWER, None)
             if message["type"] != "websocket.receive":  # websocket.disconnect: the client left
                 return
             text = message.get("text")
@@ -152,18 +157,42 @@ class SessionSocket:
             except OSError:  # the client is gone
                 return
 
+    def _inline(self, session: Any, batch: EpisodeBatch, heard: Callable[[], None] | None) -> Answerer:
+        """The answerer :class:`~envfactory.serve.inline.InlineWebSocketProtocol` calls for a
+        message of this session: the same reply :meth:`_answer` gives, without an event-loop turn
+        (the session's calls never wait); None for ``close``, which the app answers itself."""
+
+        def answer(text: str) -> str | None:
+            if heard is not None:
+                heard()  # the guard's idle watch: the session is not silent
+            read = _read(text)
+            if isinstance(read, str):
+                return read
+            kind, data = read
+            if kind == "close":
+                return None
+            try:
+                if kind == "step_batch":
+                    return _outcomes(batch.step_now(data.get("steps")))
+                if kind == "reset_batch":
+                    return _outcomes(batch.reset_now(data.get("resets")))
+                if kind == "step":
+                    return _observation(session.step(self.action.model_validate(data)))
+                if kind == "reset":
+                    return _observation(session.reset(**reset_args(data)))
+                return self._other(session, kind)
+            except Exception as err:
+                return _failure(err)
+
+        return answer
+
     async def _answer(self, session: Any, batch: EpisodeBatch, text: str) -> str | None:
-        try:
-            message = from_json_text(text)
-        except ValueError as err:
-            return _error(f"Invalid JSON: {err}", "INVALID_JSON")
-        except RecursionError:  # a message nested past the parser's depth: answered, the session goes on
-            return _error("Invalid JSON: nested too deep", "INVALID_JSON")
-        if not isinstance(message, dict):
-            return _error("a message is a JSON object with a 'type'", "VALIDATION_ERROR")
-        kind, data = message.get("type", ""), message.get("data", {})
-        if kind in _WITH_DATA and not isinstance(data, dict):
-            return _error(f"a {kind} message's 'data' is a JSON object", "VALIDATION_ERROR")
+        read = _read(text)
+        if isinstance(read, str):
+            return read
+        kind, data = read
+        if kind == "close":
+            return None
         try:
             if kind == "step_batch":
                 return _outcomes(await batch.step(data.get("steps")))
@@ -173,19 +202,41 @@ class SessionSocket:
                 return _observation(await session.step_async(self.action.model_validate(data)))
             if kind == "reset":
                 return _observation(await session.reset_async(**reset_args(data)))
-            if kind == "state":
-                return _dumps({"type": "state", "data": session.state.model_dump(mode="json")})
-            if kind == "close":
-                return None
-            return _error(f"Unknown message type: {kind}", "UNKNOWN_TYPE")
-        except ValidationError as err:
-            return _error("Invalid message", "VALIDATION_ERROR", errors=json.loads(err.json(include_url=False)))
-        except RecursionError:
-            return _error("Invalid message: nested too deep", "VALIDATION_ERROR")
-        except (BadField, BatchRefused) as err:
-            return _error(str(err), "VALIDATION_ERROR")
-        except Exception as err:  # the environment's failure is the client's answer
-            return _error(str(err), "EXECUTION_ERROR")
+            return self._other(session, kind)
+        except Exception as err:
+            return _failure(err)
+
+    def _other(self, session: Any, kind: Any) -> str:
+        if kind == "state":
+            return _dumps({"type": "state", "data": session.state.model_dump(mode="json")})
+        return _error(f"Unknown message type: {kind}", "UNKNOWN_TYPE")
+
+
+def _read(text: str) -> tuple[Any, Any] | str:
+    """A message's ``(type, data)``, or the error reply when it is not a message."""
+    try:
+        message = from_json_text(text)
+    except ValueError as err:
+        return _error(f"Invalid JSON: {err}", "INVALID_JSON")
+    except RecursionError:  # a message nested past the parser's depth: answered, the session goes on
+        return _error("Invalid JSON: nested too deep", "INVALID_JSON")
+    if not isinstance(message, dict):
+        return _error("a message is a JSON object with a 'type'", "VALIDATION_ERROR")
+    kind, data = message.get("type", ""), message.get("data", {})
+    if isinstance(kind, str) and kind in _WITH_DATA and not isinstance(data, dict):
+        return _error(f"a {kind} message's 'data' is a JSON object", "VALIDATION_ERROR")
+    return kind, data
+
+
+def _failure(err: Exception) -> str:
+    """The reply to a message whose handling raised ``err``: the client's error, never the server's."""
+    if isinstance(err, ValidationError):
+        return _error("Invalid message", "VALIDATION_ERROR", errors=json.loads(err.json(include_url=False)))
+    if isinstance(err, RecursionError):
+        return _error("Invalid message: nested too deep", "VALIDATION_ERROR")
+    if isinstance(err, BadField | BatchRefused):
+        return _error(str(err), "VALIDATION_ERROR")
+    return _error(str(err), "EXECUTION_ERROR")  # the environment's failure is the client's answer
 
 
 async def _close(send: Send, last: str | None) -> None:
