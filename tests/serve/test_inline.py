@@ -180,8 +180,10 @@ def _trajectory(messages: tuple = ()) -> Trajectory:
 
 
 def test_a_trajectory_line_is_the_models_json_with_the_episodes_messages() -> None:
-    messages: list[dict[str, Any]] = [{"role": "user", "content": "où est ma commande ?"}, {"role": "assistant", "content": None,
-                "tool_calls": [_call("get_order", {"id": "o1"})]}]  # fmt: skip
+    messages: list[dict[str, Any]] = [
+        {"role": "user", "content": "où est ma commande ?"},
+        {"role": "assistant", "content": None, "tool_calls": [_call("get_order", {"id": "o1"})]},
+    ]
     line = trajectory_line(_trajectory(), messages)
     assert line.endswith(b"\n") and line.count(b"\n") == 1
     assert line[:-1] == _trajectory(tuple(messages)).model_dump_json().encode()
