@@ -91,7 +91,7 @@ def queued_replies(env_dir: Path, tasks: list[Task], tmp_path_factory: pytest.Te
 def inline_url(env_dir: Path, tasks: list[Task], tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     app = make_app(env_dir, {t.id: t for t in tasks}, trajectories=tmp_path_factory.mktemp("i") / "t.jsonl")
     options = server_options()
-    assert options["ws"].__name__ == "InlineWebSocketProtocol"  # what `envfactory serve` runs
+    assert options["ws"].endswith(":InlineWebSocketProtocol")  # what `envfactory serve` runs
     with running(app, **options) as url:
         yield url
 

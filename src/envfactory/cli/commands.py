@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -492,19 +493,36 @@ def _quiet_gc() -> None:
     gc.freeze()
 
 
+def _start_workers(workers: int, options: dict[str, Any], *, token: str | None, **settings: Any) -> None:
+    """uvicorn's supervisor over ``workers`` processes, each building its app from ``settings``
+    (:mod:`envfactory.serve.workers`); returns when they have stopped."""
+    import uvicorn
+
+    from envfactory.serve.workers import SETTINGS, TOKEN, WorkerSettings
+
+    os.environ[SETTINGS] = WorkerSettings(**settings).model_dump_json()
+    if token:
+        os.environ[TOKEN] = token
+    uvicorn.run("envfactory.serve.workers:app", factory=True, workers=workers, **options)
+
+
 @friendly_errors
 def serve(env_dir: Path, mcp: bool, tasks_file: Path | None, control: bool, trust_code: bool, *,
           host: str = "127.0.0.1", port: int = 8000, max_sessions: int = 64,
           mcp_http: bool = False, token: str | None = None, max_body: int = 1 << 20,
-          idle_s: float = 300.0, trajectories: Path | None = None, step_timeout_s: float = 60.0) -> int:  # fmt: skip
+          idle_s: float = 300.0, trajectories: Path | None = None, step_timeout_s: float = 60.0,
+          workers: int = 1) -> int:  # fmt: skip
     """Serve ENV_DIR over HTTP/WebSocket (OpenEnv) or, with ``--mcp``, over MCP stdio (where stdout
-    belongs to the protocol and messages go to stderr)."""
+    belongs to the protocol and messages go to stderr). ``workers``: OpenEnv server processes
+    sharing the port (:mod:`envfactory.serve.workers`)."""
     from envfactory.tasks.taskset import TaskSet
 
     spec = EnvSpec.load(env_dir)
     tasks = {t.id: t for t in TaskSet(tasks_file)} if tasks_file is not None else {}
     if mcp and mcp_http:
         raise EnvFactoryError("choose one: --mcp (stdio) or --mcp-http")
+    if workers > 1 and (mcp or mcp_http):
+        raise EnvFactoryError("--workers serves the OpenEnv protocol in several processes; MCP is served by one")
     if mcp_http:
         import uvicorn
 
@@ -523,24 +541,33 @@ def serve(env_dir: Path, mcp: bool, tasks_file: Path | None, control: bool, trus
         import uvicorn
 
         from envfactory.integrations.openenv import make_app
+        from envfactory.serve.guard import server_options
+        from envfactory.serve.workers import per_worker
 
         saved = trajectories or env_dir / "served" / "trajectories.jsonl"
-        try:
-            app = make_app(env_dir, tasks, max_sessions=max_sessions, trust_code=trust_code, token=token,
+        each = per_worker(max_sessions, workers)
+        try:  # built here even for workers: what cannot be served is said before any starts
+            app = make_app(env_dir, tasks, max_sessions=each, trust_code=trust_code, token=token,
                            max_body=max_body, idle_s=idle_s, trajectories=saved,
                            step_timeout_s=step_timeout_s)  # fmt: skip
         except OSError as err:
             raise EnvFactoryError(f"cannot write trajectories to {saved}: {err.strerror}; pass --trajectories") from err
         _quiet_gc()
         guarded = "a bearer token required" if token else "no token (anyone who can reach it may use it)"
+        where = f"at most {max_sessions} sessions"
+        if workers > 1:
+            where = f"{workers} worker processes, {each} sessions each"
         err_console.print(f"serving {spec.name} (OpenEnv protocol) on http://{host}:{port}: {len(tasks)} tasks, "
-                          f"at most {max_sessions} sessions, {guarded}; finished trajectories go to {saved}; "
-                          "Ctrl-C stops")  # fmt: skip
+                          f"{where}, {guarded}; finished trajectories go to {saved}; Ctrl-C stops")  # fmt: skip
         # tool messages are small: compressing each WebSocket frame costs more than it saves
-        from envfactory.serve.guard import server_options
-
-        uvicorn.run(app, host=host, port=port, log_level="warning", ws_per_message_deflate=False,
-                    **server_options(max_sessions=max_sessions))  # fmt: skip
+        options = {"host": host, "port": port, "log_level": "warning", "ws_per_message_deflate": False,
+                   **server_options(max_sessions=each)}  # fmt: skip
+        if workers > 1:
+            _start_workers(workers, options, env_dir=env_dir, tasks_file=tasks_file, max_sessions=each,
+                           trust_code=trust_code, max_body=max_body, idle_s=idle_s, trajectories=saved,
+                           step_timeout_s=step_timeout_s, token=token)  # fmt: skip
+            return 0
+        uvicorn.run(app, **options)
         return 0
     from envfactory.serve.mcp import serve_stdio
 

@@ -351,6 +351,14 @@ def serve(
             "(JSON lines) [default: ENV_DIR/served/trajectories.jsonl]."
         ),
     ] = None,
+    workers: Annotated[
+        int,
+        typer.Option(
+            min=1,
+            help="OpenEnv HTTP: server processes sharing the port, one per core to use; a session stays on the "
+            "one that accepted it, and each holds --max-sessions / N of them.",
+        ),
+    ] = 1,
 ) -> None:
     """Serve an environment to other processes: each session or connection gets its own episode.
 
@@ -375,6 +383,7 @@ def serve(
             idle_s=idle,
             trajectories=trajectories,
             step_timeout_s=step_timeout,
+            workers=workers,
         )
     )
 

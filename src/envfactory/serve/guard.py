@@ -21,10 +21,11 @@ import hmac
 import json
 from collections import Counter
 from collections.abc import Awaitable, Callable, MutableMapping
-from typing import Any
+from typing import Any, ClassVar
 from urllib.parse import parse_qs
 
 from starlette.websockets import WebSocketDisconnect
+from uvicorn.protocols.http.h11_impl import H11Protocol
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -42,41 +43,46 @@ FILE_HEADROOM = 256  # open files beyond the connections: the environment's, the
 HEARD = "envfactory.heard"  # scope key: a WebSocket session's idle watch, told of a message answered inline
 
 
-def _deadline_protocol(header_s: float) -> type:
+class DeadlineH11(H11Protocol):  # type: ignore[misc]
     """uvicorn's h11 protocol with a header deadline: a connection whose request line and headers
     have not all arrived ``header_s`` seconds after it opened (or after its last response) is
     closed. uvicorn has no such limit of its own: a client that sends half a header holds the
     connection forever."""
-    from uvicorn.protocols.http.h11_impl import H11Protocol
 
-    class DeadlineH11(H11Protocol):  # type: ignore[misc]
-        _deadline: Any = None
+    header_s: ClassVar[float] = HEADER_S
+    _deadline: Any = None
 
-        def connection_made(self, transport: Any) -> None:
-            super().connection_made(transport)
-            self._arm()
+    def connection_made(self, transport: Any) -> None:
+        super().connection_made(transport)
+        self._arm()
 
-        def data_received(self, data: bytes) -> None:
-            super().data_received(data)
-            if self.cycle is not None and not self.cycle.response_complete and self._deadline is not None:
-                self._deadline.cancel()  # the headers are in: the app's own limits take over
-                self._deadline = None
-
-        def on_response_complete(self) -> None:
-            super().on_response_complete()
-            self._arm()
-
-        def _arm(self) -> None:
-            if self._deadline is None:
-                self._deadline = self.loop.call_later(header_s, self._expire)
-
-        def _expire(self) -> None:
+    def data_received(self, data: bytes) -> None:
+        super().data_received(data)
+        if self.cycle is not None and not self.cycle.response_complete and self._deadline is not None:
+            self._deadline.cancel()  # the headers are in: the app's own limits take over
             self._deadline = None
-            waiting = self.cycle is None or self.cycle.response_complete
-            if waiting and self.transport.get_protocol() is self and not self.transport.is_closing():
-                self.transport.close()
 
-    return DeadlineH11
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        self._arm()
+
+    def _arm(self) -> None:
+        if self._deadline is None:
+            self._deadline = self.loop.call_later(self.header_s, self._expire)
+
+    def _expire(self) -> None:
+        self._deadline = None
+        waiting = self.cycle is None or self.cycle.response_complete
+        if waiting and self.transport.get_protocol() is self and not self.transport.is_closing():
+            self.transport.close()
+
+
+def _deadline_protocol(header_s: float) -> type | str:
+    """:class:`DeadlineH11` with ``header_s``: by its import path for the default deadline (what
+    uvicorn's worker processes can be given: their settings are pickled), else a subclass."""
+    if header_s == HEADER_S:
+        return f"{__name__}:DeadlineH11"
+    return type("DeadlineH11", (DeadlineH11,), {"header_s": header_s})
 
 
 def max_connections(max_sessions: int) -> int:
@@ -102,13 +108,14 @@ def raise_file_limit(connections: int) -> int:
 def server_options(header_s: float = HEADER_S, max_sessions: int = MIN_CONNECTIONS - HTTP_HEADROOM) -> dict[str, Any]:
     """uvicorn settings of every envfactory server: the header deadline, idle keep-alive connections
     closed after 5 s, at most :func:`max_connections` connections (past it uvicorn answers 503),
-    headers within 64 KiB. The process's open-file limit is raised to fit them."""
+    headers within 64 KiB, WebSocket messages of inline sessions answered where they are read
+    (:mod:`envfactory.serve.inline`). The process's open-file limit is raised to fit them. The
+    protocols are given by import path where they can be, as uvicorn's worker processes need."""
     limit = max_connections(max_sessions)
     raise_file_limit(limit)
-    from envfactory.serve.inline import InlineWebSocketProtocol
-
-    return {"http": _deadline_protocol(header_s), "ws": InlineWebSocketProtocol, "timeout_keep_alive": 5,
-            "limit_concurrency": limit, "h11_max_incomplete_event_size": 64 * 1024}  # fmt: skip
+    return {"http": _deadline_protocol(header_s), "ws": "envfactory.serve.inline:InlineWebSocketProtocol",
+            "timeout_keep_alive": 5, "limit_concurrency": limit,
+            "h11_max_incomplete_event_size": 64 * 1024}  # fmt: skip
 
 
 class _IdleWatch:
@@ -298,6 +305,7 @@ __all__ = [
     "HEARD",
     "IDLE_S",
     "MAX_BODY",
+    "DeadlineH11",
     "Guard",
     "max_connections",
     "raise_file_limit",
