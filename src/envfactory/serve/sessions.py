@@ -18,6 +18,11 @@ episode_id, slot}, ...]}}`` and ``{"type": "step_batch", "data": {"steps": [{"sl
 ...]}}``, answered by ``{"type": "observations", "data": {"results": [{"observation", "reward",
 "done"} | {"error": {"code", "message"}}, ...]}}`` in the order asked.
 
+A session whose calls never wait (no user code, sandboxed code or model: ``factory_in_thread``
+off) offers :class:`~envfactory.serve.inline.InlineWebSocketProtocol` an answerer while it waits
+for each message, so that a message is answered where it is read; the answerer gives the replies
+:meth:`SessionSocket._answer` gives, the two dispatching alike.
+
 Every other request (``/reset``, ``/step``, ``/state``, ``/schema``, ``/health``, ``/metadata``)
 goes on to OpenEnv's app.
 """
