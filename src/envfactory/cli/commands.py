@@ -484,15 +484,6 @@ def write_code(env_dir: Path, model: str, base_url: str | None, tools: list[str]
     return 0 if all(r.accepted for r in results) else 1
 
 
-def _quiet_gc() -> None:
-    """Move everything loaded at start-up out of the collector's reach, so that full collections
-    (which otherwise walk the web stack's many objects) stay short while sessions step."""
-    import gc
-
-    gc.collect()
-    gc.freeze()
-
-
 def _start_workers(workers: int, options: dict[str, Any], *, token: str | None, **settings: Any) -> None:
     """uvicorn's supervisor over ``workers`` processes, each building its app from ``settings``
     (:mod:`envfactory.serve.workers`); returns when they have stopped."""
@@ -526,12 +517,12 @@ def serve(env_dir: Path, mcp: bool, tasks_file: Path | None, control: bool, trus
     if mcp_http:
         import uvicorn
 
-        from envfactory.serve.guard import server_options
+        from envfactory.serve.guard import quiet_gc, server_options
         from envfactory.serve.mcp import http_app
 
         app = http_app(env_dir, tasks, control=control, trust_code=trust_code, max_sessions=max_sessions, host=host,
                        token=token, max_body=max_body, idle_s=idle_s)  # fmt: skip
-        _quiet_gc()
+        quiet_gc()
         guarded = "a bearer token required" if token else "no token (anyone who can reach it may use it)"
         err_console.print(f"serving {spec.name} over MCP (streamable HTTP) at http://{host}:{port}/mcp: at most "
                           f"{max_sessions} sessions, {guarded}")  # fmt: skip
@@ -541,7 +532,7 @@ def serve(env_dir: Path, mcp: bool, tasks_file: Path | None, control: bool, trus
         import uvicorn
 
         from envfactory.integrations.openenv import make_app
-        from envfactory.serve.guard import server_options
+        from envfactory.serve.guard import quiet_gc, server_options
         from envfactory.serve.workers import per_worker
 
         saved = trajectories or env_dir / "served" / "trajectories.jsonl"
@@ -552,7 +543,7 @@ def serve(env_dir: Path, mcp: bool, tasks_file: Path | None, control: bool, trus
                            step_timeout_s=step_timeout_s)  # fmt: skip
         except OSError as err:
             raise EnvFactoryError(f"cannot write trajectories to {saved}: {err.strerror}; pass --trajectories") from err
-        _quiet_gc()
+        quiet_gc()
         guarded = "a bearer token required" if token else "no token (anyone who can reach it may use it)"
         where = f"at most {max_sessions} sessions"
         if workers > 1:

@@ -78,12 +78,14 @@ def trajectory_line(trajectory: Trajectory, messages: Sequence[JSON] | None = No
     bits in a message)."""
     fields = trajectory.__dict__ if messages is None else {**trajectory.__dict__, "messages": messages}
     try:
-        return orjson.dumps(fields, default=_plain) + b"\n"
+        return orjson.dumps(fields, default=as_plain) + b"\n"
     except TypeError:  # written as ASCII: a lone surrogate is escaped, never invalid UTF-8 in the file
-        return json.dumps(fields, default=_plain, separators=(",", ":")).encode() + b"\n"
+        return json.dumps(fields, default=as_plain, separators=(",", ":")).encode() + b"\n"
 
 
-def _plain(value: Any) -> Any:
+def as_plain(value: Any) -> Any:
+    """A pydantic model inside a value being serialized, as its JSON dump (a ``default=`` for
+    orjson and ``json``)."""
     if isinstance(value, BaseModel):
         return value.model_dump(mode="json")
     raise TypeError(f"{type(value).__name__} is not JSON")
@@ -95,4 +97,4 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[os.write(fd, view) :]
 
 
-__all__ = ["Recorder", "trajectory_line"]
+__all__ = ["Recorder", "as_plain", "trajectory_line"]

@@ -36,12 +36,13 @@ from typing import Any
 
 import orjson
 from openenv.core.env_server.types import Action, Observation
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 
 from envfactory.core import from_json_text
 from envfactory.serve.batch import BadField, BatchError, BatchRefused, EpisodeBatch, Outcome, reset_args
 from envfactory.serve.guard import HEARD, ASGIApp, Receive, Scope, Send
 from envfactory.serve.inline import ANSWER, Answerer
+from envfactory.serve.recorder import as_plain
 
 JSON = dict[str, Any]
 _BESIDE = frozenset({"reward", "done", "metadata"})  # said beside the observation, or not at all
@@ -57,15 +58,9 @@ def _dumps(message: JSON) -> str:
     pydantic models inside as their JSON dump; ``json`` for what orjson refuses (integers past 64
     bits)."""
     try:
-        return orjson.dumps(message, default=_plain).decode()
+        return orjson.dumps(message, default=as_plain).decode()
     except TypeError:
-        return json.dumps(message, default=_plain)
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, BaseModel):
-        return value.model_dump(mode="json")
-    raise TypeError(f"{type(value).__name__} is not JSON")
+        return json.dumps(message, default=as_plain)
 
 
 def _observed(observation: Observation) -> JSON:
@@ -83,6 +78,16 @@ def _outcomes(outcomes: list[Outcome]) -> str:
     """A batch's reply: each item's observation data, or ``{"error": {"message", "code"}}``."""
     results = [{"error": o.model_dump()} if isinstance(o, BatchError) else _observed(o) for o in outcomes]
     return _dumps({"type": "observations", "data": {"results": results}})
+
+
+# the messages that call the session, and how their results are answered
+_RENDERED: dict[str, Callable[[Any], str]] = {"step_batch": _outcomes, "reset_batch": _outcomes,
+                                              "step": _observation, "reset": _observation}  # fmt: skip
+
+
+def _rendered(kind: Any) -> Callable[[Any], str] | None:
+    """How a message of type ``kind`` that calls the session is answered; None for any other."""
+    return _RENDERED.get(kind) if isinstance(kind, str) else None
 
 
 class SessionSocket:
@@ -171,21 +176,14 @@ class SessionSocket:
             if heard is not None:
                 heard()  # the guard's idle watch: the session is not silent
             read = _read(text)
-            if isinstance(read, str):
-                return read
+            if isinstance(read, str) or read[0] == "close":
+                return read if isinstance(read, str) else None
             kind, data = read
-            if kind == "close":
-                return None
             try:
-                if kind == "step_batch":
-                    return _outcomes(batch.step_now(data.get("steps")))
-                if kind == "reset_batch":
-                    return _outcomes(batch.reset_now(data.get("resets")))
-                if kind == "step":
-                    return _observation(session.step(self.action.model_validate(data)))
-                if kind == "reset":
-                    return _observation(session.reset(**reset_args(data)))
-                return self._other(session, kind)
+                render = _rendered(kind)
+                if render is None:
+                    return self._other(session, kind)
+                return render(self._call(session, batch, kind, data, now=True))
             except Exception as err:
                 return _failure(err)
 
@@ -193,23 +191,27 @@ class SessionSocket:
 
     async def _answer(self, session: Any, batch: EpisodeBatch, text: str) -> str | None:
         read = _read(text)
-        if isinstance(read, str):
-            return read
+        if isinstance(read, str) or read[0] == "close":
+            return read if isinstance(read, str) else None
         kind, data = read
-        if kind == "close":
-            return None
         try:
-            if kind == "step_batch":
-                return _outcomes(await batch.step(data.get("steps")))
-            if kind == "reset_batch":
-                return _outcomes(await batch.reset(data.get("resets")))
-            if kind == "step":
-                return _observation(await session.step_async(self.action.model_validate(data)))
-            if kind == "reset":
-                return _observation(await session.reset_async(**reset_args(data)))
-            return self._other(session, kind)
+            render = _rendered(kind)
+            if render is None:
+                return self._other(session, kind)
+            return render(await self._call(session, batch, kind, data, now=False))
         except Exception as err:
             return _failure(err)
+
+    def _call(self, session: Any, batch: EpisodeBatch, kind: str, data: Any, *, now: bool) -> Any:
+        """What a message of one of :data:`_RENDERED`'s kinds asks of the session: its result
+        (``now``: the session's own calls) or an awaitable of it (their ``_async`` forms)."""
+        if kind == "step_batch":
+            return (batch.step_now if now else batch.step)(data.get("steps"))
+        if kind == "reset_batch":
+            return (batch.reset_now if now else batch.reset)(data.get("resets"))
+        if kind == "step":
+            return (session.step if now else session.step_async)(self.action.model_validate(data))
+        return (session.reset if now else session.reset_async)(**reset_args(data))
 
     def _other(self, session: Any, kind: Any) -> str:
         if kind == "state":

@@ -49,9 +49,8 @@ def per_worker(max_sessions: int, workers: int) -> int:
 
 def app() -> Any:
     """The app of one worker (uvicorn calls it in each worker process: ``factory=True``)."""
-    import gc
-
     from envfactory.integrations.openenv import make_app
+    from envfactory.serve.guard import quiet_gc
     from envfactory.tasks.taskset import TaskSet
 
     raw = os.environ.get(SETTINGS)
@@ -62,8 +61,7 @@ def app() -> Any:
     built = make_app(settings.env_dir, tasks, max_sessions=settings.max_sessions, trust_code=settings.trust_code,
                      token=os.environ.get(TOKEN) or None, max_body=settings.max_body, idle_s=settings.idle_s,
                      trajectories=settings.trajectories, step_timeout_s=settings.step_timeout_s)  # fmt: skip
-    gc.collect()
-    gc.freeze()  # as the single-process server: full collections stay short while sessions step
+    quiet_gc()
     return built
 
 
