@@ -12,7 +12,7 @@ import uuid
 from datetime import date, timedelta
 from typing import Any
 
-from envfactory.patterns import matching_string
+from envfactory.patterns import linear_pattern, matching_string
 
 JSON = dict[str, Any]
 
@@ -32,15 +32,33 @@ def shaped_key(entity: str, n: int, schema: JSON, plain: str) -> str:
         return (date(2020, 1, 1) + timedelta(days=n)).isoformat() + "T00:00:00Z"
     pattern = schema.get("pattern")
     text = plain
+    rng = random.Random(int.from_bytes(digest, "big"))
     if isinstance(pattern, str):
-        made = matching_string(pattern, random.Random(int.from_bytes(digest, "big")))
+        made = matching_string(pattern, rng)
         text = made if made is not None else plain
     low, high = schema.get("minLength"), schema.get("maxLength")
-    if isinstance(high, int) and len(text) > high and pattern is None:
+    low = low if isinstance(low, int) else 0
+    high = high if isinstance(high, int) else None
+    if isinstance(pattern, str) and text and not low <= len(text) <= (high or len(text)):
+        return _sized(text, pattern, rng, low, high)
+    if high is not None and len(text) > high and pattern is None:
         text = (text[: max(0, high - len(str(n)))] + str(n))[-high:] if high else text
-    if isinstance(low, int) and len(text) < low and pattern is None:
+    if len(text) < low and pattern is None:
         text = text + "0" * (low - len(text))
     return text
+
+
+def _sized(text: str, pattern: str, rng: random.Random, low: int, high: int | None) -> str:
+    """``text`` (made for ``pattern``) grown by more text made for it to ``low`` characters and cut
+    to ``high`` — a ``[a-f0-9]+`` of 40 — where the pattern still holds; else as it was."""
+    grown = text
+    for _ in range(64):
+        if len(grown) >= low:
+            break
+        grown += matching_string(pattern, rng) or text
+    sized = grown[:high] if high is not None else grown
+    check = linear_pattern(pattern)
+    return sized if check is not None and len(sized) >= low and check(sized) else text
 
 
 __all__ = ["shaped_key"]

@@ -9,6 +9,7 @@ import string
 import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
+from itertools import chain
 from typing import Any
 
 from faker import Faker
@@ -122,7 +123,7 @@ class ValueMaker:
             return self.rng.choice(examples)
         if (schema.get("anyOf") or schema.get("oneOf")) and not schema.get("properties"):
             options = [s for s in schema.get("anyOf") or schema.get("oneOf") or () if primary_type(s) != "null"]
-            return self.value(options[0], name, entity) if options else None
+            return self.value(_with_required(options[0], schema), name, entity) if options else None
         if typ is None and tokens(name)[-1:] and tokens(name)[-1] in _COUNTED:
             typ = "integer"  # a field an answer names without a type: ``overdue_days`` counts, it says no word
         return _BY_TYPE.get(typ or "string", _string)(self, schema, name, entity)
@@ -132,6 +133,18 @@ class ValueMaker:
             days=self.rng.randint(-span_days, span_days // 2),
             minutes=self.rng.randrange(0, 24 * 60, 15),
         )
+
+
+def _with_required(option: JSON, outer: JSON) -> JSON:
+    """A branch of ``anyOf`` as the value must be made: holding the members the schema around it
+    requires (``required: [Title, File]`` beside branches that declare some of them)."""
+    required = [r for r in outer.get("required") or () if isinstance(r, str)]
+    if not required or primary_type(option) not in (None, "object"):
+        return option
+    props = dict(option.get("properties") or {})
+    props.update({r: {"type": "string"} for r in required if r not in props})
+    return {**option, "type": "object", "properties": props,
+            "required": list(dict.fromkeys([*option.get("required", ()), *required]))}  # fmt: skip
 
 
 _COUNTED = frozenset({"count", "days", "hours", "minutes", "seconds", "total", "quantity", "qty", "age"})
@@ -174,8 +187,12 @@ def _integer(vm: ValueMaker, schema: JSON, name: str, entity: str) -> int:
 def _multiple(vm: ValueMaker, lo: float, hi: float, step: float) -> float:
     """A multiple of ``step`` in ``[lo, hi]`` (``lo``'s next multiple when the range holds none)."""
     first, last = math.ceil(lo / step), math.floor(hi / step)
-    value = vm.rng.randint(first, max(first, last)) * step
-    return round(value, 10)
+    drawn = vm.rng.randint(first, max(first, last))
+    for k in chain(range(drawn, max(first, last) + 1)[:64], range(drawn - 1, first - 1, -1)[:64]):  # or one near it
+        value = round(k * step, 10)
+        if (value / step).is_integer():  # as validators test it: 183.1 / 0.1 is 1830.9999999999998
+            return value
+    return round(drawn * step, 10)
 
 
 def _number(vm: ValueMaker, schema: JSON, name: str, entity: str) -> float:
@@ -228,9 +245,20 @@ def _object(vm: ValueMaker, schema: JSON, name: str, entity: str) -> JSON:
         props = {k: v for k, v in props.items() if k in kept}
     vm.depth += 1
     try:
-        return {k: vm.value(v, k, entity) for k, v in props.items()}
+        made = {k: vm.value(v, k, entity) for k, v in props.items()}
+        least = schema.get("minProperties")
+        extra = schema.get("additionalProperties")
+        if isinstance(least, int) and len(made) < least and extra is not False:  # ``Tags``: at least one tag
+            members = extra if isinstance(extra, dict) else {"type": "string"}
+            for n in range(least - len(made)):
+                made[f"{_singular(name)}_{n + 1}"] = vm.value(members, name, entity)
+        return made
     finally:
         vm.depth -= 1
+
+
+def _singular(name: str) -> str:
+    return (name[:-1] if name.endswith("s") else name).lower() or "key"
 
 
 def _null(vm: ValueMaker, schema: JSON, name: str, entity: str) -> None:
@@ -305,29 +333,20 @@ def _name_value(fake: Faker, entity: str) -> str:
 
 
 def _string(vm: ValueMaker, schema: JSON, name: str, entity: str) -> str:
-    fmt = schema.get("format")
-    if fmt == "date-time":
-        return vm.date().strftime("%Y-%m-%dT%H:%M:%SZ")
-    if fmt == "date":
-        return vm.date().strftime("%Y-%m-%d")
-    if fmt == "time":
-        return _time_of_day(vm)
-    if fmt == "email":
-        return vm.fake.email()
-    if fmt in ("uri", "url"):
-        return vm.fake.url()
-    if fmt == "uuid":
-        return str(uuid.UUID(int=vm.rng.getrandbits(128), version=4))
-    if fmt == "ipv4":
-        return vm.fake.ipv4()
-    toks = tokens(name)
-    text = _string_by_name(vm, toks, entity)
+    formatted = _FORMATTED.get(str(schema.get("format")))
     pattern = schema.get("pattern")
+    if formatted is not None and not isinstance(pattern, str):
+        return formatted(vm)
+    # a format's value, else one its name suggests; then, where a pattern is declared, one it matches
+    text = formatted(vm) if formatted is not None else _string_by_name(vm, tokens(name), entity)
     if isinstance(pattern, str):
         check = linear_pattern(pattern)
         if check is None or not check(text):
             natural = next((t for t in _clock_values(vm, pattern) if check is not None and check(t)), None)
             made = natural if natural is not None else matching_string(pattern, vm.rng)
+            if made is not None and str(schema.get("format")) in ("uri", "url") and "://" not in made:
+                rooted = "https://example.org/" + made.lstrip("/")  # ``.+/v[0-1]/?$`` of a URI: one with its scheme
+                made = rooted if check is None or check(rooted) else made
             text = made if made is not None else text
         return text
     lo, hi = int(schema.get("minLength", 0)), schema.get("maxLength")
@@ -336,6 +355,18 @@ def _string(vm: ValueMaker, schema: JSON, name: str, entity: str) -> str:
     if len(text) < lo:
         text += "".join(vm.rng.choice(string.ascii_lowercase) for _ in range(lo - len(text)))
     return text
+
+
+_FORMATTED: dict[str, Callable[[ValueMaker], str]] = {
+    "date-time": lambda vm: vm.date().strftime("%Y-%m-%dT%H:%M:%SZ"),
+    "date": lambda vm: vm.date().strftime("%Y-%m-%d"),
+    "time": lambda vm: _time_of_day(vm),
+    "email": lambda vm: vm.fake.email(),
+    "uri": lambda vm: vm.fake.url(),
+    "url": lambda vm: vm.fake.url(),
+    "uuid": lambda vm: str(uuid.UUID(int=vm.rng.getrandbits(128), version=4)),
+    "ipv4": lambda vm: vm.fake.ipv4(),
+}
 
 
 def _time_of_day(vm: ValueMaker) -> str:

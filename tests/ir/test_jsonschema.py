@@ -111,3 +111,43 @@ def test_primary_type_and_entity_schema_unwrap_envelopes() -> None:
     assert entity_schema(page) is item
     assert entity_schema({"type": "object", "properties": {"data": item}}) is item
     assert entity_schema({"type": "string"}) is None
+
+
+def test_draft_four_exclusive_flags_become_the_bounds_they_qualify() -> None:
+    """OpenAPI 3.0 and Swagger write ``exclusiveMaximum: false`` beside ``maximum``; read as a
+    number (JSON Schema since draft 6) ``False`` is the bound 0, refusing the value 1."""
+    out, _ = norm({"type": "integer", "minimum": 0, "maximum": 1, "exclusiveMinimum": True, "exclusiveMaximum": False})
+    assert out == {"type": "integer", "exclusiveMinimum": 0, "maximum": 1}
+    out, _ = norm({"type": "integer", "exclusiveMaximum": True})  # a flag with no bound to qualify
+    assert out == {"type": "integer"}
+
+
+def test_an_enum_breaking_its_type_is_read_as_the_type_or_dropped() -> None:
+    out, warnings = norm({"type": "integer", "enum": ["0 (User)", "1 (Organization)"]})
+    assert out["enum"] == [0, 1] and "read as 'integer'" in warnings[0]
+    out, _ = norm({"type": "string", "enum": [1, 2]})
+    assert out["enum"] == ["1", "2"]
+    out, _ = norm({"type": "number", "enum": ["1.5", "2 (two)"]})
+    assert out["enum"] == [1.5, 2.0]
+    out, warnings = norm({"type": "integer", "enum": ["low", "1 (high)"]})
+    assert "enum" not in out and out["type"] == "integer" and "dropped" in warnings[0]
+    out, _ = norm({"type": ["integer", "null"], "enum": [1, None]})  # a nullable enum keeps its null
+    assert out["enum"] == [1, None]
+
+
+def test_a_record_with_a_stray_items_is_an_object_and_an_array_of_records_keeps_its_items() -> None:
+    record = {"type": "array", "items": {"type": "object"}, "properties": {"code": {"type": "string"}}}
+    out, _ = norm(record)
+    assert out["type"] == "object" and "items" not in out and out["properties"]["code"] == {"type": "string"}
+    listed = {"type": "array", "items": {"properties": {"id": {"type": "integer"}}}, "properties": {"x": {}}}
+    out, _ = norm(listed)
+    assert out["type"] == "array" and "properties" not in out and out["items"]["properties"]["id"]
+
+
+def test_a_javascript_regex_literal_is_read_as_its_body_and_flags() -> None:
+    out, _ = norm({"type": "string", "pattern": "/^[0-9]{4}[a-z]$/i"})
+    assert out["pattern"] == "(?i)^[0-9]{4}[a-z]$"
+    out, _ = norm({"type": "string", "pattern": "/^3[A-Z]{3,}$/"})
+    assert out["pattern"] == "^3[A-Z]{3,}$"
+    out, _ = norm({"type": "string", "pattern": "^a/b$"})  # a slash inside is no literal
+    assert out["pattern"] == "^a/b$"

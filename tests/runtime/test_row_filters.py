@@ -46,6 +46,8 @@ def _was(op: str, row: dict[str, Any], v: Any) -> bool:  # the predicates as the
         return row.get(field) is not None and _comparable(row[field], v) and row[field] >= v
     if op == "lte":
         return row.get(field) is not None and _comparable(row[field], v) and row[field] <= v
+    if isinstance(v, list) and not isinstance(row.get(field), list):  # a list for one value: any of it
+        return _norm(row.get(field)) in {_norm(x) for x in v}
     return bool(_norm(row.get(field)) == _norm(v))
 
 

@@ -98,3 +98,178 @@ def test_records_beside_other_lists_and_contradicting_enums(tmp_path: Path) -> N
     episode.reset(seed=0)
     listed = episode.call_tool("list_folders", {}).data
     assert set(listed) == {"entries", "total_count"} and listed["total_count"] == len(listed["entries"])
+
+
+CAR = {"type": "object", "properties": {
+    "id": {"type": "string", "description": "The car's id"}, "vin": {"type": "string"},
+    "country": {"type": "string", "enum": ["us", "ca", "uk", "de"]}, "price": {"type": "integer"},
+}}  # fmt: skip
+
+
+def test_seeded_rows_are_ones_the_tools_can_name(tmp_path: Path) -> None:
+    """The parameters that find records say what values they hold: a read by a VIN of at least 10
+    characters, a search by a VIN of 17 and by one of two countries (the first its default) —
+    seeded cars hold such keys, VINs and countries, so every tool finds one and the self-check's
+    calls pass the parameters' own checks."""
+    country = {"type": "string", "enum": ["us", "ca"], "default": "us"}
+    path = _spec(tmp_path, {
+        "/cars": {"get": {"operationId": "search_cars", "parameters": [
+            _param("vin", {"type": "string", "minLength": 17}, "query"), _param("country", country, "query")],
+            "responses": _ok({"type": "array", "items": CAR})}},
+        "/cars/{vin}": {"get": {"operationId": "get_car", "responses": _ok(CAR),
+                                "parameters": [_param("vin", {"type": "string", "minLength": 10})]}},
+        "/stats": {"get": {"operationId": "car_stats", "parameters": [_param("country", country, "query")],
+                           "responses": _ok(CAR)}},
+    })  # fmt: skip
+    spec = synthesize(path)
+    car = spec.state_schema["car"]
+    rows = spec.initial_state["car"]
+    assert all(len(str(r[car.key])) >= 10 for r in rows)
+    assert all(len(r["vin"]) >= 17 for r in rows)
+    assert {r["country"] for r in rows} <= {"us", "ca"}  # what every search accepts, of what cars declare
+    assert self_check(spec, env=Environment(spec)).passed
+
+
+def test_a_page_size_offered_as_an_enum_is_asked_as_one_of_its_members(tmp_path: Path) -> None:
+    per_page = {"type": "integer", "enum": [2, 10, 20, 50], "default": 10}
+    note = {"type": "object", "properties": {"id": {"type": "integer"}, "text": {"type": "string"}}}
+    path = _spec(tmp_path, {
+        "/notes": {"get": {"operationId": "list_notes", "parameters": [
+            _param("page", {"type": "integer"}, "query"), _param("per_page", per_page, "query")],
+            "responses": _ok({"type": "array", "items": note})},
+            "post": {"operationId": "create_note", "requestBody": {"content": {"application/json": {"schema": note}}},
+                     "responses": _ok(note)}},
+    })  # fmt: skip
+    spec = synthesize(path)
+    report = self_check(spec, env=Environment(spec))
+    assert report.passed, report.failures
+    assert any(c.name == "create -> list contains it" and c.status == "pass" for t in report.tools for c in t.checks)
+
+
+def test_a_read_answering_one_of_a_few_words_is_a_decision_not_a_record(tmp_path: Path) -> None:
+    decision = {"type": "string", "enum": ["allow", "voiceMail", "block"]}
+    path = _spec(tmp_path, {
+        "/users/{userPhone}/should-block": {"get": {"operationId": "should_block", "parameters": [
+            _param("userPhone", {"type": "string"}), _param("phoneNumber", {"type": "string"}, "query")],
+            "responses": _ok(decision)}},
+    })  # fmt: skip
+    spec = synthesize(path)
+    assert spec.behaviour("should_block").effect.kind == "fallback"
+    env = Environment(spec)
+    assert self_check(spec, env=env).passed
+    answer = env.episode(max_steps=5).call_tool("should_block", {"userPhone": "+15550100", "phoneNumber": "+15550199"})
+    assert answer.data in decision["enum"]
+
+
+def test_a_reference_never_holds_keys_of_another_format(tmp_path: Path) -> None:
+    """A store's administrator ``email`` (``format: email``) names no record keyed ``email_0006``
+    (customers found by their e-mail are keyed by a text of no declared format)."""
+    store = {"type": "object", "properties": {"store_name": {"type": "string"},
+                                              "email": {"type": "string", "format": "email"}}}  # fmt: skip
+    customer = {"type": "object", "properties": {"email": {"type": "string"}, "name": {"type": "string"}}}
+    path = _spec(tmp_path, {
+        "/stores/{store_name}": {"get": {"operationId": "get_store", "responses": _ok(store),
+                                         "parameters": [_param("store_name", {"type": "string"})]}},
+        "/customers/email/{email}": {"get": {"operationId": "get_customer_by_email", "responses": _ok(customer),
+                                             "parameters": [_param("email", {"type": "string"})]}},
+    })  # fmt: skip
+    spec = synthesize(path)
+    assert "email" not in spec.state_schema["store"].refs
+    assert all("@" in row["email"] for row in spec.initial_state["store"])
+
+
+def test_a_create_whose_keys_are_all_taken_is_refused_not_looped_forever(tmp_path: Path) -> None:
+    """Keys drawn from a few declared values can all be taken: the next create is a conflict (it
+    had looped for ever, counting keys, on a public spec whose key prose read as three characters)."""
+    ticket = {"type": "object", "properties": {"id": {"type": "string"}, "title": {"type": "string"}}}
+    path = _spec(tmp_path, {
+        "/tickets": {"post": {"operationId": "add_ticket", "responses": _ok(ticket),
+                              "requestBody": {"content": {"application/json": {"schema": ticket}}}}},
+        "/tickets/{id}": {"get": {"operationId": "get_ticket", "parameters": [
+            _param("id", {"type": "string", "enum": ["a", "b", "c"]})], "responses": _ok(ticket)}},
+    })  # fmt: skip
+    spec = synthesize(path)
+    assert spec.state_schema["ticket"].key_schema.get("enum") == ["a", "b", "c"]
+    episode = Environment(spec).episode(max_steps=20)
+    made = [episode.call_tool("add_ticket", {"title": f"t{i}"}) for i in range(4)]
+    assert not made[-1].ok and made[-1].error == "conflict"
+    assert {r["id"] for r in episode.store.rows("ticket")} <= {"a", "b", "c"}
+
+
+def test_lists_of_values_for_one_value_filter_by_any_and_never_crash(tmp_path: Path) -> None:
+    """``/Line/Mode/{modes}/Status``, "a comma-separated list of modes": rows of any of them (the
+    runtime had raised on a list where it looked for a wildcard word); ``/Line/{ids}``: those rows."""
+    line = {"type": "object", "properties": {"id": {"type": "string"}, "modeName": {"type": "string"}}}
+    names = {"type": "array", "items": {"type": "string"}}
+    lines = _ok({"type": "array", "items": line})
+    path = _spec(tmp_path, {
+        "/Line/Mode/{modes}/Status": {"get": {"operationId": "status_by_mode", "responses": lines,
+                                              "parameters": [_param("modes", names)]}},
+        "/Line/{ids}": {"get": {"operationId": "get_lines", "responses": lines,
+                                "parameters": [_param("ids", names)]}},
+    })  # fmt: skip
+    spec = synthesize(path)
+    env = Environment(spec)
+    assert self_check(spec, env=env).passed
+    episode = env.episode(max_steps=10)
+    rows = list(episode.store.rows("line"))
+    two = [rows[0]["id"], rows[1]["id"]]
+    got = episode.call_tool("get_lines", {"ids": two})
+    assert got.ok and sorted(r["id"] for r in got.data) == sorted(two)
+    assert episode.call_tool("status_by_mode", {"modes": ["tube", "dlr"]}).ok
+
+
+def test_an_equality_filter_given_a_list_keeps_rows_holding_any_of_it() -> None:
+    from envfactory.ir.effect import Filter
+    from envfactory.ir.state import Entity
+    from envfactory.runtime.behaviours import compile_filters
+
+    line = Entity(name="line", key="id", key_prefix="line",
+                  fields={"id": {"type": "string"}, "mode": {"type": "string"}, "tags": {"type": "array"}})  # fmt: skip
+    rows = [{"id": "a", "mode": "tube", "tags": ["x"]}, {"id": "b", "mode": "DLR", "tags": ["x", "y"]},
+            {"id": "c", "mode": "bus", "tags": []}]  # fmt: skip
+    [(_, by_mode)] = compile_filters((Filter(arg="modes", field="mode", op="eq"),), line)
+    assert [r["id"] for r in by_mode(rows, ["tube", "dlr"])] == ["a", "b"]
+    assert [r["id"] for r in by_mode(rows, "bus")] == ["c"]
+    [(_, by_tags)] = compile_filters((Filter(arg="tags", field="tags", op="eq"),), line)
+    assert [r["id"] for r in by_tags(rows, ["x", "y"])] == ["b"]  # a list field: the same list
+
+
+def test_a_reference_no_writing_argument_can_hold_is_dropped(tmp_path: Path) -> None:
+    """Conversations name their listing by ``listing_id: integer`` while listings are keyed by text
+    (``/listings/{slug}``): the reference would refuse every new conversation as naming nothing."""
+    listing = {"type": "object", "properties": {"id": {"type": "string"}, "title": {"type": "string"}}}
+    convo = {"type": "object", "properties": {"id": {"type": "integer"}, "listing_id": {"type": "string"},
+                                              "body": {"type": "string"}}}  # fmt: skip
+    body = {"type": "object", "properties": {"listing_id": {"type": "integer"}, "body": {"type": "string"}}}
+    path = _spec(tmp_path, {
+        "/listings/{id}": {"get": {"operationId": "get_listing", "responses": _ok(listing),
+                                   "parameters": [_param("id", {"type": "string"})]}},
+        "/conversations": {"post": {"operationId": "create_conversation", "responses": _ok(convo),
+                                    "requestBody": {"content": {"application/json": {"schema": body}}}}},
+    })  # fmt: skip
+    spec = synthesize(path)
+    assert "listing_id" not in spec.state_schema["conversation"].refs
+    episode = Environment(spec).episode(max_steps=5)
+    assert episode.call_tool("create_conversation", {"listing_id": 7, "body": "Is it still for sale?"}).ok
+
+
+def test_a_primary_key_parameter_decides_the_key_type_and_an_optional_key_is_still_passed(tmp_path: Path) -> None:
+    """``/dashboard/{pk}: integer`` beside ``/dashboard/{id_or_slug}: string``: integer keys (a
+    ``pk`` names the key, as ``id`` does); ``DELETE /templates?template_id=`` declares its key
+    optional, and the self-check still names the template it deletes."""
+    dash = {"type": "object", "properties": {"id": {"type": "integer"}, "dashboard_title": {"type": "string"}}}
+    tpl = {"type": "object", "properties": {"id": {"type": "integer"}, "name": {"type": "string"}}}
+    path = _spec(tmp_path, {
+        "/dashboard/{id_or_slug}": {"get": {"operationId": "get_dashboard", "responses": _ok(dash),
+                                            "parameters": [_param("id_or_slug", {"type": "string"})]}},
+        "/dashboard/{pk}": {"delete": {"operationId": "delete_dashboard", "responses": _ok(dash),
+                                       "parameters": [_param("pk", {"type": "integer"})]}},
+        "/templates": {"get": {"operationId": "list_templates", "responses": _ok({"type": "array", "items": tpl})},
+                       "delete": {"operationId": "delete_template", "responses": _ok(tpl),
+                                  "parameters": [_param("template_id", {"type": "integer"}, "query")]}},
+    })  # fmt: skip
+    spec = synthesize(path)
+    assert spec.state_schema["dashboard"].key_type == "integer"
+    report = self_check(spec, env=Environment(spec))
+    assert report.passed, report.failures

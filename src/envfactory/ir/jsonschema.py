@@ -49,6 +49,7 @@ _CANONICAL = {"integer", "number", "string", "boolean", "object", "array", "null
 _DROPPED_KEYS = {"xml", "discriminator", "externalDocs", "$schema"}
 _SCALAR = (str, int, float, bool)
 MAX_DEPTH = 24
+_JS_REGEX = re.compile(r"/(.+)/([gimsuy]*)", re.DOTALL)
 
 
 def normalize_schema(schema: Any, diag: Diagnostics, *, tool: str | None = None, field: str = "$") -> JSON:
@@ -79,6 +80,17 @@ class _Normalizer:
         if "allOf" in out:
             out = self._merge_all_of(out, field)
         self._fix_type(out, field)
+        self._fix_enum_type(out, field)
+        if isinstance(out.get("items"), dict) and out.get("properties") and out.get("type") in ("object", "array"):
+            # a record written with a stray ``items: {type: object}`` (or typed an array): the
+            # properties say what it holds, unless the items describe records of their own
+            if out["items"].get("properties") and out["type"] == "array":
+                out.pop("properties")
+                self.warn(field, "'properties' of an array dropped (its items describe its records)")
+            else:
+                out.pop("items")
+                out["type"] = "object"
+                self.warn(field, "'items' beside 'properties' dropped: read as an object")
         if out.get("type") == "array" and isinstance(out.get("enum"), list):
             # ``{type: array, enum: [a, b], items: {type: string}}``: the enum is the items'
             items = out["items"] if isinstance(out.get("items"), dict) else {}
@@ -131,6 +143,14 @@ class _Normalizer:
                 self.warn(field, f"{key!r} is {_shown(value)}, which is not a valid {key!r}; dropped")
         if isinstance(schema.get("required"), list):
             schema["required"] = [r for r in schema["required"] if isinstance(r, str)]
+        for exclusive, bound in (("exclusiveMinimum", "minimum"), ("exclusiveMaximum", "maximum")):
+            # OpenAPI 3.0 and Swagger write JSON Schema draft 4's flag; read as draft 4 does
+            if isinstance(schema.get(exclusive), bool) and schema.pop(exclusive) and _number(schema.get(bound)):
+                schema[exclusive] = schema.pop(bound)
+        literal = _JS_REGEX.fullmatch(schema["pattern"]) if isinstance(schema.get("pattern"), str) else None
+        if literal:  # ``/^[0-9]{5}$/i``: a JavaScript regular expression literal, its flags after it
+            schema["pattern"] = ("(?i)" if "i" in literal.group(2) else "") + literal.group(1)
+            self.warn(field, f"pattern {_shown(literal.group(0))} written as a /.../ literal; read as its body")
         if isinstance(schema.get("enum"), list):
             scalars = [v for v in schema["enum"] if v is None or isinstance(v, (str, int, float, bool))]
             if len(scalars) < len(schema["enum"]):
@@ -199,6 +219,23 @@ class _Normalizer:
         self.warn(field, f"unknown type {typ!r} dropped; accepting any value")
         return None
 
+    def _fix_enum_type(self, schema: JSON, field: str) -> None:
+        """An enum whose values break the declared scalar type (``type: integer`` listing ``"1 (Public)"``)
+        refuses every value: each is read as the type where it can be (its leading number, a number's
+        text), else the enum is dropped and the type kept."""
+        typ, values = schema.get("type"), schema.get("enum")
+        if not isinstance(values, list) or typ not in ("integer", "number", "boolean", "string"):
+            return
+        if all(v is None or _is_type(v, typ) for v in values):
+            return
+        fixed = [None if v is None else v if _is_type(v, typ) else _as_type(v, typ) for v in values]
+        if any(v is None for v, old in zip(fixed, values, strict=True) if old is not None):
+            schema.pop("enum")
+            self.warn(field, f"'enum' values {_shown(values)} are not of type {typ!r}; dropped")
+        else:
+            schema["enum"] = list(dict.fromkeys(fixed))
+            self.warn(field, f"'enum' values {_shown(values)} read as {typ!r}")
+
     def _fix_properties(self, schema: JSON, field: str, depth: int, seen: tuple[int, ...]) -> None:
         props = schema["properties"]
         if not isinstance(props, dict):
@@ -261,6 +298,38 @@ def _examples(schema: JSON) -> None:
     scalars = [v for v in found if isinstance(v, _SCALAR) and (not isinstance(v, str) or len(v) <= 200)]
     if scalars:
         schema["examples"] = list(dict.fromkeys(scalars))
+
+
+_LEADING_NUMBER = re.compile(r"\s*(-?\d+(?:\.\d+)?)(?=$|[\s(:=-])")
+
+
+def _as_type(value: Any, typ: str) -> Any:
+    """``value`` read as a JSON Schema scalar type, or None: ``"1 (Public)"`` as the integer 1 (a
+    number's text with its label after it), ``"2.5"`` as a number, ``"true"`` as a boolean, 3 as text."""
+    if isinstance(value, bool) and typ != "boolean":
+        return None
+    if typ == "string":
+        return str(value) if _number(value) else None
+    if typ == "boolean":
+        return {"true": True, "false": False}.get(str(value).strip().lower())
+    if isinstance(value, str):
+        found = _LEADING_NUMBER.match(value)
+        value = float(found.group(1)) if found else None
+    if not _number(value):
+        return None
+    if typ == "number":
+        return value
+    return int(value) if float(value).is_integer() else None
+
+
+def _is_type(value: Any, typ: str) -> bool:
+    if typ == "integer":
+        return isinstance(value, int) and not isinstance(value, bool)
+    if typ == "number":
+        return _number(value)
+    if typ == "boolean":
+        return isinstance(value, bool)
+    return isinstance(value, str)
 
 
 def _number(value: Any) -> bool:

@@ -60,6 +60,8 @@ def enum_from_description(text: str) -> list[str]:
     if not match:
         return _opening_alternatives(text or "")
     quoted = _QUOTED.findall(match.group(1))
+    if any(len(q) == 1 and not q.isalnum() for q in quoted):
+        return []  # "only alphanumeric characters, '.', '_', or '-'": the characters a value may hold
     return list(dict.fromkeys(quoted)) if len(quoted) >= 2 else []
 
 

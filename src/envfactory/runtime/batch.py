@@ -73,6 +73,8 @@ def _create_many(effect: CreateManyEffect, tool: ToolSpec, spec: EnvSpec) -> Exe
                 if any(_matches(r, values) for r in existing):
                     continue
                 key = store.next_key(entity.name, entity.format_key)
+                if key is None:  # every key it may have is taken: skipped, as an item holding a taken key is
+                    continue
                 values[entity.key] = key
             else:
                 key = cast(values.get(entity.key))

@@ -174,6 +174,8 @@ def _create(effect: CreateEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
                 raise ToolError("conflict", f"{_label(entity, key)} already exists")
         else:
             key = store.next_key(name, format_key)
+            if key is None:
+                raise ToolError("conflict", f"no {name} can be added: every key it may have is taken")
         values: JSON = {key_field: key}
         written = _assign(values, args, mapping, splits)
         if wrapped and body:
@@ -613,6 +615,9 @@ def _row_filter(flt: Filter, text_fields: list[str]) -> RowFilter:
 
     def equal(rows: list[JSON], v: Any) -> list[JSON]:
         want = _norm(v)  # a row's text is case-folded inline: _norm of a str
+        if type(v) is list:  # ``modes: ["tube", "dlr"]`` for a row's one mode: any of them; a list field, the list
+            among = {_norm(x) for x in v}
+            return [r for r in rows if (_norm(x) == want if type(x := r.get(field)) is list else _norm(x) in among)]
         return [r for r in rows if (x.casefold() if type(x := r.get(field)) is str else _norm(x)) == want]
 
     return equal
@@ -641,6 +646,12 @@ def _offered_wildcards(prop: Any) -> frozenset[str]:
     """The members of an argument's enum that mean "whichever": ``all`` beside ``pending`` and ``done``."""
     members = prop.get("enum") if isinstance(prop, dict) else None
     return frozenset(m for m in members if isinstance(m, str) and m.lower() in WILDCARDS) if members else frozenset()
+
+
+def _wildcard(value: Any, wildcards: dict[str, frozenset[str]], arg: str) -> bool:
+    """Whether ``value`` is one of the argument's wildcards (which are words: a list given where the
+    tool declared a word is none, and is no key of a set either)."""
+    return type(value) is str and value in wildcards.get(arg, ())
 
 
 def _declared_defaults(effect: ListEffect, props: JSON, entity: Entity) -> JSON:
@@ -690,9 +701,11 @@ def _list(effect: ListEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
         if flags:
             valued = {**flags, **{a: v for a, v in args.items() if v is not None and
                                   (a not in as_omitted or v != as_omitted[a])}}  # fmt: skip
-            active = [(p, valued[a]) for a, p in predicates if a in valued and valued[a] not in wildcards.get(a, ())]
+            active = [(p, valued[a]) for a, p in predicates if a in valued and not _wildcard(valued[a], wildcards, a)]
         else:  # the same, without the merged copy of the arguments
-            active = [(p, v) for a, p in predicates if (v := args.get(a)) is not None and v not in wildcards.get(a, ())]
+            active = [
+                (p, v) for a, p in predicates if (v := args.get(a)) is not None and not _wildcard(v, wildcards, a)
+            ]
         rows = ctx.store.row_list(entity_name)
         for keep, value in active:
             rows = keep(rows, value)

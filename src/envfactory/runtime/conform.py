@@ -251,6 +251,12 @@ def placeholder_value(schema: JSON, depth: int = 0) -> Any:
         return schema["minimum"]
     if typ == "string" and str(schema.get("format")) in FORMATS:
         return FORMATS[str(schema["format"])][1]("")
+    if typ == "string" and isinstance(schema.get("pattern"), str):  # ``api_version``: ``^(0|[1-9]\d*)\.…``
+        made = matching_string(schema["pattern"], random.Random(0))
+        if made is not None:
+            return made
+    if typ == "string" and isinstance(schema.get("minLength"), int) and schema["minLength"] > 0:
+        return "x" * schema["minLength"]  # "" where a text must be at least one character long
     if typ == "object" and depth < 4:
         props = schema.get("properties") or {}
         return {

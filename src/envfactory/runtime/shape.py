@@ -127,6 +127,8 @@ def compile_shaper(
     typ = primary_type(schema)
     if typ in ("string",):
         return lambda value: value if isinstance(value, str) else json.dumps(value, ensure_ascii=True)
+    if typ == "boolean":  # "true when it was added": a write that answers did what it was asked
+        return lambda value: value if isinstance(value, bool) else value is not None
     if typ not in ("array", "object"):
         return identity
     path, _, as_list = data_path(schema)

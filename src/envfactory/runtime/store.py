@@ -20,6 +20,8 @@ from envfactory.ir.derived import derive, sort_lists
 from envfactory.ir.state import StateSchema
 from envfactory.runtime.canonical import NotCanonical, canonical_number, canonical_value
 
+NEXT_KEY_TRIES = 1_000  # keys made before a create gives up: every one it makes is taken
+
 JSON = dict[str, Any]
 MOD = 1 << 128
 _GONE: Any = None  # overlay value of a deleted row
@@ -176,12 +178,15 @@ class Store:
         return sum(1 for _ in self.rows(entity))
 
     def next_key(self, entity: str, format_key: Any) -> Any:
-        while True:  # a row a user supplied may already hold the next key
+        """The next free key ``format_key`` makes, or None where it makes none: keys drawn from a few
+        values (an enum of them) can all be taken."""
+        for _ in range(NEXT_KEY_TRIES):  # a row a user supplied may already hold the next key
             n = self.counters.get(entity, self.base.counters[entity]) + 1
             self.counters[entity] = n
             key = format_key(n)
             if self.get(entity, key) is None:
                 return key
+        return None
 
     def hash(self) -> str:
         total = self.base.total

@@ -31,6 +31,9 @@ def sample_arguments(
     wanted = list(tool.required)
     if optional and kind in ("create", "update", "bound", "fallback", "transfer"):
         wanted += [a for a in tool.properties if a not in wanted]
+    key_arg = getattr(effect, "key_arg", None)
+    if kind != "create" and key_arg in tool.properties and key_arg not in wanted:
+        wanted.append(key_arg)  # ``deleteTemplate(template_id)``, optional as declared: what it acts on
     args: JSON = {}
     for arg in wanted:
         prop = tool.properties.get(arg) or {}
@@ -89,6 +92,11 @@ def fits(value: Any, prop: JSON) -> bool:
     if isinstance(value, str) and not has_format(value, prop):
         return False
     kinds = PYTHON_TYPES.get(primary_type(prop) or "")
+    if isinstance(value, list) and isinstance(prop.get("items"), dict):  # ids, not lists of ids
+        items = PYTHON_TYPES.get(primary_type(prop["items"]) or "")
+        if items is not None and not all(isinstance(v, items) and (bool in items or not isinstance(v, bool))
+                                         for v in value):  # fmt: skip
+            return False
     return kinds is None or (isinstance(value, kinds) and not isinstance(value, bool))
 
 

@@ -158,8 +158,8 @@ def synthesize(
     schema, behaviours = rows_by_condition(list(toolset.tools), schema, behaviours, kinds)
     schema = _without_unused(schema, behaviours, taken={b.tool for b in behaviours if b.effect.kind == "count"})
     schema = fields_follow_lookups(schema, behaviours, toolset)  # find_user_by_email: users have an email
-    schema = refs_fit_keys(fields_follow_filters(keys_follow_parameters(schema, behaviours, toolset), behaviours,
-                                                 toolset))  # fmt: skip
+    schema = fields_follow_filters(keys_follow_parameters(schema, behaviours, toolset), behaviours, toolset)
+    schema = refs_fit_keys(schema, behaviours, toolset)
     schema = list_refs(schema, behaviours)  # a watchlist of stock symbols refers to the stocks
     schema, behaviours = kept_collections(schema, behaviours, toolset)  # a heartbeat, an estimate: no table
     behaviours = [_initial_statuses(b, schema) for b in behaviours]  # the statuses a list's filter offers

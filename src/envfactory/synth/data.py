@@ -104,7 +104,7 @@ def coerce_key(key: Any, schema: JSON) -> Any:
     typ = primary_type(schema)
     if typ == "string" and not isinstance(key, str):
         return str(key)
-    if typ == "integer" and isinstance(key, str) and key.isdigit():
+    if typ in ("integer", "number") and isinstance(key, str) and key.isdigit():
         return int(key)
     if typ == "array":
         return [key]

@@ -87,6 +87,10 @@ def infer_behaviour(intent: Intent, entity: Entity | None, schema: StateSchema) 
             (intent.kind in WRITE_KINDS and not hints.read_only) or hints.read_only is False or bool(hints.destructive)
         )
         return fallback(intent.tool.name, f"{why} (verb {intent.verb or '?'!r})", writes=writes)
+    answer = intent.tool.output_schema or {}
+    if intent.kind in ("read", "list") and answer.get("enum") and primary_type(answer) not in (None, "object", "array"):
+        # ``ShouldBlock`` answers allow, voiceMail or block: a decision computed, no record of a row
+        return fallback(intent.tool.name, f"answers one of {len(answer['enum'])} declared values, not a {entity.name}")
     behaviour = BUILDERS[intent.kind](intent, entity, schema)
     if intent.tool.annotations.read_only and behaviour.effect.kind in WRITE_KINDS:
         return _read_only(intent, entity, schema, behaviour.effect.kind)
@@ -259,6 +263,11 @@ def _keyed(kind: str) -> Builder:
         if key_arg is None:
             return fallback(intent.tool.name, f"{kind} of {entity.name} but no argument holds its key",
                             writes=kind in WRITE_KINDS)  # fmt: skip
+        if kind == "read" and primary_type(intent.tool.properties.get(key_arg)) == "array":
+            # ``/Line/{ids}``, "a comma-separated list of line ids": the rows holding those keys
+            ignored = [a for a in intent.tool.properties if a != key_arg]
+            among = ListEffect(entity=entity.name, filters=(Filter(arg=key_arg, field=entity.key, op="in"),))
+            return _grade(intent.tool, among, ignored, [f"answers the {plural(entity.name)} whose keys it is given"])
         if kind == "read":
             ignored = [a for a in intent.tool.properties if a != key_arg]
             return _grade(intent.tool, ReadEffect(entity=entity.name, key_arg=key_arg), ignored, [])

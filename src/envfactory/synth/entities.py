@@ -11,6 +11,7 @@ from envfactory.ir.effect import WILDCARDS, Behaviour, ListEffect
 from envfactory.ir.jsonschema import outcome_flags, primary_type
 from envfactory.ir.state import Entity, StateSchema, names_key
 from envfactory.ir.tool import ToolSet
+from envfactory.runtime.validation import compile_schema
 from envfactory.synth.intents import Intent
 from envfactory.synth.naming import credential, id_stem, matching_field, names_handle, same_field, tokens
 
@@ -236,6 +237,7 @@ def keys_follow_parameters(schema: StateSchema, behaviours: list[Behaviour], too
     a number is the one key all of them take, the text ones as its digits."""
     params: dict[str, list[JSON]] = {}
     own: dict[str, list[JSON]] = {}
+    passed: dict[str, list[JSON]] = {}  # parameters taking the key of a record another one refers to
     by_name = {t.name: t for t in tools.tools}
     for b in behaviours:
         entity = getattr(b.effect, "entity", None)
@@ -248,8 +250,12 @@ def keys_follow_parameters(schema: StateSchema, behaviours: list[Behaviour], too
         for key_arg in filter(None, key_args):
             prop = by_name[b.tool].properties.get(key_arg) or {}
             params.setdefault(entity, []).append(prop)
-            if matching_field((key,), key_arg, entity) == key:
+            if matching_field((key,), key_arg, entity) == key or tokens(key_arg) == ("pk",):  # a primary key
                 own.setdefault(entity, []).append(prop)
+        for f in getattr(b.effect, "filters", ()):  # ``decode(vin)`` finds specs by the car they refer to
+            target = schema[entity].refs.get(f.field or "")
+            if f.op == "eq" and target is not None and target in schema and target != entity:
+                passed.setdefault(target, []).append(by_name[b.tool].properties.get(f.arg) or {})
     numeric = {e: _numbers_all_take(props, own.get(e, [])) for e, props in params.items()}
     for e in schema.entities:  # no id parameter: the records that refer to it say (NYT's ``list_id: integer``)
         for field, target in e.refs.items():
@@ -266,6 +272,13 @@ def keys_follow_parameters(schema: StateSchema, behaviours: list[Behaviour], too
         if e.key_type == "string" and not e.key_schema and e.key != "_id":
             fields = {**e.fields, e.key: {**e.fields.get(e.key, {}), **shape}}
             updated[name] = e.model_copy(update={"key_schema": shape, "fields": fields})
+    # ``crmCheck(vin: minLength 10)`` reads cars: their keys are that long
+    for name in dict.fromkeys([*params, *passed]):
+        e, props = updated.get(name, schema[name]), params.get(name, []) + passed.get(name, [])
+        lengths = _lengths_all_take(e.key_schema, props) if e.key_type == "string" and e.key != "_id" else {}
+        if lengths and not _length_fits(str(e.format_key(1)), lengths):  # keys made as they are would be refused
+            fields = {**e.fields, e.key: {**e.fields.get(e.key, {}), **lengths}}
+            updated[name] = e.model_copy(update={"key_schema": {**e.key_schema, **lengths}, "fields": fields})
     if not updated:
         return schema
     return StateSchema(entities=tuple(updated.get(e.name, e) for e in schema.entities))
@@ -281,17 +294,38 @@ def _numbers_all_take(params: list[JSON], own: list[JSON]) -> bool:
     return bool(numbers) and all(primary_type(p) == "string" and not set(p) & set(KEY_CONSTRAINTS) for p in texts)
 
 
-def refs_fit_keys(schema: StateSchema) -> StateSchema:
+def refs_fit_keys(schema: StateSchema, behaviours: Sequence[Behaviour] = (), tools: ToolSet | None = None
+                  ) -> StateSchema:  # fmt: skip
     """Drop references whose field cannot hold the target's key: NYT's ``overview.list_id`` is an
     integer while lists are keyed by ``list_name``; TheTVDB's ``languageId`` an integer while its
     language route takes a string id; Box's ``templateKey`` one declared word
     (``securityClassification-6VMVochwUWo``) while templates are keyed by other words. A value
-    there names nothing the environment holds."""
+    there names nothing the environment holds. So where a tool writing the field takes it in an
+    argument that cannot hold one (Reverb's conversation ``listing_id: integer``, listings keyed
+    by text): every write would be refused for naming nothing."""
+    written: dict[tuple[str, str], list[JSON]] = {}
+    by_name = {t.name: t for t in tools.tools} if tools is not None else {}
+    for b in behaviours:
+        entity, args = getattr(b.effect, "entity", None), getattr(b.effect, "args", None)
+        if isinstance(entity, str) and isinstance(args, dict) and b.tool in by_name:
+            for arg, field in args.items():
+                written.setdefault((entity, field), []).append(by_name[b.tool].properties.get(arg) or {})
     updated = []
     for e in schema.entities:
-        refs = {f: t for f, t in e.refs.items() if t not in schema or _holds_keys(e.fields.get(f) or {}, schema[t])}
+        held = {f: [e.fields.get(f) or {}, *written.get((e.name, f), ())] for f in e.refs}
+        refs = {f: t for f, t in e.refs.items() if t not in schema or all(_holds_keys(p, schema[t]) for p in held[f])}
         updated.append(e.model_copy(update={"refs": refs}) if refs != e.refs else e)
     return StateSchema(entities=tuple(updated))
+
+
+def _formatted(field: JSON, target: Entity) -> bool:
+    """Whether ``target``'s keys have the text format ``field`` declares (an e-mail, a URI, a date)."""
+    check = compile_schema({"type": "string", "format": field["format"]})
+    try:
+        check(target.format_key(1))
+    except Exception:  # the validator's own refusal: a key of another shape
+        return False
+    return True
 
 
 def _holds_keys(field: JSON, target: Entity) -> bool:
@@ -300,6 +334,8 @@ def _holds_keys(field: JSON, target: Entity) -> bool:
     keys = target.key_schema.get("enum")
     if target.key_type == "string" and not keys and primary_type(field) in ("integer", "number"):
         return False
+    if target.key_type == "string" and isinstance(field.get("format"), str) and not _formatted(field, target):
+        return False  # Jumpseller's store ``email: format email``: no ``email_0006`` key
     words = field.get("enum")
     return not (isinstance(words, list) and words and all(isinstance(w, str) for w in words)
                 and not set(words) <= set(keys if isinstance(keys, list) else ()))  # fmt: skip
@@ -330,15 +366,20 @@ def fields_follow_lookups(schema: StateSchema, behaviours: list[Behaviour], tool
 
 def fields_follow_filters(schema: StateSchema, behaviours: list[Behaviour], tools: ToolSet) -> StateSchema:
     """A field an equality filter compares with an enum parameter takes that enum (NYT's
-    ``/{section}``: articles are in one of the sections the parameter allows), so seeded rows can
-    be found by the values the tool accepts."""
+    ``/{section}``: articles are in one of the sections the parameter allows; where several
+    parameters or the field list values, those all of them accept), and the text lengths
+    such parameters ask, so seeded rows can be found by the values the tool accepts."""
     enums: dict[tuple[str, str], list[Any]] = {}
+    offered: dict[tuple[str, str], list[list[Any]]] = {}
+    lengths: dict[tuple[str, str], list[JSON]] = {}
     by_name = {t.name: t for t in tools.tools}
     for b in behaviours:
         if not isinstance(b.effect, ListEffect) or b.tool not in by_name or b.effect.entity not in schema:
             continue
         for f in b.effect.filters:
             prop = by_name[b.tool].properties.get(f.arg) or {}
+            if f.op == "eq" and f.field and f.field != schema[b.effect.entity].key:
+                lengths.setdefault((b.effect.entity, f.field), []).append(prop)
             members = prop.get("enum") if f.op == "eq" else None
             if isinstance(members, list):  # ``all`` beside the statuses is no status a row holds
                 members = [m for m in members if not (isinstance(m, str) and m.lower() in WILDCARDS)]
@@ -347,18 +388,56 @@ def fields_follow_filters(schema: StateSchema, behaviours: list[Behaviour], tool
                 isinstance(members, list)
                 and members
                 and isinstance(field, dict)
-                and "enum" not in field
                 and primary_type(field) in (None, primary_type(prop))
                 and f.field != schema[b.effect.entity].key
             ):
-                enums.setdefault((b.effect.entity, f.field or ""), members)
-    if not enums:
+                offered.setdefault((b.effect.entity, f.field or ""), []).append(members)
+    # the values every such parameter accepts, of those the field declares: getDailyStats's ``country``
+    # (``us``, ``ca``, default ``us``) finds no dealer seeded in ``uk``; where they share none, the first's
+    for at, lists in offered.items():
+        own = schema[at[0]].fields[at[1]].get("enum")
+        shared = [m for m in (own if isinstance(own, list) else lists[0]) if all(m in ms for ms in lists)]
+        if shared and shared != own:
+            enums[at] = shared
+        elif not isinstance(own, list):
+            enums[at] = lists[0]
+    # ``decode(vin: minLength 17)`` finds specs by their vin: seeded vins are that long
+    sized = {
+        at: shape
+        for at, props in lengths.items()
+        if primary_type(field := schema[at[0]].fields.get(at[1]) or {}) == "string"
+        and "enum" not in field
+        and "pattern" not in field
+        and (shape := _lengths_all_take(field, props))
+    }
+    if not enums and not sized:
         return schema
     updated = []
     for e in schema.entities:
         fields = {f: ({**v, "enum": enums[(e.name, f)]} if (e.name, f) in enums else v) for f, v in e.fields.items()}
+        fields = {f: ({**v, **sized[(e.name, f)]} if (e.name, f) in sized else v) for f, v in fields.items()}
         updated.append(e.model_copy(update={"fields": fields}) if fields != e.fields else e)
     return StateSchema(entities=tuple(updated))
+
+
+def _lengths_all_take(held: JSON, props: list[JSON]) -> JSON:
+    """The text lengths every one of ``props`` accepts, where they ask more than ``held`` does:
+    the longest ``minLength`` and the shortest ``maxLength`` (none where the two cross)."""
+    texts = [p for p in props if primary_type(p) == "string"]
+    low: int = held["minLength"] if isinstance(held.get("minLength"), int) else 0
+    high: int | None = held["maxLength"] if isinstance(held.get("maxLength"), int) else None
+    lows = [p["minLength"] for p in texts if isinstance(p.get("minLength"), int)]
+    highs = [p["maxLength"] for p in texts if isinstance(p.get("maxLength"), int)]
+    out: JSON = {}
+    if lows and max(lows) > low:
+        low = out["minLength"] = max(lows)
+    if highs and (high is None or min(highs) < high):
+        high = out["maxLength"] = min(highs)
+    return {} if high is not None and high < low else out
+
+
+def _length_fits(text: str, shape: JSON) -> bool:
+    return shape.get("minLength", 0) <= len(text) <= shape.get("maxLength", len(text))
 
 
 def _shapes_named_elsewhere(schema: StateSchema, tools: ToolSet) -> dict[str, JSON]:

@@ -127,9 +127,9 @@ def _probe_create(p: Probe) -> None:
         declared = _as_declared(p, reader, row)
         answer = p.spec.tools[reader].output_schema if reader else None
         shown = _unwrapped(got.data, answer) if got.ok else None
-        # a read whose declared envelope holds its record in a list (Personio's ``data.attributes: [...]``):
-        # the record there that shows the row (a whole answer that is a list is many records, no read's)
-        candidates = shown if isinstance(shown, list) and data_path(answer)[0] else [shown]
+        # a read whose answer holds its record in a list (Personio's ``data.attributes: [...]``, or a
+        # whole answer ``[{...}]``): the record there that shows the row
+        candidates = shown if isinstance(shown, list) else [shown]
         same = any(
             isinstance(one, dict) and all(one[k] == declared.get(k, v) for k, v in row.items() if k in one)
             for one in candidates
@@ -189,7 +189,7 @@ def _filters_matching(p: Probe, lister: str, row: JSON) -> JSON:
     """Arguments of ``lister``'s filters that ``row`` satisfies."""
     out: JSON = {}
     for f in p.spec.behaviour(lister).effect.filters:  # type: ignore[union-attr]
-        if f.field and row.get(f.field) is not None:
+        if f.field and row.get(f.field) not in (None, [], ""):  # an empty one names nothing to look for
             value = row[f.field]
             if (
                 f.op == "any"
@@ -217,7 +217,8 @@ def _max_page(p: Probe, lister: str) -> JSON:
     if not paging.limit_arg:
         return {}
     prop = p.spec.tools[lister].properties.get(paging.limit_arg, {})
-    most = int(prop.get("maximum", 1000))
+    offered = [v for v in prop.get("enum") or () if isinstance(v, int) and not isinstance(v, bool)]
+    most = max(offered) if offered else int(prop.get("maximum", 1000))  # ``per_page``: one of 2, 10, ..., 50
     return {paging.limit_arg: str(most) if primary_type(prop) == "string" else most}
 
 
@@ -283,7 +284,11 @@ def _probe_list(p: Probe) -> None:
     args = p.args()
     rows = p.env.base.tables[p.effect(ListEffect).entity]
     if (_answers_one(p, tool.name) or min_records(tool.output_schema)) and rows:  # ask for one that exists
-        args.update(_filters_matching(p, tool.name, next(iter(rows.values()))))
+        # the row the filters name most fully: one whose country the parameter's enum lacks cannot be
+        # named, and a filter left out takes its declared default
+        filters = p.effect(ListEffect).filters
+        named = [(_filters_matching(p, tool.name, row), row) for row in rows.values()]
+        args.update(min(named, key=lambda n: (sum(f.field in n[1] for f in filters) - len(n[0]), -len(n[0])))[0])
     result = p.call(p.behaviour.tool, args)
     p.note("list succeeds", result.ok, result.content[:200])
     if not tool.required and p.env.base.tables[p.effect(ListEffect).entity]:

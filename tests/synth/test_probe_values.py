@@ -1,0 +1,98 @@
+"""Values the self-check and the seeder make pass the checks the descriptions declare."""
+
+from __future__ import annotations
+
+from envfactory.runtime.validation import compile_schema
+from envfactory.synth.arguments import fits
+from envfactory.synth.data import coerce_key
+from envfactory.values import ValueMaker
+
+
+def test_a_multiple_of_a_decimal_step_passes_the_validators_own_test() -> None:
+    """183.1 is a multiple of 0.1, but 183.1 / 0.1 is 1830.9999999999998 to a validator."""
+    schema = {"type": "number", "minimum": 100, "maximum": 200, "multipleOf": 0.1}
+    check = compile_schema(schema)
+    maker = ValueMaker(0)
+    for _ in range(300):
+        value = maker.value(schema, "tank_length", "fish")
+        check(value)  # raises where the validator refuses it
+        assert (value / 0.1).is_integer()
+
+
+def test_a_list_of_lists_does_not_fit_a_list_of_ids() -> None:
+    ids = {"type": "array", "items": {"type": "string"}}
+    assert fits(["a", "b"], ids)
+    assert not fits([["a"], ["b"]], ids)
+    assert fits([True], {"type": "array", "items": {"type": "boolean"}})
+    assert not fits([1], {"type": "array", "items": {"type": "boolean"}})
+
+
+def test_a_key_passed_to_a_number_parameter_is_a_number() -> None:
+    assert coerce_key("7", {"type": "number"}) == 7
+    assert coerce_key("7", {"type": "integer"}) == 7
+    assert coerce_key(7, {"type": "string"}) == "7"
+
+
+def test_characters_a_value_may_hold_are_no_enum() -> None:
+    from envfactory.ir.prose import enum_from_description
+
+    text = "The identifier should only include alphanumeric characters, '.', '_', or '-'."
+    assert enum_from_description(text) == []
+    assert enum_from_description("One of: 'open', 'closed'") == ["open", "closed"]
+
+
+def test_a_map_that_must_hold_members_is_made_with_them() -> None:
+    tags = {"type": "object", "additionalProperties": {"type": "string"}, "minProperties": 1}
+    check = compile_schema(tags)
+    maker = ValueMaker(0)
+    for _ in range(20):
+        check(maker.value(tags, "Tags", "integration"))
+
+
+def test_a_placeholder_text_is_as_long_as_it_must_be() -> None:
+    from envfactory.runtime.conform import placeholder_value
+
+    assert placeholder_value({"type": "string", "minLength": 3}) == "xxx"
+    assert placeholder_value({"type": "string"}) == ""
+
+
+def test_a_declared_boolean_answer_says_whether_the_write_answered() -> None:
+    from envfactory.runtime.shape import compile_shaper
+
+    shape = compile_shaper({"type": "boolean"})
+    assert shape({"id": "membership_0013"}) is True
+    assert shape(False) is False and shape(None) is False
+
+
+def test_a_formatted_text_with_a_pattern_matches_both() -> None:
+    url = {"type": "string", "format": "uri", "pattern": ".+/v[0-1](\\\\.[0-9]+)*/?$"}
+    check = compile_schema(url)
+    maker = ValueMaker(0)
+    for _ in range(20):
+        check(maker.value(url, "url", "api_version"))
+
+
+def test_a_placeholder_text_matches_its_pattern() -> None:
+    from envfactory.runtime.conform import placeholder_value
+
+    semver = {"type": "string", "pattern": "^(0|[1-9]\\\\d*)\\\\.(0|[1-9]\\\\d*)\\\\.(0|[1-9]\\\\d*)$"}
+    compile_schema(semver)(placeholder_value(semver))
+
+
+def test_a_key_with_a_pattern_and_a_length_has_both() -> None:
+    from envfactory.keys import shaped_key
+
+    shape = {"pattern": "[a-f0-9]+", "minLength": 40, "maxLength": 40}
+    keys = [shaped_key("analysis", n, shape, f"analysis_{n:04d}") for n in range(1, 30)]
+    assert all(len(k) == 40 and set(k) <= set("abcdef0123456789") for k in keys)
+    assert len(set(keys)) == len(keys)
+
+
+def test_members_required_beside_branches_are_made() -> None:
+    body = {"required": ["Title", "File", "DocumentId"],
+            "anyOf": [{"type": "object", "properties": {"DocumentId": {"type": "string"}, "VAT": {"type": "number"}}},
+                      {"type": "object", "properties": {"Title": {"type": "string"}}}]}  # fmt: skip
+    check = compile_schema(body)
+    maker = ValueMaker(0)
+    for _ in range(10):
+        check(maker.value(body, "body", "invoice"))
