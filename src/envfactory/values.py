@@ -266,6 +266,7 @@ def _null(vm: ValueMaker, schema: JSON, name: str, entity: str) -> None:
 
 
 UNITS = ("m", "km", "cm", "mm", "in", "ft", "mi", "kg", "g", "lb", "oz", "l", "ml", "gallon", "celsius", "fahrenheit")
+_ADDRESSES = {"email": "email", "mail": "email", "web": "url", "website": "url"}
 _WORDS: dict[str, Callable[[Faker, str], str]] = {
     "email": lambda f, e: f.email(),
     "phone": lambda f, e: f.numerify("+1-###-###-####"),
@@ -409,6 +410,8 @@ def _string_by_name(vm: ValueMaker, toks: tuple[str, ...], entity: str) -> str:
         return vm.fake.bothify("??-#####").upper()
     if "unit" in toks[:-1] and last in ("in", "out", "from", "to"):  # a converter's ``unit_in``
         last = "unit"
+    if last == "address" and len(toks) > 1 and toks[-2] in _ADDRESSES:  # an e-mail or IP address, not a street
+        last = _ADDRESSES[toks[-2]]
     maker = _WORDS.get(last)
     if maker is not None:
         return maker(vm.fake, entity)

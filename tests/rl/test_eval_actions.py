@@ -96,3 +96,13 @@ def test_evaluating_several_environments_at_once_plays_each_as_alone(bundled_env
     factory = Together()
     again = evaluate_sets(envs, tasks, factory, trials=2, seed=5, randomization=faults)
     assert factory.played == [12] and [t.model_dump() for t in again] == [t.model_dump() for t in alone]
+
+
+def test_a_change_held_back_is_read_as_held_back() -> None:
+    from envfactory.rl.actions import _ASK
+
+    text = (
+        "Edit the job with the latest date: change its name to 'Run' and its description to one you should ask me for."
+    )
+    labels = [said or changed or old for said, changed, old in _ASK.findall(text)]
+    assert labels == ["description"]

@@ -96,3 +96,9 @@ def test_members_required_beside_branches_are_made() -> None:
     maker = ValueMaker(0)
     for _ in range(10):
         check(maker.value(body, "body", "invoice"))
+
+
+def test_an_email_address_is_an_email_and_a_street_address_a_street() -> None:
+    maker = ValueMaker(0)
+    assert "@" in maker.value({"type": "string"}, "contact_email_address", "webhook")
+    assert "@" not in maker.value({"type": "string"}, "address", "customer")

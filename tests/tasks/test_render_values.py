@@ -82,3 +82,22 @@ def test_a_hidden_value_is_asked_for_as_a_person_counts_it() -> None:
     assert (
         article("content") == article("tags") == article("mentioned usernames") == ""
     )  # "content you should ask me for"
+
+
+def test_yes_no_fields_and_articles_read_as_a_person_writes_them() -> None:
+    from envfactory.tasks.render import article, flag_phrase
+
+    assert flag_phrase("is_chargeable", False, many=True) == "that are not chargeable"
+    assert flag_phrase("has_attachments", True, many=True) == "that have attachments"
+    assert flag_phrase("archived", True, many=False) == "that is archived"
+    assert flag_phrase("canEdit", False, many=False) == "that cannot edit"
+    assert flag_phrase("featured", "yes", many=True) is None and flag_phrase("price", True, many=True) is None
+    assert [article(w) for w in ("unit", "user", "hour", "email", "order")] == ["a", "a", "an", "an", "an"]
+
+
+def test_a_member_named_as_its_object_is_not_said_twice() -> None:
+    from envfactory.tasks.render import show
+
+    address = {"address": "800 Whitney Branch", "city": "North Sabrinashire"}
+    assert show(address, "address") == "'800 Whitney Branch' and city 'North Sabrinashire'"
+    assert show(address) == "address '800 Whitney Branch' and city 'North Sabrinashire'"

@@ -28,8 +28,12 @@ _ID = re.compile(r"\b([a-z]+(?:_[a-z]+)*_\d{4})\b")
 _LIST = re.compile(r"([A-Za-z_ ]{2,40}?)\s+((?:'[^']{1,60}'(?:,\s*)?){2,})")
 _ID_NUMBER = re.compile(r"\b([a-z]+)\s+(\d+)\b")
 _ANSWER = re.compile(r"\bThe ([a-z][a-z ]{0,40}?) is (.+?)\.(?:\s|$)")
-# what the user holds back: "a parent you should ask me for" (and the older "(ask me for the parent)")
-_ASK = re.compile(r"\b(?:an?|the) ([a-z ]+?) you should ask me for|ask me for the ([a-z ]+?)\)")
+# what the user holds back: "a parent you should ask me for", "its title to one you should ask me for" (a
+# change), and the older "(ask me for the parent)"
+_ASK = re.compile(
+    r"\b(?:an?|the) ([a-z ]+?) you should ask me for|\bits ([a-z ]+?) to one you should ask me for"
+    r"|ask me for the ([a-z ]+?)\)"
+)
 _NUMBER = re.compile(r"(?<![\w.])([a-z][a-z ]{1,30}?)\s+(?:to\s+)?(-?\d+(?:\.\d+)?)\b")
 
 
@@ -134,7 +138,7 @@ class Memory:
         return out
 
     def hidden_labels(self, instruction: str) -> list[str]:
-        labels = [said or old for said, old in _ASK.findall(instruction)]
+        labels = [said or changed or old for said, changed, old in _ASK.findall(instruction)]
         return [label for label in labels if label not in self.asked]
 
 

@@ -167,14 +167,17 @@ class Renderer:
                 continue
             if arg in node.hidden:  # "and a parent you should ask me for", not "parent (ask me for the parent)"
                 said = words(arg)
-                parts.append(f"{article(said)} {said} you should ask me for".lstrip())
+                if effect.kind == "update":  # "change its title to one you should ask me for", not "its a title"
+                    parts.append(f"{said} to one you should ask me for")
+                else:
+                    parts.append(f"{article(said)} {said} you should ask me for".lstrip())
             elif value in ({}, []):
                 if effect.kind == "update":  # "set its tags to empty"; a new record simply has none
                     parts.append(f"{words(arg)} to empty")
             elif arg.lower() in WRAPPERS and isinstance(value, dict) and effect.kind == "create":
                 parts.append(show(value))  # a request ``body``'s members are what the user says, unlabelled
             else:
-                parts.append(f"{words(arg)} {'to ' if effect.kind == 'update' else ''}{show(value)}")
+                parts.append(f"{words(arg)} {'to ' if effect.kind == 'update' else ''}{show(value, words(arg))}")
         return (" and its " if effect.kind == "update" else " and ").join(parts)
 
     def _rule(self, node: Node) -> str:
@@ -220,7 +223,8 @@ class Renderer:
         node = self.bp.node(node_id)
         entity = words(node.entity) if node.entity else "record"
         if node.kind == "filter" and node.op == "is":
-            return f"the {entity} whose {words(node.field)} is {show(node.value)}"  # type: ignore[arg-type]
+            flag = flag_phrase(node.field or "", node.value, many=False)
+            return f"the {entity} {flag}" if flag else f"the {entity} whose {words(node.field)} is {show(node.value)}"  # type: ignore[arg-type]
         if node.kind in ("argmax", "argmin"):
             schema = self.spec.state_schema[node.entity].fields.get(node.field or "", {})  # type: ignore[index]
             most = (
@@ -249,6 +253,9 @@ class Renderer:
         if node.kind == "filter" and node.op in ("eq", "gte", "lte"):
             base = self.describe_set(node.inputs[0])
             relation = {"eq": "is", "gte": "is at least", "lte": "is at most"}[node.op]
+            flag = flag_phrase(node.field or "", node.value, many=True) if node.op == "eq" else None
+            if flag:  # "expenses that are not chargeable", not "expenses whose is chargeable is no"
+                return f"{base} {flag}"
             return f"{base} whose {words(node.field)} {relation} {show(node.value)}"  # type: ignore[arg-type]
         if node.kind == "call":
             entities = plural(words(node.entity)) if node.entity else "records"
@@ -294,10 +301,41 @@ def article(phrase: str) -> str:
     last = phrase.split()[-1].lower() if phrase.split() else ""
     if last in MASS or (last.endswith("s") and singular(last) != last):
         return ""
+    first = phrase.split()[0].lower() if phrase.split() else ""
+    if first.startswith(_SOUNDS_CONSONANT):  # "a unit", "a user", "a one-off"
+        return "a"
+    if first.startswith(_SILENT_H):  # "an hour"
+        return "an"
     return "an" if phrase[:1].lower() in "aeiou" and phrase[:1] else "a"
 
 
-def show(value: Any) -> str:
+_SOUNDS_CONSONANT = ("uni", "use", "usa", "usu", "uti", "uri", "url", "eu", "one", "once", "ubi")
+_SILENT_H = ("hour", "honest", "honor", "honour", "heir")
+_FLAG_VERBS = {"is": ("is", "are"), "has": ("has", "have"), "can": ("can", "can")}
+
+
+def flag_phrase(field: str, value: Any, *, many: bool) -> str | None:
+    """A yes/no field said as a person says it: ``is_chargeable: false`` -> "that are not chargeable",
+    ``has_attachments: true`` -> "that have attachments", ``archived: true`` -> "that are archived";
+    None where the field is no such flag."""
+    toks = tokens(field)
+    if not isinstance(value, bool) or not toks:
+        return None
+    if toks[0] in _FLAG_VERBS and len(toks) > 1:
+        verb, rest = _FLAG_VERBS[toks[0]][many], " ".join(toks[1:])
+    elif len(toks) == 1 and toks[0].endswith(("ed", "able", "ible")):
+        verb, rest = ("are" if many else "is"), toks[0]
+    else:
+        return None
+    if value:
+        return f"that {verb} {rest}"
+    negated = {"are": "are not", "is": "is not", "has": "does not have", "have": "do not have", "can": "cannot"}
+    return f"that {negated[verb]} {rest}"
+
+
+def show(value: Any, said: str = "") -> str:
+    """A value as a person says it; ``said``: the words already said before it (an ``address``
+    object's own ``address`` member is not said twice: "address '800 Whitney Branch', city ...")."""
     if isinstance(value, str):
         return f"'{value}'"
     if isinstance(value, bool):
@@ -305,7 +343,9 @@ def show(value: Any) -> str:
     if isinstance(value, list):
         return _joined([show(v) for v in value]) or "nothing"
     if isinstance(value, dict):  # as a person would say it, not a Python literal; empty members unsaid
-        return _joined([f"{words(str(k))} {show(v)}" for k, v in value.items() if v not in ({}, [], None)]) or "nothing"
+        said_members = [("" if words(str(k)) == said else f"{words(str(k))} ") + show(v)
+                        for k, v in value.items() if v not in ({}, [], None)]  # fmt: skip
+        return _joined(said_members) or "nothing"
     if value is None:
         return "none"
     return str(value)
