@@ -255,8 +255,9 @@ class Binder:
             chosen = [a for a in free if a in tool.required]
             # an optional structure within a structure (HubSpot's associations: types of a target) is
             # not something a person dictates; a list of plain records (order lines) is
-            chosen += [a for a in free if a not in chosen and _depth(tool.properties.get(a)) < 3
-                       and self.rng.random() < 0.5]  # fmt: skip
+            optional = [a for a in free if a not in chosen and _depth(tool.properties.get(a)) < 3]
+            # and a detail or two of the rest, as a person asks for a new thing: never every field it has
+            chosen += self.rng.sample(optional, min(len(optional), self.rng.choice(OPTIONAL_SAID)))
             # a credential (Wordnik's ``auth_token``) is the user's to give, filled with the rest below
             unsaid = {a for a in tool.required if credential(a) or tool.is_transport(a)}
             missing = [a for a in tool.required if a not in args and a not in chosen and a not in unsaid]
@@ -515,6 +516,9 @@ def records_of(data: JSON, schema: JSON | None) -> list[Any]:
     if isinstance(node, list):
         return node
     return next((v for v in data.values() if isinstance(v, list)), [])
+
+
+OPTIONAL_SAID = (0, 1, 1, 2, 2, 3)  # how many optional fields a request for a new record says
 
 
 def _depth(schema: Any) -> int:
