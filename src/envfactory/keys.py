@@ -17,6 +17,17 @@ from envfactory.patterns import linear_pattern, matching_string
 JSON = dict[str, Any]
 
 
+_TEXT_FORMATS = {
+    "email": lambda name, n: f"{name}{n}@example.com",
+    "idn-email": lambda name, n: f"{name}{n}@example.com",
+    "hostname": lambda name, n: f"{name}-{n}.example.com",
+    "idn-hostname": lambda name, n: f"{name}-{n}.example.com",
+    "uri": lambda name, n: f"https://example.com/{name}/{n}",
+    "url": lambda name, n: f"https://example.com/{name}/{n}",
+    "ipv4": lambda name, n: f"10.{n // 65536 % 256}.{n // 256 % 256}.{n % 256}",
+}
+
+
 def shaped_key(entity: str, n: int, schema: JSON, plain: str) -> str:
     """The ``n``-th key of ``entity`` satisfying ``schema`` (``plain`` when it already does)."""
     digest = hashlib.blake2b(f"{entity}:{n}".encode(), digest_size=16).digest()
@@ -30,6 +41,8 @@ def shaped_key(entity: str, n: int, schema: JSON, plain: str) -> str:
         return (date(2020, 1, 1) + timedelta(days=n)).isoformat()
     if fmt == "date-time":
         return (date(2020, 1, 1) + timedelta(days=n)).isoformat() + "T00:00:00Z"
+    if fmt in _TEXT_FORMATS:  # a follower named ``nameWithHost: email``, a server by its ``hostname``
+        return _TEXT_FORMATS[fmt](entity.replace("_", "-"), n)
     pattern = schema.get("pattern")
     text = plain
     rng = random.Random(int.from_bytes(digest, "big"))

@@ -16,6 +16,7 @@ from faker import Faker
 
 from envfactory.ir.jsonschema import primary_type
 from envfactory.patterns import linear_pattern, matching_string
+from envfactory.runtime.validation import compile_schema
 from envfactory.words import tokens
 
 JSON = dict[str, Any]
@@ -112,6 +113,17 @@ class ValueMaker:
 
     def value(self, schema: JSON | None, name: str = "", entity: str = "") -> Any:
         schema = schema or {}
+        if isinstance(schema.get("not"), dict):  # ``lac: 1..65535, not 65534``: drawn again where it is refused
+            refused = schema["not"]
+            made = self._value({k: v for k, v in schema.items() if k != "not"}, name, entity)
+            for _ in range(8):
+                if not _matches(refused, made):
+                    break
+                made = self._value({k: v for k, v in schema.items() if k != "not"}, name, entity)
+            return made
+        return self._value(schema, name, entity)
+
+    def _value(self, schema: JSON, name: str, entity: str) -> Any:
         self.leaves += 1
         if "const" in schema:
             return schema["const"]
@@ -133,6 +145,14 @@ class ValueMaker:
             days=self.rng.randint(-span_days, span_days // 2),
             minutes=self.rng.randrange(0, 24 * 60, 15),
         )
+
+
+def _matches(schema: JSON, value: Any) -> bool:
+    try:
+        compile_schema(schema)(value)
+    except Exception:  # the validator's own refusal
+        return False
+    return True
 
 
 def _with_required(option: JSON, outer: JSON) -> JSON:

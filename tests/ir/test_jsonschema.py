@@ -151,3 +151,8 @@ def test_a_javascript_regex_literal_is_read_as_its_body_and_flags() -> None:
     assert out["pattern"] == "^3[A-Z]{3,}$"
     out, _ = norm({"type": "string", "pattern": "^a/b$"})  # a slash inside is no literal
     assert out["pattern"] == "^a/b$"
+
+
+def test_keywords_an_all_of_part_brings_are_read_too() -> None:
+    out, _ = norm({"allOf": [{"type": "string", "pattern": "/^[a-z0-9._]+$/", "exclusiveMinimum": False}]})
+    assert out["pattern"] == "^[a-z0-9._]+$" and "exclusiveMinimum" not in out

@@ -102,3 +102,30 @@ def test_an_email_address_is_an_email_and_a_street_address_a_street() -> None:
     maker = ValueMaker(0)
     assert "@" in maker.value({"type": "string"}, "contact_email_address", "webhook")
     assert "@" not in maker.value({"type": "string"}, "address", "customer")
+
+
+def test_keys_of_a_declared_text_format_have_it() -> None:
+    from envfactory.keys import shaped_key
+
+    for fmt in ("email", "hostname", "uri", "ipv4"):
+        check = compile_schema({"type": "string", "format": fmt})
+        keys = [shaped_key("follower", n, {"format": fmt}, f"follower_{n:04d}") for n in range(1, 20)]
+        for key in keys:
+            check(key)
+        assert len(set(keys)) == len(keys)
+
+
+def test_a_number_declared_for_a_write_is_the_record_id() -> None:
+    from envfactory.runtime.shape import compile_shaper
+
+    shape = compile_shaper({"type": "integer", "format": "int32"})
+    assert shape({"Id": 553, "Name": "x"}) == 553
+    assert shape({"name": "no id"}) == 1 and shape([{}, {}]) == 2 and shape(7) == 7
+
+
+def test_a_value_the_schema_rules_out_is_drawn_again() -> None:
+    lac = {"type": "integer", "minimum": 65533, "maximum": 65535, "not": {"minimum": 65534, "maximum": 65534}}
+    check = compile_schema(lac)
+    maker = ValueMaker(0)
+    for _ in range(30):
+        check(maker.value(lac, "lac", "cell"))

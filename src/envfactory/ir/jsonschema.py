@@ -79,6 +79,7 @@ class _Normalizer:
         _examples(out)
         if "allOf" in out:
             out = self._merge_all_of(out, field)
+            self._fix_keywords(out, field)  # what the parts brought (a literal /^[a-z0-9._]+$/ pattern) is read too
         self._fix_type(out, field)
         self._fix_enum_type(out, field)
         if isinstance(out.get("items"), dict) and out.get("properties") and out.get("type") in ("object", "array"):

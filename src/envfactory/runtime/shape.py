@@ -129,6 +129,8 @@ def compile_shaper(
         return lambda value: value if isinstance(value, str) else json.dumps(value, ensure_ascii=True)
     if typ == "boolean":  # "true when it was added": a write that answers did what it was asked
         return lambda value: value if isinstance(value, bool) else value is not None
+    if typ in ("integer", "number"):  # ``ClientApi_New`` answers the new client's id
+        return _numbered
     if typ not in ("array", "object"):
         return identity
     path, _, as_list = data_path(schema)
@@ -142,6 +144,19 @@ def compile_shaper(
     for key, level in reversed(path):  # wrap from the innermost envelope out
         shaper = _envelope(level, key, shaper)
     return shaper
+
+
+def _numbered(value: Any) -> Any:
+    """A record answered where a number is declared: its id (a create's new key), a list its length,
+    anything else one (one record written)."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return value
+    if isinstance(value, dict):
+        key = next(
+            (v for k, v in value.items() if k.lower() == "id" and isinstance(v, int) and not isinstance(v, bool)), None
+        )
+        return key if key is not None else 1
+    return len(value) if isinstance(value, list) else 1
 
 
 def _record_projector(schema: JSON, aliases: dict[str, str] | None) -> Shaper:
