@@ -273,3 +273,29 @@ def test_a_primary_key_parameter_decides_the_key_type_and_an_optional_key_is_sti
     assert spec.state_schema["dashboard"].key_type == "integer"
     report = self_check(spec, env=Environment(spec))
     assert report.passed, report.failures
+
+
+def test_rows_whose_fields_sit_in_a_record_they_hold_get_questions(tmp_path: Path) -> None:
+    """JSON:API's ``{id, type, attributes: {name, code, status}}``: the fields a person asks about
+    are the attributes' (``no field splits the rows`` had left such read-only APIs without tasks)."""
+    bank = {"type": "object", "properties": {
+        "id": {"type": "string"}, "type": {"type": "string"},
+        "attributes": {"type": "object", "properties": {
+            "name": {"type": "string"}, "code": {"type": "string"},
+            "status": {"type": "string", "enum": ["active", "liquidated"]}}},
+        "links": {"type": "object", "properties": {"self": {"type": "string"}}},
+    }}  # fmt: skip
+    path = _spec(tmp_path, {
+        "/banks": {"get": {"operationId": "get_banks", "responses": _ok({"type": "object", "properties": {
+            "data": {"type": "array", "items": bank}}})}},
+        "/banks/{id}": {"get": {"operationId": "get_bank", "parameters": [_param("id", {"type": "string"})],
+                                "responses": _ok({"type": "object", "properties": {"data": bank}})}},
+    })  # fmt: skip
+    spec = synthesize(path)
+    env = Environment(spec)
+    tasks, _ = generate_tasks(env, 10, seed=0)
+    assert len(tasks) == 10
+    assert all("attributes" not in t.instruction and "links" not in t.instruction for t in tasks)
+    assert any("whose name is" in t.instruction or "whose code is" in t.instruction for t in tasks)
+    episode = env.episode(max_steps=50)
+    assert success_rate(episode, tasks, gold) == 1.0 and success_rate(episode, tasks, noop) == 0.0

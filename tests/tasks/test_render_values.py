@@ -92,6 +92,7 @@ def test_yes_no_fields_and_articles_read_as_a_person_writes_them() -> None:
     assert flag_phrase("archived", True, many=False) == "that is archived"
     assert flag_phrase("canEdit", False, many=False) == "that cannot edit"
     assert flag_phrase("featured", "yes", many=True) is None and flag_phrase("price", True, many=True) is None
+    assert flag_phrase("description_is_html", False, many=True) == "whose description is not html"
     assert [article(w) for w in ("unit", "user", "hour", "email", "order")] == ["a", "a", "an", "an", "an"]
 
 

@@ -321,8 +321,8 @@ class Binder:
         fields = self._fields(node.entity, rows, _IDENTIFYING)  # type: ignore[arg-type]
         for row in candidates:
             for fld in fields:
-                value = row.get(fld)
-                if value is not None and sum(1 for r in rows if r.get(fld) == value) == 1:
+                value = at(row, fld)
+                if value is not None and sum(1 for r in rows if at(r, fld) == value) == 1:
                     node.field, node.value = fld, value
                     taken.add(ident(row))
                     return row
@@ -330,13 +330,12 @@ class Binder:
 
     def _split(self, node: Draft, rows: list[JSON], accept: Accept) -> list[JSON]:
         options = []
-        for fld, schema in self.schema[node.entity].fields.items():  # type: ignore[index]
-            if fld == self.schema[node.entity].key or fld in self.schema[node.entity].refs:  # type: ignore[index]
-                continue
+        for fld, schema in self._members(node.entity):  # type: ignore[arg-type]
             if schema.get("enum") or primary_type(schema) == "boolean":
                 # sorted: iterating a set of strings follows PYTHONHASHSEED, which differs per process
-                for value in sorted({r.get(fld) for r in rows if isinstance(r.get(fld), (str, int, float))}, key=repr):
-                    subset = [r for r in rows if r.get(fld) == value]
+                held = {at(r, fld) for r in rows if isinstance(at(r, fld), (str, int, float))}
+                for value in sorted(held, key=repr):
+                    subset = [r for r in rows if at(r, fld) == value]
                     if 2 <= len(subset) < len(rows):
                         options.append((all(accept(r) for r in subset), fld, "eq", value, subset))
         if not options:
@@ -351,13 +350,13 @@ class Binder:
         accept = self.accept(node.id)
         options = []
         for fld in self._ordered_fields(node.entity):  # type: ignore[arg-type]
-            values: list[Any] = [r[fld] for r in rows if r.get(fld) is not None]
-            if len(values) < 2 or len(values) < len(rows):
+            values: list[Any] = [v for r in rows if (v := at(r, fld)) is not None]
+            if len(values) < 2 or len(values) < len(rows) or not _ordered(values):
                 continue
             best = max(values) if node.kind == "argmax" else min(values)
             if values.count(best) != 1:
                 continue
-            row = next(r for r in rows if r.get(fld) == best)
+            row = next(r for r in rows if at(r, fld) == best)
             options.append((accept(row), fld, row))
         if not options:
             raise Rejected("no field has a unique extreme")
@@ -374,10 +373,11 @@ class Binder:
         accept = self.accept(node.id)
         options = []
         for fld in self._ordered_fields(node.entity):  # type: ignore[arg-type]
-            if a.get(fld) is None or b.get(fld) is None or a[fld] == b[fld]:
+            x, y = at(a, fld), at(b, fld)
+            if x is None or y is None or x == y or not _ordered([x, y]):
                 continue
             for op in ("gt", "lt"):
-                win = a if (a[fld] > b[fld]) == (op == "gt") else b
+                win = a if (x > y) == (op == "gt") else b
                 options.append((accept(win), fld, op, win))
         if not options:
             raise Rejected("the two rows do not differ in any ordered field")
@@ -400,14 +400,14 @@ class Binder:
         entity = self.schema[node.entity]  # type: ignore[index]
         chooser = self._sk.node(node.inputs[0])
         fields = [
-            f for f in sorted(row)
+            f for f in sorted(_scalar_paths(row))
             if f not in (entity.key, chooser.field) and f not in entity.refs
-            and isinstance(row[f], (str, int, float)) and not isinstance(row[f], bool) and 0 < len(str(row[f])) <= 60
+            and isinstance(v := at(row, f), (str, int, float)) and not isinstance(v, bool) and 0 < len(str(v)) <= 60
         ]  # fmt: skip
         if not fields:
             raise Rejected("the row has nothing else to report")
         node.field = self.rng.choice(fields)
-        value = row[node.field]
+        value = at(row, node.field)
         st.facts.append(_number(value) if isinstance(value, (int, float)) else str(value))
         return value
 
@@ -438,11 +438,11 @@ class Binder:
         if not allowed:
             raise Rejected("neither branch of the rule can act on the row")
         branch = self.rng.choice(allowed)
-        numeric = [f for f in self._ordered_fields(node.entity) if isinstance(row.get(f), (int, float))]  # type: ignore[arg-type]
+        numeric = [f for f in self._ordered_fields(node.entity) if isinstance(at(row, f), (int, float))]  # type: ignore[arg-type]
         if not numeric:
             raise Rejected("no number to base the rule on")
         node.field = self.rng.choice(numeric)
-        value = row[node.field]
+        value = at(row, node.field)
         step = 1 if isinstance(value, int) else max(1, round(abs(value) * 0.1))
         node.value = value - step if branch else value + step
         node.op = "gt"
@@ -453,12 +453,28 @@ class Binder:
         return action_ready(effect)(row) if isinstance(effect, ActionEffect) else True
 
     # -- field helpers ------------------------------------------------------------------------------
-    def _fields(self, entity: str, rows: list[JSON], prefer: tuple[str, ...]) -> list[str]:
+    def _members(self, entity: str) -> list[tuple[str, JSON]]:
+        """The fields a request may name a row by, with their schemas: the row's own, and the plain
+        members of a record it holds (an address's ``city``; JSON:API's ``attributes.name``), as
+        ``address.city``; never its key or a reference."""
         ent = self.schema[entity]
         out = []
         for fld, schema in ent.fields.items():
-            toks = tokens(fld)
-            if fld == ent.key or fld in ent.refs or (toks and toks[-1] in _LONG_TEXT):
+            if fld == ent.key or fld in ent.refs:
+                continue
+            out.append((fld, schema))
+            hypermedia = fld.lower() in _HYPERMEDIA  # ``links.self``: where to fetch it, nothing it holds
+            members = schema.get("properties") if primary_type(schema) == "object" and not hypermedia else None
+            for member, sub in (members or {}).items():
+                if isinstance(sub, dict) and primary_type(sub) in _PLAIN and "." not in member:
+                    out.append((f"{fld}.{member}", sub))
+        return out
+
+    def _fields(self, entity: str, rows: list[JSON], prefer: tuple[str, ...]) -> list[str]:
+        out = []
+        for fld, schema in self._members(entity):
+            toks = tokens(fld.rsplit(".", 1)[-1])
+            if toks and toks[-1] in _LONG_TEXT:
                 continue
             if primary_type(schema) == "string" and not schema.get("enum"):
                 out.append(fld)
@@ -466,15 +482,44 @@ class Binder:
         return out
 
     def _ordered_fields(self, entity: str) -> list[str]:
-        ent = self.schema[entity]
         out = []
-        for fld, schema in ent.fields.items():
-            if fld == ent.key or fld in ent.refs:
-                continue
+        for fld, schema in self._members(entity):
             typ = primary_type(schema)
             if typ in ("integer", "number") or schema.get("format") in ("date", "date-time"):
                 out.append(fld)
         return out
+
+
+_PLAIN = ("string", "integer", "number", "boolean")
+_HYPERMEDIA = frozenset({"links", "_links", "meta", "relationships", "_embedded"})
+
+
+def at(row: Any, path: str) -> Any:
+    """``row[path]``, where ``address.city`` is the ``city`` of the row's ``address`` (a name with no
+    dot, or one the row holds whole, is read as it is)."""
+    if not isinstance(row, dict):
+        return None
+    if "." not in path or path in row:
+        return row.get(path)
+    outer, _, inner = path.partition(".")
+    held = row.get(outer)
+    return held.get(inner) if isinstance(held, dict) else None
+
+
+def _scalar_paths(row: JSON) -> list[str]:
+    """The row's fields and the plain members of the records it holds (``attributes.name``)."""
+    out = list(row)
+    for fld, held in row.items():
+        if isinstance(held, dict) and fld.lower() not in _HYPERMEDIA:
+            out += [f"{fld}.{m}" for m, v in held.items() if isinstance(v, (str, int, float)) and "." not in str(m)]
+    return out
+
+
+def _ordered(values: list[Any]) -> bool:
+    """Whether the values compare with each other (all numbers, or all texts)."""
+    return all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values) or all(
+        isinstance(v, str) for v in values
+    )
 
 
 def _interval_pairs(props: JSON) -> list[tuple[str, str]]:

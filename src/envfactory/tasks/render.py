@@ -185,16 +185,16 @@ class Renderer:
         subject = self.describe(node.inputs[0])
         then = self._write(branches[True], pronoun=True)
         other = self._write(branches[False], pronoun=True)
-        return (f"Look at {subject}: if its {words(node.field)} is above {show(node.value)}, "  # type: ignore[arg-type]
+        return (f"Look at {subject}: if its {field_words(node.field)} is above {show(node.value)}, "  # type: ignore[arg-type]
                 f"{then[0].lower() + then[1:-1]}; otherwise {other[0].lower() + other[1:]}")  # fmt: skip
 
     def _answer(self, node: Node) -> str:
         if node.kind == "lookup":
-            return f"Tell me the {words(node.field)} of {self.describe(node.inputs[0])}."  # type: ignore[arg-type]
+            return f"Tell me the {field_words(node.field)} of {self.describe(node.inputs[0])}."  # type: ignore[arg-type]
         rows = self.describe_set(node.inputs[0])
         if node.kind == "count":
             return f"Tell me the number of {rows}."
-        return f"Tell me the total {words(node.field)} of the {rows}."  # type: ignore[arg-type]
+        return f"Tell me the total {field_words(node.field)} of the {rows}."  # type: ignore[arg-type]
 
     # -- references -------------------------------------------------------------------------------
     def _arg_ref(self, node: Node, arg: str | None, entity: str | None) -> str:
@@ -223,22 +223,26 @@ class Renderer:
         node = self.bp.node(node_id)
         entity = words(node.entity) if node.entity else "record"
         if node.kind == "filter" and node.op == "is":
-            flag = flag_phrase(node.field or "", node.value, many=False)
-            return f"the {entity} {flag}" if flag else f"the {entity} whose {words(node.field)} is {show(node.value)}"  # type: ignore[arg-type]
+            flag = flag_phrase(plain_field(node.field), node.value, many=False)
+            return (
+                f"the {entity} {flag}"
+                if flag
+                else f"the {entity} whose {field_words(node.field)} is {show(node.value)}"
+            )  # type: ignore[arg-type]
         if node.kind in ("argmax", "argmin"):
-            schema = self.spec.state_schema[node.entity].fields.get(node.field or "", {})  # type: ignore[index]
+            schema = field_schema(self.spec.state_schema[node.entity].fields, node.field or "")  # type: ignore[index]
             most = (
                 LATEST[node.kind] if schema.get("format") in ("date", "date-time") else self.rng.choice(HIGH[node.kind])
             )
             scope = self.describe_set(node.inputs[0])
-            fld = words(node.field)
+            fld = field_words(node.field)
             if scope == plural(entity):
                 return f"the {entity} with the {most} {fld}"
             return f"the one with the {most} {fld} among the {scope}"  # type: ignore[arg-type]
         if node.kind == "compare":
             a, b = (self.describe(i) for i in node.inputs)
             side = "higher" if node.op == "gt" else "lower"
-            return f"whichever of {a} and {b} has the {side} {words(node.field)}"  # type: ignore[arg-type]
+            return f"whichever of {a} and {b} has the {side} {field_words(node.field)}"  # type: ignore[arg-type]
         if node.kind == "lookup":
             return f"the {entity} of {self.describe(node.inputs[0])}"
         if node.kind == "call" and node.op == FIND and node.args:  # the user names it; the agent finds it
@@ -253,10 +257,10 @@ class Renderer:
         if node.kind == "filter" and node.op in ("eq", "gte", "lte"):
             base = self.describe_set(node.inputs[0])
             relation = {"eq": "is", "gte": "is at least", "lte": "is at most"}[node.op]
-            flag = flag_phrase(node.field or "", node.value, many=True) if node.op == "eq" else None
+            flag = flag_phrase(plain_field(node.field), node.value, many=True) if node.op == "eq" else None
             if flag:  # "expenses that are not chargeable", not "expenses whose is chargeable is no"
                 return f"{base} {flag}"
-            return f"{base} whose {words(node.field)} {relation} {show(node.value)}"  # type: ignore[arg-type]
+            return f"{base} whose {field_words(node.field)} {relation} {show(node.value)}"  # type: ignore[arg-type]
         if node.kind == "call":
             entities = plural(words(node.entity)) if node.entity else "records"
             owners = [self.describe(src) for src, _ in self.feeds.get(node.id, {}).values()]
@@ -290,6 +294,29 @@ def words(name: str | None) -> str:
     return " ".join(tokens(name or ""))
 
 
+# a record's envelope of its own fields (JSON:API's ``attributes``): said without it
+_FIELD_WRAPPERS = frozenset({"attributes", "data", "properties", "fields", "details", "info", "metadata"})
+
+
+def plain_field(path: str | None) -> str:
+    """A field a request names, as its words say it: ``attributes.name`` is the ``name``; an
+    ``address.city`` stays the address's city."""
+    outer, dot, inner = (path or "").partition(".")
+    return inner if dot and outer.lower() in _FIELD_WRAPPERS else (path or "")
+
+
+def field_words(path: str | None) -> str:
+    return words(plain_field(path).replace(".", " "))
+
+
+def field_schema(fields: dict[str, Any], path: str) -> dict[str, Any]:
+    """The schema of ``address.city`` among an entity's ``fields`` ({} where none is declared)."""
+    if path in fields or "." not in path:
+        return fields.get(path) or {}
+    outer, _, inner = path.partition(".")
+    return ((fields.get(outer) or {}).get("properties") or {}).get(inner) or {}
+
+
 # nouns no one counts: "content you should ask me for", not "a content"
 MASS = frozenset({"content", "text", "data", "metadata", "information", "feedback", "advice", "evidence", "news",
                   "software", "music", "money", "weather", "traffic", "furniture", "equipment", "luggage"})  # fmt: skip
@@ -321,6 +348,10 @@ def flag_phrase(field: str, value: Any, *, many: bool) -> str | None:
     toks = tokens(field)
     if not isinstance(value, bool) or not toks:
         return None
+    if "is" in toks[1:-1]:  # ``description_is_html: false`` -> "whose description is not html"
+        cut = toks.index("is", 1)
+        subject, rest = " ".join(toks[:cut]), " ".join(toks[cut + 1 :])
+        return f"whose {subject} is {rest}" if value else f"whose {subject} is not {rest}"
     if toks[0] in _FLAG_VERBS and len(toks) > 1:
         verb, rest = _FLAG_VERBS[toks[0]][many], " ".join(toks[1:])
     elif len(toks) == 1 and toks[0].endswith(("ed", "able", "ible")):
