@@ -156,3 +156,18 @@ def test_a_javascript_regex_literal_is_read_as_its_body_and_flags() -> None:
 def test_keywords_an_all_of_part_brings_are_read_too() -> None:
     out, _ = norm({"allOf": [{"type": "string", "pattern": "/^[a-z0-9._]+$/", "exclusiveMinimum": False}]})
     assert out["pattern"] == "^[a-z0-9._]+$" and "exclusiveMinimum" not in out
+
+
+def test_a_batch_answer_holds_its_records_in_the_list_of_those_made() -> None:
+    from envfactory.ir.jsonschema import data_path
+
+    order = {"type": "object", "properties": {"orderIdentifier": {"type": "integer"}}}
+    failed = {
+        "type": "object",
+        "properties": {"order": order, "errors": {"type": "array", "items": {"type": "string"}}},
+    }
+    counts = {"successCount": {"type": "integer"}, "errorsCount": {"type": "integer"}}
+    lists = {"createdOrders": {"type": "array", "items": order}, "failedOrders": {"type": "array", "items": failed}}
+    answer = {"type": "object", "properties": {**counts, **lists}}
+    path, record, as_list = data_path(answer)
+    assert [k for k, _ in path] == ["createdOrders"] and record == order and as_list

@@ -299,3 +299,23 @@ def test_rows_whose_fields_sit_in_a_record_they_hold_get_questions(tmp_path: Pat
     assert any("whose name is" in t.instruction or "whose code is" in t.instruction for t in tasks)
     episode = env.episode(max_steps=50)
     assert success_rate(episode, tasks, gold) == 1.0 and success_rate(episode, tasks, noop) == 0.0
+
+
+def test_records_numbered_by_their_own_number_are_keyed_by_it(tmp_path: Path) -> None:
+    """Incidents carry an ``incidentNumber`` and no id: that is their key, so a new incident's number
+    is what the list shows (a made-up ``id`` had been the key, and the list never showed it)."""
+    incident = {"type": "object", "properties": {"incidentNumber": {"type": "string"}, "summary": {"type": "string"},
+                                                 "host": {"type": "string"}}}  # fmt: skip
+    made = {"type": "object", "properties": {"incidentNumber": {"type": "string"}}}
+    body = {"type": "object", "properties": {"summary": {"type": "string"}}, "required": ["summary"]}
+    path = _spec(tmp_path, {
+        "/incidents": {
+            "get": {"operationId": "list_incidents", "responses": _ok({"type": "object", "properties": {
+                "incidents": {"type": "array", "items": incident}}})},
+            "post": {"operationId": "create_incident", "responses": _ok(made),
+                     "requestBody": {"content": {"application/json": {"schema": body}}}}},
+    })  # fmt: skip
+    spec = synthesize(path)
+    assert spec.state_schema["incident"].key == "incidentNumber"
+    report = self_check(spec, env=Environment(spec))
+    assert report.passed, report.failures

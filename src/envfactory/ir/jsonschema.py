@@ -602,6 +602,8 @@ def _data_member(node: JSON, inside_data: bool = False) -> str | None:
     objects = [k for k, p in body.items() if primary_type(p) == "object" and p.get("properties")]
     if len(lists) > 1:  # ``{entries: [...], order: [{by, direction}]}``: the data-named one
         lists = [k for k in lists if k.lower() in DATA_KEYS] or lists
+    if len(lists) > 1:  # ``{createdOrders: [...], failedOrders: [...]}``: the records made, not the refused
+        lists = [k for k in lists if not set(_words(k)) & _REFUSED_WORDS] or lists
     if inside_data and len(lists) == 1:  # ``default_plan`` beside ``plans``: one of them, shown apart
         record = inflection.singular(lists[0].lower())
         objects = [k for k in objects if not k.lower().endswith(record)]
@@ -624,6 +626,13 @@ def _data_member(node: JSON, inside_data: bool = False) -> str | None:
         if all(m and m < _members(body[widest]) for m in kin):
             return widest
     return None
+
+
+_REFUSED_WORDS = frozenset({"failed", "failures", "failure", "errors", "rejected", "skipped", "invalid", "refused"})
+
+
+def _words(name: str) -> list[str]:
+    return re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", name).replace("_", " ").replace("-", " ").lower().split()
 
 
 def _members(schema: Any) -> frozenset[str]:

@@ -503,7 +503,8 @@ def _key_field(noun: str, fields: JSON, key_args: list[str]) -> str:
     for name in fields:  # ``card_id`` keys a ``credit_card``
         if tokens(name)[-1:] == ("id",) and id_stem(name) in (None, noun, noun.rsplit("_", 1)[-1]):
             return name
-    return matching_field(fields, f"{noun}_name") or "id"  # AWS budgets are named, not numbered: ``BudgetName``
+    # VictorOps' incidents are numbered (``incidentNumber``), AWS budgets named (``BudgetName``)
+    return matching_field(fields, f"{noun}_number") or matching_field(fields, f"{noun}_name") or "id"
 
 
 def _link(entity: Entity, names: set[str], parents: dict[str, str], said: Sequence[tuple[str, Any]] = (),
