@@ -178,7 +178,7 @@ def synthesize(
         initial: dict[str, list[JSON]] = {e: [] for e in schema.names}  # a bound implementation keeps its own state
     elif state == "seeded":
         initial = seed_state(schema, rows=rows, seed=seed, clock_start=config.clock_start,
-                             key_caps=key_caps(behaviours, toolset))  # fmt: skip
+                             key_caps=key_caps(behaviours, toolset), made=keys_made(behaviours, toolset))  # fmt: skip
         for plan in claims.in_tool_order:  # a tree's folders, a shell's current folder
             initial.update(plan.seeded(seed) if plan.seeded else {})
     elif state == "empty":
@@ -202,6 +202,16 @@ def synthesize(
         behaviours=tuple(behaviours),
         initial_state=initial,
         choices=contested(claims, behaviours),
+    )
+
+
+def keys_made(behaviours: list[Behaviour], toolset: ToolSet) -> frozenset[str]:
+    """The entities a create may make the keys of (no argument, or an optional one, gives it)."""
+    return frozenset(
+        b.effect.entity
+        for b in behaviours
+        if isinstance(b.effect, CreateEffect)
+        and (b.effect.key_arg is None or b.effect.key_arg not in toolset[b.tool].required)
     )
 
 

@@ -34,10 +34,12 @@ def entity_order(schema: StateSchema) -> list[str]:
 
 
 def seed_state(schema: StateSchema, *, rows: int, seed: int, clock_start: str,
-               key_caps: dict[str, int] | None = None) -> dict[str, list[JSON]]:  # fmt: skip
-    """``rows`` seeded records per entity (fewer where its keys are few: an enum of keys, or
-    ``key_caps``, the largest key a parameter naming the entity accepts — half of it, so the records
-    creates make fit under it too)."""
+               key_caps: dict[str, int] | None = None, made: frozenset[str] = frozenset()
+               ) -> dict[str, list[JSON]]:  # fmt: skip
+    """``rows`` seeded records per entity (fewer where its keys are few: an enum of keys — half of
+    them where a create makes the keys (``made``), so it has one left to make —, or ``key_caps``,
+    the largest key a parameter naming the entity accepts — half of it, so the records creates
+    make fit under it too)."""
     maker = ValueMaker(seed, clock_start)
     keys = {e.name: e.key for e in schema.entities}
     state: dict[str, list[JSON]] = {}
@@ -46,6 +48,8 @@ def seed_state(schema: StateSchema, *, rows: int, seed: int, clock_start: str,
         maker.reseed(derive_seed(seed, "rows", name))
         members = entity.key_schema.get("enum")
         count = min(rows, len(members)) if isinstance(members, list) and members else rows  # keys stay distinct
+        if isinstance(members, list) and members and name in made:  # Apicurio's rule types: room for a new one
+            count = min(count, max(1, len(members) // 2))
         if key_caps and name in key_caps and entity.key_type == "integer":
             count = min(count, max(1, key_caps[name] // 2))
         # a value drawn from the spec's own examples may contradict its schema (an example ratio of
