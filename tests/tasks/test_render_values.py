@@ -102,3 +102,10 @@ def test_a_member_named_as_its_object_is_not_said_twice() -> None:
     address = {"address": "800 Whitney Branch", "city": "North Sabrinashire"}
     assert show(address, "address") == "'800 Whitney Branch' and city 'North Sabrinashire'"
     assert show(address) == "address '800 Whitney Branch' and city 'North Sabrinashire'"
+
+
+def test_an_action_named_by_a_state_word_says_that_word() -> None:
+    from envfactory.tasks.render import Renderer
+
+    assert Renderer._verb("complete_task", "task") == "complete"
+    assert Renderer._verb("cancel_pending_order", "order") == "cancel"

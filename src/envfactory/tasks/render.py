@@ -274,7 +274,8 @@ class Renderer:
         """The entity an argument refers to (by key or foreign key), if any."""
         return self.references[tool].get(arg) if tool is not None else None
 
-    def _verb(self, tool: str, entity: str) -> str:
+    @staticmethod
+    def _verb(tool: str, entity: str) -> str:
         """``emails_cancel`` on an email: "cancel"; ``cancel_pending_order``: "cancel" (the state is the
         record's, not the deed's); ``return_delivered_order_items``: "return the items of"."""
         named = tokens(entity)
@@ -284,6 +285,8 @@ class Renderer:
         rest = [t for t in toks[at:] if t not in named and singular(t) not in named]
         if verb and rest:
             return f"{' '.join(verb)} the {' '.join(rest)} of"
+        if not verb and not rest:  # ``complete_task``: the state word is the deed ("complete the task")
+            verb = [t for t in tokens(tool) if t not in ("by", "id") and t not in named and singular(t) not in named]
         return " ".join(verb or rest) or "update"
 
 
