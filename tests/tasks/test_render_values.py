@@ -109,3 +109,11 @@ def test_an_action_named_by_a_state_word_says_that_word() -> None:
 
     assert Renderer._verb("complete_task", "task") == "complete"
     assert Renderer._verb("cancel_pending_order", "order") == "cancel"
+
+
+def test_a_time_stamp_is_asked_as_when_it_happened() -> None:
+    from envfactory.tasks.render import when_done
+
+    assert when_done("completed_at") == "completed" and when_done("createdOn") == "created"
+    assert when_done("last_updated_at") == "last updated"
+    assert when_done("status") is None and when_done("at") is None and when_done("stat") is None

@@ -190,6 +190,9 @@ class Renderer:
 
     def _answer(self, node: Node) -> str:
         if node.kind == "lookup":
+            deed = when_done(plain_field(node.field))
+            if deed:  # ``completed_at``: "Tell me when the task ... was completed."
+                return f"Tell me when {self.describe(node.inputs[0])} was {deed}."
             return f"Tell me the {field_words(node.field)} of {self.describe(node.inputs[0])}."  # type: ignore[arg-type]
         rows = self.describe_set(node.inputs[0])
         if node.kind == "count":
@@ -299,6 +302,15 @@ def words(name: str | None) -> str:
 
 # a record's envelope of its own fields (JSON:API's ``attributes``): said without it
 _FIELD_WRAPPERS = frozenset({"attributes", "data", "properties", "fields", "details", "info", "metadata"})
+
+
+def when_done(field: str) -> str | None:
+    """The deed a time stamp records, where its name says one: ``completed_at``, ``createdOn``,
+    ``last_updated_at`` -> "completed", "created", "last updated"; None otherwise."""
+    toks = tokens(field)
+    if len(toks) < 2 or toks[-1] not in ("at", "on") or not toks[-2].endswith("ed"):
+        return None
+    return " ".join(toks[:-1])
 
 
 def plain_field(path: str | None) -> str:
