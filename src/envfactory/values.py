@@ -14,9 +14,10 @@ from typing import Any
 
 from faker import Faker
 
+from envfactory.inflection import singular
 from envfactory.ir.jsonschema import primary_type
 from envfactory.patterns import linear_pattern, matching_string
-from envfactory.runtime.validation import compile_schema
+from envfactory.runtime.validation import accepts
 from envfactory.words import tokens
 
 JSON = dict[str, Any]
@@ -113,15 +114,16 @@ class ValueMaker:
 
     def value(self, schema: JSON | None, name: str = "", entity: str = "") -> Any:
         schema = schema or {}
-        if isinstance(schema.get("not"), dict):  # ``lac: 1..65535, not 65534``: drawn again where it is refused
-            refused = schema["not"]
-            made = self._value({k: v for k, v in schema.items() if k != "not"}, name, entity)
-            for _ in range(8):
-                if not _matches(refused, made):
-                    break
-                made = self._value({k: v for k, v in schema.items() if k != "not"}, name, entity)
-            return made
-        return self._value(schema, name, entity)
+        refused = schema.get("not")
+        if not isinstance(refused, dict):
+            return self._value(schema, name, entity)
+        rest = {k: v for k, v in schema.items() if k != "not"}  # ``lac: 1..65535, not 65534``: drawn again
+        made = self._value(rest, name, entity)
+        for _ in range(8):
+            if not accepts(refused, made):
+                break
+            made = self._value(rest, name, entity)
+        return made
 
     def _value(self, schema: JSON, name: str, entity: str) -> Any:
         self.leaves += 1
@@ -145,14 +147,6 @@ class ValueMaker:
             days=self.rng.randint(-span_days, span_days // 2),
             minutes=self.rng.randrange(0, 24 * 60, 15),
         )
-
-
-def _matches(schema: JSON, value: Any) -> bool:
-    try:
-        compile_schema(schema)(value)
-    except Exception:  # the validator's own refusal
-        return False
-    return True
 
 
 def _with_required(option: JSON, outer: JSON) -> JSON:
@@ -271,14 +265,10 @@ def _object(vm: ValueMaker, schema: JSON, name: str, entity: str) -> JSON:
         if isinstance(least, int) and len(made) < least and extra is not False:  # ``Tags``: at least one tag
             members = extra if isinstance(extra, dict) else {"type": "string"}
             for n in range(least - len(made)):
-                made[f"{_singular(name)}_{n + 1}"] = vm.value(members, name, entity)
+                made[f"{singular(name.lower()) or 'key'}_{n + 1}"] = vm.value(members, name, entity)
         return made
     finally:
         vm.depth -= 1
-
-
-def _singular(name: str) -> str:
-    return (name[:-1] if name.endswith("s") else name).lower() or "key"
 
 
 def _null(vm: ValueMaker, schema: JSON, name: str, entity: str) -> None:
@@ -430,7 +420,7 @@ def _string_by_name(vm: ValueMaker, toks: tuple[str, ...], entity: str) -> str:
         return vm.fake.bothify("??-#####").upper()
     if "unit" in toks[:-1] and last in ("in", "out", "from", "to"):  # a converter's ``unit_in``
         last = "unit"
-    if last == "address" and len(toks) > 1 and toks[-2] in _ADDRESSES:  # an e-mail or IP address, not a street
+    if last == "address" and len(toks) > 1 and toks[-2] in _ADDRESSES:  # an e-mail or web address, not a street
         last = _ADDRESSES[toks[-2]]
     maker = _WORDS.get(last)
     if maker is not None:

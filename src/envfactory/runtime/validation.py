@@ -73,6 +73,15 @@ def compile_schema(schema: JSON, *, fallback: JSON | None = None) -> Callable[[A
     return found
 
 
+def accepts(schema: JSON, value: Any) -> bool:
+    """Whether ``value`` passes ``schema`` (its compiled validator, once per distinct schema)."""
+    try:
+        compile_schema(schema)(value)
+    except Exception:  # the validator's own refusal, whatever type it raises
+        return False
+    return True
+
+
 def compiled_schema(schema: JSON, *, fallback: JSON | None = None) -> Callable[[Any], Any]:
     """fastjsonschema's checker; formats it does not know (OpenAPI's int32, ...) accept anything.
 

@@ -11,7 +11,7 @@ from envfactory.ir.effect import WILDCARDS, Behaviour, ListEffect
 from envfactory.ir.jsonschema import outcome_flags, primary_type
 from envfactory.ir.state import Entity, StateSchema, names_key
 from envfactory.ir.tool import ToolSet
-from envfactory.runtime.validation import compile_schema
+from envfactory.runtime.validation import accepts
 from envfactory.synth.intents import Intent
 from envfactory.synth.naming import credential, id_stem, matching_field, names_handle, same_field, tokens
 
@@ -318,24 +318,15 @@ def refs_fit_keys(schema: StateSchema, behaviours: Sequence[Behaviour] = (), too
     return StateSchema(entities=tuple(updated))
 
 
-def _formatted(field: JSON, target: Entity) -> bool:
-    """Whether ``target``'s keys have the text format ``field`` declares (an e-mail, a URI, a date)."""
-    check = compile_schema({"type": "string", "format": field["format"]})
-    try:
-        check(target.format_key(1))
-    except Exception:  # the validator's own refusal: a key of another shape
-        return False
-    return True
-
-
 def _holds_keys(field: JSON, target: Entity) -> bool:
     """Whether a field can hold a key of ``target``: not a number where its keys are free text, and
     not one of a few declared words its keys are not drawn from."""
     keys = target.key_schema.get("enum")
     if target.key_type == "string" and not keys and primary_type(field) in ("integer", "number"):
         return False
-    if target.key_type == "string" and isinstance(field.get("format"), str) and not _formatted(field, target):
-        return False  # Jumpseller's store ``email: format email``: no ``email_0006`` key
+    shaped = {"type": "string", "format": field["format"]} if isinstance(field.get("format"), str) else None
+    if target.key_type == "string" and shaped and not accepts(shaped, target.format_key(1)):
+        return False  # a store's ``email: format email`` holds no ``email_0006`` key
     words = field.get("enum")
     return not (isinstance(words, list) and words and all(isinstance(w, str) for w in words)
                 and not set(words) <= set(keys if isinstance(keys, list) else ()))  # fmt: skip

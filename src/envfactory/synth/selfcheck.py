@@ -286,9 +286,10 @@ def _probe_list(p: Probe) -> None:
     if (_answers_one(p, tool.name) or min_records(tool.output_schema)) and rows:  # ask for one that exists
         # the row the filters name most fully: one whose country the parameter's enum lacks cannot be
         # named, and a filter left out takes its declared default
-        filters = p.effect(ListEffect).filters
+        held = [f.field for f in p.effect(ListEffect).filters]
         named = [(_filters_matching(p, tool.name, row), row) for row in rows.values()]
-        args.update(min(named, key=lambda n: (sum(f.field in n[1] for f in filters) - len(n[0]), -len(n[0])))[0])
+        # fewest of its values the filters cannot take, then most it can be named by
+        args.update(min(named, key=lambda n: (sum(f in n[1] for f in held) - len(n[0]), -len(n[0])))[0])
     result = p.call(p.behaviour.tool, args)
     p.note("list succeeds", result.ok, result.content[:200])
     if not tool.required and p.env.base.tables[p.effect(ListEffect).entity]:
