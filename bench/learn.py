@@ -1,12 +1,14 @@
 """Learning from the real thing, on a foreign corpus: description-only vs learned, on held-out sequences.
 
-    python bench/learn.py [--budget 500] [--test-calls 150] [--seed 0] [--half tune|report|all] [--only NAME ...]
-                          [--traces 200]
+    python bench/learn.py [--corpus learn|describe] [--budget 500] [--test-calls 150] [--seed 0]
+                          [--half tune|report|all] [--only NAME ...] [--traces 200]
                           [--progress FILE] [--json FILE] [--keep DIR]
 
 The corpus is ``bench/learn_corpus/sets.json`` (published MCP servers from npm and PyPI, pinned in
 that folder and installed by ``make bench``; chosen and split into a ``tune`` and a ``report``
-half before any tuning; see its README). For each set: its tools are read from the live server,
+half before any tuning; see its README). ``--corpus describe`` measures learning on
+``bench/describe_corpus`` instead (the description-only bench's servers, never learned from before
+2026-12-05; its halves are that corpus's own). For each set: its tools are read from the live server,
 an environment is synthesized from those descriptions alone, then ``learn`` explores a fresh
 server per sequence for ``--budget`` calls, of which ``--test-calls`` are explored apart with moves
 and a seed of their own (the held-out sequences: a yardstick that does not move when how learning
@@ -50,11 +52,14 @@ from envfactory.synth import synthesize
 from envfactory.synth.chooser import choose
 
 ROOT = Path(__file__).resolve().parents[1]
-CORPUS = ROOT / "bench" / "learn_corpus"
+CORPORA = {"learn": ROOT / "bench" / "learn_corpus", "describe": ROOT / "bench" / "describe_corpus"}
 
 
-def target(entry: dict[str, Any]) -> str:
-    return corpus_target(CORPUS, entry, "learn-corpus")
+def target(entry: dict[str, Any], corpus: str = "learn") -> str:
+    """The set's command; a program not installed names the ``make`` target that installs it."""
+    if corpus == "describe":
+        return corpus_target(CORPORA[corpus], entry, "describe-corpus")
+    return corpus_target(CORPORA[corpus], entry, "learn-corpus")
 
 
 def traces_only(report_spec: Any, trace: Trace, held: Trace, calls: int) -> Figures:
@@ -72,7 +77,7 @@ def traces_only(report_spec: Any, trace: Trace, held: Trace, calls: int) -> Figu
 
 def run(entry: dict[str, Any], args: argparse.Namespace, say: Any) -> tuple[LearnReport, Figures, float]:
     env = dict(entry.get("env") or {})
-    source = target(entry)
+    source = target(entry, args.corpus)
     folder = Path(tempfile.mkdtemp(prefix="envfactory-learn-"))
     try:
         started = time.perf_counter()
@@ -122,8 +127,10 @@ def main() -> None:
     corpus_arguments(parser, budget=500)
     parser.add_argument("--traces", type=int, default=200, help="recorded calls for the traces-only model")
     parser.add_argument("--keep", type=Path, help="keep each set's trace and models in KEEP/NAME/")
+    parser.add_argument("--corpus", choices=sorted(CORPORA), default="learn",
+                        help="learn_corpus (default) or describe_corpus, a second foreign corpus")  # fmt: skip
     args = parser.parse_args()
-    entries = chosen_sets(CORPUS, args)
+    entries = chosen_sets(CORPORA[args.corpus], args)
     say = progress(args.progress)
 
     title = f"Learning from the real thing: held-out sequences, budget {args.budget} calls, seed {args.seed}"

@@ -10,7 +10,7 @@ from tests.conftest import ROOT
 
 from envfactory.ingest import load
 from envfactory.real.trace import Sequence, Trace, TraceCall
-from envfactory.runtime.answers import EACH, WHEN, fill
+from envfactory.runtime.answers import EACH, PROJECTED, WHEN, fill
 from envfactory.runtime.environment import Environment
 from envfactory.synth import synthesize
 from envfactory.synth.candidates import Evidence, Pair
@@ -98,6 +98,28 @@ def test_replies_worded_alike_become_a_template_and_lists_keep_their_envelope(tm
     episode.call_tool("create_task", {"title": "tea"})
     episode.call_tool("create_task", {"title": "jam"})
     assert episode.call_tool("list_tasks", {}).data["total"] == 2  # every row, though the schema declares one
+
+
+def test_a_list_answers_its_rows_with_the_fields_the_real_rows_hold(tmp_path) -> None:
+    """The real rows hold ``parent`` (null where there is none) and never ``done``: the model's rows,
+    which hold ``done`` and lack ``parent``, are answered as the real ones are, beside the envelope
+    as it was (two candidates: the chooser judges them)."""
+    spec, _ = _spec(tmp_path)
+    rows = [{"id": "task_0001", "title": "a", "parent": None}, {"id": "task_0002", "title": "b", "parent": None,
+                                                                 "note": "x"}]  # fmt: skip
+    mine = [{"id": "task_0001", "title": "a", "done": False}, {"id": "task_0002", "title": "b", "done": False}]
+    listed = [Pair({}, True, {"tasks": rows, "total": 2}, True, {}, raw=mine),
+              Pair({}, True, {"tasks": rows[:1], "total": 1}, True, {}, raw=mine[:1])]  # fmt: skip
+    plain, projected = list_envelopes(spec, Evidence({"list_tasks": listed}))
+    assert plain.behaviour.answer.template == {"tasks": "{rows}", "total": "{count}"}
+    rows_as = {PROJECTED: ["id", "title", "parent"], "also": ["note"]}
+    assert projected.behaviour.answer.template == {"tasks": rows_as, "total": "{count}"}
+    episode = Environment(projected.applied(spec)).episode()
+    episode.call_tool("create_task", {"title": "tea"})
+    [task] = episode.call_tool("list_tasks", {}).data["tasks"]
+    assert task == {"id": task["id"], "title": "tea", "parent": None}  # no ``done``, ``parent`` null, no ``note``
+    assert fill({"t": rows_as}, {}, None, rows=[{"id": 1, "note": "y", "done": True}]) == {
+        "t": [{"id": 1, "title": None, "parent": None, "note": "y"}]}  # fmt: skip
 
 
 def test_a_list_the_real_side_answers_bare_loses_the_envelope_the_model_wraps_it_in(tmp_path) -> None:

@@ -222,6 +222,10 @@ class CreateManyEffect(_Frozen):
     # the items arrive as JSON text (``tasksRaw: "[{\"name\": ...}]"``): a text that is not a JSON
     # list makes nothing
     items_text: bool = False
+    # every item makes a row under a key the environment mints and answers, as a create does, repeats
+    # included (learned from the real thing: ``decompose_task(id, into)`` answering the subtasks made)
+    minted: bool = False
+    timestamps: tuple[str, ...] = ()  # fields each row made holds the simulated clock in
 
 
 class DeleteManyEffect(_Frozen):

@@ -166,8 +166,8 @@ class Aliases:
             for a, b in matched_records(real, synth):  # records of two lists, matched by what neither side minted
                 self.pair(a, b, field)
         elif (field.endswith(_MINTED) and isinstance(real, (str, int)) and isinstance(synth, (str, int))
-              and not isinstance(real, bool) and not isinstance(synth, bool) and real != synth):  # fmt: skip
-            self.mapping[real] = synth
+              and not isinstance(real, bool) and not isinstance(synth, bool)):  # fmt: skip
+            self.mapping[real] = synth  # the same value both sides minted is paired too: it is known
 
     def _pair_lone_ids(self, real: JSON, synth: JSON) -> None:
         """One minted id each side answers under its own name (``{"success": true, "task_id":
@@ -186,10 +186,22 @@ class Aliases:
         minted ids are not paired yet, matching exactly one starting record (:meth:`StartingRecords.named`)."""
         if not started.by_text:
             return
+        named: dict[int, list[tuple[JSON, JSON]]] = {}
         for record in _records(real):
             if any(_minted_leaf(k, v) and v not in self.mapping for k, v in record.items()):
                 row = started.named(record)
                 if row is not None:
+                    named.setdefault(id(row), []).append((record, row))
+        images = set(self.mapping.values())
+        for found in named.values():
+            # a starting record named by several (a new record made with the same title): only the one
+            # holding its very ids is it; and a model id already paired with another real one is not free
+            if len(found) > 1:
+                found = [(r, row) for r, row in found
+                         if all(row.get(k) == v for k, v in r.items() if _minted_leaf(k, v))]  # fmt: skip
+            for record, row in found:
+                if not any(_minted_leaf(k, v) and row.get(k) in images and self.mapping.get(v) != row.get(k)
+                           for k, v in record.items()):  # fmt: skip
                     self.pair(record, row)
 
     def translate(self, data: Any) -> Any:

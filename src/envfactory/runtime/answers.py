@@ -38,6 +38,9 @@ NONE = "$none"
 CASE = "$case"
 # the rows a list's effect found, before shaping cut them to what the output schema declares, and how many
 ROWS, COUNT = "{rows}", "{count}"
+# ``{"$rows": [F, ...], "also": [G, ...]}``: those rows each holding the fields F, null where a row lacks
+# one, then those of G it holds, and nothing else (the fields the real side answers its records with)
+PROJECTED = "$rows"
 # how many records the state holds after the call: ``{count:todo}``, ``{count:todo.completed=false}``,
 # ``{count:task.status!=done}``
 TALLY = re.compile(r"\{count:([^{}.=!]+)(?:\.([^{}=!]+)(!?)=([^{}]*))?\}")
@@ -111,6 +114,10 @@ def _filled(template: Any, args: JSON, out: Any, rows: Any = None, state: State 
         return _filled(template[NONE] if nothing else template.get("value"), args, out, rows, state, item)
     if isinstance(template, dict) and WHEN in template:
         return _filled(template.get("value"), args, out, rows, state, item)
+    if isinstance(template, dict) and isinstance(template.get(PROJECTED), list):
+        if not isinstance(rows, list):
+            return _MISSING
+        return [projected(r, template[PROJECTED], template.get("also") or ()) for r in rows]
     if isinstance(template, dict) and isinstance(template.get(EACH), str):
         head, _, path = template[EACH].partition(".")
         if head == "state":
@@ -152,6 +159,15 @@ def _filled(template: Any, args: JSON, out: Any, rows: Any = None, state: State 
         return SLOT.sub(lambda m: _text(leaf(sources[m.group(1)], m.group(2) or "")), template)
     except KeyError:
         return _MISSING
+
+
+def projected(row: Any, always: Iterable[str], also: Iterable[str] = ()) -> Any:
+    """A record holding the fields ``always`` (null where it lacks one) and those of ``also`` it holds."""
+    if not isinstance(row, dict):
+        return row
+    out = {f: row.get(f) for f in always}
+    out.update({f: row[f] for f in also if f in row})
+    return out
 
 
 def _left_out(template: Any, args: JSON, out: Any, rows: Any, state: State | None, item: Any) -> bool:
@@ -257,6 +273,6 @@ def answered(answer: Answer, execute: Executor, shape: Callable[[Any], Any]) -> 
 
 
 __all__ = [
-    "CASE", "COUNT", "EACH", "NEWEST", "NONE", "REFUSED", "ROWS", "TALLY", "WHEN", "answered", "args_key", "checked",
-    "fill", "leaf", "opened_text", "shape_of", "tally", "token",
+    "CASE", "COUNT", "EACH", "NEWEST", "NONE", "PROJECTED", "REFUSED", "ROWS", "TALLY", "WHEN", "answered", "args_key",
+    "checked", "fill", "leaf", "opened_text", "projected", "shape_of", "tally", "token",
 ]  # fmt: skip

@@ -58,7 +58,8 @@ def _hidden_key(entity: Entity, fields: dict[str, str]) -> bool:
 def _create_many(effect: CreateManyEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
     entity = spec.state_schema[effect.entity]
     cast, order = key_caster(entity), tuple(entity.fields)
-    hidden = _hidden_key(entity, effect.fields)
+    minted, timestamps = effect.minted, effect.timestamps
+    hidden = minted or _hidden_key(entity, effect.fields)
 
     def run(ctx: CallContext, args: JSON) -> list[JSON] | JSON:
         store, made, keys = ctx.store, [], []
@@ -70,7 +71,7 @@ def _create_many(effect: CreateManyEffect, tool: ToolSpec, spec: EnvSpec) -> Exe
             values = {f: clone(item[a]) for a, f in effect.fields.items() if a in item}
             values.update({f: clone(args[a]) for a, f in effect.args.items() if args.get(a) is not None})
             if hidden:
-                if any(_matches(r, values) for r in existing):
+                if not minted and any(_matches(r, values) for r in existing):
                     continue
                 key = store.next_key(entity.name, entity.format_key)
                 if key is None:  # every key it may have is taken: skipped, as an item holding a taken key is
@@ -82,10 +83,12 @@ def _create_many(effect: CreateManyEffect, tool: ToolSpec, spec: EnvSpec) -> Exe
                     continue
             for field, default in effect.defaults.items():
                 values.setdefault(field, clone(default))
+            for field in timestamps:
+                values.setdefault(field, ctx.now())
             row = {f: values[f] for f in order if f in values}
             store.put(entity.name, key, row)
             existing.append(row)
-            made.append(_visible(row, entity, hidden))
+            made.append(_visible(row, entity, hidden and not minted))
             keys.append(key)
         return {effect.keys_as: keys} if effect.keys_as else made
 
@@ -183,7 +186,9 @@ def _dump(effect: DumpEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
     generated = {  # entities whose key the environment makes up: the API never shows it
         b.effect.entity
         for b in spec.behaviours
-        if isinstance(b.effect, CreateManyEffect) and _hidden_key(schema[b.effect.entity], b.effect.fields)
+        if isinstance(b.effect, CreateManyEffect)
+        and not b.effect.minted
+        and _hidden_key(schema[b.effect.entity], b.effect.fields)
     }
 
     def selected(ctx: CallContext, args: JSON) -> set[Any] | None:

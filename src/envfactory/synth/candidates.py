@@ -90,6 +90,9 @@ class Candidate:
     # it answers the replies it was fit on as they were (``recorded``): the evidence it was fit on
     # cannot judge it, so a tie on the folds is never broken by that evidence in its favour
     memorizes: bool = False
+    # it changes what the tool does and leaves how the tool answers to a wording learned on top (a
+    # create read off the records a reply answers): the chooser words it anew before judging it
+    unworded: bool = False
 
     @property
     def key(self) -> tuple[str, str, str]:

@@ -193,7 +193,7 @@ def choose(
                 taken: EnvSpec | None = None
                 if s > base + 1e-9 or ((full.holds or full.explains) and s > base - 1e-9):
                     taken = full.applied(current)
-                elif looked < LOOKAHEAD and s <= base + 1e-9 and _hidden(full, current):
+                elif looked < LOOKAHEAD and s <= base + 1e-9 and (full.unworded or _hidden(full, current)):
                     # a change of what the tool does, tied or worse under a learned wording that may hide
                     # or garble it (read off records the change no longer lists): the tool worded anew on top
                     looked += 1

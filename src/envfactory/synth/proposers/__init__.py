@@ -10,10 +10,11 @@ function to one of these modules (or a new module imported here), registered by 
 from envfactory.synth.proposers import replies  # isort: skip
 from envfactory.synth.proposers import keys  # isort: skip
 from envfactory.synth.proposers import writes  # isort: skip
+from envfactory.synth.proposers import made  # isort: skip
 from envfactory.synth.proposers import lists  # isort: skip
 from envfactory.synth.proposers import starts  # isort: skip
 from envfactory.synth.proposers import verdicts  # isort: skip
 
-MODULES = (replies, keys, writes, lists, starts, verdicts)  # the order they register in, as imported
+MODULES = (replies, keys, writes, made, lists, starts, verdicts)  # the order they register in, as imported
 
 __all__ = ["MODULES"]

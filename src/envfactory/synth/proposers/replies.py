@@ -13,7 +13,7 @@ from envfactory.ir.env import EnvSpec
 from envfactory.ir.jsonschema import enum_values, primary_type
 from envfactory.ir.state import SINGLETON_KEY
 from envfactory.real.agreement import leaf_share
-from envfactory.runtime.answers import CASE, NONE, TALLY, fill, leaf, opened_text, token
+from envfactory.runtime.answers import CASE, NONE, PROJECTED, ROWS, TALLY, fill, leaf, opened_text, projected, token
 from envfactory.synth.candidates import JSON, PROPOSERS, Candidate, Evidence, Pair
 from envfactory.synth.proposers.shapes import (
     canonical,
@@ -413,14 +413,39 @@ def list_envelopes(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
         if found is None:
             continue
         template, defaults = found
-        text = canonical(template)
-        answer = Answer(kind="template", template=template, defaults=defaults)
         behaviour = spec.behaviour(tool)
         every = behaviour.effect.model_copy(update={"every": True})
-        out.append(Candidate(tool, "list-envelope", f"answers its rows as {text[:80]}",
-                             behaviour.model_copy(update={"answer": answer, "effect": every}),
-                             confirms="every list answers its rows inside this envelope"))  # fmt: skip
+        for worded in (template, _projecting(template, evidence.pairs[tool])):
+            if worded is None:
+                continue
+            text = canonical(worded)
+            answer = Answer(kind="template", template=worded, defaults=defaults)
+            out.append(Candidate(tool, "list-envelope", f"answers its rows as {text[:80]}",
+                                 behaviour.model_copy(update={"answer": answer, "effect": every}),
+                                 confirms="every list answers its rows inside this envelope"))  # fmt: skip
     return out
+
+
+def _projecting(template: Any, pairs: list[Pair]) -> Any:
+    """``template`` with its rows answered with the fields the real side's rows held there — those
+    every row held (null where the model's row lacks one), then those some held —, or ``None`` where
+    the real rows held nothing to tell by."""
+    member = next((k for k, v in template.items() if v == ROWS), None) if isinstance(template, dict) else None
+    if member is None:
+        return None
+    replies = [opened_text(p.real) for p in pairs if p.real_ok]
+    rows = [r for real in replies if isinstance(real, dict) and isinstance(real.get(member), list)
+            for r in real[member] if isinstance(r, dict)]  # fmt: skip
+    if len(rows) < 2:
+        return None
+    seen = list(dict.fromkeys(k for r in rows for k in r))
+    always = [k for k in seen if all(k in r for r in rows)]
+    also = [k for k in seen if k not in always]
+    # only where the model's rows hold other fields than those (else both wordings answer the same)
+    mine = [r for p in pairs if p.model_ok and isinstance(p.raw, list) for r in p.raw if isinstance(r, dict)]
+    if not any(projected(r, always, also) != r for r in mine):
+        return None
+    return {**template, member: {PROJECTED: always, "also": also} if also else {PROJECTED: always}}
 
 
 def _bare(pairs: list[Pair]) -> str | None:

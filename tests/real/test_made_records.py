@@ -1,0 +1,104 @@
+"""Records a tool makes, read off the real replies (``made-records``), and ids paired with the
+records a model started with only where they are those records."""
+
+from __future__ import annotations
+
+import json
+
+from envfactory.ingest import load
+from envfactory.real.keypool import Aliases, StartingRecords
+from envfactory.runtime.environment import Environment
+from envfactory.synth import synthesize
+from envfactory.synth.candidates import Evidence, Pair
+from envfactory.synth.proposers.made import made_records
+
+TOOLS = [
+    {"name": "create_task", "description": "Create a task.",
+     "inputSchema": {"type": "object", "properties": {"title": {"type": "string"}}, "required": ["title"]}},
+    {"name": "list_tasks", "description": "List the tasks.", "inputSchema": {"type": "object", "properties": {}}},
+    {"name": "split_up", "description": "Split it up.",
+     "inputSchema": {"type": "object", "properties": {"task_id": {"type": "integer"},
+                                                      "parts": {"type": "array", "items": {"type": "string"}}},
+                     "required": ["task_id", "parts"]}},
+    {"name": "duplicate", "description": "Duplicate it.",
+     "inputSchema": {"type": "object", "properties": {"task_id": {"type": "integer"}, "title": {"type": "string"}},
+                     "required": ["task_id"]}},
+]  # fmt: skip
+
+
+def _spec(tmp_path):
+    path = tmp_path / "tools.json"
+    path.write_text(json.dumps({"tools": TOOLS}))
+    spec = synthesize(load(path), state="empty", name="tasks")
+    entity = spec.state_schema["task"]
+    schema = spec.state_schema.model_copy(update={"entities": tuple(
+        e.model_copy(update={"key_type": "integer", "fields": {**e.fields, "status": {"type": "string"}}})
+        if e.name == "task" else e for e in spec.state_schema.entities)})  # fmt: skip
+    return spec.model_copy(update={"state_schema": schema}), entity
+
+
+HELD = {"task": [{"id": 1, "title": "Plan the trip"}]}  # what the model held after each call
+
+
+def _split(task_id: int, parts: list[str], first: int) -> Pair:
+    stamp = "2026-12-05T10:00:00Z"
+    made = [{"id": first + i, "title": p, "status": "pending", "parent_id": task_id, "created_at": stamp}
+            for i, p in enumerate(parts)]  # fmt: skip
+    real = {"ok": True, "parent": {"id": task_id, "title": "Plan the trip", "status": "pending"}, "subtasks": made}
+    return Pair({"task_id": task_id, "parts": parts}, True, real, True, {"ok": True}, state=HELD)
+
+
+def test_a_tool_answering_one_new_record_per_item_of_a_list_makes_them(tmp_path) -> None:
+    spec, _ = _spec(tmp_path)
+    assert spec.behaviour("split_up").effect.kind == "fallback"
+    pairs = [_split(1, ["book", "pack"], 2), _split(1, ["go"], 4), _split(1, ["a", "b", "c"], 5)]
+    (candidate,) = [c for c in made_records(spec, Evidence({"split_up": pairs})) if c.tool == "split_up"]
+    effect = candidate.behaviour.effect
+    assert (effect.kind, effect.items_arg, effect.value_field, effect.minted) == ("create_many", "parts", "title", True)
+    assert effect.args == {"task_id": "parent_id"}  # the argument every new record holds
+    assert effect.defaults == {"status": "pending"} and effect.timestamps == ("created_at",)
+    assert "parent_id" in candidate.entities[0].fields  # a field the model's records lacked
+    # the model then makes them, each under a key it mints and answers, a repeat made again
+    env = Environment(candidate.applied(spec))
+    episode = env.episode()
+    made = episode.call_tool("split_up", {"task_id": 1, "parts": ["x", "x"]}).data
+    assert [(r["id"], r["title"], r["parent_id"], r["status"]) for r in made] == [
+        (1, "x", 1, "pending"), (2, "x", 1, "pending")]  # fmt: skip
+    assert all(r["created_at"] for r in made)
+    assert len(list(episode.store.rows("task"))) == 2
+
+
+def test_a_tool_answering_one_new_record_a_call_creates_it_and_old_records_are_no_evidence(tmp_path) -> None:
+    spec, _ = _spec(tmp_path)
+
+    def copy(title: str, key: int) -> Pair:
+        real = {"copy": {"id": key, "title": title, "status": "pending"}, "of": {"id": 1, "title": "Plan the trip"}}
+        return Pair({"task_id": 1, "title": title}, True, real, True, "ok", state=HELD)
+
+    pairs = [copy("one", 2), copy("two", 3)]
+    (candidate,) = [c for c in made_records(spec, Evidence({"duplicate": pairs})) if c.tool == "duplicate"]
+    effect = candidate.behaviour.effect
+    assert (effect.kind, effect.args, effect.defaults) == ("create", {"title": "title"}, {"status": "pending"})
+    # a reply naming only records the model holds makes nothing: no candidate
+    read = [Pair({"task_id": 1}, True, {"task": {"id": 1, "title": "Plan the trip"}}, True, "ok", state=HELD)] * 3
+    assert not [c for c in made_records(spec, Evidence({"duplicate": read})) if c.tool == "duplicate"]
+
+
+def test_a_new_record_titled_as_a_starting_one_is_not_paired_with_it() -> None:
+    started = StartingRecords({"task": {1: {"id": 1, "title": "Buy milk"}}})
+    # both sides minted 4 for the record a create made: known, so no starting record takes it over
+    aliases = Aliases()
+    aliases.pair({"task": {"id": 4, "title": "Buy milk"}}, {"task": {"id": 4, "title": "Buy milk"}})
+    aliases.pair_started({"task": {"id": 4, "title": "Buy milk"}}, started)
+    assert aliases.translate([1, 4]) == [1, 4]
+    # a list holding the starting record and a new one of the same title: only the one with its ids is it
+    listed = Aliases()
+    listed.pair_started([{"id": 5, "title": "Buy milk"}, {"id": 1, "title": "Buy milk"}], started)
+    assert listed.translate([1, 5]) == [1, 5]
+    # a starting record the real side minted its own id for is still paired with the model's
+    minted = Aliases()
+    minted.pair_started([{"id": "t-9f2c", "title": "Buy milk"}], started)
+    assert minted.translate("t-9f2c") == 1
+    # and once paired, another real id is not paired onto the same model record
+    minted.pair_started([{"id": "t-0b7a", "title": "Buy milk"}], started)
+    assert minted.translate("t-0b7a") == "t-0b7a"
