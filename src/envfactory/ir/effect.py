@@ -100,6 +100,15 @@ class ReadEffect(_Frozen):
     key_arg: str
 
 
+class Order(_Frozen):
+    """One key rows are listed by: a field's values ascending (descending), nulls last; or, with
+    ``ranks``, in that order of its values (``high``, ``med``, ``low``), others after."""
+
+    field: str
+    descending: bool = False
+    ranks: tuple[str | int | float | bool | None, ...] = ()
+
+
 class ListEffect(_Frozen):
     """The rows the filters keep (paged); with ``keys_as``, only their keys, under that member
     (``filter_stocks_by_price`` -> ``{filtered_stocks: [symbols]}``), or the field ``listed`` names
@@ -120,6 +129,9 @@ class ListEffect(_Frozen):
     # a look-up by what a person knows (``find_user_id_by_email``): the first row the filters keep, or
     # its key alone; none is ``not_found`` (:mod:`envfactory.synth.lookups`)
     finds: Literal["row", "key"] | None = None
+    # the keys its rows are listed by, in turn, where the real thing lists them in an order of their
+    # values (learned: ``list-order``); ties, and none given, in the order the rows were written
+    order: tuple[Order, ...] = ()
 
 
 class UpdateEffect(_Frozen):

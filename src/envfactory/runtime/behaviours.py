@@ -11,6 +11,7 @@ import inspect
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from envfactory.core import ErrorCode
@@ -24,6 +25,7 @@ from envfactory.ir.effect import (
     FallbackEffect,
     Filter,
     ListEffect,
+    Order,
     ReadEffect,
     Split,
     TransferEffect,
@@ -667,6 +669,27 @@ def _declared_defaults(effect: ListEffect, props: JSON, entity: Entity) -> JSON:
     return out
 
 
+def ordered(rows: list[JSON], order: tuple[Order, ...]) -> list[JSON]:
+    """``rows`` listed by each key of ``order`` in turn (a stable sort per key, the last first): the
+    written order breaks ties."""
+    rows = list(rows)
+    for key in reversed(order):
+        rows.sort(key=partial(_order_key, key), reverse=key.descending and not key.ranks)
+    return rows
+
+
+def _order_key(key: Order, row: JSON) -> tuple[Any, ...]:
+    value = row.get(key.field)
+    if key.ranks:
+        return (key.ranks.index(value) if value in key.ranks else len(key.ranks),)
+    held = value is not None
+    if not isinstance(value, (str, int, float)):  # a list or an object a write stored: compared as text
+        value = repr(value)
+    # nulls last either way; values of one type compare, of several by their type's name first
+    kind = type(value).__name__
+    return (not held, kind, value) if not key.descending else (held, kind, value)
+
+
 @COMPILERS.register("list")
 def _list(effect: ListEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
     schema = spec.state_schema
@@ -693,6 +716,7 @@ def _list(effect: ListEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
     # ``status: "all"`` where the tool offers "all" beside the statuses: no filter at all
     wildcards = {f.arg: _offered_wildcards(props.get(f.arg)) for f in effect.filters if f.op == "eq"}
     entity_name, paged = entity.name, bool(paging.offset_arg or paging.page_arg or paging.cursor_arg)
+    order = effect.order
 
     def run(ctx: CallContext, args: JSON) -> Any:
         for arg, (parent, cast) in needs.items():  # the tweet whose comments are asked for must exist
@@ -709,6 +733,8 @@ def _list(effect: ListEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
         rows = ctx.store.row_list(entity_name)
         for keep, value in active:
             rows = keep(rows, value)
+        if order:
+            rows = ordered(rows, order)
         limit = args.get(paging.limit_arg) if paging.limit_arg else None
         limit = limit if isinstance(limit, int) and limit > 0 else paging.default_limit
         start = 0

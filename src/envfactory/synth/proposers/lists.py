@@ -4,15 +4,17 @@ that list, its page size."""
 from __future__ import annotations
 
 from collections import Counter
+from itertools import pairwise
 from typing import Any
 
 from envfactory.ir.choice import Answer
-from envfactory.ir.effect import Behaviour, FallbackEffect, Filter, FilterOp, ListEffect
+from envfactory.ir.effect import Behaviour, FallbackEffect, Filter, FilterOp, ListEffect, Order
 from envfactory.ir.env import EnvSpec
-from envfactory.ir.jsonschema import primary_type
+from envfactory.ir.jsonschema import enum_values, primary_type
 from envfactory.ir.state import SINGLETON_KEY, Entity
 from envfactory.real.keypool import MINTED, matched_records
 from envfactory.runtime.answers import opened_text
+from envfactory.runtime.behaviours import ordered
 from envfactory.synth.candidates import JSON, PROPOSERS, Candidate, Evidence, Pair
 from envfactory.synth.proposers.shapes import default_sets, envelope, list_reads, records_in, schema_of
 
@@ -338,3 +340,104 @@ def page_sizes(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
 
 
 __all__ = ["filter_defaults", "include_flags", "list_filters", "misses", "page_sizes", "record_reads"]
+
+
+@PROPOSERS.register("list-order")
+def list_orders(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
+    """A list whose real replies hold the rows the model found in another order: the keys, one to
+    three, that order them as the real side did — a field's values ascending or descending (nulls
+    last), or its declared values in their order or the reverse (``high`` before ``med`` before
+    ``low``) —, each the one that orders most of the neighbours still tied and contradicts none; the
+    ties left in the order the rows were written. Nothing where the real order was the model's."""
+    out = []
+    for tool, pairs, entity, effect in list_reads(spec, evidence):
+        if effect.order or effect.keys_as is not None:
+            continue
+        runs = [run for p in pairs if (run := _listed_run(p, entity)) is not None]
+        if not any(real != [str(r.get(entity.key)) for r in mine] for real, mine in runs):
+            continue  # the model's order already, wherever the same rows were listed
+        keys = _sort_keys(runs, entity)
+        if keys:
+            said = ", then ".join(f"{k.field} {_said(k)}" for k in keys)
+            out.append(Candidate(tool, "list-order", f"lists its rows by {said}"[:120],
+                                 spec.behaviour(tool).model_copy(update={"effect": effect.model_copy(
+                                     update={"order": keys})}),
+                                 confirms="every list holds its rows in this order"))  # fmt: skip
+    return out
+
+
+MAX_KEYS = 3  # sort keys at most
+
+
+def _listed_run(pair: Pair, entity: Entity) -> tuple[list[str], list[JSON]] | None:
+    """The keys of the rows a real reply listed, in its order, beside the model's rows in the order its
+    effect found them — each holding the values the real row answered, where it answered them (what
+    the real side sorted by) —, where both hold the same two rows or more, each once."""
+    if not (pair.real_ok and pair.model_ok and isinstance(pair.raw, list)):
+        return None
+    listed = [r for r in records_in(opened_text(pair.real)) or [] if entity.key in r]
+    answered = {str(r.get(entity.key)): r for r in listed}
+    real = [str(r.get(entity.key)) for r in listed]
+    mine = [r for r in pair.raw if isinstance(r, dict)]
+    keys = [str(r.get(entity.key)) for r in mine]
+    if len(real) < 2 or len(set(real)) != len(real) or sorted(real) != sorted(keys):
+        return None
+    return real, [{**r, **{f: v for f, v in answered[k].items() if f in r}} for k, r in zip(keys, mine, strict=True)]
+
+
+def _sort_keys(runs: list[tuple[list[str], list[JSON]]], entity: Entity) -> tuple[Order, ...]:
+    """The keys ordering every run's neighbours as the real side did, greedily (see :func:`list_orders`)."""
+    pending: list[tuple[JSON, JSON, int, int]] = []  # (before, after, their places in the model's order)
+    for real, mine in runs:
+        by_key = {str(r.get(entity.key)): (i, r) for i, r in enumerate(mine)}
+        for a, b in pairwise(real):
+            pending.append((by_key[a][1], by_key[b][1], by_key[a][0], by_key[b][0]))
+    fields = [f for f in _row_fields(runs) if f != entity.key]
+    keys: list[Order] = []
+    while pending and len(keys) < MAX_KEYS:
+        best: tuple[int, Order] | None = None  # the first of those telling most apart wins a tie
+        for key in (k for f in fields for k in _orders(f, entity)):
+            sides = [_compare(key, a, b) for a, b, _, _ in pending]
+            if any(s > 0 for s in sides):
+                continue
+            told = sum(s < 0 for s in sides)
+            if told and (best is None or told > best[0]):
+                best = (told, key)
+        if best is None:
+            break
+        keys.append(best[1])
+        pending = [(a, b, i, j) for a, b, i, j in pending if _compare(best[1], a, b) == 0]
+    if not keys or any(i > j for _, _, i, j in pending):  # ties left must keep the written order
+        return ()
+    return tuple(keys)
+
+
+def _row_fields(runs: list[tuple[list[str], list[JSON]]]) -> list[str]:
+    """The fields every listed model row holds a scalar (or null) in, in the order rows hold them."""
+    rows = [r for _, mine in runs for r in mine]
+    seen = list(dict.fromkeys(f for r in rows for f in r))
+    return [f for f in seen if all(f in r and (r[f] is None or isinstance(r[f], (str, int, float))) for r in rows)]
+
+
+def _orders(field: str, entity: Entity) -> list[Order]:
+    """The ways a field may order rows: its values ascending or descending, and, where its schema
+    declares its values (``low``, ``med``, ``high``), in that order or the reverse, nulls last."""
+    out = [Order(field=field), Order(field=field, descending=True)]
+    declared = [v for v in enum_values(entity.fields.get(field)) if isinstance(v, (str, int, float))]
+    if len(declared) >= 2:
+        out += [Order(field=field, ranks=tuple(declared)), Order(field=field, ranks=tuple(reversed(declared)))]
+    return out
+
+
+def _compare(key: Order, a: JSON, b: JSON) -> int:
+    """-1 where ``key`` lists ``a`` first, 1 where ``b``, 0 on a tie."""
+    if a.get(key.field) == b.get(key.field):
+        return 0
+    first = ordered([a, b], (key,))[0]
+    return -1 if first is a else 1
+
+
+def _said(key: Order) -> str:
+    if key.ranks:
+        return "in the order " + "/".join(map(str, key.ranks))
+    return "descending" if key.descending else "ascending"

@@ -1,0 +1,61 @@
+"""Lists in the order the real thing lists them (``list-order``), and the sort the runtime makes."""
+
+from __future__ import annotations
+
+import json
+
+from envfactory.ingest import load
+from envfactory.ir.effect import Order
+from envfactory.runtime.behaviours import ordered
+from envfactory.runtime.environment import Environment
+from envfactory.synth import synthesize
+from envfactory.synth.candidates import Evidence, Pair
+from envfactory.synth.proposers.lists import list_orders
+
+PRIORITY = {"anyOf": [{"type": "string", "enum": ["low", "med", "high"]}, {"type": "null"}]}
+TOOLS = [
+    {"name": "create_task", "description": "Create a task.",
+     "inputSchema": {"type": "object", "properties": {"title": {"type": "string"}, "priority": PRIORITY},
+                     "required": ["title"]}},
+    {"name": "list_tasks", "description": "List the tasks.", "inputSchema": {"type": "object", "properties": {}}},
+]  # fmt: skip
+
+
+def test_rows_are_sorted_key_by_key_nulls_last_and_never_raise() -> None:
+    rows = [{"id": 1, "p": None, "s": "done"}, {"id": 2, "p": "low", "s": "open"}, {"id": 3, "p": "high", "s": "open"},
+            {"id": 4, "p": "med", "s": "open"}, {"id": 5, "p": None, "s": "open"}]  # fmt: skip
+    by = (Order(field="s", descending=True), Order(field="p", ranks=("high", "med", "low")))
+    assert [r["id"] for r in ordered(rows, by)] == [3, 4, 2, 5, 1]
+    assert [r["id"] for r in ordered(rows, (Order(field="p"),))] == [3, 2, 4, 1, 5]  # ascending, nulls last, stable
+    assert [r["id"] for r in ordered(rows, (Order(field="p", descending=True),))] == [4, 2, 3, 1, 5]
+    odd = [{"p": [1]}, {"p": {"a": 1}}, {"p": 2}, {"p": "x"}, {}]  # what a write may store: compared, never raised on
+    assert len(ordered(odd, (Order(field="p"),))) == 5
+
+
+def _spec(tmp_path):
+    path = tmp_path / "tools.json"
+    path.write_text(json.dumps({"tools": TOOLS}))
+    return synthesize(load(path), state="empty", name="tasks")
+
+
+def test_a_list_learns_the_order_the_real_side_lists_its_rows_in(tmp_path) -> None:
+    spec = _spec(tmp_path)
+    key = spec.state_schema["task"].key
+    made = [{key: f"task_000{i}", "title": t, "priority": p}
+            for i, (t, p) in enumerate([("a", "low"), ("b", "high"), ("c", None), ("d", "med")], 1)]  # fmt: skip
+
+    def listed(*order: int) -> Pair:  # the real side's rows in that order, the model's as written
+        real = [made[i - 1] for i in order]
+        return Pair({}, True, {"tasks": real}, True, {"tasks": made[: len(order)]}, raw=made[: max(order)])
+
+    pairs = [listed(2, 1), listed(2, 4, 1, 3), listed(2, 1, 3)]  # high, med, low, then none
+    (candidate,) = list_orders(spec, Evidence({"list_tasks": pairs}))
+    assert candidate.behaviour.effect.order == (Order(field="priority", ranks=("high", "med", "low")),)
+    episode = Environment(candidate.applied(spec)).episode()
+    for title, priority in [("x", None), ("y", "low"), ("z", "high")]:
+        episode.call_tool("create_task", {"title": title, "priority": priority})
+    assert [t["title"] for t in episode.call_tool("list_tasks", {}).data] == ["z", "y", "x"]
+    # listed as written wherever the same rows were listed: nothing to learn
+    assert list_orders(spec, Evidence({"list_tasks": [listed(1, 2), listed(1, 2, 3)]})) == []
+    # no key explains an order that contradicts itself: nothing proposed
+    assert list_orders(spec, Evidence({"list_tasks": [listed(2, 1), listed(1, 2)]})) == []
