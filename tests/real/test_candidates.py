@@ -111,6 +111,7 @@ def test_a_list_answers_its_rows_with_the_fields_the_real_rows_hold(tmp_path) ->
     listed = [Pair({}, True, {"tasks": rows, "total": 2}, True, {}, raw=mine),
               Pair({}, True, {"tasks": rows[:1], "total": 1}, True, {}, raw=mine[:1])]  # fmt: skip
     plain, projected = list_envelopes(spec, Evidence({"list_tasks": listed}))
+    assert (plain.proposer, projected.proposer) == ("list-envelope", "list-fields")  # each fold matched to its kind
     assert plain.behaviour.answer.template == {"tasks": "{rows}", "total": "{count}"}
     rows_as = {PROJECTED: ["id", "title", "parent"], "also": ["note"]}
     assert projected.behaviour.answer.template == {"tasks": rows_as, "total": "{count}"}

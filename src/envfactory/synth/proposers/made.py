@@ -18,7 +18,7 @@ from envfactory.ir.jsonschema import primary_type
 from envfactory.ir.state import SINGLETON_KEY, Entity
 from envfactory.runtime.answers import opened_text
 from envfactory.synth.candidates import JSON, PROPOSERS, Candidate, Evidence, Pair
-from envfactory.synth.proposers.shapes import schema_of
+from envfactory.synth.proposers.shapes import objects_in, schema_of
 from envfactory.values import clock_stamp
 
 LEAST = 2  # accepted calls, at least, that show what a tool makes
@@ -52,7 +52,8 @@ def made_records(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
 def _new_records(spec: EnvSpec, entity: Entity, pair: Pair) -> list[JSON]:
     """The records of ``entity`` a real reply holds under keys the model did not hold just after the call."""
     held = {str(r.get(entity.key)) for r in pair.state.get(entity.name, ())}
-    return [r for r in _records(opened_text(pair.real)) if _one_of(spec, r, entity) and str(r[entity.key]) not in held]
+    replied = objects_in(opened_text(pair.real))
+    return [r for r in replied if _one_of(spec, r, entity) and str(r[entity.key]) not in held]
 
 
 def _new_lists(spec: EnvSpec, entity: Entity, pair: Pair, size: int) -> list[list[JSON]]:
@@ -68,15 +69,6 @@ def _lists(value: Any, depth: int = 3) -> list[list[Any]]:
         return [value, *(inner for v in value for inner in _lists(v, depth - 1))]
     if isinstance(value, dict) and depth >= 0:
         return [inner for v in value.values() for inner in _lists(v, depth - 1)]
-    return []
-
-
-def _records(value: Any, depth: int = 3) -> list[JSON]:
-    """The objects of a reply: itself, and those inside its objects and lists, to ``depth`` levels."""
-    if isinstance(value, list):
-        return [r for v in value for r in _records(v, depth)] if depth >= 0 else []
-    if isinstance(value, dict) and depth >= 0:
-        return [value, *(r for v in value.values() for r in _records(v, depth - 1))]
     return []
 
 

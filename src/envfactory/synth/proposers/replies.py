@@ -415,12 +415,14 @@ def list_envelopes(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
         template, defaults = found
         behaviour = spec.behaviour(tool)
         every = behaviour.effect.model_copy(update={"every": True})
-        for worded in (template, _projecting(template, evidence.pairs[tool])):
+        # the rows as the model holds them, and as the real rows hold them: told apart by the proposer's
+        # name, so a fold's fit is matched with its own kind whatever fields the fold's rows held
+        for proposer, worded in (("list-envelope", template),
+                                 ("list-fields", _projecting(template, evidence.pairs[tool]))):  # fmt: skip
             if worded is None:
                 continue
-            text = canonical(worded)
             answer = Answer(kind="template", template=worded, defaults=defaults)
-            out.append(Candidate(tool, "list-envelope", f"answers its rows as {text[:80]}",
+            out.append(Candidate(tool, proposer, f"answers its rows as {canonical(worded)[:80]}",
                                  behaviour.model_copy(update={"answer": answer, "effect": every}),
                                  confirms="every list answers its rows inside this envelope"))  # fmt: skip
     return out
