@@ -83,6 +83,20 @@ def restored(masked_text: str, example: str) -> str:
     return "".join(p + w for p, w in zip(parts, [*words, ""], strict=True))
 
 
+def marked_words(text: str) -> list[str]:
+    """The words of ``text`` :func:`masked` marks at a volatile place, in order (those holding a digit)."""
+    return _NUMBERED.findall(text)
+
+
+def filled_marks(masked_text: str, words: list[str]) -> str:
+    """A text :func:`masked` marked, with its marks holding ``words`` in order; left marked where
+    there are fewer words than marks."""
+    parts = masked_text.split(VOLATILE)
+    if len(parts) - 1 > len(words):
+        return masked_text
+    return "".join(p + w for p, w in zip(parts, [*words[: len(parts) - 1], ""], strict=True))
+
+
 def differing(tool: str, first: Any, second: Any) -> set[str]:
     """The places at which two answers of ``tool`` hold different values (a leaf on one side only
     is a difference of shape, not of value: not a volatile place). Lists are compared in the order
@@ -115,4 +129,4 @@ def volatile_places(sequences: Iterable[Sequence], replay_call: Any) -> frozense
     return frozenset(found)
 
 
-__all__ = ["VOLATILE", "differing", "masked", "place", "restored", "volatile_places"]
+__all__ = ["VOLATILE", "differing", "filled_marks", "marked_words", "masked", "place", "restored", "volatile_places"]

@@ -28,13 +28,16 @@ SLOT = re.compile(r"\{(arg|out|raw|item)(?:\.([^{}]+))?\}")
 # written or newest first
 EACH = "$each"
 NEWEST = "newest"
+# ``{"$each": ..., "item": T, "join": "\n", "head": H, "tail": Z}``: the worded records as one text, ``H``
+# then the items joined then ``Z`` (in ``H`` and ``Z``, ``{count}`` is how many records it words)
 # ``{"$when": "{arg.include_done}", "value": T}`` as an object's member: there only when the slot is true
 WHEN = "$when"
 # ``{"$none": T0, "value": T}``: worded by T0 where the list's effect found nothing ("No tasks
 # matching ..."), else by T
 NONE = "$none"
 # ``{"$case": "format", "cases": {"json": T1}, "value": T}``: worded by the case the argument's value
-# (as :func:`token` writes it; an omitted one by its default) names, else by T
+# (as :func:`token` writes it; an omitted one by its default) names, else by T; ``"$case":
+# "{item.status}"``: by the value that slot holds (a record's status worded by a mark of its own)
 CASE = "$case"
 # the rows a list's effect found, before shaping cut them to what the output schema declares, and how many
 ROWS, COUNT = "{rows}", "{count}"
@@ -104,7 +107,8 @@ def _filled(template: Any, args: JSON, out: Any, rows: Any = None, state: State 
             item: Any = None) -> Any:  # fmt: skip
     sources = {"arg": args, "out": out, "raw": rows, "item": item}
     if isinstance(template, dict) and isinstance(template.get(CASE), str):
-        given = args.get(template[CASE], _MISSING)
+        by = template[CASE]
+        given = _filled(by, args, out, rows, state, item) if SLOT.fullmatch(by) else args.get(by, _MISSING)
         cases = template.get("cases") or {}
         chosen = cases.get(token(given)) if given is not _MISSING else None
         return _filled(template.get("value") if chosen is None else chosen, args, out, rows, state, item)
@@ -130,7 +134,11 @@ def _filled(template: Any, args: JSON, out: Any, rows: Any = None, state: State 
         if not isinstance(records, list):
             return _MISSING
         values = [_filled(template.get("item"), args, out, rows, state, record) for record in records]
-        return _MISSING if any(v is _MISSING for v in values) else values
+        if any(v is _MISSING for v in values):
+            return _MISSING
+        if isinstance(template.get("join"), str):
+            return _joined(template, values, args, out, rows, state, item)
+        return values
     if isinstance(template, dict):
         items = {k: _filled(v, args, out, rows, state, item) for k, v in template.items()
                  if not _left_out(v, args, out, rows, state, item)}  # fmt: skip
@@ -159,6 +167,19 @@ def _filled(template: Any, args: JSON, out: Any, rows: Any = None, state: State 
         return SLOT.sub(lambda m: _text(leaf(sources[m.group(1)], m.group(2) or "")), template)
     except KeyError:
         return _MISSING
+
+
+def _joined(template: JSON, values: list[Any], args: JSON, out: Any, rows: Any, state: State | None,
+            item: Any) -> Any:  # fmt: skip
+    """An ``EACH`` template's worded records as one text, between its head and its tail."""
+    ends = []
+    for end in (template.get("head", ""), template.get("tail", "")):
+        filled = _filled(end.replace(COUNT, str(len(values))) if isinstance(end, str) else end, args, out, rows, state,
+                         item)  # fmt: skip
+        if filled is _MISSING:
+            return _MISSING
+        ends.append(_text(filled))
+    return ends[0] + template["join"].join(_text(v) for v in values) + ends[1]
 
 
 def projected(row: Any, always: Iterable[str], also: Iterable[str] = ()) -> Any:

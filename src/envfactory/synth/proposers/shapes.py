@@ -14,9 +14,10 @@ from envfactory.ir.effect import ListEffect
 from envfactory.ir.env import EnvSpec
 from envfactory.ir.jsonschema import primary_type
 from envfactory.ir.state import Entity
-from envfactory.real.volatile import VOLATILE, masked, restored
-from envfactory.runtime.answers import COUNT, EACH, NEWEST, ROWS, WHEN, fill, token
+from envfactory.real.volatile import VOLATILE, filled_marks, marked_words, masked, restored
+from envfactory.runtime.answers import CASE, COUNT, EACH, NEWEST, ROWS, WHEN, fill, token
 from envfactory.synth.candidates import JSON, Evidence, Pair
+from envfactory.synth.textblocks import blocks
 
 
 def declared_defaults(spec: EnvSpec, tool: str) -> JSON:
@@ -53,12 +54,33 @@ def unmasked(template: Any, example: Any) -> Any:
         return template if example is None else example
     if isinstance(template, str) and VOLATILE in template and isinstance(example, str):
         return restored(template, example)
+    if isinstance(template, dict) and isinstance(template.get("join"), str) and isinstance(example, str):
+        return _unmasked_lines(template, marked_words(example))
     if isinstance(template, dict):
         return {k: unmasked(v, example.get(k) if isinstance(example, dict) else None) for k, v in template.items()}
     if isinstance(template, list):
         inner = example if isinstance(example, list) else []
         return [unmasked(v, inner[i] if i < len(inner) else None) for i, v in enumerate(template)]
     return template
+
+
+def _unmasked_lines(template: JSON, words: list[str]) -> JSON:
+    """A text list's template (``"join"``) with the marks of its head, of its first record's wording
+    and of its tail holding the words a real text held there, in order (``words``)."""
+    head, tail = template.get("head", ""), template.get("tail", "")
+    if not isinstance(head, str) or not isinstance(tail, str):
+        return template
+    first = head.count(VOLATILE)
+    out = {**template, "head": filled_marks(head, words[:first])}
+    out["tail"] = filled_marks(tail, words[len(words) - tail.count(VOLATILE) :] if VOLATILE in tail else [])
+    item = template.get("item")
+    inside = words[first:]
+    if isinstance(item, str):
+        out["item"] = filled_marks(item, inside)
+    elif isinstance(item, dict) and CASE in item:
+        out["item"] = {**item, "value": filled_marks(item["value"], inside),
+                       "cases": {k: filled_marks(v, inside) for k, v in item["cases"].items()}}  # fmt: skip
+    return out
 
 
 def envelope(evidence: Evidence, tool: str, defaults: list[JSON] | None = None) -> tuple[Any, JSON] | None:
@@ -425,6 +447,10 @@ def _templated(real: Any, src: _Sources, name: str | None = None) -> Any:
         return real
     if isinstance(real, (int, float)):
         return src.slots.get(str(real), COUNT if real == src.count else real)
+    if isinstance(real, str) and "\n" in real and (src.lists or src.state):
+        listed = _text_each(real, src)
+        if listed is not None:
+            return listed
     if not isinstance(real, str) or not src.slots:
         return real
     if real in src.slots:
@@ -432,6 +458,69 @@ def _templated(real: Any, src: _Sources, name: str | None = None) -> Any:
     values = sorted(src.slots, key=len, reverse=True)  # one pass, longest first: a slot is never rewritten
     pattern = re.compile(r"(?<![\w-])(" + "|".join(re.escape(v) for v in values) + r")(?![\w-])")
     return pattern.sub(lambda m: src.slots[m.group(1)], real)
+
+
+def _text_each(real: str, src: _Sources) -> JSON | None:
+    """A text listing records a block each (:func:`envfactory.synth.textblocks.blocks`) — those of a
+    list the model answered, or all those the state holds of one entity, as written or newest
+    first —, every block worded by one template (or one per value of a field: a status's mark):
+    ``{"$each": PLACE, "item": T, "join": SEP, "head": H, "tail": Z}``, ``{count}`` in ``H`` and
+    ``Z`` where they state how many."""
+    options: list[tuple[str, list[JSON], str | None]] = [(place, rows, None) for place, rows in src.lists.items()]
+    options += [(f"state.{entity}", rows[::-1] if newest else rows, NEWEST if newest else None)
+                for entity, rows in src.state.items() for newest in (False, True)]  # fmt: skip
+    plain = _Sources(src.slots, flags=src.flags, args=src.args)  # head and tail: no lists inside
+    for place, records, order in options:
+        found = blocks(real, records)
+        if found is None:
+            continue
+        item = _block_item([_line_template(b, src.args, r) for b, r in zip(found.items, records, strict=True)],
+                           records)  # fmt: skip
+        if item is None:
+            continue
+        ends = [_count_stated(_templated(end, plain), len(records)) for end in (found.head, found.tail)]
+        each: JSON = {EACH: place, "item": item, "join": found.sep, "head": ends[0], "tail": ends[1]}
+        return {**each, "order": order} if order else each
+    return None
+
+
+def _line_template(text: str, args: JSON, record: JSON) -> Any:
+    """One block of a text list worded for its ``record``: ``{item.PATH}`` slots, arguments first."""
+    slots: dict[str, str] = {}
+    for path, value in leaves(args):
+        slots.setdefault(_word(value), f"{{arg.{path}}}")
+    for path, value in leaves(record):
+        slots.setdefault(_word(value), f"{{item.{path}}}")
+    return _templated(text, _Sources(slots))
+
+
+def _block_item(worded: list[Any], records: list[JSON]) -> Any:
+    """The one wording of every block, or one per value of a field several records share
+    (``{"$case": "{item.status}", "cases": {...}, "value": T}``, the most common as ``T``); ``None``
+    where no wording fills a record's slot or no such field tells the wordings apart."""
+    if not all(isinstance(w, str) and "{item" in w for w in worded):
+        return None
+    if len(set(worded)) == 1:
+        return worded[0]
+    usual = Counter(worded).most_common(1)[0][0]
+    for name in records[0]:
+        if any(isinstance(r.get(name), (dict, list)) for r in records):
+            continue
+        values = [token(r.get(name)) for r in records]
+        if len(set(values)) == len(values):  # a field naming each record memorizes it
+            continue
+        by_value: dict[str, str] = {}
+        if all(by_value.setdefault(v, w) == w for v, w in zip(values, worded, strict=True)):
+            return {CASE: f"{{item.{name}}}", "cases": {v: w for v, w in by_value.items() if w != usual},
+                    "value": usual}  # fmt: skip
+    return None
+
+
+def _count_stated(text: Any, count: int) -> Any:
+    """``text`` with the number ``count`` standing alone in it as ``{count}``."""
+    if not isinstance(text, str):
+        return text
+    return re.sub(rf"(?<![\w.\[-]){count}(?![\w.\]-])", COUNT, text)
 
 
 def _grouped(template: JSON, real: JSON) -> JSON:

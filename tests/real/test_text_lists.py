@@ -1,0 +1,81 @@
+"""Lists the real side answers as text, a block of lines a record: found, worded, learned."""
+
+from __future__ import annotations
+
+from tests.real.test_learn import _notes_spec
+
+from envfactory.real.trace import Sequence, Trace, TraceCall
+from envfactory.runtime.answers import fill
+from envfactory.runtime.environment import Environment
+from envfactory.synth.chooser import choose
+from envfactory.synth.proposers.shapes import template_of
+from envfactory.synth.textblocks import Blocks, blocks
+
+
+def test_blocks_are_found_a_line_or_a_few_lines_a_record_between_a_head_and_a_tail() -> None:
+    text = "Found 2 notes:\n- 1: Buy milk\n- 2: Call Bob\n(end)"
+    assert blocks(text, [{"id": 1, "title": "Buy milk"}, {"id": 2, "title": "Call Bob"}]) == Blocks(
+        "Found 2 notes:\n", ("- 1: Buy milk", "- 2: Call Bob"), "\n", "\n(end)")  # fmt: skip
+    # three lines a record between blank lines, named by the id alone (the contents are alike)
+    memory = "Memory:\n\n(ID: 1)\nTags: a\nSame.\n\n(ID: 4)\nTags: b\nSame.\n\n(ID: 5)\nTags: c\nSame.\n"
+    found = blocks(memory, [{"id": i, "content": "Same."} for i in (1, 4, 5)])
+    assert found is not None and found.text() == memory
+    assert found.items[1] == "(ID: 4)\nTags: b\nSame." and found.sep == "\n\n" and found.head == "Memory:\n\n"
+    # blank lines inside a block: the block runs to the next record's, never into another's words
+    dash = "# Tasks\n\n### Set up\n\n**ID:** `abc-1234`\n\n\n### Write\n\n**ID:** `def-5678`\n\n\n"
+    found = blocks(dash, [{"id": "abc-1234", "name": "Set up"}, {"id": "def-5678", "name": "Write"}])
+    assert found is not None and found.items == ("### Set up\n\n**ID:** `abc-1234`", "### Write\n\n**ID:** `def-5678`")
+    # out of order, a record missing, one record, or no text list at all: nothing found
+    two = [{"id": 1, "title": "Buy milk"}, {"id": 2, "title": "Call Bob"}]
+    assert blocks("- 2: Call Bob\n- 1: Buy milk", two) is None
+    assert blocks("- 1: Buy milk\n- 3: Walk", two) is None
+    assert blocks("- 1: Buy milk", two[:1]) is None
+    assert blocks('{"a": 1}', two) is None
+
+
+def test_a_text_list_is_worded_record_by_record_with_marks_by_a_field_and_its_count() -> None:
+    rows = [{"id": 1, "title": "Buy milk", "done": True}, {"id": 2, "title": "Call Bob", "done": False},
+            {"id": 3, "title": "Walk", "done": False}]  # fmt: skip
+    real = "Found 3 notes:\n[x] 1: Buy milk\n[ ] 2: Call Bob\n[ ] 3: Walk\n(end)"
+    template = template_of(real, {}, "", rows)
+    assert template == {"$each": "raw", "join": "\n", "head": "Found {count} notes:\n", "tail": "\n(end)",
+                        "item": {"$case": "{item.done}", "cases": {"true": "[x] {item.id}: {item.title}"},
+                                 "value": "[ ] {item.id}: {item.title}"}}  # fmt: skip
+    assert fill(template, {}, None, rows=rows[1:]) == "Found 2 notes:\n[ ] 2: Call Bob\n[ ] 3: Walk\n(end)"
+    # a mark no shared value tells apart is a record's own wording: memorized, not a template
+    assert isinstance(template_of("[x] 1: Buy milk\n[ ] 2: Call Bob", {}, "", rows[:2]), str)
+
+
+def _listed(notes: list[tuple[int, str]]) -> str:
+    return f"{len(notes)} notes\n" + "\n".join(f"* {title} (#{i})" for i, title in notes) + "\n--"
+
+
+def test_a_list_answered_as_text_is_learned_and_words_records_it_never_saw() -> None:
+    spec = _notes_spec()
+    sequences = []
+    for s in range(6):
+        calls, notes = [], []
+        for i in range(1, 3 + s % 3):
+            title = f"note {s}-{i}"
+            notes.append((i, title))
+            calls.append(TraceCall(tool="add_note", arguments={"title": title}, ok=True,
+                                   output=f"Created note {i}: {title}", sequence=s))  # fmt: skip
+            calls.append(TraceCall(tool="list_notes", arguments={}, ok=True, output=_listed(notes), sequence=s))
+        sequences.append(Sequence(id=s, calls=tuple(calls)))
+    learned = choose(spec, Trace(source="notes", sequences=tuple(sequences)))
+    episode = Environment(learned).episode()
+    for title in ("milk", "bread", "eggs", "tea"):
+        episode.call_tool("add_note", {"title": title})
+    assert episode.call_tool("list_notes", {}).data == _listed([(1, "milk"), (2, "bread"), (3, "eggs"), (4, "tea")])
+
+
+def test_marks_of_a_text_list_hold_the_words_a_real_reply_held_there() -> None:
+    from envfactory.real.volatile import VOLATILE
+    from envfactory.synth.proposers.shapes import unmasked
+
+    template = {"$each": "raw", "join": "\n", "head": f"Session {VOLATILE}\n", "tail": f"\nat {VOLATILE}",
+                "item": f"- {{item.title}} {VOLATILE}"}  # fmt: skip
+    real = "Session 9f2c11\n- milk (12:01)\n- tea (12:02)\nat 12:03"  # a word holding a digit is marked whole
+    restored = unmasked(template, real)
+    assert (restored["head"], restored["item"], restored["tail"]) == ("Session 9f2c11\n", "- {item.title} (12:01)",
+                                                                      "\nat 12:03")  # fmt: skip
