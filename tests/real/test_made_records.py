@@ -102,3 +102,16 @@ def test_a_new_record_titled_as_a_starting_one_is_not_paired_with_it() -> None:
     # and once paired, another real id is not paired onto the same model record
     minted.pair_started([{"id": "t-0b7a", "title": "Buy milk"}], started)
     assert minted.translate("t-0b7a") == "t-0b7a"
+
+
+def test_a_paired_number_is_translated_where_it_names_a_record_only() -> None:
+    # a table's row 1 answered where the model holds "record_0001": that number elsewhere is no record
+    aliases = Aliases()
+    aliases.pair({"id": 1, "name": "Ada"}, {"id": "record_0001", "name": "Ada"})
+    schema = [{"cid": 1, "name": "name", "notnull": 1, "pk": 0}, {"cid": 0, "name": "id", "pk": 1}]
+    assert aliases.translate(schema) == schema
+    assert aliases.translate({"tableCount": 1, "insertedId": 1, "contact_id": 1, "ids": [1], "from": 1}) == {
+        "tableCount": 1, "insertedId": "record_0001", "contact_id": "record_0001", "ids": ["record_0001"],
+        "from": "record_0001"}  # fmt: skip
+    assert aliases.translate(1) == "record_0001"  # a whole reply that is the number: the record made
+    assert aliases.translate({"note": "see 1"}) == {"note": "see 1"}

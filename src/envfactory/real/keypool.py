@@ -21,6 +21,7 @@ from typing import Any
 from envfactory.inflection import singular
 from envfactory.ir.jsonschema import primary_type
 from envfactory.values import ValueMaker, clock_stamp
+from envfactory.words import tokens
 
 JSON = dict[str, Any]
 SHARE = 0.8  # how often an identifying argument takes a known value
@@ -204,15 +205,27 @@ class Aliases:
                            for k, v in record.items()):  # fmt: skip
                     self.pair(record, row)
 
-    def translate(self, data: Any) -> Any:
-        """``data`` with every paired real value replaced by the environment's."""
+    def translate(self, data: Any, field: str | None = None) -> Any:
+        """``data`` with every paired real value replaced by the environment's: a text anywhere, a
+        number only as a whole reply or under a member named as an id or a reference is (``id``,
+        ``task_id``, ``insertedId``, ``ids``, ``from``) — elsewhere ``1`` is a count, a position or a
+        flag (``pk: 1``, ``cid: 1``, ``tableCount: 2``), not record 1."""
         if isinstance(data, dict):
-            return {k: self.translate(v) for k, v in data.items()}
+            return {k: self.translate(v, k if isinstance(k, str) else "") for k, v in data.items()}
         if isinstance(data, list):
-            return [self.translate(v) for v in data]
-        if isinstance(data, (str, int)) and not isinstance(data, bool):
-            return self.mapping.get(data, data)
-        return data
+            return [self.translate(v, field) for v in data]
+        if isinstance(data, bool) or not isinstance(data, (str, int)):
+            return data
+        if isinstance(data, int) and field is not None and not (_names_id(field) or identifying(field)):
+            return data
+        return self.mapping.get(data, data)
+
+
+def _names_id(field: str) -> bool:
+    """Whether a member's name ends in the word id, ids, uuid or token (``insertedId``, ``task_ids``;
+    not ``cid``)."""
+    last = tokens(field)[-1:]
+    return bool(last) and last[0] in ("id", "ids", "uuid", "token", "tokens")
 
 
 def _minted_leaf(key: Any, value: Any) -> bool:
