@@ -92,6 +92,10 @@ class CreateEffect(_Frozen):
     # argument -> how a comma-separated text given it is stored: as the list of its parts, in the order
     # given or sorted (``tags: "work,urgent"`` held as ``["urgent", "work"]``)
     splits: dict[str, Split] = Field(default_factory=dict)
+    # field -> the field whose value scopes its numbers: the field holds 1 + the largest number it holds
+    # among the records sharing the new one's value there (a row's ``id`` counted per ``table``, as SQL
+    # numbers each table's rows); the record's own key is another field
+    numbered: dict[str, str] = Field(default_factory=dict)
 
 
 class ReadEffect(_Frozen):

@@ -36,6 +36,7 @@ class Entity(BaseModel):
     sources: tuple[str, ...] = ()  # the tools this entity was inferred from
     derived: dict[str, Derivation] = Field(default_factory=dict)  # field name -> how a record composes it
     sorted: tuple[str, ...] = ()  # list fields a record keeps in sorted order, whatever order they were given in
+    hidden: tuple[str, ...] = ()  # fields a record holds that no reply shows (a key kept apart from its number)
 
     @classmethod
     def singleton(cls, name: str, fields: dict[str, JSON], *, required: tuple[str, ...] = (SINGLETON_KEY,),

@@ -157,6 +157,7 @@ def _create(effect: CreateEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
     copied = [(field, default, isinstance(default, (dict, list))) for field, default in defaults.items()]
     splits = dict(effect.splits)
     unique = [(a, f) for a, f in mapping.items() if f in effect.unique]  # (argument, field) no two records share
+    numbered = list(effect.numbered.items())  # (field, scope)
 
     def run(ctx: CallContext, args: JSON) -> JSON:
         store = ctx.store
@@ -194,6 +195,8 @@ def _create(effect: CreateEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
         for field, default, mutable in copied:
             if field not in values:
                 values[field] = clone(default) if mutable else default
+        for field, scope in numbered:
+            values[field] = next_number(store.rows(name), field, scope, values.get(scope))
         if over is None:
             row = {f: values[f] for f in order if f in values}
         else:  # what the create does not set stays as it was
@@ -204,6 +207,13 @@ def _create(effect: CreateEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
         return row
 
     return run
+
+
+def next_number(rows: Any, field: str, scope: str, value: Any) -> int:
+    """1 + the largest whole number ``field`` holds among ``rows`` whose ``scope`` holds ``value``
+    (1 where none does)."""
+    held = [n for r in rows if r.get(scope) == value and isinstance(n := r.get(field), int) and not isinstance(n, bool)]
+    return max(held, default=0) + 1
 
 
 def _holding(store: Store, entity: str, arg: str, field: str, args: JSON) -> JSON | None:

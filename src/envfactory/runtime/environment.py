@@ -101,6 +101,9 @@ class Environment:
             behaviour = spec.behaviour(tool.name)
             effect = behaviour.effect
             execute = compile_executor(effect, tool, spec)
+            entity = _entity(spec, effect)
+            if entity is not None and entity.hidden:  # what the records hold and no reply shows
+                execute = _without(entity.hidden, execute)
             # these produce the declared output themselves: shaping again would wrap it twice
             aliases = key_aliases(tool.output_schema, _entity(spec, effect))
             flags = outcome_flags(tool.output_schema)
@@ -230,6 +233,19 @@ class Environment:
         with self._values_lock:  # one generator, reseeded per call: episodes on several threads share it
             self._values.reseed(derive_seed(seed, tool, canonical))
             return to_jsonable(self._values.value(schema, tool))
+
+
+def _without(hidden: tuple[str, ...], execute: Any) -> Any:
+    """``execute`` answering its record, or each record of its list, without the ``hidden`` fields."""
+
+    def strip(value: Any) -> Any:
+        return {k: v for k, v in value.items() if k not in hidden} if isinstance(value, dict) else value
+
+    def run(ctx: Any, args: Any) -> Any:
+        value = execute(ctx, args)
+        return [strip(v) for v in value] if isinstance(value, list) else strip(value)
+
+    return run
 
 
 def _entity(spec: EnvSpec, effect: Any) -> Entity | None:

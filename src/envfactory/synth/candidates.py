@@ -44,6 +44,7 @@ class Pair:
     # the records the model held just after a call it accepted, by entity (:func:`state_rows`; rows are
     # never mutated; the real side may have refused it)
     state: dict[str, list[JSON]] = field(default_factory=dict)
+    recorded: Any = None  # the real reply as the real side answered it, its ids not translated (accepted calls)
 
     @property
     def out(self) -> Any:

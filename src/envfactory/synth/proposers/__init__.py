@@ -11,10 +11,11 @@ from envfactory.synth.proposers import replies  # isort: skip
 from envfactory.synth.proposers import keys  # isort: skip
 from envfactory.synth.proposers import writes  # isort: skip
 from envfactory.synth.proposers import made  # isort: skip
+from envfactory.synth.proposers import numbers  # isort: skip
 from envfactory.synth.proposers import lists  # isort: skip
 from envfactory.synth.proposers import starts  # isort: skip
 from envfactory.synth.proposers import verdicts  # isort: skip
 
-MODULES = (replies, keys, writes, made, lists, starts, verdicts)  # the order they register in, as imported
+MODULES = (replies, keys, writes, made, numbers, lists, starts, verdicts)  # the order they register in, as imported
 
 __all__ = ["MODULES"]
