@@ -100,14 +100,15 @@ def _cut(lines: list[str], anchors: list[int], values: list[set[str]]) -> Blocks
         length += 1
     windows = [lines[a : a + stride] for a in anchors[:-1]]
     blank_ends = min(len(w) - len("\n".join(w).rstrip("\n").split("\n")) for w in windows)
-    for back_, length_ in ((back, length), (0, stride - blank_ends)):
-        found = _blocks_at(lines, [a - back_ for a in anchors], length_, values)
+    for above, size in ((back, length), (0, stride - blank_ends)):
+        found = _blocks_at(lines, [a - above for a in anchors], size, values)
         if found is not None:
             return found
     return None
 
 
 def _blocks_at(lines: list[str], starts: list[int], length: int, values: list[set[str]]) -> Blocks | None:
+    """The blocks of ``length`` lines from ``starts``, where they cut the text as :func:`_cut` says."""
     if length < 1 or starts[0] < 0 or starts[-1] + length > len(lines):
         return None
     gaps = {tuple(lines[s + length : t]) for s, t in itertools.pairwise(starts)}
