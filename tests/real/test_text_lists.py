@@ -25,6 +25,10 @@ def test_blocks_are_found_a_line_or_a_few_lines_a_record_between_a_head_and_a_ta
     dash = "# Tasks\n\n### Set up\n\n**ID:** `abc-1234`\n\n\n### Write\n\n**ID:** `def-5678`\n\n\n"
     found = blocks(dash, [{"id": "abc-1234", "name": "Set up"}, {"id": "def-5678", "name": "Write"}])
     assert found is not None and found.items == ("### Set up\n\n**ID:** `abc-1234`", "### Write\n\n**ID:** `def-5678`")
+    # a record's words inside another's as a longer word ("task 1" in "task 10") name no other record
+    many = [{"id": i, "title": f"task {i}"} for i in range(1, 12)]
+    listed = "\n".join(f"- {r['title']}" for r in many)
+    assert (found := blocks(listed, many)) is not None and found.items[9] == "- task 10"
     # out of order, a record missing, one record, or no text list at all: nothing found
     two = [{"id": 1, "title": "Buy milk"}, {"id": 2, "title": "Call Bob"}]
     assert blocks("- 2: Call Bob\n- 1: Buy milk", two) is None

@@ -16,12 +16,14 @@ is then ``head + sep.join(items) + tail`` exactly. Pure: the wording of each ite
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 from dataclasses import dataclass
 from typing import Any
 
 MAX_LINES = 400  # a text longer than this is not searched for blocks
+MAX_RECORDS = 100  # nor for the blocks of more records than this
 MAX_FIELDS = 12  # fields of a record tried as the place each block names it by
 
 
@@ -40,7 +42,7 @@ class Blocks:
 
 def blocks(text: str, records: list[dict[str, Any]]) -> Blocks | None:
     """The blocks of ``text`` that word ``records`` in that order (two or more), else ``None``."""
-    if len(records) < 2 or not all(isinstance(r, dict) for r in records):
+    if not 2 <= len(records) <= MAX_RECORDS or not all(isinstance(r, dict) for r in records):
         return None
     lines = text.split("\n")
     if len(lines) < len(records) or len(lines) > MAX_LINES:
@@ -75,7 +77,7 @@ def _anchors(lines: list[str], words: list[str]) -> list[int] | None:
     """The line each word first stands on (as a whole word), each after the one before, one stride apart."""
     found, start = [], 0
     for word in words:
-        pattern = re.compile(r"(?<![\w-])" + re.escape(word) + r"(?![\w-])")
+        pattern = _whole(word)
         at = next((i for i in range(start, len(lines)) if pattern.search(lines[i])), None)
         if at is None:
             return None
@@ -115,15 +117,26 @@ def _blocks_at(lines: list[str], starts: list[int], length: int, values: list[se
     if len(gaps) != 1:
         return None
     gap = gaps.pop()
-    if any(v in line for line in gap for held in values for v in held):  # a record's words between blocks
+    between = "\n".join(gap)
+    if any(_stands_in(v, between) for held in values for v in held):  # a record's words between blocks
         return None
     items = tuple("\n".join(lines[s : s + length]) for s in starts)
     for i, item in enumerate(items):  # each block words its own record, none of another's
-        if any(v in item for j, held in enumerate(values) if j != i for v in held - values[i]):
+        if any(_stands_in(v, item) for j, held in enumerate(values) if j != i for v in held - values[i]):
             return None
     head = "".join(line + "\n" for line in lines[: starts[0]])
     tail = "".join("\n" + line for line in lines[starts[-1] + length :])
     return Blocks(head, items, "\n" + "".join(line + "\n" for line in gap), tail)
+
+
+def _stands_in(word: str, text: str) -> bool:
+    """Whether ``word`` stands in ``text`` whole (``task 1`` does not stand in ``task 10``)."""
+    return word in text and _whole(word).search(text) is not None
+
+
+@functools.lru_cache(maxsize=4096)
+def _whole(word: str) -> re.Pattern[str]:
+    return re.compile(r"(?<![\w-])" + re.escape(word) + r"(?![\w-])")
 
 
 def _values(record: dict[str, Any]) -> set[str]:
