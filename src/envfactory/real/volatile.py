@@ -76,11 +76,8 @@ def _prose(value: Any) -> bool:
 def restored(masked_text: str, example: str) -> str:
     """A text :func:`masked` marked, with its marks holding the words ``example`` (a real reply)
     held there, in order; left marked where the two do not mark alike."""
-    words = _NUMBERED.findall(example)
-    if masked_text.count(VOLATILE) != len(words):
-        return masked_text
-    parts = masked_text.split(VOLATILE)
-    return "".join(p + w for p, w in zip(parts, [*words, ""], strict=True))
+    words = marked_words(example)
+    return filled_marks(masked_text, words) if masked_text.count(VOLATILE) == len(words) else masked_text
 
 
 def marked_words(text: str) -> list[str]:

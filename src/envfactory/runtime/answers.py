@@ -71,6 +71,14 @@ def leaf(value: Any, path: str) -> Any:
     return value
 
 
+def leaf_or_none(value: Any, path: str) -> Any:
+    """:func:`leaf`, ``None`` where the path holds nothing."""
+    try:
+        return leaf(value, path)
+    except KeyError:
+        return None
+
+
 _MISSING = object()
 
 
@@ -295,5 +303,5 @@ def answered(answer: Answer, execute: Executor, shape: Callable[[Any], Any]) -> 
 
 __all__ = [
     "CASE", "COUNT", "EACH", "NEWEST", "NONE", "PROJECTED", "REFUSED", "ROWS", "TALLY", "WHEN", "answered", "args_key",
-    "checked", "fill", "leaf", "opened_text", "projected", "shape_of", "tally", "token",
+    "checked", "fill", "leaf", "leaf_or_none", "opened_text", "projected", "shape_of", "tally", "token",
 ]  # fmt: skip

@@ -105,7 +105,7 @@ class Environment:
             if entity is not None and entity.hidden:  # what the records hold and no reply shows
                 execute = _without(entity.hidden, execute)
             # these produce the declared output themselves: shaping again would wrap it twice
-            aliases = key_aliases(tool.output_schema, _entity(spec, effect))
+            aliases = key_aliases(tool.output_schema, entity)
             flags = outcome_flags(tool.output_schema)
             shape = (
                 identity

@@ -13,7 +13,7 @@ from typing import Any
 from envfactory.ir.effect import CreateEffect
 from envfactory.ir.env import EnvSpec
 from envfactory.ir.state import SINGLETON_KEY, Entity
-from envfactory.runtime.answers import leaf, opened_text
+from envfactory.runtime.answers import leaf_or_none, opened_text
 from envfactory.runtime.behaviours import next_number
 from envfactory.synth.candidates import JSON, PROPOSERS, Candidate, Evidence, Pair
 from envfactory.synth.proposers.shapes import leaves
@@ -72,7 +72,7 @@ def _place(made: list[Pair], counts: list[int]) -> str | None:
     for path, value in leaves(first):
         if value != counts[0] or not isinstance(value, int) or isinstance(value, bool):
             continue
-        hits = sum(_at(_answered(p), path) == n for p, n in zip(made, counts, strict=True))
+        hits = sum(leaf_or_none(_answered(p), path) == n for p, n in zip(made, counts, strict=True))
         if hits >= FIT * len(made):
             return path
     return None
@@ -81,13 +81,6 @@ def _place(made: list[Pair], counts: list[int]) -> str | None:
 def _answered(pair: Pair) -> Any:
     """The real reply as the real side answered it: its numbers are not the model's ids."""
     return opened_text(pair.real if pair.recorded is None else pair.recorded)
-
-
-def _at(value: Any, path: str) -> Any:
-    try:
-        return leaf(value, path)
-    except (KeyError, IndexError, TypeError):
-        return None
 
 
 def _numbered(spec: EnvSpec, entity: Entity, scope: str) -> tuple[Entity, list[JSON]]:

@@ -13,7 +13,18 @@ from envfactory.ir.env import EnvSpec
 from envfactory.ir.jsonschema import enum_values, primary_type
 from envfactory.ir.state import SINGLETON_KEY
 from envfactory.real.agreement import leaf_share
-from envfactory.runtime.answers import CASE, NONE, PROJECTED, ROWS, TALLY, fill, leaf, opened_text, projected, token
+from envfactory.runtime.answers import (
+    CASE,
+    NONE,
+    PROJECTED,
+    ROWS,
+    TALLY,
+    fill,
+    leaf_or_none,
+    opened_text,
+    projected,
+    token,
+)
 from envfactory.synth.candidates import JSON, PROPOSERS, Candidate, Evidence, Pair
 from envfactory.synth.proposers.shapes import (
     canonical,
@@ -299,7 +310,7 @@ def state_counts(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
             continue
         places: dict[str, str] = {}
         for path, _ in leaves(opened_text(seen[-1].real)):
-            values = [_at(opened_text(p.real), path) for p in seen]
+            values = [leaf_or_none(opened_text(p.real), path) for p in seen]
             if not all(isinstance(v, int) and not isinstance(v, bool) for v in values) or not any(values):
                 continue
             slots = dict.fromkeys(slot for p in seen for slot in p.tallies)
@@ -373,13 +384,6 @@ def _counted_as(template: Any, filled: Any, tallies: dict[str, int]) -> Any:
     if isinstance(template, dict) and isinstance(filled, dict):
         return {k: _counted_as(v, filled.get(k), tallies) for k, v in template.items()}
     return filled
-
-
-def _at(value: Any, path: str) -> Any:
-    try:
-        return leaf(value, path)
-    except KeyError:
-        return None
 
 
 def _placed(template: JSON, path: str, slot: str) -> JSON:

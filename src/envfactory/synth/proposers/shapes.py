@@ -412,20 +412,23 @@ def _worded(template: Any, args: JSON, record: JSON) -> Any:
     return filled[0] if filled else None
 
 
-def _item_template(real: JSON, args: JSON, record: JSON) -> Any:
+def _item_template(real: JSON | str, args: JSON, record: JSON) -> Any:
     """``real`` worded for one ``record`` of a list: ``{item.PATH}`` slots, arguments first; a member
-    the record holds under the same name and equal, whatever it holds, is that member."""
-    real = own_where_volatile(real, record)
+    the record holds under the same name and equal, whatever it holds, is that member; a text (a
+    block of a text list) has its words slotted alone."""
     slots: dict[str, str] = {}
     for path, value in leaves(args):
         slots.setdefault(_word(value), f"{{arg.{path}}}")
     for path, value in leaves(record):
         slots.setdefault(_word(value), f"{{item.{path}}}")
-    named = {k: f"{{item.{k}}}" for k, v in real.items() if k in record and record[k] == v and k.isidentifier()}
-    worded = _templated({k: v for k, v in real.items() if k not in named},
+    if isinstance(real, str):
+        return _templated(real, _Sources(slots))
+    own: JSON = own_where_volatile(real, record)
+    named = {k: f"{{item.{k}}}" for k, v in own.items() if k in record and record[k] == v and k.isidentifier()}
+    worded = _templated({k: v for k, v in own.items() if k not in named},
                         _Sources(slots, _parts(record, "item"), {}, _record_lists(record, "item"), args))  # fmt: skip
     # a member the record holds under the same name, equal (null, empty or not): that member
-    return {k: named.get(k, worded.get(k)) for k in real} if isinstance(worded, dict) else worded
+    return {k: named.get(k, worded.get(k)) for k in own} if isinstance(worded, dict) else worded
 
 
 def _templated(real: Any, src: _Sources, name: str | None = None) -> Any:
@@ -474,7 +477,7 @@ def _text_each(real: str, src: _Sources) -> JSON | None:
         found = blocks(real, records)
         if found is None:
             continue
-        item = _block_item([_line_template(b, src.args, r) for b, r in zip(found.items, records, strict=True)],
+        item = _block_item([_item_template(b, src.args, r) for b, r in zip(found.items, records, strict=True)],
                            records)  # fmt: skip
         if item is None:
             continue
@@ -482,16 +485,6 @@ def _text_each(real: str, src: _Sources) -> JSON | None:
         each: JSON = {EACH: place, "item": item, "join": found.sep, "head": ends[0], "tail": ends[1]}
         return {**each, "order": order} if order else each
     return None
-
-
-def _line_template(text: str, args: JSON, record: JSON) -> Any:
-    """One block of a text list worded for its ``record``: ``{item.PATH}`` slots, arguments first."""
-    slots: dict[str, str] = {}
-    for path, value in leaves(args):
-        slots.setdefault(_word(value), f"{{arg.{path}}}")
-    for path, value in leaves(record):
-        slots.setdefault(_word(value), f"{{item.{path}}}")
-    return _templated(text, _Sources(slots))
 
 
 def _block_item(worded: list[Any], records: list[JSON]) -> Any:
