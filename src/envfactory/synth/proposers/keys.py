@@ -66,7 +66,8 @@ def record_fields(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
             continue
         from_args = {field: arg for arg, field in effect.args.items()}
         constant: JSON = {}
-        for name in set.intersection(*(set(r) for r, _, _ in records)) - {entity.key}:
+        # in the order the first real record holds them: the values learned, and so the file saved, the same every run
+        for name in [k for k in records[0][0] if k != entity.key and all(k in r for r, _, _ in records)]:
             # the value a record holds when no argument gave it
             left = [(r[name], m) for r, m, a in records if from_args.get(name) not in a]
             values = [v for v, _ in left]
