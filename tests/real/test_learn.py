@@ -296,3 +296,36 @@ def test_evidence_in_one_learning_sequence_still_teaches_where_the_folds_tie() -
     episode = Environment(learned).episode()
     episode.call_tool("add_note", {"title": "milk"})
     assert episode.call_tool("get_note", {"note_id": 1}).data == "Note 1: milk"
+
+
+def test_exploring_names_records_by_every_argument_the_model_reads_as_a_key(tmp_path: Path) -> None:
+    """An argument named as no id is (``task_ref``) but read by the model as the key of a write is
+    given the keys the real side answered, so exploration renames tasks that exist."""
+    from envfactory.real.explore import explore
+    from envfactory.real.instrument import natural_names, real_source
+
+    tool = lambda name, about, props: {"type": "function", "function": {  # noqa: E731
+        "name": name, "description": about,
+        "parameters": {"type": "object", "properties": props, "required": list(props)}}}  # fmt: skip
+    text = {"type": "string"}
+    (tmp_path / "tools.json").write_text(json.dumps([
+        tool("create_task", "Create a new task.", {"title": text}),
+        tool("list_tasks", "List the tasks.", {}),
+        tool("rename_task", "Update a task's title.", {"task_ref": text, "title": text}),
+    ]))  # fmt: skip
+    (tmp_path / "board.py").write_text(
+        "class Board:\n"
+        "    def __init__(self):\n        self.tasks = {}\n"
+        "    def create_task(self, title):\n"
+        "        key = f's{len(self.tasks) + 1:02d}'\n        self.tasks[key] = {'id': key, 'title': title}\n"
+        "        return {'id': key}\n"
+        "    def list_tasks(self):\n        return list(self.tasks.values())\n"
+        "    def rename_task(self, task_ref, title):\n"
+        "        self.tasks[task_ref]['title'] = title\n        return self.tasks[task_ref]\n"
+    )  # fmt: skip
+    spec = synthesize(str(tmp_path / "tools.json"), state="empty")
+    assert spec.behaviour("rename_task").effect.key_arg == "task_ref" and "task_ref" in natural_names(spec)
+    source = f"{tmp_path / 'board.py'}:Board"
+    trace = explore(spec, real_source(spec, source), budget=60, length=10, seed=0)
+    renamed = [c for s in trace.sequences for c in s.calls if c.tool == "rename_task" and c.ok]
+    assert renamed and all(c.arguments["task_ref"].startswith("s") for c in renamed)

@@ -31,7 +31,7 @@ from pydantic import BaseModel, ConfigDict
 from envfactory.core import BROKEN
 from envfactory.errors import SpecError
 from envfactory.ingest import load
-from envfactory.ir.effect import ShellEffect
+from envfactory.ir.effect import ListEffect, ShellEffect
 from envfactory.ir.env import EnvSpec
 from envfactory.ir.state import SINGLETON_KEY
 from envfactory.ir.tool import dump_tool
@@ -57,6 +57,7 @@ from envfactory.runtime.owner import owner_state
 from envfactory.runtime.replies import reply_error
 from envfactory.seeding import derive_seed
 from envfactory.synth import synthesize
+from envfactory.synth.arguments import reference_args
 from envfactory.values import ValueMaker
 
 JSON = dict[str, Any]
@@ -67,9 +68,18 @@ SIGN_IN = frozenset({"username", "user_name", "password"})
 
 def natural_names(spec: EnvSpec) -> frozenset[str]:
     """Arguments that name things besides ids and names: the entities' own keys (a stock's
-    ``symbol``) and the entities' names (``add_to_watchlist(stock)``)."""
-    keys = {e.key for e in spec.state_schema.entities if e.key not in ("id", SINGLETON_KEY)}
-    return frozenset(keys | {e.name for e in spec.state_schema.entities if e.key != SINGLETON_KEY})
+    ``symbol``), the entities' names (``add_to_watchlist(stock)``), and every argument the model
+    reads as naming a record (``start_task(task_ref)``, ``view_tasks(task_refs)``: the key of a
+    read or write, a foreign key, a list filtered by the key), whatever it is called."""
+    schema = spec.state_schema
+    keys = {e.key for e in schema.entities if e.key not in ("id", SINGLETON_KEY)}
+    named = {e.name for e in schema.entities if e.key != SINGLETON_KEY}
+    for behaviour in spec.behaviours:
+        effect = behaviour.effect
+        named |= set(reference_args(effect, schema))
+        if isinstance(effect, ListEffect) and effect.entity in schema:
+            named |= {f.arg for f in effect.filters if f.field == schema[effect.entity].key}
+    return frozenset(keys | named)
 
 
 def measure(
