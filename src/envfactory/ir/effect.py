@@ -62,6 +62,19 @@ class Paging(_Frozen):
 Split = Literal["given", "sorted"]  # the order a text's comma-separated parts are kept in
 
 
+class KeyFormat(_Frozen):
+    """How the real side words a key it mints: ``head`` then a number, zero-padded to ``width``
+    digits (``s03``, ``T-0007``), 1 + the largest number a key of that head holds. With ``scope``, a
+    record holding a value in that field is keyed by the value, ``within`` and its number among the
+    records sharing it (``s01t02``: the second of ``s01``'s); one holding none, by ``head`` and its
+    number among those holding none."""
+
+    head: str = ""
+    width: int = 1
+    scope: str | None = None
+    within: str = ""
+
+
 class CreateEffect(_Frozen):
     kind: Literal["create"] = "create"
     entity: str
@@ -96,6 +109,8 @@ class CreateEffect(_Frozen):
     # among the records sharing the new one's value there (a row's ``id`` counted per ``table``, as SQL
     # numbers each table's rows); the record's own key is another field
     numbered: dict[str, str] = Field(default_factory=dict)
+    # the key the create mints, worded as the real side words it (``s03``; ``s01t02`` under ``s01``)
+    key_format: KeyFormat | None = None
 
 
 class ReadEffect(_Frozen):

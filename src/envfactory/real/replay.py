@@ -38,7 +38,7 @@ from envfactory.runtime.episode import Episode
 
 JSON = dict[str, Any]
 # (sequence id, call index, the recorded call in the model's ids, the model's result, its value before
-# shaping, the model's episode just after the call, the recorded reply as the real side answered it)
+# shaping, the model's episode just after the call, the call as recorded: the real side's own ids)
 Observer = Callable[[str, int, Any, Any, Any, Episode, Any], None]
 # (sequence id, the reads of the real side's recorded final state — (tool, arguments, accepted, answer),
 # in the model's ids; a refused read answers ``None`` —, the model's episode at the sequence's end,
@@ -73,7 +73,7 @@ def replay(spec: EnvSpec, trace: Trace, *, observe: Observer | None = None, env:
             tally_call(tally[call.tool], call.ok, real, s, f, mask=partial(masked, tool=call.tool, volatile=volatile))
             if observe is not None:  # the call as the model was given it, its reply in the model's ids
                 observe(str(seq.id), i, call.model_copy(update={"arguments": ours, "output": real}), s, model.last_raw,
-                        model, call.output)  # fmt: skip
+                        model, call)  # fmt: skip
         if observe_end is not None and seq.final is not None:
             answered = [(r["tool"], r.get("arguments") or {}, r.get("ok", True) is not False, r.get("output"))
                         for r in seq.final.reads if isinstance(r.get("tool"), str)]  # fmt: skip

@@ -24,6 +24,7 @@ from envfactory.ir.effect import (
     DeleteEffect,
     FallbackEffect,
     Filter,
+    KeyFormat,
     ListEffect,
     Order,
     ReadEffect,
@@ -158,6 +159,8 @@ def _create(effect: CreateEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
     splits = dict(effect.splits)
     unique = [(a, f) for a, f in mapping.items() if f in effect.unique]  # (argument, field) no two records share
     numbered = list(effect.numbered.items())  # (field, scope)
+    worded = effect.key_format  # the key worded as the real side words it
+    scope_arg = next((a for a, f in mapping.items() if worded and f == worded.scope), None)
 
     def run(ctx: CallContext, args: JSON) -> JSON:
         store = ctx.store
@@ -175,6 +178,8 @@ def _create(effect: CreateEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
             key = cast(given)
             if store.get(name, key) is not None:
                 raise ToolError("conflict", f"{_label(entity, key)} already exists")
+        elif worded is not None:
+            key = formatted_key(worded, store.rows(name), key_field, args.get(scope_arg) if scope_arg else None)
         else:
             key = store.next_key(name, format_key)
             if key is None:
@@ -214,6 +219,20 @@ def next_number(rows: Any, field: str, scope: str, value: Any) -> int:
     (1 where none does)."""
     held = [n for r in rows if r.get(scope) == value and isinstance(n := r.get(field), int) and not isinstance(n, bool)]
     return max(held, default=0) + 1
+
+
+def formatted_key(fmt: KeyFormat, rows: Any, key_field: str, scope: Any = None) -> str:
+    """The key a create mints, worded by ``fmt``: its head (``s``; with a scope value, the value and
+    ``within``: ``s01t``) and 1 + the largest number a key of ``rows`` with that head ends in — among
+    the rows holding the same scope value, where ``fmt`` has a scope —, zero-padded to its width."""
+    scoped = fmt.scope is not None
+    head = f"{scope}{fmt.within}" if scoped and scope is not None else fmt.head
+    numbers = [
+        int(tail) for r in rows
+        if not scoped or r.get(fmt.scope) == scope
+        if isinstance(k := r.get(key_field), str) and k.startswith(head) and (tail := k[len(head):]).isdigit()
+    ]  # fmt: skip
+    return f"{head}{max(numbers, default=0) + 1:0{fmt.width}d}"
 
 
 def _holding(store: Store, entity: str, arg: str, field: str, args: JSON) -> JSON | None:

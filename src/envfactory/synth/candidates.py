@@ -30,7 +30,7 @@ JSON = dict[str, Any]
 class Pair:
     """One call of the evidence: what the real side answered, and what the current model answered."""
 
-    args: JSON  # as the real side was called
+    args: JSON  # as the model was called (the real side's ids translated to the model's)
     real_ok: bool
     real: Any  # the real reply (ids translated to the model's), or the refusal's message
     model_ok: bool
@@ -45,6 +45,7 @@ class Pair:
     # never mutated; the real side may have refused it)
     state: dict[str, list[JSON]] = field(default_factory=dict)
     recorded: Any = None  # the real reply as the real side answered it, its ids not translated (accepted calls)
+    called: JSON | None = None  # the arguments as the real side was called, its ids not translated
 
     @property
     def out(self) -> Any:

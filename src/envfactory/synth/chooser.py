@@ -59,7 +59,7 @@ def observe(spec: EnvSpec, trace: Trace, env: Environment | None = None) -> tupl
     wrote: set[str] = set()  # sequences in which the real side accepted a write so far
 
     def seen(seq: str, index: int, call: TraceCall, result: ToolResult, raw: Any, episode: Episode,
-             recorded: Any = None) -> None:  # fmt: skip
+             recorded: TraceCall | None = None) -> None:  # fmt: skip
         fresh = seq not in wrote
         if call.ok and call.tool in writes:
             wrote.add(seq)
@@ -77,7 +77,8 @@ def observe(spec: EnvSpec, trace: Trace, env: Environment | None = None) -> tupl
                 state_tallies(spec, episode.store) if call.ok else {},
                 opened_text(episode.last_shaped) if result.ok and episode.last_shaped is not None else None,
                 state_rows(spec, episode.store) if result.ok else {},  # what the model's accepted call left
-                recorded if call.ok else None,
+                recorded.output if call.ok and recorded is not None else None,
+                recorded.arguments if recorded is not None else None,
             )
         )
 

@@ -9,6 +9,7 @@ function to one of these modules (or a new module imported here), registered by 
 
 from envfactory.synth.proposers import replies  # isort: skip
 from envfactory.synth.proposers import keys  # isort: skip
+from envfactory.synth.proposers import minted  # isort: skip
 from envfactory.synth.proposers import writes  # isort: skip
 from envfactory.synth.proposers import made  # isort: skip
 from envfactory.synth.proposers import numbers  # isort: skip
@@ -16,6 +17,7 @@ from envfactory.synth.proposers import lists  # isort: skip
 from envfactory.synth.proposers import starts  # isort: skip
 from envfactory.synth.proposers import verdicts  # isort: skip
 
-MODULES = (replies, keys, writes, made, numbers, lists, starts, verdicts)  # the order they register in, as imported
+# the order they register in, as imported
+MODULES = (replies, keys, minted, writes, made, numbers, lists, starts, verdicts)
 
 __all__ = ["MODULES"]

@@ -353,11 +353,12 @@ def argument_checks(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
     """Checks the real side makes that the model does not: an argument whose every accepted value had
     one of a few shapes and whose refused calls the model accepted all had another (``limit: 34.65``
     refused, whole numbers accepted; a priority ``high`` refused, ``A`` accepted). Accepted values
-    are those of accepted calls, of the setup calls every fresh copy accepted, and the values the
-    argument's schema declares (its default, its examples: ``limit_per_column`` defaulting to 20 is
-    whole); where the tool was never given it, the values the other tools that write accepted under
-    the same name (a server checks a priority alike wherever it is written). Calls refused for another reason
-    besides (a value of an accepted shape) do not hide the check: the chooser weighs it."""
+    are those of accepted calls (in the model's ids and in the real side's own), of the setup calls
+    every fresh copy accepted, and the values the argument's schema declares (its default, its
+    examples: ``limit_per_column`` defaulting to 20 is whole); where the tool was never given it, the
+    values the other tools that write accepted under the same name (a server checks a priority alike
+    wherever it is written). Calls refused for another reason besides (a value of an accepted shape)
+    do not hide the check: the chooser weighs it."""
     out = []
     for tool, pairs in evidence.pairs.items():
         missed = [p for p in pairs if not p.real_ok and p.model_ok]
@@ -368,6 +369,9 @@ def argument_checks(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
         props = spec.tools[tool].input_schema.get("properties") or {}
         for arg in sorted({a for p in missed for a in p.args}):
             accepted = {shape_of(p.args[arg]) for p in pairs if p.real_ok and arg in p.args}
+            # and as the real side was given it: a record's key in its own ids is as good as in the model's,
+            # which may come to mint keys worded as the real side's (``key-format``)
+            accepted |= {shape_of(p.called[arg]) for p in pairs if p.real_ok and p.called and arg in p.called}
             accepted |= {shape_of(a[arg]) for a in given if arg in a}
             accepted |= {shape_of(v) for v in _declared_values(props.get(arg))}
             if not accepted:  # none given to this tool: as the server accepted it in the other tools that write
