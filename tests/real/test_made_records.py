@@ -68,6 +68,22 @@ def test_a_tool_answering_one_new_record_per_item_of_a_list_makes_them(tmp_path)
     assert len(list(episode.store.rows("task"))) == 2
 
 
+def test_an_argument_that_named_a_held_record_on_every_accepted_call_is_a_reference_looked_up(tmp_path) -> None:
+    spec, _ = _spec(tmp_path)
+    pairs = [_split(1, ["book", "pack"], 2), _split(1, ["go"], 4)]
+    refused = Pair({"task_id": 648, "parts": ["x"]}, False, "precondition_failed", True, {"ok": True}, state=HELD)
+    (candidate,) = [c for c in made_records(spec, Evidence({"split_up": [*pairs, refused]})) if c.tool == "split_up"]
+    assert candidate.entities[0].refs == {"parent_id": "task"}  # task 1 was held each time, 648 never
+    episode = Environment(candidate.applied(spec)).episode()
+    episode.store.put("task", 1, {"id": 1, "title": "Plan the trip"})
+    assert episode.call_tool("split_up", {"task_id": 1, "parts": ["x"]}).ok
+    missing = episode.call_tool("split_up", {"task_id": 648, "parts": ["x"]})
+    assert not missing.ok and missing.error == "not_found" and len(list(episode.store.rows("task"))) == 2
+    # without a refusal of a value nobody held, nothing says the real side looks it up
+    (plain,) = [c for c in made_records(spec, Evidence({"split_up": pairs})) if c.tool == "split_up"]
+    assert plain.entities[0].refs == {}
+
+
 def test_a_tool_answering_one_new_record_a_call_creates_it_and_old_records_are_no_evidence(tmp_path) -> None:
     spec, _ = _spec(tmp_path)
 

@@ -13,7 +13,7 @@ from envfactory.ir.effect import CreateManyEffect, DeleteManyEffect, DumpEffect,
 from envfactory.ir.env import EnvSpec
 from envfactory.ir.state import Entity
 from envfactory.ir.tool import ToolSpec
-from envfactory.runtime.behaviours import COMPILERS, CallContext, Executor, key_caster
+from envfactory.runtime.behaviours import COMPILERS, CallContext, Executor, check_refs, key_caster, ref_checks
 from envfactory.runtime.result import ToolError
 from envfactory.runtime.store import Store, clone
 
@@ -60,9 +60,13 @@ def _create_many(effect: CreateManyEffect, tool: ToolSpec, spec: EnvSpec) -> Exe
     cast, order = key_caster(entity), tuple(entity.fields)
     minted, timestamps = effect.minted, effect.timestamps
     hidden = minted or _hidden_key(entity, effect.fields)
+    refs = ref_checks(entity, spec.state_schema)  # a record an argument names for every item (their parent)
 
     def run(ctx: CallContext, args: JSON) -> list[JSON] | JSON:
         store, made, keys = ctx.store, [], []
+        if refs:
+            named = {f: args[a] for a, f in effect.args.items() if args.get(a) is not None}
+            check_refs(store, refs, named, named)
         existing = [] if not hidden else list(store.rows(entity.name))
         for given in _items(args, effect.items_arg, effect.items_text):
             item = {effect.value_field: given} if effect.value_field and not isinstance(given, dict) else given

@@ -43,7 +43,9 @@ def made_records(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
             made = [(p, _new_records(spec, entity, p)) for p in seen]
             if sum(bool(m) for _, m in made) < LEAST:
                 continue
-            candidate = _as_many(spec, tool, behaviour, entity, made) or _as_one(spec, tool, behaviour, entity, made)
+            refused = [p for p in pairs if not p.real_ok and p.model_ok]  # what the real side did not take
+            candidate = (_as_many(spec, tool, behaviour, entity, made, refused)
+                         or _as_one(spec, tool, behaviour, entity, made, refused))  # fmt: skip
             if candidate is not None:
                 out.append(candidate)
     return out
@@ -84,7 +86,7 @@ def _one_of(spec: EnvSpec, record: JSON, entity: Entity) -> bool:
 
 
 def _as_many(spec: EnvSpec, tool: str, behaviour: Behaviour, entity: Entity,
-             made: list[tuple[Pair, list[JSON]]]) -> Candidate | None:  # fmt: skip
+             made: list[tuple[Pair, list[JSON]]], refused: list[Pair]) -> Candidate | None:  # fmt: skip
     """One record per item of a list argument, in most calls that give one."""
     props = spec.tools[tool].input_schema.get("properties") or {}
     for arg, schema in props.items():
@@ -114,12 +116,13 @@ def _as_many(spec: EnvSpec, tool: str, behaviour: Behaviour, entity: Entity,
         effect = CreateManyEffect(entity=entity.name, items_arg=arg, fields=fields, value_field=value_field, args=args,
                                   defaults=defaults, minted=True, timestamps=stamps)  # fmt: skip
         summary = f"makes a {entity.name} of each item of {arg}"
-        return _candidate(tool, behaviour, effect, summary, _widened(entity, records))
+        refs = _references(spec, made, refused, args)
+        return _candidate(tool, behaviour, effect, summary, _widened(entity, records, refs))
     return None
 
 
 def _as_one(spec: EnvSpec, tool: str, behaviour: Behaviour, entity: Entity,
-            made: list[tuple[Pair, list[JSON]]]) -> Candidate | None:  # fmt: skip
+            made: list[tuple[Pair, list[JSON]]], refused: list[Pair]) -> Candidate | None:  # fmt: skip
     """One record in most calls."""
     if sum(len(new) == 1 for _, new in made) < SHARE * len(made):
         return None
@@ -131,7 +134,8 @@ def _as_one(spec: EnvSpec, tool: str, behaviour: Behaviour, entity: Entity,
     records = [new[0] for _, new in given]
     defaults, stamps = _starting(records, entity, set(args.values()))
     effect = CreateEffect(entity=entity.name, args=args, defaults=defaults, timestamps=stamps)
-    return _candidate(tool, behaviour, effect, f"makes a {entity.name}", _widened(entity, records))
+    refs = _references(spec, made, refused, args)
+    return _candidate(tool, behaviour, effect, f"makes a {entity.name}", _widened(entity, records, refs))
 
 
 def _fields(record: JSON, entity: Entity) -> list[str]:
@@ -173,10 +177,41 @@ def _starting(records: list[JSON], entity: Entity, taken: set[Any]) -> tuple[JSO
 _ABSENT = object()
 
 
-def _widened(entity: Entity, records: list[JSON]) -> Entity:
-    """``entity`` holding every field the new records hold (a field it lacks typed as answered)."""
+def _references(spec: EnvSpec, made: list[tuple[Pair, list[JSON]]], refused: list[Pair],
+                args: dict[str, str]) -> dict[str, str]:  # fmt: skip
+    """Field -> entity, for each argument stored in the new records whose every value an accepted call
+    gave (two at least) was the key of a record of that entity the model held already — the parent
+    of the subtasks a decomposition makes —, where a call the real side refused gave one it did not:
+    a reference, looked up, so a record named by a key nobody holds is refused."""
+    out: dict[str, str] = {}
+    for arg, field in args.items():
+        for target in spec.state_schema.entities:
+            if target.key == SINGLETON_KEY:
+                continue
+            held = [_held(p, new, target, arg) for p, new in made if p.args.get(arg) is not None]
+            missing = [not _held(p, [], target, arg) for p in refused if p.args.get(arg) is not None]
+            if len(held) >= LEAST and all(held) and any(missing):
+                out[field] = target.name
+                break
+    return out
+
+
+def _held(pair: Pair, new: list[JSON], target: Entity, arg: str) -> bool:
+    """Whether the value ``arg`` gave was the key of a record of ``target`` the model held before the
+    call (after it, not one of the records the call made)."""
+    made = {str(r.get(target.key)) for r in new}
+    keys = {str(r.get(target.key)) for r in pair.state.get(target.name, ())} - made
+    return str(pair.args.get(arg)) in keys
+
+
+def _widened(entity: Entity, records: list[JSON], refs: dict[str, str] | None = None) -> Entity:
+    """``entity`` holding every field the new records hold (a field it lacks typed as answered), and
+    the references ``refs`` (field -> entity) besides its own."""
     missing = {f: schema_of(r[f]) for r in records for f in r if isinstance(f, str) and f not in entity.fields}
-    return entity.model_copy(update={"fields": {**entity.fields, **missing}}) if missing else entity
+    update: JSON = {"fields": {**entity.fields, **missing}} if missing else {}
+    if refs and not refs.items() <= entity.refs.items():
+        update["refs"] = {**entity.refs, **refs}
+    return entity.model_copy(update=update) if update else entity
 
 
 def _candidate(tool: str, behaviour: Behaviour, effect: Any, summary: str, entity: Entity) -> Candidate:
