@@ -125,26 +125,3 @@ def test_keys_of_no_one_format_are_left_as_the_model_mints_them(tmp_path: Path) 
     sequences = (Sequence(id=0, calls=calls),)
     evidence, _ = observe(spec, Trace(source="board", sequences=sequences))
     assert key_formats(spec, evidence) == []
-
-
-def test_a_fallbacks_made_up_id_is_never_paired_with_a_real_one(tmp_path: Path) -> None:
-    """A fallback's reply is made up (a description-only answer's ``"id": "FY-33713"``): pairing the real
-    ``s01`` with it would send every later call naming ``s01`` to a task nobody holds."""
-    from envfactory.ir.choice import Answer
-    from envfactory.ir.effect import FallbackEffect
-    from envfactory.real.replay import replay
-
-    tools, _ = _board(tmp_path)
-    spec = synthesize(str(tools), state="empty")
-    made_up = Answer(kind="template", template={"id": "FY-33713"})
-    behaviours = tuple(b.model_copy(update={"effect": FallbackEffect(reason="test"), "answer": made_up})
-                       if b.tool == "list_tasks" else b for b in spec.behaviours)  # fmt: skip
-    spec = spec.model_copy(update={"behaviours": behaviours})
-    calls = (TraceCall(tool="create_task", arguments={"title": "A"}, ok=True, output={"id": "s01"}, sequence=0),
-             TraceCall(tool="list_tasks", arguments={}, ok=True, output={"id": "s01"}, sequence=0),
-             TraceCall(tool="rename_task", arguments={"task_ref": "s01", "title": "B"}, ok=True,
-                       output={"id": "s01", "title": "B"}, sequence=0))  # fmt: skip
-    given: list[str] = []
-    replay(spec, Trace(source="board", sequences=(Sequence(id=0, calls=calls),)),
-           observe=lambda _s, _i, call, *_rest: given.append(call.arguments.get("task_ref")))  # fmt: skip
-    assert given[-1] == "task_0001"  # paired by the create the model made, not by the fallback's reply

@@ -59,16 +59,13 @@ def replay(spec: EnvSpec, trace: Trace, *, observe: Observer | None = None, env:
     finals: list[float] = []
     volatile = frozenset(trace.volatile)
     started = StartingRecords(env.base.tables)
-    # a fallback's reply is made up (a description-only answer's "id": "FY-33713"): it names nothing the
-    # model holds, and pairing a real id with it would send every later call naming that id astray
-    made_up = {b.tool for b in spec.behaviours if b.effect.kind == "fallback"}
     for seq in trace.sequences:
         model, fake = env.episode(max_steps=10**6), stub.episode(max_steps=10**6)
         aliases = Aliases()
         for i, call in enumerate(seq.calls):
             ours = aliases.translate(call.arguments)
             s, f = model.call_tool(call.tool, ours), fake.call_tool(call.tool, ours)
-            if call.ok and s.ok and call.tool not in made_up:
+            if call.ok and s.ok:
                 aliases.pair(call.output, s.data)
             if call.ok:  # records made before the sequence, which the model's reply may not hold
                 aliases.pair_started(call.output, started)
