@@ -22,6 +22,7 @@ from envfactory.ir.effect import Behaviour
 from envfactory.ir.env import EnvSpec
 from envfactory.ir.state import Entity
 from envfactory.registry import Registry
+from envfactory.runtime.answers import opened_text
 
 JSON = dict[str, Any]
 
@@ -46,6 +47,16 @@ class Pair:
     state: dict[str, list[JSON]] = field(default_factory=dict)
     recorded: Any = None  # the real reply as the real side answered it, its ids not translated (accepted calls)
     called: JSON | None = None  # the arguments as the real side was called, its ids not translated
+
+    @property
+    def answered(self) -> Any:
+        """The real reply as the real side answered it, opened: its ids and numbers not the model's."""
+        return opened_text(self.real if self.recorded is None else self.recorded)
+
+    @property
+    def given(self) -> JSON:
+        """The arguments as the real side was given them: its own ids, not the model's."""
+        return self.args if self.called is None else self.called
 
     @property
     def out(self) -> Any:

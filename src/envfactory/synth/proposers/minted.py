@@ -5,9 +5,9 @@ in a number — the same text before it every time (``s``, ``T-``) — mints key
 (``KeyFormat``): that text, then 1 + the largest number such a key holds. Where the text before the
 number is instead, for a record given a value in a field an argument fills, that value and the same
 few characters (a subtask ``s01t02`` of ``s01``), the keys are scoped by that field: numbered among
-the records sharing the value. The records the
-model starts with are keyed anew in the order they were made, and the setup calls that named them
-by the real side's keys — refused by the model before, which held none of them — are made again.
+the records sharing the value. The records the model starts with are keyed anew in the order they
+were made, and the setup calls that named them by the real side's keys — refused by the model
+before, which held none of them — are made again.
 """
 
 from __future__ import annotations
@@ -66,7 +66,7 @@ def _real_key(pair: Pair, entity: Entity) -> str | None:
     mine = pair.raw.get(entity.key)
     if not isinstance(mine, str):
         return None
-    answered = opened_text(pair.real if pair.recorded is None else pair.recorded)
+    answered = pair.answered
     for path, value in leaves(opened_text(pair.model)):
         theirs = leaf_or_none(answered, path) if value == mine else None
         if isinstance(theirs, str) and theirs != mine:
@@ -97,7 +97,7 @@ def _scoped(made: list[tuple[Pair, tuple[str, str]]], arg: str) -> tuple[int, st
     — both kinds seen."""
     heads, withins = [], []
     for p, (head, _) in made:
-        value = (p.args if p.called is None else p.called).get(arg)
+        value = p.given.get(arg)
         if value in (None, ""):
             heads.append(head)
         elif isinstance(value, (str, int)) and not isinstance(value, bool) and head.startswith(str(value)):

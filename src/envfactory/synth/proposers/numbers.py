@@ -8,12 +8,10 @@ show, so two records of two tables may both be number 1.
 
 from __future__ import annotations
 
-from typing import Any
-
 from envfactory.ir.effect import CreateEffect
 from envfactory.ir.env import EnvSpec
 from envfactory.ir.state import SINGLETON_KEY, Entity
-from envfactory.runtime.answers import leaf_or_none, opened_text
+from envfactory.runtime.answers import leaf_or_none
 from envfactory.runtime.behaviours import next_number
 from envfactory.synth.candidates import JSON, PROPOSERS, Candidate, Evidence, Pair
 from envfactory.synth.proposers.shapes import leaves
@@ -68,19 +66,14 @@ def _found_by_fields(spec: EnvSpec, entity: Entity) -> bool:
 
 def _place(made: list[Pair], counts: list[int]) -> str | None:
     """The place of the real replies holding ``counts`` (four in five of them), else ``None``."""
-    first = _answered(made[0])
+    first = made[0].answered
     for path, value in leaves(first):
         if value != counts[0] or not isinstance(value, int) or isinstance(value, bool):
             continue
-        hits = sum(leaf_or_none(_answered(p), path) == n for p, n in zip(made, counts, strict=True))
+        hits = sum(leaf_or_none(p.answered, path) == n for p, n in zip(made, counts, strict=True))
         if hits >= FIT * len(made):
             return path
     return None
-
-
-def _answered(pair: Pair) -> Any:
-    """The real reply as the real side answered it: its numbers are not the model's ids."""
-    return opened_text(pair.real if pair.recorded is None else pair.recorded)
 
 
 def _numbered(spec: EnvSpec, entity: Entity, scope: str) -> tuple[Entity, list[JSON]]:

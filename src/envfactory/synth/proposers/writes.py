@@ -371,7 +371,7 @@ def argument_checks(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
             accepted = {shape_of(p.args[arg]) for p in pairs if p.real_ok and arg in p.args}
             # and as the real side was given it: a record's key in its own ids is as good as in the model's,
             # which may come to mint keys worded as the real side's (``key-format``)
-            accepted |= {shape_of(p.called[arg]) for p in pairs if p.real_ok and p.called and arg in p.called}
+            accepted |= {shape_of(p.given[arg]) for p in pairs if p.real_ok and arg in p.given}
             accepted |= {shape_of(a[arg]) for a in given if arg in a}
             accepted |= {shape_of(v) for v in _declared_values(props.get(arg))}
             if not accepted:  # none given to this tool: as the server accepted it in the other tools that write
