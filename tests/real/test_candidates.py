@@ -358,6 +358,104 @@ def test_an_action_whose_value_the_real_side_never_answered_gets_the_flags_it_ma
     assert as_said.effect == guessed.model_copy(update={"to": "Locked"}) and as_said.answer == worded
 
 
+def test_an_action_put_on_another_record_is_tried_on_the_one_its_key_names_at_the_value_its_prose_says(
+    tmp_path,
+) -> None:
+    """``resolve_blocker(task_id)``, "Resolve a blocker and set task to in_progress", read as setting a
+    blocker's status to ``resolved``, which the real side never answered: the task its key names may be
+    set to each status value, ``in_progress`` (the prose's) first, though no reply ever held it."""
+    from envfactory.ir.effect import ActionEffect
+    from envfactory.ir.state import Entity
+
+    resolve = {"name": "resolve_blocker", "description": "Resolve a blocker and set task to in_progress",
+               "inputSchema": {"type": "object", "properties": {"task_id": {"type": "string"}},
+                               "required": ["task_id"]}}  # fmt: skip
+    spec, _ = _spec(tmp_path, [*TOOLS, resolve])
+    status = {"type": "string", "enum": ["todo", "in_progress", "blocked"]}
+    blocker = Entity(name="blocker", fields={"id": {"type": "string"}, "status": {"enum": ["blocked", "resolved"]}})
+    entities = tuple(e.model_copy(update={"fields": {**e.fields, "status": status}}) if e.name == "task" else e
+                     for e in spec.state_schema.entities if e.name != "blocker")  # fmt: skip
+    guessed = ActionEffect(entity="blocker", key_arg="task_id", field="status", to="resolved")
+    behaviour = spec.behaviour("resolve_blocker").model_copy(update={"effect": guessed})
+    spec = spec.model_copy(update={
+        "state_schema": spec.state_schema.model_copy(update={"entities": (*entities, blocker)}),
+        "behaviours": tuple(behaviour if b.tool == "resolve_blocker" else b for b in spec.behaviours)})  # fmt: skip
+    answered = [Pair({"task_id": "task_0001"}, True, {"success": True}, False, "not_found"),
+                Pair({}, True, {"id": "task_0002", "status": "todo"}, True, {})]  # fmt: skip
+    evidence = Evidence({"resolve_blocker": answered[:1], "get_task": answered[1:]})
+    made = [c.summary for c in keyed_writes(spec, evidence)]
+    on_task = [m for m in made if m.startswith("sets task.status")]
+    assert on_task == ["sets task.status to 'in_progress'", "sets task.status to 'todo'"]  # never "blocked": unsaid
+    assert "sets blocker.status to 'blocked'" not in made  # a value nobody answered or said
+    # where the descriptions' record is the one the key names, its values are tried once
+    own = spec.model_copy(update={"behaviours": tuple(
+        b.model_copy(update={"effect": guessed.model_copy(update={"entity": "task", "to": "closed"})})
+        if b.tool == "resolve_blocker" else b for b in spec.behaviours)})  # fmt: skip
+    made = [c.summary for c in keyed_writes(own, Evidence({"resolve_blocker": answered[:1]}))]
+    assert len(made) == len(set(made)) and "sets task.status to 'in_progress'" in made
+
+
+def test_an_action_the_real_side_repeats_accepts_a_record_already_so(tmp_path) -> None:
+    """``finish_task`` on a task done already: the model refused it (``conflict``), the real side accepted
+    it twice and refused it never for that: the repeat is accepted; one such refusal and it stays."""
+    from envfactory.ir.effect import ActionEffect
+    from envfactory.synth.proposers.writes import accepted_repeats
+
+    spec, _ = _spec(tmp_path)
+    done = ActionEffect(entity="task", key_arg="task_id", field="done", to=True)
+    finish = spec.behaviour("finish_task").model_copy(update={"effect": done})
+    spec = spec.model_copy(update={"behaviours": tuple(finish if b.tool == "finish_task" else b
+                                                       for b in spec.behaviours)})  # fmt: skip
+    env = Environment(spec).episode()
+    made = env.call_tool("create_task", {"title": "tea"}).data["id"]
+    assert env.call_tool("finish_task", {"task_id": made}).ok
+    again = env.call_tool("finish_task", {"task_id": made})
+    assert not again.ok and again.error == "conflict"
+    refused = again.data["error"]["message"]
+    repeat = Pair({"task_id": made}, True, {"ok": True}, False, refused)
+    [candidate] = accepted_repeats(spec, Evidence({"finish_task": [repeat, repeat]}))
+    assert candidate.behaviour.effect == done.model_copy(update={"again": True})
+    applied = Environment(candidate.applied(spec)).episode()
+    applied.call_tool("create_task", {"title": "tea"})
+    assert all(applied.call_tool("finish_task", {"task_id": made}).ok for _ in range(2))
+    once = Pair({"task_id": made}, False, "already finished", False, refused)
+    assert accepted_repeats(spec, Evidence({"finish_task": [repeat, repeat, once]})) == []
+    assert accepted_repeats(spec, Evidence({"finish_task": [repeat]})) == []  # once is no rule
+
+
+def test_a_count_named_after_a_value_counts_that_value_though_it_was_zero_on_every_call(tmp_path) -> None:
+    """``{"todo_count": 2, "in_progress_count": 0, "open": 2}`` while every task was ``todo``: the places
+    named after a status count that status (the in-progress ones too, though never above zero), the
+    unnamed one the simplest count that always fit; the place names a value, not a word inside another
+    (``progress_percent`` is no count of ``progress``)."""
+    from envfactory.synth.proposers.replies import _names_value, state_counts, state_tallies
+
+    assert _names_value("stats.todo_count", "{count:task.status=todo}")
+    assert _names_value("inProgressTasks", "{count:task.status=in_progress}")
+    assert _names_value("done_tasks", "{count:task.status=done}")
+    assert not _names_value("done_tasks", "{count:epic.status=done}")  # it names the tasks
+    assert not _names_value("progress_percent", "{count:activity.kind=progress}")
+    assert not _names_value("total", "{count:task.status=todo}")
+    spec, _ = _spec(tmp_path)
+    status = {"type": "string", "enum": ["todo", "in_progress", "done"]}
+    schema = spec.state_schema.model_copy(update={"entities": tuple(
+        e.model_copy(update={"fields": {**e.fields, "status": status}}) if e.name == "task" else e
+        for e in spec.state_schema.entities)})  # fmt: skip
+    spec = spec.model_copy(update={"state_schema": schema})
+    episode = Environment(spec).episode()
+    pairs = []
+    for n, title in enumerate(("a", "b"), start=1):
+        made = episode.call_tool("create_task", {"title": title}).data["id"]
+        episode.store.put("task", made, {**episode.store.get("task", made), "status": "todo"})
+        tallies = state_tallies(spec, episode.store)
+        reply = {"stats": {"todo_count": n, "in_progress_count": 0, "open": n}}
+        pairs.append(Pair({}, True, reply, True, {}, tallies=tallies))
+    [candidate] = state_counts(spec, Evidence({"get_task": pairs}))
+    assert candidate.behaviour.answer.template["stats"] == {
+        "todo_count": "{count:task.status=todo}", "in_progress_count": "{count:task.status=in_progress}",
+        "open": "{count:task}"}  # fmt: skip
+
+
 def _one(s: int, key: str, output: dict) -> Sequence:
     return Sequence(id=s, calls=(TraceCall(tool="get_task", arguments={"task_id": key}, ok=True, output=output,
                                            sequence=s),))  # fmt: skip

@@ -41,6 +41,10 @@ def _tool(name: str, text: str) -> ToolSpec:
         ("read_email", "Marks the email read.", "email", Said()),  # not a state word
         ("review_task", "Mark a task as in-review (submit for review).", "task", Said("in-review")),
         ("reset_task", "Reset a task back to pending.", "task", Said("pending")),
+        ("resolve_blocker", "Resolve a blocker and set task to in_progress", "blocker", Said("in_progress")),
+        ("file_card", "Moves the card into 'done'.", "card", Said("done")),
+        ("set_due", "Set the due date to tomorrow.", "task", Said()),  # not a state word
+        ("move_task", "Move a task to another project.", "task", Said()),
         ("publish_post", "Publishes the post; only possible when it is not yet published. The state is set to "
          "published.", "post", Said("published", (), ())),
     ],

@@ -8,7 +8,7 @@ delivered, it cannot be cancelled", "only while the ticket is open", "marks the 
 shapes of such sentences, never by one tool set's words:
 
 - *sets*: ``status``/``state`` … ``changed``/``set``/``updated``/``moved``/``becomes`` … ``to X``;
-  ``marks … as X``;
+  ``marks … as X``; ``sets``/``moves``/``puts`` a record ``to``/``into``/``as`` a state word;
 - *needs*: a state word before the record's noun, in the name or the opening words
   (``cancel_pending_order``, "Cancel a pending order"); a sentence saying ``only`` … ``if``/``when``/
   ``while`` … X;
@@ -66,6 +66,12 @@ _SETS = (
     re.compile(r"\b(?:status|state|stage)\b[^.;]{0,60}?\b(?:changed|set|updated|moved|switched|changes|becomes|"
                r"become)\s+(?:back\s+)?(?:to|into)\s+(?:the\s+)?([a-z][a-z_-]{1,30})\b", re.I),
 )  # fmt: skip
+# "Resolve a blocker and set task to in_progress", "moves the card into 'done'": a record set to a state
+_SET_TO = re.compile(
+    r"\b(?:set|sets|setting|move|moves|moving|put|puts|switch|switches)\s+(?:(?:the|a|an|its|this)\s+)?"
+    r"(?:[a-z][\w-]*\s+){0,2}?(?:to|into|as)\s+['\"“‘]?([a-z][a-z_ -]{1,30}?)['\"”’]?(?=[\s.,;:)]|$)",
+    re.I,
+)
 _BACK_TO = re.compile(r"\b(?:back|returns?|reverts?)\s+to\s+(?:the\s+)?['\"“‘]?([a-z][a-z_-]{1,30})", re.I)
 _MARKS = re.compile(r"\bmarks?\s+((?:['\"“‘]?[A-Za-z][\w-]*['\"”’]?\s*){1,5})", re.I)  # "marks the invoice as paid"
 _REFUSES = re.compile(
@@ -106,7 +112,7 @@ def _said(name: str, text: str, noun: str | None) -> Said:
     to = next((_spelled(next(g for g in m.groups() if g)) for p in _SETS for m in p.finditer(text)), None)
     if to is not None and to not in words and _key(to) not in words:
         to = None  # "the state is changed to the next one": no value said
-    to = to or _marked(text, words) or _back_to(text, words)
+    to = to or _marked(text, words) or _back_to(text, words) or _set_to(text, words)
     allowed: list[str] = _before_noun(tokens(name), noun, words)
     opening = _words(sentences[0]) if sentences else []
     allowed += _before_noun(opening[:6], noun, words)
@@ -126,6 +132,16 @@ def _said(name: str, text: str, noun: str | None) -> Said:
 def _back_to(text: str, words: frozenset[str] | set[str]) -> str | None:
     """ "Reset a task back to pending": the state word it goes back to."""
     return next((_spelled(m.group(1)) for m in _BACK_TO.finditer(text) if _spelled(m.group(1)) in words), None)
+
+
+def _set_to(text: str, words: frozenset[str] | set[str]) -> str | None:
+    """ "Resolve a blocker and set task to in_progress": the state word a record is set or moved to."""
+    for match in _SET_TO.finditer(text):
+        said = _spelled(match.group(1))
+        for value in (said, said.split()[0]):  # "set it to done when ...": the state word alone
+            if value in words or _key(value) in words:
+                return value
+    return None
 
 
 def _marked(text: str, words: frozenset[str] | set[str]) -> str | None:

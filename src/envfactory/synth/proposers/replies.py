@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import itertools
+import re
 from collections import Counter
+from collections.abc import Sequence
 from typing import Any
 
 import orjson
@@ -309,13 +311,20 @@ def state_counts(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
         if len(seen) < 2:
             continue
         places: dict[str, str] = {}
+        read = getattr(spec.behaviour(tool).effect, "entity", None)
         for path, _ in leaves(opened_text(seen[-1].real)):
             values = [leaf_or_none(opened_text(p.real), path) for p in seen]
-            if not all(isinstance(v, int) and not isinstance(v, bool) for v in values) or not any(values):
+            if not all(isinstance(v, int) and not isinstance(v, bool) for v in values):
                 continue
             slots = dict.fromkeys(slot for p in seen for slot in p.tallies)
             fits = [slot for slot in slots
                     if all(_tallied(p.tallies, slot) == v for p, v in zip(seen, values, strict=True))]  # fmt: skip
+            # a place named after the value it counts (``todo_count``, ``inProgressTasks``) counts that
+            # value, though it was zero on every call, or another count was equal on every call — of the
+            # records the tool reads, where several kinds hold such a value
+            named = sorted((slot for slot in fits if _names_value(path, slot)),
+                           key=lambda slot: not slot.startswith(f"{{count:{read}."))  # fmt: skip
+            fits = named[:1] or (fits if any(values) else [])
             if fits:
                 places[path] = min(fits, key=lambda slot: (slot.count("="), len(slot), slot))
         if not places:
@@ -351,6 +360,33 @@ def state_counts(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
                              confirms="every accepted call states these counts of the state",
                              explains=isinstance(base, dict)))  # fmt: skip
     return out
+
+
+_COUNTED_VALUE = re.compile(r"\{count:[^.=!]+\.[^.=!]+=([^}]+)\}")
+
+
+def _names_value(path: str, slot: str) -> bool:
+    """Whether a reply place's own name (its last member) names the value ``slot`` counts records
+    holding: ``stats.todo_count`` and ``{count:task.status=todo}``, ``in_progress_tasks`` and
+    ``{count:task.status=in_progress}``; a flag's ``true``/``false`` is named by no place."""
+    counted = _COUNTED_VALUE.fullmatch(slot)
+    if counted is None or counted.group(1) in ("true", "false") or "[" in path:
+        return False
+    said, entity = tokens(counted.group(1)), tokens(slot[len("{count:") :].split(".")[0])
+    name = tokens(path.split(".")[-1])
+    rest = [w for i, w in enumerate(name) if not _at(name, said, i)]
+    if len(rest) == len(name) or not said:
+        return False  # the value is not named
+    # what else the name says is that it counts (``todo_count``, ``total_done``) or what (``done_tasks``)
+    return bool(rest) and all(w in _COUNTING or w.rstrip("s") in entity or w in entity for w in rest)
+
+
+_COUNTING = frozenset({"count", "counts", "total", "num", "number", "n", "of"})
+
+
+def _at(name: Sequence[str], said: Sequence[str], i: int) -> bool:
+    """Whether ``said`` stands in ``name`` over the word at ``i``."""
+    return any(name[j : j + len(said)] == said and j <= i < j + len(said) for j in range(len(name)))
 
 
 def _tallied(tallies: dict[str, int], slot: str) -> int | None:

@@ -1,4 +1,4 @@
-"""Writes the descriptions could not model, and the argument checks the real side makes."""
+"""Writes the descriptions could not model or modelled otherwise, and the argument checks the real side makes."""
 
 from __future__ import annotations
 
@@ -27,6 +27,7 @@ from envfactory.runtime.answers import args_key, shape_of
 from envfactory.runtime.behaviours import error_class
 from envfactory.synth.candidates import JSON, PROPOSERS, Candidate, Evidence, Pair
 from envfactory.synth.proposers.shapes import leaves, objects_in
+from envfactory.synth.statuses import said_rule
 
 
 @PROPOSERS.register("writes")
@@ -60,6 +61,11 @@ def keyed_writes(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
             for spelt in sorted(v for v in answered if v.casefold() == str(effect.to).casefold()):
                 effects.append((f"sets {entity.name}.{effect.field} to {spelt!r}, as the real side spells it",
                                 effect.model_copy(update={"to": spelt})))  # fmt: skip
+            # the record its key argument names, where the descriptions took another (``resolve_blocker(task_id)``
+            # read as an action on a blocker): that record's values too
+            owner = _named_by(spec, arg)
+            if owner is not None and owner.name != entity.name:
+                effects += _settings(owner, arg, answered, pairs, said_rule(spec.tools[tool], owner.name).to)
         else:
             named = _keyed(spec, tool)
             if named is None:
@@ -72,16 +78,7 @@ def keyed_writes(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
             if sets:
                 effects.append((f"sets {', '.join(sorted(sets))} of the {entity.name}",
                                 UpdateEffect(entity=entity.name, key_arg=arg, args=sets)))  # fmt: skip
-        # a status value only if the real side ever answered it; a repeat accepted only if one was
-        agains = (False, True) if _repeat_accepted(pairs) else (False,)
-        for name, schema in entity.fields.items():
-            members = [m for m in enum_values(schema) if isinstance(m, str) and m in answered][:6]
-            values: list[Any] = [*members, *((True, False) if primary_type(schema) == "boolean" else ())]
-            for value in values:
-                for again in agains:
-                    effects.append((f"sets {entity.name}.{name} to {value!r}{' (again accepted)' if again else ''}",
-                                    ActionEffect(entity=entity.name, key_arg=arg, field=name, to=value,
-                                                 again=again)))  # fmt: skip
+        effects += _settings(entity, arg, answered, pairs, said_rule(spec.tools[tool], entity.name).to)
         for summary, made_effect in effects:
             notes = (f"learned: {summary}",)
             if isinstance(effect, ActionEffect):  # the action's other parts (its wording, its checks) kept
@@ -90,6 +87,29 @@ def keyed_writes(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
             else:
                 made = Behaviour(tool=tool, effect=made_effect, prior="plausible", notes=notes)
             out.append(Candidate(tool, "writes", summary, made, confirms="reads after the call show the change"))
+    return out
+
+
+_ALREADY = re.compile(r"\bis already\b")  # the action's own refusal of a record already so (runtime.behaviours)
+
+
+@PROPOSERS.register("repeats")
+def accepted_repeats(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
+    """An action refusing a record that already holds the value it sets (``complete_task`` on a task
+    done already) where the real side accepted such a call, twice at least, and refused none for that
+    reason: the repeat is accepted (``ActionEffect.again``), the record set again."""
+    out = []
+    for tool, pairs in evidence.pairs.items():
+        behaviour = spec.behaviour(tool)
+        effect = behaviour.effect
+        if not isinstance(effect, ActionEffect) or effect.again:
+            continue
+        repeated = [p for p in pairs if not p.model_ok and _ALREADY.search(str(p.model))]
+        if sum(p.real_ok for p in repeated) < 2 or any(not p.real_ok for p in repeated):
+            continue
+        made = behaviour.model_copy(update={"effect": effect.model_copy(update={"again": True})})
+        out.append(Candidate(tool, "repeats", f"accepts setting {effect.field} to {effect.to!r} again", made,
+                             confirms="the real side accepts a call on a record already so"))  # fmt: skip
     return out
 
 
@@ -199,6 +219,38 @@ def _repeat_accepted(pairs: list[Pair]) -> bool:
     return False
 
 
+def _settings(entity: Entity, arg: str, answered: set[str], pairs: list[Pair],
+              said: str | None = None) -> list[tuple[str, ActionEffect]]:  # fmt: skip
+    """Each value the record named by ``arg`` may be set to: a status value only if the real side ever
+    answered it or the tool's prose says it (``said``: "set task to in_progress"), a flag either way;
+    a repeat accepted only if one was."""
+    agains = (False, True) if _repeat_accepted(pairs) else (False,)
+    out = []
+    for name, schema in entity.fields.items():
+        declared = [m for m in enum_values(schema) if isinstance(m, str)]
+        named = [m for m in declared if said is not None and _same_word(m, said)]
+        members = list(dict.fromkeys([*named, *(m for m in declared if m in answered)]))[:6]
+        values: list[Any] = [*members, *((True, False) if primary_type(schema) == "boolean" else ())]
+        for value in values:
+            for again in agains:
+                summary = f"sets {entity.name}.{name} to {value!r}{' (again accepted)' if again else ''}"
+                out.append((summary, ActionEffect(entity=entity.name, key_arg=arg, field=name, to=value, again=again)))
+    return out
+
+
+def _same_word(value: str, said: str) -> bool:
+    """``in_progress``, ``In Progress`` and ``in-progress`` are one word."""
+    return re.sub(r"[\s_-]+", "_", value.strip().casefold()) == re.sub(r"[\s_-]+", "_", said.strip().casefold())
+
+
+def _named_by(spec: EnvSpec, arg: str) -> Entity | None:
+    """The entity an argument names by its key (``task_id``: the task), if one does."""
+    for e in spec.state_schema.entities:
+        if e.key != SINGLETON_KEY and (arg in (f"{e.name}_id", f"{e.name}Id") or names_key(arg, e.name, e.key)):
+            return e
+    return None
+
+
 def _keyed(spec: EnvSpec, tool: str) -> tuple[Entity, str] | None:
     """The entity a tool's required argument names by its key (``todo_id``, ``id``), if one does."""
     effect = spec.behaviour(tool).effect
@@ -208,10 +260,11 @@ def _keyed(spec: EnvSpec, tool: str) -> tuple[Entity, str] | None:
             return spec.state_schema[name], arg
     entities = [e for e in spec.state_schema.entities if e.key != SINGLETON_KEY]
     for arg in spec.tools[tool].required:
-        for e in entities:
-            own = arg in (f"{e.name}_id", f"{e.name}Id") or names_key(arg, e.name, e.key)
-            if own or (arg == e.key and len(entities) == 1):
-                return e, arg
+        named = _named_by(spec, arg)
+        if named is not None:
+            return named, arg
+        if len(entities) == 1 and arg == entities[0].key:
+            return entities[0], arg
     return None
 
 
