@@ -331,6 +331,31 @@ def test_a_tool_the_descriptions_could_not_model_gets_keyed_writes(tmp_path) -> 
     assert "sets task.stage to 'open'" not in summaries  # never answered by the real side
 
 
+def test_a_fallback_sets_the_state_its_prose_says_where_its_replies_hold_it(tmp_path) -> None:
+    """``finish_task``, "Mark a task done (idempotent).", a fallback for want of a status field with
+    that value, answered ``{"id": ..., "status": "done"}``: it sets the field its replies hold the said
+    value in, the entity gaining it — a repeat accepted first, the tool saying it is idempotent."""
+    from envfactory.ir.tool import ToolAnnotations
+
+    spec, _ = _spec(tmp_path)
+    tool = spec.tools["finish_task"].model_copy(update={"description": "Mark a task done (idempotent).",
+                                                        "annotations": ToolAnnotations(idempotent=True)})  # fmt: skip
+    spec = spec.model_copy(update={"tools": spec.tools.model_copy(update={"tools": tuple(
+        tool if t.name == "finish_task" else t for t in spec.tools.tools)})})  # fmt: skip
+    assert spec.behaviour("finish_task").effect.kind == "fallback" and "status" not in spec.state_schema["task"].fields
+    pairs = [Pair({"task_id": "task_0001"}, True, {"id": "task_0001", "status": "done"}, False, "unsupported")]
+    made = [c for c in keyed_writes(spec, Evidence({"finish_task": pairs})) if "as its prose says" in c.summary]
+    assert [c.summary for c in made] == ["sets task.status to 'done', as its prose says (again)",
+                                         "sets task.status to 'done', as its prose says"]  # fmt: skip
+    episode = Environment(made[0].applied(spec)).episode()
+    key = episode.call_tool("create_task", {"title": "tea"}).data["id"]
+    assert all(episode.call_tool("finish_task", {"task_id": key}).ok for _ in range(2))
+    assert episode.store.get("task", key)["status"] == "done"
+    # prose that says no state, or replies that hold none: nothing of the kind
+    other = [Pair({"task_id": "task_0001"}, True, {"id": "task_0001", "status": "open"}, False, "unsupported")]
+    assert not [c for c in keyed_writes(spec, Evidence({"finish_task": other})) if "prose" in c.summary]
+
+
 def test_an_action_whose_value_the_real_side_never_answered_gets_the_flags_it_may_set(tmp_path) -> None:
     from envfactory.ir.choice import Answer
     from envfactory.ir.effect import ActionEffect
@@ -596,6 +621,8 @@ def test_records_the_real_thing_starts_with_become_the_models_starting_records(t
     assert rows[0]["due"] == "2026-12-01" and rows[1]["title"] == "visit"  # a value reads disagree on: the first
     episode = Environment(candidate.applied(spec)).episode()
     assert episode.call_tool("get_task", {"task_id": "T-2"}).data["title"] == "visit"
+    # what the model holds, read off the real records: taken on a tie, as a memorized wording of the list hides it
+    assert candidate.holds
     # a record each fresh copy answers under an id of its own (a setup call's, random ids): no reference data
     minted = [Pair({}, True, {"result": [*seeded, {"id": f"9f{i}c", "title": "water the plants"}]}, True, [],
                    raw=[], index=0, fresh=True) for i in range(3)]  # fmt: skip

@@ -56,7 +56,8 @@ def start_records(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
     sequence answered, by the key the entity is known by, with the values the first such read
     showed (a value fresh reads disagree on is a stamp, compared by its presence, as in
     ``start-rows``). The model starts holding them, under the real keys, so later calls name them
-    as the real side does."""
+    as the real side does. A correction of what the model holds (``holds``): taken on a tie, since
+    a memorized wording of the list hides it until one from the state is chosen."""
     out = []
     for tool, pairs, entity, _ in list_reads(spec, evidence):
         held = [r for r in spec.initial_state.get(entity.name, []) if isinstance(r, dict)]
@@ -86,7 +87,7 @@ def start_records(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
         rows = [*spec.initial_state.get(entity.name, []), *found.values()]
         summary = f"{entity.name} starts with {len(found)} records a first read showed"
         out.append(Candidate(tool, "start-records", summary, spec.behaviour(tool), entities=(changed,),
-                             rows={entity.name: rows},
+                             rows={entity.name: rows}, holds=True,
                              confirms="a first read answers these records"))  # fmt: skip
     return out
 

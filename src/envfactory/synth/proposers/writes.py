@@ -23,7 +23,7 @@ from envfactory.ir.env import EnvSpec
 from envfactory.ir.jsonschema import enum_values, primary_type
 from envfactory.ir.state import SINGLETON_KEY, Entity, names_key
 from envfactory.real.mirror import after_setup
-from envfactory.runtime.answers import args_key, shape_of
+from envfactory.runtime.answers import args_key, opened_text, shape_of
 from envfactory.runtime.behaviours import error_class
 from envfactory.synth.candidates import JSON, PROPOSERS, Candidate, Evidence, Pair
 from envfactory.synth.proposers.shapes import leaves, objects_in
@@ -78,6 +78,7 @@ def keyed_writes(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
             if sets:
                 effects.append((f"sets {', '.join(sorted(sets))} of the {entity.name}",
                                 UpdateEffect(entity=entity.name, key_arg=arg, args=sets)))  # fmt: skip
+            out += _said_fields(spec, tool, entity, arg, pairs)
         effects += _settings(entity, arg, answered, pairs, said_rule(spec.tools[tool], entity.name).to)
         for summary, made_effect in effects:
             notes = (f"learned: {summary}",)
@@ -235,6 +236,30 @@ def _settings(entity: Entity, arg: str, answered: set[str], pairs: list[Pair],
             for again in agains:
                 summary = f"sets {entity.name}.{name} to {value!r}{' (again accepted)' if again else ''}"
                 out.append((summary, ActionEffect(entity=entity.name, key_arg=arg, field=name, to=value, again=again)))
+    return out
+
+
+def _said_fields(spec: EnvSpec, tool: str, entity: Entity, arg: str, pairs: list[Pair]) -> list[Candidate]:
+    """A fallback whose prose says the state it sets ("Mark a task done") and whose accepted real replies
+    hold that value in a field that declares no values (``status: "done"``): it sets that field (the
+    entity gains it where it lacks it); a repeat accepted where one was, or where the tool says it is
+    idempotent (first)."""
+    said = said_rule(spec.tools[tool], entity.name).to
+    if said is None:
+        return []
+    fields = {(k, v) for p in pairs if p.real_ok for obj in objects_in(opened_text(p.real)) for k, v in obj.items()
+              if isinstance(v, str) and _same_word(v, said) and not enum_values(entity.fields.get(k))}  # fmt: skip
+    agains = (True, False) if spec.tools[tool].annotations.idempotent or _repeat_accepted(pairs) else (False,)
+    out = []
+    for field, value in sorted(fields):
+        changed = entity.model_copy(update={"fields": {**entity.fields, field: entity.fields.get(field) or
+                                                       {"type": "string"}}})  # fmt: skip
+        for again in agains:
+            summary = f"sets {entity.name}.{field} to {value!r}, as its prose says" + (" (again)" if again else "")
+            effect = ActionEffect(entity=entity.name, key_arg=arg, field=field, to=value, again=again)
+            made = Behaviour(tool=tool, effect=effect, prior="plausible", notes=(f"learned: {summary}",))
+            out.append(Candidate(tool, "writes", summary, made, entities=(changed,),
+                                 confirms="reads after the call show the change"))  # fmt: skip
     return out
 
 
