@@ -448,6 +448,26 @@ def test_an_action_the_real_side_repeats_accepts_a_record_already_so(tmp_path) -
     assert accepted_repeats(spec, Evidence({"finish_task": [repeat]})) == []  # once is no rule
 
 
+def test_an_argument_the_real_side_takes_only_a_few_values_of_is_checked_against_them(tmp_path) -> None:
+    """``list(stage)``: ``leads`` accepted on every call, every other word refused — shapes cannot tell
+    them apart: the stage must be one of the values accepted; a value accepted once elsewhere, or too
+    few calls, and nothing is learned."""
+    from envfactory.synth.proposers.writes import argument_checks
+
+    spec, _ = _spec(tmp_path)
+    leads = [Pair({"title": "leads"}, True, {"ok": True}, True, {}) for _ in range(5)]
+    others = [Pair({"title": word}, False, "unknown stage", True, {}) for word in ("teach", "site", "travel")]
+    [candidate] = argument_checks(spec, Evidence({"create_task": [*leads, *others]}))
+    assert candidate.summary == "title must be one of leads"
+    episode = Environment(candidate.applied(spec)).episode()
+    assert episode.call_tool("create_task", {"title": "leads"}).ok
+    refused = episode.call_tool("create_task", {"title": "teach"})
+    assert not refused.ok and refused.error == "invalid_arguments"
+    assert argument_checks(spec, Evidence({"create_task": [*leads[:2], *others]})) == []  # seen too seldom
+    again = Pair({"title": "teach"}, True, {"ok": True}, True, {})
+    assert argument_checks(spec, Evidence({"create_task": [*leads, *others, again]})) == []  # refused otherwise
+
+
 def test_a_count_named_after_a_value_counts_that_value_though_it_was_zero_on_every_call(tmp_path) -> None:
     """``{"todo_count": 2, "in_progress_count": 0, "open": 2}`` while every task was ``todo``: the places
     named after a status count that status (the in-progress ones too, though never above zero), the

@@ -35,14 +35,16 @@ class Answer(BaseModel):
 
 class ArgCheck(BaseModel):
     """A check the real implementation was seen making: argument ``arg``, when given, must have one of
-    the ``shapes`` its accepted values had (:func:`envfactory.runtime.answers.shape_of`), else the call
-    is refused with ``message``."""
+    the ``shapes`` its accepted values had (:func:`envfactory.runtime.answers.shape_of`) — or, with
+    ``values``, be one of those values (as :func:`envfactory.runtime.answers.token` writes them: a
+    stage ``leads`` accepted, any other word refused) —, else the call is refused with ``message``."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     arg: str
     shapes: tuple[str, ...]
     message: str
+    values: tuple[str, ...] = ()
 
 
 class Scored(BaseModel):

@@ -266,7 +266,11 @@ def checked(checks: tuple[ArgCheck, ...], execute: Executor) -> Executor:
 
     def run(ctx: Any, args: JSON) -> Any:
         for check in checks:
-            if check.arg in args and _shape(args[check.arg], check.shapes) not in check.shapes:
+            if check.arg not in args:
+                continue
+            if _shape(args[check.arg], check.shapes) not in check.shapes or (
+                check.values and token(args[check.arg]) not in check.values
+            ):
                 raise ToolError("invalid_arguments", check.message)
         return execute(ctx, args)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections import Counter
 from typing import Any, Literal
 
 import orjson
@@ -23,7 +24,7 @@ from envfactory.ir.env import EnvSpec
 from envfactory.ir.jsonschema import enum_values, primary_type
 from envfactory.ir.state import SINGLETON_KEY, Entity, names_key
 from envfactory.real.mirror import after_setup
-from envfactory.runtime.answers import args_key, opened_text, shape_of
+from envfactory.runtime.answers import args_key, opened_text, shape_of, token
 from envfactory.runtime.behaviours import error_class
 from envfactory.synth.candidates import JSON, PROPOSERS, Candidate, Evidence, Pair
 from envfactory.synth.proposers.shapes import leaves, objects_in
@@ -461,6 +462,9 @@ def argument_checks(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
             # the thing up, a shape it was never seen taking stands for "not there" (toolkit's
             # ``note_read``, taskmanager's ``requestId``: left out, held-out outcomes fell 3-4 points)
             refused = [p for p in missed if arg in p.args and shape_of(p.args[arg]) not in accepted]
+            if accepted and not refused and (few := _few_values(pairs, arg, given, props.get(arg))) is not None:
+                out.append(_one_of(behaviour, tool, arg, accepted, few, missed))
+                continue
             if not accepted or len(accepted) > 4 or not refused:
                 continue
             message = str(refused[0].real)[:200] if isinstance(refused[0].real, str) else f"invalid {arg}"
@@ -469,6 +473,38 @@ def argument_checks(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
             out.append(Candidate(tool, "checks", f"{arg} must be shaped {' or '.join(sorted(accepted))}", made,
                                  confirms="values of other shapes are refused"))  # fmt: skip
     return out
+
+
+FEW_VALUES = 3  # an argument accepted with at most this many values, each at least ...
+FEW_SEEN = 5  # ... this many times in all, and refused with others only, takes those values alone
+
+
+def _few_values(pairs: list[Pair], arg: str, given: list[JSON], schema: Any) -> set[str] | None:
+    """The values of ``arg`` the real side accepted, where they are few and often given (a stage
+    ``leads`` 43 times) and every call the model accepted but the real side refused gave another —
+    three such values at least, all different (``teach``, ``because``, ``simple``): a closed set
+    nothing declares. ``None`` otherwise."""
+    accepted = Counter(token(p.args[arg]) for p in pairs if p.real_ok and arg in p.args)
+    accepted.update(token(a[arg]) for a in given if arg in a)
+    accepted.update(token(v) for v in _declared_values(schema))
+    others = [token(p.args[arg]) for p in pairs if not p.real_ok and p.model_ok and arg in p.args]
+    if not accepted or len(accepted) > FEW_VALUES or sum(accepted.values()) < FEW_SEEN:
+        return None
+    if len(set(others)) < 3 or any(v in accepted for v in others):
+        return None
+    if any(token(p.args[arg]) not in accepted for p in pairs if p.real_ok and arg in p.args):
+        return None
+    return set(accepted)
+
+
+def _one_of(behaviour: Behaviour, tool: str, arg: str, shapes: set[str], values: set[str],
+            missed: list[Pair]) -> Candidate:  # fmt: skip
+    refused = next(p for p in missed if arg in p.args and token(p.args[arg]) not in values)
+    message = str(refused.real)[:200] if isinstance(refused.real, str) else f"invalid {arg}"
+    check = ArgCheck(arg=arg, shapes=tuple(sorted(shapes)), message=message, values=tuple(sorted(values)))
+    made = behaviour.model_copy(update={"checks": (*behaviour.checks, check)})
+    return Candidate(tool, "checks", f"{arg} must be one of {', '.join(sorted(values))}"[:120], made,
+                     confirms="other values are refused")  # fmt: skip
 
 
 def _declared_values(schema: Any) -> list[Any]:
