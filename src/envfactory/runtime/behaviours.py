@@ -338,6 +338,9 @@ def _allowed_hint(allowed: frozenset[Any] | None) -> str:
     return f" (allowed from: {', '.join(sorted(allowed))})" if allowed is not None else ""
 
 
+ALREADY = "is already"  # an action's refusal of a record already set to its value says this (learning reads it)
+
+
 @COMPILERS.register("action")
 def _action(effect: ActionEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
     schema = spec.state_schema
@@ -360,7 +363,7 @@ def _action(effect: ActionEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
         current = row.get(field)
         same = current == to or (to_folded is not None and isinstance(current, str) and current.casefold() == to_folded)
         if same and not again:
-            raise ToolError("conflict", f"{_label(entity, key)} is already {to!r}")
+            raise ToolError("conflict", f"{_label(entity, key)} {ALREADY} {to!r}")
         if (allowed is not None and current not in allowed) or str(current).casefold() in forbidden:
             said = hint if hint is not None else _allowed_hint(allowed)
             label = _label(entity, key)

@@ -192,6 +192,11 @@ def _key(value: str) -> str:
     return _spelled(value).replace("-", "_").replace(" ", "_")
 
 
+def same_state(value: str, said: str) -> bool:
+    """Whether two spellings are one state (``in_progress``, ``In Progress``, ``in-progress``)."""
+    return _key(value) == _key(said)
+
+
 Transition = tuple[str, tuple[str, ...] | None, tuple[str, ...]]  # to, allowed from (None: any), forbidden from
 
 
@@ -256,4 +261,4 @@ def _has_status(entity: Entity) -> bool:
     return any(tokens(f)[-1:] and tokens(f)[-1] in STATUS_FIELDS for f in entity.fields)
 
 
-__all__ = ["STATE_WORDS", "Said", "said_rule", "said_transition", "statuses_follow_prose"]
+__all__ = ["STATE_WORDS", "Said", "said_rule", "said_transition", "same_state", "statuses_follow_prose"]

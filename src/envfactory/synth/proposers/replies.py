@@ -322,10 +322,11 @@ def state_counts(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
             # a place named after the value it counts (``todo_count``, ``inProgressTasks``) counts that
             # value, though it was zero on every call, or another count was equal on every call — of the
             # records the tool reads, where several kinds hold such a value
-            named = sorted((slot for slot in fits if _names_value(path, slot)),
-                           key=lambda slot: not slot.startswith(f"{{count:{read}."))  # fmt: skip
-            fits = named[:1] or (fits if any(values) else [])
-            if fits:
+            named = min((slot for slot in fits if _names_value(path, slot)), default=None,
+                        key=lambda slot: not slot.startswith(f"{{count:{read}."))  # fmt: skip
+            if named is not None:
+                places[path] = named
+            elif fits and any(values):
                 places[path] = min(fits, key=lambda slot: (slot.count("="), len(slot), slot))
         if not places:
             continue

@@ -25,10 +25,10 @@ from envfactory.ir.jsonschema import enum_values, primary_type
 from envfactory.ir.state import SINGLETON_KEY, Entity, names_key
 from envfactory.real.mirror import after_setup
 from envfactory.runtime.answers import args_key, opened_text, shape_of, token
-from envfactory.runtime.behaviours import error_class
+from envfactory.runtime.behaviours import ALREADY, error_class
 from envfactory.synth.candidates import JSON, PROPOSERS, Candidate, Evidence, Pair
 from envfactory.synth.proposers.shapes import leaves, objects_in
-from envfactory.synth.statuses import said_rule
+from envfactory.synth.statuses import said_rule, same_state
 
 
 @PROPOSERS.register("writes")
@@ -92,9 +92,6 @@ def keyed_writes(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
     return out
 
 
-_ALREADY = re.compile(r"\bis already\b")  # the action's own refusal of a record already so (runtime.behaviours)
-
-
 @PROPOSERS.register("repeats")
 def accepted_repeats(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
     """An action refusing a record that already holds the value it sets (``complete_task`` on a task
@@ -106,7 +103,7 @@ def accepted_repeats(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
         effect = behaviour.effect
         if not isinstance(effect, ActionEffect) or effect.again:
             continue
-        repeated = [p for p in pairs if not p.model_ok and _ALREADY.search(str(p.model))]
+        repeated = [p for p in pairs if not p.model_ok and ALREADY in str(p.model)]
         if sum(p.real_ok for p in repeated) < 2 or any(not p.real_ok for p in repeated):
             continue
         made = behaviour.model_copy(update={"effect": effect.model_copy(update={"again": True})})
@@ -230,7 +227,7 @@ def _settings(entity: Entity, arg: str, answered: set[str], pairs: list[Pair],
     out = []
     for name, schema in entity.fields.items():
         declared = [m for m in enum_values(schema) if isinstance(m, str)]
-        named = [m for m in declared if said is not None and _same_word(m, said)]
+        named = [m for m in declared if said is not None and same_state(m, said)]
         members = list(dict.fromkeys([*named, *(m for m in declared if m in answered)]))[:6]
         values: list[Any] = [*members, *((True, False) if primary_type(schema) == "boolean" else ())]
         for value in values:
@@ -249,7 +246,7 @@ def _said_fields(spec: EnvSpec, tool: str, entity: Entity, arg: str, pairs: list
     if said is None:
         return []
     fields = {(k, v) for p in pairs if p.real_ok for obj in objects_in(opened_text(p.real)) for k, v in obj.items()
-              if isinstance(v, str) and _same_word(v, said) and not enum_values(entity.fields.get(k))}  # fmt: skip
+              if isinstance(v, str) and same_state(v, said) and not enum_values(entity.fields.get(k))}  # fmt: skip
     agains = (True, False) if spec.tools[tool].annotations.idempotent or _repeat_accepted(pairs) else (False,)
     out = []
     for field, value in sorted(fields):
@@ -262,11 +259,6 @@ def _said_fields(spec: EnvSpec, tool: str, entity: Entity, arg: str, pairs: list
             out.append(Candidate(tool, "writes", summary, made, entities=(changed,),
                                  confirms="reads after the call show the change"))  # fmt: skip
     return out
-
-
-def _same_word(value: str, said: str) -> bool:
-    """``in_progress``, ``In Progress`` and ``in-progress`` are one word."""
-    return re.sub(r"[\s_-]+", "_", value.strip().casefold()) == re.sub(r"[\s_-]+", "_", said.strip().casefold())
 
 
 def _named_by(spec: EnvSpec, arg: str) -> Entity | None:
@@ -492,8 +484,6 @@ def _few_values(pairs: list[Pair], arg: str, given: list[JSON], schema: Any) -> 
         return None
     if len(set(others)) < 3 or any(v in accepted for v in others):
         return None
-    if any(token(p.args[arg]) not in accepted for p in pairs if p.real_ok and arg in p.args):
-        return None
     return set(accepted)
 
 
@@ -516,4 +506,4 @@ def _declared_values(schema: Any) -> list[Any]:
     return [v for v in found if v is not None]
 
 
-__all__ = ["argument_checks", "json_items", "keyed_writes", "list_members", "saves_over"]
+__all__ = ["accepted_repeats", "argument_checks", "json_items", "keyed_writes", "list_members", "saves_over"]
