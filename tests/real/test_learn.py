@@ -253,6 +253,27 @@ def test_exploring_meets_every_tool_of_a_large_set_early(tmp_path: Path) -> None
     assert len(set(yardstick)) < len(spec.tools.names)  # drawn at random, some are never called
 
 
+def test_a_tool_whose_examples_are_called_often_is_still_met_with_drawn_arguments(tmp_path: Path) -> None:
+    """The calls the user's examples make do not count as meeting a tool: the least-called move still
+    brings it arguments of its own drawing, so what it refuses is seen while learning."""
+    from envfactory.real.explore import explore
+    from envfactory.real.instrument import real_source
+
+    methods = "".join(f"    def switch_{i}(self, level: int, mode: str) -> str:\n        return 'set {i}'\n\n"
+                      for i in range(16))  # fmt: skip
+    (tmp_path / "panel.py").write_text(f"class Panel:\n{methods}")
+    source = f"{tmp_path / 'panel.py'}:Panel"
+    spec = synthesize(source, trust_code=True, state="empty")
+    example = ("switch_0", {"level": 7, "mode": "eco"})
+    trace = explore(spec, real_source(spec, source), budget=48, length=8, seed=0, examples=[example],
+                    moves=(("least-called", 0.6), ("example", 0.4)))  # fmt: skip
+    calls = [(c.tool, c.arguments) for s in trace.sequences for c in s.calls]
+    assert calls.count(example) >= 5  # the example is called, and often
+    # an example now and then has one argument drawn anew; drawn whole, the call is the tool's own
+    drawn = [a for t, a in calls if t == "switch_0" and a["level"] != 7 and a["mode"] != "eco"]
+    assert len(drawn) >= 2 and all(sum(t == f"switch_{i}" for t, _ in calls) >= 1 for i in range(16)), drawn
+
+
 def test_a_create_the_real_side_refused_as_already_existing_refuses_a_second_record() -> None:
     spec = _notes_spec()
     sequences = []

@@ -3,7 +3,9 @@
 Each sequence runs on a fresh copy of the real thing (a fresh object or server). A step is drawn
 from a few moves, each aimed at something a model must get right:
 
-- ``least-called``: a tool called least often so far, over every sequence, with schema-valid
+- ``least-called``: a tool called least often so far with arguments drawn (the ``example`` and
+  ``repeat`` moves and the opening reads are not counted: a tool whose examples are called often is
+  still met with other arguments, and its refusals seen), over every sequence, with schema-valid
   arguments whose ids, names and paths are drawn from what the real side answered so far
   (:class:`~envfactory.real.keypool.KeyPool`), so reads hit existing records and deletes happen —
   on a large tool set every tool is met early and in several sequences, which is what the chooser
@@ -104,10 +106,10 @@ def explore(
                 if step < len(opening):
                     tool, args = opening[step]
                 else:
-                    tool, args = _step(model, reads, keys, rng, maker, last, wrote, known, moves, called)
+                    move, tool, args = _step(model, reads, keys, rng, maker, last, wrote, known, moves, called)
+                    called[tool] += move not in ("example", "repeat")
                 r = side.call(tool, args)
                 done += 1
-                called[tool] += 1
                 if r.error_code in BROKEN:  # the real code crashed: nothing to learn from
                     continue
                 if r.ok:
@@ -160,10 +162,11 @@ def described_examples(spec: EnvSpec) -> list[tuple[str, JSON]]:
 def _step(spec: EnvSpec, reads: list[ToolSpec], keys: KeyPool, rng: random.Random, maker: ValueMaker,
           last: tuple[str, JSON] | None, wrote: bool, known: list[tuple[str, JSON]],
           moves: tuple[tuple[str, float], ...] = MOVES,
-          called: Counter[str] | None = None) -> tuple[str, JSON]:  # fmt: skip
+          called: Counter[str] | None = None) -> tuple[str, str, JSON]:  # fmt: skip
+    """The move drawn, and the call it makes."""
     move = rng.choices([m for m, _ in moves], weights=[w for _, w in moves])[0]
     if move == "repeat" and last is not None:
-        return last
+        return move, *last
     if move == "example" and known:
         tool_name, example = rng.choice(known)
         args = dict(example)
@@ -172,10 +175,10 @@ def _step(spec: EnvSpec, reads: list[ToolSpec], keys: KeyPool, rng: random.Rando
             name = rng.choice(sorted(args))
             if name in fresh:
                 args[name] = fresh[name]
-        return tool_name, args
+        return move, tool_name, args
     if move == "read-after-write" and wrote and reads:
         tool = rng.choice(reads)
-        return tool.name, keys.arguments(tool.input_schema, rng, maker)
+        return move, tool.name, keys.arguments(tool.input_schema, rng, maker)
     tool = rng.choice(spec.tools.tools)
     if move == "least-called" and called:
         fewest = min(called[t.name] for t in spec.tools.tools)
@@ -183,7 +186,7 @@ def _step(spec: EnvSpec, reads: list[ToolSpec], keys: KeyPool, rng: random.Rando
     args = keys.arguments(tool.input_schema, rng, maker)
     if move == "bad-id":
         args = _unknown_ids(args, tool, keys, maker)
-    return tool.name, args
+    return move if move in ("least-called", "bad-id") else "any", tool.name, args
 
 
 def _unknown_ids(args: JSON, tool: ToolSpec, keys: KeyPool, maker: ValueMaker) -> JSON:

@@ -35,7 +35,7 @@ from envfactory.ir.state import Entity
 from envfactory.real.instrument import Measurement
 from envfactory.real.replay import replay
 from envfactory.real.trace import Trace, TraceCall
-from envfactory.runtime.answers import opened_text
+from envfactory.runtime.answers import args_key, opened_text
 from envfactory.runtime.environment import Environment
 from envfactory.runtime.episode import Episode
 from envfactory.runtime.result import ToolResult
@@ -163,8 +163,13 @@ def choose(
     current = spec
     for round_ in range(rounds):
         started = current
-        offered = _offers(current, trace, parts, proposers, accepted)
+        offered, apart = _offers(current, trace, parts, proposers, accepted)
         for tool in [t.name for t in spec.tools.tools]:
+            if current is not started:  # proposed as the round started: what other tools' choices changed
+                # since (an entity's key and fields, starting records) stays under the tool's candidates
+                offered[tool] = {key: (_rebased(full, started, current),
+                                       [_rebased(c, started, current) if c else None for c in per_fold])
+                                 for key, (full, per_fold) in offered.get(tool, {}).items()}  # fmt: skip
             # a part of the tool's behaviour chosen in an earlier round may have lost its lead to choices
             # made since on other tools: the descriptions' part is a candidate again
             offered.setdefault(tool, {}).update(_undoings(spec, current, tool, len(parts)))
@@ -173,9 +178,9 @@ def choose(
             # a tool's candidates change only the sequences that call it: they are scored there
             local = [p.of(s.id for s in p.sequences if any(c.tool == tool for c in s.calls)) for p in parts]
             calls = sum(len(s.calls) for p in local for s in p.sequences)
-            base = _cv_score(current, local)
+            base = _cv_score(current, local, apart)
             proposed_on = current
-            alone = {key: _cv_score(current, local, per_fold) for key, (_, per_fold) in offered[tool].items()}
+            alone = {key: _cv_score(current, local, apart, per_fold) for key, (_, per_fold) in offered[tool].items()}
             # the strongest first, each alone on the tool's behaviour as it was (registration order breaks
             # ties): which candidate wins never depends on the order proposers happen to be visited in
             ranked = sorted(offered[tool], key=lambda k: -alone[k])
@@ -188,7 +193,7 @@ def choose(
                     [_rebased(c, proposed_on, current) if c else None for c in per_fold],
                 )
                 # scored again on top of a choice made since (choices compose)
-                s = alone[key] if current is proposed_on else _cv_score(current, local, per_fold)
+                s = alone[key] if current is proposed_on else _cv_score(current, local, apart, per_fold)
                 entry = Scored(proposer=key[1], summary=key[2], score=round(s, 4), calls=calls)
                 # a correction of what the model holds, read off the real records, is taken on a tie too:
                 # no reply may show it yet (a memorized wording), and a wording from the state can then win;
@@ -200,7 +205,7 @@ def choose(
                     # a change of what the tool does, tied or worse under a learned wording that may hide
                     # or garble it (read off records the change no longer lists): the tool worded anew on top
                     looked += 1
-                    worded = _worded_anew(full, per_fold, current, trace, local, parts, wordings, accepted)
+                    worded = _worded_anew(full, per_fold, current, trace, local, parts, apart, wordings, accepted)
                     if worded is not None and worded[0] > base + 1e-9:
                         s, taken, then = worded
                         entry = Scored(proposer=f"{key[1]}+{then.proposer}", summary=f"{key[2]}; {then.summary}",
@@ -211,7 +216,7 @@ def choose(
                     # fit on all of it is taken where, in place in every fold, it explains the tool's
                     # calls better — that score is then what the next candidates must beat
                     fitted = full.applied(current)
-                    fit = _cv_score(fitted, local)
+                    fit = _cv_score(fitted, local, apart)
                     if fit > base + 1e-9:
                         taken, s = fitted, fit
                         entry = Scored(proposer=key[1], summary=key[2], score=round(s, 4), calls=calls)
@@ -223,7 +228,7 @@ def choose(
                     runners[tool][entry.summary] = entry
             chosen[tool] = chosen[tool].model_copy(update={"score": round(base, 4), "calls": calls})
         if progress is not None:
-            progress(f"round {round_ + 1}: agreement score {_cv_score(current, parts):.3f}")
+            progress(f"round {round_ + 1}: agreement score {_cv_score(current, parts, apart):.3f}")
         if current is started:  # nothing changed: another round would propose the same
             break
     return _recorded(current, chosen, runners, evidence_kind, _unexplained(observe(current, trace)[1]))
@@ -246,18 +251,22 @@ def _undoings(prior: EnvSpec, current: EnvSpec, tool: str, folds: int,
 
 
 def _offers(spec: EnvSpec, trace: Trace, parts: list[Trace], proposers: dict[str, Proposer], accepted: Any,
-            ) -> dict[str, dict[tuple[str, str, str], tuple[Candidate, list[Candidate | None]]]]:  # fmt: skip
-    """Per tool, each candidate fit on the whole trace and, per fold, fit on the other folds."""
+            ) -> tuple[dict[str, dict[tuple[str, str, str], tuple[Candidate, list[Candidate | None]]]],
+                       list[dict[str, set[str]]]]:  # fmt: skip
+    """Per tool, each candidate fit on the whole trace and, per fold, fit on the other folds; and per
+    fold, the arguments each tool was called with on the other folds, as the model was called
+    (the evidence a candidate fit for that fold saw)."""
     full = _proposed(spec, _with(observe(spec, trace)[0], accepted), proposers)
-    fitted = [
-        {c.key: c for c in _proposed(spec, _with(observe(spec, _without(trace, part))[0], accepted), proposers)}
-        for part in parts
-    ]
+    fitted, apart = [], []
+    for part in parts:
+        evidence = observe(spec, _without(trace, part))[0]
+        fitted.append({c.key: c for c in _proposed(spec, _with(evidence, accepted), proposers)})
+        apart.append({tool: {args_key(p.args) for p in pairs} for tool, pairs in evidence.pairs.items()})
     out: dict[str, dict[tuple[str, str, str], tuple[Candidate, list[Candidate | None]]]] = {}
     for c in full:
         per_fold = [_match(f, c) for f in fitted]
         out.setdefault(c.tool, {})[c.key] = (c, per_fold)
-    return out
+    return out, apart
 
 
 _PARTS = ("effect", "answer", "checks", "gate", "notes", "prior")
@@ -361,37 +370,56 @@ def _hidden(candidate: Candidate, current: EnvSpec) -> bool:
 
 
 def _worded_anew(candidate: Candidate, per_fold: list[Candidate | None], current: EnvSpec, trace: Trace,
-                 local: list[Trace], parts: list[Trace], wordings: dict[str, Proposer], accepted: Any,
-                 ) -> tuple[float, EnvSpec, Candidate] | None:  # fmt: skip
+                 local: list[Trace], parts: list[Trace], apart: list[dict[str, set[str]]],
+                 wordings: dict[str, Proposer], accepted: Any) -> tuple[float, EnvSpec, Candidate] | None:  # fmt: skip
     """The best wording of the candidate's tool proposed on top of it (``wordings``' candidates, fit
     and scored fold by fold as any candidate is, the candidate laid on first): its score on
     ``local``, the model with both, and the wording; ``None`` where none is proposed."""
     tried = candidate.applied(current)
     best: tuple[float, EnvSpec, Candidate] | None = None
-    for worded, folds in _offers(tried, trace, parts, wordings, accepted).get(candidate.tool, {}).values():
+    for worded, folds in _offers(tried, trace, parts, wordings, accepted)[0].get(candidate.tool, {}).values():
         total, used = 0.0, 0
-        for part, first, then in zip(local, per_fold, folds, strict=True):
+        for part, seen, first, then in zip(local, apart, per_fold, folds, strict=True):
             if not part.sequences:
                 continue
             spec = first.applied(current) if first is not None else current
             spec = _rebased(then, tried, spec).applied(spec) if then is not None else spec
-            total, used = total + score(replay(spec, part)), used + 1
+            total, used = total + score(replay(_unmemorized(spec, seen), part)), used + 1
         s = total / used if used else 0.0
         if best is None or s > best[0]:
             best = (s, worded.applied(tried), worded)
     return best
 
 
-def _cv_score(spec: EnvSpec, parts: list[Trace], per_fold: list[Candidate | None] | None = None) -> float:
-    """The mean score over folds of ``spec`` (with each fold's candidate in place) on that fold."""
+def _cv_score(spec: EnvSpec, parts: list[Trace], apart: list[dict[str, set[str]]],
+              per_fold: list[Candidate | None] | None = None) -> float:  # fmt: skip
+    """The mean score over folds of ``spec`` (with each fold's candidate in place) on that fold;
+    ``apart``: per fold, the arguments each tool was called with outside it (see :func:`_unmemorized`)."""
     total, used = 0.0, 0
     for i, part in enumerate(parts):
         if not part.sequences:
             continue
         candidate = per_fold[i] if per_fold is not None else None
-        total += score(replay(candidate.applied(spec) if candidate else spec, part))
+        total += score(replay(_unmemorized(candidate.applied(spec) if candidate else spec, apart[i]), part))
         used += 1
     return total / used if used else 0.0
+
+
+def _unmemorized(spec: EnvSpec, seen: dict[str, set[str]]) -> EnvSpec:
+    """``spec`` with each table of recorded replies cut to the arguments in ``seen``: a table chosen
+    earlier was fit on every fold, so scored on a fold it would answer that fold's own calls from memory,
+    and a later candidate that explains them (a lookup that refuses what does not exist) could never
+    score better than the memory; cut, every choice is scored on calls it was not fit on."""
+    behaviours, cut = [], False
+    for b in spec.behaviours:
+        answer = b.answer
+        if answer is not None and answer.kind == "recorded":
+            known = seen.get(b.tool, set())
+            kept = {k: v for k, v in answer.recorded.items() if k in known}
+            if len(kept) < len(answer.recorded):
+                b, cut = b.model_copy(update={"answer": answer.model_copy(update={"recorded": kept})}), True
+        behaviours.append(b)
+    return spec.model_copy(update={"behaviours": tuple(behaviours)}) if cut else spec
 
 
 def _folds(trace: Trace, k: int) -> list[Trace]:

@@ -317,13 +317,16 @@ def state_counts(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
             if not all(isinstance(v, int) and not isinstance(v, bool) for v in values):
                 continue
             slots = dict.fromkeys(slot for p in seen for slot in p.tallies)
-            fits = [slot for slot in slots
-                    if all(_tallied(p.tallies, slot) == v for p, v in zip(seen, values, strict=True))]  # fmt: skip
+            hits = {slot: sum(_tallied(p.tallies, slot) == v for p, v in zip(seen, values, strict=True))
+                    for slot in slots}  # fmt: skip
+            fits = [slot for slot in slots if hits[slot] == len(seen)]
             # a place named after the value it counts (``todo_count``, ``inProgressTasks``) counts that
             # value, though it was zero on every call, or another count was equal on every call — of the
-            # records the tool reads, where several kinds hold such a value
-            named = min((slot for slot in fits if _names_value(path, slot)), default=None,
-                        key=lambda slot: not slot.startswith(f"{{count:{read}."))  # fmt: skip
+            # records the tool reads, where several kinds hold such a value; and though the model held
+            # that value wrong at a few calls (another tool's change it does not make yet), which a
+            # count of something else may happen to fit
+            near = [slot for slot in slots if hits[slot] * 4 >= len(seen) * 3 and _names_value(path, slot)]
+            named = min(near, default=None, key=lambda slot: (-hits[slot], not slot.startswith(f"{{count:{read}.")))
             if named is not None:
                 places[path] = named
             elif fits and any(values):

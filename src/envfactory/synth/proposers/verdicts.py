@@ -62,12 +62,14 @@ def unchecked_references(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
 
 @PROPOSERS.register("accepts")
 def accepts(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
-    """A tool the real side accepted where the model refused most calls: it answers without refusing."""
+    """A tool the real side accepted where the model refused most calls: it answers without refusing.
+    The real side may refuse some calls too (a third of them, arguments drawn at random): laid under
+    their recorded replies, those still refuse where they were seen."""
     out = []
     for tool, pairs in evidence.pairs.items():
         real_ok = [p for p in pairs if p.real_ok]
         refused = sum(not p.model_ok for p in real_ok)
-        if len(real_ok) < 2 or refused * 2 < len(real_ok) or sum(p.real_ok for p in pairs) * 5 < len(pairs) * 4:
+        if len(real_ok) < 2 or refused * 2 < len(real_ok) or len(real_ok) * 3 < len(pairs) * 2:
             continue
         behaviour = Behaviour(tool=tool, effect=FallbackEffect(reason="the real implementation accepts it"),
                               prior="guess", notes=("accepts every call, as the real one did",))  # fmt: skip
