@@ -2,17 +2,18 @@
 
 Every tool starts with the behaviour synthesized from its descriptions (the prior). The evidence's
 sequences are cut into folds; each proposer (:data:`~envfactory.synth.candidates.PROPOSERS`) fits
-its candidates on all folds but one and the candidate is scored on the one left out, for every
-fold in turn, so a candidate that only memorizes what it was shown (recorded replies) scores no
-better than it generalizes. A tool's candidates are tried strongest first (each scored alone on
-the tool's behaviour as it stood), and one replaces the current choice only when it scores higher
-over the whole environment (a behaviour's effect on the state shows in later reads and in the
-final state; a candidate that corrects only what the model holds, read off the real records, on a
-tie as well, since no reply may show it until a wording from the state is chosen): which candidate
-wins does not depend on the order the proposers are registered in, only ties do. Tools are visited
-in turn, for up to three rounds while a round changes something, since a choice can enable
-another (a learned key format lets a reply's template name the key; a field learned as composed of
-others lets a reply answer the whole record).
+its candidates on all folds but one and the candidate is scored on the one left out, for every fold
+in turn, so a candidate that only memorizes what it was shown (recorded replies) scores no better
+than it generalizes — and once chosen, a memory is cut fold by fold to what the other folds showed,
+so it never hides a later candidate's gain on the calls it memorized. A tool's candidates are tried
+strongest first (each scored alone on the tool's behaviour as it stood), and one replaces the
+current choice only when it scores higher over the whole environment (a behaviour's effect on the
+state shows in later reads and in the final state; a candidate that corrects only what the model
+holds, read off the real records, on a tie as well, since no reply may show it until a wording from
+the state is chosen): which candidate wins does not depend on the order the proposers are registered
+in, only ties do. Tools are visited in turn, for up to three rounds while a round changes something,
+since a choice can enable another (a learned key format lets a reply's template name the key; a
+field learned as composed of others lets a reply answer the whole record).
 
 Without evidence nothing is scored and every tool keeps its prior, recorded with evidence
 ``descriptions``.
