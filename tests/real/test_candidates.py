@@ -1813,3 +1813,30 @@ def test_a_choice_on_an_entity_stays_under_a_later_tools_candidate_proposed_befo
         spec, trace, proposers={"rank": gaining("create_task", "rank"), "colour": gaining("get_task", "colour")}
     )
     assert {"rank", "colour"} <= set(learned.state_schema["task"].fields)
+
+
+def test_an_argument_refused_on_every_call_given_it_refuses_values_of_those_shapes(tmp_path) -> None:
+    """``limit`` drawn from a ``number`` schema came as fractions and was refused every time, while the
+    tool was accepted without it: fractions are refused, a whole number (never tried) passes; an
+    argument accepted once, or given on too few calls, proposes no such check."""
+    from envfactory.runtime.answers import shape_of
+    from envfactory.synth.proposers.writes import argument_checks
+
+    limited = {"type": "object", "properties": {"task_id": {"type": "string"}, "limit": {"type": "number"}},
+               "required": ["task_id"]}  # fmt: skip
+    spec, _ = _spec(tmp_path, [{**t, "inputSchema": limited} if t["name"] == "get_task" else t for t in TOOLS])
+    plain = [Pair({"task_id": "task_0001"}, True, {"id": "task_0001"}, True, {"id": "task_0001"})] * 3
+    drawn = [Pair({"task_id": "task_0001", "limit": v}, False, "invalid limit", True, {"id": "task_0001"})
+             for v in (276.35, 31.5, 4.25)]  # fmt: skip
+    assert {shape_of(p.args["limit"]) for p in drawn} == {"fraction"}
+    [candidate] = argument_checks(spec, Evidence({"get_task": plain + drawn}))
+    assert candidate.summary == "limit is refused shaped fraction"
+    episode = Environment(candidate.applied(spec)).episode()
+    episode.call_tool("create_task", {"title": "a"})
+    refused = episode.call_tool("get_task", {"task_id": "task_0001", "limit": 2.5})
+    assert not refused.ok and refused.error == "invalid_arguments" and "invalid limit" in refused.content
+    assert episode.call_tool("get_task", {"task_id": "task_0001", "limit": 2}).ok
+    assert episode.call_tool("get_task", {"task_id": "task_0001"}).ok
+    once = [*drawn, Pair({"task_id": "task_0001", "limit": 7.5}, True, {"id": "task_0001"}, True, {})]
+    assert not [c for c in argument_checks(spec, Evidence({"get_task": plain + once})) if "refused shaped" in c.summary]
+    assert argument_checks(spec, Evidence({"get_task": plain + drawn[:2]})) == []

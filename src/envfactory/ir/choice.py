@@ -37,7 +37,10 @@ class ArgCheck(BaseModel):
     """A check the real implementation was seen making: argument ``arg``, when given, must have one of
     the ``shapes`` its accepted values had (:func:`envfactory.runtime.answers.shape_of`) — or, with
     ``values``, be one of those values (as :func:`envfactory.runtime.answers.token` writes them: a
-    stage ``leads`` accepted, any other word refused) —, else the call is refused with ``message``."""
+    stage ``leads`` accepted, any other word refused) —, else the call is refused with ``message``.
+    With ``refused``, for an argument the real side never accepted, ``shapes`` is not consulted: a value
+    of one of the ``refused`` shapes is refused (``limit: 34.65`` refused on every call given it, whole
+    numbers never tried), any other passes."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -45,6 +48,7 @@ class ArgCheck(BaseModel):
     shapes: tuple[str, ...]
     message: str
     values: tuple[str, ...] = ()
+    refused: tuple[str, ...] = ()
 
 
 class Scored(BaseModel):

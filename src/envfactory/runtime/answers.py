@@ -268,7 +268,8 @@ def checked(checks: tuple[ArgCheck, ...], execute: Executor) -> Executor:
         for check in checks:
             if check.arg not in args:
                 continue
-            if _shape(args[check.arg], check.shapes) not in check.shapes or (
+            shape = _shape(args[check.arg], check.shapes)
+            if (shape in check.refused if check.refused else shape not in check.shapes) or (
                 check.values and token(args[check.arg]) not in check.values
             ):
                 raise ToolError("invalid_arguments", check.message)

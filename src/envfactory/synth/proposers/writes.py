@@ -457,6 +457,9 @@ def argument_checks(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
             if accepted and not refused and (few := _few_values(pairs, arg, given, props.get(arg))) is not None:
                 out.append(_one_of(behaviour, tool, arg, accepted, few, missed))
                 continue
+            if not accepted and (never := _never_accepted(behaviour, tool, pairs, arg, missed)) is not None:
+                out.append(never)
+                continue
             if not accepted or len(accepted) > 4 or not refused:
                 continue
             message = str(refused[0].real)[:200] if isinstance(refused[0].real, str) else f"invalid {arg}"
@@ -465,6 +468,28 @@ def argument_checks(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
             out.append(Candidate(tool, "checks", f"{arg} must be shaped {' or '.join(sorted(accepted))}", made,
                                  confirms="values of other shapes are refused"))  # fmt: skip
     return out
+
+
+NEVER_SEEN = 3  # an argument given this many calls the model accepted at least, every one refused, ...
+
+
+def _never_accepted(behaviour: Behaviour, tool: str, pairs: list[Pair], arg: str, missed: list[Pair],
+                    ) -> Candidate | None:  # fmt: skip
+    """An argument the real side refused on every call given it — three the model accepted at least,
+    of at most two shapes — while it accepted the tool's calls without it: values of those shapes are
+    refused (sqlite's ``limit: 276.35``, drawn from a ``number`` schema, where no whole number was
+    ever tried); other shapes pass, never having been seen refused."""
+    shown = [p for p in missed if arg in p.args]
+    if len(shown) < NEVER_SEEN or any(p.real_ok for p in pairs if arg in p.args) or not any(p.real_ok for p in pairs):
+        return None
+    shapes = tuple(sorted({shape_of(p.args[arg]) for p in shown}))
+    if len(shapes) > 2:
+        return None
+    message = str(shown[0].real)[:200] if isinstance(shown[0].real, str) else f"invalid {arg}"
+    check = ArgCheck(arg=arg, shapes=(), message=message, refused=shapes)
+    made = behaviour.model_copy(update={"checks": (*behaviour.checks, check)})
+    return Candidate(tool, "checks", f"{arg} is refused shaped {' or '.join(shapes)}", made,
+                     confirms="values of those shapes are refused, whatever else the call says")  # fmt: skip
 
 
 FEW_VALUES = 3  # an argument accepted with at most this many values, each at least ...
