@@ -531,6 +531,10 @@ def test_memorized_replies_win_only_where_they_generalize(tmp_path) -> None:
     assert kept["get_task"].chosen.proposer != "recorded"
     changing = [Pair({"task_id": "t1"}, True, 1, True, 2), Pair({"task_id": "t1"}, True, 3, True, 2)]
     assert recorded_answers(spec, Evidence({"get_task": changing})) == []  # the state showed through
+    # a create answering the same id for the same title in every sequence: what it made, not reference data
+    made = [Pair({"title": "a"}, True, {"id": 1}, True, {"id": "task_0001"})] * 4
+    assert recorded_answers(spec, Evidence({"create_task": made})) == []
+    assert recorded_answers(spec, Evidence({"get_task": made}))  # the same replies of a read are recorded
 
 
 def test_bench_corpus_manifest_names_both_halves_and_licences() -> None:

@@ -78,12 +78,19 @@ def accepts(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
     return out
 
 
+MAKES = frozenset({"create", "create_many"})  # effects whose replies name the records they made
+
+
 @PROPOSERS.register("recorded")
 def recorded_answers(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
     """Replies that did not depend on the state: the same arguments always answered the same (reference
-    data, a schema, a fixed refusal). The effect still runs; the reply is the recorded one."""
+    data, a schema, a fixed refusal). The effect still runs; the reply is the recorded one. Not for a
+    tool that makes records: its reply names what it made, the same only because every sequence
+    starts alike, and a memory of it pairs none of the model's own ids with the real side's."""
     out = []
     for tool, pairs in evidence.pairs.items():
+        if spec.behaviour(tool).effect.kind in MAKES:
+            continue
         table: dict[str, Any] = {}
         steady = True
         for p in pairs:
