@@ -455,41 +455,45 @@ def argument_checks(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
             # ``note_read``, taskmanager's ``requestId``: left out, held-out outcomes fell 3-4 points)
             refused = [p for p in missed if arg in p.args and shape_of(p.args[arg]) not in accepted]
             if accepted and not refused and (few := _few_values(pairs, arg, given, props.get(arg))) is not None:
-                out.append(_one_of(behaviour, tool, arg, accepted, few, missed))
+                out.append(_one_of(behaviour, arg, accepted, few, missed))
                 continue
-            if not accepted and (never := _never_accepted(behaviour, tool, pairs, arg, missed)) is not None:
+            if not accepted and (never := _never_accepted(behaviour, pairs, arg, missed)) is not None:
                 out.append(never)
                 continue
             if not accepted or len(accepted) > 4 or not refused:
                 continue
-            message = str(refused[0].real)[:200] if isinstance(refused[0].real, str) else f"invalid {arg}"
-            check = ArgCheck(arg=arg, shapes=tuple(sorted(accepted)), message=message)
-            made = behaviour.model_copy(update={"checks": (*behaviour.checks, check)})
-            out.append(Candidate(tool, "checks", f"{arg} must be shaped {' or '.join(sorted(accepted))}", made,
-                                 confirms="values of other shapes are refused"))  # fmt: skip
+            check = ArgCheck(arg=arg, shapes=tuple(sorted(accepted)), message=_refusal(refused[0], arg))
+            out.append(_checking(behaviour, check, f"{arg} must be shaped {' or '.join(sorted(accepted))}",
+                                 "values of other shapes are refused"))  # fmt: skip
     return out
 
 
-NEVER_SEEN = 3  # an argument given this many calls the model accepted at least, every one refused, ...
+def _refusal(pair: Pair, arg: str) -> str:
+    """What a check on ``arg`` answers: the real side's words refusing ``pair``, else a plain one."""
+    return str(pair.real)[:200] if isinstance(pair.real, str) else f"invalid {arg}"
 
 
-def _never_accepted(behaviour: Behaviour, tool: str, pairs: list[Pair], arg: str, missed: list[Pair],
-                    ) -> Candidate | None:  # fmt: skip
-    """An argument the real side refused on every call given it — three the model accepted at least,
-    of at most two shapes — while it accepted the tool's calls without it: values of those shapes are
-    refused (sqlite's ``limit: 276.35``, drawn from a ``number`` schema, where no whole number was
-    ever tried); other shapes pass, never having been seen refused."""
-    shown = [p for p in missed if arg in p.args]
-    if len(shown) < NEVER_SEEN or any(p.real_ok for p in pairs if arg in p.args) or not any(p.real_ok for p in pairs):
-        return None
-    shapes = tuple(sorted({shape_of(p.args[arg]) for p in shown}))
-    if len(shapes) > 2:
-        return None
-    message = str(shown[0].real)[:200] if isinstance(shown[0].real, str) else f"invalid {arg}"
-    check = ArgCheck(arg=arg, shapes=(), message=message, refused=shapes)
+def _checking(behaviour: Behaviour, check: ArgCheck, summary: str, confirms: str) -> Candidate:
+    """The candidate making ``check`` besides the behaviour's own checks."""
     made = behaviour.model_copy(update={"checks": (*behaviour.checks, check)})
-    return Candidate(tool, "checks", f"{arg} is refused shaped {' or '.join(shapes)}", made,
-                     confirms="values of those shapes are refused, whatever else the call says")  # fmt: skip
+    return Candidate(behaviour.tool, "checks", summary, made, confirms=confirms)
+
+
+NEVER_SEEN = 3  # calls the model accepted, given the argument, that the real side refused, at least
+
+
+def _never_accepted(behaviour: Behaviour, pairs: list[Pair], arg: str, missed: list[Pair]) -> Candidate | None:
+    """An argument the real side never accepted (the caller found no accepted value), refused on three
+    calls the model accepted at least, of at most two shapes, while the tool's calls without it were
+    accepted: values of those shapes are refused (sqlite's ``limit: 276.35``, drawn from a ``number``
+    schema, where no whole number was ever tried); other shapes pass, never having been seen refused."""
+    shown = [p for p in missed if arg in p.args]
+    shapes = tuple(sorted({shape_of(p.args[arg]) for p in shown}))
+    if len(shown) < NEVER_SEEN or len(shapes) > 2 or not any(p.real_ok for p in pairs):
+        return None
+    check = ArgCheck(arg=arg, shapes=(), message=_refusal(shown[0], arg), refused=shapes)
+    return _checking(behaviour, check, f"{arg} is refused shaped {' or '.join(shapes)}",
+                     "values of those shapes are refused, whatever else the call says")  # fmt: skip
 
 
 FEW_VALUES = 3  # an argument accepted with at most this many values, each at least ...
@@ -512,14 +516,12 @@ def _few_values(pairs: list[Pair], arg: str, given: list[JSON], schema: Any) -> 
     return set(accepted)
 
 
-def _one_of(behaviour: Behaviour, tool: str, arg: str, shapes: set[str], values: set[str],
-            missed: list[Pair]) -> Candidate:  # fmt: skip
+def _one_of(behaviour: Behaviour, arg: str, shapes: set[str], values: set[str], missed: list[Pair]) -> Candidate:
     refused = next(p for p in missed if arg in p.args and token(p.args[arg]) not in values)
-    message = str(refused.real)[:200] if isinstance(refused.real, str) else f"invalid {arg}"
-    check = ArgCheck(arg=arg, shapes=tuple(sorted(shapes)), message=message, values=tuple(sorted(values)))
-    made = behaviour.model_copy(update={"checks": (*behaviour.checks, check)})
-    return Candidate(tool, "checks", f"{arg} must be one of {', '.join(sorted(values))}"[:120], made,
-                     confirms="other values are refused")  # fmt: skip
+    check = ArgCheck(arg=arg, shapes=tuple(sorted(shapes)), message=_refusal(refused, arg),
+                     values=tuple(sorted(values)))  # fmt: skip
+    summary = f"{arg} must be one of {', '.join(sorted(values))}"[:120]
+    return _checking(behaviour, check, summary, "other values are refused")
 
 
 def _declared_values(schema: Any) -> list[Any]:
