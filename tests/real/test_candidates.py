@@ -1844,3 +1844,33 @@ def test_an_argument_refused_on_every_call_given_it_refuses_values_of_those_shap
     once = [*drawn, Pair({"task_id": "task_0001", "limit": 7.5}, True, {"id": "task_0001"}, True, {})]
     assert not [c for c in argument_checks(spec, Evidence({"get_task": plain + once})) if "refused shaped" in c.summary]
     assert argument_checks(spec, Evidence({"get_task": plain + drawn[:2]})) == []
+
+
+def test_a_listed_member_is_the_records_own_where_a_record_lacking_it_says_nothing_against_it() -> None:
+    """A board lists three records, one made by a tool that did not store ``progress``: the real side
+    answers 0 for each. The member is the record's own (``{item.progress}``) — the record lacking it tells
+    nothing against that — not the constant 0, which a record with progress made later would contradict."""
+    rows = [{"id": "t1", "title": "a", "progress": 0}, {"id": "t2", "title": "b", "progress": 0}, {"id": "t3"}]
+    real = {"todo": [{**r, "title": r.get("title", "c"), "progress": 0} for r in rows]}
+    template = template_of(real, {}, None, state={"task": rows})
+    assert template["todo"]["item"]["progress"] == "{item.progress}"
+    later = fill(template, {}, None, state=lambda e: [{"id": "t1", "title": "a", "progress": 40}])
+    assert later == {"todo": [{"id": "t1", "title": "a", "progress": 40}]}
+    # a member every record holds otherwise than answered stays the constant the real side answers
+    held = [{"id": "t1", "title": "a", "progress": 5}, {"id": "t2", "title": "b", "progress": 7}, {"id": "t3"}]
+    assert template_of(real, {}, None, state={"task": held})["todo"]["item"]["progress"] == 0
+
+
+def test_a_candidate_laid_onto_a_wording_chosen_since_keeps_that_wording_at_every_depth() -> None:
+    """Counts proposed inside ``stats`` of a board whose columns were worded from the state since: both hold,
+    member by member however deep (neither undoes the other)."""
+    from envfactory.synth.chooser import _merged
+
+    was = {"columns": {"todo": [{"id": "t1", "n": 0}]}, "stats": {"todo": 1, "done": 0}}
+    counted = {"columns": {"todo": [{"id": "t1", "n": 0}]}, "stats": {"todo": "{count:task.status=todo}", "done": 0}}
+    worded = {"columns": {"todo": {"$each": "state.task", "item": {"id": "{item.id}", "n": "{item.n}"}}},
+              "stats": {"todo": 1, "done": 0}}  # fmt: skip
+    assert _merged(counted, was, worded) == {
+        "columns": worded["columns"], "stats": {"todo": "{count:task.status=todo}", "done": 0}}  # fmt: skip
+    assert _merged({"a": {"b": 2}}, {"a": 1}, {"a": {"c": 3}}) == {"a": {"b": 2}}  # what was no mapping: whole
+    assert _merged({"x": 1}, {"x": 1, "y": 2}, {"x": 0, "y": 3}) == {"x": 0}  # a member it dropped stays dropped

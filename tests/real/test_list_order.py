@@ -59,3 +59,24 @@ def test_a_list_learns_the_order_the_real_side_lists_its_rows_in(tmp_path) -> No
     assert list_orders(spec, Evidence({"list_tasks": [listed(1, 2), listed(1, 2, 3)]})) == []
     # no key explains an order that contradicts itself: nothing proposed
     assert list_orders(spec, Evidence({"list_tasks": [listed(2, 1), listed(1, 2)]})) == []
+
+
+def test_an_order_is_read_off_the_real_rows_values_by_declared_values_first_and_no_key_more_than_needed(
+    tmp_path,
+) -> None:
+    """The model's rows lack ``priority`` (made by a tool that did not store it), the real rows answer it:
+    the order is read off the real values. Only ``high`` and ``low`` were listed, which sort alike
+    alphabetically and as declared: declared, since that is how a person writes them. The rows tied on
+    priority were listed as written, so no second key (a title descending would order them too)."""
+    spec = _spec(tmp_path)
+    key = spec.state_schema["task"].key
+    model = [{key: f"task_000{i}", "title": t} for i, t in enumerate("azcb", 1)]
+    priority = {1: "low", 2: "high", 3: None, 4: None}
+
+    def listed(*order: int) -> Pair:
+        real = [{**model[i - 1], "priority": priority[i]} for i in order]
+        return Pair({}, True, {"tasks": real}, True, {"tasks": model}, raw=model[: max(order)])
+
+    pairs = [listed(2, 1), listed(2, 1, 3, 4)]
+    (candidate,) = list_orders(spec, Evidence({"list_tasks": pairs}))
+    assert candidate.behaviour.effect.order == (Order(field="priority", ranks=("high", "med", "low")),)

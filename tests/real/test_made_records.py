@@ -131,3 +131,27 @@ def test_a_paired_number_is_translated_where_it_names_a_record_only() -> None:
         "from": "record_0001"}  # fmt: skip
     assert aliases.translate(1) == "record_0001"  # a whole reply that is the number: the record made
     assert aliases.translate({"note": "see 1"}) == {"note": "see 1"}
+
+
+def test_an_id_the_call_was_given_is_not_paired_with_what_the_model_made_up_in_its_place() -> None:
+    """``decompose_task(id=2)``: the real side answers its parent 2 and subtasks 6, 7 under it; a model
+    that answers a made-up parent ``OD-1`` beside subtasks it minted pairs the subtasks, not the parent —
+    the call named record 2, it did not make it — so what later calls and replies say of 2 stays 2."""
+    aliases = Aliases()
+    real = {
+        "parent": {"id": 2, "title": "Call Bob"},
+        "subtasks": [{"id": 6, "title": "her", "parent_id": 2}, {"id": 7, "title": "it", "parent_id": 2}],
+    }
+    model = {"parent": {"id": "OD-1", "title": "x"},
+             "subtasks": [{"id": "t_6", "title": "her", "parent_id": "OD-1"}, {"id": "t_7", "title": "it",
+                                                                                "parent_id": "OD-1"}]}  # fmt: skip
+    aliases.pair(real, model, given={"id": 2, "into": ["her", "it"]})
+    assert aliases.translate({"id": 2, "ids": [6, 7]}) == {"id": 2, "ids": ["t_6", "t_7"]}
+    # an id paired before the call keeps its pair
+    aliases.mapping[2] = "t_2"
+    aliases.pair(real, model, given={"id": 2})
+    assert aliases.translate({"parent_id": 2}) == {"parent_id": "t_2"}
+    # without the arguments, the made-up parent is paired (what the call was given is not known)
+    blind = Aliases()
+    blind.pair(real, model)
+    assert blind.translate({"id": 2}) == {"id": "OD-1"}

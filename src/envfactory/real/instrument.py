@@ -135,7 +135,7 @@ def measure(
                     keys.learn(args)
                     keys.learn(r.data)
                     if s.ok:
-                        aliases.pair(r.data, s.data)
+                        aliases.pair(r.data, s.data, given=args)
                     aliases.pair_started(r.data, started)  # records made before the sequence
                 t = tally[tool.name]
                 # ids and tokens either side minted are compared as the pairs they are (real 3426812 is booking_0011)

@@ -144,8 +144,20 @@ class Aliases:
     def __init__(self) -> None:
         self.mapping: dict[Any, Any] = {}
 
-    def pair(self, real: Any, synth: Any, field: str = "") -> None:
-        """Walk two answers to the same call side by side and pair their differing minted leaves."""
+    def pair(self, real: Any, synth: Any, field: str = "", *, given: Any = None) -> None:
+        """Walk two answers to the same call side by side and pair their differing minted leaves;
+        ``given``: the call's arguments on the real side — an id the call was given names a record
+        the call did not mint, whatever the other side answers in its place (a made-up parent)."""
+        if given is not None:
+            named = _given_ids(given)
+            before = {v: self.mapping[v] for v in named if v in self.mapping}
+            self.pair(real, synth, field)
+            for v in named:
+                if v in before:
+                    self.mapping[v] = before[v]
+                else:
+                    self.mapping.pop(v, None)
+            return
         if isinstance(real, dict) and isinstance(synth, dict):
             if not real.keys() & synth.keys():  # one side wraps: {"success": true, "todo": {...}}, {"todos": [...]}
                 inner = [(v, synth) for v in real.values() if isinstance(v, (dict, list))] + [
@@ -219,6 +231,17 @@ class Aliases:
         if isinstance(data, int) and field is not None and not (_names_id(field) or identifying(field)):
             return data
         return self.mapping.get(data, data)
+
+
+def _given_ids(args: Any, field: str = "") -> set[Any]:
+    """The values ``args`` gives under members named as ids or references are (at any depth)."""
+    if isinstance(args, dict):
+        return {v for k, inner in args.items() for v in _given_ids(inner, k if isinstance(k, str) else "")}
+    if isinstance(args, list):
+        return {v for inner in args for v in _given_ids(inner, field)}
+    if isinstance(args, (str, int)) and not isinstance(args, bool) and (_names_id(field) or identifying(field)):
+        return {args}
+    return set()
 
 
 def _names_id(field: str) -> bool:

@@ -66,7 +66,7 @@ def replay(spec: EnvSpec, trace: Trace, *, observe: Observer | None = None, env:
             ours = aliases.translate(call.arguments)
             s, f = model.call_tool(call.tool, ours), fake.call_tool(call.tool, ours)
             if call.ok and s.ok:
-                aliases.pair(call.output, s.data)
+                aliases.pair(call.output, s.data, given=call.arguments)
             if call.ok:  # records made before the sequence, which the model's reply may not hold
                 aliases.pair_started(call.output, started)
             real = aliases.translate(call.output) if call.ok else None

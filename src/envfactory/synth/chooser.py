@@ -307,11 +307,22 @@ def _part_rebased(made: Any, before: Any, now: Any) -> Any:
         mine, was, kept = getattr(made, name), getattr(before, name), getattr(now, name)
         if mine == was:
             continue
-        if isinstance(mine, dict) and isinstance(was, dict) and isinstance(kept, dict):
-            mine = {**{k: v for k, v in kept.items() if k in mine or k not in was},
-                    **{k: v for k, v in mine.items() if was.get(k, _NONE) != v}}  # fmt: skip
-        changed[name] = mine
+        changed[name] = _merged(mine, was, kept)
     return now.model_copy(update=changed)
+
+
+def _merged(mine: Any, was: Any, kept: Any) -> Any:
+    """What a candidate made of a value (``mine``, from ``was``) laid onto what it is now (``kept``):
+    mappings member by member, at every depth (a count the candidate added to an answer beside a
+    list wording chosen since), a member it did not change as it is now; else ``mine`` whole."""
+    if not (isinstance(mine, dict) and isinstance(was, dict) and isinstance(kept, dict)):
+        return mine
+    out = {k: v for k, v in kept.items() if k in mine or k not in was}
+    for k, v in mine.items():
+        before = was.get(k, _NONE)
+        if before != v:
+            out[k] = _merged(v, before, kept[k]) if k in kept else v
+    return out
 
 
 def _entity_rebased(entity: Entity, proposed_on: EnvSpec, current: EnvSpec) -> Entity:

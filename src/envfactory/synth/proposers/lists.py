@@ -347,8 +347,9 @@ def list_orders(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
     """A list whose real replies hold the rows the model found in another order: the keys, one to
     three, that order them as the real side did — a field's values ascending or descending (nulls
     last), or its declared values in their order or the reverse (``high`` before ``med`` before
-    ``low``) —, each the one that orders most of the neighbours still tied and contradicts none; the
-    ties left in the order the rows were written. Nothing where the real order was the model's."""
+    ``low``, first where they tell no more) —, each the one that orders most of the neighbours still
+    tied and contradicts none, until the ties left are in the order the rows were written. Nothing
+    where the real order was the model's."""
     out = []
     for tool, pairs, entity, effect in list_reads(spec, evidence):
         if effect.order or effect.keys_as is not None:
@@ -371,8 +372,9 @@ MAX_KEYS = 3  # sort keys at most
 
 def _listed_run(pair: Pair, entity: Entity) -> tuple[list[str], list[JSON]] | None:
     """The keys of the rows a real reply listed, in its order, beside the model's rows in the order its
-    effect found them — each holding the values the real row answered, where it answered them (what
-    the real side sorted by) —, where both hold the same two rows or more, each once."""
+    effect found them — each holding the values the real row answered in its own fields or the entity's
+    (what the real side sorted by; a field a made record was not given yet, ``priority``) —, where both
+    hold the same two rows or more, each once."""
     if not (pair.real_ok and pair.model_ok and isinstance(pair.raw, list)):
         return None
     listed = [r for r in records_in(opened_text(pair.real)) or [] if entity.key in r]
@@ -382,7 +384,8 @@ def _listed_run(pair: Pair, entity: Entity) -> tuple[list[str], list[JSON]] | No
     keys = [str(r.get(entity.key)) for r in mine]
     if len(real) < 2 or len(set(real)) != len(real) or sorted(real) != sorted(keys):
         return None
-    return real, [{**r, **{f: v for f, v in answered[k].items() if f in r}} for k, r in zip(keys, mine, strict=True)]
+    return real, [{**r, **{f: v for f, v in answered[k].items() if f in r or f in entity.fields}}
+                  for k, r in zip(keys, mine, strict=True)]  # fmt: skip
 
 
 def _sort_keys(runs: list[tuple[list[str], list[JSON]]], entity: Entity) -> tuple[Order, ...]:
@@ -395,6 +398,8 @@ def _sort_keys(runs: list[tuple[list[str], list[JSON]]], entity: Entity) -> tupl
     fields = [f for f in _row_fields(runs) if f != entity.key]
     keys: list[Order] = []
     while pending and len(keys) < MAX_KEYS:
+        if keys and all(i < j for _, _, i, j in pending):  # the ties left are in the written order already
+            break
         best: tuple[int, Order] | None = None  # the first of those telling most apart wins a tie
         for key in (k for f in fields for k in _orders(f, entity)):
             sides = [_compare(key, a, b) for a, b, _, _ in pending]
@@ -424,8 +429,8 @@ def _orders(field: str, entity: Entity) -> list[Order]:
     declares its values (``low``, ``med``, ``high``), in that order or the reverse, nulls last."""
     out = [Order(field=field), Order(field=field, descending=True)]
     declared = [v for v in enum_values(entity.fields.get(field)) if isinstance(v, (str, int, float))]
-    if len(declared) >= 2:
-        out += [Order(field=field, ranks=tuple(declared)), Order(field=field, ranks=tuple(reversed(declared)))]
+    if len(declared) >= 2:  # first: what a person declares in order is sorted so where values tell no more
+        out = [Order(field=field, ranks=tuple(declared)), Order(field=field, ranks=tuple(reversed(declared))), *out]
     return out
 
 

@@ -315,11 +315,20 @@ def _item(real: list[JSON], args: JSON, records: list[JSON]) -> JSON | None:
         options = list({canonical(w.get(key)): w.get(key) for w in worded if key in w}.values())
         if not options:  # no record's wording kept this member as a member: no template
             return None
-        scored = [(sum(_worded(o, args, m) == r.get(key, _ABSENT) for r, m in zip(real, records, strict=True)), o)
+        scored = [(sum(_fits(o, key, args, m, r) for r, m in zip(real, records, strict=True)), o)
                   for o in options]  # fmt: skip
-        hits, item[key] = max(scored, key=lambda x: x[0])  # the first of equals
+        # the first of equals, a member of the record before a constant
+        hits, item[key] = max(scored, key=lambda x: (x[0], x[1] == f"{{item.{key}}}"))
         right, total = right + hits, total + len(real)
     return item if "{item" in canonical(item) and right * 2 >= total else None
+
+
+def _fits(option: Any, key: str, args: JSON, record: JSON, real: JSON) -> bool:
+    """Whether ``option`` words member ``key`` of ``real`` from ``record``; the record's own member
+    fits a record that does not hold it (nothing says otherwise)."""
+    if option == f"{{item.{key}}}" and key not in record:
+        return True
+    return bool(_worded(option, args, record) == real.get(key, _ABSENT))
 
 
 def _held_each(real: list[Any], args: JSON, state: dict[str, list[JSON]], name: str | None) -> JSON | None:
