@@ -551,6 +551,8 @@ class Behaviour(_Frozen):
     gate: Gate | None = None
     answer: Answer | None = None  # a wording of the reply learned from the real implementation
     checks: tuple[ArgCheck, ...] = ()  # argument checks the real implementation was seen making
+    # argument -> the spelling the real implementation reads it in (:mod:`envfactory.runtime.spelling`)
+    spellings: dict[str, str] = {}
 
     @model_validator(mode="before")
     @classmethod

@@ -41,6 +41,7 @@ from envfactory.runtime.shape import (
     with_outcome_flags,
 )
 from envfactory.runtime.singleton import gated
+from envfactory.runtime.spelling import spelling
 from envfactory.runtime.store import BaseState
 from envfactory.runtime.tracked import Tracker
 from envfactory.runtime.validation import Validator, compile_validator
@@ -122,10 +123,14 @@ class Environment:
                 render = compile_renderer(tool.output_schema, aliases, shared, plain=shape)
             if behaviour.checks:  # checks the real implementation was seen making
                 execute = checked(behaviour.checks, execute)
+            if behaviour.gate:
+                execute = gated(behaviour.gate, execute)
+            if behaviour.spellings:  # everything above runs on the arguments as the real thing spells them
+                execute = spelling(behaviour.spellings, execute)
             self.tools[tool.name] = CompiledTool(
                 name=tool.name,
                 validate=compile_validator(tool.input_schema),
-                execute=gated(behaviour.gate, execute) if behaviour.gate else execute,
+                execute=execute,
                 shape=shape,
                 render=render,
                 read_only=effect.kind in ("read", "list", "count") or bool(tool.annotations.read_only),

@@ -40,6 +40,7 @@ from envfactory.runtime.answers import args_key, opened_text
 from envfactory.runtime.environment import Environment
 from envfactory.runtime.episode import Episode
 from envfactory.runtime.result import ToolResult
+from envfactory.runtime.spelling import spelt
 from envfactory.synth import proposers as _registered  # noqa: F401 - registers every proposer
 from envfactory.synth.candidates import PROPOSERS, Candidate, Evidence, Pair, Proposer
 from envfactory.synth.proposers.replies import WORDINGS, state_rows, state_tallies
@@ -57,6 +58,7 @@ def observe(spec: EnvSpec, trace: Trace, env: Environment | None = None) -> tupl
     """Replay ``trace`` on ``spec``: each call's real side beside the model's answer, and the figures."""
     pairs: dict[str, list[Pair]] = {}
     writes = {b.tool for b in spec.behaviours if changes_state(b.effect) or getattr(b.effect, "writes", False)}
+    spellings = {b.tool: b.spellings for b in spec.behaviours if b.spellings}
     wrote: set[str] = set()  # sequences in which the real side accepted a write so far
 
     def seen(seq: str, index: int, call: TraceCall, result: ToolResult, raw: Any, episode: Episode,
@@ -67,7 +69,7 @@ def observe(spec: EnvSpec, trace: Trace, env: Environment | None = None) -> tupl
         real = call.output if call.ok else (call.error or "refused")
         pairs.setdefault(call.tool, []).append(
             Pair(
-                call.arguments,
+                spelt(call.arguments, spellings.get(call.tool, {})),  # as the tool reads them
                 call.ok,
                 real,
                 result.ok,
@@ -99,7 +101,7 @@ def observe(spec: EnvSpec, trace: Trace, env: Environment | None = None) -> tupl
             shaped = episode.last_shaped
             at_end.setdefault(tool, []).append(
                 Pair(
-                    args,
+                    spelt(args, spellings.get(tool, {})),
                     ok,
                     real if ok else "refused",
                     result.ok,
@@ -242,7 +244,7 @@ def _undoings(prior: EnvSpec, current: EnvSpec, tool: str, folds: int,
     fit)."""
     was, now = prior.behaviour(tool), current.behaviour(tool)
     out: dict[tuple[str, str, str], tuple[Candidate, list[Candidate | None]]] = {}
-    for part in _PARTS[:4]:  # effect, answer, checks, gate: what the tool does and says
+    for part in _PARTS[:5]:  # effect, answer, checks, gate, spellings: what the tool reads, does and says
         if getattr(was, part) == getattr(now, part):
             continue
         undone = Candidate(tool, PRIOR, f"{part} as the descriptions give it",
@@ -270,7 +272,7 @@ def _offers(spec: EnvSpec, trace: Trace, parts: list[Trace], proposers: dict[str
     return out, apart
 
 
-_PARTS = ("effect", "answer", "checks", "gate", "notes", "prior")
+_PARTS = ("effect", "answer", "checks", "gate", "spellings", "notes", "prior")
 
 
 def _rebased(candidate: Candidate, proposed_on: EnvSpec, current: EnvSpec) -> Candidate:

@@ -302,8 +302,9 @@ def _each(real: list[Any], args: JSON, lists: dict[str, list[JSON]]) -> JSON | N
 def _item(real: list[JSON], args: JSON, records: list[JSON]) -> JSON | None:
     """One template wording each real record from the model's record beside it: member by member,
     the wording that words that member as the real side did for the most records (a record lacking
-    one part of a composed text suggests another wording there); kept when it fills a slot and
-    words at least half of all members so."""
+    one part of a composed text suggests another wording there; the record's own member, which a
+    record not holding it says nothing against, before a constant it equals); kept when it fills a
+    slot and words at least half of all members so."""
     worded = [_item_template(r, args, m) for r, m in zip(real, records, strict=True)]
     if not all(isinstance(w, dict) for w in worded):  # each real record is one member of the model's, whole
         whole = worded[0]
