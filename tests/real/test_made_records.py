@@ -136,8 +136,9 @@ def test_a_paired_number_is_translated_where_it_names_a_record_only() -> None:
 def test_an_id_the_call_was_given_is_not_paired_with_what_the_model_made_up_in_its_place() -> None:
     """``decompose_task(id=2)``: the real side answers its parent 2 and subtasks 6, 7 under it; a model
     that answers a made-up parent ``OD-1`` beside subtasks it minted pairs the subtasks, not the parent —
-    the call named record 2, it did not make it — so what later calls and replies say of 2 stays 2."""
-    aliases = Aliases()
+    the call named record 2, it did not make it — so what later calls and replies say of 2 stays 2. A
+    given id answered as a record the model holds is paired (a create given its key, which the model
+    stored under a key of its own minting)."""
     real = {
         "parent": {"id": 2, "title": "Call Bob"},
         "subtasks": [{"id": 6, "title": "her", "parent_id": 2}, {"id": 7, "title": "it", "parent_id": 2}],
@@ -145,7 +146,8 @@ def test_an_id_the_call_was_given_is_not_paired_with_what_the_model_made_up_in_i
     model = {"parent": {"id": "OD-1", "title": "x"},
              "subtasks": [{"id": "t_6", "title": "her", "parent_id": "OD-1"}, {"id": "t_7", "title": "it",
                                                                                 "parent_id": "OD-1"}]}  # fmt: skip
-    aliases.pair(real, model, given={"id": 2, "into": ["her", "it"]})
+    aliases = Aliases()
+    aliases.pair(real, model, given={"id": 2, "into": ["her", "it"]}, holds={"t_6", "t_7"}.__contains__)
     assert aliases.translate({"id": 2, "ids": [6, 7]}) == {"id": 2, "ids": ["t_6", "t_7"]}
     # an id paired before the call keeps its pair
     aliases.mapping[2] = "t_2"
@@ -155,3 +157,7 @@ def test_an_id_the_call_was_given_is_not_paired_with_what_the_model_made_up_in_i
     blind = Aliases()
     blind.pair(real, model)
     assert blind.translate({"id": 2}) == {"id": "OD-1"}
+    # a create given its own key, stored by the model under one it minted: that record is held, paired
+    made = Aliases()
+    made.pair({"user_id": "u1"}, {"user_id": "user_0001"}, given={"user_id": "u1"}, holds={"user_0001"}.__contains__)
+    assert made.translate("u1") == "user_0001"

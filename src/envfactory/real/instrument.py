@@ -23,6 +23,7 @@ import contextlib
 import random
 from collections import defaultdict
 from collections.abc import Callable, Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -46,7 +47,7 @@ from envfactory.real.agreement import (
     stub_spec,
     tally_call,
 )
-from envfactory.real.keypool import Aliases, KeyPool, StartingRecords
+from envfactory.real.keypool import Aliases, KeyPool, StartingRecords, holds_key
 from envfactory.real.mcp import PREFIX, TMP, McpSession, McpTarget
 from envfactory.real.mirror import entity_rows, mirror_object, served_model
 from envfactory.real.trace import Final
@@ -135,7 +136,7 @@ def measure(
                     keys.learn(args)
                     keys.learn(r.data)
                     if s.ok:
-                        aliases.pair(r.data, s.data, given=args)
+                        aliases.pair(r.data, s.data, given=args, holds=partial(holds_key, synth_spec, synth))
                     aliases.pair_started(r.data, started)  # records made before the sequence
                 t = tally[tool.name]
                 # ids and tokens either side minted are compared as the pairs they are (real 3426812 is booking_0011)

@@ -16,12 +16,17 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from envfactory.inflection import singular
 from envfactory.ir.jsonschema import primary_type
 from envfactory.values import ValueMaker, clock_stamp
 from envfactory.words import tokens
+
+if TYPE_CHECKING:
+    from envfactory.ir.env import EnvSpec
+    from envfactory.runtime.episode import Episode
 
 JSON = dict[str, Any]
 SHARE = 0.8  # how often an identifying argument takes a known value
@@ -144,10 +149,13 @@ class Aliases:
     def __init__(self) -> None:
         self.mapping: dict[Any, Any] = {}
 
-    def pair(self, real: Any, synth: Any, field: str = "", *, given: Any = None) -> None:
-        """Walk two answers to the same call side by side and pair their differing minted leaves;
+    def pair(self, real: Any, synth: Any, field: str = "", *, given: Any = None,
+             holds: Callable[[Any], bool] | None = None) -> None:  # fmt: skip
+        """Walk two answers to the same call side by side and pair their differing minted leaves.
         ``given``: the call's arguments on the real side — an id the call was given names a record
-        the call did not mint, whatever the other side answers in its place (a made-up parent)."""
+        it did not mint, so it is paired only with a value naming a record the other side holds
+        (``holds``: the key the model stored a made record under where it keys by its own ids), never
+        with one made up in its place (a parent answered beside the subtasks made)."""
         if given is not None:
             named = _given_ids(given)
             before = {v: self.mapping[v] for v in named if v in self.mapping}
@@ -155,8 +163,8 @@ class Aliases:
             for v in named:
                 if v in before:
                     self.mapping[v] = before[v]
-                else:
-                    self.mapping.pop(v, None)
+                elif v in self.mapping and not (holds is not None and holds(self.mapping[v])):
+                    del self.mapping[v]
             return
         if isinstance(real, dict) and isinstance(synth, dict):
             if not real.keys() & synth.keys():  # one side wraps: {"success": true, "todo": {...}}, {"todos": [...]}
@@ -231,6 +239,13 @@ class Aliases:
         if isinstance(data, int) and field is not None and not (_names_id(field) or identifying(field)):
             return data
         return self.mapping.get(data, data)
+
+
+def holds_key(spec: EnvSpec, episode: Episode, key: Any) -> bool:
+    """Whether ``episode`` holds a record of one of ``spec``'s entities under ``key``."""
+    if isinstance(key, bool) or not isinstance(key, (str, int)):
+        return False
+    return any(episode.store.get(e.name, key) is not None for e in spec.state_schema.entities)
 
 
 def _given_ids(args: Any, field: str = "") -> set[Any]:

@@ -225,7 +225,7 @@ def _ceiling(real: RealSide, held: Trace, final_reads: list[tuple[str, JSON]]) -
                 if r.error_code in BROKEN:
                     continue
                 if call.ok and r.ok:
-                    aliases.pair(call.output, r.data, given=call.arguments)
+                    aliases.pair(call.output, r.data)
                 real_output = aliases.translate(call.output) if call.ok else None
                 tally_call(tally[call.tool], call.ok, real_output, r, r, mask=partial(masked, tool=call.tool,
                                                                                       volatile=volatile))  # fmt: skip

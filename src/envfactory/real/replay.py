@@ -29,7 +29,7 @@ from envfactory.real.agreement import (
     stub_spec,
     tally_call,
 )
-from envfactory.real.keypool import Aliases, StartingRecords
+from envfactory.real.keypool import Aliases, StartingRecords, holds_key
 from envfactory.real.trace import Final, Sequence, Trace, read_trace
 from envfactory.real.volatile import masked
 from envfactory.runtime.answers import opened_text
@@ -66,7 +66,7 @@ def replay(spec: EnvSpec, trace: Trace, *, observe: Observer | None = None, env:
             ours = aliases.translate(call.arguments)
             s, f = model.call_tool(call.tool, ours), fake.call_tool(call.tool, ours)
             if call.ok and s.ok:
-                aliases.pair(call.output, s.data, given=call.arguments)
+                aliases.pair(call.output, s.data, given=call.arguments, holds=partial(holds_key, spec, model))
             if call.ok:  # records made before the sequence, which the model's reply may not hold
                 aliases.pair_started(call.output, started)
             real = aliases.translate(call.output) if call.ok else None

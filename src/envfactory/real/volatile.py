@@ -115,7 +115,7 @@ def volatile_places(sequences: Iterable[Sequence], replay_call: Any) -> frozense
                 again = side.call(call.tool, aliases.translate(call.arguments))
                 if again.error_code in BROKEN or not (call.ok and again.ok):
                     continue
-                aliases.pair(call.output, again.data, given=call.arguments)
+                aliases.pair(call.output, again.data)
                 found |= differing(call.tool, aliases.translate(call.output), again.data)
             for read in seq.final.reads if seq.final is not None else ():
                 if read.get("ok", True) is False or "tool" not in read:
