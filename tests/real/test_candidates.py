@@ -640,6 +640,40 @@ def test_a_reference_the_real_side_does_not_look_up_stops_being_checked(tmp_path
     assert Environment(candidate.applied(spec)).episode().call_tool("create_note", {"task_id": "MJ-1", "text": "x"}).ok
 
 
+def test_a_keyed_tool_the_real_side_accepts_for_a_record_nobody_holds_accepts_it_and_changes_nothing(
+    tmp_path,
+) -> None:
+    """``delete_task(task_id="BQ-11228")``, a task nobody holds: the real side answered it as it answers
+    any other, the model refused ``not_found``. The candidate accepts it, worded as the tool words its
+    replies, and changes nothing; a task held is still deleted."""
+    from envfactory.ir.choice import Answer
+    from envfactory.synth.proposers.verdicts import unchecked_references
+
+    tools = [*TOOLS, {"name": "delete_task", "description": "Delete a task.", "inputSchema": {
+        "type": "object", "properties": {"task_id": {"type": "string"}}, "required": ["task_id"]}}]  # fmt: skip
+    spec, _ = _spec(tmp_path, tools)
+    worded = Answer(kind="template", template={"deleted": "{arg.task_id}"})
+    behaviours = tuple(b.model_copy(update={"answer": worded}) if b.tool == "delete_task" else b
+                       for b in spec.behaviours)  # fmt: skip
+    spec = spec.model_copy(update={"behaviours": behaviours})
+    assert spec.behaviour("delete_task").effect.kind == "delete"
+    refused = Environment(spec).episode().call_tool("delete_task", {"task_id": "BQ-11228"})
+    assert not refused.ok and refused.error == "not_found"
+    pairs = [Pair({"task_id": "BQ-11228"}, True, {"deleted": "BQ-11228"}, False, refused.content)]
+    [candidate] = unchecked_references(spec, Evidence({"delete_task": pairs}))
+    assert candidate.summary == "accepts a task nobody holds, changing nothing"
+    episode = Environment(candidate.applied(spec)).episode()
+    before = episode.state_hash()
+    assert episode.call_tool("delete_task", {"task_id": "BQ-11228"}).data == {"deleted": "BQ-11228"}
+    assert episode.state_hash() == before
+    made = episode.call_tool("create_task", {"title": "x"})
+    key = next(iter(episode.store.rows("task")))["id"]
+    held = episode.state_hash()
+    assert made.ok and episode.call_tool("delete_task", {"task_id": key}).ok and episode.state_hash() != held
+    # proposed once: a tool accepting such calls already is not proposed again
+    assert unchecked_references(candidate.applied(spec), Evidence({"delete_task": pairs})) == []
+
+
 def test_records_the_real_thing_starts_with_become_the_models_starting_records(tmp_path) -> None:
     from envfactory.synth.proposers.starts import start_records
 

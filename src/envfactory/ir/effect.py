@@ -553,6 +553,8 @@ class Behaviour(_Frozen):
     checks: tuple[ArgCheck, ...] = ()  # argument checks the real implementation was seen making
     # argument -> the spelling the real implementation reads it in (:mod:`envfactory.runtime.spelling`)
     spellings: dict[str, str] = {}
+    # a call naming a record nobody holds is accepted, changing nothing (the real one does not look it up)
+    accepts_missing: bool = False
 
     @model_validator(mode="before")
     @classmethod

@@ -278,6 +278,21 @@ def checked(checks: tuple[ArgCheck, ...], execute: Executor) -> Executor:
     return run
 
 
+def missing_accepted(execute: Executor) -> Executor:
+    """``execute``, answering nothing where it refuses a record nobody holds (``not_found``): the call
+    is accepted and changes nothing, worded as the tool's learned wording says."""
+
+    def run(ctx: Any, args: JSON) -> Any:
+        try:
+            return execute(ctx, args)
+        except ToolError as e:
+            if e.code != "not_found":
+                raise
+            return {}
+
+    return run
+
+
 def answered(answer: Answer, execute: Executor, shape: Callable[[Any], Any]) -> Executor:
     """An executor that runs ``execute``, shapes its value and words the reply as ``answer`` says."""
     if answer.kind == "template":

@@ -29,7 +29,7 @@ from envfactory.runtime import shell as _shell  # noqa: F401  (registers the she
 from envfactory.runtime import simulated as _simulated  # noqa: F401  (registers the simulated executor)
 from envfactory.runtime import singleton as _singleton  # noqa: F401  (registers the singleton executor)
 from envfactory.runtime import tree as _tree  # noqa: F401  (registers the tree executor)
-from envfactory.runtime.answers import answered, checked
+from envfactory.runtime.answers import answered, checked, missing_accepted
 from envfactory.runtime.behaviours import Executor, compile_executor, to_jsonable
 from envfactory.runtime.canonical import safe_text
 from envfactory.runtime.shape import (
@@ -117,6 +117,8 @@ class Environment:
                 )
             )
             render = None
+            if behaviour.accepts_missing:  # a record nobody holds: accepted, nothing changes
+                execute = missing_accepted(execute)
             if behaviour.answer is not None:  # worded as the real implementation words it
                 execute, shape = answered(behaviour.answer, execute, shape), identity
             elif effect.kind in STORE_ROWS and not flags:  # ``shape`` is then the plain shaper it falls back to

@@ -36,7 +36,9 @@ _REFERENCED = re.compile(r"not found \(argument for '([^']+)'\)")
 def unchecked_references(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
     """References the real side does not look up: it accepted calls the model refused because a
     referenced record does not exist (``add_activity(task_id="MJ-1")``). A create or update stops
-    checking those fields; a tool that needs a named record stops needing it."""
+    checking those fields; a tool that needs a named record stops needing it; another tool keyed by
+    a record (an action, a delete) accepts a key nobody holds and changes nothing
+    (``Behaviour.accepts_missing``: ``set_task_handoff(task_id="BQ-11228")`` answered as worded)."""
     out = []
     for tool, pairs in evidence.pairs.items():
         missed = [str(p.model) for p in pairs if p.real_ok and not p.model_ok and "not found" in str(p.model)]
@@ -44,18 +46,23 @@ def unchecked_references(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
             continue
         behaviour = spec.behaviour(tool)
         effect = behaviour.effect
-        made: Any
+        made: Behaviour
         if isinstance(effect, (CreateEffect, UpdateEffect)):
             fields = sorted({m.group(1) for text in missed for m in _REFERENCED.finditer(text)} - set(effect.unchecked))
             if not fields:
                 continue
-            made = effect.model_copy(update={"unchecked": (*effect.unchecked, *fields)})
+            made = behaviour.model_copy(update={"effect": effect.model_copy(
+                update={"unchecked": (*effect.unchecked, *fields)})})  # fmt: skip
             summary = f"does not look up {', '.join(fields)}"
         elif needs := getattr(effect, "needs", None):
-            made, summary = effect.model_copy(update={"needs": {}}), f"does not look up {', '.join(sorted(needs))}"
+            made = behaviour.model_copy(update={"effect": effect.model_copy(update={"needs": {}})})
+            summary = f"does not look up {', '.join(sorted(needs))}"
+        elif getattr(effect, "key_arg", None) and not behaviour.accepts_missing:
+            made = behaviour.model_copy(update={"accepts_missing": True})
+            summary = f"accepts a {getattr(effect, 'entity', 'record')} nobody holds, changing nothing"
         else:
             continue
-        out.append(Candidate(tool, "unchecked-refs", summary, behaviour.model_copy(update={"effect": made}),
+        out.append(Candidate(tool, "unchecked-refs", summary, made,
                              confirms="calls naming records that do not exist are accepted"))  # fmt: skip
     return out
 
