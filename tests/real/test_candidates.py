@@ -571,25 +571,6 @@ def test_a_check_the_real_side_makes_is_learned_from_shapes(tmp_path) -> None:
     assert saved(None, {"confirm": False}) == "ran"  # a check saved when every flag was shaped ``bool``
 
 
-def test_a_tool_the_real_side_never_accepted_gets_no_check_but_refuses(tmp_path) -> None:
-    """Every call of ``create_task`` refused, each given a title of another shape than the schema's example
-    (``A``): a check would refuse those titles and let others through, which nothing showed pass — the tool
-    refuses. A setup call the real side accepted is a call it accepted: checks are learned again."""
-    from envfactory.synth.proposers.verdicts import refuses
-    from envfactory.synth.proposers.writes import argument_checks
-
-    tools = [{**t, "inputSchema": {**t["inputSchema"], "properties": {"title": {"type": "string", "examples": ["A"]}}}}
-             if t["name"] == "create_task" else t for t in TOOLS]  # fmt: skip
-    spec, _ = _spec(tmp_path, tools)
-    pairs = [Pair({"title": "high"}, False, "not found", True, {"id": "task_0001"}),
-             Pair({"title": "low"}, False, "not found", True, {"id": "task_0002"})]  # fmt: skip
-    evidence = Evidence({"create_task": pairs})
-    assert argument_checks(spec, evidence) == []
-    assert [c.summary for c in refuses(spec, evidence)] == ["refuses"]
-    setup = Evidence({"create_task": pairs}, accepted=(("create_task", {"title": "A"}),))
-    assert [c.summary for c in argument_checks(spec, setup)] == ["title must be shaped A"]
-
-
 def test_starting_records_learn_what_a_first_read_shows(tmp_path) -> None:
     from envfactory.synth.proposers.starts import start_rows
 

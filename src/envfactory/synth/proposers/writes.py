@@ -429,8 +429,7 @@ def argument_checks(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
     examples: ``limit_per_column`` defaulting to 20 is whole); where the tool was never given it, the
     values the other tools that write accepted under the same name (a server checks a priority alike
     wherever it is written). Calls refused for another reason besides (a value of an accepted shape)
-    do not hide the check: the chooser weighs it. A tool the real side never accepted (no call, no setup
-    call) gets none: nothing shows what would pass, and a check would tie with refusing every call."""
+    do not hide the check: the chooser weighs it."""
     out = []
     for tool, pairs in evidence.pairs.items():
         missed = [p for p in pairs if not p.real_ok and p.model_ok]
@@ -438,8 +437,6 @@ def argument_checks(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
             continue
         behaviour = spec.behaviour(tool)
         given = [a for t, a in evidence.accepted if t == tool]
-        if not given and not any(p.real_ok for p in pairs):  # never accepted: nothing shows what passes
-            continue
         props = spec.tools[tool].input_schema.get("properties") or {}
         for arg in sorted({a for p in missed for a in p.args}):
             accepted = {shape_of(p.args[arg]) for p in pairs if p.real_ok and arg in p.args}
