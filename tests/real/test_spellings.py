@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
+from envfactory.errors import EnvSpecError
 from envfactory.ingest import load
 from envfactory.real.trace import Sequence, Trace, TraceCall
 from envfactory.runtime.environment import Environment
@@ -34,9 +37,9 @@ def test_each_spelling_spells_as_its_name_says() -> None:
         "hyphenated": "Foot-High_and-Low", "underscored": "Foot_High_and_Low", "spaced": "Foot High and Low",
         "lower-hyphenated": "foot-high_and-low", "lower-underscored": "foot_high_and_low",
         "lower-spaced": "foot high and low"}  # fmt: skip
-    # only text arguments it names, in a spelling registered; the arguments given are not changed
+    # only text arguments it names; the arguments given are not changed
     given = {"name": "GT-92413", "n": 3, "other": "GT-1"}
-    assert spelt(given, {"name": "lower-spaced", "n": "lower", "x": "upper", "other": "gone"}) == {
+    assert spelt(given, {"name": "lower-spaced", "n": "lower", "x": "upper"}) == {
         "name": "gt 92413", "n": 3, "other": "GT-1"}  # fmt: skip
     assert given["name"] == "GT-92413"
 
@@ -48,6 +51,14 @@ def test_a_tool_reads_its_argument_spelt_before_its_checks_effect_and_wording(tm
     episode = Environment(spec.model_copy(update={"behaviours": behaviours})).episode()
     assert episode.call_tool("create_note", {"name": "Foot High"}).ok
     assert [n["name"] for n in episode.call_tool("list_notes", {}).data] == ["Foot-High"]
+
+
+def test_a_spelling_nobody_registered_is_a_clear_error_naming_the_tool_and_argument(tmp_path) -> None:
+    spec = _spec(tmp_path)
+    behaviours = tuple(b.model_copy(update={"spellings": {"name": "title-case"}}) if b.tool == "create_note" else b
+                       for b in spec.behaviours)  # fmt: skip
+    with pytest.raises(EnvSpecError, match=r"tool 'create_note': spellings not known: name: title-case \(known: lower"):
+        Environment(spec.model_copy(update={"behaviours": behaviours}))
 
 
 def test_a_spelling_is_proposed_where_replies_hold_only_it(tmp_path) -> None:

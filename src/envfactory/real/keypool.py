@@ -249,7 +249,8 @@ def holds_key(spec: EnvSpec, episode: Episode, key: Any) -> bool:
 
 
 def _given_ids(args: Any, field: str = "") -> set[Any]:
-    """The values ``args`` gives under members named as ids or references are (at any depth)."""
+    """The values ``args`` gives under identifying members — ids, references, names (:func:`identifying`)
+    — at any depth."""
     if isinstance(args, dict):
         return {v for k, inner in args.items() for v in _given_ids(inner, k if isinstance(k, str) else "")}
     if isinstance(args, list):

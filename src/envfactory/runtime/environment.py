@@ -41,7 +41,7 @@ from envfactory.runtime.shape import (
     with_outcome_flags,
 )
 from envfactory.runtime.singleton import gated
-from envfactory.runtime.spelling import spelling
+from envfactory.runtime.spelling import SPELLINGS, spelling, unknown
 from envfactory.runtime.store import BaseState
 from envfactory.runtime.tracked import Tracker
 from envfactory.runtime.validation import Validator, compile_validator
@@ -128,6 +128,9 @@ class Environment:
             if behaviour.gate:
                 execute = gated(behaviour.gate, execute)
             if behaviour.spellings:  # everything above runs on the arguments as the real thing spells them
+                if bad := unknown(behaviour.spellings):
+                    raise EnvSpecError(f"env {spec.name!r}, tool {tool.name!r}: spellings not known: {', '.join(bad)}"
+                                       f" (known: {', '.join(SPELLINGS)})")  # fmt: skip
                 execute = spelling(behaviour.spellings, execute)
             self.tools[tool.name] = CompiledTool(
                 name=tool.name,

@@ -51,15 +51,20 @@ for _name, _spell in _SPELT.items():
     SPELLINGS.add(_name, _spell)
 
 
+def unknown(spellings: Mapping[str, str]) -> list[str]:
+    """The arguments ``spellings`` gives a spelling not registered (``"name: title-case"``)."""
+    return [f"{arg}: {name}" for arg, name in spellings.items() if name not in SPELLINGS]
+
+
 def spelt(args: JSON, spellings: Mapping[str, str]) -> JSON:
-    """``args`` with each text argument ``spellings`` names spelt so; others, and spellings no longer
-    registered, as given."""
-    if not spellings or not isinstance(args, dict):
+    """``args`` with each text argument ``spellings`` names spelt so (each a registered spelling:
+    :func:`unknown`); others as given."""
+    if not spellings:
         return args
     out = dict(args)
     for arg, name in spellings.items():
         value = out.get(arg)
-        if isinstance(value, str) and name in SPELLINGS:
+        if isinstance(value, str):
             out[arg] = SPELLINGS[name](value)
     return out
 

@@ -244,7 +244,7 @@ def _undoings(prior: EnvSpec, current: EnvSpec, tool: str, folds: int,
     fit)."""
     was, now = prior.behaviour(tool), current.behaviour(tool)
     out: dict[tuple[str, str, str], tuple[Candidate, list[Candidate | None]]] = {}
-    for part in _PARTS[:6]:  # all but notes and prior: what the tool reads, does and says
+    for part in _BEHAVING:
         if getattr(was, part) == getattr(now, part):
             continue
         undone = Candidate(tool, PRIOR, f"{part} as the descriptions give it",
@@ -272,7 +272,9 @@ def _offers(spec: EnvSpec, trace: Trace, parts: list[Trace], proposers: dict[str
     return out, apart
 
 
-_PARTS = ("effect", "answer", "checks", "gate", "spellings", "accepts_missing", "notes", "prior")
+# what a tool reads, does and says; then what the behaviour says of itself
+_BEHAVING = ("effect", "answer", "checks", "gate", "spellings", "accepts_missing")
+_PARTS = (*_BEHAVING, "notes", "prior")
 
 
 def _rebased(candidate: Candidate, proposed_on: EnvSpec, current: EnvSpec) -> Candidate:

@@ -3,8 +3,9 @@
 Importing this package registers them all, from the most general to the most particular (between
 candidates the evidence scores the same, the chooser keeps the first): how replies are worded, what
 a create makes, writes and checks the descriptions missed, how lists answer, how arguments are
-spelt, what the real thing starts with, and whether it accepts a tool at all. Adding a way a tool can behave is adding a
-function to one of these modules (or a new module imported here), registered by name.
+spelt, what the real thing starts with, and whether it accepts a tool at all. Adding a way a tool
+can behave is adding a function to one of these modules (or a new module imported here), registered
+by name.
 """
 
 from envfactory.synth.proposers import replies  # isort: skip
