@@ -28,6 +28,10 @@ SLOT = re.compile(r"\{(arg|out|raw|item)(?:\.([^{}]+))?\}")
 # written or newest first
 EACH = "$each"
 NEWEST = "newest"
+# ``{"$each": "state.project", "distinct": "tag", "order": "sorted", "item": T}``: the values the records
+# hold in one field (each value of a list there apart), each once, as records ``{tag: VALUE}`` — the
+# tags, the projects that records name —, in the order first held or sorted
+DISTINCT, SORTED = "distinct", "sorted"
 # ``{"$each": ..., "item": T, "join": "\n", "head": H, "tail": Z}``: the worded records as one text, ``H``
 # then the items joined then ``Z`` (in ``H`` and ``Z``, ``{count}`` is how many records it words)
 # ``{"$when": "{arg.include_done}", "value": T}`` as an object's member: there only when the slot is true
@@ -219,7 +223,22 @@ def _held(template: JSON, entity: str, args: JSON, state: State | None) -> list[
         held = [r for r in state(entity) if all(token(r.get(k)) == v for k, v in wanted.items())]
     except KeyError:  # an entity the state does not hold
         return _MISSING
-    return held[::-1] if template.get("order") == NEWEST else held
+    held = held[::-1] if template.get("order") == NEWEST else held
+    by = template.get(DISTINCT)
+    return held if not isinstance(by, str) else distinct(held, by, sort=template.get("order") == SORTED)
+
+
+def distinct(records: Iterable[JSON], field: str, *, sort: bool = False) -> list[JSON]:
+    """The values ``records`` hold in ``field`` — each value of a list there apart —, each once, as
+    records ``{field: value}``: in the order first held, or sorted (as :func:`token` writes them)."""
+    seen: dict[str, Any] = {}
+    for record in records:
+        value = record.get(field)
+        for one in value if isinstance(value, list) else [value]:
+            if one is not None and not isinstance(one, (dict, list)):
+                seen.setdefault(token(one), one)
+    keys = sorted(seen) if sort else list(seen)
+    return [{field: seen[k]} for k in keys]
 
 
 def _text(value: Any) -> str:
@@ -322,6 +341,7 @@ def answered(answer: Answer, execute: Executor, shape: Callable[[Any], Any]) -> 
 
 
 __all__ = [
-    "CASE", "COUNT", "EACH", "NEWEST", "NONE", "PROJECTED", "REFUSED", "ROWS", "TALLY", "WHEN", "answered", "args_key",
-    "checked", "fill", "leaf", "leaf_or_none", "opened_text", "projected", "shape_of", "tally", "token",
+    "CASE", "COUNT", "DISTINCT", "EACH", "NEWEST", "NONE", "PROJECTED", "REFUSED", "ROWS", "SORTED", "TALLY", "WHEN",
+    "answered", "args_key", "checked", "distinct", "fill", "leaf", "leaf_or_none", "opened_text", "projected",
+    "shape_of", "tally", "token",
 ]  # fmt: skip

@@ -11,6 +11,7 @@ from typing import Any
 import orjson
 
 from envfactory.ir.choice import Answer
+from envfactory.ir.effect import Behaviour, CreateEffect
 from envfactory.ir.env import EnvSpec
 from envfactory.ir.jsonschema import enum_values, primary_type
 from envfactory.ir.state import SINGLETON_KEY
@@ -20,6 +21,7 @@ from envfactory.runtime.answers import (
     NONE,
     PROJECTED,
     ROWS,
+    SLOT,
     TALLY,
     fill,
     leaf_or_none,
@@ -61,13 +63,35 @@ def reply_templates(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
             worded[tool] = once
     out = []
     for tool, wordings in worded.items():
+        guessed = {k for d in default_sets(spec, tool) for k in d}
         for template, defaults, text in wordings:
             answer = Answer(kind="template", template=template, defaults=defaults)
-            behaviour = spec.behaviour(tool).model_copy(update={"answer": answer})
+            read = {k: v for k, v in defaults.items() if k not in guessed}
+            behaviour = _stored(spec.behaviour(tool), read).model_copy(update={"answer": answer})
             shown = text if len(text) <= 80 else text[:77] + "..."
             out.append(Candidate(tool, "template", f"answers {shown}", behaviour,
                                  confirms="every accepted call answers this wording"))  # fmt: skip
     return out
+
+
+def _stored(behaviour: Behaviour, read: JSON) -> Behaviour:
+    """A create whose replies say what an omitted argument stood for (:func:`omitted_read`) stores
+    that value in the field the argument fills: the record made is the one the reply words (a
+    text's word for nothing, ``Category: none``, stores nothing)."""
+    effect = behaviour.effect
+    if not read or not isinstance(effect, CreateEffect):
+        return behaviour
+    stored = {effect.args[k]: v for k, v in read.items()
+              if k in effect.args and effect.args[k] not in effect.defaults and not _nothing(v)}  # fmt: skip
+    if not stored:
+        return behaviour
+    made = effect.model_copy(update={"defaults": {**effect.defaults, **stored}})
+    return behaviour.model_copy(update={"effect": made})
+
+
+def _nothing(value: Any) -> bool:
+    """Whether a value read off a text is how the text words nothing (``Category: none``): no value to store."""
+    return isinstance(value, str) and value.strip().casefold() in {"", "none", "null", "nil", "n/a", "-"}
 
 
 @PROPOSERS.register("nothing-found")
@@ -207,16 +231,18 @@ def _wordings(spec: EnvSpec, evidence: Evidence, tool: str, pairs: list[Pair], l
             shaped = orjson.loads(text)
             if count < least or shaped == first_model:
                 continue
-            filled = [steady(evidence, tool, fill(shaped, p.args, p.out, defaults, p.raw, _holding(p.state)))
-                      for p in seen]  # fmt: skip
-            fits = (
-                sum(f == r for f, r in zip(filled, reals, strict=True)),
-                sum(leaf_share(r, f) for f, r in zip(filled, reals, strict=True)) / len(seen),
-            )
-            if fits[0] * 2 < len(seen) and fits[1] <= max(0.5, model_share):
-                continue
-            if text not in tried or fits > tried[text][0]:
-                tried[text] = (fits, count, shaped, defaults)
+            read = omitted_read(shaped, each, given, spec.tools[tool].input_schema)
+            for reading in (defaults, {**defaults, **read}) if read else (defaults,):
+                filled = [steady(evidence, tool, fill(shaped, p.args, p.out, reading, p.raw, _holding(p.state)))
+                          for p in seen]  # fmt: skip
+                fits = (
+                    sum(f == r for f, r in zip(filled, reals, strict=True)),
+                    sum(leaf_share(r, f) for f, r in zip(filled, reals, strict=True)) / len(seen),
+                )
+                if fits[0] * 2 < len(seen) and fits[1] <= max(0.5, model_share):
+                    continue
+                if text not in tried or fits > tried[text][0]:
+                    tried[text] = (fits, count, shaped, reading)
     if not tried:
         return []
     best = max(tried, key=lambda t: tried[t][0])  # the first of equals
@@ -224,6 +250,92 @@ def _wordings(spec: EnvSpec, evidence: Evidence, tool: str, pairs: list[Pair], l
 
 
 WORDINGS_TRIED = 3  # of a tool's most common wordings, the one that fits most replies is taken
+
+
+def omitted_read(template: Any, worded: list[Any], given: list[JSON], schema: JSON) -> JSON:
+    """What omitted arguments stand for, read off the replies: where ``template`` words an argument
+    (``Project: {arg.project}``) and the calls that omitted it were worded with one same value there
+    (``Project: general``) — two at least, most of them, none with another value (a call worded
+    otherwise elsewhere reads nothing) —, the argument stands for that value (typed as the input
+    ``schema`` declares it). ``worded``: each call's reply as a wording of its own (:func:`template_of`),
+    ``given``: each call's arguments."""
+    props = schema.get("properties") or {}
+    names = sorted(_argument_slots(template))
+    read = [_slot_values(template, w, names) for w in worded]
+    out: JSON = {}
+    for name in names:
+        omitted = [r for r, g in zip(read, given, strict=True) if name not in g]
+        values = [r[name] for r in omitted if r is not None and name in r]
+        if len(values) < 2 or len(values) * 2 < len(omitted):
+            continue
+        first = values[0]
+        if any(canonical(v) != canonical(first) for v in values):
+            continue
+        out[name] = _typed(first, props.get(name))
+    return out
+
+
+_SLOT_OR_MARK = re.compile(r"\{(arg|out|raw|item)[.}]|<volatile>")
+
+
+def _argument_slots(template: Any) -> set[str]:
+    """The top-level arguments a wording fills in (``{arg.project}``), wherever it does."""
+    if isinstance(template, str):
+        slots = SLOT.finditer(template)
+        return {m.group(2) for m in slots if m.group(1) == "arg" and (m.group(2) or "").isidentifier()}
+    inner = template.values() if isinstance(template, dict) else template if isinstance(template, list) else ()
+    return {name for v in inner for name in _argument_slots(v)}
+
+
+def _slot_values(template: Any, worded: Any, names: list[str]) -> JSON | None:
+    """What ``worded`` holds where ``template`` fills the arguments ``names`` — a value, not a slot
+    of its own —, by argument; ``None`` where the two are not one wording."""
+    if isinstance(template, str) and isinstance(worded, str):
+        wanted = "|".join(re.escape(f"{{arg.{n}}}") for n in names)
+        if not wanted:
+            return {} if template == worded else None
+        parts = re.split(f"({wanted})", template)
+        pattern = "".join("(.*?)" if i % 2 else re.escape(part) for i, part in enumerate(parts))
+        matched = re.fullmatch(pattern, worded, flags=re.DOTALL)
+        if matched is None:
+            return None
+        out: JSON = {}
+        for slot, value in zip(parts[1::2], matched.groups(), strict=True):
+            name = slot[len("{arg.") : -1]
+            if _SLOT_OR_MARK.search(value):
+                continue
+            if out.setdefault(name, value) != value:
+                return None
+        return out
+    if isinstance(template, str) and SLOT.fullmatch(template):
+        whole = SLOT.fullmatch(template)
+        name = whole.group(2) if whole is not None and whole.group(1) == "arg" else None
+        return {name: worded} if name in names and not isinstance(worded, (dict, list)) else {}
+    pairs: list[tuple[Any, Any]] = []
+    if isinstance(template, dict) and isinstance(worded, dict):
+        pairs = [(v, worded[k]) for k, v in template.items() if k in worded]
+    elif isinstance(template, list) and isinstance(worded, list) and len(template) == len(worded):
+        pairs = list(zip(template, worded, strict=True))
+    else:
+        return {} if canonical(template) == canonical(worded) else None
+    found: JSON = {}
+    for mine, theirs in pairs:
+        inner = _slot_values(mine, theirs, names)
+        for name, value in (inner or {}).items():
+            found.setdefault(name, value)
+    return found
+
+
+def _typed(value: Any, schema: Any) -> Any:
+    """A value read off a text as the argument's declared type holds it (``"5"`` of an integer is 5)."""
+    kind = primary_type(schema) if isinstance(schema, dict) else None
+    if isinstance(value, str) and kind in ("integer", "number"):
+        try:
+            number = float(value)
+        except ValueError:
+            return value
+        return int(number) if kind == "integer" and number.is_integer() else number
+    return value
 
 
 def _holding(state: dict[str, list[JSON]]) -> Any:

@@ -15,7 +15,7 @@ from envfactory.ir.env import EnvSpec
 from envfactory.ir.jsonschema import primary_type
 from envfactory.ir.state import Entity
 from envfactory.real.volatile import VOLATILE, filled_marks, marked_words, masked, restored
-from envfactory.runtime.answers import CASE, COUNT, EACH, NEWEST, ROWS, WHEN, fill, token
+from envfactory.runtime.answers import CASE, COUNT, DISTINCT, EACH, NEWEST, ROWS, SORTED, WHEN, distinct, fill, token
 from envfactory.synth.candidates import JSON, Evidence, Pair
 from envfactory.synth.textblocks import blocks
 
@@ -447,7 +447,8 @@ def _templated(real: Any, src: _Sources, name: str | None = None) -> Any:
         if whole is not None:
             return whole
     if isinstance(real, list) and real and (src.lists or src.state):
-        each = _each(real, src.args, src.lists) or _held_each(real, src.args, src.state, name)
+        each = _each(real, src.args, src.lists) or _held_each(real, src.args, src.state, name) \
+            or _distinct_each(real, src.state)  # fmt: skip
         if each is not None:
             return each
     if isinstance(real, dict):
@@ -479,11 +480,12 @@ def _text_each(real: str, src: _Sources) -> JSON | None:
     first —, every block worded by one template (or one per value of a field: a status's mark):
     ``{"$each": PLACE, "item": T, "join": SEP, "head": H, "tail": Z}``, ``{count}`` in ``H`` and
     ``Z`` where they state how many."""
-    options: list[tuple[str, list[JSON], str | None]] = [(place, rows, None) for place, rows in src.lists.items()]
-    options += [(f"state.{entity}", rows[::-1] if newest else rows, NEWEST if newest else None)
+    options: list[tuple[str, list[JSON], JSON]] = [(place, rows, {}) for place, rows in src.lists.items()]
+    options += [(f"state.{entity}", rows[::-1] if newest else rows, {"order": NEWEST} if newest else {})
                 for entity, rows in src.state.items() for newest in (False, True)]  # fmt: skip
+    options += _distinct_options(src.state)
     plain = _Sources(src.slots, flags=src.flags, args=src.args)  # head and tail: no lists inside
-    for place, records, order in options:
+    for place, records, how in options:
         found = blocks(real, records)
         if found is None:
             continue
@@ -493,8 +495,37 @@ def _text_each(real: str, src: _Sources) -> JSON | None:
             continue
         ends = [_count_stated(_templated(end, plain), len(records)) for end in (found.head, found.tail)]
         each: JSON = {EACH: place, "item": item, "join": found.sep, "head": ends[0], "tail": ends[1]}
-        return {**each, "order": order} if order else each
+        return {**each, **how}
     return None
+
+
+def _distinct_each(real: list[Any], state: dict[str, list[JSON]]) -> JSON | None:
+    """A list of values (two at least) that are the values the state's records hold in one field,
+    each once (:func:`_distinct_options`): ``{"$each": "state.ENTITY", "distinct": F, "item": "{item.F}"}``."""
+    if len(real) < 2 or not all(isinstance(v, (str, int, float)) and not isinstance(v, bool) for v in real):
+        return None
+    for place, records, how in _distinct_options(state):
+        name = how[DISTINCT]
+        if [r[name] for r in records] == real:
+            return {EACH: place, **how, "item": f"{{item.{name}}}"}
+    return None
+
+
+def _distinct_options(state: dict[str, list[JSON]]) -> list[tuple[str, list[JSON], JSON]]:
+    """The values the state's records hold in one field, each once (:func:`distinct`), as a list of
+    records to word — the projects or tags records name —, in the order first held, then sorted:
+    where two values at least are held and some record shares its value with another."""
+    out: list[tuple[str, list[JSON], JSON]] = []
+    for entity, rows in state.items():
+        for name in dict.fromkeys(k for r in rows for k in r):
+            held = distinct(rows, name)
+            values = sum(len(v) if isinstance(v := r.get(name), list) else v is not None for r in rows)
+            if len(held) < 2 or values == len(held):  # each value held once: the records themselves
+                continue
+            place = f"state.{entity}"
+            out += [(place, held, {DISTINCT: name}), (place, distinct(rows, name, sort=True),
+                                                      {DISTINCT: name, "order": SORTED})]  # fmt: skip
+    return out
 
 
 def _block_item(worded: list[Any], records: list[JSON]) -> Any:

@@ -1,0 +1,95 @@
+"""What replies say beyond the call: what an omitted argument stood for, and the values records name."""
+
+from __future__ import annotations
+
+import json
+
+from envfactory.ingest import load
+from envfactory.ir.effect import CreateEffect
+from envfactory.real.trace import Sequence, Trace, TraceCall
+from envfactory.runtime.answers import distinct, fill
+from envfactory.runtime.environment import Environment
+from envfactory.synth import synthesize
+from envfactory.synth.chooser import choose
+from envfactory.synth.proposers.replies import _stored, omitted_read
+from envfactory.synth.proposers.shapes import template_of
+
+TOOLS = [
+    {"name": "save_note", "description": "Save a note in a folder.",
+     "inputSchema": {"type": "object", "properties": {"title": {"type": "string"}, "folder": {"type": "string"}},
+                     "required": ["title"]}},
+    {"name": "list_folders", "description": "List the folders notes are in.",
+     "inputSchema": {"type": "object", "properties": {}}},
+]  # fmt: skip
+
+
+def test_an_omitted_argument_stands_for_the_one_value_the_replies_show_in_its_place() -> None:
+    template = "Saved {arg.title} in {arg.folder} (level {arg.level}/10)"
+    worded = ["Saved {arg.title} in {arg.folder} (level {arg.level}/10)",
+              "Saved {arg.title} in inbox (level {arg.level}/10)", "Saved {arg.title} in inbox (level 5/10)",
+              "Saved {arg.title} in inbox (level 5/10)"]  # fmt: skip
+    given = [{"title": "a", "folder": "work", "level": 2}, {"title": "b", "level": 3}, {"title": "c"}, {"title": "d"}]
+    schema = {"properties": {"level": {"type": "integer"}}}
+    assert omitted_read(template, worded, given, schema) == {"folder": "inbox", "level": 5}
+    # in objects too; a value shown once, or two values, say nothing
+    assert omitted_read({"folder": "{arg.folder}"}, [{"folder": "inbox"}, {"folder": "inbox"}], [{}, {}], {}) == {
+        "folder": "inbox"}  # fmt: skip
+    assert omitted_read(template, worded[:3], given[:3], schema) == {"folder": "inbox"}
+    assert omitted_read(template, [worded[1], worded[1].replace("inbox", "later")], given[1:3], schema) == {}
+
+
+def test_a_create_stores_what_its_replies_say_an_omitted_argument_stood_for_but_not_a_word_for_nothing(
+    tmp_path,
+) -> None:
+    path = tmp_path / "tools.json"
+    path.write_text(json.dumps({"tools": TOOLS}))
+    saving = synthesize(load(path), state="empty", name="notes").behaviour("save_note")
+    assert isinstance(saving.effect, CreateEffect) and saving.effect.args.get("folder") == "folder"
+    assert _stored(saving, {"folder": "inbox"}).effect.defaults == {"folder": "inbox"}
+    assert _stored(saving, {"folder": "none"}) == saving and _stored(saving, {}) == saving
+
+
+def test_the_values_records_name_are_listed_each_once_first_held_or_sorted() -> None:
+    notes = [{"id": 1, "folder": "work", "tags": ["b", "a"]}, {"id": 2, "folder": "home", "tags": ["a"]},
+             {"id": 3, "folder": "work"}]  # fmt: skip
+    assert distinct(notes, "folder") == [{"folder": "work"}, {"folder": "home"}]
+    assert distinct(notes, "tags", sort=True) == [{"tags": "a"}, {"tags": "b"}]
+    # a text listing them, and a list of them, are worded from the state: a folder made later is listed
+    state = {"note": notes}
+    text = template_of("Folders (2):\n- home\n- work\nend", {}, [], None, state)
+    values = template_of({"folders": ["home", "work"]}, {}, None, None, state)
+    later = {"note": [*notes, {"id": 4, "folder": "arch"}]}
+    assert fill(text, {}, None, state=lambda e: later[e]) == "Folders (3):\n- arch\n- home\n- work\nend"
+    assert fill(values, {}, None, state=lambda e: later[e]) == {"folders": ["arch", "home", "work"]}
+    # values each held once are the records themselves, not values records share
+    assert template_of({"ids": [1, 2, 3]}, {}, None, None, state) == {"ids": [1, 2, 3]}
+
+
+def _trace() -> Trace:
+    folders = [("Plan", "work"), ("Milk", None), ("Tax", "home"), ("Call", None), ("Read", "zoo"), ("Gym", None)]
+    sequences = []
+    for s in range(6):
+        calls, held = [], []
+        for title, folder in folders[s:] + folders[:s]:
+            args = {"title": title} | ({"folder": folder} if folder else {})
+            held.append(folder or "inbox")
+            calls.append(TraceCall(tool="save_note", arguments=args, ok=True, sequence=s,
+                                   output=f"Saved '{title}' in {folder or 'inbox'}"))  # fmt: skip
+            if len(held) % 2 == 0:
+                shown = sorted(set(held))
+                listed = f"Folders ({len(shown)}):\n" + "\n".join(f"- {f}" for f in shown)
+                calls.append(TraceCall(tool="list_folders", arguments={}, ok=True, output=listed, sequence=s))
+        sequences.append(Sequence(id=s, calls=tuple(calls)))
+    return Trace(source="t", sequences=tuple(sequences))
+
+
+def test_learned_a_note_saved_without_a_folder_is_in_the_default_one_and_listed_there(tmp_path) -> None:
+    path = tmp_path / "tools.json"
+    path.write_text(json.dumps({"tools": TOOLS}))
+    spec = synthesize(load(path), state="empty", name="notes")
+    learned = choose(spec, _trace())
+    episode = Environment(learned).episode()
+    assert episode.call_tool("save_note", {"title": "Bills"}).data == "Saved 'Bills' in inbox"
+    episode.call_tool("save_note", {"title": "Trip", "folder": "away"})
+    episode.call_tool("save_note", {"title": "Cake", "folder": "away"})
+    assert episode.call_tool("list_folders", {}).data == "Folders (2):\n- away\n- inbox"
