@@ -98,6 +98,11 @@ def test_a_tool_answering_one_new_record_a_call_creates_it_and_old_records_are_n
     # a reply naming only records the model holds makes nothing: no candidate
     read = [Pair({"task_id": 1}, True, {"task": {"id": 1, "title": "Plan the trip"}}, True, "ok", state=HELD)] * 3
     assert not [c for c in made_records(spec, Evidence({"duplicate": read})) if c.tool == "duplicate"]
+    # nor one naming them under keys the real side mints each run: the seeded task, by its title
+    minted = [Pair({"task_id": 1, "title": "Plan the trip"}, True, {"items": [{"id": 90 + i, "title": "Plan the trip",
+                                                                  "status": "pending"}]}, True, [], state=HELD)
+              for i in range(3)]  # fmt: skip
+    assert not [c for c in made_records(spec, Evidence({"duplicate": minted})) if c.tool == "duplicate"]
 
 
 def test_a_new_record_titled_as_a_starting_one_is_not_paired_with_it() -> None:

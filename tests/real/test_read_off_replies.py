@@ -61,8 +61,13 @@ def test_the_values_records_name_are_listed_each_once_first_held_or_sorted() -> 
     later = {"note": [*notes, {"id": 4, "folder": "arch"}]}
     assert fill(text, {}, None, state=lambda e: later[e]) == "Folders (3):\n- arch\n- home\n- work\nend"
     assert fill(values, {}, None, state=lambda e: later[e]) == {"folders": ["arch", "home", "work"]}
-    # values each held once are the records themselves, not values records share
-    assert template_of({"ids": [1, 2, 3]}, {}, None, None, state) == {"ids": [1, 2, 3]}
+    # values held once each too: the contexts of todo.txt lines, each in one line
+    contexts = template_of(
+        {"contexts": ["a", "b"]}, {}, None, None, {"todo": [{"id": 1, "ctx": ["b"]}, {"id": 2, "ctx": ["a"]}]}
+    )
+    assert contexts == {"contexts": {"$each": "state.todo", "distinct": "ctx", "order": "sorted", "item": "{item.ctx}"}}
+    # a list no field's values make stays as it is
+    assert template_of({"ids": [7, 9]}, {}, None, None, state) == {"ids": [7, 9]}
 
 
 def _trace() -> Trace:

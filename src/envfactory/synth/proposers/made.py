@@ -19,6 +19,7 @@ from envfactory.ir.state import SINGLETON_KEY, Entity
 from envfactory.runtime.answers import opened_text
 from envfactory.synth.candidates import JSON, PROPOSERS, Candidate, Evidence, Pair
 from envfactory.synth.proposers.shapes import objects_in, schema_of
+from envfactory.synth.proposers.starts import UniqueTexts
 from envfactory.values import clock_stamp
 
 LEAST = 2  # accepted calls, at least, that show what a tool makes
@@ -52,10 +53,15 @@ def made_records(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
 
 
 def _new_records(spec: EnvSpec, entity: Entity, pair: Pair) -> list[JSON]:
-    """The records of ``entity`` a real reply holds under keys the model did not hold just after the call."""
-    held = {str(r.get(entity.key)) for r in pair.state.get(entity.name, ())}
+    """The records of ``entity`` a real reply holds under keys the model did not hold just after the
+    call, and holding no text only one of the model's records holds: a record the model holds under
+    a key of its own minting (a list answering the seeded ``Water the plants`` under the real side's
+    random id each run) is that record, not one the call made."""
+    rows = [r for r in pair.state.get(entity.name, ()) if isinstance(r, dict)]
+    held, named = {str(r.get(entity.key)) for r in rows}, UniqueTexts(rows)
     replied = objects_in(opened_text(pair.real))
-    return [r for r in replied if _one_of(spec, r, entity) and str(r[entity.key]) not in held]
+    return [r for r in replied
+            if _one_of(spec, r, entity) and str(r[entity.key]) not in held and named.match(r) is None]  # fmt: skip
 
 
 def _new_lists(spec: EnvSpec, entity: Entity, pair: Pair, size: int) -> list[list[JSON]]:

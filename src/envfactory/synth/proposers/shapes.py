@@ -514,13 +514,12 @@ def _distinct_each(real: list[Any], state: dict[str, list[JSON]]) -> JSON | None
 def _distinct_options(state: dict[str, list[JSON]]) -> list[tuple[str, list[JSON], JSON]]:
     """The values the state's records hold in one field, each once (:func:`distinct`), as a list of
     records to word — the projects or tags records name —, in the order first held, then sorted:
-    where two values at least are held and some record shares its value with another."""
+    where two values at least are held (the records themselves are tried first)."""
     out: list[tuple[str, list[JSON], JSON]] = []
     for entity, rows in state.items():
         for name in dict.fromkeys(k for r in rows for k in r):
             held = distinct(rows, name)
-            values = sum(len(v) if isinstance(v := r.get(name), list) else v is not None for r in rows)
-            if len(held) < 2 or values == len(held):  # each value held once: the records themselves
+            if len(held) < 2:
                 continue
             place = f"state.{entity}"
             out += [(place, held, {DISTINCT: name}), (place, distinct(rows, name, sort=True),
