@@ -55,6 +55,15 @@ def test_a_template_keeps_what_varies_as_slots_and_fills_back() -> None:
     assert fill("{arg.missing}", {}, {}) is None  # a slot that cannot be filled leaves the tool's own answer
 
 
+def test_a_line_naming_what_the_record_does_not_hold_is_left_out_of_a_text() -> None:
+    template = "Task {out.id}: {out.title}\nDue: {out.due}\nTags: {out.tags}"
+    assert fill(template, {}, {"id": 3, "title": "tea", "due": "May", "tags": "x"}) == "Task 3: tea\nDue: May\nTags: x"
+    assert fill(template, {}, {"id": 3, "title": "tea", "tags": "x"}) == "Task 3: tea\nTags: x"
+    assert fill(template, {}, {"id": 3, "title": "tea", "due": None, "tags": "x"}) == "Task 3: tea\nDue: None\nTags: x"
+    # no line holding a slot fills: the tool's own answer; one line alone is filled whole or not at all
+    assert fill(template, {}, {}) is None and fill("Due: {out.due}", {}, {"id": 3}) is None
+
+
 def test_a_count_is_how_many_a_list_found_not_a_number_one_record_holds() -> None:
     """Ids 1, 2, 3 make the third record's id equal the count: "total": 3 is how many rows the
     list found (four after a create), and "offset": 0 a constant, not the first record's flag;

@@ -3,7 +3,8 @@
 The effect still runs (a create still creates); only the reply is worded as the real
 implementation words it: a template filled from the arguments and the tool's own answer, or the
 reply recorded for the same arguments. A slot that cannot be filled, or arguments never recorded,
-leave the tool's own answer as it was.
+leave the tool's own answer as it was — in a text of several lines, the line holding that slot is
+left out instead, while another line holding a slot fills.
 """
 
 from __future__ import annotations
@@ -178,7 +179,21 @@ def _filled(template: Any, args: JSON, out: Any, rows: Any = None, state: State 
             return leaf(sources[whole.group(1)], whole.group(2) or "")
         return SLOT.sub(lambda m: _text(leaf(sources[m.group(1)], m.group(2) or "")), template)
     except KeyError:
-        return _MISSING
+        return _lines_kept(template, sources) if "\n" in template else _MISSING
+
+
+def _lines_kept(template: str, sources: JSON) -> Any:
+    """A text of several lines whose slots do not all fill: the lines whose slots fill, a line naming
+    what the record does not hold left out (``Due: {out.due}`` of a task given no due date), or
+    unfilled where no line holding a slot fills."""
+    kept, filled = [], 0
+    for line in template.split("\n"):
+        try:
+            kept.append(SLOT.sub(lambda m: _text(leaf(sources[m.group(1)], m.group(2) or "")), line))
+        except KeyError:
+            continue
+        filled += SLOT.search(line) is not None
+    return "\n".join(kept) if filled else _MISSING
 
 
 def _joined(template: JSON, values: list[Any], args: JSON, out: Any, rows: Any, state: State | None,
