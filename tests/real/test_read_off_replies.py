@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from envfactory.ingest import load
-from envfactory.ir.effect import CreateEffect
+from envfactory.ir.effect import CreateEffect, ListEffect
 from envfactory.real.trace import Sequence, Trace, TraceCall
 from envfactory.runtime.answers import distinct, fill
 from envfactory.runtime.environment import Environment
@@ -20,6 +20,8 @@ TOOLS = [
                      "required": ["title"]}},
     {"name": "list_folders", "description": "List the folders notes are in.",
      "inputSchema": {"type": "object", "properties": {}}},
+    {"name": "list_notes", "description": "List the notes of a folder.",
+     "inputSchema": {"type": "object", "properties": {"folder": {"type": "string"}}}},
 ]  # fmt: skip
 
 
@@ -47,6 +49,11 @@ def test_a_create_stores_what_its_replies_say_an_omitted_argument_stood_for_but_
     assert isinstance(saving.effect, CreateEffect) and saving.effect.args.get("folder") == "folder"
     assert _stored(saving, {"folder": "inbox"}).effect.defaults == {"folder": "inbox"}
     assert _stored(saving, {"folder": "none"}) == saving and _stored(saving, {}) == saving
+    # a list filters by it: "No notes found in folder 'inbox'" where no folder was given
+    listing = synthesize(load(path), state="empty", name="notes").behaviour("list_notes")
+    assert isinstance(listing.effect, ListEffect) and [f.arg for f in listing.effect.filters] == ["folder"]
+    (kept,) = _stored(listing, {"folder": "inbox"}).effect.filters  # type: ignore[union-attr]
+    assert (kept.arg, kept.op, kept.default) == ("folder", "eq", "inbox")
 
 
 def test_the_values_records_name_are_listed_each_once_first_held_or_sorted() -> None:

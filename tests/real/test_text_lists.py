@@ -8,6 +8,7 @@ from envfactory.real.trace import Sequence, Trace, TraceCall
 from envfactory.runtime.answers import fill
 from envfactory.runtime.environment import Environment
 from envfactory.synth.chooser import choose
+from envfactory.synth.proposers.replies import united_lines
 from envfactory.synth.proposers.shapes import template_of
 from envfactory.synth.textblocks import Blocks, blocks
 
@@ -83,3 +84,17 @@ def test_marks_of_a_text_list_hold_the_words_a_real_reply_held_there() -> None:
     restored = unmasked(template, real)
     assert (restored["head"], restored["item"], restored["tail"]) == ("Session 9f2c11\n", "- {item.title} (12:01)",
                                                                       "\nat 12:03")  # fmt: skip
+
+
+def test_lines_some_replies_hold_join_one_wording_and_fill_where_the_record_holds_them() -> None:
+    wordings = ["# {out.id}: {out.title}\nstatus: {out.status}",
+                "# {out.id}: {out.title}\nstatus: {out.status}\nparent: {out.parent}",
+                "# {out.id}: {out.title}\nDue: {out.due}\nstatus: {out.status}"]  # fmt: skip
+    united = united_lines(wordings)
+    assert united == "# {out.id}: {out.title}\nDue: {out.due}\nstatus: {out.status}\nparent: {out.parent}"
+    assert fill(united, {}, {"id": "s01t01", "title": "Docs", "status": "open", "parent": "s01"}) == (
+        "# s01t01: Docs\nstatus: open\nparent: s01")  # fmt: skip
+    # a line holding no slot could not be left out: not added; one wording, or JSON, or nothing added: None
+    assert united_lines(["a {out.x}\nb", "a {out.x}\nsee also\nb"]) is None
+    assert united_lines([wordings[0]]) is None and united_lines([{"a": 1}, {"a": 2}]) is None
+    assert united_lines([wordings[0], wordings[0].replace("status", "state")]) is None

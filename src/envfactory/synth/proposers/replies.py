@@ -6,12 +6,13 @@ import itertools
 import re
 from collections import Counter
 from collections.abc import Sequence
+from difflib import SequenceMatcher
 from typing import Any
 
 import orjson
 
 from envfactory.ir.choice import Answer
-from envfactory.ir.effect import Behaviour, CreateEffect
+from envfactory.ir.effect import Behaviour, CreateEffect, ListEffect
 from envfactory.ir.env import EnvSpec
 from envfactory.ir.jsonschema import enum_values, primary_type
 from envfactory.ir.state import SINGLETON_KEY
@@ -63,30 +64,46 @@ def reply_templates(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
             worded[tool] = once
     out = []
     for tool, wordings in worded.items():
-        guessed = {k for d in default_sets(spec, tool) for k in d}
         for template, defaults, text in wordings:
             answer = Answer(kind="template", template=template, defaults=defaults)
-            read = {k: v for k, v in defaults.items() if k not in guessed}
-            behaviour = _stored(spec.behaviour(tool), read).model_copy(update={"answer": answer})
+            behaviour = _stored(spec.behaviour(tool), _read_only(spec, tool, defaults)).model_copy(
+                update={"answer": answer}
+            )
             shown = text if len(text) <= 80 else text[:77] + "..."
             out.append(Candidate(tool, "template", f"answers {shown}", behaviour,
                                  confirms="every accepted call answers this wording"))  # fmt: skip
     return out
 
 
+def _read_only(spec: EnvSpec, tool: str, defaults: JSON) -> JSON:
+    """Of what a wording's omitted arguments stand for, those read off the replies (:func:`omitted_read`),
+    not declared nor guessed (:func:`default_sets`)."""
+    guessed = {k for d in default_sets(spec, tool) for k in d}
+    return {k: v for k, v in defaults.items() if k not in guessed}
+
+
 def _stored(behaviour: Behaviour, read: JSON) -> Behaviour:
     """A create whose replies say what an omitted argument stood for (:func:`omitted_read`) stores
-    that value in the field the argument fills: the record made is the one the reply words (a
-    text's word for nothing, ``Category: none``, stores nothing)."""
+    that value in the field the argument fills: the record made is the one the reply words; a list
+    filters by it where the argument is an equality filter with no default (a text's word for
+    nothing, ``Category: none``, stands for nothing)."""
     effect = behaviour.effect
-    if not read or not isinstance(effect, CreateEffect):
+    read = {k: v for k, v in read.items() if not _nothing(v)}
+    if not read:
         return behaviour
-    stored = {effect.args[k]: v for k, v in read.items()
-              if k in effect.args and effect.args[k] not in effect.defaults and not _nothing(v)}  # fmt: skip
-    if not stored:
-        return behaviour
-    made = effect.model_copy(update={"defaults": {**effect.defaults, **stored}})
-    return behaviour.model_copy(update={"effect": made})
+    if isinstance(effect, ListEffect):  # a list filters by it: "No contexts found for project 'general'"
+        unset = [f.arg in read and f.op == "eq" and f.default is None for f in effect.filters]
+        filters = tuple(f.model_copy(update={"default": read[f.arg]}) if u else f
+                        for f, u in zip(effect.filters, unset, strict=True))  # fmt: skip
+        made: Any = effect.model_copy(update={"filters": filters}) if filters != effect.filters else None
+    elif isinstance(effect, CreateEffect):
+        stored = {
+            effect.args[k]: v for k, v in read.items() if k in effect.args and effect.args[k] not in effect.defaults
+        }
+        made = effect.model_copy(update={"defaults": {**effect.defaults, **stored}}) if stored else None
+    else:
+        made = None
+    return behaviour if made is None else behaviour.model_copy(update={"effect": made})
 
 
 def _nothing(value: Any) -> bool:
@@ -114,7 +131,9 @@ def nothing_found(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
         if defaults is None:
             continue  # the two cases read an omitted argument otherwise: no one wording
         answer = Answer(kind="template", template={NONE: nothing, "value": something}, defaults=defaults)
-        behaviour = spec.behaviour(tool).model_copy(update={"answer": answer})
+        behaviour = _stored(spec.behaviour(tool), _read_only(spec, tool, defaults)).model_copy(
+            update={"answer": answer}
+        )
         shown = text if len(text) <= 60 else text[:57] + "..."
         out.append(Candidate(tool, "nothing-found", f"answers {shown}, or its own wording when it finds nothing",
                              behaviour, confirms="a call that finds nothing is worded apart"))  # fmt: skip
@@ -161,7 +180,8 @@ def by_argument(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
             template = {CASE: arg, "cases": {v: w[0] for v, w in worded.items() if v != usual},
                         "value": worded[usual][0]}  # fmt: skip
             answer = Answer(kind="template", template=template, defaults=defaults)
-            behaviour = spec.behaviour(tool).model_copy(update={"answer": answer})
+            read = _read_only(spec, tool, {k: v for k, v in defaults.items() if k != arg})
+            behaviour = _stored(spec.behaviour(tool), read).model_copy(update={"answer": answer})
             shown = ", ".join(sorted(worded))[:60]
             out.append(Candidate(tool, "by-argument", f"words its replies by {arg} ({shown})", behaviour,
                                  confirms=f"each value of {arg} answers its own wording"))  # fmt: skip
@@ -227,6 +247,9 @@ def _wordings(spec: EnvSpec, evidence: Evidence, tool: str, pairs: list[Pair], l
         flagged = flagged_members(each, given)
         if flagged is not None and canonical(flagged) not in made:
             options.append((canonical(flagged), len(seen)))
+        united = united_lines([orjson.loads(t) for t, _ in made.most_common()])
+        if united is not None and canonical(united) not in made:
+            options.append((canonical(united), len(seen)))
         for text, count in options:
             shaped = orjson.loads(text)
             if count < least or shaped == first_model:
@@ -250,6 +273,26 @@ def _wordings(spec: EnvSpec, evidence: Evidence, tool: str, pairs: list[Pair], l
 
 
 WORDINGS_TRIED = 3  # of a tool's most common wordings, the one that fits most replies is taken
+
+
+def united_lines(wordings: list[Any]) -> str | None:
+    """One text wording of texts worded alike but for lines some hold and others do not (``parent:
+    {out.parent}`` of a subtask, ``Due: {out.due}`` of a task given a date): the most common wording
+    (first) with each line another holds where it stands there, where that line holds a slot — it
+    is left out where the slot does not fill (:func:`envfactory.runtime.answers.fill`). ``None``
+    where no such line is added."""
+    texts = [w for w in wordings if isinstance(w, str)]
+    if len(texts) < 2 or "\n" not in texts[0]:
+        return None
+    union = texts[0].split("\n")
+    for other in texts[1:]:
+        lines = other.split("\n")
+        inserts = [(i1, lines[j1:j2]) for tag, i1, _, j1, j2 in SequenceMatcher(None, union, lines, autojunk=False)
+                   .get_opcodes() if tag == "insert" and all(SLOT.search(x) for x in lines[j1:j2])]  # fmt: skip
+        for at, added in reversed(inserts):
+            union[at:at] = added
+    text = "\n".join(union)
+    return text if text != texts[0] else None
 
 
 def omitted_read(template: Any, worded: list[Any], given: list[JSON], schema: JSON) -> JSON:
