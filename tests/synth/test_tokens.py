@@ -7,10 +7,11 @@ from pathlib import Path
 
 from tests.synth.function_lists import STR, checked_tasks, function, synthesize_functions
 
-from envfactory.ir.effect import ListEffect
+from envfactory.ir.effect import ListEffect, SingletonEffect
 from envfactory.real.keypool import Aliases
 from envfactory.runtime.environment import Environment
 from envfactory.synth.naming import credential
+from envfactory.synth.selfcheck import self_check
 
 TOKEN = {"type": "string", "description": "The access token obtained from authenticate."}
 CARD = {"card_id": STR, "card_number": STR, "cardholder_name": STR}
@@ -98,3 +99,17 @@ def test_a_credential_without_a_login_is_given_once_per_task(tmp_path: Path) -> 
     for task in tasks:
         keys = {c.args["api_key"] for c in task.gold if "api_key" in c.args}
         assert len(keys) == 1 and task.instruction.endswith(f"My api key is '{keys.pop()}'.")
+
+
+def test_the_self_check_refreshes_a_token_with_the_one_the_session_holds(tmp_path: Path) -> None:
+    refresh = function("refresh_token", "Replace the access token with a new one.", {"access_token": TOKEN}, [],
+                       {"access_token": STR})  # fmt: skip
+    spec = synthesize_functions(tmp_path, "cards", [*TOOLS, refresh])
+    effect = SingletonEffect(entity="session", op="set", sets={"logged_in": True},
+                             checks={"access_token": "access_token"}, issues=("access_token",))  # fmt: skip
+    behaviours = tuple(b.model_copy(update={"effect": effect}) if b.tool == "refresh_token" else b
+                       for b in spec.behaviours)  # fmt: skip
+    spec = spec.model_copy(update={"behaviours": behaviours})
+    assert spec.initial_state["session"][0]["access_token"]  # the session holds a token from the start
+    checks = {c.name: c.status for t in self_check(spec).tools if t.tool == "refresh_token" for c in t.checks}
+    assert checks == {"set writes the record": "pass", "output matches output schema": "pass"}

@@ -320,3 +320,43 @@ def test_records_numbered_by_their_own_number_are_keyed_by_it(tmp_path: Path) ->
     assert spec.state_schema["incident"].key == "incidentNumber"
     report = self_check(spec, env=Environment(spec))
     assert report.passed, report.failures
+
+
+def test_a_list_whose_items_wrap_each_record_in_one_member_answers_them_wrapped(tmp_path: Path) -> None:
+    fields = {"type": "object", "properties": {"id": {"type": "integer"}, "name": {"type": "string"},
+                                               "price": {"type": "number"}}}  # fmt: skip
+    product = {"type": "object", "properties": {"product": {"$ref": "#/components/schemas/ProductFields"}}}
+    body = {"content": {"application/json": {"schema": {"$ref": "#/components/schemas/Product"}}}, "required": True}
+    one = {"$ref": "#/components/schemas/Product"}
+    path = _spec(tmp_path, {"/products.json": {
+        "get": {"operationId": "list_products", "responses": _ok({"type": "array", "items": one})},
+        "post": {"operationId": "create_product", "requestBody": body, "responses": _ok(one)}}},
+        {"Product": product, "ProductFields": fields})  # fmt: skip
+    spec = synthesize(path)
+    episode = Environment(spec).episode()
+    made = episode.call_tool("create_product", {"product": {"name": "Lamp", "price": 9.5}}).data
+    listed = episode.call_tool("list_products", {}).data
+    assert made["product"]["name"] == "Lamp" and made["product"] in [item["product"] for item in listed]
+    assert all(set(item) == {"product"} and item["product"]["id"] for item in listed)
+    assert self_check(spec).passed
+
+
+def test_a_route_parameter_of_a_few_declared_words_or_beside_the_rows_own_key_keys_no_row(tmp_path: Path) -> None:
+    instance = {"type": "object", "properties": {"task_id": {"type": "string"}, "map_index": {"type": "integer"},
+                                                 "state": {"type": "string"}}}  # fmt: skip
+    url = {"type": "object", "properties": {"url": {"type": "string"}, "visits": {"type": "integer"}}}
+    path = _spec(tmp_path, {
+        "/tasks/{task_id}": {"get": {"operationId": "get_task_instance", "responses": _ok(instance),
+                                     "parameters": [_param("task_id", {"type": "string"})]}},
+        "/tasks/{task_id}/{map_index}": {"get": {"operationId": "get_mapped_task_instance",
+            "parameters": [_param("task_id", {"type": "string"}), _param("map_index", {"type": "integer"})],
+            "responses": _ok(instance)}},
+        "/urls": {"get": {"operationId": "list_urls", "responses": _ok({"type": "array", "items": url})}},
+        "/urls/{list_type}": {"get": {"operationId": "get_urls_of_type",
+            "parameters": [_param("list_type", {"type": "string", "enum": ["crawled", "errors"]})],
+            "responses": _ok(url)}}})  # fmt: skip
+    spec = synthesize(path)
+    mapped = spec.behaviour("get_mapped_task_instance").effect
+    assert (mapped.kind, getattr(mapped, "key_arg", None)) == ("read", "task_id")  # the row's own key
+    assert getattr(spec.behaviour("get_urls_of_type").effect, "key_arg", None) != "list_type"
+    assert self_check(spec).passed

@@ -160,12 +160,34 @@ def _numbered(value: Any) -> Any:
 
 
 def _record_projector(schema: JSON, aliases: dict[str, str] | None) -> Shaper:
-    """What makes one row the record an array or object ``schema`` answers (none kept)."""
+    """What makes one row the record an array or object ``schema`` answers (none kept); a record
+    declared as one member holding it (``[{"product": {...}}]``) wraps each row that lacks it."""
     path, record, _ = data_path(schema)
     if record is None and not path and primary_type(schema) == "object":
         record = schema  # a map (``additionalProperties: {type: integer}``) or a closed object declaring no members
+    plain = _projected(record, aliases)
+    member = _wrapping_member(record)
+    if member is None:
+        return plain
+    inner = _envelope(record or {}, member, _projected((record or {})["properties"][member], aliases))
+    return lambda row: inner(row) if isinstance(row, dict) and member not in row else plain(row)
+
+
+def _projected(record: JSON | None, aliases: dict[str, str] | None) -> Shaper:
     project = _fitted(_aliased(_row_projector(record), aliases or {}), compile_conformer(record))
     return _fused(record, aliases or {}, project) or project
+
+
+def _wrapping_member(record: JSON | None) -> str | None:
+    """The one member of a record schema that holds the record itself, an object of its own members
+    (Jumpseller's list items ``{"product": {"id", "name", ...}}``), else ``None``."""
+    props = (record or {}).get("properties") if isinstance(record, dict) else None
+    if not isinstance(props, dict) or len(props) != 1:
+        return None
+    ((member, inner),) = props.items()
+    if not isinstance(inner, dict) or primary_type(inner) != "object" or len(inner.get("properties") or {}) < 2:
+        return None
+    return member
 
 
 def remembered(project: Shaper, shared: frozenset[int], *, as_json: bool = False) -> Shaper:

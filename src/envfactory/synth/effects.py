@@ -26,7 +26,7 @@ from envfactory.ir.effect import (
     TransferEffect,
     UpdateEffect,
 )
-from envfactory.ir.jsonschema import declares_one_record, primary_type, value_list_member
+from envfactory.ir.jsonschema import declares_one_record, enum_values, primary_type, value_list_member
 from envfactory.ir.state import Entity, StateSchema
 from envfactory.ir.tool import ToolSet, ToolSpec
 from envfactory.registry import Registry
@@ -148,9 +148,16 @@ def _grade(tool: ToolSpec, effect: Any, ignored: list[str], notes: list[str]) ->
 
 
 def _key_arg(intent: Intent, entity: Entity) -> str | None:
+    """The argument naming the row: the route's (``/tasks/{task_id}``) — unless another argument is
+    named after the entity's own key (``.../{task_id}/{map_index}`` of a task instance keyed by
+    ``task_id``), or the route's is a qualifier, a few declared words that do not name the entity
+    (``/urls/{list_type}``, ``crawled`` or ``errors``) —, else one named like the key or a handle."""
     props = intent.tool.properties
-    if intent.key_arg and intent.key_arg in props:
-        return intent.key_arg
+    qualifier = intent.key_arg if intent.key_arg in props and _qualifies(intent.key_arg, props, entity) else None
+    if intent.key_arg and intent.key_arg in props and qualifier is None:
+        own = next((a for a in props if a != intent.key_arg and entity.key != "id" and same_field(a, entity.key)), None)
+        return intent.key_arg if own is None or same_field(intent.key_arg, entity.key) else own
+    props = {a: v for a, v in props.items() if a != qualifier}
     for arg in props:
         if (same_field(arg, entity.key) and entity.key != "id") or same_field(arg, f"{entity.name}_id"):
             return arg
@@ -163,6 +170,16 @@ def _key_arg(intent: Intent, entity: Entity) -> str | None:
     if len(required) == 1 and tokens(required[0])[-1:] in (("id",), ("key",), ("ref",), ("uid",)):
         return required[0]
     return None
+
+
+def _qualifies(arg: str, props: JSON, entity: Entity) -> bool:
+    """Whether a route's parameter declares a few words (an enum) and names neither the entity nor its key."""
+    declared = enum_values(props.get(arg))
+    named = same_field(arg, entity.key) or same_field(arg, entity.name) or same_field(arg, f"{entity.name}_id")
+    return bool(declared) and len(declared) <= QUALIFIER_WORDS and not named
+
+
+QUALIFIER_WORDS = 32  # declared values, at most, of a route parameter that qualifies rather than keys
 
 
 def _field_args(intent: Intent, entity: Entity, skip: set[str]) -> tuple[dict[str, str], list[str]]:

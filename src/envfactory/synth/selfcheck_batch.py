@@ -201,6 +201,9 @@ def _probe_singleton(p: Probe) -> None:
     required = set(p.spec.tools[p.behaviour.tool].required)  # a login's password: sent, never stored
     args = {a: v for a, v in p.args().items() if a in effect.args or a in required or a in effect.adds}
     before = dict(p.episode.store.get(effect.entity, SINGLETON_ROW) or {})
+    for arg, field in effect.checks.items():  # credentials the record holds: the right ones (a refresh's token)
+        if before.get(field) not in (None, ""):
+            args[arg] = before[field]
     for arg, field in effect.adds.items():  # an amount that fits under the field's maximum
         room = _room(fields.get(field) or {}, before.get(field))
         args[arg] = 1 if room is None else max(0, min(1, room))
