@@ -360,3 +360,24 @@ def test_a_route_parameter_of_a_few_declared_words_or_beside_the_rows_own_key_ke
     assert (mapped.kind, getattr(mapped, "key_arg", None)) == ("read", "task_id")  # the row's own key
     assert getattr(spec.behaviour("get_urls_of_type").effect, "key_arg", None) != "list_type"
     assert self_check(spec).passed
+
+
+def test_an_upload_is_checked_by_the_read_that_answers_its_record_and_not_by_its_headers(tmp_path: Path) -> None:
+    doc = {"type": "object", "properties": {"id": {"type": "string"}, "name": {"type": "string"},
+                                            "size": {"type": "string"}, "path": {"type": "string"}}}  # fmt: skip
+    header = {"name": "path", "in": "header", "required": False, "schema": {"type": "string"}}
+    text = {"type": "string"}
+    path = _spec(tmp_path, {
+        "/files": {"post": {"operationId": "upload_file", "parameters": [header],
+                            "requestBody": {"content": {"application/json": {"schema": {
+                                "type": "object", "properties": {"name": {"type": "string"}}}}}},
+                            "responses": _ok(doc)},
+                   "get": {"operationId": "list_files", "responses": _ok({"type": "array", "items": doc})}},
+        "/files/{id}": {"get": {"operationId": "get_file", "parameters": [_param("id", {"type": "string"})],
+                                "responses": _ok(doc)}},
+        "/files/{id}/content": {"get": {"operationId": "download_file", "parameters": [_param("id", text)],
+                                        "responses": _ok({**text, "examples": ["pdf"]})}}})  # fmt: skip
+    spec = synthesize(path)
+    assert spec.tools["upload_file"].is_transport("path")
+    checks = {c.name: c.status for t in self_check(spec).tools if t.tool == "upload_file" for c in t.checks}
+    assert checks["created row holds the arguments"] == "pass" and checks["create -> read round trip"] == "pass"

@@ -15,6 +15,7 @@ from envfactory.ir.effect import (
     Effect,
     ReadEffect,
 )
+from envfactory.ir.jsonschema import primary_type
 from envfactory.registry import Registry
 from envfactory.runtime.environment import Environment
 from envfactory.runtime.episode import Episode
@@ -98,13 +99,15 @@ class Probe:
         return list(self.episode.store.rows(entity))
 
     def tool_of(self, kind: str, entity: str) -> str | None:
-        """A tool of ``kind`` on ``entity``, preferring one with the fewest required arguments."""
+        """A tool of ``kind`` on ``entity``, preferring one that answers the record rather than a text
+        (a file's download, ``pdf binary content``), then one with the fewest required arguments."""
         tools = [
             b.tool
             for b in self.spec.behaviours
             if b.effect.kind == kind and getattr(b.effect, "entity", None) == entity
         ]
-        return min(tools, key=lambda t: len(self.spec.tools[t].required), default=None)
+        answers_text = {t: primary_type(self.spec.tools[t].output_schema) == "string" for t in tools}
+        return min(tools, key=lambda t: (answers_text[t], len(self.spec.tools[t].required)), default=None)
 
 
 def output_validator(schema: JSON | None) -> Callable[[Any], str | None]:

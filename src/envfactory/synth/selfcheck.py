@@ -171,15 +171,18 @@ def _as_declared(p: Probe, tool: str | None, row: JSON) -> JSON:
 
 
 def _not_persisted(p: Probe, entity: str, row: JSON, args: JSON, skip: str | None = None) -> list[str]:
-    """Arguments named like a field of the entity whose value the row does not hold.
+    """Arguments named like a field of the entity whose value the row does not hold (not a header).
 
     Aliases (Trello's ``prefs/background`` and ``prefs_background``) name one field: the row
     holds the value of one of them.
     """
     fields = p.spec.state_schema[entity].fields
+    tool = p.spec.tools[p.behaviour.tool]
     sent: dict[str, list[tuple[str, Any]]] = {}
     for arg, value in args.items():
         field = matching_field(fields, arg)
+        if tool.is_transport(arg):  # a header (``path``, ``hmac`` of an upload) is how it is sent, not the record
+            continue
         if arg != skip and field is not None and field != _key_of(p, entity):
             sent.setdefault(field, []).append((arg, value))
     return [arg for field, pairs in sent.items() if all(row.get(field) != v for _, v in pairs) for arg, _ in pairs[:1]]
