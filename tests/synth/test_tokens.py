@@ -8,6 +8,7 @@ from pathlib import Path
 from tests.synth.function_lists import STR, checked_tasks, function, synthesize_functions
 
 from envfactory.ir.effect import ListEffect, SingletonEffect
+from envfactory.ir.jsonschema import primary_type
 from envfactory.real.keypool import Aliases
 from envfactory.runtime.environment import Environment
 from envfactory.synth.naming import credential
@@ -113,3 +114,16 @@ def test_the_self_check_refreshes_a_token_with_the_one_the_session_holds(tmp_pat
     assert spec.initial_state["session"][0]["access_token"]  # the session holds a token from the start
     checks = {c.name: c.status for t in self_check(spec).tools if t.tool == "refresh_token" for c in t.checks}
     assert checks == {"set writes the record": "pass", "output matches output schema": "pass"}
+
+
+def test_a_session_page_declared_as_text_answers_the_one_record(tmp_path: Path) -> None:
+    page = function("login_page", "The login page.", {}, [], {})
+    page["response"] = {"type": "string"}
+    spec = synthesize_functions(tmp_path, "cards", [*TOOLS, page])
+    status = SingletonEffect(entity="session", op="get")
+    behaviours = tuple(b.model_copy(update={"effect": status}) if b.tool == "login_page" else b
+                       for b in spec.behaviours)  # fmt: skip
+    spec = spec.model_copy(update={"behaviours": behaviours})
+    assert primary_type(spec.tools["login_page"].output_schema) == "string"
+    checks = {c.name: c.status for t in self_check(spec).tools if t.tool == "login_page" for c in t.checks}
+    assert checks["answers the one record"] == "pass"

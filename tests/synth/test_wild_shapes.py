@@ -381,3 +381,14 @@ def test_an_upload_is_checked_by_the_read_that_answers_its_record_and_not_by_its
     assert spec.tools["upload_file"].is_transport("path")
     checks = {c.name: c.status for t in self_check(spec).tools if t.tool == "upload_file" for c in t.checks}
     assert checks["created row holds the arguments"] == "pass" and checks["create -> read round trip"] == "pass"
+
+
+def test_a_listing_declared_as_text_is_read_as_the_json_it_holds(tmp_path: Path) -> None:
+    cert = {"type": "object", "properties": {"id": {"type": "string"}, "body": {"type": "string"}}}
+    body = {"content": {"application/json": {"schema": {"type": "object", "properties": {"body": {"type": "string"}}}}}}
+    path = _spec(tmp_path, {"/certificates": {
+        "post": {"operationId": "upload_certificate", "responses": _ok(cert), "requestBody": body},
+        "get": {"operationId": "download_certificates", "responses": _ok({"type": "string"})}}})  # fmt: skip
+    spec = synthesize(path)
+    checks = {c.name: c.status for t in self_check(spec).tools if t.tool == "upload_certificate" for c in t.checks}
+    assert checks["create -> list contains it"] == "pass"

@@ -31,6 +31,7 @@ from envfactory.ir.jsonschema import (
     min_records,
     primary_type,
 )
+from envfactory.runtime.answers import opened_text
 from envfactory.runtime.conform import compile_conformer
 from envfactory.runtime.environment import Environment
 from envfactory.synth.arguments import action_ready, fits, pick_row, within_range
@@ -231,7 +232,9 @@ def _mentions(data: Any, key: Any) -> bool:
 
 def _shows(data: Any, row: JSON, key: Any) -> bool:
     """Whether a listing shows ``row``: by its key, or (records that declare no key: dweet.io's
-    dweets) by a record whose every member the row holds."""
+    dweets) by a record whose every member the row holds; a listing answered as JSON text (a
+    download declared a string) read as the JSON it is."""
+    data = opened_text(data)
     return _mentions(data, key) or _holds(data, row)
 
 

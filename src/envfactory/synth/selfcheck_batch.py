@@ -20,6 +20,7 @@ from envfactory.ir.effect import (
 )
 from envfactory.ir.jsonschema import primary_type
 from envfactory.ir.state import SINGLETON_ROW
+from envfactory.runtime.answers import opened_text
 from envfactory.runtime.batch import item_schema, items_given
 from envfactory.runtime.singleton import written
 from envfactory.synth.probe import PROBES, Probe
@@ -192,7 +193,8 @@ def _probe_singleton(p: Probe) -> None:
     effect = p.effect(SingletonEffect)
     if effect.op == "get":
         result = p.call(p.behaviour.tool, p.args())
-        p.note("answers the one record", result.ok and isinstance(result.data, dict), result.content[:200])
+        # a record declared as text (an HTML page's ``{"logged_in": true}``) is the JSON it holds
+        p.note("answers the one record", result.ok and isinstance(opened_text(result.data), dict), result.content[:200])
         return
     fields = p.spec.state_schema[effect.entity].fields
     if any(primary_type(fields.get(f)) == "array" for f in (*effect.adds.values(), *effect.takes.values())):
