@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from envfactory.ir.effect import Filter, ListEffect
 from envfactory.runtime.environment import Environment
 from envfactory.synth import synthesize
 from envfactory.synth.selfcheck import self_check
@@ -392,3 +393,19 @@ def test_a_listing_declared_as_text_is_read_as_the_json_it_holds(tmp_path: Path)
     spec = synthesize(path)
     checks = {c.name: c.status for t in self_check(spec).tools if t.tool == "upload_certificate" for c in t.checks}
     assert checks["create -> list contains it"] == "pass"
+
+
+def test_a_look_up_by_free_text_is_checked_with_words_a_row_holds(tmp_path: Path) -> None:
+    place = {"type": "object", "properties": {"id": {"type": "string"}, "name": {"type": "string"},
+                                              "lat": {"type": "number"}}}  # fmt: skip
+    query = {**_param("query", {"type": "string"}, "query"), "required": True}
+    path = _spec(tmp_path, {
+        "/places": {"get": {"operationId": "list_places", "responses": _ok({"type": "array", "items": place})}},
+        "/places/search": {"get": {"operationId": "find_place", "responses": _ok({"type": "array", "items": place}),
+                                   "parameters": [query]}}})  # fmt: skip
+    spec = synthesize(path)
+    found = ListEffect(entity="place", filters=(Filter(arg="query", op="search"),), finds="row")  # none: not_found
+    spec = spec.model_copy(update={"behaviours": tuple(
+        b.model_copy(update={"effect": found}) if b.tool == "find_place" else b for b in spec.behaviours)})  # fmt: skip
+    checks = {c.name: c.status for t in self_check(spec).tools if t.tool == "find_place" for c in t.checks}
+    assert checks["list succeeds"] == "pass"

@@ -193,6 +193,11 @@ def _filters_matching(p: Probe, lister: str, row: JSON) -> JSON:
     """Arguments of ``lister``'s filters that ``row`` satisfies."""
     out: JSON = {}
     for f in p.spec.behaviour(lister).effect.filters:  # type: ignore[union-attr]
+        if f.op == "search" and f.field is None:  # a free-text search: a text the row holds finds it
+            said = next((v for k, v in row.items() if isinstance(v, str) and v.strip() and k != "id"), None)
+            if said is not None and fits(said, p.spec.tools[lister].properties.get(f.arg) or {}):
+                out[f.arg] = said
+            continue
         if f.field and row.get(f.field) not in (None, [], ""):  # an empty one names nothing to look for
             value = row[f.field]
             if (
@@ -289,7 +294,8 @@ def _probe_list(p: Probe) -> None:
     tool = p.spec.tools[p.behaviour.tool]
     args = p.args()
     rows = p.env.base.tables[p.effect(ListEffect).entity]
-    if (_answers_one(p, tool.name) or min_records(tool.output_schema)) and rows:  # ask for one that exists
+    finds = p.effect(ListEffect).finds is not None  # a look-up (``find_user_by_email``): none found is not_found
+    if (finds or _answers_one(p, tool.name) or min_records(tool.output_schema)) and rows:  # ask for one that exists
         # the row the filters name most fully: one whose country the parameter's enum lacks cannot be
         # named, and a filter left out takes its declared default
         held = [f.field for f in p.effect(ListEffect).filters]
