@@ -409,3 +409,16 @@ def test_a_look_up_by_free_text_is_checked_with_words_a_row_holds(tmp_path: Path
         b.model_copy(update={"effect": found}) if b.tool == "find_place" else b for b in spec.behaviours)})  # fmt: skip
     checks = {c.name: c.status for t in self_check(spec).tools if t.tool == "find_place" for c in t.checks}
     assert checks["list succeeds"] == "pass"
+
+
+def test_a_required_number_the_call_does_not_give_starts_at_its_declared_minimum(tmp_path: Path) -> None:
+    located = {"type": "object", "required": ["lat", "accuracy"], "properties": {
+        "id": {"type": "string"}, "lat": {"type": "number"}, "accuracy": {"type": "number", "minimum": 1}}}  # fmt: skip
+    body = {"content": {"application/json": {"schema": {"type": "object", "properties": {"wlan": {"type": "string"}}}}}}
+    path = _spec(
+        tmp_path, {"/locate": {"post": {"operationId": "locate", "requestBody": body, "responses": _ok(located)}}}
+    )
+    spec = synthesize(path)
+    answer = Environment(spec).episode().call_tool("locate", {"wlan": "ab:cd"}).data
+    assert answer["accuracy"] == 1 and answer["lat"] == 0
+    assert self_check(spec).passed

@@ -352,10 +352,14 @@ def argument_defaults(tool: ToolSpec, effect: CreateEffect) -> JSON:
 
 
 def _placeholder(schema: JSON) -> Any:
+    """A required field's starting value: its first declared value, a number's minimum (an accuracy
+    of at least 1 m), else the type's empty value."""
     if schema.get("enum"):
         return schema["enum"][0]
     typ = schema.get("type")
     typ = next((t for t in typ if t != "null"), None) if isinstance(typ, list) else typ
+    if typ in ("integer", "number") and isinstance(schema.get("minimum"), (int, float)) and schema["minimum"] > 0:
+        return schema["minimum"]
     return {
         "string": "",
         "integer": 0,
