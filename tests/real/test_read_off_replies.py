@@ -11,7 +11,7 @@ from envfactory.runtime.answers import distinct, fill
 from envfactory.runtime.environment import Environment
 from envfactory.synth import synthesize
 from envfactory.synth.chooser import choose
-from envfactory.synth.proposers.replies import _stored, omitted_read
+from envfactory.synth.proposers.omitted import kept_as_read, omitted_read
 from envfactory.synth.proposers.shapes import template_of
 
 TOOLS = [
@@ -47,12 +47,12 @@ def test_a_create_stores_what_its_replies_say_an_omitted_argument_stood_for_but_
     path.write_text(json.dumps({"tools": TOOLS}))
     saving = synthesize(load(path), state="empty", name="notes").behaviour("save_note")
     assert isinstance(saving.effect, CreateEffect) and saving.effect.args.get("folder") == "folder"
-    assert _stored(saving, {"folder": "inbox"}).effect.defaults == {"folder": "inbox"}
-    assert _stored(saving, {"folder": "none"}) == saving and _stored(saving, {}) == saving
+    assert kept_as_read(saving, {"folder": "inbox"}).effect.defaults == {"folder": "inbox"}
+    assert kept_as_read(saving, {"folder": "none"}) == saving and kept_as_read(saving, {}) == saving
     # a list filters by it: "No notes found in folder 'inbox'" where no folder was given
     listing = synthesize(load(path), state="empty", name="notes").behaviour("list_notes")
     assert isinstance(listing.effect, ListEffect) and [f.arg for f in listing.effect.filters] == ["folder"]
-    (kept,) = _stored(listing, {"folder": "inbox"}).effect.filters  # type: ignore[union-attr]
+    (kept,) = kept_as_read(listing, {"folder": "inbox"}).effect.filters  # type: ignore[union-attr]
     assert (kept.arg, kept.op, kept.default) == ("folder", "eq", "inbox")
 
 

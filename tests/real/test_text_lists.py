@@ -8,8 +8,7 @@ from envfactory.real.trace import Sequence, Trace, TraceCall
 from envfactory.runtime.answers import fill
 from envfactory.runtime.environment import Environment
 from envfactory.synth.chooser import choose
-from envfactory.synth.proposers.replies import united_lines
-from envfactory.synth.proposers.shapes import template_of
+from envfactory.synth.proposers.shapes import template_of, united_lines
 from envfactory.synth.textblocks import Blocks, blocks
 
 

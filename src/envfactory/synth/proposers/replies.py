@@ -6,13 +6,11 @@ import itertools
 import re
 from collections import Counter
 from collections.abc import Sequence
-from difflib import SequenceMatcher
 from typing import Any
 
 import orjson
 
 from envfactory.ir.choice import Answer
-from envfactory.ir.effect import Behaviour, CreateEffect, ListEffect
 from envfactory.ir.env import EnvSpec
 from envfactory.ir.jsonschema import enum_values, primary_type
 from envfactory.ir.state import SINGLETON_KEY
@@ -22,7 +20,6 @@ from envfactory.runtime.answers import (
     NONE,
     PROJECTED,
     ROWS,
-    SLOT,
     TALLY,
     fill,
     leaf_or_none,
@@ -31,6 +28,7 @@ from envfactory.runtime.answers import (
     token,
 )
 from envfactory.synth.candidates import JSON, PROPOSERS, Candidate, Evidence, Pair
+from envfactory.synth.proposers.omitted import kept_as_read, omitted_read, read_off
 from envfactory.synth.proposers.shapes import (
     canonical,
     default_sets,
@@ -39,6 +37,7 @@ from envfactory.synth.proposers.shapes import (
     leaves,
     steady,
     template_of,
+    united_lines,
     unmasked,
 )
 from envfactory.words import tokens
@@ -66,49 +65,13 @@ def reply_templates(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
     for tool, wordings in worded.items():
         for template, defaults, text in wordings:
             answer = Answer(kind="template", template=template, defaults=defaults)
-            behaviour = _stored(spec.behaviour(tool), _read_only(spec, tool, defaults)).model_copy(
+            behaviour = kept_as_read(spec.behaviour(tool), read_off(spec, tool, defaults)).model_copy(
                 update={"answer": answer}
             )
             shown = text if len(text) <= 80 else text[:77] + "..."
             out.append(Candidate(tool, "template", f"answers {shown}", behaviour,
                                  confirms="every accepted call answers this wording"))  # fmt: skip
     return out
-
-
-def _read_only(spec: EnvSpec, tool: str, defaults: JSON) -> JSON:
-    """Of what a wording's omitted arguments stand for, those read off the replies (:func:`omitted_read`),
-    not declared nor guessed (:func:`default_sets`)."""
-    guessed = {k for d in default_sets(spec, tool) for k in d}
-    return {k: v for k, v in defaults.items() if k not in guessed}
-
-
-def _stored(behaviour: Behaviour, read: JSON) -> Behaviour:
-    """A create whose replies say what an omitted argument stood for (:func:`omitted_read`) stores
-    that value in the field the argument fills: the record made is the one the reply words; a list
-    filters by it where the argument is an equality filter with no default (a text's word for
-    nothing, ``Category: none``, stands for nothing)."""
-    effect = behaviour.effect
-    read = {k: v for k, v in read.items() if not _nothing(v)}
-    if not read:
-        return behaviour
-    if isinstance(effect, ListEffect):  # a list filters by it: "No contexts found for project 'general'"
-        unset = [f.arg in read and f.op == "eq" and f.default is None for f in effect.filters]
-        filters = tuple(f.model_copy(update={"default": read[f.arg]}) if u else f
-                        for f, u in zip(effect.filters, unset, strict=True))  # fmt: skip
-        made: Any = effect.model_copy(update={"filters": filters}) if filters != effect.filters else None
-    elif isinstance(effect, CreateEffect):
-        stored = {
-            effect.args[k]: v for k, v in read.items() if k in effect.args and effect.args[k] not in effect.defaults
-        }
-        made = effect.model_copy(update={"defaults": {**effect.defaults, **stored}}) if stored else None
-    else:
-        made = None
-    return behaviour if made is None else behaviour.model_copy(update={"effect": made})
-
-
-def _nothing(value: Any) -> bool:
-    """Whether a value read off a text is how the text words nothing (``Category: none``): no value to store."""
-    return isinstance(value, str) and value.strip().casefold() in {"", "none", "null", "nil", "n/a", "-"}
 
 
 @PROPOSERS.register("nothing-found")
@@ -131,7 +94,7 @@ def nothing_found(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
         if defaults is None:
             continue  # the two cases read an omitted argument otherwise: no one wording
         answer = Answer(kind="template", template={NONE: nothing, "value": something}, defaults=defaults)
-        behaviour = _stored(spec.behaviour(tool), _read_only(spec, tool, defaults)).model_copy(
+        behaviour = kept_as_read(spec.behaviour(tool), read_off(spec, tool, defaults)).model_copy(
             update={"answer": answer}
         )
         shown = text if len(text) <= 60 else text[:57] + "..."
@@ -180,8 +143,8 @@ def by_argument(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
             template = {CASE: arg, "cases": {v: w[0] for v, w in worded.items() if v != usual},
                         "value": worded[usual][0]}  # fmt: skip
             answer = Answer(kind="template", template=template, defaults=defaults)
-            read = _read_only(spec, tool, {k: v for k, v in defaults.items() if k != arg})
-            behaviour = _stored(spec.behaviour(tool), read).model_copy(update={"answer": answer})
+            read = read_off(spec, tool, {k: v for k, v in defaults.items() if k != arg})
+            behaviour = kept_as_read(spec.behaviour(tool), read).model_copy(update={"answer": answer})
             shown = ", ".join(sorted(worded))[:60]
             out.append(Candidate(tool, "by-argument", f"words its replies by {arg} ({shown})", behaviour,
                                  confirms=f"each value of {arg} answers its own wording"))  # fmt: skip
@@ -273,112 +236,6 @@ def _wordings(spec: EnvSpec, evidence: Evidence, tool: str, pairs: list[Pair], l
 
 
 WORDINGS_TRIED = 3  # of a tool's most common wordings, the one that fits most replies is taken
-
-
-def united_lines(wordings: list[Any]) -> str | None:
-    """One text wording of texts worded alike but for lines some hold and others do not (``parent:
-    {out.parent}`` of a subtask, ``Due: {out.due}`` of a task given a date): the most common wording
-    (first) with each line another holds where it stands there, where that line holds a slot — it
-    is left out where the slot does not fill (:func:`envfactory.runtime.answers.fill`). ``None``
-    where no such line is added."""
-    texts = [w for w in wordings if isinstance(w, str)]
-    if len(texts) < 2 or "\n" not in texts[0]:
-        return None
-    union = texts[0].split("\n")
-    for other in texts[1:]:
-        lines = other.split("\n")
-        inserts = [(i1, lines[j1:j2]) for tag, i1, _, j1, j2 in SequenceMatcher(None, union, lines, autojunk=False)
-                   .get_opcodes() if tag == "insert" and all(SLOT.search(x) for x in lines[j1:j2])]  # fmt: skip
-        for at, added in reversed(inserts):
-            union[at:at] = added
-    text = "\n".join(union)
-    return text if text != texts[0] else None
-
-
-def omitted_read(template: Any, worded: list[Any], given: list[JSON], schema: JSON) -> JSON:
-    """What omitted arguments stand for, read off the replies: where ``template`` words an argument
-    (``Project: {arg.project}``) and the calls that omitted it were worded with one same value there
-    (``Project: general``) — two at least, most of them, none with another value (a call worded
-    otherwise elsewhere reads nothing) —, the argument stands for that value (typed as the input
-    ``schema`` declares it). ``worded``: each call's reply as a wording of its own (:func:`template_of`),
-    ``given``: each call's arguments."""
-    props = schema.get("properties") or {}
-    names = sorted(_argument_slots(template))
-    read = [_slot_values(template, w, names) for w in worded]
-    out: JSON = {}
-    for name in names:
-        omitted = [r for r, g in zip(read, given, strict=True) if name not in g]
-        values = [r[name] for r in omitted if r is not None and name in r]
-        if len(values) < 2 or len(values) * 2 < len(omitted):
-            continue
-        first = values[0]
-        if any(canonical(v) != canonical(first) for v in values):
-            continue
-        out[name] = _typed(first, props.get(name))
-    return out
-
-
-_SLOT_OR_MARK = re.compile(r"\{(arg|out|raw|item)[.}]|<volatile>")
-
-
-def _argument_slots(template: Any) -> set[str]:
-    """The top-level arguments a wording fills in (``{arg.project}``), wherever it does."""
-    if isinstance(template, str):
-        slots = SLOT.finditer(template)
-        return {m.group(2) for m in slots if m.group(1) == "arg" and (m.group(2) or "").isidentifier()}
-    inner = template.values() if isinstance(template, dict) else template if isinstance(template, list) else ()
-    return {name for v in inner for name in _argument_slots(v)}
-
-
-def _slot_values(template: Any, worded: Any, names: list[str]) -> JSON | None:
-    """What ``worded`` holds where ``template`` fills the arguments ``names`` — a value, not a slot
-    of its own —, by argument; ``None`` where the two are not one wording."""
-    if isinstance(template, str) and isinstance(worded, str):
-        wanted = "|".join(re.escape(f"{{arg.{n}}}") for n in names)
-        if not wanted:
-            return {} if template == worded else None
-        parts = re.split(f"({wanted})", template)
-        pattern = "".join("(.*?)" if i % 2 else re.escape(part) for i, part in enumerate(parts))
-        matched = re.fullmatch(pattern, worded, flags=re.DOTALL)
-        if matched is None:
-            return None
-        out: JSON = {}
-        for slot, value in zip(parts[1::2], matched.groups(), strict=True):
-            name = slot[len("{arg.") : -1]
-            if _SLOT_OR_MARK.search(value):
-                continue
-            if out.setdefault(name, value) != value:
-                return None
-        return out
-    if isinstance(template, str) and SLOT.fullmatch(template):
-        whole = SLOT.fullmatch(template)
-        name = whole.group(2) if whole is not None and whole.group(1) == "arg" else None
-        return {name: worded} if name in names and not isinstance(worded, (dict, list)) else {}
-    pairs: list[tuple[Any, Any]] = []
-    if isinstance(template, dict) and isinstance(worded, dict):
-        pairs = [(v, worded[k]) for k, v in template.items() if k in worded]
-    elif isinstance(template, list) and isinstance(worded, list) and len(template) == len(worded):
-        pairs = list(zip(template, worded, strict=True))
-    else:
-        return {} if canonical(template) == canonical(worded) else None
-    found: JSON = {}
-    for mine, theirs in pairs:
-        inner = _slot_values(mine, theirs, names)
-        for name, value in (inner or {}).items():
-            found.setdefault(name, value)
-    return found
-
-
-def _typed(value: Any, schema: Any) -> Any:
-    """A value read off a text as the argument's declared type holds it (``"5"`` of an integer is 5)."""
-    kind = primary_type(schema) if isinstance(schema, dict) else None
-    if isinstance(value, str) and kind in ("integer", "number"):
-        try:
-            number = float(value)
-        except ValueError:
-            return value
-        return int(number) if kind == "integer" and number.is_integer() else number
-    return value
 
 
 def _holding(state: dict[str, list[JSON]]) -> Any:

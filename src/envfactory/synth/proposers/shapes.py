@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass, field
+from difflib import SequenceMatcher
 from typing import Any
 
 import orjson
@@ -15,7 +16,20 @@ from envfactory.ir.env import EnvSpec
 from envfactory.ir.jsonschema import primary_type
 from envfactory.ir.state import Entity
 from envfactory.real.volatile import VOLATILE, filled_marks, marked_words, masked, restored
-from envfactory.runtime.answers import CASE, COUNT, DISTINCT, EACH, NEWEST, ROWS, SORTED, WHEN, distinct, fill, token
+from envfactory.runtime.answers import (
+    CASE,
+    COUNT,
+    DISTINCT,
+    EACH,
+    NEWEST,
+    ROWS,
+    SLOT,
+    SORTED,
+    WHEN,
+    distinct,
+    fill,
+    token,
+)
 from envfactory.synth.candidates import JSON, Evidence, Pair
 from envfactory.synth.textblocks import blocks
 
@@ -605,6 +619,26 @@ def _word(value: Any) -> str:
     return value if isinstance(value, str) else str(value).lower() if isinstance(value, bool) else str(value)
 
 
+def united_lines(wordings: list[Any]) -> str | None:
+    """One text wording of texts worded alike but for lines some hold and others do not (``parent:
+    {out.parent}`` of a subtask, ``Due: {out.due}`` of a task given a date): the most common wording
+    (first) with each line another holds where it stands there, where that line holds a slot — it
+    is left out where the slot does not fill (:func:`envfactory.runtime.answers.fill`). ``None``
+    where no such line is added."""
+    texts = [w for w in wordings if isinstance(w, str)]
+    if len(texts) < 2 or "\n" not in texts[0]:
+        return None
+    union = texts[0].split("\n")
+    for other in texts[1:]:
+        lines = other.split("\n")
+        inserts = [(i1, lines[j1:j2]) for tag, i1, _, j1, j2 in SequenceMatcher(None, union, lines, autojunk=False)
+                   .get_opcodes() if tag == "insert" and all(SLOT.search(x) for x in lines[j1:j2])]  # fmt: skip
+        for at, added in reversed(inserts):
+            union[at:at] = added
+    text = "\n".join(union)
+    return text if text != texts[0] else None
+
+
 def leaves(value: Any, path: str = "") -> list[tuple[str, Any]]:
     """Scalar leaves worth a slot: non-empty strings and numbers, by dotted path."""
     if isinstance(value, dict):
@@ -630,5 +664,6 @@ __all__ = [
     "schema_of",
     "steady",
     "template_of",
+    "united_lines",
     "unmasked",
 ]
