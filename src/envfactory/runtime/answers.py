@@ -177,9 +177,14 @@ def _filled(template: Any, args: JSON, out: Any, rows: Any = None, state: State 
         whole = SLOT.fullmatch(template)
         if whole:
             return leaf(sources[whole.group(1)], whole.group(2) or "")
-        return SLOT.sub(lambda m: _text(leaf(sources[m.group(1)], m.group(2) or "")), template)
+        return _substituted(template, sources)
     except KeyError:
         return _lines_kept(template, sources) if "\n" in template else _MISSING
+
+
+def _substituted(text: str, sources: JSON) -> str:
+    """``text`` with every slot in it written as the value it names (``KeyError`` where one names nothing)."""
+    return SLOT.sub(lambda m: _text(leaf(sources[m.group(1)], m.group(2) or "")), text)
 
 
 def _lines_kept(template: str, sources: JSON) -> Any:
@@ -189,7 +194,7 @@ def _lines_kept(template: str, sources: JSON) -> Any:
     kept, filled = [], 0
     for line in template.split("\n"):
         try:
-            kept.append(SLOT.sub(lambda m: _text(leaf(sources[m.group(1)], m.group(2) or "")), line))
+            kept.append(_substituted(line, sources))
         except KeyError:
             continue
         filled += SLOT.search(line) is not None

@@ -192,9 +192,11 @@ def _not_persisted(p: Probe, entity: str, row: JSON, args: JSON, skip: str | Non
 def _filters_matching(p: Probe, lister: str, row: JSON) -> JSON:
     """Arguments of ``lister``'s filters that ``row`` satisfies."""
     out: JSON = {}
-    for f in p.spec.behaviour(lister).effect.filters:  # type: ignore[union-attr]
-        if f.op == "search" and f.field is None:  # a free-text search: a text the row holds finds it
-            said = next((v for k, v in row.items() if isinstance(v, str) and v.strip() and k != "id"), None)
+    effect = p.spec.behaviour(lister).effect
+    key = p.spec.state_schema[effect.entity].key  # type: ignore[union-attr]
+    for f in effect.filters:  # type: ignore[union-attr]
+        if f.op == "search" and f.field is None:  # a free-text search: a text the row holds, not its key, finds it
+            said = next((v for k, v in row.items() if isinstance(v, str) and v.strip() and k != key), None)
             if said is not None and fits(said, p.spec.tools[lister].properties.get(f.arg) or {}):
                 out[f.arg] = said
             continue

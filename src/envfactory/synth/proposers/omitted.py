@@ -13,6 +13,7 @@ from typing import Any
 from envfactory.ir.effect import Behaviour, CreateEffect, ListEffect
 from envfactory.ir.env import EnvSpec
 from envfactory.ir.jsonschema import primary_type
+from envfactory.real.volatile import VOLATILE
 from envfactory.runtime.answers import SLOT
 from envfactory.synth.candidates import JSON
 from envfactory.synth.proposers.shapes import canonical, default_sets
@@ -77,7 +78,7 @@ def omitted_read(template: Any, worded: list[Any], given: list[JSON], schema: JS
     return out
 
 
-_SLOT_OR_MARK = re.compile(r"\{(arg|out|raw|item)[.}]|<volatile>")
+_SLOT_OR_MARK = re.compile(r"\{(arg|out|raw|item)[.}]|" + re.escape(VOLATILE))  # a slot or a mark, not a value
 
 
 def _argument_slots(template: Any) -> set[str]:

@@ -3,8 +3,10 @@ over it with slots for what the arguments and the model's answer share with it."
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from typing import Any
@@ -497,9 +499,8 @@ def _text_each(real: str, src: _Sources) -> JSON | None:
     options: list[tuple[str, list[JSON], JSON]] = [(place, rows, {}) for place, rows in src.lists.items()]
     options += [(f"state.{entity}", rows[::-1] if newest else rows, {"order": NEWEST} if newest else {})
                 for entity, rows in src.state.items() for newest in (False, True)]  # fmt: skip
-    options += _distinct_options(src.state)
     plain = _Sources(src.slots, flags=src.flags, args=src.args)  # head and tail: no lists inside
-    for place, records, how in options:
+    for place, records, how in itertools.chain(options, _distinct_options(src.state)):
         found = blocks(real, records)
         if found is None:
             continue
@@ -525,20 +526,18 @@ def _distinct_each(real: list[Any], state: dict[str, list[JSON]]) -> JSON | None
     return None
 
 
-def _distinct_options(state: dict[str, list[JSON]]) -> list[tuple[str, list[JSON], JSON]]:
+def _distinct_options(state: dict[str, list[JSON]]) -> Iterator[tuple[str, list[JSON], JSON]]:
     """The values the state's records hold in one field, each once (:func:`distinct`), as a list of
     records to word — the projects or tags records name —, in the order first held, then sorted:
-    where two values at least are held (the records themselves are tried first)."""
-    out: list[tuple[str, list[JSON], JSON]] = []
+    where two values at least are held (the records themselves are tried first). Made as they are
+    tried: the first that words the reply ends the search."""
     for entity, rows in state.items():
         for name in dict.fromkeys(k for r in rows for k in r):
             held = distinct(rows, name)
             if len(held) < 2:
                 continue
-            place = f"state.{entity}"
-            out += [(place, held, {DISTINCT: name}), (place, distinct(rows, name, sort=True),
-                                                      {DISTINCT: name, "order": SORTED})]  # fmt: skip
-    return out
+            yield f"state.{entity}", held, {DISTINCT: name}
+            yield f"state.{entity}", distinct(rows, name, sort=True), {DISTINCT: name, "order": SORTED}
 
 
 def _block_item(worded: list[Any], records: list[JSON]) -> Any:
