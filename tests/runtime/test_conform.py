@@ -90,3 +90,13 @@ def test_an_enum_of_numbers_declared_text_is_its_texts_and_null_only_where_allow
     assert fit({"type": "string", "enum": [169, 32, 43]}, 43) == "43"
     assert fit({"type": "string", "enum": ["red", None]}, None) == "red"
     assert fit({"type": ["string", "null"], "enum": ["red", None]}, None) is None
+
+
+def test_nothing_where_alternatives_allow_no_null_is_the_first_ones_smallest_value() -> None:
+    address = {"type": "object", "required": ["line"], "properties": {"line": {"type": "string", "minLength": 1}}}
+    match = {"anyOf": [address, {"type": "string"}]}
+    record = {"type": "object", "required": ["match", "count"],
+              "properties": {"match": match, "count": {"type": "integer", "minimum": 0}}}  # fmt: skip
+    result = {"anyOf": [record, {"type": "array", "items": record}]}  # ideal-postcodes' cleansed address
+    assert fit(result, None) == {"match": {"line": "x"}, "count": 0}
+    assert fit({"anyOf": [record, {"type": "null"}]}, None) is None

@@ -364,3 +364,97 @@ def test_verb_led_segments_are_operations_and_batches_belong_to_their_collection
     made = spec.behaviour("batch_create").effect
     assert made.kind == "create_many" and made.entity == "contact"  # type: ignore[union-attr]
     assert spec.behaviour("batch_archive").effect.kind != "create_many"  # archiving many is no create
+
+
+def test_a_post_described_as_the_get_beside_it_is_the_same_query(tmp_path: Path) -> None:
+    annotation = {"type": "object", "properties": {"spans": {"type": "array", "items": THING}}}
+    said = "Annotate a given content and get all entities from it"
+    query = {"name": "content", "in": "query", "required": True, "schema": {"type": "string"}}
+    spec = _spec(tmp_path, {  # the Monarch Initiative's annotator: the query's input in a body, for long texts
+        "/annotate/entities": {
+            "get": {"operationId": "get_entities", "description": said, "parameters": [query],
+                    "responses": _ok(annotation)},
+            "post": {"operationId": "post_entities", "description": said, "responses": _ok(annotation),
+                     "requestBody": _body({"content": {"type": "string"}}, ["content"])},
+        },
+        # a write offered through both methods stays a write (ZoomConnect's "Add a contact to a group")
+        "/groups/{groupId}/addContact/{contactId}": {
+            "get": {"operationId": "get_add_contact", "description": "Add a contact to a group",
+                    "parameters": _path("groupId", "contactId"), "responses": _ok()},
+            "post": {"operationId": "post_add_contact", "description": "Add a contact to a group",
+                     "parameters": _path("groupId", "contactId"), "responses": _ok()},
+        },
+    })  # fmt: skip
+    assert spec.behaviour("post_entities").effect.kind == spec.behaviour("get_entities").effect.kind == "list"
+    assert spec.behaviour("post_add_contact").effect.kind not in ("read", "list")
+    _passes(spec)
+
+
+def test_an_answer_of_alternatives_holds_the_first_and_a_batch_answers_the_keys_it_made(tmp_path: Path) -> None:
+    node = {"type": "object", "properties": {"id": {"type": "string"}, "hostname": {"type": "string"},
+                                             "os": {"type": "string"}}}  # fmt: skip
+    made = {
+        "type": "object",
+        "required": ["result", "data"],
+        "properties": {  # Rudder's createNodes
+            "result": {"type": "string", "enum": ["success", "error"]},
+            "data": {
+                "type": "object",
+                "required": ["created", "failed"],
+                "properties": {
+                    "created": {"type": "array", "items": {"type": "string", "description": "created nodes ID"}},
+                    "failed": {"type": "array", "items": {"type": "string", "description": "failed nodes ID"}},
+                },
+            },
+        },
+    }
+    one = {
+        "oneOf": [
+            {
+                "type": "object",
+                "properties": {
+                    "data": {
+                        "type": "object",
+                        "properties": {  # JSON or CSV
+                            "nodes": {"type": "array", "items": node}
+                        },
+                    }
+                },
+            },
+            {"type": "string"},
+        ]
+    }
+    spec = _spec(tmp_path, {
+        "/nodes": {
+            "put": {"operationId": "createNodes", "responses": _ok(made),
+                    "requestBody": {"required": True, "content": {"application/json": {
+                        "schema": {"type": "array", "items": node}}}}},
+            "get": {"operationId": "listNodes", "responses": _ok(one)},
+        },
+        "/nodes/{nodeId}": {"get": {"operationId": "getNode", "parameters": _path("nodeId"), "responses": _ok(node)}},
+    })  # fmt: skip
+    episode = Environment(spec).episode()
+    episode.reset(seed=0)
+    given = [{"id": "n1", "hostname": "web", "os": "linux"}, {"id": "n2", "hostname": "db", "os": "bsd"}]
+    got = episode.call_tool("createNodes", {"body": given})
+    assert got.ok and got.data["data"] == {"created": ["n1", "n2"], "failed": []}, got
+    listed = episode.call_tool("listNodes", {})
+    assert listed.ok and {"n1", "n2"} <= {r["id"] for r in listed.data["data"]["nodes"]}, listed
+    _passes(spec)
+
+
+def test_a_read_declared_as_text_answers_the_record_as_json_and_the_round_trip_reads_it(tmp_path: Path) -> None:
+    spec = _spec(tmp_path, {  # Docker's image inspection, its answer declared a string
+        "/images": {"post": {"operationId": "createImage", "responses": _ok(THING),
+                             "requestBody": _body({"thing": {"type": "string"}, "content": {"type": "string"}})}},
+        "/images/{imageId}": {"get": {"operationId": "getImage", "parameters": _path("imageId"),
+                                      "responses": _ok({"type": "string"})}},
+    })  # fmt: skip
+    episode = Environment(spec).episode()
+    episode.reset(seed=0)
+    made = episode.call_tool("createImage", {"thing": "alpine", "content": "base"})
+    assert made.ok
+    key = next(iter(episode.store.changes()["image"]))
+    got = episode.call_tool("getImage", {"imageId": key})
+    assert got.ok and isinstance(got.data, str) and json.loads(got.data)["thing"] == "alpine", got
+    _passes(spec)

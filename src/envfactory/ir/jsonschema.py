@@ -530,6 +530,7 @@ def data_path(schema: JSON | None) -> tuple[tuple[tuple[str, JSON], ...], JSON |
     path: list[tuple[str, JSON]] = []
     node = schema
     for _ in range(MAX_ENVELOPES):
+        node = _first_alternative(node)
         if not node:
             return tuple(path), None, False
         typ = primary_type(node)
@@ -544,6 +545,20 @@ def data_path(schema: JSON | None) -> tuple[tuple[tuple[str, JSON], ...], JSON |
         path.append((key, node))
         node = node["properties"][key]
     return tuple(path), node, False
+
+
+def _first_alternative(node: JSON | None) -> JSON | None:
+    """Of a schema that is only alternatives (``oneOf: [Compliance, ComplianceCsv]``, ``anyOf: [Record,
+    {type: null}]``), the first one of the type :func:`primary_type` reads it as: what an answer holds
+    when it holds anything; any other schema as it is."""
+    if not node or "type" in node or "properties" in node or "items" in node:
+        return node
+    typ = primary_type(node)
+    for key in ("anyOf", "oneOf"):
+        for sub in node.get(key) or []:
+            if isinstance(sub, dict) and primary_type(sub) == typ and typ is not None:
+                return sub
+    return node
 
 
 def declares_one_record(schema: JSON | None) -> bool:

@@ -176,9 +176,12 @@ def _alternatives(schema: JSON, depth: int) -> Conformer | None:
     if not any(c is not None for _, c in typed):
         return None
 
+    first = next((o for o in options if o.get("type") != "null"), None)
+    missing = placeholder_value({**base, **first}, depth) if first is not None else None
+
     def pick(v: Any) -> Any:
-        if v is None and nullable:
-            return v
+        if v is None:  # nothing where something is declared: the first alternative's smallest value
+            return v if nullable else clone(missing)
         kind = _KINDS.get(type(v))
         for want, conform in typed:
             if want == kind or (want == "number" and kind == "integer"):
@@ -243,7 +246,16 @@ def _object(schema: JSON, depth: int) -> Conformer:
 
 def placeholder_value(schema: JSON, depth: int = 0) -> Any:
     """The smallest value of ``schema``'s type that satisfies it: its first enum value, its
-    minimum, or an object with placeholders for its required members."""
+    minimum, or an object with placeholders for its required members; of alternatives (``anyOf``,
+    ``oneOf``), the first that is not null."""
+    for _ in range(MAX_DEPTH):
+        if "type" in schema or "properties" in schema:
+            break
+        first = next((o for key in ("anyOf", "oneOf") for o in schema.get(key) or []
+                      if isinstance(o, dict) and o.get("type") != "null"), None)  # fmt: skip
+        if first is None:
+            break
+        schema = {**{k: v for k, v in schema.items() if k not in ("anyOf", "oneOf")}, **first}
     if isinstance(schema.get("enum"), list) and schema["enum"]:
         return schema["enum"][0]
     typ = primary_type(schema) or ""

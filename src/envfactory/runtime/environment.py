@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from envfactory.core import UserSimulator
 from envfactory.errors import EnvSpecError, SpecError
-from envfactory.ir.effect import BoundEffect, CodeEffect, ServedEffect, SimulatedEffect
+from envfactory.ir.effect import BoundEffect, CodeEffect, DumpEffect, ServedEffect, SimulatedEffect
 from envfactory.ir.env import EnvSpec
 from envfactory.ir.jsonschema import outcome_flags
 from envfactory.ir.state import Entity
@@ -34,6 +34,7 @@ from envfactory.runtime.behaviours import Executor, compile_executor, to_jsonabl
 from envfactory.runtime.canonical import safe_text
 from envfactory.runtime.shape import (
     Shaper,
+    compile_members_shaper,
     compile_renderer,
     compile_shaper,
     identity,
@@ -105,17 +106,17 @@ class Environment:
             entity = _entity(spec, effect)
             if entity is not None and entity.hidden:  # what the records hold and no reply shows
                 execute = _without(entity.hidden, execute)
-            # these produce the declared output themselves: shaping again would wrap it twice
             aliases = key_aliases(tool.output_schema, entity)
             flags = outcome_flags(tool.output_schema)
-            shape = (
-                identity
-                if effect.kind in SHAPED_BY_EFFECT
-                else with_outcome_flags(
-                    compile_shaper(tool.output_schema, aliases, shared=shared if effect.kind in STORE_ROWS else None),
-                    flags,
+            if effect.kind in SHAPED_BY_EFFECT:  # these produce the declared output: shaping would wrap it twice
+                shape: Shaper = identity
+            elif isinstance(effect, DumpEffect):  # its members each a list of records, as declared
+                shape = with_outcome_flags(compile_members_shaper(tool.output_schema, effect.members), flags)
+            else:
+                shaper = compile_shaper(
+                    tool.output_schema, aliases, shared=shared if effect.kind in STORE_ROWS else None
                 )
-            )
+                shape = with_outcome_flags(shaper, flags)
             render = None
             if behaviour.accepts_missing:  # a record nobody holds: accepted, nothing changes
                 execute = missing_accepted(execute)

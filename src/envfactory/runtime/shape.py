@@ -11,7 +11,7 @@ schema gets JSON text.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import orjson
@@ -144,6 +144,25 @@ def compile_shaper(
     for key, level in reversed(path):  # wrap from the innermost envelope out
         shaper = _envelope(level, key, shaper)
     return shaper
+
+
+def compile_members_shaper(schema: JSON | None, members: Iterable[str]) -> Shaper:
+    """The shaper of an answer whose top-level ``members`` each hold records (a dump: ``{orders:
+    [...], continuationToken}``): each member shaped as its own schema declares — a list of records
+    stays a list —, then the whole fit to the object declared (its required members given)."""
+    props = (schema or {}).get("properties") or {}
+    inner = {m: compile_shaper(props[m]) for m in members if isinstance(props.get(m), dict)}
+    if not inner:
+        return compile_shaper(schema)
+    conform = compile_conformer(schema)
+
+    def shape(value: Any) -> Any:
+        if not isinstance(value, dict):
+            return value
+        out = {m: inner[m](v) if m in inner else v for m, v in value.items()}
+        return conform(out) if conform is not None else out
+
+    return shape
 
 
 def _numbered(value: Any) -> Any:

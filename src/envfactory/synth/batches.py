@@ -116,17 +116,19 @@ def _made_in_a_batch(behaviour: Behaviour, tool: ToolSpec, schema: StateSchema) 
 
 def _keys_member(record: JSON, entity: Entity) -> str | None:
     """The member of a batch's one answered object listing the keys of the records made:
-    ``transaction_ids`` for transactions keyed by ``id`` (plain values, named after the key)."""
+    ``transaction_ids`` for transactions keyed by ``id`` (plain values, named after the key), or
+    the first list of plain values described as ids (``created: [string]``, "created nodes ID")."""
+    described = None
     for member, prop in (record.get("properties") or {}).items():
         items = prop.get("items") if isinstance(prop, dict) and primary_type(prop) == "array" else None
+        if not isinstance(items, dict) or primary_type(items) in ("object", "array", None):
+            continue
         named = member.removesuffix("s") if member.lower().endswith(("ids", "keys")) else singular(member)
-        if (
-            isinstance(items, dict)
-            and primary_type(items) not in ("object", "array", None)
-            and (names_key(named, entity.name, entity.key) or named == entity.key)
-        ):
+        if names_key(named, entity.name, entity.key) or named == entity.key:
             return member
-    return None
+        if described is None and {"id", "ids"} & set(tokens(str(items.get("description") or ""))):
+            described = member
+    return described
 
 
 def _valued(field: str, schema: StateSchema) -> Entity | None:
@@ -167,7 +169,8 @@ def _noun(arg: str) -> str:
     return singular(toks[-1]) if toks else ""
 
 
-_GENERIC_ITEMS = {"inputs", "items", "records", "data", "entries", "objects", "values", "batch"}
+# ``body``: an array sent as the whole request body
+_GENERIC_ITEMS = {"inputs", "items", "records", "data", "entries", "objects", "values", "batch", "body"}
 
 
 def _route_words(tool: ToolSpec) -> list[str]:
@@ -220,7 +223,11 @@ def _create_many(tool: ToolSpec, noun: str, others: set[str]) -> tuple[Entity, B
         required=tuple(r for r in items.get("required") or () if r in fields),
         sources=(tool.name,),
     )
-    effect = CreateManyEffect(entity=noun, items_arg=arg, fields={k: k for k in props if k in fields})
+    _, record, as_list = data_path(tool.output_schema)
+    keys_as = None if as_list or record is None else _keys_member(record, entity)
+    if record is not None and not as_list and keys_as is None and record.get("properties"):
+        return None  # one record answered, naming none of the records made: not a batch it can answer
+    effect = CreateManyEffect(entity=noun, items_arg=arg, fields={k: k for k in props if k in fields}, keys_as=keys_as)
     notes = (f"creates one {noun} per item of {arg!r}; skips {'existing keys' if key != 'id' else 'duplicates'}",)
     return entity, Behaviour(tool=tool.name, effect=effect, prior="confident", notes=notes)
 

@@ -21,8 +21,10 @@ from envfactory.ir.effect import (
     UpdateEffect,
 )
 from envfactory.ir.env import EnvConfig, EnvSpec
+from envfactory.ir.jsonschema import primary_type
 from envfactory.ir.state import SINGLETON_KEY, SINGLETON_ROW, Entity, StateSchema
 from envfactory.ir.tool import ToolSet, ToolSpec
+from envfactory.runtime.conform import placeholder_value
 from envfactory.synth.batches import records_made_in_batches
 from envfactory.synth.conditions import rows_by_condition
 from envfactory.synth.counts import plan_counts
@@ -36,7 +38,14 @@ from envfactory.synth.entities import (
     keys_follow_parameters,
     refs_fit_keys,
 )
-from envfactory.synth.intents import aspects_read, children_made, collection_paths, namespace, read_intent
+from envfactory.synth.intents import (
+    aspects_read,
+    children_made,
+    collection_paths,
+    namespace,
+    queries_posted,
+    read_intent,
+)
 from envfactory.synth.kept import kept_collections
 from envfactory.synth.naming import tokens
 from envfactory.synth.planners import claim, contested, rereaders
@@ -124,8 +133,8 @@ def synthesize(
     claimed = claims.behaviours
     collections = collection_paths(list(toolset.tools))
     prefix = namespace(list(toolset.tools))
-    intents = aspects_read(children_made([read_intent(t, collections, prefix) for t in toolset.tools
-                                          if t.name not in claimed]))  # fmt: skip
+    intents = aspects_read(queries_posted(children_made([read_intent(t, collections, prefix) for t in toolset.tools
+                                                         if t.name not in claimed])))  # fmt: skip
     assigned = assign_entities(intents)  # the rest, one by one, as resources
     inferred = infer_schema(intents, assigned)
     taken = {e.name for e in claims.entities}
@@ -352,22 +361,18 @@ def argument_defaults(tool: ToolSpec, effect: CreateEffect) -> JSON:
 
 
 def _placeholder(schema: JSON) -> Any:
-    """A required field's starting value: its first declared value, a number's minimum (an accuracy
-    of at least 1 m), else the type's empty value."""
-    if schema.get("enum"):
-        return schema["enum"][0]
-    typ = schema.get("type")
-    typ = next((t for t in typ if t != "null"), None) if isinstance(typ, list) else typ
-    if typ in ("integer", "number") and isinstance(schema.get("minimum"), (int, float)) and schema["minimum"] > 0:
-        return schema["minimum"]
-    return {
-        "string": "",
-        "integer": 0,
-        "number": 0.0,
-        "boolean": False,
-        "array": [],
-        "object": {},
-    }.get(typ or "")
+    """A required field's starting value: the smallest value its schema admits
+    (:func:`~envfactory.runtime.conform.placeholder_value`: its first declared value, a text of its
+    least length or format), but zero where a number may be zero (an accuracy of at least 1 m
+    starts at 1; a latitude at 0, not -90)."""
+    low = schema.get("minimum")
+    if (
+        primary_type(schema) in ("integer", "number")
+        and not schema.get("enum")
+        and (not isinstance(low, (int, float)) or low <= 0)
+    ):
+        return 0
+    return placeholder_value(schema)
 
 
 def _stamps(entity: Entity, names: tuple[str, ...]) -> tuple[str, ...]:

@@ -219,6 +219,42 @@ def children_made(intents: list[Intent]) -> list[Intent]:
     return intents
 
 
+def queries_posted(intents: list[Intent]) -> list[Intent]:
+    """A POST on a route that a GET also answers, described in the same words (``GET`` and ``POST
+    /annotate/entities``, both "Annotate a given content and get all entities"), is the same query
+    with its input in a body (for inputs too long for a URL): it reads as the GET does, it makes
+    nothing. A create beside a list is described otherwise ("Create a user" / "List users"); a
+    description opening with a verb that writes ("Add a contact to a group") is one write offered
+    through both methods."""
+    said: dict[str, Intent] = {}
+    for intent in intents:
+        http, words = intent.tool.source.http, _said(intent.tool)
+        if http is not None and http.method.upper() == "GET" and words:
+            said.setdefault(f"{http.path}\0{words}", intent)
+    for intent in intents:
+        http = intent.tool.source.http
+        if http is None or http.method.upper() != "POST" or intent.kind not in ("create", "update"):
+            continue
+        query = said.get(f"{http.path}\0{_said(intent.tool)}")
+        if query is not None and query.kind in ("list", "read") and not _writes(intent.tool.description):
+            intent.kind, intent.verb, intent.nouns = query.kind, query.verb, list(query.nouns)
+            intent.key_arg, intent.parent, intent.item_schema = query.key_arg, query.parent, query.item_schema
+    return intents
+
+
+def _said(tool: ToolSpec) -> str:
+    return " ".join((tool.description or "").lower().split())
+
+
+def _writes(text: str | None) -> bool:
+    """Whether a description opens with a verb that changes something ("Add a contact to a group",
+    "removeFromGroup", "Send a message"): a GET described so is a write offered through GET too."""
+    opening = re.match(r"[\W_]*([A-Za-z]+)", text or "")
+    first = tokens(opening.group(1))[:1] if opening else []
+    verb = prose_verb(first[0]) if first else None
+    return (verb is not None and VERBS[verb] not in ("read", "list")) or (bool(first) and first[0] in TRANSITIONS)
+
+
 def aspects_read(intents: list[Intent]) -> list[Intent]:
     """A route that reads one thing of one record (``GET /rides/{id}/receipt``, ``GET
     /files/{fileId}/signed-url``: a parameter naming a record other tools keep, then a word), whose

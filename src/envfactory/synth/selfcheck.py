@@ -127,7 +127,7 @@ def _probe_create(p: Probe) -> None:
         reader = p.tool_of("read", effect.entity)
         declared = _as_declared(p, reader, row)
         answer = p.spec.tools[reader].output_schema if reader else None
-        shown = _unwrapped(got.data, answer) if got.ok else None
+        shown = _unwrapped(opened_text(got.data), answer) if got.ok else None  # a record worded as JSON text too
         # a read whose answer holds its record in a list (Personio's ``data.attributes: [...]``, or a
         # whole answer ``[{...}]``): the record there that shows the row
         candidates = shown if isinstance(shown, list) else [shown]
