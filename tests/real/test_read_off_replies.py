@@ -105,3 +105,47 @@ def test_learned_a_note_saved_without_a_folder_is_in_the_default_one_and_listed_
     episode.call_tool("save_note", {"title": "Trip", "folder": "away"})
     episode.call_tool("save_note", {"title": "Cake", "folder": "away"})
     assert episode.call_tool("list_folders", {}).data == "Folders (2):\n- away\n- inbox"
+
+
+JOURNAL = [{"name": "add_entry", "description": "Add a journal entry.",
+            "inputSchema": {"type": "object", "required": ["entry"], "properties": {
+                "entry": {"type": "string"}, "mood": {"type": "string"},
+                "tags": {"type": "array", "items": {"type": "string"}}}}}]  # fmt: skip
+
+
+def test_a_list_argument_is_worded_as_its_values_joined() -> None:
+    assert template_of("Tags: raise, town", {"tags": ["raise", "town"]}, None) == "Tags: {arg.tags|, }"
+    assert template_of("Tags: real", {"tags": ["real"]}, None) == "Tags: {arg.tags|, }"  # one value, in a text
+    assert template_of({"tags": ["real"]}, {"tags": ["real"]}, None) == {"tags": ["{arg.tags[0]}"]}  # JSON: as it was
+    assert fill("Tags: {arg.tags|, }", {"tags": ["a", "b", "c"]}, None) == "Tags: a, b, c"
+    assert fill("Tags: {arg.tags|; }", {}, None, {"tags": "none"}) == "Tags: none"  # what an omitted one stood for
+
+
+def test_replies_each_worded_once_are_one_wording_with_what_omitted_arguments_stood_for(tmp_path) -> None:
+    path = tmp_path / "tools.json"
+    path.write_text(json.dumps({"tools": JOURNAL}))
+    spec = synthesize(load(path), state="empty", name="journal")
+    calls = [
+        ({"entry": "a"}, "not specified", "none"),
+        ({"entry": "b", "tags": ["x"]}, "not specified", "x"),
+        ({"entry": "c", "mood": "calm"}, "calm", "none"),
+        ({"entry": "d", "tags": ["y"], "mood": "glad"}, "glad", "y"),
+        ({"entry": "e"}, "not specified", "none"),
+        ({"entry": "f", "mood": "sad", "tags": ["p"]}, "sad", "p"),
+    ]
+    replies = [(a, f"Entry added!\nMood: {m}\nTags: {t}") for a, m, t in calls]
+    sequences = tuple(
+        Sequence(
+            id=s,
+            calls=tuple(
+                TraceCall(tool="add_entry", arguments=a, ok=True, sequence=s, output=o)
+                for a, o in replies[s:] + replies[:s]
+            ),
+        )
+        for s in range(len(replies))
+    )
+    learned = choose(spec, Trace(source="t", sequences=sequences))
+    episode = Environment(learned).episode()
+    got = episode.call_tool("add_entry", {"entry": "z", "tags": ["raise", "town", "student"]})
+    assert got.data == "Entry added!\nMood: not specified\nTags: raise, town, student", got
+    assert episode.call_tool("add_entry", {"entry": "z", "mood": "ok"}).data == "Entry added!\nMood: ok\nTags: none"

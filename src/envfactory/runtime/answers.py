@@ -33,6 +33,9 @@ NEWEST = "newest"
 # hold in one field (each value of a list there apart), each once, as records ``{tag: VALUE}`` — the
 # tags, the projects that records name —, in the order first held or sorted
 DISTINCT, SORTED = "distinct", "sorted"
+# ``{arg.tags|, }``: the list at that place, its values written one after another with ``, `` between
+# (``Tags: raise, town``); a value there that is no list, as it is
+JOINED = "|"
 # ``{"$each": ..., "item": T, "join": "\n", "head": H, "tail": Z}``: the worded records as one text, ``H``
 # then the items joined then ``Z`` (in ``H`` and ``Z``, ``{count}`` is how many records it words)
 # ``{"$when": "{arg.include_done}", "value": T}`` as an object's member: there only when the slot is true
@@ -176,7 +179,7 @@ def _filled(template: Any, args: JSON, out: Any, rows: Any = None, state: State 
     try:
         whole = SLOT.fullmatch(template)
         if whole:
-            return leaf(sources[whole.group(1)], whole.group(2) or "")
+            return _slot_value(sources[whole.group(1)], whole.group(2) or "")
         return _substituted(template, sources)
     except KeyError:
         return _lines_kept(template, sources) if "\n" in template else _MISSING
@@ -184,7 +187,17 @@ def _filled(template: Any, args: JSON, out: Any, rows: Any = None, state: State 
 
 def _substituted(text: str, sources: JSON) -> str:
     """``text`` with every slot in it written as the value it names (``KeyError`` where one names nothing)."""
-    return SLOT.sub(lambda m: _text(leaf(sources[m.group(1)], m.group(2) or "")), text)
+    return SLOT.sub(lambda m: _text(_slot_value(sources[m.group(1)], m.group(2) or "")), text)
+
+
+def _slot_value(source: Any, path: str) -> Any:
+    """What a slot's path names in ``source`` (:func:`leaf`); a joined slot (``tags|, ``) the list
+    there as one text, its values with the separator between them."""
+    place, joined, between = path.partition(JOINED)
+    value = leaf(source, place)
+    if joined and isinstance(value, list):
+        return between.join(_text(v) for v in value)
+    return value
 
 
 def _lines_kept(template: str, sources: JSON) -> Any:

@@ -14,7 +14,7 @@ from envfactory.ir.effect import Behaviour, CreateEffect, ListEffect
 from envfactory.ir.env import EnvSpec
 from envfactory.ir.jsonschema import primary_type
 from envfactory.real.volatile import VOLATILE
-from envfactory.runtime.answers import SLOT
+from envfactory.runtime.answers import JOINED, SLOT
 from envfactory.synth.candidates import JSON
 from envfactory.synth.proposers.shapes import canonical, default_sets
 
@@ -52,7 +52,10 @@ def kept_as_read(behaviour: Behaviour, read: JSON) -> Behaviour:
 
 def _nothing(value: Any) -> bool:
     """Whether a value read off a text is how the text words nothing (``Category: none``): no value to store."""
-    return isinstance(value, str) and value.strip().casefold() in {"", "none", "null", "nil", "n/a", "-"}
+    return isinstance(value, str) and value.strip().strip("()").casefold() in _NOTHING
+
+
+_NOTHING = frozenset({"", "none", "null", "nil", "n/a", "-", "not specified", "unspecified", "not set"})
 
 
 def omitted_read(template: Any, worded: list[Any], given: list[JSON], schema: JSON) -> JSON:
@@ -63,31 +66,32 @@ def omitted_read(template: Any, worded: list[Any], given: list[JSON], schema: JS
     ``schema`` declares it). ``worded``: each call's reply as a wording of its own (:func:`template_of`),
     ``given``: each call's arguments."""
     props = schema.get("properties") or {}
-    names = sorted(_argument_slots(template))
+    names = sorted(argument_slots(template))
     read = [_slot_values(template, w, names) for w in worded]
     out: JSON = {}
     for name in names:
-        omitted = [r for r, g in zip(read, given, strict=True) if name not in g]
+        arg = name.partition(JOINED)[0]  # ``tags|, ``: the argument ``tags``, its values joined
+        omitted = [r for r, g in zip(read, given, strict=True) if arg not in g]
         values = [r[name] for r in omitted if r is not None and name in r]
         if len(values) < 2 or len(values) * 2 < len(omitted):
             continue
         first = values[0]
         if any(canonical(v) != canonical(first) for v in values):
             continue
-        out[name] = _typed(first, props.get(name))
+        out[arg] = _typed(first, props.get(arg))
     return out
 
 
 _SLOT_OR_MARK = re.compile(r"\{(arg|out|raw|item)[.}]|" + re.escape(VOLATILE))  # a slot or a mark, not a value
 
 
-def _argument_slots(template: Any) -> set[str]:
+def argument_slots(template: Any) -> set[str]:
     """The top-level arguments a wording fills in (``{arg.project}``), wherever it does."""
     if isinstance(template, str):
-        slots = SLOT.finditer(template)
-        return {m.group(2) for m in slots if m.group(1) == "arg" and (m.group(2) or "").isidentifier()}
+        slots = [m.group(2) or "" for m in SLOT.finditer(template) if m.group(1) == "arg"]
+        return {path for path in slots if path.partition(JOINED)[0].isidentifier()}  # ``tags|, ``: joined
     inner = template.values() if isinstance(template, dict) else template if isinstance(template, list) else ()
-    return {name for v in inner for name in _argument_slots(v)}
+    return {name for v in inner for name in argument_slots(v)}
 
 
 def _slot_values(template: Any, worded: Any, names: list[str]) -> JSON | None:
@@ -141,4 +145,4 @@ def _typed(value: Any, schema: Any) -> Any:
     return value
 
 
-__all__ = ["kept_as_read", "omitted_read", "read_off"]
+__all__ = ["argument_slots", "kept_as_read", "omitted_read", "read_off"]

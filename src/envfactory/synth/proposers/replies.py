@@ -28,7 +28,7 @@ from envfactory.runtime.answers import (
     token,
 )
 from envfactory.synth.candidates import JSON, PROPOSERS, Candidate, Evidence, Pair
-from envfactory.synth.proposers.omitted import kept_as_read, omitted_read, read_off
+from envfactory.synth.proposers.omitted import argument_slots, kept_as_read, omitted_read, read_off
 from envfactory.synth.proposers.shapes import (
     canonical,
     default_sets,
@@ -213,6 +213,11 @@ def _wordings(spec: EnvSpec, evidence: Evidence, tool: str, pairs: list[Pair], l
         united = united_lines([orjson.loads(t) for t, _ in made.most_common()])
         if united is not None and canonical(united) not in made:
             options.append((canonical(united), len(seen)))
+        # replies each worded once (``Mood: {arg.mood}`` where a mood was given, ``Mood: not specified``
+        # where not): the one filling most arguments may word them all, its omitted ones read off the rest
+        fullest = max(made, key=lambda t: (len(argument_slots(orjson.loads(t))), made[t]))
+        if made[fullest] < least and argument_slots(orjson.loads(fullest)):
+            options.append((fullest, len(seen)))
         for text, count in options:
             shaped = orjson.loads(text)
             if count < least or shaped == first_model:

@@ -23,6 +23,7 @@ from envfactory.runtime.answers import (
     COUNT,
     DISTINCT,
     EACH,
+    JOINED,
     NEWEST,
     ROWS,
     SLOT,
@@ -203,6 +204,8 @@ def template_of(real: Any, args: JSON, model: Any, raw: Any = None,
     by record where it lists the model's answer, else the records ``state`` holds (by entity)."""
     real = own_where_volatile(real, model)
     slots: dict[str, str] = {}
+    for text, slot in _joined_lists(args, single=isinstance(real, str)):
+        slots.setdefault(text, slot)
     for path, value in leaves(args):
         slots.setdefault(_word(value), f"{{arg.{path}}}")
     for path, value in leaves(model):
@@ -218,6 +221,27 @@ def template_of(real: Any, args: JSON, model: Any, raw: Any = None,
     # "returned": 3 of a list that found three rows: how many it found (a member, not a word of a text)
     count = len(raw) if isinstance(raw, list) else None
     return _templated(real, _Sources(slots, wholes, flags, lists, args, state or {}, count))
+
+
+SEPARATORS = (", ", ",", "; ", " ", "\n")  # how a text writes the values of a list one after another
+
+
+def _joined_lists(args: JSON, *, single: bool) -> Iterator[tuple[str, str]]:
+    """Each argument that is a list of plain values, written as a text writes it (``raise, town``),
+    with its joined slot (``{arg.tags|, }``): of two values or more, by every separator; of one
+    value, by the first, where the reply is a text (one value cannot tell the separator, and in a
+    text a list of one is written as the list is)."""
+    for name, value in args.items():
+        if not (isinstance(value, list) and value and name.isidentifier()):
+            continue
+        if any(isinstance(v, (dict, list, bool)) or v is None for v in value):
+            continue
+        words = [_word(v) for v in value]
+        if len(words) == 1 and single and words[0]:
+            yield words[0], f"{{arg.{name}{JOINED}{SEPARATORS[0]}}}"
+        elif len(words) > 1:
+            for between in SEPARATORS:
+                yield between.join(words), f"{{arg.{name}{JOINED}{between}}}"
 
 
 def own_where_volatile(real: Any, model: Any) -> Any:
