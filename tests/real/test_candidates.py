@@ -750,6 +750,30 @@ def test_a_list_learns_which_flag_includes_records_and_which_argument_filters(tm
     assert list_filters(spec, Evidence({"list_tasks": [_listed({"state": "open"}, [0, 1, 2])]})) == []
 
 
+def test_a_date_or_number_argument_bounds_the_field_it_leaves_records_out_by(tmp_path) -> None:
+    from envfactory.synth.proposers.lists import _bounds, list_filters
+
+    assert _bounds("createdBefore", "2026-12-06T08:40:21Z", "2026-05-01") == ["lte"]  # made after the bound
+    assert _bounds("createdBefore", "2026-01-06T08:40:21Z", "2026-05-01") == []  # kept by it: says nothing
+    assert _bounds("since", "2026-01-06", "2026-05-01") == ["gte"]
+    assert _bounds("weight", 7, 3) == ["lte"] and _bounds("weight", 7, 9) == ["gte"]  # no side said: either
+    assert _bounds("min_weight", 7, 9) == ["gte"] and _bounds("min_weight", 7, 3) == []
+    assert _bounds("createdBefore", "open", "2026-05-01") == [] and _bounds("n", True, 3) == []
+    tools = json.loads(json.dumps(LISTED))
+    tools[1]["inputSchema"]["properties"]["createdBefore"] = {"type": "string"}
+    dated = [{**r, "created_at": f"2026-0{i + 1}-10T09:00:00Z"} for i, r in enumerate(ROWS)]
+    spec, _ = _spec(tmp_path, tools)
+    spec = spec.model_copy(update={"initial_state": {**spec.initial_state, "task": dated}})
+    pairs = [  # a text that names no record lists none; one naming two of them lists those
+        Pair({"createdBefore": "2026-01-01"}, True, "No matching task found", True, dated, raw=dated),
+        Pair({"createdBefore": "2026-02-15"}, True, "task_0001: a\ntask_0002: b", True, dated, raw=dated),
+    ]
+    by = {c.summary: c for c in list_filters(spec, Evidence({"list_tasks": pairs}))}
+    assert "lists task records whose created_at lte createdBefore" in by, sorted(by)
+    episode = Environment(by["lists task records whose created_at lte createdBefore"].applied(spec)).episode()
+    assert [r["title"] for r in episode.call_tool("list_tasks", {"createdBefore": "2026-02-15"}).data] == ["a", "b"]
+
+
 def test_a_filter_applies_its_declared_default_where_the_real_side_does(tmp_path) -> None:
     from envfactory.synth.proposers.lists import filter_defaults, list_filters
 

@@ -72,8 +72,9 @@ BALANCE_FIELDS = (
     "credits",
     "points",
 )
-_LOWER = ("min", "from", "since", "after", "start", "gte", "ge", "lower", "earliest")
-_UPPER = ("max", "to", "until", "before", "end", "lte", "le", "upper", "latest")
+# words an argument bounding a field is named with (``createdBefore``, ``min_price``): from below, from above
+LOWER_WORDS = ("min", "from", "since", "after", "start", "gte", "ge", "lower", "earliest")
+UPPER_WORDS = ("max", "to", "until", "before", "end", "lte", "le", "upper", "latest")
 
 
 def infer_behaviour(intent: Intent, entity: Entity | None, schema: StateSchema) -> Behaviour:
@@ -432,7 +433,7 @@ def _filter(arg: str, arg_schema: JSON, intent: Intent, entity: Entity) -> Filte
         return Filter(arg=arg, field=entity.key, op="in")  # ``stocks: [symbols]``: the rows those keys name
     toks = tokens(arg)
     if len(toks) > 1:
-        ranges: tuple[tuple[Any, Literal["gte", "lte"]], ...] = ((_LOWER, "gte"), (_UPPER, "lte"))
+        ranges: tuple[tuple[Any, Literal["gte", "lte"]], ...] = ((LOWER_WORDS, "gte"), (UPPER_WORDS, "lte"))
         for bound, op in ranges:
             for word, rest in ((toks[-1], toks[:-1]), (toks[0], toks[1:])):
                 field = next((f for f in entity.fields if same_field(f, "_".join(rest))), None)

@@ -3,6 +3,7 @@ that list, its page size."""
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from itertools import pairwise
 from typing import Any
@@ -16,7 +17,10 @@ from envfactory.real.keypool import MINTED, matched_records
 from envfactory.runtime.answers import opened_text
 from envfactory.runtime.behaviours import ordered
 from envfactory.synth.candidates import JSON, PROPOSERS, Candidate, Evidence, Pair
+from envfactory.synth.effects import LOWER_WORDS as _LOWER
+from envfactory.synth.effects import UPPER_WORDS as _UPPER
 from envfactory.synth.proposers.shapes import default_sets, envelope, list_reads, records_in, schema_of
+from envfactory.words import tokens
 
 
 @PROPOSERS.register("include-flags")
@@ -71,6 +75,8 @@ def list_filters(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
                             ops[(name, "eq")] += 1
                         elif isinstance(held, str) and isinstance(value, str) and value and value in held.casefold():
                             ops[(name, "contains")] += 1
+                        for op in _bounds(arg, held, p.args[arg]):  # a record the bound would leave out
+                            ops[(name, op)] += 1
             for (name, op), _n in ops.most_common(3):
                 kept = Filter(arg=arg, field=name, op=op)
                 out.append(Candidate(tool, "list-filters", f"lists {entity.name} records whose {name} {op} {arg}",
@@ -179,9 +185,47 @@ def _first_row_read(template: Any) -> Any:
 
 
 def _listed(p: Pair) -> tuple[int, int] | None:
-    """How many records a list call's real reply and the model's rows held, where both are lists."""
-    real = records_in(p.real) if p.real_ok and isinstance(p.raw, list) else None
-    return None if real is None else (len(real), len(p.raw))
+    """How many records a list call's real reply and the model's rows held, where the model's are a
+    list: the records the reply holds — an envelope's one list, empty too —, or, of a text that is
+    not JSON ("No matching context found"), the model's rows it names by their key."""
+    if not p.real_ok or not isinstance(p.raw, list):
+        return None
+    real = opened_text(p.real)
+    if isinstance(real, dict) and records_in(real) is None:
+        lists = [v for v in real.values() if isinstance(v, list)]
+        real = lists[0] if len(lists) == 1 else real
+    records = records_in(real)
+    if records is None and isinstance(real, str):
+        named = [r for r in p.raw if isinstance(r, dict) and _names(real, r)]
+        return len(named), len(p.raw)
+    return None if records is None else (len(records), len(p.raw))
+
+
+def _names(text: str, row: JSON) -> bool:
+    """Whether a text names a row: by a text or number field (its key, its title) as a whole word."""
+    return any(
+        _scalar(v) and len(str(v)) > 1 and re.search(rf"(?<![\w-]){re.escape(str(v))}(?![\w-])", text) is not None
+        for v in row.values()
+    )
+
+
+_RANGED = re.compile(r"^\d{4}-\d\d-\d\d")  # a date, with a time or not: ordered as text
+
+
+def _bounds(arg: str, held: Any, given: Any) -> list[FilterOp]:
+    """The bounds ``given`` sets on a field holding ``held`` that leave ``held`` out: ``lte`` where it
+    lies after ``given`` (``createdBefore: 2026-05-01`` beside a record made today), ``gte`` where it
+    lies before; a date against a date, a number against a number, and only the side the argument's
+    name says where it says one (``before``, ``until``, ``max``; ``after``, ``since``, ``min``)."""
+    both = isinstance(held, str) and isinstance(given, str) and bool(_RANGED.match(held) and _RANGED.match(given))
+    numbers = all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in (held, given))
+    if not (both or numbers):
+        return []
+    words = set(tokens(arg))
+    sides: tuple[tuple[tuple[str, ...], FilterOp], ...] = ((_UPPER, "lte"), (_LOWER, "gte"))
+    said = [op for bound, op in sides if words & set(bound)]
+    left_out = [op for _, op in sides if (held > given if op == "lte" else held < given)]
+    return [op for op in left_out if not said or op in said]
 
 
 def _fewer(p: Pair) -> bool:
