@@ -458,3 +458,24 @@ def test_a_read_declared_as_text_answers_the_record_as_json_and_the_round_trip_r
     got = episode.call_tool("getImage", {"imageId": key})
     assert got.ok and isinstance(got.data, str) and json.loads(got.data)["thing"] == "alpine", got
     _passes(spec)
+
+
+def test_a_route_parameter_of_a_few_words_answering_records_lists_those_it_names(tmp_path: Path) -> None:
+    job = {"type": "object", "properties": {"id": {"type": "integer"}, "state": {"type": "string"},
+                                            "type": {"type": "string"}}}  # fmt: skip
+    state = {"name": "state", "in": "path", "required": True,
+             "schema": {"type": "string", "enum": ["active", "completed", "failed"]}}  # fmt: skip
+    abuse = {"type": "object", "properties": {"id": {"type": "integer"}, "state": {"type": "integer"}}}
+    spec = _spec(tmp_path, {  # PeerTube: the jobs in a state, and an abuse report's own state beside them
+        "/jobs/{state}": {"get": {"operationId": "getJobs", "parameters": [state],
+                                  "responses": _ok({"type": "object", "properties": {
+                                      "total": {"type": "integer"}, "data": {"type": "array", "items": job}}})}},
+        "/abuses": {"get": {"operationId": "listAbuses", "responses": _ok({"type": "array", "items": abuse})}},
+        "/abuses/{abuseId}": {"put": {"operationId": "updateAbuse", "parameters": _path("abuseId"),
+                                      "requestBody": _body({"state": {"type": "integer", "enum": [1, 2, 3]}}),
+                                      "responses": {"204": {"description": "done"}}}},
+    })  # fmt: skip
+    listing = spec.behaviour("getJobs").effect
+    assert isinstance(listing, ListEffect) and [(f.arg, f.field) for f in listing.filters] == [("state", "state")]
+    assert spec.state_schema["job"].key != "state" and not spec.state_schema["abuse"].refs  # no job named by a state
+    _passes(spec)

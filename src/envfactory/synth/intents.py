@@ -192,6 +192,13 @@ def read_intent(tool: ToolSpec, collections: frozenset[str] = frozenset(), prefi
     intent.item_schema = None if value_list_member(tool.output_schema) else entity_schema(tool.output_schema)
     if intent.kind == "read" and intent.key_arg is None and data_path(tool.output_schema)[2]:
         intent.kind = "list"  # GET /{section}: no key names one record, and records come back as a list
+    elif (
+        intent.kind == "read"
+        and intent.key_arg
+        and _closed_words(tool, intent.key_arg)
+        and data_path(tool.output_schema)[2]
+    ):  # GET /jobs/{state}, ``state`` one of a few words, answering jobs: those in that state
+        intent.kind, intent.key_arg = "list", None
     if tool.source.http is None and intent.parent is None and intent.kind in ("create", "read", "list"):
         intent.parent = _owner(tool, intent.nouns)  # get_tweet_comments(tweet_id): the tweet's comments
     title = title_noun(intent.item_schema)
