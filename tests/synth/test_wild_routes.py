@@ -479,3 +479,30 @@ def test_a_route_parameter_of_a_few_words_answering_records_lists_those_it_names
     assert isinstance(listing, ListEffect) and [(f.arg, f.field) for f in listing.filters] == [("state", "state")]
     assert spec.state_schema["job"].key != "state" and not spec.state_schema["abuse"].refs  # no job named by a state
     _passes(spec)
+
+
+def test_the_self_check_adds_values_of_the_declared_type_and_makes_records_under_free_keys(tmp_path: Path) -> None:
+    ids = {"type": "array", "items": {"type": "integer"}}
+    collection = {
+        "type": "object",
+        "properties": {"id": {"type": "integer"}, "title": {"type": "string"}, "articles": ids},
+    }
+    collaborator = {"type": "object", "properties": {"user_id": {"type": "integer"}, "role_name": {"type": "string"}}}
+    spec = _spec(tmp_path, {  # figshare: a collection's articles by their integer ids; a project's collaborators
+        "/collections": {"get": {"operationId": "listCollections",
+                                 "responses": _ok({"type": "array", "items": collection})}},
+        "/collections/{collection_id}": {"get": {"operationId": "getCollection", "parameters": _path("collection_id"),
+                                                 "responses": _ok(collection)}},
+        "/collections/{collection_id}/articles": {"put": {
+            "operationId": "replaceCollectionArticles", "parameters": _path("collection_id"),
+            "requestBody": _body({"articles": ids}, ["articles"]), "responses": {"205": {"description": "replaced"}}}},
+        "/collaborators": {
+            "get": {"operationId": "listCollaborators", "responses": _ok({"type": "array", "items": collaborator})},
+            "post": {"operationId": "inviteCollaborator", "responses": _ok(collaborator),
+                     "requestBody": _body({"user_id": {"type": "integer", "minimum": 1, "maximum": 16},
+                                           "role_name": {"type": "string"}}, ["user_id"])}},
+        "/collaborators/{user_id}": {"get": {"operationId": "getCollaborator", "parameters": _path("user_id"),
+                                             "responses": _ok(collaborator)}},
+    })  # fmt: skip
+    assert spec.behaviour("replaceCollectionArticles").effect.kind == "edit_list"
+    _passes(spec)

@@ -94,17 +94,20 @@ def _created_key(probe: Probe, entity: str) -> Any:
 
 def _readable_key(p: Probe, effect: CreateEffect, args: JSON) -> JSON:
     """``args`` whose key, where the caller chooses it, is one the entity's read takes (within its
-    parameter's range) and no row holds: a record made under a key nothing can read is no round trip."""
-    reader = p.tool_of("read", effect.entity)
-    if effect.key_arg is None or effect.key_arg not in args or reader is None:
+    parameter's range) and no row holds: a record made under a key nothing can read is no round
+    trip, and one made under a key a row holds is a conflict (a collaborator invited by the id of one
+    invited already)."""
+    if effect.key_arg is None or effect.key_arg not in args:
         return args
-    read = p.spec.behaviour(reader).effect
-    prop = p.spec.tools[reader].properties.get(read.key_arg) or {} if isinstance(read, ReadEffect) else {}
-    key = args[effect.key_arg]
-    if not prop or (fits(key, prop) and within_range(key, prop)):
-        return args
-    free = _absent_key(p, effect.entity, prop)
     own = p.spec.tools[p.behaviour.tool].properties.get(effect.key_arg) or {}
+    reader = p.tool_of("read", effect.entity)
+    read = p.spec.behaviour(reader).effect if reader is not None else None
+    prop = p.spec.tools[reader].properties.get(read.key_arg) or {} if isinstance(read, ReadEffect) and reader else {}
+    key, entity = args[effect.key_arg], p.spec.state_schema[effect.entity]
+    held = any(str(r.get(entity.key)) == str(key) for r in p.episode.store.rows(effect.entity))
+    if not held and (not prop or (fits(key, prop) and within_range(key, prop))):
+        return args
+    free = _absent_key(p, effect.entity, {**prop, **own})  # readable, and within what the create takes
     return args if free is None else {**args, effect.key_arg: coerce_key(free, own)}
 
 

@@ -128,7 +128,7 @@ def _probe_edit_list(p: Probe) -> None:
         p.note("list edit changes the row", None, f"no {entity.name} row to edit")
         return
     key = rows[0][entity.key]
-    values = [f"probe value {p.maker.rng.randrange(10**6)}"] if effect.op == "add" else rows[0][effect.field][:1]
+    values = [_new_value(p, effect, entity)] if effect.op == "add" else rows[0][effect.field][:1]
     args = effect.arguments(key, values)
     result = p.call(p.behaviour.tool, args)
     after = (p.episode.store.get(entity.name, key) or {}).get(effect.field) or []
@@ -141,6 +141,18 @@ def _probe_edit_list(p: Probe) -> None:
         missing = effect.arguments(entity.format_key(99_999), values)
         refused = p.call(p.behaviour.tool, missing)
         p.note("adding to a missing row is not_found", refused.error == "not_found", refused.content[:200])
+
+
+def _new_value(p: Probe, effect: EditListEffect, entity: Any) -> Any:
+    """A value to add that the list does not hold, of the type its argument's items declare (an
+    article's integer id, a tag's text)."""
+    given = p.spec.tools[p.behaviour.tool].properties.get(effect.values_arg or effect.items_arg or "") or {}
+    items = (
+        given.get("items") if isinstance(given.get("items"), dict) else entity.fields.get(effect.field, {}).get("items")
+    )
+    if isinstance(items, dict) and primary_type(items) in ("integer", "number"):
+        return p.maker.rng.randrange(10**6, 2 * 10**6)
+    return f"probe value {p.maker.rng.randrange(10**6)}"
 
 
 @PROBES.register("dump")
