@@ -9,7 +9,9 @@ from pathlib import Path
 from tests.synth.function_lists import STR, checked_tasks, function, synthesize_functions
 
 from envfactory.ir.effect import FallbackEffect
+from envfactory.ir.state import Entity, StateSchema
 from envfactory.runtime.environment import Environment
+from envfactory.synth.effects import fallback, fallbacks_name_rows
 
 TOOLS = [
     function("book_flight", "Book a flight.", {"travel_from": STR, "travel_to": STR}, ["travel_from", "travel_to"],
@@ -33,3 +35,19 @@ def test_a_fallback_refuses_a_key_that_names_no_row(tmp_path: Path) -> None:
     refused = ep.call_tool("contact_customer_support", {"booking_id": "BK-404", "message": "hello"})
     assert refused.error == "not_found" and "BK-404" in refused.content
     checked_tasks(spec, 5)  # the self-check passes: its probe names a booking that exists
+
+
+def test_one_of_a_few_declared_words_names_no_row_though_a_key_is_named_alike(tmp_path: Path) -> None:
+    """TfL: a travel-time overlay takes ``direction`` (``Average``, ``From`` or ``To``) where a line's
+    route sequences are keyed by their direction; the overlay's direction qualifies it, names no route."""
+    words = {"type": "string", "enum": ["Average", "From", "To"]}
+    tools = [function("render_overlay", "Render a travel time overlay.", {"direction": words, "route": STR},
+                      ["direction", "route"], {"overlay": STR})]  # fmt: skip
+    toolset = synthesize_functions(tmp_path, "lines", tools).tools
+    keyed = {"type": "string"}
+    schema = StateSchema(entities=(
+        Entity(name="sequence", key="direction", key_type="string", fields={"direction": keyed, "stations": keyed}),
+        Entity(name="route", key="route", key_type="string", fields={"route": keyed}),
+    ))  # fmt: skip
+    (named,) = fallbacks_name_rows(schema, [fallback("render_overlay", "computes an overlay")], toolset)
+    assert isinstance(named.effect, FallbackEffect) and named.effect.needs == {"route": "route"}

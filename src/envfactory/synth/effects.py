@@ -124,8 +124,10 @@ def fallbacks_name_rows(schema: StateSchema, behaviours: list[Behaviour], tools:
             out.append(b)
             continue
         tool = tools[b.tool]
+        # one of a few declared words (``direction: Average | From | To``) qualifies the call, it names no row
         needs = {arg: e.name for arg in tool.required for e in schema.entities
-                 if e.key != "id" and same_field(arg, e.key) and _fits_key(tool.properties.get(arg), e)}  # fmt: skip
+                 if e.key != "id" and same_field(arg, e.key) and _fits_key(tool.properties.get(arg), e)
+                 and not (tool.properties.get(arg) or {}).get("enum")}  # fmt: skip
         if not needs:
             out.append(b)
             continue
