@@ -506,3 +506,25 @@ def test_the_self_check_adds_values_of_the_declared_type_and_makes_records_under
     })  # fmt: skip
     assert spec.behaviour("replaceCollectionArticles").effect.kind == "edit_list"
     _passes(spec)
+
+
+def test_a_post_on_things_keyed_by_another_record_makes_a_thing_for_it(tmp_path: Path) -> None:
+    analysis = {"type": "object", "properties": {"id": {"type": "string"}, "commit": {"type": "string"},
+                                                 "status": {"type": "string"}}}  # fmt: skip
+    project = {"type": "object", "properties": {"id": {"type": "integer"}, "name": {"type": "string"}}}
+    spec = _spec(tmp_path, {  # LGTM: an analysis of a project's commit, requested under the project's id
+        "/projects": {"get": {"operationId": "listProjects", "responses": _ok({"type": "array", "items": project})}},
+        "/projects/{project-id}": {"get": {"operationId": "getProject", "parameters": _path("project-id"),
+                                           "responses": _ok(project)}},
+        "/analyses/{project-id}": {"post": {"operationId": "requestAnalysis", "parameters": _path("project-id"),
+                                            "requestBody": _body({"commit": {"type": "string"}}, ["commit"]),
+                                            "responses": _ok(analysis)}},
+        "/analyses/{analysis-id}": {"get": {"operationId": "getAnalysis", "parameters": _path("analysis-id"),
+                                            "responses": _ok(analysis)}},
+        "/uploads/{session-id}": {"post": {"operationId": "completeUpload", "parameters": _path("session-id"),
+                                           "responses": {"204": {"description": "done"}}}},
+    })  # fmt: skip
+    made = spec.behaviour("requestAnalysis").effect
+    assert isinstance(made, CreateEffect) and made.entity == "analysis", made
+    assert spec.behaviour("completeUpload").effect.kind != "create"  # completes the session its id keys
+    _passes(spec)

@@ -148,6 +148,20 @@ def _listed_under(tool: ToolSpec, stem: str | None, nouns: list[str]) -> list[st
     return _nouns(title.split("_")) if title and stem not in title.split("_") else []
 
 
+def _made_for(tool: ToolSpec, owner: str, nouns: list[str], static: str) -> bool:
+    """Whether a POST on ``/analyses/{project-id}`` makes a record for the one the parameter keys: the
+    route's word is a plural noun (``analyses``; not ``pending``, ``buy`` or ``licensing``) of a
+    thing other than the parameter's (a ``groupCategoryId`` keys the ``categories`` themselves), and
+    the tool's name says no other act (``setAllowedNetworks`` sets the node's, ``completeUpload``
+    completes the upload session the ``session-id`` keys)."""
+    said, verb = tokens(static), name_verb(tool.name)[0]
+    if not nouns or not said or singular(said[-1]) == said[-1]:
+        return False
+    if VERBS.get(verb, "create") != "create" or verb in TRANSITIONS:  # ``completeUpload``: acts on the one it keys
+        return False
+    return tokens(owner)[-1:] != tokens(nouns[0])[-1:] and owner not in nouns
+
+
 def _is_param(segment: str) -> bool:
     return segment.startswith("{") and segment.endswith("}")
 
@@ -445,7 +459,13 @@ def _from_http(tool: ToolSpec, collections: frozenset[str]) -> Intent | None:
         nouns = _nouns(said)
         parent = _parent(segments[:-2], is_param[:-2])
         stem = id_stem(last[1:-1])
-        if is_param[-2] and stem is None and id_stem(segments[-2][1:-1]) and method in ("PUT", "PATCH", "POST"):
+        keyed = id_stem(segments[-2][1:-1]) if is_param[-2] else None
+        if method == "POST" and stem is None and keyed and _made_for(tool, keyed, nouns, statics[-1]):
+            # POST /snapshots/{project-id}/{language}: a snapshot made for the project, in a language
+            intent = Intent(tool, "create", verb="post", nouns=nouns, evidence="http")
+            intent.parent = (segments[-2][1:-1], keyed)
+            return intent
+        if is_param[-2] and stem is None and keyed and method in ("PUT", "PATCH", "POST"):
             # PUT /user/ratings/{itemType}/{itemId}/{itemRating}: the last parameter is the value set
             return Intent(tool, "update", verb=method.lower(), nouns=nouns, key_arg=segments[-2][1:-1],
                           evidence="http")  # fmt: skip
@@ -453,6 +473,8 @@ def _from_http(tool: ToolSpec, collections: frozenset[str]) -> Intent | None:
         listed = _listed_under(tool, holder, nouns)
         if stem and nouns and stem not in nouns and not is_param[-2] and _blank(segments) in collections:
             listed = nouns  # /cards/{appId} beside /cards/{appId}/{cardId}: the cards of an app, not one card
+        elif method == "POST" and not is_param[-2] and stem and _made_for(tool, stem, nouns, segments[-2]):
+            listed = nouns  # POST /analyses/{project-id}: an analysis made for the project, not the project changed
         if holder and listed and not is_param[-2]:
             intent = Intent(tool, _COLLECTION_KIND.get(method, "unknown"), verb=method.lower(), nouns=listed,
                             evidence="http")  # fmt: skip
