@@ -213,10 +213,12 @@ def _wordings(spec: EnvSpec, evidence: Evidence, tool: str, pairs: list[Pair], l
         united = united_lines([orjson.loads(t) for t, _ in made.most_common()])
         if united is not None and canonical(united) not in made:
             options.append((canonical(united), len(seen)))
-        # replies each worded once (``Mood: {arg.mood}`` where a mood was given, ``Mood: not specified``
-        # where not): the one filling most arguments may word them all, its omitted ones read off the rest
-        fullest = max(made, key=lambda t: (len(argument_slots(orjson.loads(t))), made[t]))
-        if made[fullest] < least and argument_slots(orjson.loads(fullest)):
+        # replies each worded their own way (``Mood: {arg.mood}`` where a mood was given, ``Mood: not
+        # specified`` where not), none shared: the one filling most arguments may word them all, what
+        # its omitted ones stood for read off the rest, where it words most of them exactly
+        most = max(made, key=lambda t: (len(argument_slots(orjson.loads(t))), made[t]))
+        fullest = most if max(made.values()) < least and argument_slots(orjson.loads(most)) else None
+        if fullest is not None:
             options.append((fullest, len(seen)))
         for text, count in options:
             shaped = orjson.loads(text)
@@ -230,7 +232,8 @@ def _wordings(spec: EnvSpec, evidence: Evidence, tool: str, pairs: list[Pair], l
                     sum(f == r for f, r in zip(filled, reals, strict=True)),
                     sum(leaf_share(r, f) for f, r in zip(filled, reals, strict=True)) / len(seen),
                 )
-                if fits[0] * 2 < len(seen) and fits[1] <= max(0.5, model_share):
+                if fits[0] * 2 < len(seen) and (fits[1] <= max(0.5, model_share) or text == fullest):
+                    # the fullest of wordings each seen once must word most replies exactly
                     continue
                 if text not in tried or fits > tried[text][0]:
                     tried[text] = (fits, count, shaped, reading)
