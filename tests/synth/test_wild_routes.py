@@ -528,3 +528,16 @@ def test_a_post_on_things_keyed_by_another_record_makes_a_thing_for_it(tmp_path:
     assert isinstance(made, CreateEffect) and made.entity == "analysis", made
     assert spec.behaviour("completeUpload").effect.kind != "create"  # completes the session its id keys
     _passes(spec)
+
+
+def test_a_parameter_named_by_the_word_before_it_qualifies_what_the_route_before_them_reads(tmp_path: Path) -> None:
+    stop = {"type": "object", "properties": {"stop_id": {"type": "integer"}, "stop_name": {"type": "string"}}}
+    kind = {"name": "route_type", "in": "path", "required": True, "schema": {"type": "integer", "enum": [0, 1, 2]}}
+    spec = _spec(tmp_path, {  # PTV: a stop's details, for a route type (train, tram, bus)
+        "/v3/stops": {"get": {"operationId": "listStops", "responses": _ok({"type": "array", "items": stop})}},
+        "/v3/stops/{stop_id}/route_type/{route_type}": {"get": {
+            "operationId": "stopDetails", "parameters": [*_path("stop_id"), kind], "responses": _ok(stop)}},
+    })  # fmt: skip
+    read = spec.behaviour("stopDetails").effect
+    assert read.kind == "read" and read.entity == "stop" and read.key_arg == "stop_id", read
+    _passes(spec)

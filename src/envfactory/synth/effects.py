@@ -31,7 +31,7 @@ from envfactory.ir.state import Entity, StateSchema
 from envfactory.ir.tool import ToolSet, ToolSpec
 from envfactory.registry import Registry
 from envfactory.synth.entities import PAGING_ARGS, PATCH_ARGS, wraps_entity
-from envfactory.synth.intents import Intent, title_noun
+from envfactory.synth.intents import QUALIFIER_VALUES, Intent, title_noun
 from envfactory.synth.lookups import Lookup, lookup_by
 from envfactory.synth.naming import (
     credential,
@@ -179,10 +179,7 @@ def _qualifies(arg: str, props: JSON, entity: Entity) -> bool:
     """Whether a route's parameter declares a few words (an enum) and names neither the entity nor its key."""
     declared = enum_values(props.get(arg))
     named = same_field(arg, entity.key) or same_field(arg, entity.name) or same_field(arg, f"{entity.name}_id")
-    return bool(declared) and len(declared) <= QUALIFIER_WORDS and not named
-
-
-QUALIFIER_WORDS = 32  # declared values, at most, of a route parameter that qualifies rather than keys
+    return bool(declared) and len(declared) <= QUALIFIER_VALUES and not named
 
 
 def _field_args(intent: Intent, entity: Entity, skip: set[str]) -> tuple[dict[str, str], list[str]]:

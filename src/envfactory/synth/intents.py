@@ -11,7 +11,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from envfactory.ir.jsonschema import data_path, entity_schema, primary_type, value_list_member
+from envfactory.ir.jsonschema import data_path, entity_schema, enum_values, primary_type, value_list_member
 from envfactory.ir.tool import ToolSpec
 from envfactory.synth.naming import FILLER, VERBS, id_stem, singular, tokens
 from envfactory.synth.statuses import STATE_WORDS, said_rule
@@ -113,6 +113,11 @@ def _segments(path: str) -> list[str]:
         for s in path.split("#")[0].strip("/").split("/")
         if s
     ]
+
+
+# values, at most, a route parameter declares that qualifies what the route reads rather than keys it
+# (``route_type``: 0 to 4 under ``/stops/{stop_id}/route_type/{route_type}``)
+QUALIFIER_VALUES = 32
 
 
 def _collected_noun(param: str, collections: frozenset[str]) -> str | None:
@@ -446,6 +451,17 @@ def _from_http(tool: ToolSpec, collections: frozenset[str]) -> Intent | None:
         return None
     is_param = [_is_param(s) for s in segments]
     last = segments[-1]
+    if method == "GET" and len(segments) >= 4 and is_param[-1] and segments[-2] == last[1:-1] and is_param[-3]:
+        # /stops/{stop_id}/route_type/{route_type}: a parameter named by the word before it, one of a few
+        # declared values, qualifies what the route before them reads (a stop)
+        values = enum_values(tool.properties.get(last[1:-1]))
+        if values and len(values) <= QUALIFIER_VALUES:
+            shorter = http.model_copy(update={"path": "/" + "/".join(segments[:-2])})
+            intent = _from_http(tool.model_copy(update={"source": tool.source.model_copy(update={"http": shorter})}),
+                                collections)  # fmt: skip
+            if intent is not None:
+                intent.tool = tool
+            return intent
     scoped = _scoped(segments, is_param, method, tool)
     if scoped is not None:
         return scoped
