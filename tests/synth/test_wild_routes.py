@@ -541,3 +541,26 @@ def test_a_parameter_named_by_the_word_before_it_qualifies_what_the_route_before
     read = spec.behaviour("stopDetails").effect
     assert read.kind == "read" and read.entity == "stop" and read.key_arg == "stop_id", read
     _passes(spec)
+
+
+def test_a_record_read_under_one_of_the_records_it_lists_is_found_among_them(tmp_path: Path) -> None:
+    held = {"type": "array", "items": {"type": "string"}}
+    download = {
+        "type": "object",
+        "properties": {"Id": {"type": "string"}, "ZipFile": {"type": "string"}, "DocumentId": held},
+    }
+    document = {"type": "object", "properties": {"Id": {"type": "string"}, "Title": {"type": "string"}}}
+    spec = _spec(tmp_path, {  # Gérer mes affaires: a zip of documents, read under one of them
+        "/documents": {"get": {"operationId": "listDocuments", "responses": _ok({"type": "array", "items": document})}},
+        "/documents/{documentId}": {"get": {"operationId": "getDocument", "parameters": _path("documentId"),
+                                            "responses": _ok(document)}},
+        "/documents/download": {"post": {"operationId": "zipDocuments", "responses": _ok(download),
+                                         "requestBody": _body({"DocumentId": held})}},
+        "/documents/{documentId}/download": {"get": {"operationId": "getDownload", "parameters": _path("documentId"),
+                                                     "responses": _ok(download)}},
+    })  # fmt: skip
+    listing = spec.behaviour("getDownload").effect  # found by the document it holds, among those it lists
+    assert isinstance(listing, ListEffect) and [(f.arg, f.field, f.op) for f in listing.filters] == [
+        ("documentId", "DocumentId", "any")
+    ], listing
+    _passes(spec)

@@ -408,7 +408,10 @@ def _finds(intent: Intent, entity: Entity, lookup: Lookup) -> Behaviour:
 def _filter(arg: str, arg_schema: JSON, intent: Intent, entity: Entity) -> Filter | None:
     if intent.parent and arg == intent.parent[0]:
         field = next((f for f, t in entity.refs.items() if t == intent.parent[1]), None)
-        return Filter(arg=arg, field=field, op="eq") if field else None
+        if field is None:
+            return None
+        listed = primary_type(entity.fields.get(field)) == "array"  # a download's ``DocumentId: [...]`` holds it
+        return Filter(arg=arg, field=field, op="any" if listed else "eq")
     if arg.lower() in SEARCH_ARGS:
         return Filter(arg=arg, op="search")
     is_list = primary_type(arg_schema) == "array"
