@@ -530,7 +530,7 @@ def data_path(schema: JSON | None) -> tuple[tuple[tuple[str, JSON], ...], JSON |
     path: list[tuple[str, JSON]] = []
     node = schema
     for _ in range(MAX_ENVELOPES):
-        node = _first_alternative(node)
+        node = first_alternative(node)
         if not node:
             return tuple(path), None, False
         typ = primary_type(node)
@@ -547,18 +547,19 @@ def data_path(schema: JSON | None) -> tuple[tuple[tuple[str, JSON], ...], JSON |
     return tuple(path), node, False
 
 
-def _first_alternative(node: JSON | None) -> JSON | None:
+def first_alternative(schema: JSON | None) -> JSON | None:
     """Of a schema that is only alternatives (``oneOf: [Compliance, ComplianceCsv]``, ``anyOf: [Record,
-    {type: null}]``), the first one of the type :func:`primary_type` reads it as: what an answer holds
-    when it holds anything; any other schema as it is."""
-    if not node or "type" in node or "properties" in node or "items" in node:
-        return node
-    typ = primary_type(node)
-    for key in ("anyOf", "oneOf"):
-        for sub in node.get(key) or []:
-            if isinstance(sub, dict) and primary_type(sub) == typ and typ is not None:
-                return sub
-    return node
+    {type: null}]``), the first that is not null, with what is said beside them (nested alternatives
+    likewise): what an answer holds when it holds anything; any other schema as it is."""
+    for _ in range(MAX_ENVELOPES):
+        if not schema or "type" in schema or "properties" in schema or "items" in schema:
+            break
+        first = next((o for key in ("anyOf", "oneOf") for o in schema.get(key) or []
+                      if isinstance(o, dict) and o.get("type") != "null"), None)  # fmt: skip
+        if first is None:
+            break
+        schema = {**{k: v for k, v in schema.items() if k not in ("anyOf", "oneOf")}, **first}
+    return schema
 
 
 def declares_one_record(schema: JSON | None) -> bool:

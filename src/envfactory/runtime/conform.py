@@ -25,7 +25,7 @@ from typing import Any
 
 import orjson
 
-from envfactory.ir.jsonschema import primary_type
+from envfactory.ir.jsonschema import first_alternative, primary_type
 from envfactory.patterns import linear_pattern, matching_string
 from envfactory.runtime.store import clone
 
@@ -176,8 +176,7 @@ def _alternatives(schema: JSON, depth: int) -> Conformer | None:
     if not any(c is not None for _, c in typed):
         return None
 
-    first = next((o for o in options if o.get("type") != "null"), None)
-    missing = placeholder_value({**base, **first}, depth) if first is not None else None
+    missing = placeholder_value(schema, depth)  # of the first alternative that is not null
 
     def pick(v: Any) -> Any:
         if v is None:  # nothing where something is declared: the first alternative's smallest value
@@ -248,14 +247,7 @@ def placeholder_value(schema: JSON, depth: int = 0) -> Any:
     """The smallest value of ``schema``'s type that satisfies it: its first enum value, its
     minimum, or an object with placeholders for its required members; of alternatives (``anyOf``,
     ``oneOf``), the first that is not null."""
-    for _ in range(MAX_DEPTH):
-        if "type" in schema or "properties" in schema:
-            break
-        first = next((o for key in ("anyOf", "oneOf") for o in schema.get(key) or []
-                      if isinstance(o, dict) and o.get("type") != "null"), None)  # fmt: skip
-        if first is None:
-            break
-        schema = {**{k: v for k, v in schema.items() if k not in ("anyOf", "oneOf")}, **first}
+    schema = first_alternative(schema) or schema
     if isinstance(schema.get("enum"), list) and schema["enum"]:
         return schema["enum"][0]
     typ = primary_type(schema) or ""

@@ -136,6 +136,12 @@ def _closed_words(tool: ToolSpec, arg: str) -> bool:
     return isinstance(members, list) and bool(members) and all(isinstance(m, str) for m in members)
 
 
+def _few_values(tool: ToolSpec, arg: str) -> bool:
+    """Whether a parameter takes one of at most :data:`QUALIFIER_VALUES` declared values, numbers
+    too (``route_type``: 0 to 4)."""
+    return 0 < len(enum_values(tool.properties.get(arg))) <= QUALIFIER_VALUES
+
+
 def _listed_under(tool: ToolSpec, stem: str | None, nouns: list[str]) -> list[str]:
     """What a GET on ``/.../things/{thing_id}`` lists when its whole answer is a list of records
     rather than one: things of the thing the parameter keys — the path's own noun where the
@@ -451,17 +457,16 @@ def _from_http(tool: ToolSpec, collections: frozenset[str]) -> Intent | None:
         return None
     is_param = [_is_param(s) for s in segments]
     last = segments[-1]
-    if method == "GET" and len(segments) >= 4 and is_param[-1] and segments[-2] == last[1:-1] and is_param[-3]:
-        # /stops/{stop_id}/route_type/{route_type}: a parameter named by the word before it, one of a few
-        # declared values, qualifies what the route before them reads (a stop)
-        values = enum_values(tool.properties.get(last[1:-1]))
-        if values and len(values) <= QUALIFIER_VALUES:
-            shorter = http.model_copy(update={"path": "/" + "/".join(segments[:-2])})
-            intent = _from_http(tool.model_copy(update={"source": tool.source.model_copy(update={"http": shorter})}),
-                                collections)  # fmt: skip
-            if intent is not None:
-                intent.tool = tool
-            return intent
+    # /stops/{stop_id}/route_type/{route_type}: a parameter named by the word before it, one of a few
+    # declared values, qualifies what the route before them reads (a stop)
+    qualified = len(segments) >= 4 and is_param[-1] and segments[-2] == last[1:-1] and is_param[-3]
+    if method == "GET" and qualified and _few_values(tool, last[1:-1]):
+        shorter = http.model_copy(update={"path": "/" + "/".join(segments[:-2])})
+        intent = _from_http(tool.model_copy(update={"source": tool.source.model_copy(update={"http": shorter})}),
+                            collections)  # fmt: skip
+        if intent is not None:
+            intent.tool = tool
+        return intent
     scoped = _scoped(segments, is_param, method, tool)
     if scoped is not None:
         return scoped
