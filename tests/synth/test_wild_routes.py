@@ -564,3 +564,35 @@ def test_a_record_read_under_one_of_the_records_it_lists_is_found_among_them(tmp
         ("documentId", "DocumentId", "any")
     ], listing
     _passes(spec)
+
+
+def test_a_filter_takes_the_field_of_its_own_name_and_only_values_that_can_meet(tmp_path: Path) -> None:
+    file = {"type": "object", "properties": {  # ExaVault: ``resources`` only a compress call takes
+        "id": {"type": "integer"}, "resources": {"type": "array", "items": {"type": "string"}},
+        "resource": {"type": "string"}, "points": {"type": "array", "items": {"type": "array", "items": {
+            "type": "number"}}}, "tags": {"type": "array", "items": {"type": "object", "properties": {
+                "name": {"type": "string"}, "id": {"type": "integer"}}}}}}  # fmt: skip
+    query = [{"name": "resource", "in": "query", "schema": {"type": "string"}},
+             {"name": "point", "in": "query", "schema": {"type": "array", "items": {"type": "string"}}},
+             {"name": "tag", "in": "query", "schema": {"type": "string"}}]  # fmt: skip
+    spec = _spec(tmp_path, {
+        "/files": {"get": {"operationId": "find_files", "parameters": query,
+                           "responses": _ok({"type": "array", "items": file})},
+                   "post": {"operationId": "add_file", "requestBody": _body(file["properties"]),
+                            "responses": _ok(file)}},
+    })  # fmt: skip
+    listing = spec.behaviour("find_files").effect
+    assert isinstance(listing, ListEffect)
+    # ``resource`` is the field of its name, not one of the ``resources``; a point as text never equals a
+    # field's [lon, lat] pairs, so it filters nothing; a tag names one of the records in ``tags``
+    assert {(f.arg, f.field, f.op) for f in listing.filters} == {("resource", "resource", "eq"),
+                                                                 ("tag", "tags", "any")}  # fmt: skip
+    episode = Environment(spec).episode()
+    episode.reset(seed=0)
+    episode.call_tool("add_file", {"id": 900, "resource": "/a", "resources": ["/b"], "points": [[1.0, 2.0]],
+                                   "tags": [{"name": "urgent", "id": 3}]})  # fmt: skip
+    found = json.loads(episode.call_tool("find_files", {"resource": "/a", "tag": "urgent"}).content)
+    assert [f["id"] for f in found] == [900]
+    assert json.loads(episode.call_tool("find_files", {"resource": "/a", "tag": "later"}).content) == []
+    assert json.loads(episode.call_tool("find_files", {"resource": "/b"}).content) == []
+    _passes(spec)

@@ -585,6 +585,12 @@ def compile_filters(filters: tuple[Filter, ...], entity: Entity) -> list[tuple[s
     return out
 
 
+def _names(record: JSON, wanted: set[Any]) -> bool:
+    """Whether a record in a list is named by one of ``wanted``: a tag ``{"name": "urgent", "id": 3}``
+    by ``"urgent"`` or ``3``, one of its plain values."""
+    return any(_norm(v) in wanted for v in record.values() if not isinstance(v, (dict, list)))
+
+
 def _norm(value: Any) -> Any:
     """A comparable, hashable form: case-folded text; JSON text for objects and lists; a whole
     number as its digits, so the text a path or query parameter passes (``/services/{id}: string``)
@@ -631,7 +637,8 @@ def _row_filter(flt: Filter, text_fields: list[str]) -> RowFilter:
 
         def any_of(rows: list[JSON], v: Any) -> list[JSON]:
             wanted = {_norm(x) for x in (v if isinstance(v, list) else [v])}
-            return [r for r in rows if {_norm(x) for x in r.get(field) or ()} & wanted]
+            return [r for r in rows if {_norm(x) for x in r.get(field) or ()} & wanted
+                    or any(isinstance(x, dict) and _names(x, wanted) for x in r.get(field) or ())]  # fmt: skip
 
         return any_of
     if flt.op == "unless":

@@ -415,17 +415,18 @@ def _filter(arg: str, arg_schema: JSON, intent: Intent, entity: Entity) -> Filte
     if arg.lower() in SEARCH_ARGS:
         return Filter(arg=arg, op="search")
     is_list = primary_type(arg_schema) == "array"
-    for field, field_schema in entity.fields.items():
-        if field == "_id" == entity.key:
-            continue  # an invented row key: no argument of the API can name it
-        field_is_list = primary_type(field_schema) == "array"
-        if same_field(field, arg) and primary_type(field_schema) == "object":
+    fields = [(f, s) for f, s in entity.fields.items() if not f == "_id" == entity.key]  # an invented key: unnamed
+    for field, field_schema in fields:  # the field of its very name before one of its plural
+        if same_field(field, arg) and primary_type(field_schema) == "object" and _shape(arg_schema) != "plain":
             return None  # ``properties: [names]`` beside a ``properties`` object: a projection, not a filter
-        if same_field(field, arg):
+        if same_field(field, arg) and _meet(arg_schema, field_schema):
+            field_is_list = primary_type(field_schema) == "array"
             return Filter(arg=arg, field=field, op="any" if field_is_list else "in" if is_list else "eq")
-        if is_list and same_field(plural(field), arg):
+    for field, field_schema in fields:
+        field_is_list = primary_type(field_schema) == "array"
+        if is_list and same_field(plural(field), arg) and _meet(arg_schema, field_schema):
             return Filter(arg=arg, field=field, op="any" if field_is_list else "in")
-        if field_is_list and same_field(field, plural(arg)):
+        if field_is_list and same_field(field, plural(arg)) and _meet(arg_schema, field_schema):
             return Filter(arg=arg, field=field, op="any")
     if (
         is_list
@@ -446,6 +447,25 @@ def _filter(arg: str, arg_schema: JSON, intent: Intent, entity: Entity) -> Filte
         if field:
             return Filter(arg=arg, field=field, op="contains")
     return None
+
+
+def _shape(schema: Any) -> str | None:
+    """What a value of ``schema`` holds, read as its items where it is a list: ``plain`` values,
+    lists (``array``) or records (``object``); None where its type is not declared."""
+    kind = primary_type(schema) if isinstance(schema, dict) else None
+    if kind == "array":
+        kind = primary_type(schema.get("items")) if isinstance(schema.get("items"), dict) else None
+    return None if kind is None else kind if kind in ("array", "object") else "plain"
+
+
+def _meet(arg_schema: JSON, field_schema: Any) -> bool:
+    """Whether an argument's values can equal a field's: a point given as ``"51.1,13.4"`` never equals
+    a field's ``[13.4, 51.1]``. A side whose type is not declared meets anything, and a plain value
+    meets a list of records, which it names by one of their values (a tag ``"urgent"`` among
+    ``tags: [{"name": "urgent"}]``)."""
+    sides = _shape(arg_schema), _shape(field_schema)
+    records = sides == ("plain", "object") and primary_type(field_schema) == "array"
+    return None in sides or sides[0] == sides[1] or records
 
 
 DEPOSIT_VERBS = {"top_up", "topup", "deposit", "credit", "recharge", "refill", "add_funds", "fund", "load"}
