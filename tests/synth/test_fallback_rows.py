@@ -51,3 +51,14 @@ def test_one_of_a_few_declared_words_names_no_row_though_a_key_is_named_alike(tm
     ))  # fmt: skip
     (named,) = fallbacks_name_rows(schema, [fallback("render_overlay", "computes an overlay")], toolset)
     assert isinstance(named.effect, FallbackEffect) and named.effect.needs == {"route": "route"}
+
+
+def test_an_id_names_no_row_of_an_entity_keyed_by_an_invented_id(tmp_path: Path) -> None:
+    """Rudder: ``POST /campaigns/{id}/schedule`` falls back; a status record keyed by the ``_id`` the
+    synthesizer invented for it is not what its ``id`` names."""
+    tools = [function("schedule_campaign", "Schedule a campaign event.", {"id": STR}, ["id"], {"result": STR})]
+    toolset = synthesize_functions(tmp_path, "campaigns", tools).tools
+    keyed = {"type": "string"}
+    schema = StateSchema(entities=(Entity(name="status", key="_id", key_type="string", fields={"_id": keyed}),))
+    (named,) = fallbacks_name_rows(schema, [fallback("schedule_campaign", "no status field")], toolset)
+    assert isinstance(named.effect, FallbackEffect) and named.effect.needs == {}

@@ -117,7 +117,8 @@ def fallback(tool: str, reason: str, *, writes: bool = False) -> Behaviour:
 
 def fallbacks_name_rows(schema: StateSchema, behaviours: list[Behaviour], tools: ToolSet) -> list[Behaviour]:
     """A fallback's required argument that is an entity's key (``booking_id`` of a booking keyed by
-    it) names a row: the tool is refused ``not_found`` when that row does not exist."""
+    it) names a row: the tool is refused ``not_found`` when that row does not exist. A plain ``id``
+    names no entity in particular, nor can any argument name an invented ``_id``."""
     out = []
     for b in behaviours:
         if not isinstance(b.effect, FallbackEffect) or b.tool not in tools.names:
@@ -126,7 +127,7 @@ def fallbacks_name_rows(schema: StateSchema, behaviours: list[Behaviour], tools:
         tool = tools[b.tool]
         # one of a few declared words (``direction: Average | From | To``) qualifies the call, it names no row
         needs = {arg: e.name for arg in tool.required for e in schema.entities
-                 if e.key != "id" and same_field(arg, e.key) and _fits_key(tool.properties.get(arg), e)
+                 if e.key not in ("id", "_id") and same_field(arg, e.key) and _fits_key(tool.properties.get(arg), e)
                  and not (tool.properties.get(arg) or {}).get("enum")}  # fmt: skip
         if not needs:
             out.append(b)
