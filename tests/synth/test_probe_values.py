@@ -129,3 +129,20 @@ def test_a_value_the_schema_rules_out_is_drawn_again() -> None:
     maker = ValueMaker(0)
     for _ in range(30):
         check(maker.value(lac, "lac", "cell"))
+
+
+def test_a_key_fits_the_one_alternative_that_takes_it() -> None:
+    """PeerTube: a video is named by ``oneOf: [uuid text, integer id]``; a read's ``id`` adds a short
+    uuid of any text, so a uuid fits two of its three alternatives and the validator refuses it."""
+    uuid = {"type": "string", "format": "uuid", "pattern": "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-"
+            "[0-9a-f]{12}$"}  # fmt: skip
+    made = {"oneOf": [uuid, {"type": "integer", "minimum": 1}]}
+    read = {"oneOf": [{"type": "integer", "minimum": 1}, uuid, {"type": "string"}]}
+    assert coerce_key(99_999, made) == 99_999  # not the text "99999", which neither alternative takes
+    assert fits(99_999, made) and fits(99_999, read)
+    assert fits("9c9de5e8-0a1e-484a-b099-e80766180a6d", made)
+    assert not fits("9c9de5e8-0a1e-484a-b099-e80766180a6d", read)  # two of oneOf's alternatives
+    assert fits("9c9de5e8-0a1e-484a-b099-e80766180a6d", {"anyOf": read["oneOf"]})
+    check = compile_schema(read)
+    check(99_999)
+    assert not fits("99999", made)

@@ -85,7 +85,14 @@ def fill_wrapped_references(spec: EnvSpec, tool: str, args: JSON, store: Store, 
 
 def fits(value: Any, prop: JSON) -> bool:
     """Whether ``value`` has the type the parameter declares, is one of its enum members, if any, and
-    has its format (a row's ``2025-04-01`` is no ``date-time``)."""
+    has its format (a row's ``2025-04-01`` is no ``date-time``); of alternatives (``oneOf: [uuid
+    text, integer]``), one of them — exactly one of ``oneOf``'s."""
+    if "type" not in prop and "enum" not in prop:
+        for word, many in (("oneOf", False), ("anyOf", True)):
+            alternatives = [a for a in prop.get(word) or () if isinstance(a, dict)]
+            if alternatives:
+                taken = sum(fits(value, a) for a in alternatives)
+                return taken >= 1 if many else taken == 1
     enum = prop.get("enum")
     if isinstance(enum, list) and enum and value not in enum:
         return False

@@ -104,7 +104,12 @@ def _fitted(row: JSON, fits: dict[str, Conformer], entity: Entity) -> JSON:
 
 
 def coerce_key(key: Any, schema: JSON) -> Any:
-    """A key value in the type its referencing field declares."""
+    """A key value in the type its referencing field declares; where it declares alternatives
+    (``oneOf: [uuid text, integer]``), as it is if one of them takes its type."""
+    taken = {primary_type(a) for k in ("oneOf", "anyOf") for a in schema.get(k) or () if isinstance(a, dict)}
+    kinds = {"string"} if isinstance(key, str) else {"integer", "number"} if isinstance(key, int) else set()
+    if "type" not in schema and not isinstance(key, bool) and kinds & taken:
+        return key
     typ = primary_type(schema)
     if typ == "string" and not isinstance(key, str):
         return str(key)
