@@ -177,3 +177,24 @@ def test_read_only_members_of_a_body_are_not_arguments(tmp_path: Path) -> None:
     create = load_toolset(path)["createNote"]
     assert set(create.properties) == {"title"} and create.required == ["title"]
     assert set(create.output_schema["properties"]) == {"id", "createTime", "title"}  # the answer still holds them
+
+
+def test_an_operation_whose_name_another_took_is_renamed_with_a_warning(tmp_path: Path) -> None:
+    """DaniWeb: ``GET /users/~`` (the signed-in user) cleans to ``get_users``, the name of ``GET /users``;
+    two operations given one ``operationId`` likewise."""
+    ok = {"200": {"description": "ok"}}
+    doc = {"openapi": "3.0.0", "info": {"title": "t", "version": "1"}, "paths": {
+        "/users": {"get": {"responses": ok}},
+        "/users/~": {"get": {"responses": ok}},
+        "/a": {"get": {"operationId": "fetch", "responses": ok}},
+        "/b": {"get": {"operationId": "fetch", "responses": ok}},
+    }}  # fmt: skip
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps(doc))
+    ts = load_toolset(path)
+    names = [t.name for t in ts.tools]
+    assert len(set(names)) == 4 and names[0] == "get_users" and names[2] == "fetch"
+    assert names[1].startswith("get_users_") and names[3].startswith("fetch_")
+    assert ts[names[1]].source.http is not None and ts[names[1]].source.http.path == "/users/~"
+    assert any("'get_users' of GET /users/~ is taken by GET /users" in w for w in ts.warnings)
+    assert load_toolset(path) == ts  # the same names every time

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from envfactory.ingest.openapi import is_transport
-from envfactory.ir.effect import CreateEffect, ListEffect, UpdateEffect
+from envfactory.ir.effect import CreateEffect, DeleteManyEffect, ListEffect, UpdateEffect
 from envfactory.ir.env import EnvSpec
 from envfactory.runtime.environment import Environment
 from envfactory.synth import synthesize
@@ -595,4 +595,28 @@ def test_a_filter_takes_the_field_of_its_own_name_and_only_values_that_can_meet(
     assert [f["id"] for f in found] == [900]
     assert json.loads(episode.call_tool("find_files", {"resource": "/a", "tag": "later"}).content) == []
     assert json.loads(episode.call_tool("find_files", {"resource": "/b"}).content) == []
+    _passes(spec)
+
+
+def test_a_delete_keyed_by_a_list_of_ids_deletes_those_records(tmp_path: Path) -> None:
+    """DaniWeb: ``DELETE /messages/{ID}`` where ``ID`` is a list of message ids; and a list given where
+    one key is wanted names no record (not_found), never an internal error."""
+    message = {"type": "object", "properties": {"id": {"type": "integer"}, "text": {"type": "string"}}}
+    ids = [{"name": "ID", "in": "path", "required": True, "schema": {"type": "array", "items": {"type": "integer"}}}]
+    spec = _spec(tmp_path, {
+        "/messages": {"get": {"operationId": "list_messages", "responses": _ok({"type": "array", "items": message})},
+                      "post": {"operationId": "send", "requestBody": _body({"text": {"type": "string"}}),
+                               "responses": _ok(message)}},
+        "/messages/{ID}": {"delete": {"operationId": "delete_messages", "parameters": ids, "responses": _ok()}},
+        "/message/{id}": {"get": {"operationId": "get_message", "parameters": [
+            {"name": "id", "in": "path", "required": True, "schema": {}}], "responses": _ok(message)}},
+    })  # fmt: skip
+    assert isinstance(spec.behaviour("delete_messages").effect, DeleteManyEffect)
+    episode = Environment(spec).episode()
+    episode.reset(seed=0)
+    made = [json.loads(episode.call_tool("send", {"text": t}).content)["id"] for t in ("a", "b", "c")]
+    assert episode.call_tool("delete_messages", {"ID": made[:2]}).ok
+    left = [m["id"] for m in json.loads(episode.call_tool("list_messages", {}).content)]
+    assert made[2] in left and made[0] not in left and made[1] not in left
+    assert episode.call_tool("get_message", {"id": [made[2]]}).error == "not_found"
     _passes(spec)

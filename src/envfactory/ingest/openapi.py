@@ -8,6 +8,7 @@ which entity an operation returns.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from pathlib import Path
 from typing import Any
@@ -17,10 +18,10 @@ import jsonref
 
 from envfactory.diagnostics import Diagnostics
 from envfactory.errors import SpecError, UnsupportedFormatError
-from envfactory.ingest.common import clean_tool_name, make_tool
+from envfactory.ingest.common import clean_tool_name, make_tool, shorten_name
 from envfactory.ingest.files import read_document
 from envfactory.ir.jsonschema import as_tree
-from envfactory.ir.tool import HttpBinding, ParamLocation, ToolAnnotations, ToolSet, ToolSource
+from envfactory.ir.tool import HttpBinding, ParamLocation, ToolAnnotations, ToolSet, ToolSource, ToolSpec
 
 JSON = dict[str, Any]
 METHODS = ("get", "post", "put", "patch", "delete")
@@ -43,7 +44,8 @@ def load_openapi(path: Path, diag: Diagnostics, doc: Any = None, *, ref_roots: t
     auth_names = auth_parameter_names(resolved)
     if not isinstance(paths, dict) or not paths:
         raise SpecError("no operations: 'paths' is missing or empty", file=str(path), field="paths")
-    tools = []
+    tools: list[ToolSpec] = []
+    taken: dict[str, str] = {}
     for route, item in paths.items():
         if not isinstance(item, dict):
             diag.warn(f"path item {route!r} is not an object; skipped", field=f"paths.{route}")
@@ -53,7 +55,8 @@ def load_openapi(path: Path, diag: Diagnostics, doc: Any = None, *, ref_roots: t
             op = item.get(method)
             if isinstance(op, dict):
                 op_tree, params = as_tree(op), {"parameters": as_tree(item.get("parameters"))}
-                tools.append(_operation_tool(route, method, params, op_tree, version, path, diag, auth_names))
+                tool = _operation_tool(route, method, params, op_tree, version, path, diag, auth_names)
+                tools.append(_own_name(tool, f"{method.upper()} {route}", taken, diag))
     if not tools:
         raise SpecError("no operations found under 'paths'", file=str(path), field="paths")
     info = resolved.get("info") or {}
@@ -225,6 +228,21 @@ def auth_parameter_names(doc: JSON) -> frozenset[str]:
         if isinstance(scheme, dict) and scheme.get("type") == "apiKey" and isinstance(scheme.get("name"), str):
             names.add(scheme["name"].lower())
     return frozenset(names)
+
+
+def _own_name(tool: ToolSpec, locator: str, taken: dict[str, str], diag: Diagnostics) -> ToolSpec:
+    """``tool`` under a name no earlier operation took: one whose name another has (``GET /users/~``
+    cleaned to ``get_users`` beside ``GET /users``, an ``operationId`` given twice) takes 8 hex digits
+    of its method and route after it, with a warning."""
+    name = tool.name
+    if name in taken:
+        digest = hashlib.blake2b(locator.encode(), digest_size=4).hexdigest()
+        name = shorten_name(f"{tool.name}_{digest}")
+        diag.warn(f"tool name {tool.name!r} of {locator} is taken by {taken[tool.name]}; renamed to {name!r}",
+                  tool=name)  # fmt: skip
+        tool = tool.model_copy(update={"name": name})
+    taken[name] = locator
+    return tool
 
 
 def _operation_tool(route: str, method: str, item: JSON, op: JSON, version: int, path: Path, diag: Diagnostics,

@@ -67,9 +67,15 @@ def compile_executor(effect: Any, tool: ToolSpec, spec: EnvSpec) -> Executor:
 
 
 def key_caster(entity: Entity) -> Callable[[Any], Any]:
+    """A key argument as the rows hold keys: digits as the integer an integer key is, a number as the
+    text a text key is; a list or an object, which no row's key is, as its JSON text (naming no row)."""
     if entity.key_type == "integer":
-        return lambda v: int(v) if isinstance(v, str) and v.lstrip("-").isdigit() else v
-    return lambda v: str(v) if isinstance(v, int) and not isinstance(v, bool) else v
+        return lambda v: int(v) if isinstance(v, str) and v.lstrip("-").isdigit() else _hashable(v)
+    return lambda v: str(v) if isinstance(v, int) and not isinstance(v, bool) else _hashable(v)
+
+
+def _hashable(value: Any) -> Any:
+    return json.dumps(value, sort_keys=True, default=str) if isinstance(value, (list, dict)) else value
 
 
 def key_formatter(entity: Entity) -> Callable[[int], Any]:

@@ -18,6 +18,7 @@ from envfactory.ir.effect import (
     Behaviour,
     CreateEffect,
     DeleteEffect,
+    DeleteManyEffect,
     FallbackEffect,
     Filter,
     ListEffect,
@@ -289,6 +290,11 @@ def _keyed(kind: str) -> Builder:
         if kind == "read":
             ignored = [a for a in intent.tool.properties if a != key_arg]
             return _grade(intent.tool, ReadEffect(entity=entity.name, key_arg=key_arg), ignored, [])
+        if kind == "delete" and primary_type(intent.tool.properties.get(key_arg)) == "array":
+            # ``DELETE /messages/{ID}``, a list of message ids: the rows holding those keys
+            ignored = [a for a in intent.tool.properties if a != key_arg]
+            those = DeleteManyEffect(entity=entity.name, items_arg=key_arg, by="key")
+            return _grade(intent.tool, those, ignored, [f"deletes the {plural(entity.name)} whose keys it is given"])
         if kind == "delete":
             ignored = [a for a in intent.tool.properties if a != key_arg]
             # ``delete_message(receiver_id)``: a reference the rows hold picks the latest of them
