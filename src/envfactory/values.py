@@ -343,7 +343,24 @@ def _name_value(fake: Faker, entity: str) -> str:
     return " ".join(fake.words(nb=2)).title()
 
 
+# a date-time written as long as its schema's lengths allow (Telstra's timestamps: 24 characters)
+_DATE_TIMES = ("%Y-%m-%dT%H:%M:%SZ", "%Y-%m-%dT%H:%M:%S.000Z", "%Y-%m-%dT%H:%M:%S+00:00", "%Y-%m-%dT%H:%M:%S.000000Z",
+               "%Y-%m-%dT%H:%M:%S.000+00:00", "%Y-%m-%dT%H:%M:%S.000000+00:00")  # fmt: skip
+
+
+def _date_time(vm: ValueMaker, schema: JSON) -> str:
+    """A date-time, in the first of :data:`_DATE_TIMES` whose length is within ``minLength`` and
+    ``maxLength`` (the first where none is)."""
+    lo, hi = schema.get("minLength"), schema.get("maxLength")
+    lo, hi = lo if isinstance(lo, int) else 0, hi if isinstance(hi, int) else 1_000
+    when = vm.date()
+    written = [when.strftime(form) for form in _DATE_TIMES]
+    return next((w for w in written if lo <= len(w) <= hi), written[0])
+
+
 def _string(vm: ValueMaker, schema: JSON, name: str, entity: str) -> str:
+    if str(schema.get("format")) == "date-time" and not isinstance(schema.get("pattern"), str):
+        return _date_time(vm, schema)
     formatted = _FORMATTED.get(str(schema.get("format")))
     pattern = schema.get("pattern")
     if formatted is not None and not isinstance(pattern, str):

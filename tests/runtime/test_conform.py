@@ -100,3 +100,16 @@ def test_nothing_where_alternatives_allow_no_null_is_the_first_ones_smallest_val
     result = {"anyOf": [record, {"type": "array", "items": record}]}  # ideal-postcodes' cleansed address
     assert fit(result, None) == {"match": {"line": "x"}, "count": 0}
     assert fit({"anyOf": [record, {"type": "null"}]}, None) is None
+
+
+def test_a_member_required_but_not_declared_is_answered() -> None:
+    """BIAPI: ``{type: object, required: [jwt_token, payload]}`` declares no properties at all."""
+    fit = compile_conformer({"type": "object", "required": ["jwt_token", "payload"]})
+    assert fit is not None
+    assert fit({"duration": 3}) == {"duration": 3, "jwt_token": None, "payload": None}
+    assert fit({"jwt_token": "t"}) == {"jwt_token": "t", "payload": None}
+    typed = compile_conformer({"type": "object", "required": ["n"], "additionalProperties": {"type": "integer"}})
+    assert typed is not None and typed({}) == {"n": 0}
+    closed = {"type": "object", "required": ["n"], "properties": {}, "additionalProperties": False}
+    fit = compile_conformer(closed)
+    assert fit is None or fit({}) == {}  # admits no member: none is made up

@@ -146,3 +146,13 @@ def test_a_key_fits_the_one_alternative_that_takes_it() -> None:
     check = compile_schema(read)
     check(99_999)
     assert not fits("99999", made)
+
+
+def test_a_date_time_is_written_as_long_as_its_schema_allows() -> None:
+    """Telstra: timestamps of exactly 24 characters (``2026-01-24T12:00:00.000Z``)."""
+    maker = ValueMaker(0)
+    for lo, hi, length in ((24, 24, 24), (25, 25, 25), (0, 20, 20), (21, 26, 24), (None, None, 20)):
+        schema = {"type": "string", "format": "date-time", **({"minLength": lo, "maxLength": hi} if lo else {})}
+        value = maker.value(schema, "createTimestamp", "message")
+        compile_schema(schema)(value)
+        assert len(value) == length and value[:4].isdigit() and value[10] == "T"

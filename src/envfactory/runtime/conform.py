@@ -220,8 +220,7 @@ def _object(schema: JSON, depth: int) -> Conformer:
         frozenset(props) if schema.get("additionalProperties") is False and "patternProperties" not in schema else None
     )
     members = {k: c for k, sub in props.items() if (c := compile_conformer(sub, depth + 1)) is not None}
-    required = {k: placeholder_value(props[k], depth + 1) for k in schema.get("required") or ()
-                if isinstance(props.get(k), dict)}  # fmt: skip
+    required = _required_placeholders(schema, depth)
     empty = placeholder_value(schema, depth)
 
     def obj(v: Any) -> Any:
@@ -262,10 +261,24 @@ def placeholder_value(schema: JSON, depth: int = 0) -> Any:
     if typ == "string" and isinstance(schema.get("minLength"), int) and schema["minLength"] > 0:
         return "x" * schema["minLength"]  # "" where a text must be at least one character long
     if typ == "object" and depth < 4:
-        props = schema.get("properties") or {}
-        return {
-            k: placeholder_value(props[k], depth + 1)
-            for k in schema.get("required") or ()
-            if isinstance(props.get(k), dict)
-        }
+        return _required_placeholders(schema, depth)
     return clone(_PLACEHOLDER.get(typ))
+
+
+_UNSAID = object()
+
+
+def _required_placeholders(schema: JSON, depth: int) -> JSON:
+    """A placeholder for each member ``schema`` requires: as its declared schema says; one it requires
+    without declaring it (BIAPI's ``{required: [jwt_token, payload]}``) as the schema of members it
+    does not declare says, ``null`` where that says nothing; none where it admits no other member."""
+    props, extra = schema.get("properties") or {}, schema.get("additionalProperties", _UNSAID)
+    out: JSON = {}
+    for k in schema.get("required") or ():
+        if not isinstance(k, str):
+            continue
+        if isinstance(props.get(k), dict):
+            out[k] = placeholder_value(props[k], depth + 1)
+        elif k not in props and extra is not False:
+            out[k] = placeholder_value(extra, depth + 1) if isinstance(extra, dict) and extra else None
+    return out
