@@ -620,3 +620,31 @@ def test_a_delete_keyed_by_a_list_of_ids_deletes_those_records(tmp_path: Path) -
     assert made[2] in left and made[0] not in left and made[1] not in left
     assert episode.call_tool("get_message", {"id": [made[2]]}).error == "not_found"
     _passes(spec)
+
+
+def test_a_list_answering_plain_values_lists_the_field_its_items_name(tmp_path: Path) -> None:
+    """Anchore: the contents uploaded to an import are listed as their digests (``["sha256:..."]``,
+    items "String digest of an uploaded content"), not as each record written as JSON text; a list of
+    plain values naming no field lists the keys."""
+    content = {"type": "object", "properties": {"id": {"type": "string"}, "digest": {"type": "string"},
+                                                "created_at": {"type": "string"}}}  # fmt: skip
+    digests = {"type": "array", "items": {"type": "string", "description": "String digest of an uploaded content"}}
+    spec = _spec(tmp_path, {
+        "/contents": {"get": {"operationId": "list_digests", "responses": _ok(digests)},
+                      "post": {"operationId": "upload", "requestBody": _body({"digest": {"type": "string"}}),
+                               "responses": _ok(content)}},
+        "/contents/{id}": {"get": {"operationId": "get_content", "parameters": _path("id"), "responses": _ok(content)}},
+        "/tags": {"get": {"operationId": "list_tags", "responses": _ok({"type": "array", "items": {"type": "string"}})},
+                  "post": {"operationId": "add_tag", "requestBody": _body({"label": {"type": "string"}}),
+                           "responses": _ok({"type": "object", "properties": {"id": {"type": "string"}}})}},
+    })  # fmt: skip
+    listing = spec.behaviour("list_digests").effect
+    assert isinstance(listing, ListEffect) and listing.listed == "digest" and listing.keys_as is None
+    episode = Environment(spec).episode()
+    episode.reset(seed=0)
+    assert episode.call_tool("upload", {"digest": "sha256:abc"}).ok
+    listed = json.loads(episode.call_tool("list_digests", {}).content)
+    assert "sha256:abc" in listed and all(isinstance(d, str) and not d.startswith("{") for d in listed)
+    made = json.loads(episode.call_tool("add_tag", {"label": "x"}).content)["id"]
+    assert made in json.loads(episode.call_tool("list_tags", {}).content)
+    _passes(spec)

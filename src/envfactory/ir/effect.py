@@ -131,14 +131,15 @@ class Order(_Frozen):
 class ListEffect(_Frozen):
     """The rows the filters keep (paged); with ``keys_as``, only their keys, under that member
     (``filter_stocks_by_price`` -> ``{filtered_stocks: [symbols]}``), or the field ``listed`` names
-    (``list_users`` -> ``{user_list: [names]}``)."""
+    (``list_users`` -> ``{user_list: [names]}``); with ``listed`` alone, that field's values as the
+    whole answer (a list of digests, ``["sha256:..."]``)."""
 
     kind: Literal["list"] = "list"
     entity: str
     filters: tuple[Filter, ...] = ()
     paging: Paging = Paging()
     keys_as: str | None = None
-    listed: str | None = None  # the field a ``keys_as`` list holds, when not the key
+    listed: str | None = None  # the field a ``keys_as`` list (or a bare list of values) holds
     # argument -> entity whose row it names (the parent of ``get_tweet_comments(tweet_id)``): a key that
     # names no row is refused ``not_found`` rather than answered with an empty list
     needs: dict[str, str] = Field(default_factory=dict)

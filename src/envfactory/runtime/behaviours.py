@@ -799,6 +799,9 @@ def _list(effect: ListEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
         if effect.keys_as is not None:  # ``{filtered_stocks: [symbols]}``: the keys of what matched
             page = rows[start : start + min(limit or max_rows, max_rows)]
             return {effect.keys_as: [r.get(listed) for r in page if r.get(listed) is not None]}
+        if effect.listed is not None:  # ``["sha256:..."]``: the values of one field of what matched
+            page = rows[start : start + min(limit or max_rows, max_rows)]
+            return [r.get(listed) for r in page if r.get(listed) is not None]
         if one:
             if not rows and (not predicates or values_only):
                 return {}  # "get all credit cards" in one object, symbols found by price: none is an empty answer

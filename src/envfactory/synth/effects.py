@@ -361,8 +361,9 @@ def _list(intent: Intent, entity: Entity, schema: StateSchema) -> Behaviour:
         else:
             flt = _filter(arg, arg_schema, intent, entity)
             filters.append(flt) if flt else ignored.append(arg)
-    keys_as = value_list_member(intent.tool.output_schema)
-    listed = listed_field(entity, intent.tool.output_schema) if keys_as else None
+    output = intent.tool.output_schema
+    keys_as = value_list_member(output)
+    listed = listed_field(entity, output) if keys_as else bare_values(entity, output)
     # a function tool's parent must exist (a route's parent argument is checked by no probe yet: left as it was)
     parent = intent.parent if (intent.parent and intent.tool.source.http is None
                                and any(f.arg == intent.parent[0] for f in filters)) else None  # fmt: skip
@@ -395,6 +396,19 @@ def listed_field(entity: Entity, output: JSON | None) -> str | None:
                                     or (field == entity.name and "name" in said)):  # fmt: skip
             return field
     return None
+
+
+def bare_values(entity: Entity, output: JSON | None) -> str | None:
+    """The field an answer that is only a list of plain values lists (``ImportContentDigestList``:
+    texts described as "String digest of an uploaded content"): the field of the entity its items'
+    description or title names, else the key; None where the answer is no such list."""
+    items = (output or {}).get("items") if primary_type(output) == "array" else None
+    if not isinstance(items, dict) or primary_type(items) not in ("string", "integer", "number"):
+        return None
+    said = set(tokens(f"{items.get('title') or ''} {items.get('description') or ''}"))
+    named = [f for f in entity.fields if f != entity.key and tokens(f) and set(tokens(f)) <= said
+             and primary_type(entity.fields[f]) == primary_type(items)]  # fmt: skip
+    return named[0] if len(named) == 1 else entity.key
 
 
 def _finds(intent: Intent, entity: Entity, lookup: Lookup) -> Behaviour:

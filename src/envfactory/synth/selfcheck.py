@@ -154,7 +154,12 @@ def _probe_create(p: Probe) -> None:
     listed = p.call(lister, {**_max_page(p, lister), **required})
     # found by its key as the state holds it, or as the listing declares the record (a text key
     # ``milestone_0013`` answered as the integer ``id`` the listing declares, as the read shows it)
-    shown = _shows(listed.data, row, key) or _holds(listed.data, _as_declared(p, lister, row))
+    listed_as = p.spec.behaviour(lister).effect.listed  # type: ignore[union-attr]  # names, digests: the listed field
+    shown = (
+        _shows(listed.data, row, key)
+        or _holds(listed.data, _as_declared(p, lister, row))
+        or (listed_as is not None and row.get(listed_as) is not None and _mentions(listed.data, row[listed_as]))
+    )
     p.note("create -> list contains it", listed.ok and shown, listed.content[:200])
 
 
