@@ -113,3 +113,14 @@ def test_a_member_required_but_not_declared_is_answered() -> None:
     closed = {"type": "object", "required": ["n"], "properties": {}, "additionalProperties": False}
     fit = compile_conformer(closed)
     assert fit is None or fit({}) == {}  # admits no member: none is made up
+
+
+def test_a_required_member_deep_inside_is_answered_as_deep_as_conformers_go() -> None:
+    """GoDaddy: an order's ``items[].pricing.fees`` requires its ``total``, five objects down."""
+    fees = {"type": "object", "required": ["total"], "properties": {"total": {"type": "integer"}}}
+    pricing = {"type": "object", "required": ["fees"], "properties": {"fees": fees}}
+    item = {"type": "object", "required": ["pricing"], "properties": {"pricing": pricing}}
+    order = {"type": "object", "properties": {"items": {"type": "array", "items": item}}}
+    fit = compile_conformer({"type": "object", "required": ["order"], "properties": {"order": order}})
+    assert fit is not None
+    assert fit({"order": {"items": [{}]}}) == {"order": {"items": [{"pricing": {"fees": {"total": 0}}}]}}

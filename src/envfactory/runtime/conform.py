@@ -260,7 +260,7 @@ def placeholder_value(schema: JSON, depth: int = 0) -> Any:
             return made
     if typ == "string" and isinstance(schema.get("minLength"), int) and schema["minLength"] > 0:
         return "x" * schema["minLength"]  # "" where a text must be at least one character long
-    if typ == "object" and depth < 4:
+    if typ == "object" and depth <= MAX_DEPTH:
         return _required_placeholders(schema, depth)
     return clone(_PLACEHOLDER.get(typ))
 
