@@ -437,14 +437,15 @@ def _filter(arg: str, arg_schema: JSON, intent: Intent, entity: Entity) -> Filte
         return Filter(arg=arg, op="search")
     is_list = primary_type(arg_schema) == "array"
     fields = [(f, s) for f, s in entity.fields.items() if not f == "_id" == entity.key]  # an invented key: unnamed
-    for field, field_schema in fields:  # the field of its very name before one of its plural
+    for field, field_schema in fields:  # a single value: the field of its very name before a list of its plural
         if same_field(field, arg) and primary_type(field_schema) == "object" and _shape(arg_schema) != "plain":
             return None  # ``properties: [names]`` beside a ``properties`` object: a projection, not a filter
-        if same_field(field, arg) and _meet(arg_schema, field_schema):
-            field_is_list = primary_type(field_schema) == "array"
-            return Filter(arg=arg, field=field, op="any" if field_is_list else "in" if is_list else "eq")
-    for field, field_schema in fields:
+        if same_field(field, arg) and not is_list and _meet(arg_schema, field_schema):
+            return Filter(arg=arg, field=field, op="any" if primary_type(field_schema) == "array" else "eq")
+    for field, field_schema in fields:  # a list: whichever field comes first
         field_is_list = primary_type(field_schema) == "array"
+        if is_list and same_field(field, arg) and _meet(arg_schema, field_schema):
+            return Filter(arg=arg, field=field, op="any" if field_is_list else "in")
         if is_list and same_field(plural(field), arg) and _meet(arg_schema, field_schema):
             return Filter(arg=arg, field=field, op="any" if field_is_list else "in")
         if field_is_list and same_field(field, plural(arg)) and _meet(arg_schema, field_schema):
