@@ -648,3 +648,34 @@ def test_a_list_answering_plain_values_lists_the_field_its_items_name(tmp_path: 
     made = json.loads(episode.call_tool("add_tag", {"label": "x"}).content)["id"]
     assert made in json.loads(episode.call_tool("list_tags", {}).content)
     _passes(spec)
+
+
+def test_a_post_on_a_thing_the_caller_names_creates_it_and_its_task_says_the_name(tmp_path: Path) -> None:
+    """Request Baskets: ``POST /baskets/{name}``, "Creates a new basket with this name", beside
+    ``GET /baskets/{name}``; ``POST /tags/{resourceArn}`` ("Creates tags on a resource") names another
+    thing and makes no tag keyed by it."""
+    from envfactory.tasks.generate import generate_tasks
+
+    basket = {"type": "object", "properties": {"capacity": {"type": "integer"}, "token": {"type": "string"}}}
+    spec = _spec(tmp_path, {
+        "/baskets/{name}": {
+            "post": {"operationId": "create_basket", "description": "Creates a new basket with this name.",
+                     "parameters": _path("name"), "requestBody": _body({"capacity": {"type": "integer"}}),
+                     "responses": _ok(basket)},
+            "get": {"operationId": "get_basket", "parameters": _path("name"), "responses": _ok(basket)}},
+        "/tags/{resourceArn}": {"post": {"operationId": "tag_resource", "description": "Creates tags on a resource.",
+                                         "parameters": _path("resourceArn"),
+                                         "requestBody": _body({"tags": {"type": "object"}}), "responses": _ok()}},
+    })  # fmt: skip
+    create = spec.behaviour("create_basket").effect
+    assert isinstance(create, CreateEffect) and create.entity == "basket" and create.key_arg == "name"
+    assert not (isinstance(tagged := spec.behaviour("tag_resource").effect, CreateEffect) and tagged.key_arg)
+    episode = Environment(spec).episode()
+    episode.reset(seed=0)
+    assert episode.call_tool("create_basket", {"name": "inbox", "capacity": 200}).ok
+    assert json.loads(episode.call_tool("get_basket", {"name": "inbox"}).content)["capacity"] == 200
+    tasks, _ = generate_tasks(Environment(spec), 5, seed=0)
+    made = [t for t in tasks if [c.tool for c in t.gold] == ["create_basket"]]
+    # the new basket's name is said, or the user gives it when asked
+    assert made and all(repr(t.gold[0].args["name"]) in t.instruction
+                        or t.gold[0].args["name"] in map(str, t.user.facts.values()) for t in made)  # fmt: skip

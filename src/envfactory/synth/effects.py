@@ -206,6 +206,11 @@ def _field_args(intent: Intent, entity: Entity, skip: set[str]) -> tuple[dict[st
 def _create(intent: Intent, entity: Entity, schema: StateSchema) -> Behaviour:
     mapped, ignored = _field_args(intent, entity, set())
     key_arg = next((a for a, f in mapped.items() if f == entity.key), None)
+    http = intent.tool.source.http
+    named = http is not None and intent.key_arg is not None and http.path.endswith(f"{{{intent.key_arg}}}")
+    if key_arg is None and named and intent.key_arg in ignored and intent.key_arg in intent.tool.required:
+        key_arg = intent.key_arg  # POST /baskets/{name}: the new basket is keyed by the name the caller gives
+        mapped, ignored = {**mapped, key_arg: entity.key}, [a for a in ignored if a != key_arg]
     consumes = consumed_counters(entity, schema)
     body_arg, body = _patch(intent, entity, ignored)
     ignored = [a for a in ignored if a != body_arg]

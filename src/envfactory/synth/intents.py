@@ -274,6 +274,25 @@ def queries_posted(intents: list[Intent]) -> list[Intent]:
     return intents
 
 
+def _names_new(param: str, said: list[str], tool: ToolSpec) -> bool:
+    """Whether ``POST /{things}/{param}`` makes the thing under the key the caller gives: its description
+    opens with a verb that creates ("Creates a new basket with this name"), the segment before the
+    parameter is the things themselves (no verb leads it: ``/orders/CreateDeliveryNote/{id}`` names an
+    order), and the parameter names one of them (``name``, ``keyId`` under ``/keys``), not another
+    thing (``/tags/{resourceArn}``, ``/policies/{step}``, ``/archives/{archiveKind}``)."""
+    nouns, words = _nouns(said), tokens(param)
+    return (
+        prose_verb(tool.description) in _MAKING
+        and bool(said) and said[0] not in VERBS and not _verbish(said[0]) and bool(nouns)
+        and {singular(w) for w in words} <= _HANDLES | set(nouns)
+    )  # fmt: skip
+
+
+# verbs that make a record where "add" may put one thing into another ("Add a user to a channel")
+_MAKING = frozenset({"create", "make", "register"})
+_HANDLES = frozenset({"name", "id", "key", "slug", "code", "uuid", "handle"})
+
+
 def _said(tool: ToolSpec) -> str:
     return " ".join((tool.description or "").lower().split())
 
@@ -509,10 +528,10 @@ def _from_http(tool: ToolSpec, collections: frozenset[str]) -> Intent | None:
             nouns, parent = [stem, *nouns], (segments[-2][1:-1], nouns[0]) if nouns and not qualifier else None
         elif parent is None and len(segments) > 2 and is_param[-2] and (holder := id_stem(segments[-2][1:-1])):
             parent = (segments[-2][1:-1], holder) if holder not in nouns else None  # /cards/{appId}/{cardId}
-        intent = Intent(
-            tool, _METHOD_KIND.get(method, "unknown"), verb=method.lower(), nouns=nouns, key_arg=last[1:-1],
-            evidence="http",
-        )  # fmt: skip
+        kind = _METHOD_KIND.get(method, "unknown")
+        if method == "POST" and not is_param[-2] and _names_new(last[1:-1], list(tokens(statics[-1])), tool):
+            kind = "create"  # POST /baskets/{name}, "Creates a new basket with this name": the caller names it
+        intent = Intent(tool, kind, verb=method.lower(), nouns=nouns, key_arg=last[1:-1], evidence="http")
         intent.parent = parent
         return intent
     words = list(tokens(last))

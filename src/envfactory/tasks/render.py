@@ -158,8 +158,10 @@ class Renderer:
     def _values(self, node: Node) -> str:
         effect = self.effects[node.tool]  # type: ignore[index]
         parts = []
-        # the row's key and an amount are said elsewhere; credentials once, at the end
-        unsaid = self._credentials(node) | {getattr(effect, "key_arg", None), getattr(effect, "amount_arg", None)}
+        # the row's key and an amount are said elsewhere — but the key a create is given is the new record's
+        # name, said here (``POST /baskets/{name}``) —; credentials once, at the end
+        key_arg = getattr(effect, "key_arg", None) if effect.kind != "create" else None
+        unsaid = self._credentials(node) | {key_arg, getattr(effect, "amount_arg", None)}
         tool = self.spec.tools[node.tool] if node.tool in self.spec.tools.names else None
         unsaid |= {a for a in node.args if tool is not None and tool.is_transport(a)}  # a header is no request
         for arg, value in node.args.items():
