@@ -679,3 +679,31 @@ def test_a_post_on_a_thing_the_caller_names_creates_it_and_its_task_says_the_nam
     # the new basket's name is said, or the user gives it when asked
     assert made and all(repr(t.gold[0].args["name"]) in t.instruction
                         or t.gold[0].args["name"] in map(str, t.user.facts.values()) for t in made)  # fmt: skip
+
+
+def test_a_parameter_of_a_few_words_names_no_new_thing_and_a_listing_that_shows_none_of_it_is_no_check(
+    tmp_path: Path,
+) -> None:
+    """IllumiDesk: ``POST /settings/entity/{entity}``, ``entity`` one of a few words, creates settings for
+    that kind of thing, no "entity" named by the caller; Gérer mes affaires: triggers made by name are
+    listed by their ``Date`` and ``Event`` alone, which a trigger made so lacks — the self-check cannot
+    tell whether the listing shows it, and does not fail it."""
+    kinds = [{"name": "entity", "in": "path", "required": True, "schema": {"type": "string", "enum": ["a", "b"]}}]
+    event = {"type": "object", "properties": {"Date": {"type": "string"}, "Event": {"type": "string"}}}
+    spec = _spec(tmp_path, {
+        "/settings/entity/{entity}": {"post": {"operationId": "create_settings", "parameters": kinds,
+                                               "description": "Create notification settings.", "responses": _ok()}},
+        "/spaces/{id}/triggers/{name}": {"post": {"operationId": "create_trigger", "parameters": _path("id", "name"),
+                                                  "description": "Creates a trigger for the space.",
+                                                  "responses": _ok()}},
+        "/spaces/{id}/triggers": {"get": {"operationId": "list_triggers", "parameters": _path("id"),
+                                          "responses": _ok({"type": "array", "items": event})}},
+    })  # fmt: skip
+    settings = spec.behaviour("create_settings").effect
+    assert not (isinstance(settings, CreateEffect) and settings.key_arg == "entity")
+    trigger = spec.behaviour("create_trigger").effect
+    assert isinstance(trigger, CreateEffect) and trigger.key_arg == "name"
+    report = self_check(spec, env=Environment(spec))
+    (made,) = [t for t in report.tools if t.tool == "create_trigger"]
+    listed = [c for c in made.checks if c.name == "create -> list contains it"]
+    assert listed and all(c.status != "fail" for c in listed)

@@ -283,6 +283,7 @@ def _names_new(param: str, said: list[str], tool: ToolSpec) -> bool:
     nouns, words = _nouns(said), tokens(param)
     return (
         prose_verb(tool.description) in _MAKING
+        and not _closed_words(tool, param)  # one of a few declared words qualifies the call, it names nothing
         and bool(said) and said[0] not in VERBS and not _verbish(said[0]) and bool(nouns)
         and {singular(w) for w in words} <= _HANDLES | set(nouns)
     )  # fmt: skip
