@@ -151,20 +151,13 @@ def _probe_create(p: Probe) -> None:
     if _answers_one(p, lister):
         p.note("create -> list contains it", None, f"{lister} answers with one record, not a list")
         return
-    declared = _as_declared(p, lister, row)
-    record = data_path(p.spec.tools[lister].output_schema)[1] or {}
-    members = record.get("properties") if isinstance(record.get("properties"), dict) else None
-    if members is not None and not any(row.get(m) is not None for m in members):
-        # Gérer mes affaires' triggers are listed by their Date and Event alone, which a trigger made by name lacks
-        p.note("create -> list contains it", None, f"{lister} lists none of what the made {effect.entity} holds")
-        return
     listed = p.call(lister, {**_max_page(p, lister), **required})
     # found by its key as the state holds it, or as the listing declares the record (a text key
     # ``milestone_0013`` answered as the integer ``id`` the listing declares, as the read shows it)
     listed_as = p.spec.behaviour(lister).effect.listed  # type: ignore[union-attr]  # names, digests: the listed field
     shown = (
         _shows(listed.data, row, key)
-        or _holds(listed.data, declared)
+        or _holds(listed.data, _as_declared(p, lister, row))
         or (listed_as is not None and row.get(listed_as) is not None and _mentions(listed.data, row[listed_as]))
     )
     p.note("create -> list contains it", listed.ok and shown, listed.content[:200])
