@@ -351,9 +351,11 @@ _DATE_TIMES = ("%Y-%m-%dT%H:%M:%SZ", "%Y-%m-%dT%H:%M:%S.000Z", "%Y-%m-%dT%H:%M:%
 def _date_time(vm: ValueMaker, schema: JSON) -> str:
     """A date-time, in the first of :data:`_DATE_TIMES` whose length is within ``minLength`` and
     ``maxLength`` (the first where none is)."""
-    lo, hi = schema.get("minLength"), schema.get("maxLength")
-    lo, hi = lo if isinstance(lo, int) else 0, hi if isinstance(hi, int) else 1_000
     when = vm.date()
+    lo, hi = schema.get("minLength"), schema.get("maxLength")
+    if not isinstance(lo, int) and not isinstance(hi, int):
+        return when.strftime(_DATE_TIMES[0])
+    lo, hi = lo if isinstance(lo, int) else 0, hi if isinstance(hi, int) else 1_000
     written = [when.strftime(form) for form in _DATE_TIMES]
     return next((w for w in written if lo <= len(w) <= hi), written[0])
 
@@ -386,7 +388,7 @@ def _string(vm: ValueMaker, schema: JSON, name: str, entity: str) -> str:
 
 
 _FORMATTED: dict[str, Callable[[ValueMaker], str]] = {
-    "date-time": lambda vm: vm.date().strftime("%Y-%m-%dT%H:%M:%SZ"),
+    "date-time": lambda vm: vm.date().strftime(_DATE_TIMES[0]),
     "date": lambda vm: vm.date().strftime("%Y-%m-%d"),
     "time": lambda vm: _time_of_day(vm),
     "email": lambda vm: vm.fake.email(),

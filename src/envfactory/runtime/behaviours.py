@@ -75,7 +75,7 @@ def key_caster(entity: Entity) -> Callable[[Any], Any]:
 
 
 def _hashable(value: Any) -> Any:
-    return json.dumps(value, sort_keys=True, default=str) if isinstance(value, (list, dict)) else value
+    return _norm(value) if isinstance(value, (list, dict)) else value  # its JSON text
 
 
 def key_formatter(entity: Entity) -> Callable[[int], Any]:
@@ -796,12 +796,11 @@ def _list(effect: ListEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
                 given = ", ".join(f"{a}={args[a]!r}" for a, _ in predicates if args.get(a) is not None)
                 raise ToolError("not_found", f"no {entity.name} with {given or 'those values'}")
             return rows[0].get(entity.key) if effect.finds == "key" else rows[0]
-        if effect.keys_as is not None:  # ``{filtered_stocks: [symbols]}``: the keys of what matched
+        if effect.keys_as is not None or effect.listed is not None:
+            # ``{filtered_stocks: [symbols]}``, ``["sha256:..."]``: the keys, or one field, of what matched
             page = rows[start : start + min(limit or max_rows, max_rows)]
-            return {effect.keys_as: [r.get(listed) for r in page if r.get(listed) is not None]}
-        if effect.listed is not None:  # ``["sha256:..."]``: the values of one field of what matched
-            page = rows[start : start + min(limit or max_rows, max_rows)]
-            return [r.get(listed) for r in page if r.get(listed) is not None]
+            values = [r.get(listed) for r in page if r.get(listed) is not None]
+            return {effect.keys_as: values} if effect.keys_as is not None else values
         if one:
             if not rows and (not predicates or values_only):
                 return {}  # "get all credit cards" in one object, symbols found by price: none is an empty answer
