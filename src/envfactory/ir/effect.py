@@ -192,8 +192,22 @@ class WhereEffect(_Frozen):
     set_arg: str | None = None
 
 
+class Children(_Frozen):
+    """Records of the same entity under the one an action changes (their ``parent`` field holds its
+    key): while any of them has a ``blocking`` value of the action's field, the action is refused;
+    ``force_arg``, given true, sets those records to the action's value as well ("Use force=True to
+    close all open subtasks"); ``reported_as``: the reply member listing the keys it so changed
+    (left out when it changed none)."""
+
+    parent: str
+    blocking: tuple[str, ...]
+    force_arg: str | None = None
+    reported_as: str | None = None
+
+
 class ActionEffect(_Frozen):
-    """A state transition: set ``field`` to ``to`` when the current value allows it."""
+    """A state transition: set ``field`` to ``to`` when the current value allows it (and, with
+    ``children``, when no record under it is still open)."""
 
     kind: Literal["action"] = "action"
     entity: str
@@ -206,6 +220,7 @@ class ActionEffect(_Frozen):
     timestamps: tuple[str, ...] = ()
     releases: dict[str, str] = Field(default_factory=dict)  # reference field -> counter given back
     again: bool = False  # setting the value a row already holds is accepted (else refused as a conflict)
+    children: Children | None = None
 
 
 class AdjustEffect(_Frozen):

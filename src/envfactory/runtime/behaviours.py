@@ -362,6 +362,7 @@ def _action(effect: ActionEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
         hint: str | None = _allowed_hint(allowed)
     except TypeError:  # members that do not sort or join: the refusal fails as it did (made on the call)
         hint = None
+    close_children = _children(effect, entity, verb) if effect.children is not None else None
 
     def run(ctx: CallContext, args: JSON) -> JSON:
         key = cast(args.get(key_arg))
@@ -374,14 +375,42 @@ def _action(effect: ActionEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
             said = hint if hint is not None else _allowed_hint(allowed)
             label = _label(entity, key)
             raise ToolError("precondition_failed", f"cannot {verb}: {label} has {field} {current!r}{said}")
+        changed = close_children(ctx, args, key) if close_children is not None else []
         new = {**row, field: to}
         if assigned:
             _assign(new, args, assigned)
         if releases:
             _adjust_counters(ctx.store, refs, row, releases, +1)
-        return _save(ctx, entity, key, new, effect.timestamps)
+        saved = _save(ctx, entity, key, new, effect.timestamps)
+        if changed and effect.children is not None and effect.children.reported_as:
+            return {**saved, effect.children.reported_as: changed}
+        return saved
 
     return run
+
+
+def _children(effect: ActionEffect, entity: Entity, verb: str) -> Callable[[CallContext, JSON, Any], list[Any]]:
+    """What an action with :class:`~envfactory.ir.effect.Children` does to the records under the one
+    it changes: refuses while any is open, or (forced) sets them too and answers their keys."""
+    rule = effect.children
+    assert rule is not None
+    field, to, blocking = effect.field, effect.to, frozenset(rule.blocking)
+
+    def close(ctx: CallContext, args: JSON, key: Any) -> list[Any]:
+        under = [r for r in ctx.store.rows(entity.name)
+                 if r.get(rule.parent) == key and _hashable(r.get(field)) in blocking]  # fmt: skip
+        if not under:
+            return []
+        if rule.force_arg is None or args.get(rule.force_arg) is not True:
+            open_keys = ", ".join(repr(r.get(entity.key)) for r in under)
+            told = f"; give {rule.force_arg}=true to {verb} them too" if rule.force_arg else ""
+            raise ToolError("precondition_failed", f"cannot {verb}: {_label(entity, key)} has open records under it "
+                            f"({open_keys}){told}")  # fmt: skip
+        for r in under:
+            _save(ctx, entity, r.get(entity.key), {**r, field: to}, effect.timestamps)
+        return [r.get(entity.key) for r in under]
+
+    return close
 
 
 @COMPILERS.register("transfer")

@@ -47,6 +47,9 @@ class Pair:
     state: dict[str, list[JSON]] = field(default_factory=dict)
     recorded: Any = None  # the real reply as the real side answered it, its ids not translated (accepted calls)
     called: JSON | None = None  # the arguments as the real side was called, its ids not translated
+    # the records the model held when it refused a call of an action (which it left as they were):
+    # what was under the record named, for :mod:`envfactory.synth.proposers.children`
+    held: dict[str, list[JSON]] = field(default_factory=dict)
 
     @property
     def answered(self) -> Any:

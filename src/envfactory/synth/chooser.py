@@ -30,7 +30,7 @@ from pydantic import BaseModel
 
 from envfactory.ir.choice import Choice, Scored
 from envfactory.ir.choice import Evidence as EvidenceKind
-from envfactory.ir.effect import changes_state
+from envfactory.ir.effect import ActionEffect, changes_state
 from envfactory.ir.env import EnvSpec
 from envfactory.ir.state import Entity
 from envfactory.real.instrument import Measurement
@@ -59,6 +59,7 @@ def observe(spec: EnvSpec, trace: Trace, env: Environment | None = None) -> tupl
     pairs: dict[str, list[Pair]] = {}
     writes = {b.tool for b in spec.behaviours if changes_state(b.effect) or getattr(b.effect, "writes", False)}
     spellings = {b.tool: b.spellings for b in spec.behaviours if b.spellings}
+    actions = {b.tool for b in spec.behaviours if isinstance(b.effect, ActionEffect)}
     wrote: set[str] = set()  # sequences in which the real side accepted a write so far
 
     def seen(seq: str, index: int, call: TraceCall, result: ToolResult, raw: Any, episode: Episode,
@@ -82,6 +83,7 @@ def observe(spec: EnvSpec, trace: Trace, env: Environment | None = None) -> tupl
                 state_rows(spec, episode.store) if result.ok else {},  # what the model's accepted call left
                 recorded.output if call.ok and recorded is not None else None,
                 recorded.arguments if recorded is not None else None,
+                state_rows(spec, episode.store) if not result.ok and call.tool in actions else {},
             )
         )
 
