@@ -7,7 +7,7 @@ from pathlib import Path
 
 from tests.synth.function_lists import STR, function
 
-from envfactory.ir.effect import ActionEffect, Children
+from envfactory.ir.effect import ActionEffect, Children, FallbackEffect
 from envfactory.ir.env import EnvSpec
 from envfactory.real.trace import Sequence, Trace, TraceCall
 from envfactory.runtime.environment import Environment
@@ -49,12 +49,13 @@ def _finish(i: int, ok: bool, force: bool | None = None, affected: list[int] | N
                      error=None if ok else "precondition_failed")  # fmt: skip
 
 
-def _trace() -> Trace:
-    """The real side: a task with an open subtask is refused until the subtask is done, or forced."""
+def _trace(closing: bool = True) -> Trace:
+    """The real side: a task with an open subtask is refused until the subtask is done, or forced;
+    ``closing``: half the sequences close the subtasks one by one first."""
     sequences = []
     for s in range(6):
         calls = [_made(1, f"ship {s}"), _made(2, f"docs {s}", parent=1), _made(3, f"tests {s}", parent=1)]
-        if s % 2:
+        if s % 2 and closing:
             calls += [_finish(1, False), _finish(2, True), _finish(1, False, force=False), _finish(3, True),
                       _finish(1, True)]  # fmt: skip
         else:
@@ -94,6 +95,22 @@ def test_the_rule_is_read_off_the_calls_the_real_side_refused(tmp_path: Path) ->
     assert effect.children == Children(
         parent="parent", blocking=("pending",), force_arg="force", reported_as="affected"
     )
+    # a refusal chosen in its place (while the model's keys were not yet the real side's): the action
+    # the descriptions gave is refined all the same, from what the model held when it refused (which
+    # is what the calls it refused left: here, sequences that force the subtasks closed)
+    refusing = spec.behaviour("finish_task").model_copy(
+        update={"effect": FallbackEffect(reason="precondition_failed", writes=True)}
+    )
+    replaced = spec.model_copy(update={"behaviours": tuple(
+        refusing if b.tool == "finish_task" else b for b in spec.behaviours)})  # fmt: skip
+    evidence = observe(replaced, _trace(closing=False), described=spec)[0]
+    assert "finish_task" in evidence.described and evidence.pairs["finish_task"][0].held
+    (again,) = [c for c in open_children(replaced, evidence) if c.tool == "finish_task"]
+    refined = again.behaviour.effect
+    assert isinstance(refined, ActionEffect) and refined.children is not None
+    # the model, refusing, never finished the subtask the real side did: which keys a reply lists is not told
+    assert refined.children.model_copy(update={"reported_as": "affected"}) == effect.children
+    assert open_children(replaced, observe(replaced, _trace(closing=False))[0]) == []  # nothing said what it was
     # a real side that finished the task whatever was under it: no such rule
     calls = (_made(1, "a"), _made(2, "b", parent=1), _finish(1, True))
     lenient = Trace(source="tasks", sequences=tuple(Sequence(id=s, calls=calls) for s in range(4)))

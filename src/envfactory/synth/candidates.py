@@ -82,6 +82,10 @@ class Evidence:
     # beside the records the model then held by entity — the records its calls made, as the real
     # side shows them (:func:`envfactory.synth.proposers.keys.read_back`); no call, so no pair
     ends: tuple[tuple[tuple[Any, ...], dict[str, list[JSON]]], ...] = ()
+    # the actions as the descriptions gave them, of the tools whose behaviour a choice has replaced by
+    # a fallback (a refusal chosen while the model's keys were not the real side's): a proposer may
+    # refine the action the evidence then refuted (:mod:`envfactory.synth.proposers.children`)
+    described: dict[str, Behaviour] = field(default_factory=dict)
 
     @property
     def calls(self) -> int:

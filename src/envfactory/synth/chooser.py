@@ -30,7 +30,7 @@ from pydantic import BaseModel
 
 from envfactory.ir.choice import Choice, Scored
 from envfactory.ir.choice import Evidence as EvidenceKind
-from envfactory.ir.effect import ActionEffect, changes_state
+from envfactory.ir.effect import ActionEffect, FallbackEffect, changes_state
 from envfactory.ir.env import EnvSpec
 from envfactory.ir.state import Entity
 from envfactory.real.instrument import Measurement
@@ -54,12 +54,17 @@ def score(m: Measurement) -> float:
     return m.outcome + (m.output_exact or 0.0) + (m.output_fields or 0.0) + (m.final_state or 0.0)
 
 
-def observe(spec: EnvSpec, trace: Trace, env: Environment | None = None) -> tuple[Evidence, Measurement]:
-    """Replay ``trace`` on ``spec``: each call's real side beside the model's answer, and the figures."""
+def observe(spec: EnvSpec, trace: Trace, env: Environment | None = None,
+            described: EnvSpec | None = None) -> tuple[Evidence, Measurement]:  # fmt: skip
+    """Replay ``trace`` on ``spec``: each call's real side beside the model's answer, and the figures;
+    ``described``: the model as the descriptions gave it, whose actions a choice replaced by a
+    fallback are kept in the evidence (``Evidence.described``)."""
     pairs: dict[str, list[Pair]] = {}
     writes = {b.tool for b in spec.behaviours if changes_state(b.effect) or getattr(b.effect, "writes", False)}
     spellings = {b.tool: b.spellings for b in spec.behaviours if b.spellings}
-    actions = {b.tool for b in spec.behaviours if isinstance(b.effect, ActionEffect)}
+    replaced = {b.tool: was for b in spec.behaviours if isinstance(b.effect, FallbackEffect) and described
+                and isinstance((was := described.behaviour(b.tool)).effect, ActionEffect)}  # fmt: skip
+    actions = {b.tool for b in spec.behaviours if isinstance(b.effect, ActionEffect)} | set(replaced)
     wrote: set[str] = set()  # sequences in which the real side accepted a write so far
 
     def seen(seq: str, index: int, call: TraceCall, result: ToolResult, raw: Any, episode: Episode,
@@ -125,7 +130,7 @@ def observe(spec: EnvSpec, trace: Trace, env: Environment | None = None) -> tupl
     measured = replay(spec, trace, observe=seen, env=env, observe_end=ended)
     for tool, end_pairs in at_end.items():
         pairs[tool] = [*pairs.get(tool, ()), *end_pairs]
-    return Evidence(pairs, volatile=frozenset(trace.volatile), ends=tuple(ends)), measured
+    return Evidence(pairs, volatile=frozenset(trace.volatile), ends=tuple(ends), described=replaced), measured
 
 
 END = 10_000  # a final read's place in its sequence: after every call
@@ -168,7 +173,7 @@ def choose(
     current = spec
     for round_ in range(rounds):
         started = current
-        offered, apart = _offers(current, trace, parts, proposers, accepted)
+        offered, apart = _offers(current, trace, parts, proposers, accepted, spec)
         for tool in [t.name for t in spec.tools.tools]:
             if current is not started:  # proposed as the round started: what other tools' choices changed
                 # since (an entity's key and fields, starting records) stays under the tool's candidates
@@ -255,19 +260,22 @@ def _undoings(prior: EnvSpec, current: EnvSpec, tool: str, folds: int,
     return out
 
 
+Offered = dict[str, dict[tuple[str, str, str], tuple[Candidate, list[Candidate | None]]]]
+
+
 def _offers(spec: EnvSpec, trace: Trace, parts: list[Trace], proposers: dict[str, Proposer], accepted: Any,
-            ) -> tuple[dict[str, dict[tuple[str, str, str], tuple[Candidate, list[Candidate | None]]]],
-                       list[dict[str, set[str]]]]:  # fmt: skip
+            described: EnvSpec | None = None) -> tuple[Offered, list[dict[str, set[str]]]]:  # fmt: skip
     """Per tool, each candidate fit on the whole trace and, per fold, fit on the other folds; and per
     fold, the arguments each tool was called with on the other folds, as the model was called
-    (the evidence a candidate fit for that fold saw)."""
-    full = _proposed(spec, _with(observe(spec, trace)[0], accepted), proposers)
+    (the evidence a candidate fit for that fold saw); ``described``: the model as the descriptions
+    gave it (see :func:`observe`)."""
+    full = _proposed(spec, _with(observe(spec, trace, described=described)[0], accepted), proposers)
     fitted, apart = [], []
     for part in parts:
-        evidence = observe(spec, _without(trace, part))[0]
+        evidence = observe(spec, _without(trace, part), described=described)[0]
         fitted.append({c.key: c for c in _proposed(spec, _with(evidence, accepted), proposers)})
         apart.append({tool: {args_key(p.args) for p in pairs} for tool, pairs in evidence.pairs.items()})
-    out: dict[str, dict[tuple[str, str, str], tuple[Candidate, list[Candidate | None]]]] = {}
+    out: Offered = {}
     for c in full:
         per_fold = [_match(f, c) for f in fitted]
         out.setdefault(c.tool, {})[c.key] = (c, per_fold)

@@ -28,7 +28,8 @@ def open_children(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
     out = []
     for tool, pairs in evidence.pairs.items():
         behaviour = spec.behaviour(tool)
-        effect = behaviour.effect
+        # an action, or one a refusal replaced while the model's keys were not yet the real side's
+        effect = behaviour.effect if tool not in evidence.described else evidence.described[tool].effect
         if not isinstance(effect, ActionEffect) or effect.children is not None:
             continue
         entity = spec.state_schema[effect.entity]
