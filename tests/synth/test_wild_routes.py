@@ -699,3 +699,48 @@ def test_a_parameter_of_a_few_words_names_no_new_thing(tmp_path: Path) -> None:
     assert not (isinstance(settings, CreateEffect) and settings.key_arg == "entity")
     trigger = spec.behaviour("create_trigger").effect
     assert isinstance(trigger, CreateEffect) and trigger.key_arg == "name"
+
+
+def test_a_list_member_named_as_a_field_of_value_lists_lists_those_values(tmp_path: Path) -> None:
+    """Telstra: ``POST /free-trial-numbers`` registers ``{freeTrialNumbers: ["0412345678", ...]}`` and the
+    ``GET`` beside it answers ``{freeTrialNumbers: [...]}``: the numbers registered, value by value —
+    never the made-up keys of the batches that registered them (which break the items' 10 characters)."""
+    numbers = {"type": "array", "items": {"type": "string", "minLength": 10, "maxLength": 10}}
+    body = {"type": "object", "properties": {"freeTrialNumbers": numbers}, "required": ["freeTrialNumbers"]}
+    spec = _spec(tmp_path, {
+        "/free-trial-numbers": {
+            "get": {"operationId": "get_numbers", "responses": _ok(body)},
+            "post": {"operationId": "add_numbers", "requestBody": {"content": {"application/json": {"schema": body}}},
+                     "responses": _ok(body)}},
+    })  # fmt: skip
+    listing = spec.behaviour("get_numbers").effect
+    assert isinstance(listing, ListEffect) and listing.keys_as == listing.listed == "freeTrialNumbers"
+    episode = Environment(spec).episode()
+    episode.reset(seed=0)
+    assert episode.call_tool("add_numbers", {"freeTrialNumbers": ["0412345678", "0487654321"]}).ok
+    listed = json.loads(episode.call_tool("get_numbers", {}).content)["freeTrialNumbers"]
+    assert {"0412345678", "0487654321"} <= set(listed) and all(isinstance(n, str) and len(n) == 10 for n in listed)
+    _passes(spec)
+
+
+def test_a_listing_that_shows_one_kind_by_default_is_not_asked_for_a_record_of_another(tmp_path: Path) -> None:
+    """MotaWord: ``GET /continuous_projects?type=`` takes only ``active`` and defaults to it; a project
+    made of another type is one the listing cannot show, so the self-check does not look for it there
+    (and still looks for one it can show)."""
+    kinds = {"type": "string", "enum": ["archived", "active"]}
+    project = {"type": "object", "properties": {"id": {"type": "integer"}, "name": {"type": "string"}, "type": kinds}}
+    kind = {"name": "type", "in": "query", "schema": {"type": "string", "enum": ["active"], "default": "active"}}
+    spec = _spec(tmp_path, {
+        "/projects": {"get": {"operationId": "list_projects", "parameters": [kind],
+                              "responses": _ok({"type": "array", "items": project})},
+                      "post": {"operationId": "create_project", "requestBody": _body(project["properties"]),
+                               "responses": _ok(project)}},
+        "/projects/{id}": {"get": {"operationId": "get_project", "parameters": _path("id"), "responses": _ok(project)}},
+    })  # fmt: skip
+    episode = Environment(spec).episode()
+    episode.reset(seed=0)
+    archived = json.loads(episode.call_tool("create_project", {"name": "old", "type": "archived"}).content)["id"]
+    active = json.loads(episode.call_tool("create_project", {"name": "new", "type": "active"}).content)["id"]
+    shown = [r["id"] for r in json.loads(episode.call_tool("list_projects", {}).content)]
+    assert active in shown and archived not in shown  # the listing filters by its declared default
+    _passes(spec)

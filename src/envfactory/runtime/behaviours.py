@@ -34,7 +34,7 @@ from envfactory.ir.effect import (
     WhereEffect,
 )
 from envfactory.ir.env import EnvSpec
-from envfactory.ir.jsonschema import declares_one_record, lists_values, min_records
+from envfactory.ir.jsonschema import declares_one_record, lists_values, min_records, primary_type
 from envfactory.ir.state import SINGLETON_ROW, Entity, StateSchema
 from envfactory.ir.tool import ToolSpec
 from envfactory.registry import Registry
@@ -776,6 +776,8 @@ def _list(effect: ListEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
     values_only = lists_values(tool.output_schema)
     never_empty = min_records(tool.output_schema) > 0 and not effect.every  # ``minItems: 1``: none is not_found
     listed = effect.listed or entity.key
+    # a field holding a list of values (the numbers a batch registered) is listed value by value
+    spread = effect.listed is not None and primary_type(entity.fields.get(effect.listed)) == "array"
     needs = {arg: (schema[e], key_caster(schema[e])) for arg, e in effect.needs.items() if e in schema}
     props = tool.input_schema.get("properties") or {}
     # an include-flag filters when omitted too: as its declared default, else false
@@ -829,6 +831,8 @@ def _list(effect: ListEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
             # ``{filtered_stocks: [symbols]}``, ``["sha256:..."]``: the keys, or one field, of what matched
             page = rows[start : start + min(limit or max_rows, max_rows)]
             values = [r.get(listed) for r in page if r.get(listed) is not None]
+            if spread:
+                values = [v for held in values for v in (held if isinstance(held, list) else [held])]
             return {effect.keys_as: values} if effect.keys_as is not None else values
         if one:
             if not rows and (not predicates or values_only):

@@ -368,7 +368,8 @@ def _list(intent: Intent, entity: Entity, schema: StateSchema) -> Behaviour:
             filters.append(flt) if flt else ignored.append(arg)
     output = intent.tool.output_schema
     keys_as = value_list_member(output)
-    listed = listed_field(entity, output) if keys_as else bare_values(entity, output)
+    listed = (keys_as if keys_as in entity.fields and keys_as != entity.key else listed_field(entity, output)) \
+        if keys_as else bare_values(entity, output)  # fmt: skip
     # a function tool's parent must exist (a route's parent argument is checked by no probe yet: left as it was)
     parent = intent.parent if (intent.parent and intent.tool.source.http is None
                                and any(f.arg == intent.parent[0] for f in filters)) else None  # fmt: skip

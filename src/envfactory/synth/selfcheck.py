@@ -144,6 +144,10 @@ def _probe_create(p: Probe) -> None:
         p.note("create -> list contains it", None, "no list tool")
         return
     filters = _filters_matching(p, lister, row)
+    hidden = _defaulted_away(p, lister, row, filters)
+    if hidden is not None:
+        p.note("create -> list contains it", None, f"{lister} lists only {hidden} records and takes no other value")
+        return
     required = {a: filters[a] for a in p.spec.tools[lister].required if a in filters}
     if len(required) < len(p.spec.tools[lister].required):
         p.note("create -> list contains it", None, f"cannot fill the required arguments of {lister}")
@@ -227,6 +231,23 @@ def _filters_matching(p: Probe, lister: str, row: JSON) -> JSON:
     return out
 
 
+def _defaulted_away(p: Probe, lister: str, row: JSON, given: JSON) -> str | None:
+    """``arg=value`` where ``lister``, given none of it, filters by its declared default (as the
+    runtime does: a value of the field's declared values) that ``row`` does not hold, and the row's own
+    value is not one the argument takes (MotaWord's projects listed by ``type`` of ``["active"]``,
+    default ``active``): the listing cannot show the row; else ``None``."""
+    effect = p.spec.behaviour(lister).effect
+    entity = p.spec.state_schema[effect.entity]  # type: ignore[union-attr]
+    for f in effect.filters:  # type: ignore[union-attr]
+        prop = p.spec.tools[lister].properties.get(f.arg)
+        default = prop.get("default") if isinstance(prop, dict) else None
+        field = entity.fields.get(f.field or "") or {}
+        if (f.op == "eq" and f.arg not in given and isinstance(default, (str, int))
+                and default in (field.get("enum") or ()) and row.get(f.field or "") != default):  # fmt: skip
+            return f"{f.arg}={default!r}"
+    return None
+
+
 def _answers_one(p: Probe, lister: str) -> bool:
     return declares_one_record(p.spec.tools[lister].output_schema)
 
@@ -242,6 +263,10 @@ def _max_page(p: Probe, lister: str) -> JSON:
 
 
 def _mentions(data: Any, key: Any) -> bool:
+    """Whether ``data`` holds ``key``; a list (the values a record holds in a field listed value by
+    value) where it holds each of them."""
+    if isinstance(key, list) and key:
+        return all(_mentions(data, k) for k in key)
     return json.dumps(key) in json.dumps(data)
 
 
