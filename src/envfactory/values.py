@@ -137,7 +137,19 @@ class ValueMaker:
             return self.rng.choice(examples)
         if (schema.get("anyOf") or schema.get("oneOf")) and not schema.get("properties"):
             options = [s for s in schema.get("anyOf") or schema.get("oneOf") or () if primary_type(s) != "null"]
-            return self.value(_with_required(options[0], schema), name, entity) if options else None
+            if not options:
+                return None
+            made = self.value(_with_required(options[0], schema), name, entity)
+            if schema.get("anyOf") or not isinstance(schema.get("oneOf"), list):
+                return made
+            # ``oneOf``: a value exactly one alternative takes — an empty text fits both ``enum: [""]`` and a
+            # plain string, so the next alternative is made instead (where one fits alone)
+            alternatives = [a for a in schema["oneOf"] if isinstance(a, dict)]
+            for option in options[1:]:
+                if sum(accepts(a, made) for a in alternatives) == 1:
+                    break
+                made = self.value(_with_required(option, schema), name, entity)
+            return made
         if typ is None and tokens(name)[-1:] and tokens(name)[-1] in _COUNTED:
             typ = "integer"  # a field an answer names without a type: ``overdue_days`` counts, it says no word
         return _BY_TYPE.get(typ or "string", _string)(self, schema, name, entity)

@@ -56,6 +56,22 @@ def test_a_placeholder_text_is_as_long_as_it_must_be() -> None:
     assert placeholder_value({"type": "string"}) == ""
 
 
+def test_a_value_of_one_of_alternatives_is_taken_by_exactly_one() -> None:
+    """Ideal Postcodes: ``context`` is ``oneOf: [{enum: [""]}, {type: string}]``; an empty text fits both,
+    which ``oneOf`` refuses: the placeholder and the seeded value are texts only the second takes."""
+    from envfactory.runtime.conform import placeholder_value
+
+    context = {"oneOf": [{"type": "string", "enum": [""]}, {"type": "string", "description": "A boundary."}]}
+    check = compile_schema(context)
+    check(placeholder_value(context))
+    maker = ValueMaker(0)
+    for _ in range(20):
+        check(maker.value(context, "context", "key"))
+    assert (
+        placeholder_value({"oneOf": [{"type": "integer"}, {"type": "string"}]}) == 0
+    )  # the first, where it fits alone
+
+
 def test_a_declared_boolean_answer_says_whether_the_write_answered() -> None:
     from envfactory.runtime.shape import compile_shaper
 

@@ -28,6 +28,7 @@ import orjson
 from envfactory.ir.jsonschema import first_alternative, primary_type
 from envfactory.patterns import linear_pattern, matching_string
 from envfactory.runtime.store import clone
+from envfactory.runtime.validation import accepts
 
 JSON = dict[str, Any]
 Conformer = Callable[[Any], Any]
@@ -245,7 +246,17 @@ def _object(schema: JSON, depth: int) -> Conformer:
 def placeholder_value(schema: JSON, depth: int = 0) -> Any:
     """The smallest value of ``schema``'s type that satisfies it: its first enum value, its
     minimum, or an object with placeholders for its required members; of alternatives (``anyOf``,
-    ``oneOf``), the first that is not null."""
+    ``oneOf``), the first that is not null — of ``oneOf``, the first whose value no other alternative
+    also takes (an empty text fits both ``enum: [""]`` and a plain string: a plain string's is ``x``)."""
+    alternatives = [a for a in schema.get("oneOf") or () if isinstance(a, dict)] \
+        if "type" not in schema and "properties" not in schema else []  # fmt: skip
+    if len(alternatives) > 1:
+        base = {k: v for k, v in schema.items() if k != "oneOf"}
+        for option in alternatives:
+            first = placeholder_value({**base, **option}, depth)
+            for made in (first, "x") if first == "" else (first,):
+                if sum(accepts(a, made) for a in alternatives) == 1:
+                    return made
     schema = first_alternative(schema) or schema
     if isinstance(schema.get("enum"), list) and schema["enum"]:
         return schema["enum"][0]
