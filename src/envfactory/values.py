@@ -17,7 +17,7 @@ from faker import Faker
 from envfactory.inflection import singular
 from envfactory.ir.jsonschema import primary_type
 from envfactory.patterns import linear_pattern, matching_string
-from envfactory.runtime.validation import accepts
+from envfactory.runtime.validation import accepts, taken_by_one
 from envfactory.words import tokens
 
 JSON = dict[str, Any]
@@ -146,7 +146,7 @@ class ValueMaker:
             # plain string, so the next alternative is made instead (where one fits alone)
             alternatives = [a for a in schema["oneOf"] if isinstance(a, dict)]
             for option in options[1:]:
-                if sum(accepts(a, made) for a in alternatives) == 1:
+                if taken_by_one(alternatives, made):
                     break
                 made = self.value(_with_required(option, schema), name, entity)
             return made

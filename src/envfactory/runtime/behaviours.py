@@ -363,6 +363,7 @@ def _action(effect: ActionEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
     except TypeError:  # members that do not sort or join: the refusal fails as it did (made on the call)
         hint = None
     close_children = _children(effect, entity, verb) if effect.children is not None else None
+    reported = effect.children.reported_as if effect.children is not None else None
 
     def run(ctx: CallContext, args: JSON) -> JSON:
         key = cast(args.get(key_arg))
@@ -382,9 +383,7 @@ def _action(effect: ActionEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
         if releases:
             _adjust_counters(ctx.store, refs, row, releases, +1)
         saved = _save(ctx, entity, key, new, effect.timestamps)
-        if changed and effect.children is not None and effect.children.reported_as:
-            return {**saved, effect.children.reported_as: changed}
-        return saved
+        return {**saved, reported: changed} if changed and reported else saved
 
     return run
 
@@ -730,7 +729,7 @@ def _wildcard(value: Any, wildcards: dict[str, frozenset[str]], arg: str) -> boo
     return type(value) is str and value in wildcards.get(arg, ())
 
 
-def _declared_defaults(effect: ListEffect, props: JSON, entity: Entity) -> JSON:
+def declared_defaults(effect: ListEffect, props: JSON, entity: Entity) -> JSON:
     """An equality filter's declared default where the record's field takes that value (``status``
     defaulting to ``pending``, one of a task's statuses): an omitted argument filters as it."""
     out: JSON = {}
@@ -784,7 +783,7 @@ def _list(effect: ListEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
     flags: dict[str, Any] = {
         f.arg: bool((props.get(f.arg) or {}).get("default", False)) for f in effect.filters if f.op == "unless"
     }
-    flags.update(_declared_defaults(effect, props, entity))
+    flags.update(declared_defaults(effect, props, entity))
     flags.update({f.arg: f.default for f in effect.filters if f.default is not None})  # learned: as its default
     # given its declared default, an argument with a learned default is as omitted (``project: ""``)
     declared = {a: p["default"] for a, p in props.items() if isinstance(p, dict) and "default" in p}

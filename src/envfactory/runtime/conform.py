@@ -28,7 +28,7 @@ import orjson
 from envfactory.ir.jsonschema import first_alternative, primary_type
 from envfactory.patterns import linear_pattern, matching_string
 from envfactory.runtime.store import clone
-from envfactory.runtime.validation import accepts
+from envfactory.runtime.validation import taken_by_one
 
 JSON = dict[str, Any]
 Conformer = Callable[[Any], Any]
@@ -177,7 +177,7 @@ def _alternatives(schema: JSON, depth: int) -> Conformer | None:
     if not any(c is not None for _, c in typed):
         return None
 
-    missing = placeholder_value(schema, depth)  # of the first alternative that is not null
+    missing = placeholder_value(schema, depth)  # of the first alternative that is not null (and alone, of oneOf)
 
     def pick(v: Any) -> Any:
         if v is None:  # nothing where something is declared: the first alternative's smallest value
@@ -255,7 +255,7 @@ def placeholder_value(schema: JSON, depth: int = 0) -> Any:
         for option in alternatives:
             first = placeholder_value({**base, **option}, depth)
             for made in (first, "x") if first == "" else (first,):
-                if sum(accepts(a, made) for a in alternatives) == 1:
+                if taken_by_one(alternatives, made):
                     return made
     schema = first_alternative(schema) or schema
     if isinstance(schema.get("enum"), list) and schema["enum"]:

@@ -82,6 +82,11 @@ def accepts(schema: JSON, value: Any) -> bool:
     return True
 
 
+def taken_by_one(alternatives: list[JSON], value: Any) -> bool:
+    """Whether exactly one of ``alternatives`` accepts ``value``, as ``oneOf`` requires."""
+    return sum(accepts(a, value) for a in alternatives) == 1
+
+
 def compiled_schema(schema: JSON, *, fallback: JSON | None = None) -> Callable[[Any], Any]:
     """fastjsonschema's checker; formats it does not know (OpenAPI's int32, ...) accept anything.
 

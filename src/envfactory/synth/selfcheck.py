@@ -32,6 +32,7 @@ from envfactory.ir.jsonschema import (
     primary_type,
 )
 from envfactory.runtime.answers import opened_text
+from envfactory.runtime.behaviours import declared_defaults
 from envfactory.runtime.conform import compile_conformer
 from envfactory.runtime.environment import Environment
 from envfactory.synth.arguments import action_ready, fits, pick_row, within_range
@@ -232,20 +233,17 @@ def _filters_matching(p: Probe, lister: str, row: JSON) -> JSON:
 
 
 def _defaulted_away(p: Probe, lister: str, row: JSON, given: JSON) -> str | None:
-    """``arg=value`` where ``lister``, given none of it, filters by its declared default (as the
-    runtime does: a value of the field's declared values) that ``row`` does not hold, and the row's own
-    value is not one the argument takes (MotaWord's projects listed by ``type`` of ``["active"]``,
-    default ``active``): the listing cannot show the row; else ``None``."""
+    """``arg=value`` where ``lister``, given none of it, filters by its declared default
+    (:func:`~envfactory.runtime.behaviours.declared_defaults`, as the runtime does) that ``row`` does
+    not hold, and the row's own value is not one the argument takes (MotaWord's projects listed by
+    ``type`` of ``["active"]``, default ``active``): the listing cannot show the row; else ``None``."""
     effect = p.spec.behaviour(lister).effect
-    entity = p.spec.state_schema[effect.entity]  # type: ignore[union-attr]
-    for f in effect.filters:  # type: ignore[union-attr]
-        prop = p.spec.tools[lister].properties.get(f.arg)
-        default = prop.get("default") if isinstance(prop, dict) else None
-        field = entity.fields.get(f.field or "") or {}
-        if (f.op == "eq" and f.arg not in given and isinstance(default, (str, int))
-                and default in (field.get("enum") or ()) and row.get(f.field or "") != default):  # fmt: skip
-            return f"{f.arg}={default!r}"
-    return None
+    if not isinstance(effect, ListEffect):
+        return None
+    defaults = declared_defaults(effect, p.spec.tools[lister].properties, p.spec.state_schema[effect.entity])
+    fields = {f.arg: f.field or "" for f in effect.filters}
+    return next((f"{arg}={value!r}" for arg, value in defaults.items()
+                 if arg not in given and row.get(fields[arg]) != value), None)  # fmt: skip
 
 
 def _answers_one(p: Probe, lister: str) -> bool:
