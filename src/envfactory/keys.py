@@ -34,16 +34,11 @@ def shaped_key(entity: str, n: int, schema: JSON, plain: str) -> str:
     members = schema.get("enum")
     if isinstance(members, list) and members:  # ``ride_type: lyft | lyft_plus | ...``: the members in turn
         return str(members[(n - 1) % len(members)])
-    fmt = schema.get("format")
-    if fmt == "uuid":
-        return str(uuid.UUID(bytes=digest, version=4))
-    if fmt == "date":
-        return (date(2020, 1, 1) + timedelta(days=n)).isoformat()
-    if fmt == "date-time":
-        return (date(2020, 1, 1) + timedelta(days=n)).isoformat() + "T00:00:00Z"
-    if fmt in _TEXT_FORMATS:  # a follower named ``nameWithHost: email``, a server by its ``hostname``
-        return _TEXT_FORMATS[fmt](entity.replace("_", "-"), n)
+    formatted = _formatted(schema.get("format"), entity, n, digest)
     pattern = schema.get("pattern")
+    check = linear_pattern(pattern) if isinstance(pattern, str) else None
+    if formatted is not None and (check is None or check(formatted)):
+        return formatted  # (keys read from two routes, a uuid beside ``^se(-[a-z0-9]+)+$``: the pattern's)
     text = plain
     rng = random.Random(int.from_bytes(digest, "big"))
     if isinstance(pattern, str):
@@ -59,6 +54,19 @@ def shaped_key(entity: str, n: int, schema: JSON, plain: str) -> str:
     if len(text) < low and pattern is None:
         text = text + "0" * (low - len(text))
     return text
+
+
+def _formatted(fmt: Any, entity: str, n: int, digest: bytes) -> str | None:
+    """The ``n``-th key of a declared ``format`` (None: no format keys are made for)."""
+    if fmt == "uuid":
+        return str(uuid.UUID(bytes=digest, version=4))
+    if fmt == "date":
+        return (date(2020, 1, 1) + timedelta(days=n)).isoformat()
+    if fmt == "date-time":
+        return (date(2020, 1, 1) + timedelta(days=n)).isoformat() + "T00:00:00Z"
+    if fmt in _TEXT_FORMATS:  # a follower named ``nameWithHost: email``, a server by its ``hostname``
+        return _TEXT_FORMATS[fmt](entity.replace("_", "-"), n)
+    return None
 
 
 def _sized(text: str, pattern: str, rng: random.Random, low: int, high: int | None) -> str:

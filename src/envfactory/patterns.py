@@ -45,6 +45,32 @@ def _parsed(pattern: str) -> tuple[Any, re.Pattern[str]] | None:
         return None
 
 
+FORMAT_SHAPES = {  # the spec's own examples break its formats (Giphy: "2013-08-01 12:41:48" as a date-time)
+    "date-time": re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:?\d\d)$"),
+    "date": re.compile(r"^\d{4}-\d\d-\d\d$"),
+    "uuid": re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"),
+}
+# one value of each format above, as a pattern beside it must admit
+FORMAT_SAMPLES = {
+    "date-time": "2025-01-01T00:00:00Z",
+    "date": "2025-01-01",
+    "uuid": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+}
+
+
+def contradicts(pattern: str, fmt: str) -> bool:
+    """Whether no text has both the ``format`` and the ``pattern`` (a ``date-time`` patterned
+    ``^se(-[a-z0-9]+)+$``): its sample fails the pattern and no text made for the pattern has the
+    format. False where either cannot be checked."""
+    shape, check = FORMAT_SHAPES.get(fmt), linear_pattern(pattern)
+    if shape is None or check is None or check(FORMAT_SAMPLES[fmt]):
+        return False
+    if fmt == "date-time":  # a stricter writing of it (no offset, a space for the ``T``) is no contradiction
+        shape = re.compile(r"^\d{4}-\d\d-\d\d[T ]\d\d:\d\d")
+    made = [matching_string(pattern, random.Random(seed)) for seed in range(4)]
+    return not any(m is not None and shape.match(m) for m in made)
+
+
 def matching_string(pattern: str, rng: random.Random, *, tries: int = 8) -> str | None:
     """A string ``re.search(pattern, s)`` accepts, or None when none could be made."""
     found = _parsed(pattern)

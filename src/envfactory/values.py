@@ -16,7 +16,7 @@ from faker import Faker
 
 from envfactory.inflection import singular
 from envfactory.ir.jsonschema import primary_type
-from envfactory.patterns import linear_pattern, matching_string
+from envfactory.patterns import FORMAT_SHAPES, linear_pattern, matching_string
 from envfactory.runtime.validation import accepts, taken_by_one
 from envfactory.words import tokens
 
@@ -58,16 +58,9 @@ def _typed_members(enum: list[Any], declared: Any) -> list[Any]:
     return [m for m in enum if fits(m)] or enum
 
 
-_FORMAT_SHAPES = {  # the spec's own examples break its formats (Giphy: "2013-08-01 12:41:48" as a date-time)
-    "date-time": re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:?\d\d)$"),
-    "date": re.compile(r"^\d{4}-\d\d-\d\d$"),
-    "uuid": re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"),
-}
-
-
 def has_format(value: Any, schema: JSON) -> bool:
     """Whether ``value`` has the shape of the schema's date-time, date or uuid ``format`` (any other passes)."""
-    shape = _FORMAT_SHAPES.get(str(schema.get("format")))
+    shape = FORMAT_SHAPES.get(str(schema.get("format")))
     return shape is None or (isinstance(value, str) and shape.match(value) is not None)
 
 

@@ -171,3 +171,35 @@ def test_a_batch_answer_holds_its_records_in_the_list_of_those_made() -> None:
     answer = {"type": "object", "properties": {**counts, **lists}}
     path, record, as_list = data_path(answer)
     assert [k for k, _ in path] == ["createdOrders"] and record == order and as_list
+
+
+def test_a_page_of_records_is_read_however_many_plain_members_sit_beside_it() -> None:
+    """BBC's ``{$schema, limit, method, offset, replied_at, total, results: [...]}``."""
+    from envfactory.ir.jsonschema import data_path
+
+    record = {"type": "object", "properties": {"urn": {"type": "string"}, "added_at": {"type": "string"}}}
+    plain = {k: {"type": "string"} for k in ("$schema", "method", "replied_at")}
+    counts = {k: {"type": "integer"} for k in ("limit", "offset", "total")}
+    page = {"type": "object", "properties": {**plain, **counts, "results": {"type": "array", "items": record}}}
+    assert data_path(page)[1:] == (record, True)
+    # a record of many plain members holding a list not named as data stays a record
+    run = {"type": "object", "properties": {**plain, **counts, "steps": {"type": "array", "items": record}}}
+    assert data_path(run)[1:] == (run, False)
+
+
+def test_quoted_names_of_members_beside_a_nullable_field_are_no_enum() -> None:
+    """ShipEngine: "Either `warehouse_id` or `ship_from` must be specified", on a nullable field."""
+    out, warnings = norm({"type": "object", "properties": {
+        "warehouse_id": {"type": "string", "nullable": True,
+                         "description": "Either `warehouse_id` or `ship_from` must be specified."},
+        "ship_from": {"type": "object"}}})  # fmt: skip
+    assert "enum" not in out["properties"]["warehouse_id"]
+    assert any("name parameters" in w for w in warnings)
+
+
+def test_a_pattern_no_value_of_the_format_matches_is_dropped() -> None:
+    out, warnings = norm({"type": "string", "format": "date-time", "pattern": "^se(-[a-z0-9]+)+$"})
+    assert out == {"type": "string", "format": "date-time"}
+    assert "admits no 'date-time'" in warnings[-1]
+    kept = {"type": "string", "format": "date-time", "pattern": r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$"}
+    assert norm(kept)[0] == kept  # a stricter writing of the format stays

@@ -172,3 +172,43 @@ def test_a_date_time_is_written_as_long_as_its_schema_allows() -> None:
         value = maker.value(schema, "createTimestamp", "message")
         compile_schema(schema)(value)
         assert len(value) == length and value[:4].isdigit() and value[10] == "T"
+
+
+def test_a_key_with_a_format_and_a_pattern_no_format_value_fits_takes_the_pattern() -> None:
+    """Keys of one entity read from two routes: one declares a uuid, the other ``^se(-[a-z0-9]+)+$``."""
+    from envfactory.keys import shaped_key
+
+    check = compile_schema({"type": "string", "pattern": "^se(-[a-z0-9]+)+$"})
+    shape = {"format": "uuid", "pattern": "^se(-[a-z0-9]+)+$", "maxLength": 25}
+    for n in range(1, 20):
+        check(shaped_key("request", n, shape, f"request_{n:04d}"))
+    assert shaped_key("request", 1, {"format": "uuid", "pattern": "^[0-9a-f-]+$"}, "r").count("-") == 4  # both: a uuid
+
+
+def test_a_key_the_parameter_pattern_refuses_does_not_fit() -> None:
+    code = {"type": "string", "pattern": "^[a-z0-9]+(_[a-z0-9]+)*$"}
+    assert fits("small_flat_rate_box", code)
+    assert not fits("se-a1-bzds", code)
+
+
+def test_a_placeholder_holds_as_many_items_and_as_large_a_number_as_it_must() -> None:
+    from envfactory.runtime.conform import compile_conformer, placeholder_value
+
+    package = {"type": "object", "required": ["weight"],
+               "properties": {"weight": {"type": "number", "minimum": 0, "exclusiveMinimum": True}}}  # fmt: skip
+    packages = {"type": "array", "minItems": 1, "items": package}
+    assert placeholder_value(packages) == [{"weight": 1}]
+    assert placeholder_value({"type": "integer", "exclusiveMinimum": 5}) == 6
+    assert placeholder_value({"type": "integer", "minimum": 5}) == 5
+    fit = compile_conformer(packages)
+    assert fit is not None
+    assert fit([]) == [{"weight": 1}]  # an answer that must hold one package holds one
+    assert fit([{"weight": 2.5}, {"weight": 3}]) == [{"weight": 2.5}, {"weight": 3}]
+
+
+def test_an_empty_response_body_answers_nothing() -> None:
+    from envfactory.runtime.shape import compile_shaper
+
+    empty = compile_shaper({"type": "string", "maxLength": 0, "title": "empty_response_body"})
+    assert empty({"webhook_id": "se-1", "url": "https://example.org"}) == ""
+    assert compile_shaper({"type": "string"})({"a": 1}) == '{"a": 1}'

@@ -744,3 +744,108 @@ def test_a_listing_that_shows_one_kind_by_default_is_not_asked_for_a_record_of_a
     shown = [r["id"] for r in json.loads(episode.call_tool("list_projects", {}).content)]
     assert active in shown and archived not in shown  # the listing filters by its declared default
     _passes(spec)
+
+
+def _query(name: str, schema: JSON, required: bool = False) -> JSON:
+    return {"name": name, "in": "query", "required": required, "schema": schema}
+
+
+STORY = {"type": "object", "properties": {"id": {"type": "string"}, "title": {"type": "string"},
+                                          "status": {"type": "string"}}}  # fmt: skip
+
+
+def test_routes_opening_with_a_parameter_are_the_records_of_the_collection_at_the_root(tmp_path: Path) -> None:
+    """Presalytics' story API, served under ``/story``: ``/`` lists and makes stories, ``/{id}`` is one."""
+    spec = _spec(tmp_path, {
+        "/": {"get": {"operationId": "story_get", "responses": _ok({"type": "array", "items": STORY})},
+              "post": {"operationId": "story_post", "requestBody": _body({"title": {"type": "string"}}),
+                       "responses": _ok(STORY)}},
+        "/{id}": {"get": {"operationId": "story_id_get", "parameters": _path("id"), "responses": _ok(STORY)},
+                  "delete": {"operationId": "story_id_delete", "parameters": _path("id"), "responses": _ok()}},
+        "/{id}/status": {"get": {"operationId": "story_id_status_get", "parameters": _path("id"),
+                                 "responses": _ok({"type": "object", "properties": {"status": {"type": "string"}}})}},
+        "/{id}/messages": {"get": {"operationId": "story_id_messages_get", "parameters": _path("id"), "responses": _ok(
+            {"type": "array", "items": {"type": "object", "properties": {"id": {"type": "string"},
+                                                                          "text": {"type": "string"}}}})}},
+    })  # fmt: skip
+    effects = {b.tool: b.effect for b in spec.behaviours}
+    assert (effects["story_id_get"].kind, effects["story_id_get"].entity, effects["story_id_get"].key_arg) == (
+        "read", "story", "id")  # fmt: skip
+    assert effects["story_id_delete"].kind == "delete" and effects["story_id_status_get"].kind == "read"
+    messages = effects["story_id_messages_get"]
+    assert isinstance(messages, ListEffect) and spec.state_schema[messages.entity].refs == {"story_id": "story"}
+    _passes(spec)
+
+
+def test_a_body_list_of_ids_one_record_keeps_makes_one_record(tmp_path: Path) -> None:
+    """Meraki's ``POST .../bypassActivationLockAttempts`` with ``{ids: [text]}``: one attempt over those devices."""
+    attempt = {
+        "type": "object",
+        "properties": {"id": {"type": "string"}, "ids": {"type": "array", "items": {"type": "string"}}},
+    }
+    spec = _spec(tmp_path, {
+        "/networks/{networkId}/attempts": {"post": {
+            "operationId": "createAttempt", "parameters": _path("networkId"), "responses": _ok(),
+            "requestBody": _body({"ids": {"type": "array", "items": {"type": "string"}}}, ["ids"])}},
+        "/networks/{networkId}/attempts/{attemptId}": {"get": {
+            "operationId": "getAttempt", "parameters": _path("networkId", "attemptId"), "responses": _ok(attempt)}},
+    })  # fmt: skip
+    assert spec.behaviour("createAttempt").effect.kind == "create"
+    _passes(spec)
+
+
+def test_a_listing_capped_below_the_records_shows_a_new_one_on_a_later_page(tmp_path: Path) -> None:
+    """Mux: ``limit`` at most 10, ``page`` from 1; twelve seeded vocabularies and the one made."""
+    vocabulary = {"type": "object", "properties": {"id": {"type": "string"}, "name": {"type": "string"}}}
+    spec = _spec(tmp_path, {"/vocabularies": {
+        "get": {"operationId": "list_vocabularies", "responses": _ok({"type": "object", "properties": {
+            "data": {"type": "array", "items": vocabulary}}}), "parameters": [
+            _query("limit", {"type": "integer", "default": 10, "maximum": 10}),
+            _query("page", {"type": "integer", "default": 1})]},
+        "post": {"operationId": "create_vocabulary", "requestBody": _body({"name": {"type": "string"}}),
+                 "responses": _ok({"type": "object", "properties": {"data": vocabulary}})}}})  # fmt: skip
+    assert len(spec.initial_state["vocabulary"]) >= 10
+    _passes(spec)
+
+
+def test_a_made_record_a_listing_cannot_show_is_not_looked_for_in_it(tmp_path: Path) -> None:
+    """Red Hat's inventory tags: a POST computes tags for an offering; listings show only ``tag``."""
+    tags = {"type": "array", "items": {"type": "object", "properties": {"tag": {"type": "string"}},
+                                       "additionalProperties": False}}  # fmt: skip
+    spec = _spec(tmp_path, {
+        "/tags": {"get": {"operationId": "listTags", "responses": _ok(tags)}},
+        "/offerings/{id}/applied_tags": {"post": {"operationId": "appliedTags", "parameters": _path("id"),
+                                                  "requestBody": _body({"parameters": {"type": "object"}}),
+                                                  "responses": _ok(tags)}},
+        "/offerings/{id}": {"get": {"operationId": "getOffering", "parameters": _path("id"), "responses": _ok(STORY)}},
+    })  # fmt: skip
+    assert spec.behaviour("appliedTags").effect.kind == "create"
+    report = self_check(spec, env=Environment(spec))
+    assert report.passed, report.failures
+    made = next(t for t in report.tools if t.tool == "appliedTags")
+    assert [c.status for c in made.checks if c.name == "create -> list contains it"] == ["skip"]
+
+
+NAMESPACE = {"type": "string", "examples": ["namespace-0"]}
+
+
+def test_a_listing_asked_for_records_by_their_own_keys_is_checked_with_keys_that_exist(tmp_path: Path) -> None:
+    """Pinecone's ``POST /vectors/fetch`` with ``{ids: [...]}``: the check asks for a vector that is there."""
+    vector = {
+        "type": "object",
+        "properties": {"id": {"type": "string"}, "values": {"type": "array", "items": {"type": "number"}}},
+    }
+    spec = _spec(tmp_path, {
+        "/vectors/fetch": {"post": {"operationId": "Fetch", "requestBody": _body(
+            {"ids": {"type": "array", "items": {"type": "string"}}, "namespace": NAMESPACE}, ["ids"]),
+            "responses": _ok({"type": "object", "properties": {"namespace": {"type": "string"}, "vectors": {
+                "type": "object", "additionalProperties": vector}}})}},
+        "/vectors/upsert": {"post": {"operationId": "Upsert", "requestBody": _body(
+            {"vectors": {"type": "array", "items": vector}, "namespace": NAMESPACE}), "responses": _ok()}},
+        "/vectors/update": {"post": {"operationId": "Update", "requestBody": _body(
+            {"id": {"type": "string"}, "values": {"type": "array", "items": {"type": "number"}},
+             "namespace": NAMESPACE}, ["id"]), "responses": _ok()}},
+    })  # fmt: skip
+    fetch = spec.behaviour("Fetch").effect
+    assert isinstance(fetch, ListEffect) and any(f.arg == "ids" and f.op == "in" for f in fetch.filters)
+    _passes(spec)

@@ -14,6 +14,7 @@ from typing import Any
 from envfactory import inflection
 from envfactory.diagnostics import Diagnostics
 from envfactory.ir.prose import apply_prose
+from envfactory.patterns import contradicts
 
 JSON = dict[str, Any]
 
@@ -82,6 +83,7 @@ class _Normalizer:
             self._fix_keywords(out, field)  # what the parts brought (a literal /^[a-z0-9._]+$/ pattern) is read too
         self._fix_type(out, field)
         self._fix_enum_type(out, field)
+        self._fix_format_pattern(out, field)
         if isinstance(out.get("items"), dict) and out.get("properties") and out.get("type") in ("object", "array"):
             # a record written with a stray ``items: {type: object}`` (or typed an array): the
             # properties say what it holds, unless the items describe records of their own
@@ -237,6 +239,15 @@ class _Normalizer:
             schema["enum"] = list(dict.fromkeys(fixed))
             self.warn(field, f"'enum' values {_shown(values)} read as {typ!r}")
 
+    def _fix_format_pattern(self, schema: JSON, field: str) -> None:
+        """A ``format`` and a ``pattern`` no text satisfies together (a creation time declared a
+        ``date-time`` beside an id's ``^se(-[a-z0-9]+)+$``, brought by a shared ``$ref``): the
+        format says what the value is; the pattern is dropped."""
+        pattern, fmt = schema.get("pattern"), schema.get("format")
+        if isinstance(pattern, str) and isinstance(fmt, str) and contradicts(pattern, fmt):
+            schema.pop("pattern")
+            self.warn(field, f"'pattern' {pattern!r} admits no {fmt!r}; dropped")
+
     def _fix_properties(self, schema: JSON, field: str, depth: int, seen: tuple[int, ...]) -> None:
         props = schema["properties"]
         if not isinstance(props, dict):
@@ -253,7 +264,8 @@ class _Normalizer:
                     self.warn(f"{field}.{name}", "'required: true' on a property moved to the parent")
             fixed[str(name)] = self.run(sub, f"{field}.{name}", depth + 1, seen)
             prose_enum = fixed[str(name)].get("enum") if not (isinstance(sub, dict) and "enum" in sub) else None
-            if prose_enum and set(prose_enum) <= {str(n) for n in props}:
+            said = {v for v in prose_enum or () if v is not None}  # (a nullable field's null is no word said)
+            if said and said <= {str(n) for n in props}:
                 # "Either `file` or `url` must be given" names parameters, not values
                 fixed[str(name)].pop("enum")
                 self.warn(f"{field}.{name}", f"quoted words {prose_enum} name parameters; not read as an enum")
@@ -623,8 +635,8 @@ def _data_member(node: JSON, inside_data: bool = False) -> str | None:
     if inside_data and len(lists) == 1:  # ``default_plan`` beside ``plans``: one of them, shown apart
         record = inflection.singular(lists[0].lower())
         objects = [k for k in objects if not k.lower().endswith(record)]
-    if len(lists) == 1 and not objects and len(scalars) <= 4:
-        return lists[0]
+    if len(lists) == 1 and not objects and (len(scalars) <= 4 or lists[0].lower() in DATA_KEYS):
+        return lists[0]  # ``{$schema, method, replied_at, limit, offset, total, results: [...]}``: a page, however said
     free = [k for k, p in body.items() if k.lower() in DATA_KEYS and primary_type(p) == "object"
             and not p.get("properties")]  # fmt: skip
     if free and len(body) == 1:  # ``{success: true, data: {type: object}}``: the record, its members unsaid

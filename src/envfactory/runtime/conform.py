@@ -121,9 +121,17 @@ def _compiled(schema: JSON, depth: int) -> Conformer | None:
         most = schema.get("maxItems")
         most = most if isinstance(most, int) and not isinstance(most, bool) and most >= 0 else None
 
+        least = schema.get("minItems")
+        least = least if isinstance(least, int) and not isinstance(least, bool) and least > 0 else 0
+        filler = (
+            placeholder_value(schema["items"], depth + 1) if least and isinstance(schema.get("items"), dict) else None
+        )
+
         def array(v: Any) -> Any:
             values = v if isinstance(v, list) else [] if v is None or isinstance(v, dict) else [v]
             values = values if most is None else values[:most]  # an answer holding at most n: the first n
+            if len(values) < least:  # one holding at least n (a shipment's packages): the rest placeholders
+                values = [*values, *(clone(filler) for _ in range(least - len(values)))]
             return [item(x) for x in values] if item else values
 
         return array
@@ -261,8 +269,11 @@ def placeholder_value(schema: JSON, depth: int = 0) -> Any:
     if isinstance(schema.get("enum"), list) and schema["enum"]:
         return schema["enum"][0]
     typ = primary_type(schema) or ""
-    if typ in ("integer", "number") and isinstance(schema.get("minimum"), (int, float)):
-        return schema["minimum"]
+    low, above = schema.get("minimum"), schema.get("exclusiveMinimum")
+    if typ in ("integer", "number") and isinstance(above, (int, float)) and not isinstance(above, bool):
+        return above + 1  # (JSON Schema's exclusive bound: above it)
+    if typ in ("integer", "number") and isinstance(low, (int, float)):
+        return low + 1 if above is True else low  # (OpenAPI 3.0's ``exclusiveMinimum: true``: above the minimum)
     if typ == "string" and str(schema.get("format")) in FORMATS:
         return FORMATS[str(schema["format"])][1]("")
     if typ == "string" and isinstance(schema.get("pattern"), str):  # ``api_version``: ``^(0|[1-9]\d*)\.…``
@@ -273,6 +284,9 @@ def placeholder_value(schema: JSON, depth: int = 0) -> Any:
         return "x" * schema["minLength"]  # "" where a text must be at least one character long
     if typ == "object" and depth <= MAX_DEPTH:
         return _required_placeholders(schema, depth)
+    least = schema.get("minItems")
+    if typ == "array" and isinstance(least, int) and least > 0 and isinstance(schema.get("items"), dict):
+        return [placeholder_value(schema["items"], depth + 1) for _ in range(least)]  # a label's one package
     return clone(_PLACEHOLDER.get(typ))
 
 

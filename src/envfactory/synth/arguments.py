@@ -9,6 +9,7 @@ from envfactory.ir.effect import ActionEffect, Behaviour, TransferEffect
 from envfactory.ir.env import EnvSpec
 from envfactory.ir.jsonschema import PYTHON_TYPES, primary_type
 from envfactory.ir.state import StateSchema
+from envfactory.patterns import linear_pattern
 from envfactory.runtime.singleton import held
 from envfactory.runtime.store import Store
 from envfactory.synth.data import coerce_key
@@ -97,6 +98,9 @@ def fits(value: Any, prop: JSON) -> bool:
     if isinstance(enum, list) and enum and value not in enum:
         return False
     if isinstance(value, str) and not has_format(value, prop):
+        return False
+    check = linear_pattern(prop["pattern"]) if isinstance(value, str) and isinstance(prop.get("pattern"), str) else None
+    if check is not None and not check(value):  # ``package_code`` of ``^[a-z0-9_]+$``: no ``se-...`` package id
         return False
     kinds = PYTHON_TYPES.get(primary_type(prop) or "")
     if isinstance(value, list) and isinstance(prop.get("items"), dict):  # ids, not lists of ids

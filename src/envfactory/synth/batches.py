@@ -99,6 +99,8 @@ def _made_in_a_batch(behaviour: Behaviour, tool: ToolSpec, schema: StateSchema) 
     if entity is None:
         return None
     value_field = matching_field(entity.fields, singular(arg), entity.name) if plain else None
+    if value_field is not None and primary_type(entity.fields.get(value_field)) == "array":
+        return None  # ``{ids: [text]}`` kept whole by one record (an attempt over those devices): one record made
     members = [value_field] if value_field else members
     fields = {m: f for m in members if (f := matching_field(entity.fields, m, entity.name)) is not None}
     scope = {a: f for a in tool.properties

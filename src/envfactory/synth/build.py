@@ -45,6 +45,7 @@ from envfactory.synth.intents import (
     namespace,
     queries_posted,
     read_intent,
+    rooted,
 )
 from envfactory.synth.kept import kept_collections
 from envfactory.synth.naming import tokens
@@ -133,8 +134,13 @@ def synthesize(
     claimed = claims.behaviours
     collections = collection_paths(list(toolset.tools))
     prefix = namespace(list(toolset.tools))
-    intents = aspects_read(queries_posted(children_made([read_intent(t, collections, prefix) for t in toolset.tools
-                                                         if t.name not in claimed])))  # fmt: skip
+    intents = aspects_read(
+        rooted(
+            queries_posted(
+                children_made([read_intent(t, collections, prefix) for t in toolset.tools if t.name not in claimed])
+            )
+        )
+    )
     assigned = assign_entities(intents)  # the rest, one by one, as resources
     inferred = infer_schema(intents, assigned)
     taken = {e.name for e in claims.entities}
@@ -370,6 +376,7 @@ def _placeholder(schema: JSON) -> Any:
         primary_type(schema) in ("integer", "number")
         and not schema.get("enum")
         and (not isinstance(low, (int, float)) or low <= 0)
+        and "exclusiveMinimum" not in schema  # (a weight above 0 starts above it)
     ):
         return 0
     return placeholder_value(schema)

@@ -307,6 +307,29 @@ def _writes(text: str | None) -> bool:
     return (verb is not None and VERBS[verb] not in ("read", "list")) or (bool(first) and first[0] in TRANSITIONS)
 
 
+def rooted(intents: list[Intent]) -> list[Intent]:
+    """Routes that open with a parameter (``/{id}``, ``/{id}/status``) beside a collection at the
+    root (``GET /`` lists stories, ``POST /`` makes one: an API served under its collection's own
+    path): the parameter keys that collection's records, ``/{id}`` reads, changes or deletes one,
+    and the routes under it are that record's."""
+    root = next((i.nouns[0] for i in intents if i.nouns and i.kind in ("list", "create")
+                 and i.tool.source.http and not _segments(i.tool.source.http.path)), None)  # fmt: skip
+    if root is None:
+        return intents
+    for intent in intents:
+        http = intent.tool.source.http
+        segments = _segments(http.path) if http else []
+        if not segments or not _is_param(segments[0]):
+            continue
+        arg = segments[0][1:-1]
+        kind = _METHOD_KIND.get(http.method.upper()) if http else None
+        if len(segments) == 1 and kind in ("read", "update", "delete"):
+            intent.kind, intent.nouns, intent.key_arg, intent.parent = kind, [root], arg, None
+        elif len(segments) > 1 and not _is_param(segments[1]) and intent.parent is None and intent.key_arg != arg:
+            intent.parent = (arg, root)
+    return intents
+
+
 def aspects_read(intents: list[Intent]) -> list[Intent]:
     """A route that reads one thing of one record (``GET /rides/{id}/receipt``, ``GET
     /files/{fileId}/signed-url``: a parameter naming a record other tools keep, then a word), whose

@@ -8,6 +8,7 @@ against output schemas, and the same seed gives the same bytes.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
@@ -156,16 +157,45 @@ def _probe_create(p: Probe) -> None:
     if _answers_one(p, lister):
         p.note("create -> list contains it", None, f"{lister} answers with one record, not a list")
         return
-    listed = p.call(lister, {**_max_page(p, lister), **required})
+    members = _shown_members(p, lister)
+    fields = p.spec.state_schema[effect.entity].fields
+    if members and members <= set(fields) and all(row.get(m) is None for m in members):  # computed tags, by tag
+        p.note("create -> list contains it", None, f"{lister} shows only {sorted(members)}, left empty in the record")
+        return
     # found by its key as the state holds it, or as the listing declares the record (a text key
     # ``milestone_0013`` answered as the integer ``id`` the listing declares, as the read shows it)
     listed_as = p.spec.behaviour(lister).effect.listed  # type: ignore[union-attr]  # names, digests: the listed field
-    shown = (
-        _shows(listed.data, row, key)
-        or _holds(listed.data, _as_declared(p, lister, row))
-        or (listed_as is not None and row.get(listed_as) is not None and _mentions(listed.data, row[listed_as]))
-    )
+    for listed in _pages(p, lister, required, len(p.rows(effect.entity))):
+        shown = (
+            _shows(listed.data, row, key)
+            or _holds(listed.data, _as_declared(p, lister, row))
+            or (listed_as is not None and row.get(listed_as) is not None and _mentions(listed.data, row[listed_as]))
+        )
+        if not listed.ok or shown:
+            break
     p.note("create -> list contains it", listed.ok and shown, listed.content[:200])
+
+
+def _shown_members(p: Probe, lister: str) -> frozenset[str]:
+    """The members a listing declares its records to show (none declared: empty)."""
+    record = data_path(p.spec.tools[lister].output_schema)[1]
+    return frozenset((record or {}).get("properties") or ()) if isinstance(record, dict) else frozenset()
+
+
+def _pages(p: Probe, lister: str, args: JSON, rows: int) -> Iterator[Any]:
+    """``lister``'s answers page by page, the largest pages it takes, as far as ``rows`` records
+    reach: a listing capped at ten (``limit`` at most 10) shows the thirteenth record on its second
+    page."""
+    first = _max_page(p, lister)
+    yield p.call(lister, {**first, **args})
+    paging = p.spec.behaviour(lister).effect.paging  # type: ignore[union-attr]
+    size = next(iter(first.values()), None) if first else paging.default_limit
+    size = int(size) if isinstance(size, (int, str)) and str(size).isdigit() and int(size) > 0 else None
+    if size is None or not (paging.page_arg or paging.offset_arg):
+        return
+    for page in range(2, -(-rows // size) + 1):
+        turned: JSON = {paging.page_arg: page} if paging.page_arg else {str(paging.offset_arg): (page - 1) * size}
+        yield p.call(lister, {**first, **args, **turned})
 
 
 def _unwrapped(data: Any, schema: JSON | None) -> Any:
@@ -224,9 +254,11 @@ def _filters_matching(p: Probe, lister: str, row: JSON) -> JSON:
                     continue
                 value = value[0]  # one tag of the row's tags
             prop = p.spec.tools[lister].properties.get(f.arg) or {}
-            if primary_type(prop) in ("string", "integer"):  # a key 7 the parameter takes as the text "7"
-                value = coerce_key(value, prop)
-            if not fits(value, prop):
+            many = f.op == "in" and primary_type(prop) == "array"  # ``ids: [...]``: the row's key, listed
+            one = (prop.get("items") or {}) if many else prop
+            if primary_type(one) in ("string", "integer"):  # a key 7 the parameter takes as the text "7"
+                value = coerce_key(value, one)
+            if not fits(value, one):
                 continue  # Box's pending collaborations list only ``status: pending``: the row is not one
             out[f.arg] = [value] if f.op == "in" else value
     return out
