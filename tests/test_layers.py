@@ -14,7 +14,7 @@ ROOT = Path(envfactory.__file__).parent
 
 # package -> the envfactory packages and top-level modules it may import at module level
 BELOW = {
-    "ir": {"diagnostics", "errors", "ir"},
+    "ir": {"diagnostics", "errors", "ir", "patterns"},  # patterns: regular expressions only, importing nothing here
     "runtime": {"core", "errors", "ir", "patterns", "registry", "sandbox", "seeding", "users", "runtime"},
 }
 

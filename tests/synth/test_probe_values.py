@@ -212,3 +212,33 @@ def test_an_empty_response_body_answers_nothing() -> None:
     empty = compile_shaper({"type": "string", "maxLength": 0, "title": "empty_response_body"})
     assert empty({"webhook_id": "se-1", "url": "https://example.org"}) == ""
     assert compile_shaper({"type": "string"})({"a": 1}) == '{"a": 1}'
+
+
+def test_a_record_that_must_hold_one_of_two_members_holds_one() -> None:
+    """InfluxDB's mapping: ``oneOf: [{required: [orgID, ...]}, {required: [org, ...]}]``."""
+    from envfactory.runtime.conform import compile_conformer
+
+    text = {"type": "string"}
+    mapping = {"type": "object", "oneOf": [{"required": ["orgID", "database"]}, {"required": ["org", "database"]}],
+               "properties": {"orgID": text, "org": text, "database": text}}  # fmt: skip
+    fit = compile_conformer(mapping)
+    assert fit is not None
+    check = compile_schema(mapping)
+    both = fit({"orgID": "o1", "org": "acme", "database": "db"})
+    assert both == {"orgID": "o1", "database": "db"}
+    check(both)
+    assert fit({"org": "acme", "database": "db"}) == {"org": "acme", "database": "db"}
+
+
+def test_an_empty_list_both_of_two_list_alternatives_take_is_made_one_of_them() -> None:
+    """Fulfillment.com's coordinates: ``oneOf: [[number], [[number]]]``; ``[]`` is valid under each."""
+    from envfactory.runtime.conform import compile_conformer, placeholder_value
+
+    coordinates = {"oneOf": [{"type": "array", "items": {"type": "number"}},
+                             {"type": "array", "items": {"type": "array", "items": {"type": "number"}}}]}  # fmt: skip
+    check = compile_schema(coordinates)
+    assert placeholder_value(coordinates) == [0]
+    fit = compile_conformer(coordinates)
+    assert fit is not None
+    check(fit([]))
+    assert fit([1.5, 2.5]) == [1.5, 2.5]

@@ -849,3 +849,104 @@ def test_a_listing_asked_for_records_by_their_own_keys_is_checked_with_keys_that
     fetch = spec.behaviour("Fetch").effect
     assert isinstance(fetch, ListEffect) and any(f.arg == "ids" and f.op == "in" for f in fetch.filters)
     _passes(spec)
+
+
+ACCOUNT = {"type": "object", "properties": {"id": {"type": "string", "format": "uuid"}, "iban": {"type": "string"}}}
+
+
+def test_a_word_that_names_nothing_after_a_record_id_reads_that_record(tmp_path: Path) -> None:
+    """Nordigen's ``GET /api/v2/accounts/{id}/details/`` (named ``retrieve_account_details_v2``)."""
+    spec = _spec(tmp_path, {
+        "/api/v2/accounts/{id}/": {"get": {"operationId": "retrieve_account_metadata", "parameters": _path("id"),
+                                           "responses": _ok(ACCOUNT)}},
+        "/api/v2/accounts/{id}/details/": {"get": {"operationId": "retrieve_account_details_v2",
+                                                   "parameters": _path("id"), "responses": _ok(ACCOUNT)}},
+    })  # fmt: skip
+    details = spec.behaviour("retrieve_account_details_v2").effect
+    assert (details.kind, details.entity, details.key_arg) == ("read", "account", "id")  # type: ignore[union-attr]
+    _passes(spec)
+
+
+def test_a_file_write_takes_its_content_not_a_route_parameter_and_answers_as_declared(tmp_path: Path) -> None:
+    """ClearBlade's buckets: ``POST /{systemKey}/{deploymentName}/file/create`` with ``{path, contents}``."""
+    scope = _path("systemKey", "deploymentName")
+    meta = {"type": "object", "properties": {"base_name": {"type": "string"}, "size": {"type": "integer"}},
+            "required": ["base_name"]}  # fmt: skip
+    file_body = {"path": {"type": "string"}, "contents": {"type": "string"}}
+    spec = _spec(tmp_path, {
+        "/b/{systemKey}/{deploymentName}/file/create": {"post": {
+            "operationId": "CreateBucketFile", "parameters": scope, "responses": _ok(meta),
+            "requestBody": _body(file_body, ["path"])}},
+        "/b/{systemKey}/{deploymentName}/file/delete": {"post": {
+            "operationId": "DeleteBucketFile", "parameters": scope, "responses": _ok(meta),
+            "requestBody": _body({"path": {"type": "string"}}, ["path"])}},
+        "/b/{systemKey}/{deploymentName}/file/read": {"post": {
+            "operationId": "ReadBucketFile", "parameters": scope, "responses": _ok(),
+            "requestBody": _body({"path": {"type": "string"}}, ["path"])}},
+    })  # fmt: skip
+    write = spec.behaviour("CreateBucketFile").effect
+    assert (write.kind, write.to_arg) == ("tree", "contents")  # type: ignore[union-attr]
+    _passes(spec)
+    ep = Environment(spec).episode()
+    made = ep.call_tool("CreateBucketFile", {"systemKey": "s", "deploymentName": "d", "path": "/workspace/a.txt",
+                                             "contents": "hi"})  # fmt: skip
+    assert made.ok and made.data == {"base_name": ""}
+    assert ep.store.get("node", "/workspace/a.txt")["content"] == "hi"  # type: ignore[index]
+
+
+def test_a_record_keyed_by_the_id_its_body_gives_is_read_back_by_an_id_the_read_takes(tmp_path: Path) -> None:
+    """Pendo's ``POST /users`` with ``{user: {id: text, ...}}`` beside ``GET /users/{id: number}``."""
+    user = {"type": "object", "properties": {"id": {"type": "integer"}, "email": {"type": "string"}}}
+    spec = _spec(tmp_path, {
+        "/users": {"post": {"operationId": "post_users", "responses": _ok(), "requestBody": _body(
+            {"user": {"type": "object", "properties": {"id": {"type": "string"}, "email": {"type": "string"}}}},
+            ["user"])}},
+        "/users/{id}": {"get": {"operationId": "get_users_by_id", "responses": _ok(user), "parameters": [
+            {"name": "id", "in": "path", "required": True, "schema": {"type": "number"}}]}},
+    })  # fmt: skip
+    assert spec.behaviour("post_users").effect.body_arg == "user"  # type: ignore[union-attr]
+    _passes(spec)
+
+
+def test_a_listing_filtered_by_a_text_its_records_hold_as_records_is_checked_without_it(tmp_path: Path) -> None:
+    """Sakari's contacts: ``tags`` records ``{tag, visible}``, the listing's ``tags`` a text."""
+    contact = {
+        "type": "object",
+        "properties": {
+            "id": {"type": "string"},
+            "firstName": {"type": "string"},
+            "tags": {
+                "type": "array",
+                "items": {"type": "object", "properties": {"tag": {"type": "string"}, "visible": {"type": "boolean"}}},
+            },
+        },
+    }
+    spec = _spec(tmp_path, {"/contacts": {
+        "get": {"operationId": "contacts_fetchAll", "parameters": [
+            _query("firstName", {"type": "string"}), _query("tags", {"type": "string"})],
+            "responses": _ok({"type": "object", "properties": {
+                "error": {"type": "object", "properties": {"code": {"type": "string"}, "message": {"type": "string"}}},
+                "pagination": {"type": "object", "properties": {"limit": {"type": "integer"}}},
+                "data": {"type": "array", "items": contact}}})},
+        "post": {"operationId": "contacts_create", "responses": _ok(contact), "requestBody": _body(
+            {"firstName": {"type": "string"}, "tags": contact["properties"]["tags"]})}}})  # fmt: skip
+    _passes(spec)
+
+
+def test_a_field_a_route_names_records_by_takes_the_routes_number_type(tmp_path: Path) -> None:
+    """GitLab v3's shares: the body's ``group_id`` a text, ``DELETE .../share/{group_id}`` an integer."""
+    share = {"type": "object", "properties": {"id": {"type": "integer"}, "group_id": {"type": "string"},
+                                              "group_access": {"type": "string"}}}  # fmt: skip
+    spec = _spec(tmp_path, {
+        "/projects/{id}/share": {"post": {"operationId": "shareProject", "parameters": _path("id"),
+                                          "requestBody": _body({"group_id": {"type": "string"},
+                                                                "group_access": {"type": "string"}}, ["group_id"]),
+                                          "responses": _ok(share)}},
+        "/projects/{id}/share/{group_id}": {"delete": {
+            "operationId": "unshareProject", "responses": _ok(), "parameters": [
+                *_path("id"), {"name": "group_id", "in": "path", "required": True, "schema": {"type": "integer"}}]}},
+    })  # fmt: skip
+    entity = spec.state_schema["share"]
+    assert entity.fields["group_id"]["type"] == "integer"
+    assert all(isinstance(r["group_id"], int) for r in spec.initial_state["share"])
+    _passes(spec)

@@ -186,10 +186,13 @@ def _alternatives(schema: JSON, depth: int) -> Conformer | None:
         return None
 
     missing = placeholder_value(schema, depth)  # of the first alternative that is not null (and alone, of oneOf)
+    only = [o for o in schema.get("oneOf") or () if isinstance(o, dict)]
 
     def pick(v: Any) -> Any:
         if v is None:  # nothing where something is declared: the first alternative's smallest value
             return v if nullable else clone(missing)
+        if v == [] and len(only) > 1 and not taken_by_one(only, v):  # an empty list every alternative takes
+            return clone(missing)
         kind = _KINDS.get(type(v))
         for want, conform in typed:
             if want == kind or (want == "number" and kind == "integer"):
@@ -231,12 +234,15 @@ def _object(schema: JSON, depth: int) -> Conformer:
     members = {k: c for k, sub in props.items() if (c := compile_conformer(sub, depth + 1)) is not None}
     required = _required_placeholders(schema, depth)
     empty = placeholder_value(schema, depth)
+    branches = _required_branches(schema)
 
     def obj(v: Any) -> Any:
         if not isinstance(v, dict):
             return clone(empty) if isinstance(empty, dict) else {}
         if closed is not None and not closed.issuperset(v):
             v = {k: x for k, x in v.items() if k in closed}
+        if branches:
+            v = _one_branch(v, branches)
         if not members and all(k in v for k in required):
             return v
         out = dict(v)
@@ -251,6 +257,36 @@ def _object(schema: JSON, depth: int) -> Conformer:
     return obj
 
 
+def _distinct_tries(first: Any, schema: JSON, depth: int) -> tuple[Any, ...]:
+    """``first`` and, where every alternative would take it too, a value less bare: ``x`` for an empty
+    text, one item for an empty list (``[]`` is a list of numbers and a list of pairs alike)."""
+    if first == "":
+        return first, "x"
+    if first == [] and isinstance(schema.get("items"), dict) and depth <= MAX_DEPTH:
+        return first, [placeholder_value(schema["items"], depth + 1)]
+    return (first,)
+
+
+def _required_branches(schema: JSON) -> tuple[frozenset[str], ...]:
+    """A ``oneOf`` whose alternatives only require members (InfluxDB's mapping: ``orgID`` or
+    ``org``, not both): the members each requires; empty for any other schema."""
+    alternatives = schema.get("oneOf")
+    if not isinstance(alternatives, list) or len(alternatives) < 2:
+        return ()
+    said = {"required", "title", "description"}
+    if not all(isinstance(a, dict) and set(a) <= said and isinstance(a.get("required"), list) for a in alternatives):
+        return ()
+    return tuple(frozenset(str(m) for m in a["required"]) for a in alternatives)
+
+
+def _one_branch(value: JSON, branches: tuple[frozenset[str], ...]) -> JSON:
+    """``value`` holding the members of one branch only: the first it holds in full (else the one it
+    holds most of), without the members only the others require."""
+    chosen = max(branches, key=lambda b: (b <= value.keys(), len(b & value.keys())))
+    others = frozenset().union(*(b for b in branches if b is not chosen)) - chosen
+    return {k: x for k, x in value.items() if k not in others} if others & value.keys() else value
+
+
 def placeholder_value(schema: JSON, depth: int = 0) -> Any:
     """The smallest value of ``schema``'s type that satisfies it: its first enum value, its
     minimum, or an object with placeholders for its required members; of alternatives (``anyOf``,
@@ -261,8 +297,9 @@ def placeholder_value(schema: JSON, depth: int = 0) -> Any:
     if len(alternatives) > 1:
         base = {k: v for k, v in schema.items() if k != "oneOf"}
         for option in alternatives:
-            first = placeholder_value({**base, **option}, depth)
-            for made in (first, "x") if first == "" else (first,):
+            merged = {**base, **option}
+            first = placeholder_value(merged, depth)
+            for made in _distinct_tries(first, merged, depth):
                 if taken_by_one(alternatives, made):
                     return made
     schema = first_alternative(schema) or schema

@@ -2,7 +2,8 @@
 
 Rows of the tree entity are ``{path, type: "file" | "directory", content}``, keyed by absolute
 path. A root is a directory whose parent is not in the tree. Answers are text (wrapped as
-``{content: text}`` when the output schema is an object with one string member), in the shapes
+``{content: text}`` when the output schema is an object with one string member; a record as
+declared, its required members placeholders, when it is an object of several), in the shapes
 file servers commonly use: ``[DIR] name`` / ``[FILE] name`` listings, a JSON tree of
 ``{name, type, children}``, ``path:\\ncontent`` blocks for several files.
 """
@@ -20,6 +21,7 @@ from envfactory.ir.effect import TreeEffect
 from envfactory.ir.env import EnvSpec
 from envfactory.ir.tool import ToolSpec
 from envfactory.runtime.behaviours import COMPILERS, CallContext, Executor
+from envfactory.runtime.conform import compile_conformer
 from envfactory.runtime.result import ToolError
 from envfactory.runtime.store import Store
 
@@ -99,6 +101,11 @@ def _wrap(tool: ToolSpec) -> Any:
     if schema.get("type") == "object" and len(props) == 1 and strings:
         member = strings[0]
         return lambda text: {member: text}
+    if schema.get("type") == "object" and not props:  # any object: the text as its content
+        return lambda text: {"content": text}
+    fit = compile_conformer(schema) if schema.get("type") == "object" else None
+    if fit is not None:  # a record of several members (ClearBlade's ``{base_name, bucket_name, ...}``): as declared
+        return lambda text: fit({})
     return lambda text: text
 
 

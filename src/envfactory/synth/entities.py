@@ -214,6 +214,10 @@ def _build_entity(noun: str, intents: list[Intent]) -> Entity:
         fields[key]["type"] = "string"
     else:
         fields[key] = {k: v for k, v in fields[key].items() if k not in ("format", "pattern")} | {"type": "integer"}
+    for arg, schema in keyed:  # ``DELETE /projects/{id}/share/{group_id: integer}``: the share's group_id is a number
+        named = matching_field(fields, arg, noun)
+        if named not in (None, key) and primary_type(schema) == "integer" and _plain_text(fields[named]):
+            fields[named] = {**fields[named], "type": "integer"}
     return Entity(
         name=noun,
         key=key,
@@ -227,6 +231,11 @@ def _build_entity(noun: str, intents: list[Intent]) -> Entity:
 
 
 KEY_CONSTRAINTS = ("format", "pattern", "minLength", "maxLength", "enum")
+
+
+def _plain_text(schema: JSON) -> bool:
+    """A text field that says nothing of its shape (no format, pattern, enum or length)."""
+    return primary_type(schema) == "string" and not any(k in schema for k in KEY_CONSTRAINTS)
 
 
 def keys_follow_parameters(schema: StateSchema, behaviours: list[Behaviour], tools: ToolSet) -> StateSchema:

@@ -201,8 +201,13 @@ def read_intent(tool: ToolSpec, collections: frozenset[str] = frozenset(), prefi
     """What ``tool`` does to which noun; ``collections`` (:func:`collection_paths` of its tool set)
     tells a sub-collection (``POST .../envvar``) from an operation (``POST .../cancel``); ``prefix``
     (:func:`namespace`) is a server's name its tool names open with, which names nothing."""
-    intent = _from_http(tool, collections) if tool.source.http else None
+    http = tool.source.http
+    intent = _from_http(tool, collections) if http else None
     by_name = _from_name(tool, prefix)
+    if intent is not None and http is not None and not intent.nouns and intent.parent and http.method.upper() == "GET":
+        # GET /accounts/{id}/details/: a word that names nothing, after a record's id, reads that record
+        arg, parent = intent.parent
+        intent.kind, intent.nouns, intent.key_arg, intent.parent = "read", [parent], arg, None
     if intent is None or not intent.nouns:
         intent = by_name
     elif by_name.kind in ("action", "transfer") and intent.kind in ("update", "create"):

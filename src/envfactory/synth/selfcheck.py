@@ -99,18 +99,29 @@ def _readable_key(p: Probe, effect: CreateEffect, args: JSON) -> JSON:
     parameter's range) and no row holds: a record made under a key nothing can read is no round
     trip, and one made under a key a row holds is a conflict (a collaborator invited by the id of one
     invited already)."""
-    if effect.key_arg is None or effect.key_arg not in args:
+    entity = p.spec.state_schema[effect.entity]
+    props = p.spec.tools[p.behaviour.tool].properties
+    wrapped = args.get(effect.body_arg) if effect.body_arg else None
+    member = next((m for m, f in effect.body.items() if f == entity.key), None)  # ``{user: {id, ...}}``: its id
+    if effect.key_arg is not None and effect.key_arg in args:
+        holder, name, own = args, effect.key_arg, props.get(effect.key_arg) or {}
+    elif isinstance(wrapped, dict) and member is not None and member in wrapped:
+        holder, name = wrapped, member
+        own = ((props.get(effect.body_arg or "") or {}).get("properties") or {}).get(member) or {}
+    else:
         return args
-    own = p.spec.tools[p.behaviour.tool].properties.get(effect.key_arg) or {}
     reader = p.tool_of("read", effect.entity)
     read = p.spec.behaviour(reader).effect if reader is not None else None
     prop = p.spec.tools[reader].properties.get(read.key_arg) or {} if isinstance(read, ReadEffect) and reader else {}
-    key, entity = args[effect.key_arg], p.spec.state_schema[effect.entity]
+    key = holder[name]
     held = any(str(r.get(entity.key)) == str(key) for r in p.episode.store.rows(effect.entity))
     if not held and (not prop or (fits(key, prop) and within_range(key, prop))):
         return args
     free = _absent_key(p, effect.entity, {**prop, **own})  # readable, and within what the create takes
-    return args if free is None else {**args, effect.key_arg: coerce_key(free, own)}
+    if free is None:
+        return args
+    chosen = {**holder, name: coerce_key(free, own)}
+    return {**args, effect.body_arg: chosen} if holder is wrapped else chosen  # type: ignore[dict-item]
 
 
 @PROBES.register("create")
@@ -256,6 +267,8 @@ def _filters_matching(p: Probe, lister: str, row: JSON) -> JSON:
             prop = p.spec.tools[lister].properties.get(f.arg) or {}
             many = f.op == "in" and primary_type(prop) == "array"  # ``ids: [...]``: the row's key, listed
             one = (prop.get("items") or {}) if many else prop
+            if isinstance(value, (dict, list)) and primary_type(one) not in ("object", "array"):
+                continue  # a tag record ``{tag, visible}`` the text filter ``tags`` names some other way
             if primary_type(one) in ("string", "integer"):  # a key 7 the parameter takes as the text "7"
                 value = coerce_key(value, one)
             if not fits(value, one):

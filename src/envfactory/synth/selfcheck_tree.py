@@ -26,8 +26,12 @@ def _probe_tree(p: Probe) -> None:
     missing = f"{root}/no-such-thing"
     store = p.episode.store
 
+    named = {a for a in (e.path_arg, e.to_arg, e.extra_arg) if a}
+    # the tool's other required arguments (ClearBlade's ``systemKey``, ``deploymentName``): as sampled
+    scope = {a: v for a, v in p.args().items() if a in p.spec.tools[tool].required and a not in named}
+
     def call(args: JSON) -> Any:
-        return p.call(tool, args)
+        return p.call(tool, {**scope, **args})
 
     if e.op == "write":
         made = call({e.path_arg or "path": f"{root}/probe.txt", e.to_arg or "content": "hello"})

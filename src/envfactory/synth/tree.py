@@ -74,12 +74,25 @@ def _op(tool: ToolSpec) -> tuple[TreeOp, str | None, str | None, str | None] | N
     if {"create", "make", "mkdir"} & toks and _DIRISH & toks:
         return "mkdir", path, None, None
     if {"write", "save", "put", "create"} & toks and "file" in toks:
-        return "write", path, next((a for a in strings if a != "path"), None), None
+        return "write", path, _content_arg(tool, strings), None
     if {"read", "get", "open", "cat"} & toks and "file" in toks:
         return "read", path, None, None
     if {"delete", "remove", "rm"} & toks:
         return "remove", path, None, None
     return None
+
+
+_CONTENTISH = {"content", "contents", "text", "data", "body"}
+
+
+def _content_arg(tool: ToolSpec, strings: list[str]) -> str | None:
+    """What a write puts in the file: a text named as content, else the first text other than the
+    path that the route does not carry (ClearBlade's ``{systemKey}`` names the system, not the content)."""
+    others = [a for a in strings if a != "path"]
+    routed = {a for a, where in tool.source.http.params.items() if where == "path"} if tool.source.http else set()
+    return next((a for a in others if _CONTENTISH & set(tokens(a))), None) or next(
+        (a for a in others if a not in routed), None
+    )
 
 
 def plan_tree(tools: tuple[ToolSpec, ...] | list[ToolSpec]) -> tuple[Entity | None, dict[str, Behaviour]]:
