@@ -125,7 +125,8 @@ class ValueMaker:
         if schema.get("enum"):
             return self.rng.choice(_typed_members(schema["enum"], schema.get("type")))
         typ = primary_type(schema)
-        examples = [v for v in schema.get("examples") or () if _fits(v, typ) and _formatted(v, schema)]
+        examples = [v for v in schema.get("examples") or ()
+                    if _fits(v, typ) and _formatted(v, schema) and _within(v, schema)]  # fmt: skip
         if examples and self.rng.random() < EXAMPLE_SHARE:  # the spec's own examples, for half the values
             return self.rng.choice(examples)
         if (schema.get("anyOf") or schema.get("oneOf")) and not schema.get("properties"):
@@ -225,12 +226,40 @@ def _number(vm: ValueMaker, schema: JSON, name: str, entity: str) -> float:
         lo, hi = -80.0, 80.0
     elif toks and toks[-1] in ("lng", "lon", "longitude"):
         lo, hi = -170.0, 170.0
-    lo = float(schema.get("minimum", lo))
-    hi = float(schema.get("maximum", max(hi, lo)))
+    above = float(schema["exclusiveMinimum"]) if _is_number(schema.get("exclusiveMinimum")) else None
+    below = float(schema["exclusiveMaximum"]) if _is_number(schema.get("exclusiveMaximum")) else None
+    low_said = "minimum" in schema or above is not None
+    lo = float(schema.get("minimum", above if above is not None else lo))
+    hi = float(schema.get("maximum", below if below is not None else max(hi, lo)))
+    if not low_said and (
+        lo > hi or (below is not None and lo >= hi)
+    ):  # ``decayFactor < 1``, ``ratio <= 1``: below the bound, not the usual range
+        lo = min(0.0, hi - 1.0)
     step = schema.get("multipleOf")
     if isinstance(step, (int, float)) and step > 0:
         return _multiple(vm, lo, hi, step)
-    return round(vm.rng.uniform(lo, hi), 2)
+    made = round(vm.rng.uniform(lo, hi), 2)
+    if (above is not None and made <= above) or (below is not None and made >= below):
+        made = (lo + hi) / 2  # strictly between exclusive bounds
+    return made
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _within(value: Any, schema: JSON) -> bool:
+    """Whether a number lies within the schema's bounds (an example of 42.2 for a ratio of at most 1 does not)."""
+    if not _is_number(value):
+        return True
+    low, high = schema.get("minimum"), schema.get("maximum")
+    above, below = schema.get("exclusiveMinimum"), schema.get("exclusiveMaximum")
+    return not (
+        (_is_number(low) and value < low)
+        or (_is_number(high) and value > high)
+        or (_is_number(above) and value <= above)
+        or (_is_number(below) and value >= below)
+    )
 
 
 def _boolean(vm: ValueMaker, schema: JSON, name: str, entity: str) -> bool:
@@ -240,6 +269,9 @@ def _boolean(vm: ValueMaker, schema: JSON, name: str, entity: str) -> bool:
 def _array(vm: ValueMaker, schema: JSON, name: str, entity: str) -> list[Any]:
     deep = vm.lean
     lo = int(schema.get("minItems", 0 if deep else 1))
+    most = schema.get("maxItems")
+    if isinstance(most, int) and not isinstance(most, bool) and most < lo:
+        lo = max(0, most)  # ``maxItems: 0``: a list that must stay empty
     hi = lo if deep else max(lo, min(int(schema.get("maxItems", 3)), 2 if vm.brief else 3))
     item_name = name[:-1] if name.endswith("s") else name
     vm.depth += 1

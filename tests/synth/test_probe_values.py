@@ -242,3 +242,17 @@ def test_an_empty_list_both_of_two_list_alternatives_take_is_made_one_of_them() 
     assert fit is not None
     check(fit([]))
     assert fit([1.5, 2.5]) == [1.5, 2.5]
+
+
+def test_numbers_and_lists_keep_to_small_and_exclusive_bounds() -> None:
+    """Otoroshi's fault ``ratio`` (at most 1, its example 42.2), Portfolio Optimizer's ``decayFactor``
+    (below 1), AppVeyor's ``stacks`` (``maxItems: 0``)."""
+    maker = ValueMaker(0)
+    for schema, name in (({"type": "number", "maximum": 1, "examples": [42.2]}, "ratio"),
+                         ({"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1}, "decayFactor"),
+                         ({"type": "number", "exclusiveMaximum": 1}, "confidenceLevel"),
+                         ({"type": "array", "maxItems": 0, "items": {"type": "string"}}, "stacks")):  # fmt: skip
+        check = compile_schema(schema)
+        for _ in range(50):
+            check(maker.value(schema, name, "service"))
+    assert maker.value({"type": "number", "maximum": 100, "examples": [42.2]}, "ratio", "x") is not None

@@ -950,3 +950,72 @@ def test_a_field_a_route_names_records_by_takes_the_routes_number_type(tmp_path:
     assert entity.fields["group_id"]["type"] == "integer"
     assert all(isinstance(r["group_id"], int) for r in spec.initial_state["share"])
     _passes(spec)
+
+
+def test_a_search_answered_in_one_object_that_finds_nothing_answers_an_empty_feed(tmp_path: Path) -> None:
+    """Channel 4's ``GET /search/page-{pageno}.atom?q=``: records holding no text to search in; nothing
+    found is no 404."""
+    feed = {"type": "object", "properties": {"id": {"type": "string"}, "feed": {"type": "object", "properties": {
+        "updated": {"type": "string"}}}}}  # fmt: skip
+    spec = _spec(
+        tmp_path,
+        {
+            "/search/page-{pageno}.atom": {
+                "get": {
+                    "operationId": "Search_Feed",
+                    "responses": _ok(feed),
+                    "parameters": [*_path("pageno"), _query("q", {"type": "string"}, True)],
+                }
+            }
+        },
+    )
+    search = spec.behaviour("Search_Feed").effect
+    assert isinstance(search, ListEffect) and [f.op for f in search.filters] == ["search"]
+    found = Environment(spec).episode().call_tool("Search_Feed", {"pageno": "1", "q": "nothing like it"})
+    assert found.ok, found.content
+    _passes(spec)
+
+
+def test_a_list_of_declared_words_named_like_the_records_selects_parts_not_keys(tmp_path: Path) -> None:
+    """Ijenko's ``GET /places/{placeId}/electricity/flows?flows=elec_usage``: which flows to answer."""
+    flows = {"type": "object", "properties": {"code": {"type": "integer"}, "flows": {"type": "object"}}}
+    spec = _spec(
+        tmp_path,
+        {
+            "/places/{placeId}/electricity/flows": {
+                "get": {
+                    "operationId": "getFlows",
+                    "responses": _ok(flows),
+                    "parameters": [
+                        *_path("placeId"),
+                        _query(
+                            "flows",
+                            {"type": "array", "items": {"type": "string", "enum": ["elec_usage", "elec_feed_in"]}},
+                        ),
+                    ],
+                }
+            }
+        },
+    )
+    effect = spec.behaviour("getFlows").effect
+    assert not any(f.arg == "flows" for f in getattr(effect, "filters", ()))
+    _passes(spec)
+
+
+def test_records_keyed_under_the_sign_in_sessions_name_are_a_collection_of_their_own(tmp_path: Path) -> None:
+    """Tradematic: ``POST /client/users/login`` signs in; ``GET /cloud/sessions/{sessionid}`` reads a
+    cloud session, not the sign-in."""
+    session = {"type": "object", "properties": {"id": {"type": "integer"}, "status": {"type": "string"}}}
+    spec = _spec(tmp_path, {
+        "/client/users/login": {"post": {"operationId": "login", "responses": _ok(), "requestBody": _body(
+            {"username": {"type": "string"}, "password": {"type": "string"}}, ["username", "password"])}},
+        "/cloud/sessions": {"get": {"operationId": "get_cloud_sessions",
+                                    "responses": _ok({"type": "array", "items": session})}},
+        "/cloud/sessions/{sessionid}": {"get": {"operationId": "get_cloud_session", "responses": _ok(session),
+                                                "parameters": [{"name": "sessionid", "in": "path", "required": True,
+                                                                "schema": {"type": "integer"}}]}},
+    })  # fmt: skip
+    assert spec.behaviour("login").effect.entity == "session"  # type: ignore[union-attr]
+    assert spec.behaviour("get_cloud_session").effect.entity == "cloud_session"  # type: ignore[union-attr]
+    assert spec.behaviour("get_cloud_sessions").effect.entity == "cloud_session"  # type: ignore[union-attr]
+    _passes(spec)

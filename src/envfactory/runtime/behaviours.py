@@ -773,6 +773,7 @@ def _list(effect: ListEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
     # the first match, or not_found; unless the real thing was seen answering every row
     one = declares_one_record(tool.output_schema) and not effect.every
     values_only = lists_values(tool.output_schema)
+    searches = [f.arg for f in effect.filters if f.op == "search"]
     never_empty = min_records(tool.output_schema) > 0 and not effect.every  # ``minItems: 1``: none is not_found
     listed = effect.listed or entity.key
     # a field holding a list of values (the numbers a batch registered) is listed value by value
@@ -834,7 +835,8 @@ def _list(effect: ListEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
                 values = [v for held in values for v in (held if isinstance(held, list) else [held])]
             return {effect.keys_as: values} if effect.keys_as is not None else values
         if one:
-            if not rows and (not predicates or values_only):
+            searched = any(args.get(a) is not None for a in searches)  # a query that finds nothing: an empty feed
+            if not rows and (not predicates or values_only or searched):
                 return {}  # "get all credit cards" in one object, symbols found by price: none is an empty answer
             if not rows:
                 given = ", ".join(f"{a}={args[a]!r}" for a, _ in predicates if args.get(a) is not None)

@@ -39,6 +39,7 @@ from envfactory.synth.entities import (
     refs_fit_keys,
 )
 from envfactory.synth.intents import (
+    Intent,
     aspects_read,
     children_made,
     collection_paths,
@@ -48,7 +49,7 @@ from envfactory.synth.intents import (
     rooted,
 )
 from envfactory.synth.kept import kept_collections
-from envfactory.synth.naming import tokens
+from envfactory.synth.naming import plural, tokens
 from envfactory.synth.planners import claim, contested, rereaders
 from envfactory.synth.selects import plan_selects
 from envfactory.synth.singletons import list_refs
@@ -141,9 +142,10 @@ def synthesize(
             )
         )
     )
-    assigned = assign_entities(intents)  # the rest, one by one, as resources
-    inferred = infer_schema(intents, assigned)
     taken = {e.name for e in claims.entities}
+    one_record = {e.name for e in claims.entities if e.key == SINGLETON_KEY}  # the sign-in session, a device
+    assigned = apart_from_claimed(assign_entities(intents), intents, one_record)  # the rest, one by one, as resources
+    inferred = infer_schema(intents, assigned)
     schema = StateSchema(entities=(*claims.entities, *(e for e in inferred.entities if e.name not in taken)))
     # what the actions' prose says of their records' statuses ("cancel a pending order"), and their verbs
     said: dict[str, list[Said]] = {}
@@ -218,6 +220,27 @@ def synthesize(
         initial_state=initial,
         choices=contested(claims, behaviours),
     )
+
+
+def apart_from_claimed(assigned: dict[str, str], intents: list[Intent], claimed: set[str]) -> dict[str, str]:
+    """Records addressed by a key under the name of a one-record entity a plan claimed (Tradematic's
+    ``GET /cloud/sessions/{sessionid}`` beside the sign-in ``session``) are a collection of their own,
+    named by the route's word before theirs (``cloud_session``), else ``<name>_record``."""
+    keyed = {assigned[i.tool.name] for i in intents if i.key_arg and i.tool.name in assigned}
+    renamed = {name: _qualified(name, [i for i in intents if assigned.get(i.tool.name) == name], claimed)
+               for name in keyed & claimed}  # fmt: skip
+    return {tool: renamed.get(name, name) for tool, name in assigned.items()} if renamed else assigned
+
+
+def _qualified(name: str, intents: list[Intent], taken: set[str]) -> str:
+    for intent in intents:
+        http = intent.tool.source.http
+        words = [w for w in (http.path.strip("/").split("/") if http else []) if w and not w.startswith("{")]
+        at = next((n for n, w in enumerate(words) if "_".join(tokens(w)) in (name, plural(name))), None)
+        before = "_".join(tokens(words[at - 1])) if at else ""
+        if before and not re.fullmatch(r"v\d+|api", before) and f"{before}_{name}" not in taken:
+            return f"{before}_{name}"
+    return f"{name}_record"
 
 
 def keys_made(behaviours: list[Behaviour], toolset: ToolSet) -> frozenset[str]:

@@ -456,10 +456,14 @@ def _filter(arg: str, arg_schema: JSON, intent: Intent, entity: Entity) -> Filte
             return Filter(arg=arg, field=field, op="any" if field_is_list else "in")
         if field_is_list and same_field(field, plural(arg)) and _meet(arg_schema, field_schema):
             return Filter(arg=arg, field=field, op="any")
+    items = (arg_schema or {}).get("items") if isinstance(arg_schema, dict) else None
+    words = enum_values(items) if isinstance(items, dict) else []
+    keys = enum_values(entity.key_schema)
     if (
         is_list
         and entity.key != "_id"
         and (same_field(arg, plural(entity.name)) or same_field(arg, entity.name) or names_handle(arg, entity.name))
+        and (not words or set(map(str, words)) <= set(map(str, keys)))  # ``flows: [elec_usage, ...]``: parts, not keys
     ):
         return Filter(arg=arg, field=entity.key, op="in")  # ``stocks: [symbols]``: the rows those keys name
     toks = tokens(arg)
