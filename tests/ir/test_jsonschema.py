@@ -203,3 +203,13 @@ def test_a_pattern_no_value_of_the_format_matches_is_dropped() -> None:
     assert "admits no 'date-time'" in warnings[-1]
     kept = {"type": "string", "format": "date-time", "pattern": r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$"}
     assert norm(kept)[0] == kept  # a stricter writing of the format stays
+
+
+def test_an_array_type_beside_alternatives_that_are_all_objects_is_dropped() -> None:
+    """SoundCloud's subscriptions: ``items: {type: array, items: {}, anyOf: [{subscription object}]}``."""
+    subscription = {"type": "object", "properties": {"recurring": {"type": "boolean"}}}
+    out, warnings = norm({"type": "array", "items": {}, "anyOf": [subscription]})
+    assert out == {"anyOf": [subscription]}
+    assert "all objects" in warnings[-1]
+    listed = {"type": "array", "items": {"type": "string"}, "anyOf": [{"minItems": 1}]}
+    assert norm(listed)[0]["type"] == "array"  # alternatives that say no type keep it

@@ -256,3 +256,17 @@ def test_numbers_and_lists_keep_to_small_and_exclusive_bounds() -> None:
         for _ in range(50):
             check(maker.value(schema, name, "service"))
     assert maker.value({"type": "number", "maximum": 100, "examples": [42.2]}, "ratio", "x") is not None
+
+
+def test_a_member_named_pattern_is_a_member_not_a_keyword() -> None:
+    """Mandrill's ``inbound/add-route.json`` takes ``{domain, pattern, url}``: every call was refused."""
+    route = {"type": "object", "additionalProperties": False, "properties": {
+        "domain": {"type": "string"}, "pattern": {"type": "string", "pattern": "^[a-z*]+$"}}}  # fmt: skip
+    check = compile_schema(route)
+    check({"domain": "example.org", "pattern": "mail*"})
+    try:
+        check({"domain": "example.org", "pattern": "MAIL!"})
+    except Exception as err:  # the member's own pattern still holds
+        assert "pattern" in str(err)
+    else:
+        raise AssertionError("a pattern the member breaks passed")

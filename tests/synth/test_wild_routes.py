@@ -1019,3 +1019,53 @@ def test_records_keyed_under_the_sign_in_sessions_name_are_a_collection_of_their
     assert spec.behaviour("get_cloud_session").effect.entity == "cloud_session"  # type: ignore[union-attr]
     assert spec.behaviour("get_cloud_sessions").effect.entity == "cloud_session"  # type: ignore[union-attr]
     _passes(spec)
+
+
+def test_tasks_are_made_where_answers_declare_a_key_as_a_list_of_bytes(tmp_path: Path) -> None:
+    """Meshery's patterns: ``id`` answered as Go's UUID, ``{type: array, items: {format: uint8}}``,
+    read by ``GET /api/pattern/{id}`` with a uuid text."""
+    from envfactory.tasks.generate import generate_tasks
+
+    uuid_bytes = {"type": "array", "items": {"type": "integer", "format": "uint8"}}
+    pattern = {"type": "object", "properties": {"id": uuid_bytes, "name": {"type": "string"},
+                                                "pattern_file": {"type": "string"}}}  # fmt: skip
+    uuid_path = [{"name": "id", "in": "path", "required": True, "schema": {"type": "string", "format": "uuid"}}]
+    spec = _spec(tmp_path, {
+        "/api/pattern": {
+            "get": {"operationId": "idGetPatternFiles", "responses": _ok({"type": "object", "properties": {
+                "page": {"type": "integer"}, "patterns": {"type": "array", "items": pattern}}})},
+            "post": {"operationId": "idPostPatternFile", "responses": _ok(pattern), "requestBody": _body(
+                {"name": {"type": "string"}, "pattern_file": {"type": "string"}})}},
+        "/api/pattern/{id}": {"get": {"operationId": "idGetMesheryPattern", "parameters": uuid_path,
+                                      "responses": _ok(pattern)},
+                              "delete": {"operationId": "idDeleteMesheryPattern", "parameters": uuid_path,
+                                         "responses": _ok()}},
+    })  # fmt: skip
+    tasks, _ = generate_tasks(Environment(spec), 20, seed=0)
+    assert tasks
+
+
+def test_a_read_keyed_by_a_date_that_answers_a_list_lists_that_days_records(tmp_path: Path) -> None:
+    """UK Parliament's ``GET /api/Posts/SpeakerAndDeputies/{forDate}``: those in post that day."""
+    member = {"type": "object", "properties": {"id": {"type": "integer"}, "name": {"type": "string"}}}
+    spec = _spec(tmp_path, {
+        "/api/Members/{id}": {"get": {"operationId": "getMember", "responses": _ok(member), "parameters": [
+            {"name": "id", "in": "path", "required": True, "schema": {"type": "integer"}}]}},
+        "/api/Posts/SpeakerAndDeputies/{forDate}": {"get": {
+            "operationId": "speakers", "responses": _ok({"type": "array", "items": member}), "parameters": [
+                {"name": "forDate", "in": "path", "required": True,
+                 "schema": {"type": "string", "format": "date-time"}}]}},
+    })  # fmt: skip
+    assert spec.behaviour("speakers").effect.kind == "list"
+    _passes(spec)
+
+
+def test_a_listing_that_must_be_paged_is_checked_on_its_first_page(tmp_path: Path) -> None:
+    """Metadapi's MSA groups: ``limit`` and ``offset`` required, ``data`` never empty."""
+    group = {"type": "object", "properties": {"msaCode": {"type": "string"}, "msaName": {"type": "string"}}}
+    spec = _spec(tmp_path, {"/msagroups": {"get": {"operationId": "get-msagroups", "parameters": [
+        _query("limit", {"type": "integer", "minimum": 1, "maximum": 50}, True),
+        _query("offset", {"type": "integer", "minimum": 0}, True)],
+        "responses": _ok({"type": "object", "required": ["data"], "properties": {
+            "data": {"type": "array", "minItems": 1, "items": group}}})}}})  # fmt: skip
+    _passes(spec)

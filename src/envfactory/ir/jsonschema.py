@@ -107,6 +107,14 @@ class _Normalizer:
         for key in ("anyOf", "oneOf"):
             if isinstance(out.get(key), list):
                 out[key] = [self.run(s, f"{field}.{key}", depth + 1, seen) for s in out[key]]
+        branches = [s for key in ("anyOf", "oneOf") for s in out.get(key) or () if isinstance(s, dict)]
+        if out.get("type") == "array" and branches and all(primary_type(s) == "object" or "properties" in s
+                                                          for s in branches):  # fmt: skip
+            # SoundCloud's subscription ``{type: array, items: {}, anyOf: [{subscription}]}``: the
+            # alternatives say what it is; an array no alternative admits is a stray type
+            out.pop("type")
+            out.pop("items", None)
+            self.warn(field, "'type: array' beside alternatives that are all objects dropped")
         if (
             isinstance(out.get("oneOf"), list)
             and len(out["oneOf"]) > 1

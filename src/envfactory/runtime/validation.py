@@ -129,6 +129,14 @@ def _in_spec_terms(err: fastjsonschema.JsonSchemaValueException, patterns: dict[
     )  # fmt: skip
 
 
+# keywords whose value maps names to schemas: a member named ``pattern`` (Mandrill's inbound route) is no keyword
+_NAMED_SCHEMAS = frozenset({"properties", "definitions", "$defs", "dependentSchemas"})
+
+
+def _named_schemas(named: JSON, found: dict[str, tuple[str, Callable[[Any], bool]]]) -> JSON:
+    return {name: _linear_patterns(sub, found) for name, sub in named.items()}
+
+
 def _linear_patterns(schema: Any, found: dict[str, tuple[str, Callable[[Any], bool]]]) -> Any:
     """``schema`` with every ``pattern`` moved into a format checked by RE2, ``patternProperties``
     (regular expressions as keys) dropped, and any ``$ref`` that is not local dropped."""
@@ -137,10 +145,12 @@ def _linear_patterns(schema: Any, found: dict[str, tuple[str, Callable[[Any], bo
     if not isinstance(schema, dict):
         return schema
     out = {
-        k: v if k in ("enum", "const", "default", "examples") else _linear_patterns(v, found)
+        k: v if k in ("enum", "const", "default", "examples")
+        else _named_schemas(v, found) if k in _NAMED_SCHEMAS and isinstance(v, dict)
+        else _linear_patterns(v, found)
         for k, v in schema.items()
         if k != "patternProperties"
-    }
+    }  # fmt: skip
     ref = out.get("$ref")
     if ref is not None and not (isinstance(ref, str) and ref.startswith("#")):
         out.pop("$ref")  # a remote $ref would make fastjsonschema fetch it: never touch the network

@@ -229,6 +229,13 @@ def read_intent(tool: ToolSpec, collections: frozenset[str] = frozenset(), prefi
         and data_path(tool.output_schema)[2]
     ):  # GET /jobs/{state}, ``state`` one of a few words, answering jobs: those in that state
         intent.kind, intent.key_arg = "list", None
+    elif (
+        intent.kind == "read"
+        and intent.key_arg
+        and str((tool.properties.get(intent.key_arg) or {}).get("format")) in ("date", "date-time")
+        and data_path(tool.output_schema)[2]
+    ):  # GET /Posts/SpeakerAndDeputies/{forDate}, answering a list: those of that day, no record keyed by a time
+        intent.kind, intent.key_arg = "list", None
     if tool.source.http is None and intent.parent is None and intent.kind in ("create", "read", "list"):
         intent.parent = _owner(tool, intent.nouns)  # get_tweet_comments(tweet_id): the tweet's comments
     title = title_noun(intent.item_schema)

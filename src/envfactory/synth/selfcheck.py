@@ -370,7 +370,14 @@ def _absent_key(p: Probe, entity: str, prop: JSON) -> Any:
 @PROBES.register("list")
 def _probe_list(p: Probe) -> None:
     tool = p.spec.tools[p.behaviour.tool]
+    paging = p.effect(ListEffect).paging
     args = p.args()
+    for arg, first in ((paging.offset_arg, 0), (paging.page_arg, 1)):  # a required offset: the first page
+        if arg in args:
+            prop = tool.properties.get(arg) or {}
+            low = prop.get("minimum")
+            start = low if isinstance(low, int) and low > first else first
+            args[arg] = str(start) if primary_type(prop) == "string" else start
     rows = p.env.base.tables[p.effect(ListEffect).entity]
     finds = p.effect(ListEffect).finds is not None  # a look-up (``find_user_by_email``): none found is not_found
     if (finds or _answers_one(p, tool.name) or min_records(tool.output_schema)) and rows:  # ask for one that exists

@@ -313,7 +313,8 @@ class Binder:
         key = self.schema[node.entity].key  # type: ignore[index]
 
         def ident(row: JSON) -> Any:  # records a tool shows without their key (NYT's lists) by their content
-            return row[key] if row.get(key) is not None else json.dumps(row, sort_keys=True, default=str)
+            held = row.get(key)  # (a key held as a list, a listing's view of it: by its content too)
+            return held if isinstance(held, (str, int, float)) else json.dumps(row, sort_keys=True, default=str)
 
         candidates = [r for r in rows if ident(r) not in taken]
         self.rng.shuffle(candidates)
