@@ -1069,3 +1069,23 @@ def test_a_listing_that_must_be_paged_is_checked_on_its_first_page(tmp_path: Pat
         "responses": _ok({"type": "object", "required": ["data"], "properties": {
             "data": {"type": "array", "minItems": 1, "items": group}}})}}})  # fmt: skip
     _passes(spec)
+
+
+def test_a_listing_answered_as_a_map_maps_each_records_key_to_it(tmp_path: Path) -> None:
+    """Meshery's ``GET /api/providers``: ``{type: object, additionalProperties: ProviderProperties}``."""
+    provider = {
+        "type": "object",
+        "properties": {"provider_name": {"type": "string"}, "description": {"type": "string"}},
+    }
+    spec = _spec(tmp_path, {
+        "/api/providers": {"get": {"operationId": "idGetProvidersList",
+                                   "responses": _ok({"type": "object", "additionalProperties": provider})}},
+        "/api/providers/{provider_name}": {"get": {"operationId": "idGetProvider", "responses": _ok(provider),
+                                                   "parameters": _path("provider_name")}},
+    })  # fmt: skip
+    listed = Environment(spec).episode().call_tool("idGetProvidersList", {})
+    entity = spec.state_schema[spec.behaviour("idGetProvidersList").effect.entity]  # type: ignore[union-attr]
+    keys = [str(r[entity.key]) for r in spec.initial_state[entity.name]]
+    assert listed.ok and sorted(listed.data) == sorted(keys), listed.content
+    assert all(isinstance(v, dict) for v in listed.data.values())
+    _passes(spec)

@@ -613,6 +613,16 @@ def value_list_member(schema: JSON | None) -> str | None:
     return next(iter(props)) if len(props) == 1 and lists_values(schema) else None
 
 
+def keyed_map_record(schema: JSON | None) -> JSON | None:
+    """The record schema of an answer that maps each record's key to it (``{type: object,
+    additionalProperties: Provider}``, no members of its own: Meshery's providers by name); None
+    for any other answer."""
+    if not isinstance(schema, dict) or primary_type(schema) != "object" or schema.get("properties"):
+        return None
+    record = schema.get("additionalProperties")
+    return record if isinstance(record, dict) and primary_type(record) == "object" else None
+
+
 def min_records(schema: JSON | None) -> int:
     """The ``minItems`` of the list a response holds its records in (0 when none is declared):
     a list the API never returns empty (AWS's subscribers of a notification)."""

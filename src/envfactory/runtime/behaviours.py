@@ -34,7 +34,7 @@ from envfactory.ir.effect import (
     WhereEffect,
 )
 from envfactory.ir.env import EnvSpec
-from envfactory.ir.jsonschema import declares_one_record, lists_values, min_records, primary_type
+from envfactory.ir.jsonschema import declares_one_record, keyed_map_record, lists_values, min_records, primary_type
 from envfactory.ir.state import SINGLETON_ROW, Entity, StateSchema
 from envfactory.ir.tool import ToolSpec
 from envfactory.registry import Registry
@@ -771,7 +771,7 @@ def _list(effect: ListEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
     paging = effect.paging
     max_rows = spec.config.max_list_rows
     # the first match, or not_found; unless the real thing was seen answering every row
-    one = declares_one_record(tool.output_schema) and not effect.every
+    one = declares_one_record(tool.output_schema) and not effect.every and keyed_map_record(tool.output_schema) is None
     values_only = lists_values(tool.output_schema)
     searches = [f.arg for f in effect.filters if f.op == "search"]
     never_empty = min_records(tool.output_schema) > 0 and not effect.every  # ``minItems: 1``: none is not_found

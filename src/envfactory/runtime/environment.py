@@ -19,7 +19,7 @@ from envfactory.core import UserSimulator
 from envfactory.errors import EnvSpecError, SpecError
 from envfactory.ir.effect import BoundEffect, CodeEffect, DumpEffect, ServedEffect, SimulatedEffect
 from envfactory.ir.env import EnvSpec
-from envfactory.ir.jsonschema import outcome_flags
+from envfactory.ir.jsonschema import keyed_map_record, outcome_flags
 from envfactory.ir.state import Entity
 from envfactory.runtime import batch as _batch  # noqa: F401  (registers the collection executors)
 from envfactory.runtime import code as _code  # noqa: F401  (registers the code executor)
@@ -34,6 +34,7 @@ from envfactory.runtime.behaviours import Executor, compile_executor, to_jsonabl
 from envfactory.runtime.canonical import safe_text
 from envfactory.runtime.shape import (
     Shaper,
+    compile_keyed_map_shaper,
     compile_members_shaper,
     compile_renderer,
     compile_shaper,
@@ -112,6 +113,8 @@ class Environment:
                 shape: Shaper = identity
             elif isinstance(effect, DumpEffect):  # its members each a list of records, as declared
                 shape = with_outcome_flags(compile_members_shaper(tool.output_schema, effect.members), flags)
+            elif effect.kind == "list" and entity is not None and keyed_map_record(tool.output_schema) is not None:
+                shape = compile_keyed_map_shaper(tool.output_schema or {}, entity.key, aliases)  # records by key
             else:
                 shaper = compile_shaper(
                     tool.output_schema, aliases, shared=shared if effect.kind in STORE_ROWS else None
@@ -122,7 +125,8 @@ class Environment:
                 execute = missing_accepted(execute)
             if behaviour.answer is not None:  # worded as the real implementation words it
                 execute, shape = answered(behaviour.answer, execute, shape), identity
-            elif effect.kind in STORE_ROWS and not flags:  # ``shape`` is then the plain shaper it falls back to
+            elif effect.kind in STORE_ROWS and not flags and keyed_map_record(tool.output_schema) is None:
+                # (``shape`` is then the plain shaper it falls back to)
                 render = compile_renderer(tool.output_schema, aliases, shared, plain=shape)
             if behaviour.checks:  # checks the real implementation was seen making
                 execute = checked(behaviour.checks, execute)

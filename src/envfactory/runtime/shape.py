@@ -17,7 +17,7 @@ from typing import Any
 import orjson
 
 from envfactory.core import to_json_text
-from envfactory.ir.jsonschema import PYTHON_TYPES, data_path, primary_type
+from envfactory.ir.jsonschema import PYTHON_TYPES, data_path, keyed_map_record, primary_type
 from envfactory.ir.state import Entity, names_key
 from envfactory.runtime.conform import FORMATS, compile_conformer, placeholder_value, typed_members
 from envfactory.runtime.store import clone
@@ -146,6 +146,18 @@ def compile_shaper(
     for key, level in reversed(path):  # wrap from the innermost envelope out
         shaper = _envelope(level, key, shaper)
     return shaper
+
+
+def compile_keyed_map_shaper(schema: JSON, key: str, aliases: dict[str, str] | None = None) -> Shaper:
+    """The shaper of a listing answered as a map (:func:`keyed_map_record`): ``{key: record}`` per row."""
+    record = keyed_map_record(schema) or {}
+    project = compile_shaper(record, aliases)
+
+    def shape(value: Any) -> Any:
+        rows = value if isinstance(value, list) else [value]
+        return {str(r.get(key)): project(r) for r in rows if isinstance(r, dict)}
+
+    return shape
 
 
 def compile_members_shaper(schema: JSON | None, members: Iterable[str]) -> Shaper:
