@@ -12,7 +12,7 @@ import uuid
 from datetime import date, timedelta
 from typing import Any
 
-from envfactory.patterns import linear_pattern, matching_string
+from envfactory.patterns import linear_pattern, matching_string, sized_to_pattern
 
 JSON = dict[str, Any]
 
@@ -48,7 +48,7 @@ def shaped_key(entity: str, n: int, schema: JSON, plain: str) -> str:
     low = low if isinstance(low, int) else 0
     high = high if isinstance(high, int) else None
     if isinstance(pattern, str) and text and not low <= len(text) <= (high or len(text)):
-        return _sized(text, pattern, rng, low, high)
+        return sized_to_pattern(text, pattern, rng, low, high)
     if high is not None and len(text) > high and pattern is None:
         text = (text[: max(0, high - len(str(n)))] + str(n))[-high:] if high else text
     if len(text) < low and pattern is None:
@@ -67,19 +67,6 @@ def _formatted(fmt: Any, entity: str, n: int, digest: bytes) -> str | None:
     if fmt in _TEXT_FORMATS:  # a follower named ``nameWithHost: email``, a server by its ``hostname``
         return _TEXT_FORMATS[fmt](entity.replace("_", "-"), n)
     return None
-
-
-def _sized(text: str, pattern: str, rng: random.Random, low: int, high: int | None) -> str:
-    """``text`` (made for ``pattern``) grown by more text made for it to ``low`` characters and cut
-    to ``high`` — a ``[a-f0-9]+`` of 40 — where the pattern still holds; else as it was."""
-    grown = text
-    for _ in range(64):
-        if len(grown) >= low:
-            break
-        grown += matching_string(pattern, rng) or text
-    sized = grown[:high] if high is not None else grown
-    check = linear_pattern(pattern)
-    return sized if check is not None and len(sized) >= low and check(sized) else text
 
 
 __all__ = ["shaped_key"]

@@ -58,6 +58,19 @@ FORMAT_SAMPLES = {
 }
 
 
+def sized_to_pattern(text: str, pattern: str, rng: random.Random, low: int, high: int | None) -> str:
+    """``text`` (made for ``pattern``) grown by more text made for it to ``low`` characters and cut
+    to ``high`` — a ``[a-f0-9]+`` of 40 — where the pattern still holds; else as it was."""
+    grown = text
+    for _ in range(64):
+        if len(grown) >= low:
+            break
+        grown += matching_string(pattern, rng) or text
+    sized = grown[:high] if high is not None else grown
+    check = linear_pattern(pattern)
+    return sized if check is not None and len(sized) >= low and check(sized) else text
+
+
 def contradicts(pattern: str, fmt: str) -> bool:
     """Whether no text has both the ``format`` and the ``pattern`` (a ``date-time`` patterned
     ``^se(-[a-z0-9]+)+$``): its sample fails the pattern and no text made for the pattern has the

@@ -16,7 +16,7 @@ from faker import Faker
 
 from envfactory.inflection import singular
 from envfactory.ir.jsonschema import primary_type
-from envfactory.patterns import FORMAT_SHAPES, linear_pattern, matching_string
+from envfactory.patterns import FORMAT_SHAPES, linear_pattern, matching_string, sized_to_pattern
 from envfactory.runtime.validation import accepts, taken_by_one
 from envfactory.words import tokens
 
@@ -415,6 +415,9 @@ def _string(vm: ValueMaker, schema: JSON, name: str, entity: str) -> str:
                 rooted = "https://example.org/" + made.lstrip("/")  # ``.+/v[0-1]/?$`` of a URI: one with its scheme
                 made = rooted if check is None or check(rooted) else made
             text = made if made is not None else text
+        lo, hi = int(schema.get("minLength", 0)), schema.get("maxLength")
+        if not lo <= len(text) <= (int(hi) if hi is not None else len(text)):  # ``[A-z0-9]`` of 24 characters
+            text = sized_to_pattern(text, pattern, vm.rng, lo, int(hi) if hi is not None else None)
         return text
     lo, hi = int(schema.get("minLength", 0)), schema.get("maxLength")
     if hi is not None:

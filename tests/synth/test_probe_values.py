@@ -270,3 +270,19 @@ def test_a_member_named_pattern_is_a_member_not_a_keyword() -> None:
         assert "pattern" in str(err)
     else:
         raise AssertionError("a pattern the member breaks passed")
+
+
+def test_a_text_of_an_unanchored_pattern_is_as_long_as_its_bounds_say() -> None:
+    """Contract-P's roles: ``{pattern: "[A-z0-9]", minLength: 24, maxLength: 24}``."""
+    from envfactory.runtime.conform import compile_conformer
+
+    role = {"type": "string", "pattern": "[A-z0-9]", "minLength": 24, "maxLength": 24}
+    check = compile_schema(role)
+    maker = ValueMaker(0)
+    for _ in range(20):
+        check(maker.value(role, "role", "api_key"))
+    fit = compile_conformer(role)
+    assert fit is not None
+    check(fit("r"))
+    check(fit("whose"))
+    assert not fits("predictor_settings_0004", role)  # 23 characters

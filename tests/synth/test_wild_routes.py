@@ -1089,3 +1089,42 @@ def test_a_listing_answered_as_a_map_maps_each_records_key_to_it(tmp_path: Path)
     assert listed.ok and sorted(listed.data) == sorted(keys), listed.content
     assert all(isinstance(v, dict) for v in listed.data.values())
     _passes(spec)
+
+
+def test_a_listing_answered_as_a_map_of_values_maps_each_key_to_its_value(tmp_path: Path) -> None:
+    """BritBox's ``GET /account/profile/bookmarks``: ``{itemId: bookmarked-at}``."""
+    bookmark = {
+        "type": "object",
+        "properties": {"id": {"type": "string"}, "created": {"type": "string", "format": "date-time"}},
+    }
+    spec = _spec(tmp_path, {
+        "/account/profile/bookmarks": {"get": {"operationId": "getBookmarks", "responses": _ok(
+            {"type": "object", "additionalProperties": {"type": "string", "format": "date-time"}})}},
+        "/account/profile/bookmarks/{itemId}": {"get": {"operationId": "getItemBookmark", "responses": _ok(bookmark),
+                                                        "parameters": _path("itemId")}},
+    })  # fmt: skip
+    listed = Environment(spec).episode().call_tool("getBookmarks", {})
+    rows = spec.initial_state["bookmark"]
+    assert listed.ok and listed.data == {r["id"]: r["created"] for r in rows}, listed.content
+    _passes(spec)
+
+
+def test_a_key_takes_the_shape_of_the_parameter_naming_it_under_its_records(tmp_path: Path) -> None:
+    """Storecove's ``/invoice_submissions/{guid}/evidence``, ``guid`` a uuid, no route reading a submission."""
+    evidence = {"type": "object", "properties": {"guid": {"type": "string"}, "status": {"type": "string"},
+                                                 "network": {"type": "string"}}}  # fmt: skip
+    submission = {"type": "object", "properties": {"guid": {"type": "string"}, "note": {"type": "string"}}}
+    guid = [{"name": "guid", "in": "path", "required": True, "schema": {"type": "string", "format": "uuid"}}]
+    spec = _spec(tmp_path, {
+        "/invoice_submissions": {"post": {"operationId": "create_invoice_submission", "responses": _ok(submission),
+                                          "requestBody": _body({"note": {"type": "string"}})}},
+        "/invoice_submissions/{guid}/evidence": {"get": {"operationId": "show_evidence", "parameters": guid,
+                                                         "responses": _ok(evidence)}},
+        "/invoice_submissions/{guid}/evidence/{kind}": {"get": {
+            "operationId": "show_evidence_of_kind", "responses": _ok(evidence),
+            "parameters": [*guid, {"name": "kind", "in": "path", "required": True,
+                                   "schema": {"type": "string", "enum": ["sending", "clearing"]}}]}},
+    })  # fmt: skip
+    assert spec.behaviour("show_evidence").effect.entity == "evidence"  # type: ignore[union-attr]
+    assert spec.state_schema["invoice_submission"].key_schema == {"format": "uuid"}
+    _passes(spec)

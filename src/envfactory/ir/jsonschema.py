@@ -614,13 +614,15 @@ def value_list_member(schema: JSON | None) -> str | None:
 
 
 def keyed_map_record(schema: JSON | None) -> JSON | None:
-    """The record schema of an answer that maps each record's key to it (``{type: object,
-    additionalProperties: Provider}``, no members of its own: Meshery's providers by name); None
-    for any other answer."""
+    """What an answer that maps each record's key to something holds per key: the record
+    (``{type: object, additionalProperties: Provider}``, no members of its own: Meshery's providers
+    by name) or one plain value of it (BritBox's bookmarks, ``additionalProperties: {format:
+    date-time}``: when each was made); None for any other answer."""
     if not isinstance(schema, dict) or primary_type(schema) != "object" or schema.get("properties"):
         return None
-    record = schema.get("additionalProperties")
-    return record if isinstance(record, dict) and primary_type(record) == "object" else None
+    held = schema.get("additionalProperties")
+    kinds = ("object", "string", "integer", "number", "boolean")
+    return held if isinstance(held, dict) and primary_type(held) in kinds and held.get("properties") != {} else None
 
 
 def min_records(schema: JSON | None) -> int:

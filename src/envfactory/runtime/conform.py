@@ -26,7 +26,7 @@ from typing import Any
 import orjson
 
 from envfactory.ir.jsonschema import first_alternative, primary_type
-from envfactory.patterns import linear_pattern, matching_string
+from envfactory.patterns import linear_pattern, matching_string, sized_to_pattern
 from envfactory.runtime.store import clone
 from envfactory.runtime.validation import taken_by_one
 
@@ -143,7 +143,9 @@ def _compiled(schema: JSON, depth: int) -> Conformer | None:
         return lambda v: v if isinstance(v, bool) else bool(v)
     if typ == "string":
         text = _string(schema)
-        matched = _matching(schema.get("pattern"))
+        low, high = schema.get("minLength"), schema.get("maxLength")
+        matched = _matching(schema.get("pattern"), low if isinstance(low, int) else 0,
+                            high if isinstance(high, int) else None)  # fmt: skip
         if matched is None:
             return text
         return lambda v: matched(text(v))
@@ -210,18 +212,25 @@ def _string(schema: JSON) -> Conformer:
     return lambda v: v if isinstance(v, str) else json.dumps(v) if isinstance(v, (dict, list)) else str(v)
 
 
-def _matching(pattern: Any) -> Callable[[str], str] | None:
+def _matching(pattern: Any, low: int = 0, high: int | None = None) -> Callable[[str], str] | None:
     """A text made to match ``pattern`` where it does not: one the pattern accepts, drawn from the
-    text's own digest (the same text, the same replacement); None where RE2 cannot check it."""
+    text's own digest (the same text, the same replacement), as long as ``low`` and ``high`` allow
+    (``[A-z0-9]`` of 24 characters); None where RE2 cannot check it."""
     check = linear_pattern(pattern) if isinstance(pattern, str) else None
     if check is None:
         return None
 
     @functools.lru_cache(maxsize=1024)
     def fix(text: str) -> str:
-        return matching_string(pattern, random.Random(_stable(text))) or text
+        rng = random.Random(_stable(text))
+        made = matching_string(pattern, rng) or text
+        return made if low <= len(made) <= (high if high is not None else len(made)) else \
+            sized_to_pattern(made, pattern, rng, low, high)  # fmt: skip
 
-    return lambda text: text if check(text) else fix(text)
+    def fits(text: str) -> bool:
+        return check(text) and low <= len(text) <= (high if high is not None else len(text))
+
+    return lambda text: text if fits(text) else fix(text)
 
 
 def _object(schema: JSON, depth: int) -> Conformer:

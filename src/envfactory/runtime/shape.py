@@ -149,15 +149,33 @@ def compile_shaper(
 
 
 def compile_keyed_map_shaper(schema: JSON, key: str, aliases: dict[str, str] | None = None) -> Shaper:
-    """The shaper of a listing answered as a map (:func:`keyed_map_record`): ``{key: record}`` per row."""
-    record = keyed_map_record(schema) or {}
-    project = compile_shaper(record, aliases)
+    """The shaper of a listing answered as a map (:func:`keyed_map_record`): ``{key: record}`` per
+    row, or ``{key: value}`` — the row's first field of the value's type and format, else the
+    value's placeholder."""
+    held = keyed_map_record(schema) or {}
+    if primary_type(held) == "object":
+        project = compile_shaper(held, aliases)
+    else:
+        fit = compile_conformer(held) or identity
+        kind, fmt = primary_type(held), held.get("format")
+
+        def project(row: JSON) -> Any:
+            value = next((v for f, v in row.items() if f != key and _of_kind(v, kind, fmt)), None)
+            return fit(value) if value is not None else placeholder_value(held)
 
     def shape(value: Any) -> Any:
         rows = value if isinstance(value, list) else [value]
         return {str(r.get(key)): project(r) for r in rows if isinstance(r, dict)}
 
     return shape
+
+
+def _of_kind(value: Any, kind: str | None, fmt: Any) -> bool:
+    types = PYTHON_TYPES.get(kind or "")
+    if types is None or isinstance(value, bool) != (kind == "boolean") or not isinstance(value, types):
+        return False
+    shape = FORMATS.get(str(fmt), (None, None))[0] if fmt is not None else None
+    return shape is None or (isinstance(value, str) and shape.match(value) is not None)
 
 
 def compile_members_shaper(schema: JSON | None, members: Iterable[str]) -> Shaper:

@@ -99,6 +99,10 @@ def fits(value: Any, prop: JSON) -> bool:
         return False
     if isinstance(value, str) and not has_format(value, prop):
         return False
+    low, high = prop.get("minLength"), prop.get("maxLength")
+    if isinstance(value, str) and ((isinstance(low, int) and len(value) < low) or
+                                   (isinstance(high, int) and len(value) > high)):  # fmt: skip
+        return False  # a key ``predictor_settings_0004`` where 24 characters are wanted
     check = linear_pattern(prop["pattern"]) if isinstance(value, str) and isinstance(prop.get("pattern"), str) else None
     if check is not None and not check(value):  # ``package_code`` of ``^[a-z0-9_]+$``: no ``se-...`` package id
         return False

@@ -88,6 +88,7 @@ def assign_entities(intents: list[Intent]) -> dict[str, str]:
 def infer_schema(intents: list[Intent], assigned: dict[str, str]) -> StateSchema:
     nouns = list(dict.fromkeys(assigned.values()))
     entities = [_build_entity(noun, [i for i in intents if assigned.get(i.tool.name) == noun]) for noun in nouns]
+    entities = [_shaped_by_children(e, intents) for e in entities]
     names = {e.name for e in entities}
     natural = _natural_keys(entities)
     key_types = {e.name: {"type": e.key_type} for e in entities}  # a parent's id is held as its key is
@@ -106,6 +107,23 @@ def infer_schema(intents: list[Intent], assigned: dict[str, str]) -> StateSchema
                 and i.kind in ("create", "update") for arg, schema in i.tool.properties.items()]  # fmt: skip
         linked.append(_link(entity, names, parents, said, natural, key_types))
     return StateSchema(entities=tuple(linked))
+
+
+def _shaped_by_children(entity: Entity, intents: list[Intent]) -> Entity:
+    """A text key that says nothing of its shape takes the shape of the parameters that name it in
+    the routes of the records under it (Storecove's ``/invoice_submissions/{guid}/evidence``, ``guid``
+    a uuid, where no route reads a submission by it): keys those routes could never be given are
+    records nothing can reach."""
+    if entity.key_type != "string" or entity.key_schema:
+        return entity
+    shapes = [s for i in intents if i.parent and i.parent[1] == entity.name
+              and isinstance(s := i.tool.properties.get(i.parent[0]), dict)]  # fmt: skip
+    shape = next(({k: v for k, v in s.items() if k in KEY_CONSTRAINTS} for s in shapes
+                  if primary_type(s) == "string" and any(k in s for k in KEY_CONSTRAINTS)), None)  # fmt: skip
+    if not shape:
+        return entity
+    fields = {**entity.fields, entity.key: {**entity.fields.get(entity.key, {"type": "string"}), **shape}}
+    return entity.model_copy(update={"key_schema": shape, "fields": fields})
 
 
 _GENERIC_KEYS = frozenset({"id", "_id", "name", "title", "key", "path", "slug", "uuid", "code", "type"})
