@@ -1128,3 +1128,17 @@ def test_a_key_takes_the_shape_of_the_parameter_naming_it_under_its_records(tmp_
     assert spec.behaviour("show_evidence").effect.entity == "evidence"  # type: ignore[union-attr]
     assert spec.state_schema["invoice_submission"].key_schema == {"format": "uuid"}
     _passes(spec)
+
+
+def test_a_yes_or_no_at_the_end_of_a_route_keys_nothing(tmp_path: Path) -> None:
+    """RGD's ``GET /annotations/{accId}/{speciesTypeKey}/{includeChildren}``: annotations asked for,
+    not one keyed by a flag."""
+    annotation = {"type": "object", "properties": {"key": {"type": "integer"}, "accId": {"type": "string"},
+                                                   "speciesTypeKey": {"type": "integer"}}}  # fmt: skip
+    spec = _spec(tmp_path, {"/annotations/{accId}/{speciesTypeKey}/{includeChildren}": {"get": {
+        "operationId": "getAnnotations", "responses": _ok({"type": "array", "items": annotation}), "parameters": [
+            *_path("accId"), {"name": "speciesTypeKey", "in": "path", "required": True, "schema": {"type": "integer"}},
+            {"name": "includeChildren", "in": "path", "required": True, "schema": {"type": "boolean"}}]}}})  # fmt: skip
+    effect = spec.behaviour("getAnnotations").effect
+    assert effect.kind == "list"
+    _passes(spec)

@@ -236,6 +236,9 @@ def read_intent(tool: ToolSpec, collections: frozenset[str] = frozenset(), prefi
         and data_path(tool.output_schema)[2]
     ):  # GET /Posts/SpeakerAndDeputies/{forDate}, answering a list: those of that day, no record keyed by a time
         intent.kind, intent.key_arg = "list", None
+    elif intent.kind == "read" and intent.key_arg and primary_type(tool.properties.get(intent.key_arg)) == "boolean":
+        # GET /annotations/{accId}/{speciesTypeKey}/{includeChildren}: a yes or no keys nothing, it asks
+        intent.kind, intent.key_arg = "list", None
     if tool.source.http is None and intent.parent is None and intent.kind in ("create", "read", "list"):
         intent.parent = _owner(tool, intent.nouns)  # get_tweet_comments(tweet_id): the tweet's comments
     title = title_noun(intent.item_schema)
