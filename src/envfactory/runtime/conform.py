@@ -223,9 +223,7 @@ def _matching(pattern: Any, low: int = 0, high: int | None = None) -> Callable[[
     @functools.lru_cache(maxsize=1024)
     def fix(text: str) -> str:
         rng = random.Random(_stable(text))
-        made = matching_string(pattern, rng) or text
-        return made if low <= len(made) <= (high if high is not None else len(made)) else \
-            sized_to_pattern(made, pattern, rng, low, high)  # fmt: skip
+        return sized_to_pattern(matching_string(pattern, rng) or text, pattern, rng, low, high)
 
     def fits(text: str) -> bool:
         return check(text) and low <= len(text) <= (high if high is not None else len(text))
