@@ -299,6 +299,12 @@ def _object(vm: ValueMaker, schema: JSON, name: str, entity: str) -> JSON:
         made = {k: vm.value(v, k, entity) for k, v in props.items()}
         least = schema.get("minProperties")
         extra = schema.get("additionalProperties")
+        if isinstance(least, int) and len(made) < least:  # a pronunciation of none of its optional members: one
+            for k, v in (schema.get("properties") or {}).items():
+                if len(made) >= least:
+                    break
+                if k not in made and isinstance(v, dict):
+                    made[k] = vm.value(v, k, entity)
         if isinstance(least, int) and len(made) < least and extra is not False:  # ``Tags``: at least one tag
             members = extra if isinstance(extra, dict) else {"type": "string"}
             for n in range(least - len(made)):

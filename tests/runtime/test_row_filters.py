@@ -48,6 +48,9 @@ def _was(op: str, row: dict[str, Any], v: Any) -> bool:  # the predicates as the
         return row.get(field) is not None and _comparable(row[field], v) and row[field] <= v
     if isinstance(v, list) and not isinstance(row.get(field), list):  # a list for one value: any of it
         return _norm(row.get(field)) in {_norm(x) for x in v}
+    if isinstance(row.get(field), bool):  # a yes-or-no field: a flag, or the words and digits that say one
+        said = {"true": True, "1": True, "yes": True, "false": False, "0": False, "no": False}.get(_norm(v))
+        return row[field] is (v if isinstance(v, bool) else said)
     return bool(_norm(row.get(field)) == _norm(v))
 
 
@@ -68,3 +71,11 @@ def test_each_filter_keeps_the_rows_its_predicate_kept() -> None:
             assert keep(rows, v) == want
             checked += 1
         assert checked > 50
+
+
+def test_a_yes_or_no_field_is_found_by_the_words_and_digits_a_query_string_gives() -> None:
+    """``?error=false`` or ``up: 1`` (a text or a number parameter) finds the rows whose flag says so."""
+    keep = _row_filter(Filter(arg="error", field="error", op="eq"), TEXT_FIELDS)
+    rows = [{"error": True, "n": 1}, {"error": False, "n": 2}, {"error": None, "n": 3}, {"error": "false", "n": 4}]
+    for given, found in (("False", [2, 4]), ("true", [1]), (1, [1]), ("0", [2]), (False, [2]), ("maybe", [])):
+        assert [r["n"] for r in keep(rows, given)] == found, given

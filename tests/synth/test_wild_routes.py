@@ -1142,3 +1142,57 @@ def test_a_yes_or_no_at_the_end_of_a_route_keys_nothing(tmp_path: Path) -> None:
     effect = spec.behaviour("getAnnotations").effect
     assert effect.kind == "list"
     _passes(spec)
+
+
+def test_a_delete_route_named_for_making_something_deletes(tmp_path: Path) -> None:
+    """``DELETE /expenses/sendEmails`` with ``id: [...]``, "Bulk delete expenses" (a wrongly named
+    operation): a DELETE makes nothing, so it deletes the expenses it is given."""
+    expense = {"type": "object", "properties": {"id": {"type": "string"}, "comment": {"type": "string"}}}
+    ids = {"id": {"type": "array", "items": {"type": "string"}}}
+    spec = _spec(tmp_path, {
+        "/expenses": {"get": {"operationId": "getExpenses", "responses": _ok({"type": "array", "items": expense})},
+                      "post": {"operationId": "addExpense", "requestBody": _body({"comment": {"type": "string"}}),
+                               "responses": _ok(expense)}},
+        "/expenses/sendEmails": {"delete": {"operationId": "sendEmailsExpenses", "summary": "Bulk delete expenses",
+                                            "requestBody": _body(ids), "responses": _ok()}},
+    })  # fmt: skip
+    assert isinstance(spec.behaviour("sendEmailsExpenses").effect, DeleteManyEffect)
+    _passes(spec)
+
+
+def test_an_object_that_must_hold_a_member_holds_one_where_none_is_required(tmp_path: Path) -> None:
+    """``minProperties: 1`` with every member optional (a dictionary entry's pronunciations): seeded
+    records and answers hold at least one member; and a filter's words that are no value of the
+    field's format (``due_date``: ``valid`` or ``exceeded``) do not become the dates' enum."""
+    from envfactory.runtime.conform import compile_conformer, placeholder_value
+    from envfactory.runtime.validation import compile_schema
+
+    sound = {
+        "type": "object",
+        "additionalProperties": False,
+        "minProperties": 1,
+        "properties": {"audioFile": {"type": "string"}, "dialects": {"type": "array", "items": {"type": "string"}}},
+    }
+    word = {
+        "type": "object",
+        "properties": {
+            "id": {"type": "string"},
+            "due_date": {"type": "string", "format": "date"},
+            "sounds": {"type": "array", "items": sound, "minItems": 1},
+        },
+    }
+    due = {"name": "due_date", "in": "query", "schema": {"type": "string", "enum": ["valid", "exceeded", None]}}
+    spec = _spec(tmp_path, {
+        "/words": {"get": {"operationId": "getWords", "parameters": [due],
+                           "responses": _ok({"type": "array", "items": word})}},
+        "/words/{id}": {"get": {"operationId": "getWord", "parameters": _path("id"), "responses": _ok(word)}},
+    })  # fmt: skip
+    entity = spec.state_schema["word"]
+    assert "enum" not in entity.fields["due_date"]
+    for row in spec.initial_state["word"]:
+        for field, value in row.items():
+            compile_schema(entity.fields[field])(value)  # raises on a misfit: ``{}`` for a sound
+    assert placeholder_value(sound) == {"audioFile": ""}
+    fit = compile_conformer(sound)
+    assert fit is not None and fit({}) == {"audioFile": ""} and fit({"dialects": []}) == {"dialects": []}
+    _passes(spec)

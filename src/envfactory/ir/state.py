@@ -37,6 +37,9 @@ class Entity(BaseModel):
     derived: dict[str, Derivation] = Field(default_factory=dict)  # field name -> how a record composes it
     sorted: tuple[str, ...] = ()  # list fields a record keeps in sorted order, whatever order they were given in
     hidden: tuple[str, ...] = ()  # fields a record holds that no reply shows (a key kept apart from its number)
+    # a field whose value names a record as its key does, where a key argument says it takes either ("The ID
+    # or name of the container", ``id_or_name``): a value no key matches names the latest record holding it
+    named_by: str | None = None
 
     @classmethod
     def singleton(cls, name: str, fields: dict[str, JSON], *, required: tuple[str, ...] = (SINGLETON_KEY,),

@@ -74,6 +74,25 @@ def key_caster(entity: Entity) -> Callable[[Any], Any]:
     return lambda v: str(v) if isinstance(v, int) and not isinstance(v, bool) else _hashable(v)
 
 
+def key_finder(entity: Entity) -> Callable[[Store, Any], Any]:
+    """A key argument as the key of the record it names: as :func:`key_caster` casts it; where the
+    entity's records are also named by a field (``named_by``: "ID or name of the container"), a value
+    no key matches is the key of the latest record whose field holds it."""
+    cast, field, name = key_caster(entity), entity.named_by, entity.name
+    if field is None:
+        return lambda store, v: cast(v)
+    key_field = entity.key
+
+    def find(store: Store, value: Any) -> Any:
+        key = cast(value)
+        if store.get(name, key) is not None or not isinstance(value, str):
+            return key
+        held = [r for r in store.rows(name) if r.get(field) == value]
+        return held[-1].get(key_field, key) if held else key
+
+    return find
+
+
 def _hashable(value: Any) -> Any:
     return _norm(value) if isinstance(value, (list, dict)) else value  # its JSON text
 
@@ -254,22 +273,22 @@ def _holding(store: Store, entity: str, arg: str, field: str, args: JSON) -> JSO
 def _read(effect: ReadEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
     schema = spec.state_schema
     entity = schema[effect.entity]
-    cast, key_arg = key_caster(entity), effect.key_arg
-    return lambda ctx, args: _fetch(ctx.store, entity, cast(args.get(key_arg)))
+    find, key_arg = key_finder(entity), effect.key_arg
+    return lambda ctx, args: _fetch(ctx.store, entity, find(ctx.store, args.get(key_arg)))
 
 
 @COMPILERS.register("update")
 def _update(effect: UpdateEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
     schema = spec.state_schema
     entity = schema[effect.entity]
-    refs, cast = ref_checks(entity, schema, effect.unchecked), key_caster(entity)
+    refs, find = ref_checks(entity, schema, effect.unchecked), key_finder(entity)
     mapping = {a: f for a, f in effect.args.items() if f != entity.key}
     key_arg, patch_arg, timestamps = effect.key_arg, effect.patch_arg, effect.timestamps
     when = list(effect.when.items())
     splits = dict(effect.splits)
 
     def run(ctx: CallContext, args: JSON) -> JSON:
-        key = cast(args.get(key_arg))
+        key = find(ctx.store, args.get(key_arg))
         row = dict(_fetch(ctx.store, entity, key))
         for field, allowed in when:  # "modify a pending order": only while it is pending
             if row.get(field) not in allowed:
@@ -290,12 +309,12 @@ def _update(effect: UpdateEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
 def _delete(effect: DeleteEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
     schema = spec.state_schema
     entity = schema[effect.entity]
-    cast = key_caster(entity)
+    find = key_finder(entity)
     echo_row = tool.output_schema is not None
 
     def run(ctx: CallContext, args: JSON) -> JSON:
         if effect.by is None:
-            key = cast(args.get(effect.key_arg))
+            key = find(ctx.store, args.get(effect.key_arg))
             row = _fetch(ctx.store, entity, key)
         else:
             wanted = args.get(effect.key_arg)
@@ -351,7 +370,7 @@ ALREADY = "is already"  # an action's refusal of a record already set to its val
 def _action(effect: ActionEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
     schema = spec.state_schema
     entity = schema[effect.entity]
-    cast, verb = key_caster(entity), tool.name.replace("_", " ")
+    find, verb = key_finder(entity), tool.name.replace("_", " ")
     allowed = frozenset(effect.allowed_from) if effect.allowed_from is not None else None
     forbidden = frozenset(str(v).casefold() for v in effect.forbidden_from)  # "Completed" is completed
     refs = ref_checks(entity, schema)
@@ -366,7 +385,7 @@ def _action(effect: ActionEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
     reported = effect.children.reported_as if effect.children is not None else None
 
     def run(ctx: CallContext, args: JSON) -> JSON:
-        key = cast(args.get(key_arg))
+        key = find(ctx.store, args.get(key_arg))
         row = _fetch(ctx.store, entity, key)
         current = row.get(field)
         same = current == to or (to_folded is not None and isinstance(current, str) and current.casefold() == to_folded)
@@ -458,13 +477,13 @@ def _transfer(effect: TransferEffect, tool: ToolSpec, spec: EnvSpec) -> Executor
 @COMPILERS.register("adjust")
 def _adjust(effect: AdjustEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
     entity = spec.state_schema[effect.entity]
-    cast, field = key_caster(entity), effect.field
+    find, field = key_finder(entity), effect.field
 
     def run(ctx: CallContext, args: JSON) -> JSON:
         amount = args.get(effect.amount_arg)
         if not isinstance(amount, (int, float)) or isinstance(amount, bool) or amount <= 0:
             raise ToolError("invalid_arguments", f"argument {effect.amount_arg!r} must be a positive number")
-        key = cast(args.get(effect.key_arg))
+        key = find(ctx.store, args.get(effect.key_arg))
         row = _fetch(ctx.store, entity, key)
         current = row.get(field) or 0
         new = current + effect.sign * amount
@@ -693,9 +712,15 @@ def _row_filter(flt: Filter, text_fields: list[str]) -> RowFilter:
         if type(v) is list:  # ``modes: ["tube", "dlr"]`` for a row's one mode: any of them; a list field, the list
             among = {_norm(x) for x in v}
             return [r for r in rows if (_norm(x) == want if type(x := r.get(field)) is list else _norm(x) in among)]
-        return [r for r in rows if (x.casefold() if type(x := r.get(field)) is str else _norm(x)) == want]
+        truth = v if type(v) is bool else _TRUTH.get(want)  # ``?error=false``, ``up: 1`` for a yes-or-no field
+        return [r for r in rows if (x is truth if type(x := r.get(field)) is bool
+                                    else (x.casefold() if type(x) is str else _norm(x)) == want)]  # fmt: skip
 
     return equal
+
+
+# a yes-or-no as a query string or a number gives it (``?error=false``, ``up: 1``), as _norm leaves it
+_TRUTH: dict[Any, bool] = {"true": True, "1": True, "yes": True, "false": False, "0": False, "no": False}
 
 
 def _members(field: str | None) -> RowFilter:

@@ -242,6 +242,7 @@ def _object(schema: JSON, depth: int) -> Conformer:
     required = _required_placeholders(schema, depth)
     empty = placeholder_value(schema, depth)
     branches = _required_branches(schema)
+    least, fillers = _fillers(schema, depth)
 
     def obj(v: Any) -> Any:
         if not isinstance(v, dict):
@@ -259,9 +260,26 @@ def _object(schema: JSON, depth: int) -> Conformer:
         for key, default in required.items():
             if key not in out:
                 out[key] = clone(default)
+        for key, default in fillers.items():
+            if len(out) >= least:
+                break
+            if key not in out:
+                out[key] = clone(default)
         return out
 
     return obj
+
+
+def _fillers(schema: JSON, depth: int) -> tuple[int, JSON]:
+    """(``minProperties``, a placeholder for each declared member it does not require, in order): an
+    object with fewer members than it must hold takes the first of them (a pronunciation, all of
+    whose members are optional, holds at least one)."""
+    least, props = schema.get("minProperties"), schema.get("properties") or {}
+    if not isinstance(least, int) or isinstance(least, bool) or least <= 0 or depth > MAX_DEPTH:
+        return 0, {}
+    required = set(schema.get("required") or ())
+    return least, {k: placeholder_value(v, depth + 1) for k, v in props.items()
+                   if k not in required and isinstance(v, dict)}  # fmt: skip
 
 
 def _distinct_tries(first: Any, schema: JSON, depth: int) -> tuple[Any, ...]:
@@ -327,7 +345,13 @@ def placeholder_value(schema: JSON, depth: int = 0) -> Any:
     if typ == "string" and isinstance(schema.get("minLength"), int) and schema["minLength"] > 0:
         return "x" * schema["minLength"]  # "" where a text must be at least one character long
     if typ == "object" and depth <= MAX_DEPTH:
-        return _required_placeholders(schema, depth)
+        made = _required_placeholders(schema, depth)
+        fewest, fillers = _fillers(schema, depth)
+        for key, default in fillers.items():
+            if len(made) >= fewest:
+                break
+            made.setdefault(key, default)
+        return made
     least = schema.get("minItems")
     if typ == "array" and isinstance(least, int) and least > 0 and isinstance(schema.get("items"), dict):
         return [placeholder_value(schema["items"], depth + 1) for _ in range(least)]  # a label's one package

@@ -38,6 +38,7 @@ from envfactory.synth.entities import (
     keys_follow_parameters,
     refs_fit_keys,
 )
+from envfactory.synth.handles import named_records
 from envfactory.synth.intents import (
     Intent,
     aspects_read,
@@ -177,6 +178,7 @@ def synthesize(
     schema = fields_follow_lookups(schema, behaviours, toolset)  # find_user_by_email: users have an email
     schema = fields_follow_filters(keys_follow_parameters(schema, behaviours, toolset), behaviours, toolset)
     schema = refs_fit_keys(schema, behaviours, toolset)
+    schema = named_records(schema, behaviours, toolset)  # "The ID or name of the container": named by either
     schema = list_refs(schema, behaviours)  # a watchlist of stock symbols refers to the stocks
     schema, behaviours = kept_collections(schema, behaviours, toolset)  # a heartbeat, an estimate: no table
     behaviours = [_initial_statuses(b, schema) for b in behaviours]  # the statuses a list's filter offers

@@ -32,6 +32,7 @@ from envfactory.ir.state import Entity, StateSchema
 from envfactory.ir.tool import ToolSet, ToolSpec
 from envfactory.registry import Registry
 from envfactory.synth.entities import PAGING_ARGS, PATCH_ARGS, wraps_entity
+from envfactory.synth.handles import either_parts
 from envfactory.synth.intents import QUALIFIER_VALUES, Intent, title_noun
 from envfactory.synth.lookups import Lookup, lookup_by
 from envfactory.synth.naming import (
@@ -168,6 +169,9 @@ def _key_arg(intent: Intent, entity: Entity) -> str | None:
             return arg
     if "id" in props and entity.key == "id":
         return "id"
+    for arg in props:  # ``id_or_name``: the key, or a field that names the record as well (synth.handles)
+        if primary_type(props[arg]) != "array" and either_parts(arg, entity) is not None:
+            return arg
     for arg in props:  # ``task_ref``, ``order_uid``: the record's handle, whatever the word
         if primary_type(props[arg]) != "array" and names_handle(arg, entity.name):
             return arg

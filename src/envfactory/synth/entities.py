@@ -11,6 +11,7 @@ from envfactory.ir.effect import WILDCARDS, Behaviour, ListEffect
 from envfactory.ir.jsonschema import outcome_flags, primary_type
 from envfactory.ir.state import Entity, StateSchema, names_key
 from envfactory.ir.tool import ToolSet
+from envfactory.patterns import FORMAT_SHAPES
 from envfactory.runtime.validation import accepts
 from envfactory.synth.intents import Intent
 from envfactory.synth.naming import credential, id_stem, matching_field, names_handle, same_field, tokens
@@ -382,6 +383,14 @@ def fields_follow_lookups(schema: StateSchema, behaviours: list[Behaviour], tool
     return StateSchema(entities=tuple(grown))
 
 
+def _formatted_as(members: list[Any], field: JSON) -> bool:
+    """Whether some of a filter's words have the field's format (a ``due_date`` filtered by ``valid`` or
+    ``exceeded``, "records in future" or past, holds dates, not those words); true where no known
+    format says."""
+    shape = FORMAT_SHAPES.get(str(field.get("format")))
+    return shape is None or any(isinstance(m, str) and shape.match(m) for m in members)
+
+
 def fields_follow_filters(schema: StateSchema, behaviours: list[Behaviour], tools: ToolSet) -> StateSchema:
     """A field an equality filter compares with an enum parameter takes that enum (NYT's
     ``/{section}``: articles are in one of the sections the parameter allows; where several
@@ -408,6 +417,7 @@ def fields_follow_filters(schema: StateSchema, behaviours: list[Behaviour], tool
                 and isinstance(field, dict)
                 and primary_type(field) in (None, primary_type(prop))
                 and f.field != schema[b.effect.entity].key
+                and _formatted_as(members, field)
             ):
                 offered.setdefault((b.effect.entity, f.field or ""), []).append(members)
     # the values every such parameter accepts, of those the field declares: getDailyStats's ``country``

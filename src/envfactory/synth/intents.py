@@ -605,6 +605,8 @@ def _from_http(tool: ToolSpec, collections: frozenset[str]) -> Intent | None:
         named = _from_name(tool.model_copy(update={"name": last}))
         if operation and named.kind in ("unknown", "create"):
             named.kind, named.verb = "action", "_".join(words)
+        elif method == "DELETE" and named.kind == "create":  # DELETE /expenses/sendEmails, "Bulk delete
+            named.kind = "delete"  # expenses": a DELETE makes nothing, whatever its route's word says
         named.nouns = owner
         named.key_arg = segments[-2][1:-1] if prev_param else None
         named.evidence = "http"
