@@ -96,8 +96,11 @@ $(VERIFIERS_PATH): $(VERIFIERS_STAMP)
 demo: $(STAMP)
 	$(BIN)/envfactory demo --out out/demo --figures docs/demo-figures.json
 
+# the suite on every core (at most TEST_WORKERS), a test file to a worker (a file's tests share its fixtures);
+# TEST_WORKERS=0 runs it in this one process
+TEST_WORKERS ?= 4
 test: sandbox $(STAMP) $(MCP_STAMP) $(VERIFIERS_PATH) lint
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest $(if $(filter 0,$(TEST_WORKERS)),,-n auto --maxprocesses $(TEST_WORKERS) --dist loadfile)
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests bench examples specs

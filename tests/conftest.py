@@ -14,6 +14,11 @@ import pytest
 os.environ["ENVFACTORY_TEST_SCRATCH"] = SCRATCH = os.environ.get("ENVFACTORY_TEST_SCRATCH") or tempfile.mkdtemp(
     prefix="envfactory-test-"
 )
+# run in parallel (pytest-xdist's workers, ``make test``), a test sees the terminal a run in one process sees:
+# none (the workers are given ``COLUMNS=80``, which would wrap the tables a test reads back)
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    os.environ.pop("COLUMNS", None)
+    os.environ.pop("LINES", None)
 # model responses cached by tests go to a fresh folder, never to the user's ~/.cache
 os.environ.setdefault("ENVFACTORY_CACHE", os.path.join(SCRATCH, "cache"))
 # nothing in the tests reaches for a model or dataset hub; their caches stay out of ~/.cache too
@@ -79,5 +84,7 @@ def path_id(kind: str = "string") -> dict:
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
-    """The run's scratch folder (model caches) goes with it: nothing is left in the temp folder."""
-    shutil.rmtree(SCRATCH, ignore_errors=True)
+    """The run's scratch folder (model caches) goes with it: nothing is left in the temp folder. A
+    parallel run's workers share the folder their controller made: it removes it, after them."""
+    if not hasattr(config, "workerinput"):
+        shutil.rmtree(SCRATCH, ignore_errors=True)
