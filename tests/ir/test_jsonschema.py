@@ -187,6 +187,20 @@ def test_a_page_of_records_is_read_however_many_plain_members_sit_beside_it() ->
     assert data_path(run)[1:] == (run, False)
 
 
+def test_a_page_whose_facts_are_an_object_named_for_them_is_a_page() -> None:
+    """ChEMBL's ``{activities: [Activity], pageMeta: {currentPage, totalPages, ...}}``: ``pageMeta``
+    (``paging_info``) holds the page's own facts; an object named otherwise beside a list is a record's."""
+    from envfactory.ir.jsonschema import data_path
+
+    record = {"type": "object", "properties": {"assay": {"type": "string"}, "value": {"type": "number"}}}
+    facts = {"type": "object", "properties": {"currentPage": {"type": "integer"}, "totalPages": {"type": "integer"}}}
+    for name in ("pageMeta", "paging_info"):
+        page = {"type": "object", "properties": {"activities": {"type": "array", "items": record}, name: facts}}
+        assert data_path(page)[1:] == (record, True), name
+    owner = {"type": "object", "properties": {"activities": {"type": "array", "items": record}, "owner": facts}}
+    assert data_path(owner)[1:] == (owner, False)
+
+
 def test_quoted_names_of_members_beside_a_nullable_field_are_no_enum() -> None:
     """ShipEngine: "Either `warehouse_id` or `ship_from` must be specified", on a nullable field."""
     out, warnings = norm({"type": "object", "properties": {

@@ -641,10 +641,10 @@ def _data_member(node: JSON, inside_data: bool = False) -> str | None:
     ``inside_data``: ``node`` is what a ``data`` member holds, itself an envelope in YNAB's
     ``{data: {plans: [...], default_plan}}`` and ``{data: {plan: {...}, server_knowledge}}``."""
     props = node.get("properties") or {}
-    if any(k.lower() == "id" or k.lower().endswith(("_id", "id")) for k in props if k.lower() not in META_KEYS):
+    if any(k.lower() == "id" or k.lower().endswith(("_id", "id")) for k in props if not _meta(k)):
         return None
     flags = set(outcome_flags(node))  # ``{ok: true, task: {...}}``: the flag says the call worked, it is no record
-    body = {k: p for k, p in props.items() if k.lower() not in META_KEYS and k not in flags and isinstance(p, dict)}
+    body = {k: p for k, p in props.items() if not _meta(k) and k not in flags and isinstance(p, dict)}
     scalars = [k for k, p in body.items() if primary_type(p) in ("string", "integer", "number", "boolean")]
     lists = [k for k, p in body.items() if primary_type(p) == "array" and primary_type(p.get("items")) == "object"]
     objects = [k for k, p in body.items() if primary_type(p) == "object" and p.get("properties")]
@@ -674,6 +674,19 @@ def _data_member(node: JSON, inside_data: bool = False) -> str | None:
         if all(m and m < _members(body[widest]) for m in kin):
             return widest
     return None
+
+
+# words a page's own facts are named with (``pageMeta``, ``paging_info``, ``pageLinks``): no records
+_META_WORDS = frozenset({"page", "paging", "pagination", "meta", "metadata", "info", "links", "cursor", "cursors"})
+
+
+def _meta(key: str) -> bool:
+    """Whether an envelope's member holds the page's own facts rather than data (``META_KEYS``, or a
+    name of several such words: ``pageMeta``)."""
+    if key.lower() in META_KEYS:
+        return True
+    words = _words(key)
+    return len(words) > 1 and set(words) <= _META_WORDS
 
 
 _REFUSED_WORDS = frozenset({"failed", "failures", "failure", "errors", "rejected", "skipped", "invalid", "refused"})
