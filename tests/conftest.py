@@ -19,6 +19,9 @@ os.environ["ENVFACTORY_TEST_SCRATCH"] = SCRATCH = os.environ.get("ENVFACTORY_TES
 if os.environ.get("PYTEST_XDIST_WORKER"):
     os.environ.pop("COLUMNS", None)
     os.environ.pop("LINES", None)
+    # and the workers share the cores: torch's and BLAS's loops take one thread in each, not one per core each
+    for threads in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+        os.environ.setdefault(threads, "1")
 # model responses cached by tests go to a fresh folder, never to the user's ~/.cache
 os.environ.setdefault("ENVFACTORY_CACHE", os.path.join(SCRATCH, "cache"))
 # nothing in the tests reaches for a model or dataset hub; their caches stay out of ~/.cache too

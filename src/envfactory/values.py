@@ -442,6 +442,9 @@ _FORMATTED: dict[str, Callable[[ValueMaker], str]] = {
     "url": lambda vm: vm.fake.url(),
     "uuid": lambda vm: str(uuid.UUID(int=vm.rng.getrandbits(128), version=4)),
     "ipv4": lambda vm: vm.fake.ipv4(),
+    "ipv6": lambda vm: vm.fake.ipv6(),
+    "hostname": lambda vm: vm.fake.hostname(),
+    "idn-hostname": lambda vm: vm.fake.hostname(),
 }
 
 

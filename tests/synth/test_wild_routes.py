@@ -1196,3 +1196,42 @@ def test_an_object_that_must_hold_a_member_holds_one_where_none_is_required(tmp_
     fit = compile_conformer(sound)
     assert fit is not None and fit({}) == {"audioFile": ""} and fit({"dialects": []}) == {"dialects": []}
     _passes(spec)
+
+
+def test_a_map_of_ids_a_time_or_a_page_in_a_route_and_hostnames(tmp_path: Path) -> None:
+    """``external_ids: {provider: id}`` (an object) refers to no record; ``/team/{team_key}/matches/{year}``
+    and ``/teams/{year}/{page_num}`` answering lists are listings of that year and page, no record keyed
+    by a year; a ``hostname`` holds a host's name; a listing's bounded filter is not asked beyond its bound."""
+    from envfactory.runtime.validation import compile_schema
+
+    user = {"type": "object", "properties": {"id": {"type": "integer"}, "username": {"type": "string"},
+                                             "external_ids": {"type": "object"}}}  # fmt: skip
+    external = {"type": "object", "properties": {"external_id": {"type": "string"}, "provider": {"type": "string"}}}
+    host = {"type": "string", "format": "hostname"}
+    team = {
+        "type": "object",
+        "properties": {"key": {"type": "string"}, "name": host, "rookie_year": {"type": "integer"}},
+    }
+    match = {"type": "object", "properties": {"key": {"type": "string"}, "year": {"type": "integer"}}}
+    year = {"name": "year", "in": "path", "required": True, "schema": {"type": "integer"}}
+    page = {"name": "page_num", "in": "path", "required": True, "schema": {"type": "integer"}}
+    spec = _spec(tmp_path, {
+        "/users": {"post": {"operationId": "createUser", "requestBody": _body(
+            {"username": {"type": "string"}, "external_ids": {"type": "object"}}), "responses": _ok(user)}},
+        "/users/{id}": {"get": {"operationId": "getUser", "parameters": _path("id"), "responses": _ok(user)}},
+        "/externals/{external_id}": {"get": {"operationId": "getExternal", "parameters": _path("external_id"),
+                                             "responses": _ok(external)}},
+        "/team/{team_key}": {"get": {"operationId": "getTeam", "parameters": _path("team_key"),
+                                     "responses": _ok(team)}},
+        "/team/{team_key}/matches/{year}": {"get": {"operationId": "getTeamMatchesByYear",
+                                                    "parameters": [*_path("team_key"), year],
+                                                    "responses": _ok({"type": "array", "items": match})}},
+        "/teams/{year}/{page_num}": {"get": {"operationId": "getTeamsByYear", "parameters": [year, page],
+                                             "responses": _ok({"type": "array", "items": team})}},
+    })  # fmt: skip
+    assert "external_ids" not in spec.state_schema["user"].refs
+    assert isinstance(spec.behaviour("getTeamMatchesByYear").effect, ListEffect)
+    assert isinstance(spec.behaviour("getTeamsByYear").effect, ListEffect)
+    for row in spec.initial_state["team"]:
+        compile_schema(spec.state_schema["team"].fields["name"])(row["name"])  # raises on a misfit
+    _passes(spec)

@@ -61,12 +61,17 @@ def _to_number(value: Any) -> int | float:
         return _stable(value) % 100_000
 
 
+# (a name's labels of letters, digits and inner hyphens, dot-separated: JSON Schema's ``hostname``)
+_HOSTNAME = re.compile(
+    r"^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$"
+)
 FORMATS: dict[str, tuple[re.Pattern[str], Callable[[Any], str]]] = {
     "uuid": (_UUID, lambda v: str(uuid.UUID(int=_stable(v) * 0x9E3779B97F4A7C15 % (1 << 128)))),
     "uri": (re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:[^\s]+$"), lambda v: f"https://example.com/{_stable(v) % 100_000}"),
     "email": (re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$"), lambda v: f"user{_stable(v) % 100_000}@example.com"),
     "date-time": (_DATE_TIME, lambda v: f"2025-{_stable(v) % 12 + 1:02d}-{_stable(v) % 28 + 1:02d}T12:00:00Z"),
     "date": (_DATE, lambda v: f"2025-{_stable(v) % 12 + 1:02d}-{_stable(v) % 28 + 1:02d}"),
+    "hostname": (_HOSTNAME, lambda v: f"host{_stable(v) % 100_000}.example.com"),
 }
 
 

@@ -347,10 +347,12 @@ def refs_fit_keys(schema: StateSchema, behaviours: Sequence[Behaviour] = (), too
 
 
 def _holds_keys(field: JSON, target: Entity) -> bool:
-    """Whether a field can hold a key of ``target``: not a number where its keys are free text, and
-    not one of a few declared words its keys are not drawn from."""
+    """Whether a field can hold a key of ``target``: not a number where its keys are free text, not an
+    object, and not one of a few declared words its keys are not drawn from."""
     keys = target.key_schema.get("enum")
     if target.key_type == "string" and not keys and primary_type(field) in ("integer", "number"):
+        return False
+    if primary_type(field) == "object":  # ``external_ids: {provider: id}``: a map of ids names no one record
         return False
     shaped = {"type": "string", "format": field["format"]} if isinstance(field.get("format"), str) else None
     if target.key_type == "string" and shaped and not accepts(shaped, target.format_key(1)):

@@ -232,10 +232,13 @@ def read_intent(tool: ToolSpec, collections: frozenset[str] = frozenset(), prefi
     elif (
         intent.kind == "read"
         and intent.key_arg
-        and str((tool.properties.get(intent.key_arg) or {}).get("format")) in ("date", "date-time")
+        and (
+            str((tool.properties.get(intent.key_arg) or {}).get("format")) in ("date", "date-time")
+            or set(tokens(intent.key_arg)) & _TIMES_AND_PAGES
+        )
         and data_path(tool.output_schema)[2]
-    ):  # GET /Posts/SpeakerAndDeputies/{forDate}, answering a list: those of that day, no record keyed by a time
-        intent.kind, intent.key_arg = "list", None
+    ):  # GET /Posts/SpeakerAndDeputies/{forDate}, /team/{team_key}/matches/{year}, /teams/{year}/{page_num},
+        intent.kind, intent.key_arg = "list", None  # answering a list: those of that day or year, that page
     elif intent.kind == "read" and intent.key_arg and primary_type(tool.properties.get(intent.key_arg)) == "boolean":
         # GET /annotations/{accId}/{speciesTypeKey}/{includeChildren}: a yes or no keys nothing, it asks
         intent.kind, intent.key_arg = "list", None
@@ -449,6 +452,8 @@ def _from_name(tool: ToolSpec, prefix: str | None = None) -> Intent:
 
 
 _CHANGING = frozenset({"change", "update", "edit", "modify", "set"})
+# words of a route parameter that is a time or a page, which keys no record
+_TIMES_AND_PAGES = frozenset({"year", "month", "week", "day", "date", "season", "quarter", "page"})
 
 
 def _changes_one(tool: ToolSpec) -> bool:

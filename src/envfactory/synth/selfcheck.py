@@ -271,7 +271,7 @@ def _filters_matching(p: Probe, lister: str, row: JSON) -> JSON:
                 continue  # a tag record ``{tag, visible}`` the text filter ``tags`` names some other way
             if primary_type(one) in ("string", "integer"):  # a key 7 the parameter takes as the text "7"
                 value = coerce_key(value, one)
-            if not fits(value, one):
+            if not fits(value, one) or not within_range(value, one):
                 continue  # Box's pending collaborations list only ``status: pending``: the row is not one
             out[f.arg] = [value] if f.op == "in" else value
     return out
