@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 _SPLIT = re.compile(r"[^A-Za-z0-9]+")
 
 
+@lru_cache(maxsize=1 << 16)  # the same few names are split again and again (a policy's candidates, synthesis)
 def tokens(name: str) -> tuple[str, ...]:
     """``findPetsByStatus`` / ``list-data-sets`` / ``get_order`` -> lower-case word tokens."""
     spaced = _CAMEL.sub(" ", name)

@@ -143,6 +143,7 @@ def key_variants(name: str) -> set[str]:
     return {"_".join(toks), "".join(toks)}
 
 
+@lru_cache(maxsize=1 << 16)
 def flat(name: str) -> str:
     """A name with its case and separators gone: ``_parkingBrakeForce``, ``parking_brake_force`` ->
     ``parkingbrakeforce``."""
