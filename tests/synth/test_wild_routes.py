@@ -1235,3 +1235,20 @@ def test_a_map_of_ids_a_time_or_a_page_in_a_route_and_hostnames(tmp_path: Path) 
     for row in spec.initial_state["team"]:
         compile_schema(spec.state_schema["team"].fields["name"])(row["name"])  # raises on a misfit
     _passes(spec)
+
+
+def test_a_search_word_before_the_last_parameter_searches_the_collection_before_it(tmp_path: Path) -> None:
+    """``/cinema-detail/search/{cinema_name}``, ``/cinema-schedule/searchall/{param}``: cinema details and
+    schedules found by a value, not records of a ``search`` entity."""
+    detail = {"type": "object", "properties": {"id": {"type": "integer"}, "cinema_name": {"type": "string"}}}
+    listed = _ok({"type": "array", "items": detail})
+    spec = _spec(tmp_path, {
+        "/api/v1/cinema-detail/search/{cinema_name}": {"get": {
+            "operationId": "cinema-detail_search_read", "parameters": _path("cinema_name"), "responses": listed}},
+        "/api/v1/cinema-schedule/searchall/{param}": {"get": {"operationId": "cinema-schedule_searchall_read",
+                                                              "parameters": _path("param"), "responses": listed}},
+    })  # fmt: skip
+    assert sorted(spec.state_schema.names) == ["cinema", "cinema_schedule"]  # (a cinema's details are the cinema)
+    effect = spec.behaviour("cinema-detail_search_read").effect
+    assert isinstance(effect, ListEffect) and effect.entity == "cinema"
+    _passes(spec)

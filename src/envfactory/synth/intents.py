@@ -538,6 +538,9 @@ def _from_http(tool: ToolSpec, collections: frozenset[str]) -> Intent | None:
         if not statics:
             return None
         said = list(tokens(statics[-1]))
+        if method == "GET" and not is_param[-2] and len(statics) > 1 and _searches(said):
+            # /cinema-detail/search/{cinema_name}: the cinema details found by that value, no record of a "search"
+            return Intent(tool, "list", verb="search", nouns=_nouns(list(tokens(statics[-2]))), evidence="http")
         if len(said) > 1 and (said[0] in VERBS or said[0] in _VERBISH):  # /groups/{id}/addContact/{contactId}
             said = said[1:]
         nouns = _nouns(said)
@@ -654,6 +657,14 @@ _VERBISH = frozenset(
         "run",
     }
 )
+
+
+_SEARCH_WORDS = frozenset({"search", "searchall", "find", "findall", "lookup", "query", "filter"})
+
+
+def _searches(words: list[str]) -> bool:
+    """Whether a route's word asks for records found by a value (``search``, ``searchall``, ``find-all``)."""
+    return bool(words) and words[0] in _SEARCH_WORDS and set(words[1:]) <= {"all"}
 
 
 def _verbish(word: str) -> bool:
