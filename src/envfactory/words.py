@@ -9,11 +9,20 @@ _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 _SPLIT = re.compile(r"[^A-Za-z0-9]+")
 
 
-@lru_cache(maxsize=1 << 16)  # the same few names are split again and again (a policy's candidates, synthesis)
 def tokens(name: str) -> tuple[str, ...]:
     """``findPetsByStatus`` / ``list-data-sets`` / ``get_order`` -> lower-case word tokens."""
-    spaced = _CAMEL.sub(" ", name)
+    return _name_tokens(name) if len(name) <= _NAME_LENGTH else _split(name)
+
+
+def _split(text: str) -> tuple[str, ...]:
+    spaced = _CAMEL.sub(" ", text)
     return tuple(t.lower() for t in _SPLIT.split(spaced) if t)
+
+
+# names are split again and again (a policy's candidate actions: millions of times a run) and are
+# remembered; a longer text (a tool's reply, a description) is split each time, never held
+_NAME_LENGTH = 64
+_name_tokens = lru_cache(maxsize=1 << 16)(_split)
 
 
 def says(text: str, value: object) -> bool:

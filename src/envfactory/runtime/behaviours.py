@@ -87,8 +87,8 @@ def key_finder(entity: Entity) -> Callable[[Store, Any], Any]:
         key = cast(value)
         if store.get(name, key) is not None or not isinstance(value, str):
             return key
-        held = [r for r in store.rows(name) if r.get(field) == value]
-        return held[-1].get(key_field, key) if held else key
+        held = _latest_holding(store, name, field, value)
+        return held.get(key_field, key) if held is not None else key
 
     return find
 
@@ -263,9 +263,12 @@ def formatted_key(fmt: KeyFormat, rows: Any, key_field: str, scope: Any = None) 
 def _holding(store: Store, entity: str, arg: str, field: str, args: JSON) -> JSON | None:
     """The record whose ``field`` holds what ``arg`` gives, if any (the latest, should several)."""
     wanted = args.get(arg)
-    if wanted is None:
-        return None
-    found = [row for row in store.rows(entity) if row.get(field) == wanted]
+    return None if wanted is None else _latest_holding(store, entity, field, wanted)
+
+
+def _latest_holding(store: Store, entity: str, field: str, value: Any) -> JSON | None:
+    """The latest record of ``entity`` whose ``field`` holds ``value``, if any."""
+    found = [row for row in store.rows(entity) if row.get(field) == value]
     return found[-1] if found else None
 
 
@@ -318,10 +321,10 @@ def _delete(effect: DeleteEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
             row = _fetch(ctx.store, entity, key)
         else:
             wanted = args.get(effect.key_arg)
-            latest = [r for r in ctx.store.rows(entity.name) if r.get(effect.by) == wanted][-1:]
-            if not latest:
+            latest = _latest_holding(ctx.store, entity.name, effect.by, wanted)
+            if latest is None:
                 raise ToolError("not_found", f"no {entity.name} with {effect.by} {wanted!r}")
-            row, key = latest[0], latest[0][entity.key]
+            row, key = latest, latest[entity.key]
         ctx.store.delete(entity.name, key)
         return row if echo_row else {"deleted": True, entity.key: key}
 

@@ -265,12 +265,7 @@ def _object(schema: JSON, depth: int) -> Conformer:
         for key, default in required.items():
             if key not in out:
                 out[key] = clone(default)
-        for key, default in fillers.items():
-            if len(out) >= least:
-                break
-            if key not in out:
-                out[key] = clone(default)
-        return out
+        return _filled(out, least, fillers)
 
     return obj
 
@@ -285,6 +280,16 @@ def _fillers(schema: JSON, depth: int) -> tuple[int, JSON]:
     required = set(schema.get("required") or ())
     return least, {k: placeholder_value(v, depth + 1) for k, v in props.items()
                    if k not in required and isinstance(v, dict)}  # fmt: skip
+
+
+def _filled(out: JSON, least: int, fillers: JSON) -> JSON:
+    """``out`` given the first of ``fillers`` it lacks until it holds ``least`` members (:func:`_fillers`)."""
+    for key, default in fillers.items():
+        if len(out) >= least:
+            break
+        if key not in out:
+            out[key] = clone(default)
+    return out
 
 
 def _distinct_tries(first: Any, schema: JSON, depth: int) -> tuple[Any, ...]:
@@ -350,13 +355,7 @@ def placeholder_value(schema: JSON, depth: int = 0) -> Any:
     if typ == "string" and isinstance(schema.get("minLength"), int) and schema["minLength"] > 0:
         return "x" * schema["minLength"]  # "" where a text must be at least one character long
     if typ == "object" and depth <= MAX_DEPTH:
-        made = _required_placeholders(schema, depth)
-        fewest, fillers = _fillers(schema, depth)
-        for key, default in fillers.items():
-            if len(made) >= fewest:
-                break
-            made.setdefault(key, default)
-        return made
+        return _filled(_required_placeholders(schema, depth), *_fillers(schema, depth))
     least = schema.get("minItems")
     if typ == "array" and isinstance(least, int) and least > 0 and isinstance(schema.get("items"), dict):
         return [placeholder_value(schema["items"], depth + 1) for _ in range(least)]  # a label's one package
