@@ -1228,10 +1228,13 @@ def test_a_map_of_ids_a_time_or_a_page_in_a_route_and_hostnames(tmp_path: Path) 
                                                     "responses": _ok({"type": "array", "items": match})}},
         "/teams/{year}/{page_num}": {"get": {"operationId": "getTeamsByYear", "parameters": [year, page],
                                              "responses": _ok({"type": "array", "items": team})}},
+        "/pages/{page_id}": {"get": {"operationId": "getPage", "parameters": _path("page_id"),
+                                     "responses": _ok({"type": "array", "items": match})}},
     })  # fmt: skip
     assert "external_ids" not in spec.state_schema["user"].refs
     assert isinstance(spec.behaviour("getTeamMatchesByYear").effect, ListEffect)
     assert isinstance(spec.behaviour("getTeamsByYear").effect, ListEffect)
+    assert spec.behaviour("getPage").effect.kind == "read"  # ``page_id`` names a page: no paging word
     for row in spec.initial_state["team"]:
         compile_schema(spec.state_schema["team"].fields["name"])(row["name"])  # raises on a misfit
     _passes(spec)

@@ -234,7 +234,7 @@ def read_intent(tool: ToolSpec, collections: frozenset[str] = frozenset(), prefi
         and intent.key_arg
         and (
             str((tool.properties.get(intent.key_arg) or {}).get("format")) in ("date", "date-time")
-            or set(tokens(intent.key_arg)) & _TIMES_AND_PAGES
+            or (set(tokens(intent.key_arg)) & _TIMES_AND_PAGES and tokens(intent.key_arg)[-1] not in _ID_WORDS)
         )
         and data_path(tool.output_schema)[2]
     ):  # GET /Posts/SpeakerAndDeputies/{forDate}, /team/{team_key}/matches/{year}, /teams/{year}/{page_num},
@@ -452,8 +452,9 @@ def _from_name(tool: ToolSpec, prefix: str | None = None) -> Intent:
 
 
 _CHANGING = frozenset({"change", "update", "edit", "modify", "set"})
-# words of a route parameter that is a time or a page, which keys no record
+# words of a route parameter that is a time or a page, which keys no record (``page_id`` names a page: it does)
 _TIMES_AND_PAGES = frozenset({"year", "month", "week", "day", "date", "season", "quarter", "page"})
+_ID_WORDS = frozenset({"id", "key", "uid", "uuid"})
 
 
 def _changes_one(tool: ToolSpec) -> bool:
