@@ -350,3 +350,47 @@ def test_exploring_names_records_by_every_argument_the_model_reads_as_a_key(tmp_
     trace = explore(spec, real_source(spec, source), budget=60, length=10, seed=0)
     renamed = [c for s in trace.sequences for c in s.calls if c.tool == "rename_task" and c.ok]
     assert renamed and all(c.arguments["task_ref"].startswith("s") for c in renamed)
+
+
+def test_a_servers_setup_records_start_under_the_ids_it_minted(tmp_path: Path) -> None:
+    """Setup calls are written for the server: a later one names what an earlier one made by the
+    server's id (``parent: s01``). The model starts where a fresh server does, under those ids, so
+    a held-out call naming ``s01`` reaches the model's record; before, the model keyed the records
+    ``task_0001`` and refused every such call as not found (and its subtask had no parent)."""
+    from envfactory.real.instrument import real_source
+
+    tree = f"mcp+stdio:{sys.executable} {FIXTURES / 'tree_server.py'}"
+    setup = tmp_path / "setup.json"
+    setup.write_text(json.dumps([
+        {"tool": "create_task", "arguments": {"title": "Ship v2"}},
+        {"tool": "create_task", "arguments": {"title": "Write docs", "parent": "s01"}},
+        {"tool": "create_task", "arguments": {"title": "Fix login"}},
+        {"tool": "start_task", "arguments": {"task_ref": "s01t01"}},
+    ]))  # fmt: skip
+    spec = synthesize(tree, trust_code=True, state="empty", name="tree")
+    model = real_source(spec, tree, scenario=str(setup)).synth_spec
+    (entity,) = [e for e in model.state_schema.entities if model.initial_state.get(e.name)]
+    rows = {row[entity.key]: row for row in model.initial_state[entity.name]}
+    assert set(rows) == {"s01", "s01t01", "s02"}, rows
+    assert rows["s01t01"]["parent"] == "s01", rows
+    assert rows["s01"]["title"] == "Ship v2" and rows["s02"]["title"] == "Fix login", rows
+    episode = Environment(model).episode()
+    read = episode.call_tool("get_task", {"task_ref": "s02"})
+    assert read.ok and "Fix login" in read.content, read
+
+
+def test_a_servers_random_ids_never_key_the_models_start(tmp_path: Path) -> None:
+    """A server minting random ids mints others on every fresh copy: the model's starting records
+    keep the keys the model minted (only what two fresh servers answer alike is the real side's),
+    and two runs start from the same state."""
+    from envfactory.real.instrument import real_source
+
+    tree = f"mcp+stdio:{sys.executable} {FIXTURES / 'tree_server.py'}"
+    setup = tmp_path / "setup.json"
+    setup.write_text(json.dumps([{"tool": "create_task", "arguments": {"title": "Ship v2"}}]))
+    spec = synthesize(tree, trust_code=True, state="empty", name="tree")
+    starts = [real_source(spec, tree, scenario=str(setup), env={"TREE_RANDOM": "1"}).synth_spec.initial_state
+              for _ in range(2)]  # fmt: skip
+    assert starts[0] == starts[1]
+    (rows,) = [rows for rows in starts[0].values() if rows]
+    assert [row["title"] for row in rows] == ["Ship v2"] and rows[0]["id"] == "task_0001", rows

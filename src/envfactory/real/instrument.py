@@ -281,16 +281,20 @@ class McpSide:
     def __init__(
         self, spec: EnvSpec, target: McpTarget, log: Path | None, final_tool: str | None, setup: str | None = None
     ) -> None:
-        from envfactory.real.served import read_setup
+        from envfactory.real.served import agreed, read_setup, set_up
 
         self.target, self.log = target, log
         self.setup = read_setup(setup, spec.tools.names, spec.name) if setup else []
         with McpSession(target, log=log) as probe:  # fail early, and check the tools are the server's
             listed = set(probe.tool_names())
-        missing = sorted(set(spec.tools.names) - listed)
-        if missing:
-            raise SpecError(f"the server lacks tools of {spec.name!r}: {', '.join(missing)}", file=target.label)
-        self.synth_spec = served_model(spec, target, self.setup)
+            missing = sorted(set(spec.tools.names) - listed)
+            if missing:
+                raise SpecError(f"the server lacks tools of {spec.name!r}: {', '.join(missing)}", file=target.label)
+            answers = set_up(probe, self.setup, target.label)  # where a fresh server starts, under its ids
+        if self.setup:  # only what every fresh server answers alike (ids it counts, not random ones)
+            with McpSession(target, log=log) as again:
+                answers = [agreed(a, b) for a, b in zip(answers, set_up(again, self.setup, target.label), strict=True)]
+        self.synth_spec = served_model(spec, target, self.setup, answers)
         self.final_tool = final_tool or dump_tool(spec.tools)
 
     @contextlib.contextmanager

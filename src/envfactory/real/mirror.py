@@ -148,19 +148,64 @@ def mirrored(spec: EnvSpec, real: Environment) -> EnvSpec:
     return mirror_object(spec, real)[0]
 
 
-def served_model(spec: EnvSpec, target: McpTarget, calls: list[tuple[str, JSON]]) -> EnvSpec:
-    """``spec`` starting as a fresh server of ``target`` does once it has had its setup ``calls``."""
-    return after_setup(spec.model_copy(update={"initial_state": _served_start(spec, target)}), calls)
+def served_model(spec: EnvSpec, target: McpTarget, calls: list[tuple[str, JSON]],
+                 answers: list[Any] | None = None) -> EnvSpec:  # fmt: skip
+    """``spec`` starting as a fresh server of ``target`` does once it has had its setup ``calls``
+    (``answers``: a fresh server's answers to them, see :func:`after_setup`)."""
+    return after_setup(spec.model_copy(update={"initial_state": _served_start(spec, target)}), calls, answers)
 
 
-def after_setup(spec: EnvSpec, calls: list[tuple[str, JSON]]) -> EnvSpec:
-    """``spec`` starting where its setup calls (the ones every fresh server gets) leave it."""
+def after_setup(spec: EnvSpec, calls: list[tuple[str, JSON]], answers: list[Any] | None = None) -> EnvSpec:
+    """``spec`` starting where its setup calls (the ones every fresh server gets) leave it.
+
+    ``answers`` are the real side's answers to the same calls, where known. Setup calls are written
+    for the real side, so a later one names the records an earlier one made by the ids the real side
+    minted (``"parent": "s01"``): paired as replay pairs them (:class:`~envfactory.real.keypool.Aliases`),
+    each call is given the model's own ids, and the records the calls made end up keyed as the real
+    side keyed them (a value holding one of the model's keys holds the real one): where every
+    sequence starts is the same state on both sides, under the same names."""
+    from envfactory.real.keypool import Aliases, holds_key
+
     if not calls:
         return spec
     episode = Environment(spec).episode(max_steps=10**6)
-    for tool, args in calls:
-        episode.call_tool(tool, args)
-    return spec.model_copy(update={"initial_state": episode.state()})
+    aliases = Aliases()
+    for i, (tool, args) in enumerate(calls):
+        result = episode.call_tool(tool, aliases.translate(args))
+        real = answers[i] if answers is not None and i < len(answers) else None
+        if real is not None and result.ok:
+            aliases.pair(real, result.data, given=args, holds=lambda key: holds_key(spec, episode, key))
+    return spec.model_copy(update={"initial_state": _keyed_as_real(spec, episode.state(), aliases.mapping)})
+
+
+def _keyed_as_real(spec: EnvSpec, state: dict[str, list[JSON]], paired: dict[Any, Any]) -> dict[str, list[JSON]]:
+    """``state`` with each record the model keyed by a value ``paired`` holds (real -> model) keyed
+    by the real one instead, and every text holding that key (a reference, a parent) holding the
+    real one. Only where the real key is of the model key's type and no other record of the entity
+    holds it; numbers elsewhere than a key are counts, never renamed."""
+    renamed: dict[Any, Any] = {}
+    for entity in spec.state_schema.entities:
+        keys = {row.get(entity.key) for row in state.get(entity.name, [])}
+        for real, model in paired.items():
+            if model in keys and type(real) is type(model) and real not in keys and model not in renamed:
+                renamed[model] = real
+    if not renamed:
+        return state
+    out: dict[str, list[JSON]] = {}
+    for entity in spec.state_schema.entities:
+        out[entity.name] = [
+            {k: _renamed(renamed, v, k == entity.key or k in entity.refs) for k, v in row.items()}
+            for row in state.get(entity.name, [])
+        ]
+    return {**state, **out}
+
+
+def _renamed(renamed: dict[Any, Any], value: Any, keyed: bool) -> Any:
+    if isinstance(value, str) or (keyed and isinstance(value, int) and not isinstance(value, bool)):
+        return renamed.get(value, value)
+    if isinstance(value, list):
+        return [_renamed(renamed, v, keyed) for v in value]
+    return value
 
 
 def mirror_object(spec: EnvSpec, real: Environment) -> tuple[EnvSpec, dict[str, list[JSON]] | None]:

@@ -203,13 +203,27 @@ def read_setup(path: str, tools: list[str], env: str) -> list[tuple[str, JSON]]:
     return calls
 
 
-def set_up(session: McpSession, calls: list[tuple[str, JSON]], env: str) -> None:
-    """Make the setup calls on a fresh server; one it refuses is a clear error, never half a setup."""
+def set_up(session: McpSession, calls: list[tuple[str, JSON]], env: str) -> list[Any]:
+    """Make the setup calls on a fresh server, and return its answers; one it refuses is a clear
+    error, never half a setup."""
+    answers = []
     for i, (tool, args) in enumerate(calls):
         outcome = session.call(tool, args)
         if not outcome.ok:
             raise EnvSpecError(f"env {env!r}: setup call {i} ({tool}) was refused by the server: "
                                f"{(outcome.error or '')[:200]}")  # fmt: skip
+        answers.append(outcome.data)
+    return answers
+
+
+def agreed(a: Any, b: Any) -> Any:
+    """What two answers to the same call hold alike: members and items both hold, each value where
+    they agree, ``None`` where they differ (a random id, a clock reading)."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        return {k: agreed(v, b[k]) for k, v in a.items() if k in b}
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        return [agreed(x, y) for x, y in zip(a, b, strict=True)]
+    return a if a == b and type(a) is type(b) else None
 
 
 @COMPILERS.register("served")
@@ -229,4 +243,4 @@ def _served(effect: ServedEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
     return run
 
 
-__all__ = ["ServedServer", "ServerPool", "read_setup", "served_setup", "served_target", "set_up"]
+__all__ = ["ServedServer", "ServerPool", "agreed", "read_setup", "served_setup", "served_target", "set_up"]
