@@ -198,3 +198,36 @@ def test_an_operation_whose_name_another_took_is_renamed_with_a_warning(tmp_path
     assert ts[names[1]].source.http is not None and ts[names[1]].source.http.path == "/users/~"
     assert any("'get_users' of GET /users/~ is taken by GET /users" in w for w in ts.warnings)
     assert load_toolset(path) == ts  # the same names every time
+
+
+def test_an_answer_with_only_an_example_is_read_off_the_example(tmp_path: Path) -> None:
+    """A 200 answer that declares no schema but shows an example (OpenAPI 3 ``examples`` written as
+    JSON text, Swagger 2 ``examples``) is the record its example shows: members typed, values kept as
+    examples, with a warning. Before, the answer had no schema and its records no fields."""
+    wine = {"wine": "Petrus, Pomerol", "wine_id": 114959, "score": 98.5, "is_primeurs": False,
+            "regions": ["Bordeaux"], "classification": None}  # fmt: skip
+    page = json.dumps({"count": 1, "next": None, "results": [wine]}, indent=2)
+    v3 = {"openapi": "3.0.0", "info": {"title": "wines", "version": "1"}, "paths": {"/scores/": {"get": {
+        "operationId": "scores", "responses": {"200": {"description": "ok", "content": {
+            "application/json": {"examples": {"response": {"value": page}}}}}}}}}}  # fmt: skip
+    v2 = {"swagger": "2.0", "info": {"title": "wines", "version": "1"}, "paths": {"/scores/": {"get": {
+        "operationId": "scores", "responses": {"200": {"description": "ok", "examples": {
+            "application/json": {"count": 1, "next": None, "results": [wine]}}}}}}}}  # fmt: skip
+    for doc in (v3, v2):
+        path = tmp_path / "wines.json"
+        path.write_text(json.dumps(doc))
+        ts = load_toolset(path)
+        out = ts["scores"].output_schema
+        record = out["properties"]["results"]["items"]["properties"]
+        assert out["properties"]["count"]["type"] == "integer"
+        assert record["wine_id"]["type"] == "integer" and record["score"]["type"] == "number"
+        assert record["is_primeurs"]["type"] == "boolean" and record["regions"]["items"]["type"] == "string"
+        assert record["classification"] == {} and "Petrus, Pomerol" in json.dumps(record["wine"])
+        assert any("its members are read off its example" in w for w in ts.warnings)
+    # records each wrapped in one member (a Rails root) are not read off an example: they would be
+    # records of one field
+    wrapped = {"openapi": "3.0.0", "info": {"title": "codes", "version": "1"}, "paths": {"/codes": {"get": {
+        "operationId": "codes", "responses": {"200": {"description": "ok", "content": {"application/json": {
+            "examples": {"response": {"value": [{"code": {"id": 4, "label": "x"}}]}}}}}}}}}}  # fmt: skip
+    path.write_text(json.dumps(wrapped))
+    assert load_toolset(path)["codes"].output_schema is None

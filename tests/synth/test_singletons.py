@@ -50,3 +50,31 @@ def test_function_tools_named_after_a_singleton_take_no_id(tmp_path) -> None:
     ep = Environment(spec).episode()
     assert ep.call_tool("update_preferences", {"units": "imperial"}).data["units"] == "imperial"
     assert ep.call_tool("get_preferences", {}).data["units"] == "imperial"
+
+
+def test_a_singletons_route_in_two_versions_is_one_record(tmp_path) -> None:
+    """``GET /auth/me`` and ``GET /v2/auth/me``, each answering one object with its own spelling of
+    the members: both read the one record, each answering its own members (the second was a list
+    of one-row tables before, and its list check failed)."""
+    import json
+
+    def one(members: dict) -> dict:
+        return {"200": {"description": "ok", "content": {"application/json": {"schema": {
+            "type": "object", "properties": members}}}}}  # fmt: skip
+
+    doc = {"openapi": "3.0.0", "info": {"title": "tokens", "version": "1"}, "paths": {
+        "/auth/me": {"get": {"operationId": "getMe", "responses": one(
+            {"IssuedAt": {"type": "string", "format": "date-time"}, "UUID": {"type": "string"}})}},
+        "/v2/auth/me": {"get": {"operationId": "getMeV2", "responses": one(
+            {"issued_at": {"type": "string", "format": "date-time"}, "uuid": {"type": "string"}})}},
+    }}  # fmt: skip
+    path = tmp_path / "tokens.json"
+    path.write_text(json.dumps(doc))
+    spec = synthesize(path)
+    effects = {b.tool: b.effect for b in spec.behaviours}
+    assert {(e.kind, getattr(e, "op", None)) for e in effects.values()} == {("singleton", "get")}
+    assert effects["getMe"].entity == effects["getMeV2"].entity  # type: ignore[union-attr]
+    assert self_check(spec).passed
+    ep = Environment(spec).episode()
+    assert set(ep.call_tool("getMe", {}).data) == {"IssuedAt", "UUID"}
+    assert set(ep.call_tool("getMeV2", {}).data) == {"issued_at", "uuid"}

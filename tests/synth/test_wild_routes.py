@@ -1255,3 +1255,27 @@ def test_a_search_word_before_the_last_parameter_searches_the_collection_before_
     effect = spec.behaviour("cinema-detail_search_read").effect
     assert isinstance(effect, ListEffect) and effect.entity == "cinema"
     _passes(spec)
+
+
+def test_an_api_version_in_the_route_is_plumbing(tmp_path: Path) -> None:
+    """``/v{version}/sites`` (Highways England): the version is how the call is sent, filled from the
+    binding (``1`` where the spec gives no example), never an argument the agent or a task must
+    supply; before, every tool required it, no list could be walked and the spec got 0 tasks."""
+    from envfactory.tasks.generate import generate_tasks
+
+    site = {"type": "object", "properties": {"Id": {"type": "string"}, "Name": {"type": "string"},
+                                             "Status": {"type": "string"}}}  # fmt: skip
+    spec = _spec(tmp_path, {
+        "/v{version}/sites": {"get": {"operationId": "sites", "parameters": _path("version"),
+                                      "responses": _ok({"type": "object", "properties": {
+                                          "sites": {"type": "array", "items": site}}})}},
+        "/v{version}/sites/{site_Id}": {"get": {"operationId": "site", "parameters": _path("version", "site_Id"),
+                                                "responses": _ok(site)}},
+    })  # fmt: skip
+    for name in ("sites", "site"):
+        http = spec.tools[name].source.http
+        assert "version" not in spec.tools[name].properties and http is not None and http.values == {"version": "1"}
+    assert list(spec.tools["site"].required) == ["site_Id"]
+    _passes(spec)
+    tasks, _ = generate_tasks(Environment(spec), 10, seed=0)
+    assert len(tasks) == 10 and not any("version" in c.args for t in tasks for c in t.gold)

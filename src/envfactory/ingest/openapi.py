@@ -9,6 +9,7 @@ which entity an operation returns.
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -20,7 +21,7 @@ from envfactory.diagnostics import Diagnostics
 from envfactory.errors import SpecError, UnsupportedFormatError
 from envfactory.ingest.common import clean_tool_name, make_tool, shorten_name
 from envfactory.ingest.files import read_document
-from envfactory.ir.jsonschema import as_tree
+from envfactory.ir.jsonschema import as_tree, schema_from_example
 from envfactory.ir.tool import HttpBinding, ParamLocation, ToolAnnotations, ToolSet, ToolSource, ToolSpec
 
 JSON = dict[str, Any]
@@ -272,10 +273,11 @@ def _operation_tool(route: str, method: str, item: JSON, op: JSON, version: int,
         if loc == "body":
             _add_body(param.get("schema"), bool(param.get("required")), props, required, where, name, diag)
             continue
-        if is_transport(param, auth_names) or (loc == "path" and f".{{{pname}}}" in route):
+        versioned = loc == "path" and f"/v{{{pname}}}/" in f"{route}/"  # ``/v{version}/areas``: the API's version
+        if is_transport(param, auth_names) or (loc == "path" and f".{{{pname}}}" in route) or versioned:
             transport[pname] = loc  # ``/lists.{format}``: the response format, not a resource
-            if param.get("required"):
-                values[pname] = binding_value(param, _param_schema(param, version))
+            if param.get("required") or versioned:
+                values[pname] = binding_value(param, _param_schema(param, version), "1" if versioned else None)
             continue
         schema = _param_schema(param, version)
         if param.get("description") and "description" not in schema:
@@ -308,7 +310,7 @@ def _operation_tool(route: str, method: str, item: JSON, op: JSON, version: int,
         name=name,
         description=_describe(op),
         input_schema=input_schema,
-        output_schema=_output_schema(op.get("responses"), version),
+        output_schema=_output_schema(op.get("responses"), version, diag, locator, name),
         annotations=ToolAnnotations(
             read_only=method == "get",
             destructive=method == "delete",
@@ -331,9 +333,9 @@ _FORMATS = {"uuid": "00000000-0000-4000-8000-000000000000", "date-time": "2026-0
             "date": "2026-01-05", "email": "user@example.com", "uri": "https://example.com"}  # fmt: skip
 
 
-def binding_value(param: JSON, schema: JSON) -> Any:
-    """What a transport parameter is sent as: the spec's example, default or first enum value, else a
-    placeholder of its type (``example`` for text)."""
+def binding_value(param: JSON, schema: JSON, placeholder: Any = None) -> Any:
+    """What a transport parameter is sent as: the spec's example, default or first enum value, else
+    ``placeholder`` or one of its type (``example`` for text)."""
     for holder in (param, schema):
         if "example" in holder:
             return holder["example"]
@@ -348,6 +350,8 @@ def binding_value(param: JSON, schema: JSON) -> Any:
         return schema["default"]
     if isinstance(schema.get("enum"), list) and schema["enum"]:
         return schema["enum"][0]
+    if placeholder is not None:
+        return placeholder
     kind = schema.get("type") if isinstance(schema.get("type"), str) else "string"
     return _PLACEHOLDERS.get(str(kind), _FORMATS.get(str(schema.get("format")), "example"))
 
@@ -424,7 +428,8 @@ def _names(value: Any) -> set[str]:
     return {v for v in value if isinstance(v, str)} if isinstance(value, list) else set()
 
 
-def _output_schema(responses: Any, version: int) -> JSON | None:
+def _output_schema(responses: Any, version: int, diag: Diagnostics | None = None, where: str = "",
+                   tool: str | None = None) -> JSON | None:  # fmt: skip
     if not isinstance(responses, dict):
         return None
     codes = sorted(str(c) for c in responses if str(c).startswith("2"))
@@ -435,7 +440,47 @@ def _output_schema(responses: Any, version: int) -> JSON | None:
         schema = _pick_content(response.get("content")) if version == 3 else response.get("schema")
         if isinstance(schema, dict):
             return schema
+    for code in codes:  # no schema: the members an example answer shows (a person reads them off it)
+        response = responses.get(code, responses.get(int(code) if code.isdigit() else code))
+        example = _example_answer(response, version) if isinstance(response, dict) else None
+        if example is not None:
+            if diag is not None:
+                diag.warn(f"{where}: the {code} answer declares no schema; its members are read off its example",
+                          tool=tool)  # fmt: skip
+            return schema_from_example(example)
     return None
+
+
+def _example_answer(response: JSON, version: int) -> Any:
+    """A response's JSON example (an object or a list; one written as JSON text is read), or None."""
+    holders = list((response.get("content") or {}).values()) if version == 3 else [response]
+    found: list[Any] = []
+    for holder in (h for h in holders if isinstance(h, dict)):
+        if version == 3:
+            found.append(holder.get("example"))
+            named = holder.get("examples")
+            found += [e.get("value") for e in named.values() if isinstance(e, dict)] if isinstance(named, dict) else []
+        else:
+            named = holder.get("examples")
+            found += [v for m, v in named.items() if "json" in str(m)] if isinstance(named, dict) else []
+    for value in found:
+        if isinstance(value, str):
+            try:
+                value = json.loads(value)
+            except ValueError:
+                continue
+        if isinstance(value, (dict, list)) and value and not _items_wrapped(value):
+            return value
+    return None
+
+
+def _items_wrapped(value: Any) -> bool:
+    """Whether a list's records are each wrapped in one member (``[{"promotional_code": {...}}]``, a
+    Rails root): read off an example, they would be records of one field (item wrappers are not
+    modelled), so such an example is left unread."""
+    if not isinstance(value, list) or not value:
+        return False
+    return all(isinstance(i, dict) and len(i) == 1 and isinstance(next(iter(i.values())), dict) for i in value)
 
 
 def _describe(op: JSON) -> str:

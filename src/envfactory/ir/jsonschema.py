@@ -704,3 +704,27 @@ def entity_schema(schema: JSON | None) -> JSON | None:
     """The object schema of the record a tool returns: unwraps arrays and envelopes (see :func:`data_path`)."""
     _, record, _ = data_path(schema)
     return record if record and primary_type(record) == "object" and record.get("properties") else None
+
+
+_KINDS = {bool: "boolean", int: "integer", float: "number", str: "string"}
+
+
+def schema_from_example(value: Any, depth: int = 0) -> JSON:
+    """The schema a person reads off an example answer where the description gives none: objects
+    with their members, lists with the union of their records' members, each value typed and kept
+    as its ``example`` (``null`` types nothing). Bounded at 8 levels."""
+    if depth > 8:
+        return {}
+    if isinstance(value, dict):
+        return {"type": "object", "properties": {str(k): schema_from_example(v, depth + 1) for k, v in value.items()}}
+    if isinstance(value, list):
+        records = [v for v in value if isinstance(v, dict)]
+        if records:
+            merged: JSON = {}
+            for record in records:
+                merged.update({k: v for k, v in record.items() if k not in merged or merged[k] is None})
+            return {"type": "array", "items": schema_from_example(merged, depth + 1)}
+        first = next((v for v in value if v is not None), None)
+        return {"type": "array", "items": schema_from_example(first, depth + 1) if first is not None else {}}
+    kind = _KINDS.get(type(value))
+    return {"type": kind, "example": value} if kind else {}

@@ -355,11 +355,11 @@ def _list(intent: Intent, entity: Entity, schema: StateSchema) -> Behaviour:
     ignored: list[str] = []
     for arg, arg_schema in intent.tool.properties.items():
         low = "".join(tokens(arg))
-        if low in ("limit", "pagesize", "perpage", "maxresults", "size", "count", "top", "rows"):
+        if low in ("limit", "pagesize", "pagelength", "perpage", "maxresults", "size", "count", "top", "rows"):
             paging["limit_arg"] = arg
             default = arg_schema.get("default")
             paging["default_limit"] = default if isinstance(default, int) else None
-        elif low in ("offset", "skip", "start"):
+        elif low in ("offset", "pageoffset", "skip", "start"):
             paging["offset_arg"] = arg
         elif low == "page":
             paging["page_arg"] = arg
@@ -452,6 +452,11 @@ def _filter(arg: str, arg_schema: JSON, intent: Intent, entity: Entity) -> Filte
             return None  # ``properties: [names]`` beside a ``properties`` object: a projection, not a filter
         if same_field(field, arg) and not is_list and _meet(arg_schema, field_schema):
             return Filter(arg=arg, field=field, op="any" if primary_type(field_schema) == "array" else "eq")
+    named = None if is_list else matching_field([f for f, _ in fields], arg, entity.name)
+    if named is not None and _meet(
+        arg_schema, entity.fields[named]
+    ):  # an airport's ``airport_iata``: its ``iata_code``
+        return Filter(arg=arg, field=named, op="any" if primary_type(entity.fields[named]) == "array" else "eq")
     for field, field_schema in fields:  # a list: whichever field comes first
         field_is_list = primary_type(field_schema) == "array"
         if is_list and same_field(field, arg) and _meet(arg_schema, field_schema):

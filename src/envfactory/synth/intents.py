@@ -11,7 +11,14 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from envfactory.ir.jsonschema import data_path, entity_schema, enum_values, primary_type, value_list_member
+from envfactory.ir.jsonschema import (
+    data_path,
+    declares_one_record,
+    entity_schema,
+    enum_values,
+    primary_type,
+    value_list_member,
+)
 from envfactory.ir.tool import ToolSpec
 from envfactory.synth.naming import FILLER, VERBS, id_stem, singular, tokens
 from envfactory.synth.statuses import STATE_WORDS, said_rule
@@ -542,6 +549,12 @@ def _from_http(tool: ToolSpec, collections: frozenset[str]) -> Intent | None:
         if method == "GET" and not is_param[-2] and len(statics) > 1 and _searches(said):
             # /cinema-detail/search/{cinema_name}: the cinema details found by that value, no record of a "search"
             return Intent(tool, "list", verb="search", nouns=_nouns(list(tokens(statics[-2]))), evidence="http")
+        if method == "GET" and len(segments) > 2 and not is_param[-2] and not is_param[-3] \
+                and _names_field_of(said, segments[-3], last[1:-1]):  # fmt: skip
+            # /airport/iata/{airport_iata}: the airport found by its iata code (the airports, where it answers
+            # a list); no record of an "iata"
+            kind = "read" if declares_one_record(tool.output_schema) else "list"
+            return Intent(tool, kind, verb="get", nouns=_nouns(list(tokens(segments[-3]))), evidence="http")
         if len(said) > 1 and (said[0] in VERBS or said[0] in _VERBISH):  # /groups/{id}/addContact/{contactId}
             said = said[1:]
         nouns = _nouns(said)
@@ -666,6 +679,15 @@ _SEARCH_WORDS = frozenset({"search", "searchall", "find", "findall", "lookup", "
 def _searches(words: list[str]) -> bool:
     """Whether a route's word asks for records found by a value (``search``, ``searchall``, ``find-all``)."""
     return bool(words) and words[0] in _SEARCH_WORDS and set(words[1:]) <= {"all"}
+
+
+def _names_field_of(said: list[str], owner: str, param: str) -> bool:
+    """Whether a route's one word before its last parameter is a field of the record the segment
+    before it names, as the parameter's name says: ``/airport/iata/{airport_iata}``,
+    ``/country/code/{country_code}``, ``/users/email/{user_email}``."""
+    words, noun = list(tokens(param)), list(tokens(owner))
+    return (len(said) == 1 and len(words) > 1 and words[-1] == said[0] and bool(noun)
+            and singular("_".join(words[:-1])) == singular("_".join(noun)))  # fmt: skip
 
 
 def _verbish(word: str) -> bool:

@@ -157,7 +157,8 @@ def same_field(a: str, b: str) -> bool:
 def matching_field(fields: Iterable[str], arg: str, noun: str = "") -> str | None:
     """The field ``arg`` names: the same name whatever its spelling (``petId`` ~ ``pet_id``), or,
     given the thing's ``noun``, the name left once the thing's own name is taken off its front (a
-    comment's ``comment_content`` is its ``content``; a ``tweet_comment`` is a comment). A leading
+    comment's ``comment_content`` is its ``content``, an airport's ``airport_iata`` its ``iata_code``;
+    a ``tweet_comment`` is a comment). A leading
     ``new`` says the value is the one the field takes (``new_branch_name``, ``new_title``)."""
     fields = list(fields)
     found = next((f for f in fields if same_field(f, arg)), None)
@@ -167,7 +168,14 @@ def matching_field(fields: Iterable[str], arg: str, noun: str = "") -> str | Non
     if found is not None or not noun or len(words) < 2 or singular(words[0]) != noun.split("_")[-1]:
         return found
     rest = "_".join(words[1:])
-    return next((f for f in fields if same_field(f, rest)), None)
+    found = next((f for f in fields if same_field(f, rest)), None)
+    if found is None:  # an airport's ``airport_iata`` is its ``iata_code``: the one field the rest names a handle of
+        handles = [f for f in fields if tokens(f)[:-1] == words[1:] and tokens(f)[-1] in _HANDLE_WORDS]
+        found = handles[0] if len(handles) == 1 else None
+    return found
+
+
+_HANDLE_WORDS = frozenset({"code", "id", "number", "num", "no", "key", "name"})
 
 
 def credential(name: str) -> bool:

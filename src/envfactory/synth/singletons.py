@@ -64,6 +64,7 @@ def _groups(tools: list[ToolSpec] | tuple[ToolSpec, ...]) -> dict[str, list[Tool
             named[noun].append(tool)
     out = {noun: group for noun, group in named.items() if any(_verb(t) in _GET for t in group)}
     paths = set(by_path)
+    from_paths: dict[str, list[ToolSpec]] = {}
     collections = {_noun(seg) for path in paths for seg, nxt in pairwise(path.split("/"))
                    if seg and "{" not in seg and nxt.startswith("{")}  # fmt: skip
     for path, group in by_path.items():
@@ -76,7 +77,9 @@ def _groups(tools: list[ToolSpec] | tuple[ToolSpec, ...]) -> dict[str, list[Tool
             continue
         noun = _noun(last)
         if noun not in collections:  # ``/search/series`` beside ``/series/{id}``: a search, not one record
-            out.setdefault(noun, group)
+            from_paths.setdefault(noun, []).extend(group)
+    for noun, group in from_paths.items():  # one record, however many versions of its route (``/v2/me``)
+        out.setdefault(noun, group)
     return out
 
 
@@ -91,8 +94,15 @@ def plan_singletons(tools: list[ToolSpec] | tuple[ToolSpec, ...]) -> tuple[list[
     for noun, group in _groups(tools).items():
         reads = [t for t in group if (t.source.http and t.source.http.method.upper() == "GET")
                  or (not t.source.http and _verb(t) in _GET)]  # fmt: skip
-        record = next((r for r in (_one_object(t) for t in reads) if r is not None), None)
-        fields: JSON = {k: v for k, v in ((record or {}).get("properties") or {}).items() if isinstance(v, dict)}
+        records = [r for r in (_one_object(t) for t in reads) if r is not None]
+        record = records[0] if records else None
+        fields: JSON = {}
+        for (
+            each
+        ) in records:  # every read's members: a route's versions may spell them apart (``IssuedAt``, ``issued_at``)
+            fields.update(
+                {k: v for k, v in (each.get("properties") or {}).items() if isinstance(v, dict) and k not in fields}
+            )
         writes = [t for t in group if t not in reads]
         for tool in writes:
             for arg, schema in tool.properties.items():

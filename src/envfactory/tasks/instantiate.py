@@ -232,6 +232,12 @@ class Binder:
             prop = self.spec.tools[node.tool].properties.get(paging.limit_arg, {})  # type: ignore[index]
             limit = int(prop.get("maximum", self.spec.config.max_list_rows))
             args[paging.limit_arg] = str(limit) if primary_type(prop) == "string" else limit  # Google's "100"
+        required = self.spec.tools[node.tool].required  # type: ignore[index]
+        for arg, first in ((paging.offset_arg, 0), (paging.page_arg, 1)):  # a required offset or page: the first
+            if arg and arg in required and arg not in args:
+                prop = self.spec.tools[node.tool].properties.get(arg, {})  # type: ignore[index]
+                start = prop.get("minimum", first) if isinstance(prop.get("minimum"), int) else first
+                args[arg] = str(start) if primary_type(prop) == "string" else start
 
     def _literals(self, node: Draft, effect: Any, episode: Episode, args: JSON) -> None:
         tool = self.spec.tools[node.tool]  # type: ignore[index]

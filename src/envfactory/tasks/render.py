@@ -13,7 +13,7 @@ from typing import Any
 from envfactory.ir.blueprint import Blueprint, Node
 from envfactory.ir.env import EnvSpec
 from envfactory.synth.arguments import tool_references
-from envfactory.synth.naming import credential, flat, id_stem, plural, singular, tokens
+from envfactory.synth.naming import credential, flat, id_stem, plural, same_field, singular, tokens
 from envfactory.synth.statuses import STATE_WORDS
 from envfactory.tasks.walks import FIND
 
@@ -254,8 +254,18 @@ class Renderer:
             said = [(a, v) for a, v in node.args.items() if not self._ref_entity(node.tool, a)]
             if len(said) == 1 and (flat(said[0][0]) == flat(node.entity or "") or tokens(said[0][0])[-1:] == ("name",)):
                 return f"the {entity} named {show(said[0][1])}"
-            return f"the {entity} whose " + " and ".join(f"{words(a)} is {show(v)}" for a, v in said)
+            return f"the {entity} whose " + " and ".join(f"{self._said_as(node.tool, a)} is {show(v)}" for a, v in said)
         return f"that {entity}"
+
+    def _said_as(self, tool: str | None, arg: str) -> str:
+        """A finder's argument in a person's words: the field it is compared with where the argument
+        only prefixes the thing's name to it (an airport's ``airport_iata`` is its "iata code")."""
+        effect = self.spec.behaviour(tool).effect if tool in self.spec.tools.names else None
+        field = next((f.field for f in getattr(effect, "filters", ()) if f.arg == arg and f.field), None)
+        noun = getattr(effect, "entity", "") or ""
+        if field and not same_field(field, arg) and tokens(arg)[:1] == tokens(noun)[-1:]:
+            return field_words(field)
+        return words(arg)
 
     def describe_set(self, node_id: str) -> str:
         node = self.bp.node(node_id)

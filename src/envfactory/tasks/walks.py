@@ -254,6 +254,12 @@ class Walker:
     def _finder(self, entity: str) -> str | None:
         """A read that finds one row by what it holds (every required argument an exact match on a
         plain field: ``get_user_id(user)``), so that a person can name the row instead of its id."""
+        found = self._finders(entity)
+        return self.rng.choice(found) if found else None
+
+    def _finders(self, entity: str, naming: bool = False) -> list[str]:
+        """``naming``: only finders whose fields name a record (an iata code, a name), not a category
+        it shares with others (a section, a flag): a question asks about one record."""
         schema = self.schema[entity]
         found = []
         for tool, effect in self.effects.items():
@@ -262,22 +268,26 @@ class Walker:
             by_arg = {f.arg: f for f in effect.filters}
             if all((f := by_arg.get(arg)) is not None and f.op == "eq" and f.field in schema.fields
                    and f.field != schema.key and f.field not in schema.refs
+                   and not (naming and _category(schema.fields[f.field]))
                    for arg in self.spec.tools[tool].required):  # fmt: skip
                 found.append(tool)
-        return self.rng.choice(sorted(found)) if found else None
+        return sorted(found)
 
     def _feedable(self, lister: str) -> bool:
         """Can a walk fill the lister's required arguments (each a filter on a reference)?"""
         effect = self.effects[lister]
         refs = self.schema[effect.entity].refs
         by_arg = {f.arg: f.field for f in effect.filters if f.field}
-        return all(by_arg.get(arg) in refs for arg in self.spec.tools[lister].required)
+        paged = _paging_args(effect)  # a required page size or offset: the call's own to fill
+        return all(by_arg.get(arg) in refs or arg in paged for arg in self.spec.tools[lister].required)
 
     def _list_call(self, sk: Sketch, lister: str, entity: str, depth: int) -> str | None:
         tool = self.spec.tools[lister]
         effect = self.effects[lister]
         needs: dict[str, tuple[str, str | None] | str] = {}
         for arg in tool.required:  # upstream nodes first, so that the sketch stays in run order
+            if arg in _paging_args(effect):
+                continue
             flt = next((f for f in effect.filters if f.arg == arg and f.field), None)
             target = self.schema[entity].refs.get(flt.field) if flt else None
             if target is None:
@@ -308,14 +318,21 @@ class Walker:
         return bool(self._listed_entities())
 
     def _listed_entities(self) -> list[str]:
-        return [e for e in self.schema.names if self._lister(e) and self.spec.initial_state.get(e)]
+        """Entities with rows that a tool lists, or that one finds by what a person knows."""
+        return [e for e in self.schema.names
+                if (self._lister(e) or self._finders(e, naming=True)) and self.spec.initial_state.get(e)]  # fmt: skip
 
     def _answer(self, sk: Sketch) -> None:
         entities = self._listed_entities()
         if not entities:
             return
         entity = self.rng.choice(entities)
-        rows = self._list_call(sk, self._lister(entity), entity, 1)  # type: ignore[arg-type]
+        lister = self._lister(entity)
+        if lister is None:  # "what is the elevation of the airport whose IATA code is 'LHR'?": found, then read
+            found = sk.add("call", tool=self.rng.choice(self._finders(entity, naming=True)), entity=entity, op=FIND)
+            sk.answers.append(sk.add("lookup", entity=entity, inputs=[found.id]).id)
+            return
+        rows = self._list_call(sk, lister, entity, 1)
         if rows is None:
             return
         kind = self.rng.choice(("count", "sum", "lookup"))
@@ -326,6 +343,19 @@ class Walker:
             filtered = sk.add("filter", entity=entity, inputs=[rows])
             node = sk.add(kind, entity=entity, inputs=[filtered.id])
         sk.answers.append(node.id)
+
+
+def _paging_args(effect: Any) -> set[str]:
+    """The arguments a list pages by (its page size, offset, page, cursor)."""
+    paging = getattr(effect, "paging", None)
+    if paging is None:
+        return set()
+    return {a for a in (paging.limit_arg, paging.offset_arg, paging.page_arg, paging.cursor_arg) if a}
+
+
+def _category(schema: Any) -> bool:
+    """A field whose values many records share by design: one of a few declared values, or a flag."""
+    return isinstance(schema, dict) and (bool(schema.get("enum")) or primary_type(schema) == "boolean")
 
 
 def merge_duplicates(sk: Sketch) -> Sketch:
