@@ -81,3 +81,17 @@ def test_a_list_that_requires_its_page_is_walked_with_the_first_page(tmp_path) -
     assert len(tasks) == 10 and all(t.gold[0].args["PageOffset"] == 0 for t in tasks)
     episode = env.episode(max_steps=10_000, user=ScriptedUser())
     assert success_rate(episode, tasks, gold) == 1.0 and success_rate(episode, tasks, noop) == 0.0
+
+
+def test_a_page_limit_pages_and_is_no_field(tmp_path) -> None:
+    """Rotten Tomatoes' ``?page_limit=&page=``: paging, not a field of the records listed (tasks had
+    asked about "the dvd whose page limit is 'moment'")."""
+    from tests.synth.openapi_docs import ok, synthesize_paths
+
+    dvd = {"type": "object", "properties": {"id": {"type": "string"}, "title": {"type": "string"}}}
+    params = [{"name": n, "in": "query", "schema": {"type": "integer"}} for n in ("page_limit", "page")]
+    spec = synthesize_paths(tmp_path, {"/dvds": {"get": {"operationId": "dvds", "parameters": params,
+        "responses": ok({"type": "object", "properties": {"movies": {"type": "array", "items": dvd}}})}}})  # fmt: skip
+    effect = spec.behaviour("dvds").effect
+    assert effect.paging.limit_arg == "page_limit" and effect.paging.page_arg == "page"  # type: ignore[union-attr]
+    assert "page_limit" not in spec.state_schema["dvd"].fields

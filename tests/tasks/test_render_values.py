@@ -117,3 +117,15 @@ def test_a_time_stamp_is_asked_as_when_it_happened() -> None:
     assert when_done("completed_at") == "completed" and when_done("createdOn") == "created"
     assert when_done("last_updated_at") == "last updated"
     assert when_done("status") is None and when_done("at") is None and when_done("stat") is None
+
+
+def test_a_nested_field_named_after_its_holder_is_said_once() -> None:
+    """``Country.country_code`` is "the country code" (not "the country country code"); an
+    ``address.city`` stays "address city", JSON:API's ``attributes.name`` "name"."""
+    from envfactory.tasks.render import field_words
+
+    assert field_words("Country.country_code") == "country code"
+    assert field_words("Region.region_code") == "region code"
+    assert field_words("address.city") == "address city"
+    assert field_words("attributes.name") == "name"
+    assert field_words("Region.name") == "region name"

@@ -355,7 +355,8 @@ def _list(intent: Intent, entity: Entity, schema: StateSchema) -> Behaviour:
     ignored: list[str] = []
     for arg, arg_schema in intent.tool.properties.items():
         low = "".join(tokens(arg))
-        if low in ("limit", "pagesize", "pagelength", "perpage", "maxresults", "size", "count", "top", "rows"):
+        if low in ("limit", "pagesize", "pagelength", "pagelimit", "perpage", "maxresults", "size", "count", "top",
+                   "rows"):  # fmt: skip
             paging["limit_arg"] = arg
             default = arg_schema.get("default")
             paging["default_limit"] = default if isinstance(default, int) else None

@@ -26,6 +26,8 @@ PAGING_ARGS = {
     "pagesize",
     "page_length",
     "pagelength",
+    "page_limit",
+    "pagelimit",
     "page_offset",
     "pageoffset",
     "per_page",

@@ -326,9 +326,13 @@ def when_done(field: str) -> str | None:
 
 
 def plain_field(path: str | None) -> str:
-    """A field a request names, as its words say it: ``attributes.name`` is the ``name``; an
-    ``address.city`` stays the address's city."""
+    """A field a request names, as its words say it: ``attributes.name`` is the ``name``, and
+    ``Country.country_code`` the ``country_code`` (its words say whose it is); an ``address.city``
+    stays the address's city."""
     outer, dot, inner = (path or "").partition(".")
+    said = tokens(outer)
+    if dot and "." not in inner and said and tuple(tokens(inner)[: len(said)]) == tuple(said):
+        return inner
     return inner if dot and outer.lower() in _FIELD_WRAPPERS else (path or "")
 
 
