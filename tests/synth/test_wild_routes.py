@@ -1279,3 +1279,29 @@ def test_an_api_version_in_the_route_is_plumbing(tmp_path: Path) -> None:
     _passes(spec)
     tasks, _ = generate_tasks(Environment(spec), 10, seed=0)
     assert len(tasks) == 10 and not any("version" in c.args for t in tasks for c in t.gold)
+
+
+def test_a_route_ending_in_an_operation_verb_keeps_no_records_of_it(tmp_path: Path) -> None:
+    """``POST /tax/calculate``, ``POST /qrcode/decode``, ``GET /gifs/translate``: operations that answer
+    what they work out. Before, each was a table or a one-record singleton of "calculates",
+    "decodes", "translates", and tasks asked to "create a new decode with qrimage 'ahead'"."""
+    from envfactory.tasks.generate import generate_tasks
+
+    answer = {"type": "object", "properties": {"amount": {"type": "number"}, "text": {"type": "string"}}}
+    spec = _spec(tmp_path, {
+        "/tax/calculate": {"post": {"operationId": "calculateTax", "responses": _ok(answer),
+                                    "requestBody": _body({"amount": {"type": "number"}})}},
+        "/qrcode/decode": {"post": {"operationId": "decodeQr", "responses": _ok(answer),
+                                    "requestBody": _body({"qrimage": {"type": "string"}})}},
+        "/gifs/translate": {"get": {"operationId": "translateGif", "responses": _ok(answer), "parameters": [
+            {"name": "s", "in": "query", "required": True, "schema": {"type": "string"}}]}},
+        "/notes": {"post": {"operationId": "addNote", "responses": _ok(THING),
+                            "requestBody": _body({"content": {"type": "string"}})},
+                   "get": {"operationId": "listNotes", "responses": _ok({"type": "array", "items": THING})}},
+    })  # fmt: skip
+    assert not {"calculate", "decode", "translate"} & set(spec.state_schema.names), spec.state_schema.names
+    kinds = {b.tool: b.effect.kind for b in spec.behaviours}
+    assert kinds["calculateTax"] == kinds["decodeQr"] == kinds["translateGif"] == "fallback", kinds
+    _passes(spec)
+    tasks, _ = generate_tasks(Environment(spec), 10, seed=0)
+    assert tasks and not any(w in t.instruction.lower() for t in tasks for w in ("decode", "calculate", "translate"))

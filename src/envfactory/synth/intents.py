@@ -669,6 +669,23 @@ _VERBISH = frozenset(
         "rotate",
         "trigger",
         "run",
+        # operations that answer what they work out and keep nothing (``/tax/calculate``,
+        # ``/qrcode/decode``, ``/gifs/translate``): no table of "calculates"
+        "calculate",
+        "compute",
+        "convert",
+        "translate",
+        "decode",
+        "encode",
+        "detect",
+        "predict",
+        "classify",
+        "parse",
+        "analyze",
+        "analyse",
+        "summarize",
+        "summarise",
+        "transcribe",
     }
 )
 
@@ -692,6 +709,13 @@ def _names_field_of(said: list[str], owner: str, param: str) -> bool:
 
 def _verbish(word: str) -> bool:
     return word in VERBS or word in TRANSITIONS or word in _VERBISH
+
+
+def names_operation(segment: str) -> bool:
+    """Whether a route's segment names an operation (``calculate``, ``decode``, ``mark-read``), not a
+    resource: led by a verb."""
+    words = list(tokens(segment))
+    return bool(words) and _verbish(words[0])
 
 
 _PARTICLES = ("up", "down", "in", "out", "on", "off", "over", "back")

@@ -20,7 +20,7 @@ from envfactory.ir.jsonschema import data_path, entity_schema, primary_type, val
 from envfactory.ir.state import SINGLETON_KEY, Entity, StateSchema
 from envfactory.ir.tool import ToolSpec
 from envfactory.synth.effects import DEPOSIT_VERBS, WITHDRAW_VERBS
-from envfactory.synth.intents import name_verb, verb_at
+from envfactory.synth.intents import name_verb, names_operation, verb_at
 from envfactory.synth.naming import singular, tokens
 
 JSON = dict[str, Any]
@@ -69,8 +69,8 @@ def _groups(tools: list[ToolSpec] | tuple[ToolSpec, ...]) -> dict[str, list[Tool
                    if seg and "{" not in seg and nxt.startswith("{")}  # fmt: skip
     for path, group in by_path.items():
         last = path.rsplit("/", 1)[-1]
-        if not last or "{" in path or any(p.startswith(path + "/{") for p in paths):
-            continue
+        if not last or "{" in path or any(p.startswith(path + "/{") for p in paths) or names_operation(last):
+            continue  # ``GET /gifs/translate``: an operation answering one object, not one record
         methods = {t.source.http.method.upper() for t in group if t.source.http}
         reads = [t for t in group if t.source.http and t.source.http.method.upper() == "GET"]
         if "POST" in methods or "DELETE" in methods or not reads or _one_object(reads[0]) is None:
