@@ -1305,3 +1305,24 @@ def test_a_route_ending_in_an_operation_verb_keeps_no_records_of_it(tmp_path: Pa
     _passes(spec)
     tasks, _ = generate_tasks(Environment(spec), 10, seed=0)
     assert tasks and not any(w in t.instruction.lower() for t in tasks for w in ("decode", "calculate", "translate"))
+
+
+def test_a_format_parameter_glued_to_a_segment_is_plumbing(tmp_path: Path) -> None:
+    """``/api/articles{mediaTypeExtension}`` (HealthCare.gov, Buffer): the response format glued to the
+    route, as ``.{format}`` is — sent from the binding (its one declared value), never an argument,
+    never part of a record's name. Before, every tool required it and the records were
+    ``articles_media_type_extension``."""
+    ext = {"name": "mediaTypeExtension", "in": "path", "required": True,
+           "schema": {"type": "string", "enum": [".json"]}}  # fmt: skip
+    article = {"type": "object", "properties": {"title": {"type": "string"}, "content": {"type": "string"}}}
+    spec = _spec(tmp_path, {
+        "/api/articles{mediaTypeExtension}": {"get": {"parameters": [ext], "responses": _ok(
+            {"type": "object", "properties": {"articles": {"type": "array", "items": article}}})}},
+        "/articles/{pageName}{mediaTypeExtension}": {"get": {"parameters": [*_path("pageName"), ext],
+                                                             "responses": _ok(article)}},
+    })  # fmt: skip
+    assert spec.state_schema.names == ["article"]
+    for tool in spec.tools.tools:
+        assert "mediaTypeExtension" not in tool.properties and "media" not in tool.name.lower(), tool.name
+        assert tool.source.http is not None and tool.source.http.values == {"mediaTypeExtension": ".json"}
+    _passes(spec)

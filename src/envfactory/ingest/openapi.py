@@ -220,6 +220,21 @@ def is_transport(param: JSON, auth_names: frozenset[str] = frozenset()) -> bool:
     return low in TRANSPORT_QUERY or (low in ("key", "token") and bool(_CREDENTIAL.search(described)))
 
 
+_SUFFIX_WORDS = ("extension", "format", "ext", "suffix")
+
+
+def _format_suffix(route: str, pname: str) -> bool:
+    """A path parameter glued to the end of a segment after text or another parameter, named for a
+    format (``/api/articles{mediaTypeExtension}``, ``/blog/{pageName}{format}``): the response
+    format, as ``.{format}`` is, not a resource."""
+    words = re.findall(r"[a-z]+", re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", pname).lower())
+    return (
+        bool(words)
+        and words[-1] in _SUFFIX_WORDS
+        and re.search(rf"[^/]\{{{re.escape(pname)}\}}(?:/|$)", route) is not None
+    )
+
+
 def auth_parameter_names(doc: JSON) -> frozenset[str]:
     """Names of apiKey credentials the spec declares (``securitySchemes`` / ``securityDefinitions``)."""
     holder = (doc.get("components") or {}).get("securitySchemes") if isinstance(doc.get("components"), dict) else None
@@ -274,7 +289,8 @@ def _operation_tool(route: str, method: str, item: JSON, op: JSON, version: int,
             _add_body(param.get("schema"), bool(param.get("required")), props, required, where, name, diag)
             continue
         versioned = loc == "path" and f"/v{{{pname}}}/" in f"{route}/"  # ``/v{version}/areas``: the API's version
-        if is_transport(param, auth_names) or (loc == "path" and f".{{{pname}}}" in route) or versioned:
+        suffixed = loc == "path" and _format_suffix(route, pname)  # ``/api/articles{mediaTypeExtension}``
+        if is_transport(param, auth_names) or (loc == "path" and f".{{{pname}}}" in route) or versioned or suffixed:
             transport[pname] = loc  # ``/lists.{format}``: the response format, not a resource
             if param.get("required") or versioned:
                 values[pname] = binding_value(param, _param_schema(param, version), "1" if versioned else None)
@@ -494,6 +510,7 @@ def _describe(op: JSON) -> str:
 def _derived_name(method: str, route: str) -> str:
     parts = []
     for segment in route.strip("/").split("/"):
+        segment = re.sub(r"(?<=.)\{[^}/]*(?:extension|format|ext|suffix)\}$", "", segment, flags=re.IGNORECASE)
         if not segment:
             continue
         if segment.startswith("{"):

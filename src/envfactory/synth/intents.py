@@ -116,10 +116,14 @@ def _segments(path: str) -> list[str]:
     # plumbing in paths: a format extension (/wallets.json, /{id}.xml) names no resource, nor does
     # a fragment (AWS's /#CreateNotification)
     return [
-        re.sub(r"\.(json|xml|yaml|yml|csv|txt|\{[^}/]*\})$", "", s, flags=re.IGNORECASE)
+        _FORMAT_SUFFIX.sub("", re.sub(r"\.(json|xml|yaml|yml|csv|txt|\{[^}/]*\})$", "", s, flags=re.IGNORECASE))
         for s in path.split("#")[0].strip("/").split("/")
         if s
     ]
+
+
+# a format parameter glued to a segment's end (``articles{mediaTypeExtension}``): plumbing, as ``.{format}``
+_FORMAT_SUFFIX = re.compile(r"(?<=.)\{[^}/]*(?:extension|format|ext|suffix)\}$", re.IGNORECASE)
 
 
 # values, at most, a route parameter declares that qualifies what the route reads rather than keys it
@@ -686,6 +690,8 @@ _VERBISH = frozenset(
         "summarize",
         "summarise",
         "transcribe",
+        "reorder",
+        "shuffle",
     }
 )
 
