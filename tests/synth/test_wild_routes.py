@@ -1326,3 +1326,25 @@ def test_a_format_parameter_glued_to_a_segment_is_plumbing(tmp_path: Path) -> No
         assert "mediaTypeExtension" not in tool.properties and "media" not in tool.name.lower(), tool.name
         assert tool.source.http is not None and tool.source.http.values == {"mediaTypeExtension": ".json"}
     _passes(spec)
+
+
+def test_a_route_ending_in_a_state_lists_its_collection(tmp_path: Path) -> None:
+    """``GET /profiles/{id}/updates/pending`` and ``/updates/sent`` (Buffer), ``GET /orders/shipped``: the
+    collection's records in that state — no "pending", "sent" or "shipped" table beside them."""
+    update = {"type": "object", "properties": {"id": {"type": "string"}, "text": {"type": "string"},
+                                               "status": {"type": "string"}}}  # fmt: skip
+    listing = {"type": "object", "properties": {"updates": {"type": "array", "items": update}}}
+    spec = _spec(tmp_path, {
+        "/profiles/{id}/updates/pending": {"get": {"operationId": "pending", "parameters": _path("id"),
+                                                   "responses": _ok(listing)}},
+        "/profiles/{id}/updates/sent": {"get": {"operationId": "sent", "parameters": _path("id"),
+                                                "responses": _ok(listing)}},
+        "/updates/{id}": {"get": {"operationId": "update", "parameters": _path("id"), "responses": _ok(update)}},
+        "/profiles/{id}": {"get": {"operationId": "profile", "parameters": _path("id"),
+                                   "responses": _ok({"type": "object", "properties": {"id": {"type": "string"}}})}},
+    })  # fmt: skip
+    assert not {"pending", "sent"} & set(spec.state_schema.names), spec.state_schema.names
+    effects = {b.tool: b.effect for b in spec.behaviours}
+    assert effects["pending"].kind == effects["sent"].kind == "list"
+    assert effects["pending"].entity == effects["sent"].entity == effects["update"].entity == "update"  # type: ignore[union-attr]
+    _passes(spec)

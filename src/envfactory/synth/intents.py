@@ -640,6 +640,11 @@ def _from_http(tool: ToolSpec, collections: frozenset[str]) -> Intent | None:
         if named.kind == "read" and not prev_param:
             named.kind = "list"
         return named
+    if method == "GET" and _in_a_state(words, segments):
+        # /profiles/{id}/updates/pending, /orders/shipped: the collection's records in that state, no "pending" table
+        intent = Intent(tool, "list", verb="get", nouns=_nouns(list(tokens(segments[-2]))), evidence="http")
+        intent.parent = _parent(segments[:-2], is_param[:-2])
+        return intent
     intent = Intent(
         tool,
         _COLLECTION_KIND.get(method, "unknown"),
@@ -649,6 +654,18 @@ def _from_http(tool: ToolSpec, collections: frozenset[str]) -> Intent | None:
     )
     intent.parent = _parent(segments[:-1], is_param[:-1])
     return intent
+
+
+_MAIL_STATES = frozenset({"sent", "received", "unread", "starred", "flagged"})
+
+
+def _in_a_state(words: list[str], segments: list[str]) -> bool:
+    """Whether a route's last word is a state its collection's records are in (``/updates/pending``,
+    ``/orders/shipped``), the segment before it naming them (words, not a parameter or a version)."""
+    if len(words) != 1 or words[0] not in STATE_WORDS | _MAIL_STATES or len(segments) < 2 or _is_param(segments[-2]):
+        return False
+    before = list(tokens(segments[-2]))
+    return bool(before) and all(w.isalpha() for w in before) and not re.fullmatch(r"v\d+", segments[-2].lower())
 
 
 # words that lead an operation in a path segment though VERBS gives them no CRUD meaning
