@@ -78,3 +78,26 @@ def test_a_singletons_route_in_two_versions_is_one_record(tmp_path) -> None:
     ep = Environment(spec).episode()
     assert set(ep.call_tool("getMe", {}).data) == {"IssuedAt", "UUID"}
     assert set(ep.call_tool("getMeV2", {}).data) == {"issued_at", "uuid"}
+
+
+def test_a_singleton_read_through_a_reading_verb_stays_one_record(tmp_path) -> None:
+    """``GET /account/get-balance``: a read of the one balance (the verb reads), where
+    ``GET /tax/calculate`` is an operation — a route led by an operation verb keeps no singleton, one
+    led by a reading verb still does."""
+    import json
+
+    def one(members: dict) -> dict:
+        return {"200": {"description": "ok", "content": {"application/json": {"schema": {
+            "type": "object", "properties": members}}}}}  # fmt: skip
+
+    doc = {"openapi": "3.0.0", "info": {"title": "account", "version": "1"}, "paths": {
+        "/account/get-balance": {"get": {"operationId": "getBalance", "responses": one(
+            {"value": {"type": "number"}, "autoReload": {"type": "boolean"}})}},
+        "/tax/calculate": {"get": {"operationId": "calculateTax", "responses": one({"amount": {"type": "number"}})}},
+    }}  # fmt: skip
+    path = tmp_path / "account.json"
+    path.write_text(json.dumps(doc))
+    spec = synthesize(path)
+    effects = {b.tool: b.effect for b in spec.behaviours}
+    assert (effects["getBalance"].kind, effects["getBalance"].entity) == ("singleton", "balance")  # type: ignore[union-attr]
+    assert effects["calculateTax"].kind == "fallback" and "calculate" not in spec.state_schema.names

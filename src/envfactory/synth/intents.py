@@ -736,9 +736,9 @@ def _verbish(word: str) -> bool:
 
 def names_operation(segment: str) -> bool:
     """Whether a route's segment names an operation (``calculate``, ``decode``, ``mark-read``), not a
-    resource: led by a verb."""
+    resource: led by a verb other than one that reads (``get-balance`` reads the balance)."""
     words = list(tokens(segment))
-    return bool(words) and _verbish(words[0])
+    return bool(words) and _verbish(words[0]) and VERBS.get(words[0]) not in ("read", "list")
 
 
 _PARTICLES = ("up", "down", "in", "out", "on", "off", "over", "back")
