@@ -23,6 +23,7 @@ from envfactory.ingest.common import clean_tool_name, make_tool, shorten_name
 from envfactory.ingest.files import read_document
 from envfactory.ir.jsonschema import as_tree, schema_from_example
 from envfactory.ir.tool import HttpBinding, ParamLocation, ToolAnnotations, ToolSet, ToolSource, ToolSpec
+from envfactory.words import tokens
 
 JSON = dict[str, Any]
 METHODS = ("get", "post", "put", "patch", "delete")
@@ -223,16 +224,13 @@ def is_transport(param: JSON, auth_names: frozenset[str] = frozenset()) -> bool:
 _SUFFIX_WORDS = ("extension", "format", "ext", "suffix")
 
 
-def _format_suffix(route: str, pname: str) -> bool:
-    """A path parameter glued to the end of a segment after text or another parameter, named for a
-    format (``/api/articles{mediaTypeExtension}``, ``/blog/{pageName}{format}``): the response
-    format, as ``.{format}`` is, not a resource."""
-    words = re.findall(r"[a-z]+", re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", pname).lower())
-    return (
-        bool(words)
-        and words[-1] in _SUFFIX_WORDS
-        and re.search(rf"[^/]\{{{re.escape(pname)}\}}(?:/|$)", route) is not None
-    )
+def glued_format(segment: str) -> str | None:
+    """The name of a format parameter glued to the end of a route segment after text or another
+    parameter (``articles{mediaTypeExtension}``, ``{pageName}{format}``): the response format, as
+    ``.{format}`` is, not a resource; ``None`` where the segment ends otherwise."""
+    found = re.search(r"(?<=.)\{([^{}/]+)\}$", segment)
+    named = tokens(found.group(1)) if found else ()
+    return found.group(1) if found and named and named[-1] in _SUFFIX_WORDS else None
 
 
 def auth_parameter_names(doc: JSON) -> frozenset[str]:
@@ -289,7 +287,7 @@ def _operation_tool(route: str, method: str, item: JSON, op: JSON, version: int,
             _add_body(param.get("schema"), bool(param.get("required")), props, required, where, name, diag)
             continue
         versioned = loc == "path" and f"/v{{{pname}}}/" in f"{route}/"  # ``/v{version}/areas``: the API's version
-        suffixed = loc == "path" and _format_suffix(route, pname)  # ``/api/articles{mediaTypeExtension}``
+        suffixed = loc == "path" and pname in map(glued_format, route.split("/"))  # ``/api/articles{…Extension}``
         if is_transport(param, auth_names) or (loc == "path" and f".{{{pname}}}" in route) or versioned or suffixed:
             transport[pname] = loc  # ``/lists.{format}``: the response format, not a resource
             if param.get("required") or versioned:
@@ -510,7 +508,8 @@ def _describe(op: JSON) -> str:
 def _derived_name(method: str, route: str) -> str:
     parts = []
     for segment in route.strip("/").split("/"):
-        segment = re.sub(r"(?<=.)\{[^}/]*(?:extension|format|ext|suffix)\}$", "", segment, flags=re.IGNORECASE)
+        glued = glued_format(segment)
+        segment = segment.removesuffix(f"{{{glued}}}") if glued else segment
         if not segment:
             continue
         if segment.startswith("{"):

@@ -58,6 +58,11 @@ class Paging(_Frozen):
     cursor_arg: str | None = None
     default_limit: int | None = None
 
+    @property
+    def args(self) -> set[str]:
+        """The arguments the list pages by: its page size, offset, page and cursor."""
+        return {a for a in (self.limit_arg, self.offset_arg, self.page_arg, self.cursor_arg) if a}
+
 
 Split = Literal["given", "sorted"]  # the order a text's comma-separated parts are kept in
 

@@ -453,10 +453,9 @@ def _filter(arg: str, arg_schema: JSON, intent: Intent, entity: Entity) -> Filte
             return None  # ``properties: [names]`` beside a ``properties`` object: a projection, not a filter
         if same_field(field, arg) and not is_list and _meet(arg_schema, field_schema):
             return Filter(arg=arg, field=field, op="any" if primary_type(field_schema) == "array" else "eq")
+    # a single value the thing's name prefixes to a field: an airport's ``airport_iata`` is its ``iata_code``
     named = None if is_list else matching_field([f for f, _ in fields], arg, entity.name)
-    if named is not None and _meet(
-        arg_schema, entity.fields[named]
-    ):  # an airport's ``airport_iata``: its ``iata_code``
+    if named is not None and _meet(arg_schema, entity.fields[named]):
         return Filter(arg=arg, field=named, op="any" if primary_type(entity.fields[named]) == "array" else "eq")
     for field, field_schema in fields:  # a list: whichever field comes first
         field_is_list = primary_type(field_schema) == "array"

@@ -11,6 +11,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from envfactory.ingest.openapi import glued_format
 from envfactory.ir.jsonschema import (
     data_path,
     declares_one_record,
@@ -115,15 +116,14 @@ def collection_paths(tools: list[ToolSpec]) -> frozenset[str]:
 def _segments(path: str) -> list[str]:
     # plumbing in paths: a format extension (/wallets.json, /{id}.xml) names no resource, nor does
     # a fragment (AWS's /#CreateNotification)
-    return [
-        _FORMAT_SUFFIX.sub("", re.sub(r"\.(json|xml|yaml|yml|csv|txt|\{[^}/]*\})$", "", s, flags=re.IGNORECASE))
-        for s in path.split("#")[0].strip("/").split("/")
-        if s
-    ]
-
-
-# a format parameter glued to a segment's end (``articles{mediaTypeExtension}``): plumbing, as ``.{format}``
-_FORMAT_SUFFIX = re.compile(r"(?<=.)\{[^}/]*(?:extension|format|ext|suffix)\}$", re.IGNORECASE)
+    out = []
+    for s in path.split("#")[0].strip("/").split("/"):
+        s = re.sub(r"\.(json|xml|yaml|yml|csv|txt|\{[^}/]*\})$", "", s, flags=re.IGNORECASE)
+        glued = glued_format(s)  # ``articles{mediaTypeExtension}``: a format glued to the segment, plumbing too
+        s = s.removesuffix(f"{{{glued}}}") if glued else s
+        if s:
+            out.append(s)
+    return out
 
 
 # values, at most, a route parameter declares that qualifies what the route reads rather than keys it

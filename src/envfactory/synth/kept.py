@@ -81,9 +81,7 @@ def _computed_from(behaviour: Behaviour, tools: ToolSet, names: set[str]) -> set
     if isinstance(effect, ReadEffect):
         used = {effect.key_arg}
     elif isinstance(effect, ListEffect):
-        paging = effect.paging
-        used = {f.arg for f in effect.filters} | set(effect.needs)
-        used |= {paging.limit_arg, paging.offset_arg, paging.page_arg, paging.cursor_arg} - {None}  # type: ignore[arg-type]
+        used = {f.arg for f in effect.filters} | set(effect.needs) | effect.paging.args
     else:
         return set()
     http = tool.source.http

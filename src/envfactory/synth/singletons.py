@@ -97,12 +97,10 @@ def plan_singletons(tools: list[ToolSpec] | tuple[ToolSpec, ...]) -> tuple[list[
         records = [r for r in (_one_object(t) for t in reads) if r is not None]
         record = records[0] if records else None
         fields: JSON = {}
-        for (
-            each
-        ) in records:  # every read's members: a route's versions may spell them apart (``IssuedAt``, ``issued_at``)
-            fields.update(
-                {k: v for k, v in (each.get("properties") or {}).items() if isinstance(v, dict) and k not in fields}
-            )
+        for each in records:  # every read's members: a route's versions may spell them apart (IssuedAt, issued_at)
+            for name, member in (each.get("properties") or {}).items():
+                if isinstance(member, dict):
+                    fields.setdefault(name, member)
         writes = [t for t in group if t not in reads]
         for tool in writes:
             for arg, schema in tool.properties.items():

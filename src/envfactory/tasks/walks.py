@@ -65,8 +65,7 @@ def splittable(entity: Entity) -> bool:
     """Whether rows of ``entity`` can be narrowed to a subset by a field: an enum or a boolean that
     is neither its key nor a reference (a prefilter on anything else can never bind)."""
     return any(
-        (schema.get("enum") or primary_type(schema) == "boolean") and name != entity.key and name not in entity.refs
-        for name, schema in entity.fields.items()
+        _category(schema) and name != entity.key and name not in entity.refs for name, schema in entity.fields.items()
     )
 
 
@@ -278,7 +277,7 @@ class Walker:
         effect = self.effects[lister]
         refs = self.schema[effect.entity].refs
         by_arg = {f.arg: f.field for f in effect.filters if f.field}
-        paged = _paging_args(effect)  # a required page size or offset: the call's own to fill
+        paged = effect.paging.args  # a required page size or offset: the call's own to fill
         return all(by_arg.get(arg) in refs or arg in paged for arg in self.spec.tools[lister].required)
 
     def _list_call(self, sk: Sketch, lister: str, entity: str, depth: int) -> str | None:
@@ -286,7 +285,7 @@ class Walker:
         effect = self.effects[lister]
         needs: dict[str, tuple[str, str | None] | str] = {}
         for arg in tool.required:  # upstream nodes first, so that the sketch stays in run order
-            if arg in _paging_args(effect):
+            if arg in effect.paging.args:
                 continue
             flt = next((f for f in effect.filters if f.arg == arg and f.field), None)
             target = self.schema[entity].refs.get(flt.field) if flt else None
@@ -343,14 +342,6 @@ class Walker:
             filtered = sk.add("filter", entity=entity, inputs=[rows])
             node = sk.add(kind, entity=entity, inputs=[filtered.id])
         sk.answers.append(node.id)
-
-
-def _paging_args(effect: Any) -> set[str]:
-    """The arguments a list pages by (its page size, offset, page, cursor)."""
-    paging = getattr(effect, "paging", None)
-    if paging is None:
-        return set()
-    return {a for a in (paging.limit_arg, paging.offset_arg, paging.page_arg, paging.cursor_arg) if a}
 
 
 def _category(schema: Any) -> bool:

@@ -57,9 +57,7 @@ def list_filters(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
     out = []
     for tool, pairs, entity, effect in list_reads(spec, evidence):
         behaviour = spec.behaviour(tool)
-        paging = effect.paging
-        used = {f.arg for f in effect.filters} | {paging.limit_arg, paging.offset_arg, paging.page_arg,
-                                                   paging.cursor_arg}  # fmt: skip
+        used = {f.arg for f in effect.filters} | effect.paging.args
         fewer = [p for p in pairs if _fewer(p)]
         for arg in sorted({a for p in fewer for a, v in p.args.items() if a not in used and _scalar(v)}):
             ops: Counter[tuple[str, FilterOp]] = Counter()
