@@ -116,14 +116,14 @@ def collection_paths(tools: list[ToolSpec]) -> frozenset[str]:
 def _segments(path: str) -> list[str]:
     # plumbing in paths: a format extension (/wallets.json, /{id}.xml) names no resource, nor does
     # a fragment (AWS's /#CreateNotification)
-    out = []
-    for s in path.split("#")[0].strip("/").split("/"):
-        s = re.sub(r"\.(json|xml|yaml|yml|csv|txt|\{[^}/]*\})$", "", s, flags=re.IGNORECASE)
-        glued = glued_format(s)  # ``articles{mediaTypeExtension}``: a format glued to the segment, plumbing too
-        s = s.removesuffix(f"{{{glued}}}") if glued else s
-        if s:
-            out.append(s)
-    return out
+    return [_unglued(re.sub(r"\.(json|xml|yaml|yml|csv|txt|\{[^}/]*\})$", "", s, flags=re.IGNORECASE))
+            for s in path.split("#")[0].strip("/").split("/") if s]  # fmt: skip
+
+
+def _unglued(segment: str) -> str:
+    """``segment`` without a format parameter glued to its end (``articles{mediaTypeExtension}``)."""
+    glued = glued_format(segment)
+    return segment.removesuffix(f"{{{glued}}}") if glued else segment
 
 
 # values, at most, a route parameter declares that qualifies what the route reads rather than keys it
