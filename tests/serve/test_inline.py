@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import socket
 from collections.abc import Iterator, MutableMapping
 from pathlib import Path
 from typing import Any
@@ -14,7 +15,10 @@ import orjson
 import pytest
 from tests.integrations.serving import running
 from websockets.asyncio.client import connect as async_connect
+from websockets.client import ClientProtocol
 from websockets.exceptions import ConnectionClosed
+from websockets.protocol import State
+from websockets.uri import parse_uri
 
 from envfactory.integrations.openenv import ToolCallAction, make_app
 from envfactory.ir.task import Task
@@ -230,3 +234,56 @@ def test_an_answerer_that_fails_closes_its_connection_with_1011_and_the_server_g
     with running(app, ws=InlineWebSocketProtocol) as url:
         first, code, after = asyncio.run(talk(url.replace("http", "ws") + "/ws"))
     assert (first, code, after) == ("HELLO", 1011, "STILL HERE")
+
+
+def _raw_session(url: str) -> tuple[socket.socket, ClientProtocol]:
+    """A WebSocket handshake done by hand, so that frames can be written together in one chunk."""
+    sock = socket.create_connection(("127.0.0.1", int(url.rsplit(":", 1)[1])), timeout=HANG_S)
+    protocol = ClientProtocol(parse_uri(url.replace("http", "ws") + "/ws"))
+    protocol.send_request(protocol.connect())
+    sock.sendall(b"".join(protocol.data_to_send()))
+    while protocol.state is not State.OPEN:
+        protocol.receive_data(sock.recv(65536))
+        protocol.events_received()
+    return sock, protocol
+
+
+def test_a_message_that_arrives_with_the_close_frame_ends_the_session_cleanly() -> None:
+    """A client that sends a message and closes at once (its last step, then a trainer's shutdown)
+    gets the closing handshake back; the message is not answered on a closing connection (that
+    raised inside uvicorn's read callback and aborted the connection without a close frame)."""
+    offered: list[str] = []
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        await receive()  # websocket.connect
+        await send({"type": "websocket.accept"})
+        while True:
+            scope[ANSWER] = lambda text: offered.append(text) or text.upper()
+            message = await receive()
+            scope.pop(ANSWER, None)
+            if message["type"] != "websocket.receive":
+                return
+            try:
+                await send({"type": "websocket.send", "text": message["text"].upper()})
+            except OSError:  # the client is gone
+                return
+
+    with running(app, ws=InlineWebSocketProtocol) as url:
+        sock, protocol = _raw_session(url)
+        with sock:
+            protocol.send_text(b"hello")
+            sock.sendall(b"".join(protocol.data_to_send()))
+            while not protocol.events_received():
+                protocol.receive_data(sock.recv(65536))  # the first reply, answered inline
+            protocol.send_text(b"last words")
+            protocol.send_close(1000)
+            sock.sendall(b"".join(protocol.data_to_send()))  # one chunk: the message, then the close frame
+            while protocol.state is not State.CLOSED:
+                data = sock.recv(65536)
+                protocol.receive_data(data)
+                if not data:
+                    break
+        with socket.create_connection(("127.0.0.1", int(url.rsplit(":", 1)[1])), timeout=HANG_S):
+            pass  # the server goes on
+    assert offered == ["hello"]  # the message on the closing connection went to the app, not the answerer
+    assert protocol.close_rcvd is not None and protocol.close_rcvd.code == 1000  # the handshake, not an abort

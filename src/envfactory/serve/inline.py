@@ -17,6 +17,8 @@ and a message goes to the app as before whenever
 - the client is not reading its replies (the transport's buffer is full): the app's ``send``
   waits for it, and reading pauses, as uvicorn does;
 - the message is binary, or not valid UTF-8 (uvicorn's own handling applies);
+- the connection is closing (the client's close frame came in the same read as the message):
+  no reply may be sent, and uvicorn hands the app the message and then the disconnect;
 - the answerer returns None: a message only the app may answer (``close``).
 
 An answerer that raises (it answers every bad message itself, so only a fault of the server's
@@ -32,6 +34,7 @@ from collections.abc import Callable
 from typing import ClassVar, cast
 
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+from websockets.protocol import State
 
 ANSWER = "envfactory.answer"  # scope key: Callable[[str], str | None], offered by the app while it waits
 Answerer = Callable[[str], "str | None"]
@@ -47,7 +50,7 @@ class InlineWebSocketProtocol(WebSocketsSansIOProtocol):  # type: ignore[misc]
     def send_receive_event_to_app(self) -> None:
         answer = cast("Answerer | None", self.scope.get(ANSWER))
         if (answer is None or self.curr_msg_data_type != "text" or self.close_sent or not self.queue.empty()
-                or not self.writable.is_set()):  # fmt: skip
+                or not self.writable.is_set() or self.conn.state is not State.OPEN):  # fmt: skip
             super().send_receive_event_to_app()
             return
         data = self.frames[0] if len(self.frames) == 1 else b"".join(self.frames)
