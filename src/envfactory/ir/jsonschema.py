@@ -107,6 +107,14 @@ class _Normalizer:
         for key in ("anyOf", "oneOf"):
             if isinstance(out.get(key), list):
                 out[key] = [self.run(s, f"{field}.{key}", depth + 1, seen) for s in out[key]]
+        for key in ("anyOf", "oneOf"):
+            only = out.get(key)
+            if (isinstance(only, list) and len(only) == 1 and isinstance(only[0], dict) and "properties" not in out
+                    and only[0].get("type") != "null"
+                    and out.get("type") in (None, primary_type(only[0]))):  # fmt: skip
+                # Mailscript's ``{type: object, oneOf: [Address]}``: one alternative is no choice, the schema is it
+                out = {**only[0], **{k: v for k, v in out.items() if k != key}}
+                self.warn(field, f"a '{key}' of one alternative read as that alternative")
         branches = [s for key in ("anyOf", "oneOf") for s in out.get(key) or () if isinstance(s, dict)]
         if out.get("type") == "array" and branches and all(primary_type(s) == "object" or "properties" in s
                                                           for s in branches):  # fmt: skip

@@ -95,7 +95,7 @@ def _made_in_a_batch(behaviour: Behaviour, tool: ToolSpec, schema: StateSchema) 
     items = tool.properties[arg].get("items")
     members = list((items.get("properties") or {}) if isinstance(items, dict) else {})
     plain = isinstance(items, dict) and primary_type(items) in ("string", "integer", "number")
-    entity = _valued(singular(arg), schema) if plain else _holding(members, schema)
+    entity = _valued(singular(arg), schema) if plain else _holding(members, schema, behaviour.effect.entity)
     if entity is None:
         return None
     value_field = matching_field(entity.fields, singular(arg), entity.name) if plain else None
@@ -141,14 +141,15 @@ def _valued(field: str, schema: StateSchema) -> Entity | None:
     return min(fitting, key=lambda e: (e.name != field, len(e.fields), e.name), default=None)
 
 
-def _holding(members: list[str], schema: StateSchema) -> Entity | None:
-    """The entity holding a field for every one of (at least two) item members; of several, the
-    one with the fewest other fields."""
+def _holding(members: list[str], schema: StateSchema, own: str) -> Entity | None:
+    """The entity holding a field for every one of (at least two) item members: the create's own
+    (the route's: ``POST /categories`` with ``categories: [{uuid, name}]``) where it does, else, of
+    several, the one with the fewest other fields."""
     if len(members) < 2:
         return None
     fitting = [e for e in schema.entities
                if e.key != SINGLETON_KEY and all(matching_field(e.fields, m, e.name) for m in members)]  # fmt: skip
-    return min(fitting, key=lambda e: (len(e.fields), e.name), default=None)
+    return min(fitting, key=lambda e: (e.name != own, len(e.fields), e.name), default=None)
 
 
 def _verb(tool: ToolSpec) -> str:

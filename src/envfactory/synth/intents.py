@@ -113,11 +113,15 @@ def collection_paths(tools: list[ToolSpec]) -> frozenset[str]:
     return frozenset(out)
 
 
+# an API version in a route (``/v1/taxes``, ``/categories/v2``, ``/v{version}/areas``): it names no resource
+_VERSION_SEGMENT = re.compile(r"v(?:\d+(?:\.\d+)*|\{[^}/]+\})", re.IGNORECASE)
+
+
 def _segments(path: str) -> list[str]:
     # plumbing in paths: a format extension (/wallets.json, /{id}.xml) names no resource, nor does
-    # a fragment (AWS's /#CreateNotification)
+    # a fragment (AWS's /#CreateNotification) or the API's version
     return [_unglued(re.sub(r"\.(json|xml|yaml|yml|csv|txt|\{[^}/]*\})$", "", s, flags=re.IGNORECASE))
-            for s in path.split("#")[0].strip("/").split("/") if s]  # fmt: skip
+            for s in path.split("#")[0].strip("/").split("/") if s and not _VERSION_SEGMENT.fullmatch(s)]  # fmt: skip
 
 
 def _unglued(segment: str) -> str:
@@ -365,8 +369,9 @@ def aspects_read(intents: list[Intent]) -> list[Intent]:
     word no other tool names and whose answer is one object, reads that record: the answer is a
     view of it, shaped from its row, not a table of its own. A word other tools name is a thing of
     its own (a card's ``board``); a plural word (an event's ``instances``) or a list answered (a
-    user's ``budget`` lines) is records."""
-    named = Counter(n for i in intents for n in i.nouns[:1])
+    user's ``budget`` lines) is records. An operation on a record (``POST /orgs/{id}/import``) keeps no
+    records of it: a scope every route names is not a record because one route acts under it."""
+    named = Counter(n for i in intents if i.kind != "action" for n in i.nouns[:1])
     for intent in intents:
         tool, http = intent.tool, intent.tool.source.http
         if http is None or http.method != "GET" or intent.kind not in ("read", "list") or intent.parent is None:
@@ -609,6 +614,13 @@ def _from_http(tool: ToolSpec, collections: frozenset[str]) -> Intent | None:
         if words
         else False
     )
+    if len(segments) == 1 and len(words) > 1 and (words[0] in VERBS or words[0] in _VERBISH) and not collection:
+        # /create-corpus, /sendMessage, /getChat (a remote-procedure API): the route's word says the verb
+        # and the noun, as a tool's name does; a read or change of one record needs an argument keying it
+        named = _from_name(tool.model_copy(update={"name": last}))
+        if named.kind not in ("read", "update", "delete") or _keys_one(tool, named.nouns):
+            named.tool, named.evidence = tool, "http"
+            return named
     # a transition word leading a compound (``checkout-key``) is an adjective: the compound is a noun
     transition = words[:1] != [] and words[0] in TRANSITIONS and (len(words) == 1 or words[0] in VERBS)
     if (
@@ -657,6 +669,11 @@ def _from_http(tool: ToolSpec, collections: frozenset[str]) -> Intent | None:
 
 
 _MAIL_STATES = frozenset({"sent", "received", "unread", "starred", "flagged"})
+
+
+def _keys_one(tool: ToolSpec, nouns: list[str]) -> bool:
+    """Whether an argument of ``tool`` keys one of the records ``nouns`` name (``chat_id``, ``id``)."""
+    return any(a.lower() in _ID_WORDS or (id_stem(a) is not None and id_stem(a) in nouns) for a in tool.properties)
 
 
 def _in_a_state(words: list[str], segments: list[str]) -> bool:

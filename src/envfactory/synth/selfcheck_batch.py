@@ -36,8 +36,12 @@ def _probe_create_many(p: Probe) -> None:
     items = []
     for n in range(2):
         item = p.maker.value(items_schema, effect.items_arg, entity.name)
-        if isinstance(item, dict) and entity.key in item and isinstance(item[entity.key], str):
-            item[entity.key] = f"{item[entity.key]} {n}"  # two different natural keys
+        if (
+            isinstance(item, dict)
+            and isinstance(item.get(entity.key), str)
+            and not _formatted(items_schema, entity.key)
+        ):
+            item[entity.key] = f"{item[entity.key]} {n}"  # two different natural keys (a drawn uuid is new as it is)
         elif isinstance(item, dict) and isinstance(item.get(entity.key), int):
             item[entity.key] = _free_number(p, entity.name, n)  # a number no record is keyed by yet
         items.append(item)
@@ -57,6 +61,13 @@ def _probe_create_many(p: Probe) -> None:
     again = p.call(p.behaviour.tool, args)
     p.note("repeating the batch creates nothing", again.ok and len(p.rows(entity.name)) - before == made,
            again.content[:200])  # fmt: skip
+
+
+def _formatted(items_schema: JSON | None, member: str) -> bool:
+    """Whether the items' ``member`` has a format or a pattern (a uuid, a date): text appended to
+    it would make it invalid."""
+    prop = ((items_schema or {}).get("properties") or {}).get(member)
+    return isinstance(prop, dict) and bool(prop.get("format") or prop.get("pattern"))
 
 
 def _free_number(p: Probe, entity: str, n: int) -> int:
