@@ -218,7 +218,11 @@ def is_transport(param: JSON, auth_names: frozenset[str] = frozenset()) -> bool:
     if location != "query":
         return False
     described = str(param.get("description") or "")
-    return low in TRANSPORT_QUERY or (low in ("key", "token") and bool(_CREDENTIAL.search(described)))
+    # ``key``, ``token``, ``api_secret``, ``client_secret`` described as a credential ("Your API secret"); a
+    # ``secret`` alone is a field lists filter on ("Filter on the secret token")
+    said = re.findall(r"[a-z0-9]+", low)
+    secret = low in ("key", "token") or ("secret" in said and len(said) > 1)
+    return low in TRANSPORT_QUERY or (secret and bool(_CREDENTIAL.search(described)))
 
 
 _SUFFIX_WORDS = ("extension", "format", "ext", "suffix")

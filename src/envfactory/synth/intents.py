@@ -623,9 +623,11 @@ def _from_http(tool: ToolSpec, collections: frozenset[str]) -> Intent | None:
             return named
     # a transition word leading a compound (``checkout-key``) is an adjective: the compound is a noun
     transition = words[:1] != [] and words[0] in TRANSITIONS and (len(words) == 1 or words[0] in VERBS)
+    # a verb and its particle (``top-up``, ``sign-out``, ``check-in``) written to: an operation
+    phrasal = len(words) == 2 and words[-1] in _PARTICLES and method != "GET"
     if (
         words
-        and (transition or words[0] in VERBS or words[0] in _VERBISH or operation)
+        and (transition or words[0] in VERBS or words[0] in _VERBISH or operation or phrasal)
         and len(segments) > 1
         and not collection
     ):
@@ -645,7 +647,9 @@ def _from_http(tool: ToolSpec, collections: frozenset[str]) -> Intent | None:
             named.kind, named.verb = "action", "_".join(words)
         elif method == "DELETE" and named.kind == "create":  # DELETE /expenses/sendEmails, "Bulk delete
             named.kind = "delete"  # expenses": a DELETE makes nothing, whatever its route's word says
-        named.nouns = owner
+        made = method == "POST" and named.kind == "create" and len(words) > 1 and bool(named.nouns)
+        if prev_param or not made or owner[0] not in _SIGNED_IN:
+            named.nouns = owner  # /orders/{id}/cancel: the order's; /account/register-sender makes a sender
         named.key_arg = segments[-2][1:-1] if prev_param else None
         named.evidence = "http"
         named.tool = tool
@@ -759,6 +763,9 @@ def names_operation(segment: str) -> bool:
 
 
 _PARTICLES = ("up", "down", "in", "out", "on", "off", "over", "back")
+# a route's namespace for the caller's own one record (``/account/...``, ``/me/...``): what is made under it
+# is a thing of its own, not that record
+_SIGNED_IN = frozenset({"me", "my", "self", "account", "profile", "current"})
 _SCOPES = ("for", "by", "of", "from")  # /dweets/for/{thing}: the things' dweets, not a dweet named {thing}
 
 

@@ -73,14 +73,26 @@ def _groups(tools: list[ToolSpec] | tuple[ToolSpec, ...]) -> dict[str, list[Tool
             continue  # ``GET /gifs/translate``: an operation answering one object, not one record
         methods = {t.source.http.method.upper() for t in group if t.source.http}
         reads = [t for t in group if t.source.http and t.source.http.method.upper() == "GET"]
-        if "POST" in methods or "DELETE" in methods or not reads or _one_object(reads[0]) is None:
-            continue
+        posts = [t for t in group if t.source.http and t.source.http.method.upper() == "POST"]
         noun = _noun(last)
+        # ``POST /account/settings`` named changeAccountSettings, answering the settings: the one record set
+        setting = bool(posts) and all(_verb(t) in _SET for t in posts)
+        if (posts and not setting) or "DELETE" in methods:
+            continue
+        if not reads and not (setting and noun in NOUNS.values() and _one_object(posts[0]) is not None):
+            continue
+        if reads and _one_object(reads[0]) is None:
+            continue
         if noun not in collections:  # ``/search/series`` beside ``/series/{id}``: a search, not one record
             from_paths.setdefault(noun, []).extend(group)
     for noun, group in from_paths.items():  # one record, however many versions of its route (``/v2/me``)
         out.setdefault(noun, group)
     return out
+
+
+def _letters(name: str) -> str:
+    """A name's letters and digits, lower case: how two spellings of one field compare."""
+    return re.sub(r"[^a-z0-9]", "", name.lower())
 
 
 def _noun(segment: str) -> str:
@@ -94,7 +106,7 @@ def plan_singletons(tools: list[ToolSpec] | tuple[ToolSpec, ...]) -> tuple[list[
     for noun, group in _groups(tools).items():
         reads = [t for t in group if (t.source.http and t.source.http.method.upper() == "GET")
                  or (not t.source.http and _verb(t) in _GET)]  # fmt: skip
-        records = [r for r in (_one_object(t) for t in reads) if r is not None]
+        records = [r for r in (_one_object(t) for t in reads or group) if r is not None]  # a set answering it
         record = records[0] if records else None
         fields: JSON = {}
         for each in records:  # every read's members: a route's versions may spell them apart (IssuedAt, issued_at)
@@ -102,9 +114,11 @@ def plan_singletons(tools: list[ToolSpec] | tuple[ToolSpec, ...]) -> tuple[list[
                 if isinstance(member, dict):
                     fields.setdefault(name, member)
         writes = [t for t in group if t not in reads]
+        spelt = {_letters(f): f for f in fields}  # ``moCallBackUrl`` sets what the answer says as ``mo-callback-url``
         for tool in writes:
             for arg, schema in tool.properties.items():
-                fields.setdefault(arg, schema if isinstance(schema, dict) else {})
+                if _letters(arg) not in spelt:
+                    fields.setdefault(arg, schema if isinstance(schema, dict) else {})
         if not fields:
             continue
         required = tuple((record or {}).get("required") or ())
@@ -114,8 +128,9 @@ def plan_singletons(tools: list[ToolSpec] | tuple[ToolSpec, ...]) -> tuple[list[
             behaviours[tool.name] = Behaviour(tool=tool.name, effect=SingletonEffect(entity=noun, op="get"),
                                               prior="confident", notes=(f"the one {noun} record",))  # fmt: skip
         for tool in writes:
-            mapped = {a: a for a in tool.properties if a in fields}
-            ignored = [a for a in tool.properties if a not in fields]
+            mapped = {a: a if a in fields else spelt[_letters(a)] for a in tool.properties
+                      if a in fields or _letters(a) in spelt}  # fmt: skip
+            ignored = [a for a in tool.properties if a not in mapped]
             notes = [f"sets fields of the one {noun} record"] + ([f"ignored: {ignored}"] if ignored else [])
             effect = SingletonEffect(entity=noun, op="set", args=mapped)
             prior: Prior = "plausible" if ignored else "confident"
