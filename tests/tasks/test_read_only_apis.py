@@ -95,3 +95,31 @@ def test_a_page_limit_pages_and_is_no_field(tmp_path) -> None:
     effect = spec.behaviour("dvds").effect
     assert effect.paging.limit_arg == "page_limit" and effect.paging.page_arg == "page"  # type: ignore[union-attr]
     assert "page_limit" not in spec.state_schema["dvd"].fields
+
+
+def test_records_a_search_term_finds_are_asked_about_by_their_title(tmp_path) -> None:
+    """ISBNdb's shape: ``GET /book/{isbn}`` reads a book, ``GET /books/{query}`` searches the books (a
+    search term keys no book, and the search declares no answer). Before, the search was a read of
+    a book keyed by the query and nothing listed or found the books: no task at all. Now the search
+    finds a book by its title — "the publisher of the book whose title is '...'" —, the page it asks
+    for is the agent's business, and trivial agents fail."""
+    from tests.synth.openapi_docs import get, synthesize_paths
+
+    text, number = {"type": "string"}, {"type": "integer"}
+    book = {"type": "object", "properties": {"isbn": text, "title": text, "publisher": text, "pages": number}}
+    search = get("searchBooks", {}, "query")
+    search["get"]["parameters"].append({"name": "pageSize", "in": "query", "schema": {"type": "integer"}})
+    search["get"]["responses"] = {"200": {"description": "the books matching the query"}}
+    spec = synthesize_paths(tmp_path, {"/book/{isbn}": get("getBook", book, "isbn"), "/books/{query}": search})
+    effect = spec.behaviour("searchBooks").effect
+    assert effect.kind == "list" and [(f.arg, f.op) for f in effect.filters] == [("query", "search")]  # type: ignore[union-attr]
+    env = Environment(spec)
+    tasks, _ = generate_tasks(env, 20, seed=0)
+    assert len(tasks) == 20 and all(t.goal.answer for t in tasks)
+    found = [t for t in tasks if any(c.tool == "searchBooks" for c in t.gold)]
+    assert found and all("whose title is" in t.instruction for t in found), [t.instruction for t in found]
+    assert not any("page size" in t.instruction or "query" in t.instruction for t in tasks)
+    episode = env.episode(max_steps=10_000, user=ScriptedUser())
+    assert success_rate(episode, tasks, gold) == 1.0
+    assert success_rate(episode, tasks, noop) == 0.0
+    assert all(v == 0.0 for v in baselines(env, tasks).values())

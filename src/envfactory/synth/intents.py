@@ -558,6 +558,9 @@ def _from_http(tool: ToolSpec, collections: frozenset[str]) -> Intent | None:
         if method == "GET" and not is_param[-2] and len(statics) > 1 and _searches(said):
             # /cinema-detail/search/{cinema_name}: the cinema details found by that value, no record of a "search"
             return Intent(tool, "list", verb="search", nouns=_nouns(list(tokens(statics[-2]))), evidence="http")
+        if method == "GET" and not is_param[-2] and _searches(list(tokens(last[1:-1]))) and not _searches(said):
+            # /books/{query}: the books found by that text (a search term keys no book)
+            return Intent(tool, "list", verb="search", nouns=_nouns(said), evidence="http")
         if method == "GET" and len(segments) > 2 and not is_param[-2] and not is_param[-3] \
                 and _names_field_of(said, segments[-3], last[1:-1]):  # fmt: skip
             # /airport/iata/{airport_iata}: the airport found by its iata code (the airports, where it answers

@@ -25,7 +25,7 @@ from envfactory.synth.arguments import action_ready, fill_wrapped_references, ga
 from envfactory.synth.data import coerce_key
 from envfactory.synth.naming import credential, same_field, tokens
 from envfactory.tasks.errors import Rejected
-from envfactory.tasks.walks import FIND, Draft, Sketch
+from envfactory.tasks.walks import FIND, Draft, Sketch, naming_text
 
 __all__ = ["Binder", "Bound", "Rejected"]
 from envfactory.values import ValueMaker
@@ -169,13 +169,18 @@ class Binder:
                 data = records[0]
         if node.op == FIND and getattr(effect, "finds", None) == "key" and isinstance(data, (str, int)):
             data = episode.store.get(effect.entity, data) or data  # ``find_user_id_by_email``: that user's row
+        if node.op == FIND and isinstance(data, list) and len(data) == 1:  # a search answering the one it found
+            data = data[0]
         if node.op == FIND and not isinstance(data, dict):
             raise Rejected(f"{node.tool} answers no one record to find")
         return data
 
     def _find(self, node: Draft, effect: Any, episode: Episode, args: JSON) -> None:
         """The row a finder call finds: one whose stated fields no other row shares."""
-        by = {f.arg: f.field for f in effect.filters if f.arg in self.spec.tools[node.tool].required}  # type: ignore[index]
+        entity = self.schema[effect.entity]
+        named = naming_text(entity)  # a search term names the row by its title
+        required = self.spec.tools[node.tool].required  # type: ignore[index]
+        by: dict[str, str] = {f.arg: fld for f in effect.filters if f.arg in required and (fld := f.field or named)}
         accept = self.accept(node.id)
         rows = [r for r in episode.store.rows(effect.entity) if all(r.get(f) is not None for f in by.values())]
         seen = Counter(tuple(str(r[f]) for f in by.values()) for r in rows)

@@ -251,16 +251,22 @@ class Renderer:
         if node.kind == "lookup":
             return f"the {entity} of {self.describe(node.inputs[0])}"
         if node.kind == "call" and node.op == FIND and node.args:  # the user names it; the agent finds it
-            said = [(a, v) for a, v in node.args.items() if not self._ref_entity(node.tool, a)]
+            paging = getattr(getattr(self.spec.behaviour(node.tool), "effect", None), "paging", None)  # type: ignore[arg-type]
+            paged = paging.args if paging is not None else frozenset()  # a page the agent asks for, not the user
+            said = [(a, v) for a, v in node.args.items() if not self._ref_entity(node.tool, a) and a not in paged]
             if len(said) == 1 and (flat(said[0][0]) == flat(node.entity or "") or tokens(said[0][0])[-1:] == ("name",)):
                 return f"the {entity} named {show(said[0][1])}"
-            return f"the {entity} whose " + " and ".join(f"{self._said_as(node.tool, a)} is {show(v)}" for a, v in said)
+            return f"the {entity} whose " + " and ".join(f"{self._said_as(node.tool, a, node.field)} is {show(v)}"
+                                                         for a, v in said)  # fmt: skip
         return f"that {entity}"
 
-    def _said_as(self, tool: str | None, arg: str) -> str:
+    def _said_as(self, tool: str | None, arg: str, found_by: str | None = None) -> str:
         """A finder's argument in a person's words: the field it is compared with where the argument
-        only prefixes the thing's name to it (an airport's ``airport_iata`` is its "iata code")."""
+        only prefixes the thing's name to it (an airport's ``airport_iata`` is its "iata code"), the
+        field the row was named by where the argument is a search term (a book's "title")."""
         effect = self.spec.behaviour(tool).effect if tool in self.spec.tools.names else None
+        if found_by and any(f.arg == arg and f.op == "search" for f in getattr(effect, "filters", ())):
+            return field_words(found_by)
         field = next((f.field for f in getattr(effect, "filters", ()) if f.arg == arg and f.field), None)
         noun = getattr(effect, "entity", "") or ""
         if field and not same_field(field, arg) and tokens(arg)[:1] == tokens(noun)[-1:]:

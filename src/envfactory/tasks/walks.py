@@ -260,17 +260,24 @@ class Walker:
         """``naming``: only finders whose fields name a record (an iata code, a name), not a category
         it shares with others (a section, a flag): a question asks about one record."""
         schema = self.schema[entity]
+        titled = naming_text(schema) is not None
         found = []
         for tool, effect in self.effects.items():
             if effect.kind != "list" or effect.entity != entity or not self.spec.tools[tool].required:
                 continue
             by_arg = {f.arg: f for f in effect.filters}
-            if all((f := by_arg.get(arg)) is not None and f.op == "eq" and f.field in schema.fields
-                   and f.field != schema.key and f.field not in schema.refs
-                   and not (naming and _category(schema.fields[f.field]))
+            if all((f := by_arg.get(arg)) is not None and (self._names_by(f, schema, naming)
+                                                            or (f.op == "search" and f.field is None and titled))
                    for arg in self.spec.tools[tool].required):  # fmt: skip
-                found.append(tool)
+                found.append(tool)  # ``/books/{query}``: a search term, found by the book's title
         return sorted(found)
+
+    @staticmethod
+    def _names_by(flt: Any, schema: Entity, naming: bool) -> bool:
+        """Whether a filter finds rows by what a person knows of them: an exact match on a plain
+        field (not the key, a reference, or — ``naming`` — a category many records share)."""
+        return (flt.op == "eq" and flt.field in schema.fields and flt.field != schema.key
+                and flt.field not in schema.refs and not (naming and _category(schema.fields[flt.field])))  # fmt: skip
 
     def _feedable(self, lister: str) -> bool:
         """Can a walk fill the lister's required arguments (each a filter on a reference)?"""
@@ -342,6 +349,16 @@ class Walker:
             filtered = sk.add("filter", entity=entity, inputs=[rows])
             node = sk.add(kind, entity=entity, inputs=[filtered.id])
         sk.answers.append(node.id)
+
+
+# the text fields a person names a record by, best first
+NAMING_TEXT = ("title", "name", "label", "subject", "username", "email")
+
+
+def naming_text(entity: Any) -> str | None:
+    """The text field a person names one of ``entity``'s records by (a book's ``title``), if any."""
+    return next((f for f in NAMING_TEXT if primary_type(entity.fields.get(f)) == "string"
+                 and not entity.fields[f].get("enum")), None)  # fmt: skip
 
 
 def _category(schema: Any) -> bool:
