@@ -213,7 +213,7 @@ def lean_messages(task: Any) -> list[bytes]:
     """The task's reset and its gold plan's steps, as the messages openenv's client sends."""
     made = _LEAN.get(task.id)
     if made is None:
-        steps = [{"type": "step", "data": a.model_dump(exclude={"metadata"})} for a in actions(task)]
+        steps = [{"type": "step", "data": orjson.Fragment(a)} for a in lean_actions(task)]
         made = _LEAN[task.id] = [orjson.dumps(m) for m in [{"type": "reset", "data": {"task_id": task.id}}, *steps]]
     return made
 

@@ -21,7 +21,7 @@ from envfactory.ir.state import SINGLETON_KEY, Entity, StateSchema
 from envfactory.ir.tool import ToolSpec
 from envfactory.synth.effects import DEPOSIT_VERBS, WITHDRAW_VERBS
 from envfactory.synth.intents import name_verb, names_operation, verb_at
-from envfactory.synth.naming import singular, tokens
+from envfactory.synth.naming import flat, singular, tokens
 
 JSON = dict[str, Any]
 NOUNS = {"me": "profile", "profile": "profile", "settings": "settings", "preferences": "preferences",
@@ -90,11 +90,6 @@ def _groups(tools: list[ToolSpec] | tuple[ToolSpec, ...]) -> dict[str, list[Tool
     return out
 
 
-def _letters(name: str) -> str:
-    """A name's letters and digits, lower case: how two spellings of one field compare."""
-    return re.sub(r"[^a-z0-9]", "", name.lower())
-
-
 def _noun(segment: str) -> str:
     words = list(tokens(segment))
     return NOUNS.get(words[-1], "_".join([*words[:-1], singular(words[-1])])) if words else segment
@@ -114,10 +109,10 @@ def plan_singletons(tools: list[ToolSpec] | tuple[ToolSpec, ...]) -> tuple[list[
                 if isinstance(member, dict):
                     fields.setdefault(name, member)
         writes = [t for t in group if t not in reads]
-        spelt = {_letters(f): f for f in fields}  # ``moCallBackUrl`` sets what the answer says as ``mo-callback-url``
+        spelt = {flat(f): f for f in fields}  # ``moCallBackUrl`` sets what the answer says as ``mo-callback-url``
         for tool in writes:
             for arg, schema in tool.properties.items():
-                if _letters(arg) not in spelt:
+                if flat(arg) not in spelt:
                     fields.setdefault(arg, schema if isinstance(schema, dict) else {})
         if not fields:
             continue
@@ -128,8 +123,8 @@ def plan_singletons(tools: list[ToolSpec] | tuple[ToolSpec, ...]) -> tuple[list[
             behaviours[tool.name] = Behaviour(tool=tool.name, effect=SingletonEffect(entity=noun, op="get"),
                                               prior="confident", notes=(f"the one {noun} record",))  # fmt: skip
         for tool in writes:
-            mapped = {a: a if a in fields else spelt[_letters(a)] for a in tool.properties
-                      if a in fields or _letters(a) in spelt}  # fmt: skip
+            mapped = {a: a if a in fields else spelt[flat(a)] for a in tool.properties
+                      if a in fields or flat(a) in spelt}  # fmt: skip
             ignored = [a for a in tool.properties if a not in mapped]
             notes = [f"sets fields of the one {noun} record"] + ([f"ignored: {ignored}"] if ignored else [])
             effect = SingletonEffect(entity=noun, op="set", args=mapped)

@@ -251,8 +251,8 @@ class Renderer:
         if node.kind == "lookup":
             return f"the {entity} of {self.describe(node.inputs[0])}"
         if node.kind == "call" and node.op == FIND and node.args:  # the user names it; the agent finds it
-            paging = getattr(getattr(self.spec.behaviour(node.tool), "effect", None), "paging", None)  # type: ignore[arg-type]
-            paged = paging.args if paging is not None else frozenset()  # a page the agent asks for, not the user
+            paging = getattr(self.spec.behaviour(node.tool).effect, "paging", None)  # type: ignore[arg-type]
+            paged = paging.args if paging is not None else set()  # a page the agent asks for, not the user
             said = [(a, v) for a, v in node.args.items() if not self._ref_entity(node.tool, a) and a not in paged]
             if len(said) == 1 and (flat(said[0][0]) == flat(node.entity or "") or tokens(said[0][0])[-1:] == ("name",)):
                 return f"the {entity} named {show(said[0][1])}"
