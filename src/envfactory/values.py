@@ -410,6 +410,9 @@ def _string(vm: ValueMaker, schema: JSON, name: str, entity: str) -> str:
     pattern = schema.get("pattern")
     if formatted is not None and not isinstance(pattern, str):
         return formatted(vm)
+    described = _described_form(schema.get("description")) if formatted is None and pattern is None else None
+    if described is not None:  # "Target date YYYY-MM-DD": what a caller would send (not a check the model makes)
+        return described(vm)
     # a format's value, else one its name suggests; then, where a pattern is declared, one it matches
     text = formatted(vm) if formatted is not None else _string_by_name(vm, tokens(name), entity)
     if isinstance(pattern, str):
@@ -448,6 +451,24 @@ _FORMATTED: dict[str, Callable[[ValueMaker], str]] = {
 }
 
 
+# the form a description writes a value in ("Target date YYYY-MM-DD", "month as YYYY-MM", "at HH:MM"), most
+# specific first
+_DESCRIBED_FORMS: tuple[tuple[re.Pattern[str], Callable[[ValueMaker], str]], ...] = (
+    (re.compile(r"\bYYYY-MM-DD[T ]HH:MM:SS\b"), lambda vm: vm.date().strftime("%Y-%m-%dT%H:%M:%S")),
+    (re.compile(r"\bYYYY-MM-DD[T ]HH:MM\b"), lambda vm: vm.date().strftime("%Y-%m-%dT%H:%M")),
+    (re.compile(r"\bYYYY-MM-DD\b"), lambda vm: vm.date().strftime("%Y-%m-%d")),
+    (re.compile(r"\bYYYY-MM\b"), lambda vm: vm.date().strftime("%Y-%m")),
+    (re.compile(r"\bHH:MM\b"), lambda vm: _time_of_day(vm)),
+)
+
+
+def _described_form(text: Any) -> Callable[[ValueMaker], str] | None:
+    """How to make a value in the form ``text`` (a field's description) writes it in, if it writes one."""
+    if not isinstance(text, str):
+        return None
+    return next((make for form, make in _DESCRIBED_FORMS if form.search(text)), None)
+
+
 def _time_of_day(vm: ValueMaker) -> str:
     """A working hour's quarter: ``07:45``."""
     return f"{vm.rng.randint(7, 19):02d}:{vm.rng.choice((0, 15, 30, 45)):02d}"
@@ -473,9 +494,10 @@ def _string_by_name(vm: ValueMaker, toks: tuple[str, ...], entity: str) -> str:
     if not toks:
         return vm.fake.word()
     last = toks[-1]
-    if last in ("date", "day") or toks[-1:] == ("at",) or last in ("time", "timestamp", "start", "end"):
+    dated = last in ("date", "day", "deadline") or toks == ("due",)  # a task's ``due``, not an ``amount_due``
+    if dated or toks[-1:] == ("at",) or last in ("time", "timestamp", "start", "end"):
         stamp = vm.date()
-        return stamp.strftime("%Y-%m-%d") if last in ("date", "day") else stamp.strftime("%Y-%m-%dT%H:%M:%SZ")
+        return stamp.strftime("%Y-%m-%d") if dated else stamp.strftime("%Y-%m-%dT%H:%M:%SZ")
     if last == "name" and len(toks) > 1 and toks[-2] in ("first", "last", "user"):
         last = {"first": "first", "last": "last", "user": "username"}[toks[-2]]
     elif last == "name" or (toks == (entity,) and entity in PEOPLE):  # a user's ``user`` field is its name

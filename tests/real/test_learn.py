@@ -92,12 +92,18 @@ def test_learning_from_a_live_server_and_from_its_trace_alone(tmp_path: Path) ->
     learned, report, trace = learn(spec, NOTES, budget=80, seed=0)
     check_round_trip(learned)  # the folder `learn -o` writes loads back as it was
     assert report.evidence == "real" and report.calls == 80 and report.held_out_sequences >= 2
+    # no tool reads everything and none was named: the lists that need no argument stand for the state
+    assert report.final_reads == ("list_notes",) and report.ceiling is not None
+    assert report.ceiling.final_state == 1.0 and report.learned.final_state is not None
     assert report.ceiling is not None and report.ceiling.outcome == 1.0
     assert report.learned.outcome >= report.described.outcome
     assert (report.learned.exact or 0) > (report.described.exact or 0)  # the wording was learned
     assert (report.learned.exact or 0) > (report.stub.exact or 0)
     path = write_trace(trace, tmp_path / "trace.jsonl")
     assert read_trace(path).calls == trace.calls
+    # a refusal keeps its kind and the real side's words ("Error: note 7 not found")
+    refused = [c for s in read_trace(path).sequences for c in s.calls if not c.ok]
+    assert refused and all(c.error and c.message and c.message.startswith("Error: ") for c in refused)
     again, from_trace, _ = learn(spec, str(path), seed=0)
     assert from_trace.evidence == "traces" and from_trace.ceiling is None
     assert (from_trace.learned.exact or 0) >= 0.8 * (report.learned.exact or 0)
@@ -207,6 +213,9 @@ def test_learn_says_which_reply_places_counted_by_presence_only(tmp_path: Path) 
     assert shown.exit_code == 0, shown.output
     line = next(line for line in shown.output.splitlines() if "compared by presence only" in line)
     assert "add_task.created_at" in line and ".title" not in line
+    # no terminal (a log file): where it is, a plain line each time it moves to another phase
+    said = shown.output.splitlines()
+    assert any(s.startswith("explored 10/") for s in said) and any(s.startswith("round 1:") for s in said)
 
 
 def test_sequences_explored_apart_are_a_yardstick_that_stays_put(tmp_path: Path) -> None:
@@ -394,3 +403,11 @@ def test_a_servers_random_ids_never_key_the_models_start(tmp_path: Path) -> None
     assert starts[0] == starts[1]
     (rows,) = [rows for rows in starts[0].values() if rows]
     assert [row["title"] for row in rows] == ["Ship v2"] and rows[0]["id"] == "task_0001", rows
+
+
+def test_a_server_keeping_its_store_in_its_folder_never_gets_the_folder_as_a_value() -> None:
+    """``{tmp}`` in a command is a key only for a file server rooted there; a server that keeps its
+    own store in the folder (``--store {tmp}/notes``) is never called with ``{tmp}`` as a title or an id."""
+    _, _, trace = learn(_notes_spec(), NOTES + " --store {tmp}/notes", budget=40, seed=0)
+    called = [json.dumps(c.arguments) for s in trace.sequences for c in s.calls]
+    assert called and not any("{tmp}" in a for a in called)

@@ -43,7 +43,8 @@ def test_a_text_list_is_worded_record_by_record_with_marks_by_a_field_and_its_co
     real = "Found 3 notes:\n[x] 1: Buy milk\n[ ] 2: Call Bob\n[ ] 3: Walk\n(end)"
     template = template_of(real, {}, "", rows)
     assert template == {"$each": "raw", "join": "\n", "head": "Found {count} notes:\n", "tail": "\n(end)",
-                        "item": {"$case": "{item.done}", "cases": {"true": "[x] {item.id}: {item.title}"},
+                        "item": {"$case": "{item.done}", "cases": {"true": "[x] {item.id}: {item.title}",
+                                                                   "false": "[ ] {item.id}: {item.title}"},
                                  "value": "[ ] {item.id}: {item.title}"}}  # fmt: skip
     assert fill(template, {}, None, rows=rows[1:]) == "Found 2 notes:\n[ ] 2: Call Bob\n[ ] 3: Walk\n(end)"
     # a mark no shared value tells apart is a record's own wording: memorized, not a template
@@ -97,3 +98,50 @@ def test_lines_some_replies_hold_join_one_wording_and_fill_where_the_record_hold
     assert united_lines(["a {out.x}\nb", "a {out.x}\nsee also\nb"]) is None
     assert united_lines([wordings[0]]) is None and united_lines([{"a": 1}, {"a": 2}]) is None
     assert united_lines([wordings[0], wordings[0].replace("status", "state")]) is None
+
+
+TREE = [{"id": "s01", "status": "in-progress", "title": "Ship v2", "description": "the release"},
+        {"id": "s01t01", "status": "in-progress", "title": "Write docs", "parent": "s01"},
+        {"id": "s02", "status": "pending", "title": "Fix login"},
+        {"id": "s03", "status": "done", "title": "Plan", "description": "why"}]  # fmt: skip
+
+
+def test_a_text_list_of_top_level_records_words_each_by_its_mark_and_the_pieces_it_has() -> None:
+    """``~ s01  Ship v2 (...)`` beside ``. s02  Fix login``: the mark is the status's (a value the
+    state's records share), `` (...)`` is there where a task has a description, and the list holds
+    the tasks without a parent."""
+    real = "~ s01  Ship v2 (...)\n. s02  Fix login\nx s03  Plan (...)"
+    template = template_of({"result": real}, {}, TREE, state={"task": TREE})["result"]
+    assert template["$each"] == "state.task" and template["where"] == {"parent": None}
+    assert template["item"]["$parts"][0] == {"$case": "{item.status}", "value": "~",
+                                             "cases": {"in-progress": "~", "pending": ".", "done": "x"}}  # fmt: skip
+    grown = [*TREE, {"id": "s04", "status": "done", "title": "Ship", "description": "now"}]
+    assert fill(template, {}, None, state=lambda e: grown) == real + "\nx s04  Ship (...)"
+    # blocks alike but in a place no field tells (the marks of two records, nothing shared): no wording
+    assert "$each" not in str(template_of({"result": "~ s01  Ship v2\n. s02  Fix login"}, {}, TREE[:1] + TREE[2:3]))
+
+
+def test_the_marks_of_several_replies_are_united_in_one_wording() -> None:
+    from envfactory.synth.proposers.shapes import united_cases
+
+    one = {"$each": "state.task", "item": {"$parts": [{"$case": "{item.status}", "cases": {"pending": ".",
+           "in-progress": "~"}, "value": "~"}, " {item.title}"]}}  # fmt: skip
+    other = {"$each": "state.task", "item": {"$parts": [{"$case": "{item.status}", "cases": {"pending": ".",
+             "cancelled": "-"}, "value": "."}, " {item.title}"]}}  # fmt: skip
+    united = united_cases([one, one, other])
+    assert united["item"]["$parts"][0] == {"$case": "{item.status}", "value": "~",
+                                           "cases": {"pending": ".", "in-progress": "~", "cancelled": "-"}}  # fmt: skip
+    assert united_cases([one, one]) is None and united_cases([one, {"other": 1}]) is None
+
+
+def test_a_text_about_one_record_says_its_fields_on_labelled_lines() -> None:
+    from envfactory.ir.state import Entity
+    from envfactory.synth.proposers.starts import labelled_record
+
+    task = Entity(name="task", key="id", fields={"id": {"type": "string"}, "title": {"type": "string"},
+                  "status": {"type": "string", "enum": ["pending", "in-progress"]}, "points": {"type": "integer"},
+                  "parent": {"type": ["string", "null"]}})  # fmt: skip
+    text = "# s01t01: Write docs\nstatus: in-progress\n- Points: 3\nparent: s01\nid: s01t01\nNote: a: b"
+    assert labelled_record({"result": text}, task) == {"status": "in-progress", "points": 3, "parent": "s01"}
+    assert labelled_record("status: blocked\nPoints: many", task) is None  # no value its field takes
+    assert labelled_record("status: pending", task) is None  # one line: no text about a record

@@ -53,9 +53,13 @@ def test_guessed_keys_go_once_the_real_side_shows_keys_of_its_own() -> None:
     alike.drop_guesses()
     assert alike.values == ["alice", "bob"]
     prose = KeyPool(guesses=["todo_0001"])
-    prose.learn("1. Buy milk (id 3f2a)")
+    prose.learn("1. Buy milk")
     prose.drop_guesses()
     assert prose.values == ["todo_0001"]
+    stated = KeyPool(guesses=["todo_0001"])  # prose that states an id of its own shows a key
+    stated.learn("1. Buy milk (id 3f2a)")
+    stated.drop_guesses()
+    assert stated.values == ["3f2a"]
 
 
 def test_numbers_agree_within_a_relative_millionth_and_booleans_only_with_booleans() -> None:
@@ -95,3 +99,39 @@ def test_a_records_own_key_is_drawn_for_the_argument_named_after_its_holder() ->
     assert 0.68 < (drawn["u-1"] + drawn["u-2"]) / 1000 < 0.80
     assert keys.by_field["taskId"] == [7] and keys.by_field["task_id"] == [7]
     assert "path_id" not in keys.by_field and "file_path" in keys.by_field
+
+
+def test_ids_a_reply_states_in_prose_are_drawn_for_later_calls() -> None:
+    """A create answered "Task created successfully with ID: 7" or "Saved! #12": later calls name
+    those records, as a person reading the reply would (a number as a number)."""
+    import random
+
+    from envfactory.real.keypool import KeyPool, stated_ids
+    from envfactory.values import ValueMaker
+
+    assert stated_ids("Task created successfully with ID: 7") == [7]
+    assert stated_ids("💸 Saved! #12\nAmount: ₹124") == [12]
+    assert stated_ids("Your id is XK-55; see #heading") == ["XK-55"]
+    pool = KeyPool()
+    pool.learn({"result": "Task created successfully with ID: 7"})
+    pool.learn("💸 Saved! #12")
+    schema = {"type": "object", "properties": {"task_id": {"type": "integer"}}, "required": ["task_id"]}
+    rng, maker = random.Random(0), ValueMaker(0)
+    drawn = [pool.arguments(schema, rng, maker)["task_id"] for _ in range(50)]
+    assert {7, 12} <= set(drawn) and sum(d in (7, 12) for d in drawn) > 25
+
+
+def test_two_records_alike_in_name_are_paired_by_the_ids_both_sides_counted() -> None:
+    """Two tasks both named "Soon", ids 1 and 2 on both sides; the model stored the first one's
+    status otherwise: the real 1 is the model's 1, not the model's 2 (which agrees on every text)."""
+    from envfactory.real.keypool import Aliases, matched_records
+
+    real = [{"id": 1, "name": "Soon", "status": "active"}, {"id": 2, "name": "Soon", "status": "active"}]
+    model = [{"id": 1, "name": "Soon", "status": "none"}, {"id": 2, "name": "Soon", "status": "active"}]
+    assert [(a["id"], b["id"]) for a, b in matched_records(real, model)] == [(1, 1), (2, 2)]
+    aliases = Aliases()
+    aliases.pair(real, model)
+    assert aliases.translate(real)[0]["id"] == 1 and aliases.translate(real)[1]["id"] == 2
+    # ids each side minted its own way still pair by the texts
+    minted = [{"id": "a1", "name": "Soon", "status": "active"}]
+    assert matched_records(minted, [{"id": "task_0001", "name": "Soon", "status": "active"}])

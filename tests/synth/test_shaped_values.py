@@ -160,3 +160,23 @@ def test_a_pattern_shaped_like_a_clock_gets_a_time_or_a_date() -> None:
         drawn = [vm.value({"type": "string", "pattern": pattern}, "timestamp", "entry") for _ in range(20)]
         assert all(re.fullmatch(shape, v) for v in drawn), (pattern, drawn)
     assert re.fullmatch(r"[A-Z]{3}", vm.value({"type": "string", "pattern": r"^[A-Z]{3}$"}, "code", "x"))
+
+
+def test_a_value_is_made_in_the_form_its_description_writes() -> None:
+    """ "Target date YYYY-MM-DD" with no declared format: a caller sends a date, not a word (what the
+    model accepts is not changed by it: prose like this often describes, not checks)."""
+    import re
+
+    from envfactory.values import ValueMaker
+
+    vm = ValueMaker(0)
+    for described, shape in (("Target date YYYY-MM-DD", r"20\d\d-(0\d|1[0-2])-[0-3]\d"),
+                             ("Month in YYYY-MM format", r"20\d\d-(0\d|1[0-2])"),
+                             ("When, as YYYY-MM-DD HH:MM", r"20\d\d-\d\d-\d\dT\d\d:\d\d"),
+                             ("Start time (HH:MM)", r"(0\d|1\d|2[0-3]):[0-5]\d")):  # fmt: skip
+        drawn = [vm.value({"type": "string", "description": described}, "period", "entry") for _ in range(10)]
+        assert all(re.fullmatch(shape, v) for v in drawn), (described, drawn)
+    # named as a date is one: a goal's deadline, a task's due
+    assert re.fullmatch(r"20\d\d-\d\d-\d\d", vm.value({"type": "string"}, "deadline", "goal"))
+    assert re.fullmatch(r"20\d\d-\d\d-\d\d", vm.value({"type": "string"}, "due", "task"))
+    assert not re.fullmatch(r"20\d\d-\d\d-\d\d", vm.value({"type": "string"}, "amount_due", "invoice"))

@@ -10,7 +10,7 @@ from typing import Any
 from rich.progress import Progress
 
 from envfactory.bundled import BUNDLED, bundled_specs_dir
-from envfactory.cli.common import console, err_console, escape, friendly_errors, table
+from envfactory.cli.common import console, err_console, escape, friendly_errors, progress_teller, table
 from envfactory.errors import EnvFactoryError
 from envfactory.ir.env import EnvSpec, write_json
 from envfactory.runtime.environment import Environment, executes
@@ -416,7 +416,7 @@ def learn(descriptions: str, source: str, out: Path, *, budget: int, seed: int, 
             spec, source, budget=budget, seed=seed, held_out=held_out, test_budget=test_calls, env=server_env,
             final_tool=final_tool,
             scenario=scenario, log=folder / "mcp-server.log" if live else None,
-            progress=lambda message: progress.update(bar, description=message),
+            progress=progress_teller(lambda message: progress.update(bar, description=message)),
         )  # fmt: skip
     learned.save(folder)
     write_trace(evidence, folder / "trace.jsonl")
@@ -432,6 +432,9 @@ def learn(descriptions: str, source: str, out: Path, *, budget: int, seed: int, 
         more = len(report.volatile) - 6
         shown = ", ".join(report.volatile[:6]) + (f" and {more} more" if more > 0 else "")
         console.print(f"  compared by presence only (a fresh copy answered them otherwise): {escape(shown)}")
+    if report.final_reads:
+        console.print(f"  final state: what {', '.join(report.final_reads)} answer at each sequence's end "
+                      "(--final-tool names a tool that reads everything)")  # fmt: skip
     console.print(f"saved in {folder} (choices.json, trace.jsonl, learn.json, fidelity.json)")
     return 0
 

@@ -5,7 +5,9 @@ from __future__ import annotations
 import functools
 import json
 import os
+import re
 import sys
+import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -34,6 +36,24 @@ def friendly_errors(func: F) -> F:
             raise typer.Exit(2) from None
 
     return wrapper  # type: ignore[return-value]
+
+
+def progress_teller(update: Callable[[str], None], every: float = 5.0) -> Callable[[str], None]:
+    """Where a long step says how far it is: ``update`` (a live progress line) on a terminal; else
+    (a log file, a pipe) a plain line on stderr when the step moves to another phase, and at most
+    one a ``every`` seconds within it — a run in the background shows where it is."""
+    if err_console.is_terminal:
+        return update
+    said = {"phase": ""}
+    at = [-every]
+
+    def tell(message: str) -> None:
+        now, phase = time.monotonic(), re.sub(r"[\d.]+", "", message)
+        if phase != said["phase"] or now - at[0] >= every:
+            err_console.print(escape(message), soft_wrap=True)
+            said["phase"], at[0] = phase, now
+
+    return tell
 
 
 def escape(text: str) -> str:

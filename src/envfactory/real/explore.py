@@ -116,7 +116,8 @@ def explore(
                     keys.learn(args)
                     keys.learn(r.data)
                 calls.append(TraceCall(tool=tool, arguments=args, ok=r.ok, output=r.data if r.ok else None,
-                                       error=None if r.ok else r.error_code, sequence=first_id + n))  # fmt: skip
+                                       error=None if r.ok else r.error_code, message=None if r.ok else r.message,
+                                       sequence=first_id + n))  # fmt: skip
                 last, wrote = (tool, args), r.ok and tool not in {t.name for t in reads}
                 if step + 1 == len(opening):  # what the opening reads showed is what the real side holds
                     keys.drop_guesses()

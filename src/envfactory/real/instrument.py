@@ -49,7 +49,7 @@ from envfactory.real.agreement import (
 )
 from envfactory.real.keypool import Aliases, KeyPool, StartingRecords, holds_key
 from envfactory.real.mcp import PREFIX, TMP, McpSession, McpTarget
-from envfactory.real.mirror import entity_rows, mirror_object, served_model
+from envfactory.real.mirror import entity_rows, mirror_object, rooted_at_tmp, served_model
 from envfactory.real.trace import Final
 from envfactory.runtime.behaviours import error_class
 from envfactory.runtime.environment import Environment
@@ -168,6 +168,7 @@ class RealCall(BaseModel):
     ok: bool
     data: Any = None
     error_code: str | None = None
+    message: str | None = None  # a refusal's words as the real side gave them
 
 
 def real_call(ok: bool, data: Any, error: str | None = None, args: JSON | None = None) -> RealCall:
@@ -178,7 +179,7 @@ def real_call(ok: bool, data: Any, error: str | None = None, args: JSON | None =
         if message is None:
             return RealCall(ok=True, data=data)
         error = message
-    return RealCall(ok=False, error_code=error_class(error) if error else None)
+    return RealCall(ok=False, error_code=error_class(error) if error else None, message=error)
 
 
 class RealSequence(Protocol):
@@ -244,7 +245,10 @@ class _PythonSequence:
 
     def call(self, tool: str, args: JSON) -> RealCall:
         r = self.episode.call_tool(tool, args)
-        return RealCall(ok=r.ok, data=r.data if r.ok else None, error_code=r.error)
+        refusal = None if r.ok else r.data  # {"error": {"code": ..., "message": ...}}
+        error = refusal.get("error") if isinstance(refusal, dict) else None
+        said = error.get("message") if isinstance(error, dict) else None
+        return RealCall(ok=r.ok, data=r.data if r.ok else None, error_code=r.error, message=said)
 
     def final(self) -> Final | None:
         """What the object holds now: its read-everything tool's answer, else its records."""
@@ -317,9 +321,8 @@ class _McpSequence:
         """``{tmp}`` for a file server rooted there, and the keys of the records its setup calls
         made that the calls themselves named (a sheet's name, a person's)."""
         named = _values(self.side.setup)
-        return ([TMP] if any(TMP in a for a in self.side.target.argv) else []) + [
-            k for k in self._setup_keys() if k in named
-        ]
+        rooted = rooted_at_tmp(self.side.synth_spec, self.side.target)
+        return ([TMP] if rooted else []) + [k for k in self._setup_keys() if k in named]
 
     def guessed_keys(self) -> list[Any]:
         """The keys the model minted for the records the setup calls made (``todo_0001``): the

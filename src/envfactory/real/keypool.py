@@ -15,6 +15,7 @@ values come from the schema (``ValueMaker``).
 from __future__ import annotations
 
 import random
+import re
 from collections import Counter
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -105,6 +106,9 @@ class KeyPool:
                 self.learn(item, field)
         elif field and identifying(field, self.names):
             self._add(data, field)
+        elif isinstance(data, str):  # a reply in prose: the ids it states ("created with ID: 7", "Saved! #12")
+            for stated in stated_ids(data):
+                self._add(stated, "id")
 
     def arguments(self, schema: JSON, rng: random.Random, maker: ValueMaker) -> JSON:
         value = self._value(schema, "", rng, maker)
@@ -134,6 +138,21 @@ class KeyPool:
                     return f"{pick.rstrip('/')}/{maker.value({'type': 'string'}, 'word')}"  # somewhere inside it
                 return pick
         return maker.value(schema, name)
+
+
+_STATED = re.compile(r"(?:\bid\b\s*(?:[:=#]\s*|is\s+)?#?|#)([A-Za-z0-9][\w-]{0,63})", re.IGNORECASE)
+
+
+def stated_ids(text: str) -> list[str | int]:
+    """The ids a text states: after the word "id" (``ID: 7``, ``id=abc-12``, ``with id 3``) or a
+    ``#`` (``#12``), holding a digit; a number as a number."""
+    found: list[str | int] = []
+    for m in _STATED.finditer(text[:4000]):
+        word = m.group(1).rstrip("-")
+        if any(c.isdigit() for c in word):
+            value: str | int = int(word) if word.isdigit() and len(word) < 16 else word
+            found += [] if value in found else [value]
+    return found
 
 
 def _owned(holder: str, key: str) -> tuple[str, str]:
@@ -318,22 +337,46 @@ def _natural(key: str, value: Any) -> bool:
 
 
 def matched_records(real: list[Any], synth: list[Any]) -> list[tuple[JSON, JSON]]:
-    """Records of two lists that agree on every text field both hold and neither side mints (the
-    ``name``, ``title`` or ``text`` of a record made in a setup call), each matched once."""
-    out, taken = [], set()
-    for a in real:
-        if not isinstance(a, dict):
+    """Records of two lists that are one record, each matched once, in the real list's order: under
+    the very ids the real one holds and naming it alike (a name both hold), else agreeing on every
+    text field both hold and neither side mints (the ``name``, ``title`` or ``text`` of a record
+    made in a setup call)."""
+    out: list[tuple[JSON, JSON]] = []
+    taken: set[int] = set()
+    records = [a for a in real if isinstance(a, dict)]
+    # first the record under the very ids the real one holds, naming it alike in a text at least (both
+    # sides counted from one; its status may be what the model got wrong), then by every text
+    for a in records:
+        minted = [(k, v) for k, v in a.items() if _minted_leaf(k, v)]
+        same = next((i for i, b in enumerate(synth) if i not in taken and isinstance(b, dict) and minted
+                     and all(b.get(k) == v for k, v in minted) and _names_alike(a, b)), None)  # fmt: skip
+        if same is not None:
+            out.append((a, synth[same]))
+            taken.add(same)
+    paired = {id(a) for a, _ in out}
+    for a in records:
+        if id(a) in paired:
             continue
-        for i, b in enumerate(synth):
-            if i in taken or not isinstance(b, dict):
-                continue
-            # texts name a record (a title, a name); flags and dates may be what the model got wrong
-            shared = [k for k in a.keys() & b.keys() if isinstance(k, str) and _natural(k, a[k]) and _natural(k, b[k])]
-            if shared and all(a[k] == b[k] for k in shared):
-                out.append((a, b))
-                taken.add(i)
-                break
-    return out
+        agreeing = next(
+            (i for i, b in enumerate(synth) if i not in taken and isinstance(b, dict) and _agree(a, b)), None
+        )
+        if agreeing is not None:
+            out.append((a, synth[agreeing]))
+            taken.add(agreeing)
+    order = {id(a): i for i, a in enumerate(records)}
+    return sorted(out, key=lambda pair: order[id(pair[0])])
+
+
+def _names_alike(a: JSON, b: JSON) -> bool:
+    """Whether two records hold one text that names a record alike (a title, a name)."""
+    return any(isinstance(k, str) and _natural(k, a[k]) and a[k] == b[k] for k in a.keys() & b.keys())
+
+
+def _agree(a: JSON, b: JSON) -> bool:
+    """Whether two records agree on every text both hold that names a record (a title, a name;
+    flags and dates may be what the model got wrong), holding one at least."""
+    shared = [k for k in a.keys() & b.keys() if isinstance(k, str) and _natural(k, a[k]) and _natural(k, b[k])]
+    return bool(shared) and all(a[k] == b[k] for k in shared)
 
 
 __all__ = ["MINTED", "Aliases", "KeyPool", "StartingRecords", "identifying", "matched_records"]

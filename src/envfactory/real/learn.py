@@ -33,6 +33,7 @@ from pydantic import BaseModel, ConfigDict
 
 from envfactory.core import BROKEN
 from envfactory.errors import SpecError
+from envfactory.ir.effect import ListEffect
 from envfactory.ir.env import EnvSpec
 from envfactory.real.agreement import Measurement, measurement, normalized, same_value, stub_spec, tally_call
 from envfactory.real.explore import read_back
@@ -91,6 +92,9 @@ class LearnReport(BaseModel):
     seconds: float
     # reply places a fresh copy answered otherwise, counted by presence only (``real/volatile.py``)
     volatile: tuple[str, ...] = ()
+    # the reads whose answers at each sequence's end stood for its final state (a live server with no
+    # read-everything tool and none given: every list that needs no argument)
+    final_reads: tuple[str, ...] = ()
 
 
 def learn(
@@ -129,6 +133,8 @@ def learn(
     else:
         real = real_source(spec, text, env=env, log=log, final_tool=final_tool, scenario=scenario)
         model, kind = real.synth_spec, "real"
+        if final_reads is None and text.startswith(PREFIX) and getattr(real, "final_tool", None) is None:
+            final_reads = default_final_reads(model)
         explored = partial(explore, spec, real, length=length, source=text, final_reads=final_reads, examples=examples)
         trace = explored(budget=budget - budget // STEADY_SHARE - test_budget, seed=seed,
                          progress=lambda done, total: say(f"explored {done}/{total} calls"))  # fmt: skip
@@ -164,8 +170,19 @@ def learn(
         ceiling=Figures.of(ceiling) if ceiling is not None else None, grades=after.grades(),
         changed={c.tool: c.chosen.summary for c in learned.choices if c.chosen.proposer != "descriptions"},
         seconds=round(time.perf_counter() - started, 2), volatile=held.volatile,
+        final_reads=tuple(dict.fromkeys(tool for tool, _ in final_reads or ())),
     )  # fmt: skip
     return learned, report, trace
+
+
+FINAL_READS = 4  # lists read at a sequence's end, at most, where nothing reads everything
+
+
+def default_final_reads(spec: EnvSpec) -> list[tuple[str, JSON]]:
+    """What stands for a live server's final state where no tool reads everything and none was
+    given: the answers of its lists that need no argument (``list_tasks``, ``list_projects``)."""
+    lists = [b.tool for b in spec.behaviours if isinstance(b.effect, ListEffect) and not spec.tools[b.tool].required]
+    return [(tool, {}) for tool in lists[:FINAL_READS]]
 
 
 def _within(sequences: tuple[Sequence, ...], calls: int) -> list[Sequence]:
@@ -243,4 +260,4 @@ def _held(final: Final, volatile: frozenset[str]) -> Any:
     return masked(final.output, final.tool, volatile) if final.tool else final.rows
 
 
-__all__ = ["Figures", "LearnReport", "learn"]
+__all__ = ["Figures", "LearnReport", "default_final_reads", "learn"]

@@ -230,10 +230,17 @@ def mirror_object(spec: EnvSpec, real: Environment) -> tuple[EnvSpec, dict[str, 
 def _served_start(spec: EnvSpec, target: McpTarget) -> dict[str, list[JSON]]:
     """Both sides of a live server start empty; a file server rooted at ``{tmp}`` holds that folder."""
     start: dict[str, list[JSON]] = {name: [] for name in spec.state_schema.names}
-    if any(TMP in a for a in target.argv):
+    if rooted_at_tmp(spec, target):
         for entity in {b.effect.entity for b in spec.behaviours if b.effect.kind == "tree"}:
             start[entity] = [{"path": TMP, "type": "directory", "content": ""}]
     return start
+
+
+def rooted_at_tmp(spec: EnvSpec, target: McpTarget) -> bool:
+    """Whether a live server is a file server rooted at its ``{tmp}`` folder: its command names the
+    folder and the model holds a file tree. A server that only keeps its own store there
+    (``--storage-path {tmp}/tasks``) is not: ``{tmp}`` is no value its tools take."""
+    return any(TMP in a for a in target.argv) and any(b.effect.kind == "tree" for b in spec.behaviours)
 
 
 def _real_session(spec: EnvSpec, real: Environment, initial: dict[str, list[JSON]]) -> dict[str, list[JSON]]:
@@ -275,4 +282,4 @@ def _first_bool(value: Any) -> bool | None:
     return next((found for v in items if (found := _first_bool(v)) is not None), None)
 
 
-__all__ = ["after_setup", "entity_rows", "mirror_object", "mirrored", "real_counters", "served_model"]
+__all__ = ["after_setup", "entity_rows", "mirror_object", "mirrored", "real_counters", "rooted_at_tmp", "served_model"]

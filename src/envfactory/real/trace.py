@@ -1,7 +1,8 @@
 """Recorded calls of a real system: the evidence learning and held-out measurement rest on.
 
 A trace file is JSON lines. A call line holds ``tool``, ``arguments``, ``ok``, ``output`` (the
-reply), optionally ``error`` (a refusal's message) and ``sequence`` (calls of one sequence ran in
+reply), optionally ``error`` (a refusal: its kind, ``not_found``, or its message), ``message`` (a
+refusal's words as the real side gave them, beside its kind) and ``sequence`` (calls of one sequence ran in
 order on one fresh system). A line ``{"sequence": S, "final": {...}}`` records what the system held
 at the end of sequence S: ``{"tool", "arguments", "output"}`` (its read-everything tool's answer),
 ``{"rows": {entity: [records]}}``, or ``{"reads": [{"tool", "arguments", "output"}, ...]}`` (the
@@ -40,6 +41,7 @@ class TraceCall(BaseModel):
     ok: bool
     output: Any = None
     error: str | None = None
+    message: str | None = None  # a refusal's words as the real side gave them ("deadline must be YYYY-MM-DD")
     sequence: str | int = 0
 
 

@@ -44,9 +44,14 @@ WHEN = "$when"
 # matching ..."), else by T
 NONE = "$none"
 # ``{"$case": "format", "cases": {"json": T1}, "value": T}``: worded by the case the argument's value
-# (as :func:`token` writes it; an omitted one by its default) names, else by T; ``"$case":
-# "{item.status}"``: by the value that slot holds (a record's status worded by a mark of its own)
+# (as :func:`token` writes it; an omitted one by its default, else as null) names, else by T; ``"$case":
+# "{item.status}"``: by the value that slot holds (a record's status worded by a mark of its own; a
+# field the record lacks reads as null)
 CASE = "$case"
+# ``{"$parts": [T1, T2, ...]}``: the pieces filled and written one after another as one text (a list's
+# line whose mark is a ``$case`` on the record's status, and whose `` (...)`` is there only where the
+# record holds a description: ``{"$case": "{item.description}", "cases": {"null": ""}, "value": " (...)"}``)
+PARTS = "$parts"
 # the rows a list's effect found, before shaping cut them to what the output schema declares, and how many
 ROWS, COUNT = "{rows}", "{count}"
 # ``{"$rows": [F, ...], "also": [G, ...]}``: those rows each holding the fields F, null where a row lacks
@@ -126,8 +131,11 @@ def _filled(template: Any, args: JSON, out: Any, rows: Any = None, state: State 
         by = template[CASE]
         given = _filled(by, args, out, rows, state, item) if SLOT.fullmatch(by) else args.get(by, _MISSING)
         cases = template.get("cases") or {}
-        chosen = cases.get(token(given)) if given is not _MISSING else None
+        chosen = cases.get(token(None if given is _MISSING else given))  # what a record lacks reads as null
         return _filled(template.get("value") if chosen is None else chosen, args, out, rows, state, item)
+    if isinstance(template, dict) and isinstance(template.get(PARTS), list):
+        pieces = [_filled(piece, args, out, rows, state, item) for piece in template[PARTS]]
+        return _MISSING if any(v is _MISSING for v in pieces) else "".join(_text(v) for v in pieces)
     if isinstance(template, dict) and NONE in template:
         found = rows if isinstance(rows, list) else out
         nothing = isinstance(found, list) and not found
@@ -374,7 +382,7 @@ def answered(answer: Answer, execute: Executor, shape: Callable[[Any], Any]) -> 
 
 
 __all__ = [
-    "CASE", "COUNT", "DISTINCT", "EACH", "NEWEST", "NONE", "PROJECTED", "REFUSED", "ROWS", "SORTED", "TALLY", "WHEN",
-    "answered", "args_key", "checked", "distinct", "fill", "leaf", "leaf_or_none", "opened_text", "projected",
+    "CASE", "COUNT", "DISTINCT", "EACH", "NEWEST", "NONE", "PARTS", "PROJECTED", "REFUSED", "ROWS", "SORTED", "TALLY",
+    "WHEN", "answered", "args_key", "checked", "distinct", "fill", "leaf", "leaf_or_none", "opened_text", "projected",
     "shape_of", "tally", "token",
 ]  # fmt: skip

@@ -37,6 +37,7 @@ from envfactory.synth.proposers.shapes import (
     leaves,
     steady,
     template_of,
+    united_cases,
     united_lines,
     unmasked,
 )
@@ -213,6 +214,9 @@ def _wordings(spec: EnvSpec, evidence: Evidence, tool: str, pairs: list[Pair], l
         united = united_lines([orjson.loads(t) for t, _ in made.most_common()])
         if united is not None and canonical(united) not in made:
             options.append((canonical(united), len(seen)))
+        cased = united_cases(each)  # each reply's marks, united: one showed a done task, another a cancelled one
+        if cased is not None and canonical(cased) not in made:
+            options.append((canonical(cased), len(seen)))
         # replies each worded their own way (``Mood: {arg.mood}`` where a mood was given, ``Mood: not
         # specified`` where not), none shared: the one filling most arguments may word them all, what
         # its omitted ones stood for read off the rest, where it words most of them exactly

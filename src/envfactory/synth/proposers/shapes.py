@@ -6,7 +6,7 @@ from __future__ import annotations
 import itertools
 import re
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from typing import Any
@@ -25,6 +25,7 @@ from envfactory.runtime.answers import (
     EACH,
     JOINED,
     NEWEST,
+    PARTS,
     ROWS,
     SLOT,
     SORTED,
@@ -516,26 +517,42 @@ def _templated(real: Any, src: _Sources, name: str | None = None) -> Any:
 
 def _text_each(real: str, src: _Sources) -> JSON | None:
     """A text listing records a block each (:func:`envfactory.synth.textblocks.blocks`) — those of a
-    list the model answered, or all those the state holds of one entity, as written or newest
-    first —, every block worded by one template (or one per value of a field: a status's mark):
+    list the model answered, or those the state holds of one entity (all, or those lacking a field:
+    the top-level tasks of a tree), as written or newest first —, every block worded by one template
+    (:func:`_block_item`: a status's mark, a piece only some records have):
     ``{"$each": PLACE, "item": T, "join": SEP, "head": H, "tail": Z}``, ``{count}`` in ``H`` and
     ``Z`` where they state how many."""
     options: list[tuple[str, list[JSON], JSON]] = [(place, rows, {}) for place, rows in src.lists.items()]
     options += [(f"state.{entity}", rows[::-1] if newest else rows, {"order": NEWEST} if newest else {})
                 for entity, rows in src.state.items() for newest in (False, True)]  # fmt: skip
+    options += [(f"state.{entity}", kept, {"where": {name: None}})
+                for entity, rows in src.state.items() for name, kept in _lacking(rows)]  # fmt: skip
     plain = _Sources(src.slots, flags=src.flags, args=src.args)  # head and tail: no lists inside
     for place, records, how in itertools.chain(options, _distinct_options(src.state)):
         found = blocks(real, records)
         if found is None:
             continue
+        pool = src.state.get(place.removeprefix("state."), records) if place.startswith("state.") else records
         item = _block_item([_item_template(b, src.args, r) for b, r in zip(found.items, records, strict=True)],
-                           records)  # fmt: skip
+                           records, pool)  # fmt: skip
         if item is None:
             continue
         ends = [_count_stated(_templated(end, plain), len(records)) for end in (found.head, found.tail)]
         each: JSON = {EACH: place, "item": item, "join": found.sep, "head": ends[0], "tail": ends[1]}
         return {**each, **how}
     return None
+
+
+def _lacking(rows: list[JSON]) -> Iterator[tuple[str, list[JSON]]]:
+    """For each field some of ``rows`` hold and others lack (or hold as null), the rows lacking it —
+    two at least (a list of the tasks that have no parent)."""
+    for name in itertools.islice(dict.fromkeys(k for r in rows for k in r), MAX_FIELDS):
+        kept = [r for r in rows if r.get(name) is None]
+        if 2 <= len(kept) < len(rows):
+            yield name, kept
+
+
+MAX_FIELDS = 12  # fields tried as the one whose absence picks the records a text lists
 
 
 def _distinct_each(real: list[Any], state: dict[str, list[JSON]]) -> JSON | None:
@@ -564,10 +581,13 @@ def _distinct_options(state: dict[str, list[JSON]]) -> Iterator[tuple[str, list[
             yield f"state.{entity}", distinct(rows, name, sort=True), {DISTINCT: name, "order": SORTED}
 
 
-def _block_item(worded: list[Any], records: list[JSON]) -> Any:
+def _block_item(worded: list[Any], records: list[JSON], pool: list[JSON]) -> Any:
     """The one wording of every block, or one per value of a field several records share
-    (``{"$case": "{item.status}", "cases": {...}, "value": T}``, the most common as ``T``); ``None``
-    where no wording fills a record's slot or no such field tells the wordings apart."""
+    (``{"$case": "{item.status}", "cases": {...}, "value": T}``, the most common as ``T``), or one
+    made of pieces where the blocks differ in places, each place worded by a field of its own
+    (:func:`_pieced`); ``None`` where no wording fills a record's slot or no field tells the
+    wordings apart. ``pool``: the records of that kind the state holds, which tell a field whose
+    values recur (a status) from one naming each record."""
     if not all(isinstance(w, str) and "{item" in w for w in worded):
         return None
     if len(set(worded)) == 1:
@@ -581,9 +601,98 @@ def _block_item(worded: list[Any], records: list[JSON]) -> Any:
             continue
         by_value: dict[str, str] = {}
         if all(by_value.setdefault(v, w) == w for v, w in zip(values, worded, strict=True)):
-            return {CASE: f"{{item.{name}}}", "cases": {v: w for v, w in by_value.items() if w != usual},
-                    "value": usual}  # fmt: skip
+            return {CASE: f"{{item.{name}}}", "cases": by_value, "value": usual}
+    return _pieced(worded, records, pool, usual)
+
+
+_PIECE = re.compile(r"\{[^{}]*\}|\w+|\s+|[^\w\s]")  # a slot, a word, a run of spaces, or one mark
+
+
+def _pieced(worded: list[str], records: list[JSON], pool: list[JSON], usual: str) -> JSON | None:
+    """Wordings alike but in a few places (``~ {item.id}  {item.title} (...)`` beside ``. {item.id}
+    {item.title}``): ``{"$parts": [...]}``, the places where they differ (aligned on the most common
+    wording) each a ``$case`` on one field of the record — the value of a field whose values recur
+    among ``pool`` (a status's mark), or whether a field holds anything (`` (...)`` where a task has a
+    description) —, the rest as it stands; ``None`` where a place has no such field, or the pieces
+    do not word every record as it is."""
+    base = _PIECE.findall(usual)
+    texts = [_PIECE.findall(w) for w in worded]
+    aligned = [SequenceMatcher(None, base, t, autojunk=False).get_opcodes() for t in texts]
+    places = _places([(i1, i2) for ops in aligned for tag, i1, i2, _, _ in ops if tag != "equal"])
+    if not places or len(places) > MAX_PLACES:
+        return None
+    parts: list[Any] = []
+    at = 0
+    for start, end in places:
+        parts.append("".join(base[at:start]))
+        pieces = ["".join(t[_aligned_at(ops, start, len(t)):_aligned_at(ops, end, len(t))])
+                  for t, ops in zip(texts, aligned, strict=True)]  # fmt: skip
+        told = _told(pieces, records, pool)
+        if told is None:
+            return None
+        parts.append(told)
+        at = end
+    parts.append("".join(base[at:]))
+    item = {PARTS: [p for p in parts if p != ""]}
+    if any(_worded(item, {}, r) != _worded(w, {}, r) for r, w in zip(records, worded, strict=True)):
+        return None
+    return item
+
+
+MAX_PLACES = 4  # places two blocks of one list may differ in
+
+
+def _places(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Spans (of tokens) that overlap or touch, merged, in order."""
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
+        else:
+            merged.append((start, end))
+    return merged
+
+
+def _aligned_at(ops: Sequence[tuple[str, int, int, int, int]], at: int, length: int) -> int:
+    """Where position ``at`` of the aligned-on wording stands in another (``ops``: how they align),
+    at the edge of a place: inside a stretch both share, else at the start or the end."""
+    for tag, i1, i2, j1, _ in ops:
+        if tag == "equal" and i1 <= at <= i2:
+            return j1 + at - i1
+    return 0 if at == 0 else length
+
+
+def _told(pieces: list[str], records: list[JSON], pool: list[JSON]) -> JSON | None:
+    """What words one place of each record's block: a piece there only where a field holds
+    something (tried first where the place is empty in some blocks and the same in the others),
+    or the value of a field whose values recur among ``pool`` (fields with fewer values first)."""
+    names = [n for n in dict.fromkeys(k for r in records for k in r)
+             if not any(isinstance(r.get(n), (dict, list)) for r in records)]  # fmt: skip
+    shown = {p for p in pieces if p}
+    cases = [n for n in sorted(names, key=lambda n: len({token(r.get(n)) for r in pool})) if _recurs(n, pool)]
+    if len(shown) == 1 and "" in pieces:
+        [piece] = shown
+        for name in names:
+            held = [_holds(r.get(name)) for r in records]
+            if held == [bool(p) for p in pieces]:
+                absent = {token(r.get(name)): "" for r in records if not _holds(r.get(name))}
+                return {CASE: f"{{item.{name}}}", "cases": {token(None): "", **absent}, "value": piece}
+    for name in cases:
+        by_value: dict[str, str] = {}
+        values = [token(r.get(name)) for r in records]
+        if len(set(values)) > 1 and all(by_value.setdefault(v, p) == p for v, p in zip(values, pieces, strict=True)):
+            return {CASE: f"{{item.{name}}}", "cases": by_value, "value": Counter(pieces).most_common(1)[0][0]}
     return None
+
+
+def _recurs(name: str, pool: list[JSON]) -> bool:
+    """Whether two records of ``pool`` hold one value in ``name`` (a status, not a name)."""
+    values = [token(r.get(name)) for r in pool if r.get(name) is not None]
+    return len(set(values)) < len(values)
+
+
+def _holds(value: Any) -> bool:
+    return value not in (None, "", [], {}, False)
 
 
 def _count_stated(text: Any, count: int) -> Any:
@@ -642,6 +751,48 @@ def _word(value: Any) -> str:
     return value if isinstance(value, str) else str(value).lower() if isinstance(value, bool) else str(value)
 
 
+def united_cases(wordings: list[Any]) -> Any:
+    """One wording of several replies' wordings alike but for what their ``$case`` places word each
+    value by (one list showed a pending and an in-progress task, another a done one): the most
+    common such shape with the cases of all united, each value worded as most of them word it, the
+    most common wording as the rest. ``None`` where no two wordings differ only so."""
+    groups: dict[str, list[Any]] = {}
+    for wording in wordings:
+        groups.setdefault(canonical(_bare(wording)), []).append(wording)
+    group = max(groups.values(), key=len)
+    if len({canonical(w) for w in group}) < 2:
+        return None
+    return _united(group)
+
+
+def _bare(template: Any) -> Any:
+    """``template`` without what its ``$case`` places word their values by."""
+    if isinstance(template, dict) and isinstance(template.get(CASE), str):
+        return {CASE: template[CASE]}
+    if isinstance(template, dict):
+        return {k: _bare(v) for k, v in template.items()}
+    if isinstance(template, list):
+        return [_bare(v) for v in template]
+    return template
+
+
+def _united(alike: list[Any]) -> Any:
+    first = alike[0]
+    if isinstance(first, dict) and isinstance(first.get(CASE), str):
+        votes: dict[str, Counter[str]] = {}
+        for wording in alike:
+            for value, worded in (wording.get("cases") or {}).items():
+                votes.setdefault(value, Counter())[canonical(worded)] += 1
+        usual = Counter(canonical(w.get("value")) for w in alike).most_common(1)[0][0]
+        cases = {value: orjson.loads(c.most_common(1)[0][0]) for value, c in votes.items()}
+        return {CASE: first[CASE], "cases": cases, "value": orjson.loads(usual)}
+    if isinstance(first, dict):
+        return {k: _united([w[k] for w in alike]) for k in first}
+    if isinstance(first, list):
+        return [_united([w[i] for w in alike]) for i in range(len(first))]
+    return first
+
+
 def united_lines(wordings: list[Any]) -> str | None:
     """One text wording of texts worded alike but for lines some hold and others do not (``parent:
     {out.parent}`` of a subtask, ``Due: {out.due}`` of a task given a date): the most common wording
@@ -687,6 +838,7 @@ __all__ = [
     "schema_of",
     "steady",
     "template_of",
+    "united_cases",
     "united_lines",
     "unmasked",
 ]

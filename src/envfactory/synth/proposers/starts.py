@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import re
 from collections import Counter
+from typing import Any
 
 import orjson
 
 from envfactory.ir.env import EnvSpec
+from envfactory.ir.jsonschema import enum_values, primary_type
+from envfactory.ir.state import Entity
 from envfactory.real.keypool import MINTED, matched_records
 from envfactory.synth.candidates import JSON, PROPOSERS, Candidate, Evidence
+from envfactory.synth.naming import flat
 from envfactory.synth.proposers.shapes import list_reads, records_in, schema_of
 
 
@@ -25,9 +30,15 @@ def start_rows(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
         learned: dict[str, JSON] = {}
         for p in pairs:
             real_rows = records_in(p.real) if p.real_ok and p.fresh else None
-            if real_rows is None or not isinstance(p.raw, list):
+            if not isinstance(p.raw, list):
                 continue
-            for real, model in _matched(real_rows, [r for r in p.raw if isinstance(r, dict)]):
+            rows = [r for r in p.raw if isinstance(r, dict)]
+            if real_rows is not None:
+                matched = _matched(real_rows, rows)
+            else:  # a text about the one record the model found: its labelled lines ("status: done")
+                labelled = labelled_record(p.real, entity) if p.real_ok and p.fresh and len(rows) == 1 else None
+                matched = [(labelled, rows[0])] if labelled else []
+            for real, model in matched:
                 key = str(model.get(entity.key))
                 if key not in mine:
                     continue
@@ -92,6 +103,47 @@ def start_records(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
     return out
 
 
+def labelled_record(real: Any, entity: Entity) -> JSON | None:
+    """What a text about one record says of the fields ``entity`` has, on lines of their own
+    labelled by their names (``status: in-progress``, ``- Due date: 2025-01-02``), each value as its
+    field types it (a number, a flag); the key aside. ``None`` where it says nothing so. The text
+    is the reply, or the one member of a reply that is an object."""
+    text = real if isinstance(real, str) else None
+    if isinstance(real, dict) and len(real) == 1:
+        text = next(iter(real.values()))
+    if not isinstance(text, str) or "\n" not in text:
+        return None
+    names = {flat(name): name for name in entity.fields if name != entity.key}
+    found: JSON = {}
+    for line in text.split("\n"):
+        m = _LABELLED.match(line)
+        name = names.get(flat(m.group(1))) if m else None
+        if m is None or name is None or name in found:
+            continue
+        value = _typed(m.group(2), entity.fields[name])
+        if value is not None:
+            found[name] = value
+    return found or None
+
+
+_LABELLED = re.compile(r"^\s*(?:[-*]\s+)?\**([A-Za-z][\w -]{0,40}?)\**\s*:\s+(\S.*?)\s*$")
+
+
+def _typed(text: str, schema: JSON) -> Any:
+    """``text`` as the field's schema types it; ``None`` where it is not such a value."""
+    kind = primary_type(schema)
+    if kind == "integer":
+        return int(text) if re.fullmatch(r"-?\d+", text) else None
+    if kind == "number":
+        return float(text) if re.fullmatch(r"-?\d+(?:\.\d+)?", text) else None
+    if kind == "boolean":
+        return {"true": True, "false": False}.get(text.lower())
+    if kind in ("array", "object"):
+        return None
+    values = enum_values(schema)
+    return text if not values or text in values else None
+
+
 def _matched(real: list[JSON], model: list[JSON]) -> list[tuple[JSON, JSON]]:
     """Real records beside the model's they are: agreeing on every text both hold, else holding a text
     only that one of the model's holds (its title, where the model left its status empty)."""
@@ -140,4 +192,4 @@ def _signature(record: JSON) -> bytes:
     return orjson.dumps(texts, option=orjson.OPT_SORT_KEYS)
 
 
-__all__ = ["UniqueTexts", "start_records", "start_rows"]
+__all__ = ["UniqueTexts", "labelled_record", "start_records", "start_rows"]
