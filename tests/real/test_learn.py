@@ -411,3 +411,19 @@ def test_a_server_keeping_its_store_in_its_folder_never_gets_the_folder_as_a_val
     _, _, trace = learn(_notes_spec(), NOTES + " --store {tmp}/notes", budget=40, seed=0)
     called = [json.dumps(c.arguments) for s in trace.sequences for c in s.calls]
     assert called and not any("{tmp}" in a for a in called)
+
+
+def test_learn_says_what_its_figures_rest_on() -> None:
+    """Calls both sides refused, and tools the real side never accepted a call of, are said plainly."""
+    from types import SimpleNamespace
+
+    from envfactory.cli.commands import coverage_lines
+
+    evidence = Trace(source="s", sequences=(Sequence(id=0, calls=(
+        TraceCall(tool="add_note", arguments={"title": "a"}, ok=True, output="Created note 1: a"),
+        TraceCall(tool="get_note", arguments={"note_id": 9}, ok=False, error="not_found"))),))  # fmt: skip
+    report = SimpleNamespace(learned=SimpleNamespace(mutual_refusals=0.27))
+    lines = coverage_lines(report, evidence, ["add_note", "get_note", "delete_note"])
+    assert lines[0].startswith("27% of the held-out calls were refused by both sides")
+    assert "no call of 2 of 3 tools" in lines[1] and lines[1].endswith("get_note, delete_note")
+    assert coverage_lines(SimpleNamespace(learned=SimpleNamespace(mutual_refusals=0.0)), evidence, ["add_note"]) == []

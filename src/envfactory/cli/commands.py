@@ -426,6 +426,8 @@ def learn(descriptions: str, source: str, out: Path, *, budget: int, seed: int, 
     write_json(folder / "fidelity.json",
                {"measured": {"source": source, "held_out": True, **figures, "grades": report.grades}})  # fmt: skip
     console.print(learn_table(report, spec.name))
+    for line in coverage_lines(report, evidence, spec.tools.names):
+        console.print(f"  {escape(line)}")
     for tool, summary in sorted(report.changed.items()):
         console.print(f"  {tool}: {escape(summary)}")
     if report.volatile:  # what no model can agree with: a second copy of the real thing answered otherwise
@@ -437,6 +439,22 @@ def learn(descriptions: str, source: str, out: Path, *, budget: int, seed: int, 
                       "(--final-tool names a tool that reads everything)")  # fmt: skip
     console.print(f"saved in {folder} (choices.json, trace.jsonl, learn.json, fidelity.json)")
     return 0
+
+
+def coverage_lines(report: Any, evidence: Any, tools: list[str]) -> list[str]:
+    """What the figures rest on: the held-out calls both sides refused (the earned column leaves them
+    out), and the tools the real side accepted no call of — nothing was learned of them."""
+    lines = []
+    both = report.learned.mutual_refusals
+    if both:
+        lines.append(f"{both:.0%} of the held-out calls were refused by both sides: the earned outcome leaves them out")
+    accepted = {c.tool for s in evidence.sequences for c in s.calls if c.ok}
+    unseen = [t for t in tools if t not in accepted]
+    if unseen:
+        shown = ", ".join(unseen[:8]) + (f" and {len(unseen) - 8} more" if len(unseen) > 8 else "")
+        lines.append(f"the real side accepted no call of {len(unseen)} of {len(tools)} tools (nothing learned of "
+                     f"them; their behaviour is the descriptions'): {shown}")  # fmt: skip
+    return lines
 
 
 def learn_table(report: Any, name: str) -> Any:
