@@ -69,10 +69,20 @@ def reply_templates(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
             behaviour = kept_as_read(spec.behaviour(tool), read_off(spec, tool, defaults)).model_copy(
                 update={"answer": answer}
             )
-            shown = text if len(text) <= 80 else text[:77] + "..."
-            out.append(Candidate(tool, "template", f"answers {shown}", behaviour,
+            out.append(Candidate(tool, "template", f"answers {_said(text, 80)}", behaviour,
                                  confirms="every accepted call answers this wording"))  # fmt: skip
     return out
+
+
+_WHOLE = {  # a wording that is the model's answer whole, as a summary says it
+    '"{out}"': "what the model's behaviour answers, as it is",
+    '"{raw}"': "the rows its effect found, as they are",
+}
+
+
+def _said(text: str, width: int) -> str:
+    """A wording (canonical JSON) as a candidate's summary says it, cut to ``width``."""
+    return _WHOLE.get(text) or (text if len(text) <= width else text[: width - 3] + "...")
 
 
 @PROPOSERS.register("nothing-found")
@@ -98,9 +108,9 @@ def nothing_found(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
         behaviour = kept_as_read(spec.behaviour(tool), read_off(spec, tool, defaults)).model_copy(
             update={"answer": answer}
         )
-        shown = text if len(text) <= 60 else text[:57] + "..."
-        out.append(Candidate(tool, "nothing-found", f"answers {shown}, or its own wording when it finds nothing",
-                             behaviour, confirms="a call that finds nothing is worded apart"))  # fmt: skip
+        summary = f"answers {_said(text, 60)}, or its own wording when it finds nothing"
+        out.append(Candidate(tool, "nothing-found", summary, behaviour,
+                             confirms="a call that finds nothing is worded apart"))  # fmt: skip
     return out
 
 
