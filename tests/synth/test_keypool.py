@@ -135,3 +135,21 @@ def test_two_records_alike_in_name_are_paired_by_the_ids_both_sides_counted() ->
     # ids each side minted its own way still pair by the texts
     minted = [{"id": "a1", "name": "Soon", "status": "active"}]
     assert matched_records(minted, [{"id": "task_0001", "name": "Soon", "status": "active"}])
+
+
+def test_a_folder_the_server_keeps_its_files_in_is_drawn_for_paths_only() -> None:
+    """A workbook server started on ``{tmp}/book.xlsx``: an argument taking a path gets the paths the
+    setup named, never a title or an id (a task server keeping its store in the folder)."""
+    import random
+
+    from envfactory.real.keypool import KeyPool, path_like
+
+    assert path_like("fileAbsolutePath") and path_like("output_dir") and not path_like("parent_id")
+    pool = KeyPool(["Inventory"], paths=["{tmp}/book.xlsx", "{tmp}"])
+    rng, maker = random.Random(0), ValueMaker(0)
+    schema = {"type": "object", "required": ["fileAbsolutePath", "sheetName", "parent_id"],
+              "properties": {"fileAbsolutePath": {"type": "string"}, "sheetName": {"type": "string"},
+                             "parent_id": {"type": "string"}}}  # fmt: skip
+    drawn = [pool.arguments(schema, rng, maker) for _ in range(200)]
+    assert sum(d["fileAbsolutePath"] in ("{tmp}/book.xlsx", "{tmp}") for d in drawn) > 100
+    assert not any("{tmp}" in str(d["sheetName"]) or "{tmp}" in str(d["parent_id"]) for d in drawn)

@@ -91,7 +91,7 @@ def explore(
         calls: list[TraceCall] = []
         with real.sequence() as side:
             keys = KeyPool(side.known_keys(), names=natural_names(model), guesses=side.guessed_keys(),
-                           defaulted=DEFAULTED)  # fmt: skip
+                           defaulted=DEFAULTED, paths=side.known_paths())  # fmt: skip
             keys.learn(side.known_fields())
             last: tuple[str, JSON] | None = None
             wrote = False

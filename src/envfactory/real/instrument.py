@@ -47,7 +47,7 @@ from envfactory.real.agreement import (
     stub_spec,
     tally_call,
 )
-from envfactory.real.keypool import Aliases, KeyPool, StartingRecords, holds_key
+from envfactory.real.keypool import Aliases, KeyPool, StartingRecords, holds_key, path_like
 from envfactory.real.mcp import PREFIX, TMP, McpSession, McpTarget
 from envfactory.real.mirror import entity_rows, mirror_object, rooted_at_tmp, served_model
 from envfactory.real.trace import Final
@@ -121,7 +121,8 @@ def measure(
         maker = ValueMaker(derive_seed(seed, "values", n), synth_spec.config.clock_start)
         synth, fake = synth_env.episode(max_steps=10**6), stub.episode(max_steps=10**6)
         with real_side.sequence() as real:
-            keys = KeyPool(real.known_keys(), names=natural_names(synth_spec), guesses=real.guessed_keys())
+            keys = KeyPool(real.known_keys(), names=natural_names(synth_spec), guesses=real.guessed_keys(),
+                           paths=real.known_paths())  # fmt: skip
             aliases = Aliases()
             keys.learn(real.known_fields())  # a user knows their own sign-in
             for _ in range(length):
@@ -186,6 +187,7 @@ class RealSequence(Protocol):
     def known_keys(self) -> list[Any]: ...
     def guessed_keys(self) -> list[Any]: ...
     def known_fields(self) -> JSON: ...
+    def known_paths(self) -> list[Any]: ...
     def call(self, tool: str, args: JSON) -> RealCall: ...
     def same_final_state(self, synth: Episode) -> bool | None: ...
     def final(self) -> Final | None: ...
@@ -235,6 +237,9 @@ class _PythonSequence:
 
     def guessed_keys(self) -> list[Any]:
         return []  # the object's own records are known
+
+    def known_paths(self) -> list[Any]:
+        return []  # an object's files are its records
 
     def known_fields(self) -> JSON:
         """The sign-in a user of the object knows: its singletons' stored ``username`` and ``password``."""
@@ -340,6 +345,17 @@ class _McpSequence:
 
     def known_fields(self) -> JSON:
         return {}
+
+    def known_paths(self) -> list[Any]:
+        """Where the server keeps what its tools address by path, for arguments that take a path and
+        only those (a workbook's ``fileAbsolutePath``): the paths its setup calls named, and its
+        ``{tmp}`` folder where its command names it — a server keeping its own store there
+        (``--storage-path {tmp}/tasks``) never gets the folder as a title or an id."""
+        if rooted_at_tmp(self.side.synth_spec, self.side.target):
+            return []  # a file server's root is a key like any other
+        named = [v for _, args in self.side.setup for k, v in args.items() if path_like(k) and isinstance(v, str)]
+        folder = [TMP] if any(TMP in a for a in self.side.target.argv) else []
+        return list(dict.fromkeys([*named, *folder]))
 
     def call(self, tool: str, args: JSON) -> RealCall:
         r = self.session.call(tool, args)  # ``{tmp}`` is put in for the server and taken out of its answers

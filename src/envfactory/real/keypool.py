@@ -48,8 +48,11 @@ def identifying(name: str, more: frozenset[str] = frozenset()) -> bool:
 
 class KeyPool:
     def __init__(self, known: list[Any] | None = None, names: frozenset[str] = frozenset(),
-                 guesses: list[Any] | None = None, defaulted: float = OPTIONAL) -> None:  # fmt: skip
+                 guesses: list[Any] | None = None, defaulted: float = OPTIONAL,
+                 paths: list[Any] | None = None) -> None:  # fmt: skip
         """``known``: values the real side holds; ``guesses``: values it may hold (see ``drop_guesses``);
+        ``paths``: values only an argument taking a path takes (:func:`path_like`: where a server keeps
+        its files, never an id);
         ``defaulted``: how often an optional argument with a declared default is given (others: half
         the time) — exploration gives it less often (:data:`DEFAULTED`), drawn at random paging and
         filters (``offset: 962``) make most lists answer nothing; the instrument as any other."""
@@ -59,6 +62,7 @@ class KeyPool:
         self.by_field: dict[str, list[Any]] = {}  # field name -> the values learned under it
         self.guesses: list[Any] = []
         self.learned = 0  # values the real side showed, beyond those given
+        self.paths = list(paths or ())
         for value in known or ():
             self._add(value)
         for value in guesses or ():
@@ -131,9 +135,10 @@ class KeyPool:
             return [self._value(items, name, rng, maker) for _ in range(rng.randint(low, max(low, 3)))]
         if typ in ("string", "integer", None) and identifying(name, self.names) and "enum" not in schema:
             typed = [v for v in self.values if isinstance(v, int) == (typ == "integer")]
-            if typed and rng.random() < SHARE:
-                same = [v for v in self.by_field.get(name, ()) if isinstance(v, int) == (typ == "integer")]
-                pick = rng.choice(same if same and rng.random() < SAME_FIELD else typed)
+            scoped = self.paths if typ != "integer" and path_like(name) else []
+            if (typed or scoped) and rng.random() < SHARE:
+                same = [v for v in self.by_field.get(name, ()) if isinstance(v, int) == (typ == "integer")] or scoped
+                pick = rng.choice(same if same and (not typed or rng.random() < SAME_FIELD) else typed)
                 if isinstance(pick, str) and "path" in name.lower() and pick.startswith("/") and rng.random() < 0.5:
                     return f"{pick.rstrip('/')}/{maker.value({'type': 'string'}, 'word')}"  # somewhere inside it
                 return pick
@@ -153,6 +158,14 @@ def stated_ids(text: str) -> list[str | int]:
             value: str | int = int(word) if word.isdigit() and len(word) < 16 else word
             found += [] if value in found else [value]
     return found
+
+
+_PATH_WORDS = frozenset({"path", "file", "filename", "filepath", "dir", "directory", "folder"})
+
+
+def path_like(name: str) -> bool:
+    """Whether an argument takes a path by its name (``path``, ``fileAbsolutePath``, ``output_dir``)."""
+    return bool(_PATH_WORDS & set(tokens(name)))
 
 
 def _owned(holder: str, key: str) -> tuple[str, str]:
@@ -379,4 +392,4 @@ def _agree(a: JSON, b: JSON) -> bool:
     return bool(shared) and all(a[k] == b[k] for k in shared)
 
 
-__all__ = ["MINTED", "Aliases", "KeyPool", "StartingRecords", "identifying", "matched_records"]
+__all__ = ["MINTED", "Aliases", "KeyPool", "StartingRecords", "identifying", "matched_records", "path_like"]
