@@ -1681,6 +1681,15 @@ def test_replies_worded_by_an_arguments_value_are_worded_case_by_case(tmp_path) 
     records = [({"task_id": "t1"}, {"id": "t1", "done": True})] * 2 + [({"task_id": "t2"}, {"id": "t2"})] * 2
     pairs = [Pair(args, True, real, True, {"status": "ok"}) for args, real in records]
     assert by_argument(spec, Evidence({"get_task": pairs})) == []
+    # a case the model answers already ("Two tasks.", a wording chosen earlier, of its answer {"status": "ok"})
+    # is still a case of a new wording
+    answered = [Pair(args, True, real, True, real, shaped={"status": "ok"}) if args.get("format") == "text"
+                else Pair(args, True, real, True, {"status": "ok"}) for args, real in said]  # fmt: skip
+    [again] = by_argument(spec, Evidence({"export_tasks": answered}))
+    assert again.behaviour.answer.template == template
+    from envfactory.synth.proposers.shapes import template_of
+
+    assert template_of("Two tasks.", {}, "Two tasks.") == "{out}"  # a text the model answers whole: its slot
 
 
 LABELLED = [

@@ -141,7 +141,9 @@ def by_argument(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
             kept = {v: g for v, g in groups.items() if len(g) >= 2}
             if not 2 <= len(kept) <= MAX_CASES:
                 continue
-            worded = {v: w[0] for v, g in kept.items() if (w := _wordings(spec, evidence, tool, g, 2))}
+            worded = {
+                v: w[0] for v, g in kept.items() if (w := _wordings(spec, evidence, tool, g, 2, as_answered=True))
+            }
             if len(worded) < 2 or len({canonical(w[0]) for w in worded.values()}) < 2:
                 continue
             usual = max(worded, key=lambda v: len(kept[v]))
@@ -196,12 +198,14 @@ def _agreed(sets: list[JSON]) -> JSON | None:
 MAX_CASES = 8  # values of one argument worded apart, at most
 
 
-def _wordings(spec: EnvSpec, evidence: Evidence, tool: str, pairs: list[Pair], least: int,
-              ) -> list[tuple[Any, JSON, str]]:  # fmt: skip
+def _wordings(spec: EnvSpec, evidence: Evidence, tool: str, pairs: list[Pair], least: int, *,
+              as_answered: bool = False) -> list[tuple[Any, JSON, str]]:  # fmt: skip
     """The wordings a tool's accepted replies share (each of at least ``least`` of them), with what
     its omitted arguments stand for: the one that words most replies as they came (then most of
     their leaves); none where it words neither most replies, nor more of their leaves than the
-    model's own answers do."""
+    model's own answers do, nor where it is the model's own answer already — unless
+    ``as_answered`` (one case of a wording by an argument: ``No tasks`` for ``todo: true``, which
+    the model may answer already while another case's wording is new)."""
     answered = [p for p in pairs if p.real_ok and p.real not in (None, "", [], {})]  # an empty reply words nothing
     seen = [p for p in answered if p.model_ok]
     if len(seen) < least or len(seen) * 2 < len(answered):
@@ -236,7 +240,7 @@ def _wordings(spec: EnvSpec, evidence: Evidence, tool: str, pairs: list[Pair], l
             options.append((fullest, len(seen)))
         for text, count in options:
             shaped = orjson.loads(text)
-            if count < least or shaped == first_model:
+            if count < least or (shaped == first_model and not as_answered):
                 continue
             read = omitted_read(shaped, each, given, spec.tools[tool].input_schema)
             for reading in (defaults, {**defaults, **read}) if read else (defaults,):

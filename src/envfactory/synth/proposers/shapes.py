@@ -211,7 +211,7 @@ def template_of(real: Any, args: JSON, model: Any, raw: Any = None,
         slots.setdefault(_word(value), f"{{arg.{path}}}")
     for path, value in leaves(model):
         if not _positional(model, path, value):
-            slots.setdefault(_word(value), f"{{out.{path}}}")
+            slots.setdefault(_word(value), f"{{out.{path}}}" if path else "{out}")  # a text answered whole
     for path, value in leaves(raw if isinstance(raw, dict) else None):
         if not _positional(raw, path, value):
             slots.setdefault(_word(value), f"{{raw.{path}}}")
