@@ -99,6 +99,16 @@ class ToolResult:
     def data(self) -> Any:
         return orjson.loads(self.content)
 
+    @property
+    def message(self) -> str | None:
+        """A refusal's message (``{"error": {"code", "message"}}``); ``None`` for an answer."""
+        if self.ok:
+            return None
+        data = self.data
+        error = data.get("error") if isinstance(data, dict) else None
+        said = error.get("message") if isinstance(error, dict) else None
+        return None if said is None else str(said)
+
     @classmethod
     def failure(cls, code: ErrorCode, message: str) -> ToolResult:
         return tool_result(False, to_json_text({"error": {"code": code, "message": message}}), code)

@@ -456,9 +456,9 @@ _FORMATTED: dict[str, Callable[[ValueMaker], str]] = {
 _DESCRIBED_FORMS: tuple[tuple[re.Pattern[str], Callable[[ValueMaker], str]], ...] = (
     (re.compile(r"\bYYYY-MM-DD[T ]HH:MM:SS\b"), lambda vm: vm.date().strftime("%Y-%m-%dT%H:%M:%S")),
     (re.compile(r"\bYYYY-MM-DD[T ]HH:MM\b"), lambda vm: vm.date().strftime("%Y-%m-%dT%H:%M")),
-    (re.compile(r"\bYYYY-MM-DD\b"), lambda vm: vm.date().strftime("%Y-%m-%d")),
+    (re.compile(r"\bYYYY-MM-DD\b"), _FORMATTED["date"]),
     (re.compile(r"\bYYYY-MM\b"), lambda vm: vm.date().strftime("%Y-%m")),
-    (re.compile(r"\bHH:MM\b"), lambda vm: _time_of_day(vm)),
+    (re.compile(r"\bHH:MM\b"), _FORMATTED["time"]),
 )
 
 

@@ -250,10 +250,7 @@ class _PythonSequence:
 
     def call(self, tool: str, args: JSON) -> RealCall:
         r = self.episode.call_tool(tool, args)
-        refusal = None if r.ok else r.data  # {"error": {"code": ..., "message": ...}}
-        error = refusal.get("error") if isinstance(refusal, dict) else None
-        said = error.get("message") if isinstance(error, dict) else None
-        return RealCall(ok=r.ok, data=r.data if r.ok else None, error_code=r.error, message=said)
+        return RealCall(ok=r.ok, data=r.data if r.ok else None, error_code=r.error, message=r.message)
 
     def final(self) -> Final | None:
         """What the object holds now: its read-everything tool's answer, else its records."""

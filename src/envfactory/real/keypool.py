@@ -382,13 +382,18 @@ def matched_records(real: list[Any], synth: list[Any]) -> list[tuple[JSON, JSON]
 
 def _names_alike(a: JSON, b: JSON) -> bool:
     """Whether two records hold one text that names a record alike (a title, a name)."""
-    return any(isinstance(k, str) and _natural(k, a[k]) and a[k] == b[k] for k in a.keys() & b.keys())
+    return any(a[k] == b[k] for k in _texts_both(a, b))
+
+
+def _texts_both(a: JSON, b: JSON) -> list[str]:
+    """The members both records hold as texts that name a record (flags and dates aside)."""
+    return [k for k in a.keys() & b.keys() if isinstance(k, str) and _natural(k, a[k]) and _natural(k, b[k])]
 
 
 def _agree(a: JSON, b: JSON) -> bool:
     """Whether two records agree on every text both hold that names a record (a title, a name;
     flags and dates may be what the model got wrong), holding one at least."""
-    shared = [k for k in a.keys() & b.keys() if isinstance(k, str) and _natural(k, a[k]) and _natural(k, b[k])]
+    shared = _texts_both(a, b)
     return bool(shared) and all(a[k] == b[k] for k in shared)
 
 

@@ -517,7 +517,7 @@ def _recorded(spec: EnvSpec, chosen: dict[str, Scored], runners: dict[str, dict[
 
 
 def _message(result: ToolResult) -> str:
-    return str(result.data["error"]["message"])
+    return result.message or ""
 
 
 def _summary(kind: str) -> str:

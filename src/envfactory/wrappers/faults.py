@@ -86,7 +86,7 @@ class FaultsWrapper(EpisodeWrapper):
     def _reworded(self, result: ToolResult, dialects: list[tuple[str, str]]) -> ToolResult:
         """The same error (``result.error`` is unchanged) in this episode's service dialect."""
         code, template = dialects[self.dialect]
-        message = json.loads(result.content)["error"]["message"]
+        message = result.message
         return ToolResult(
             False,
             to_json_text({"error": {"code": code, "message": template.format(m=message)}}),

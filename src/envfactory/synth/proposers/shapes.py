@@ -599,10 +599,16 @@ def _block_item(worded: list[Any], records: list[JSON], pool: list[JSON]) -> Any
         values = [token(r.get(name)) for r in records]
         if len(set(values)) == len(values):  # a field naming each record memorizes it
             continue
-        by_value: dict[str, str] = {}
-        if all(by_value.setdefault(v, w) == w for v, w in zip(values, worded, strict=True)):
+        by_value = _by_value(values, worded)
+        if by_value is not None:
             return {CASE: f"{{item.{name}}}", "cases": by_value, "value": usual}
     return _pieced(worded, records, pool, usual)
+
+
+def _by_value(values: list[str], words: list[str]) -> dict[str, str] | None:
+    """Each value with the one wording every record holding it has, else ``None``."""
+    by_value: dict[str, str] = {}
+    return by_value if all(by_value.setdefault(v, w) == w for v, w in zip(values, words, strict=True)) else None
 
 
 _PIECE = re.compile(r"\{[^{}]*\}|\w+|\s+|[^\w\s]")  # a slot, a word, a run of spaces, or one mark
@@ -678,9 +684,9 @@ def _told(pieces: list[str], records: list[JSON], pool: list[JSON]) -> JSON | No
                 absent = {token(r.get(name)): "" for r in records if not _holds(r.get(name))}
                 return {CASE: f"{{item.{name}}}", "cases": {token(None): "", **absent}, "value": piece}
     for name in cases:
-        by_value: dict[str, str] = {}
         values = [token(r.get(name)) for r in records]
-        if len(set(values)) > 1 and all(by_value.setdefault(v, p) == p for v, p in zip(values, pieces, strict=True)):
+        by_value = _by_value(values, pieces) if len(set(values)) > 1 else None
+        if by_value is not None:
             return {CASE: f"{{item.{name}}}", "cases": by_value, "value": Counter(pieces).most_common(1)[0][0]}
     return None
 
