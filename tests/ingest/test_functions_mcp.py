@@ -138,3 +138,29 @@ def test_quoted_parameter_names_in_a_description_are_not_an_enum() -> None:
     diag = Diagnostics(file="f")
     out = normalize_schema(schema, diag)
     assert "enum" not in out["properties"]["file"] and out["properties"]["colour"]["enum"] == ["red", "green"]
+
+
+def test_arguments_wrapped_in_one_object_are_read_as_the_tools_own(tmp_path: Path) -> None:
+    """``{"params": {"$ref": "#/$defs/SearchInput"}}``, the only argument and required: the tool's
+    arguments are that model's members, kept wrapped for callers (``called_schema``, what agents are
+    shown); an optional object, or one beside another argument, is an argument like any other."""
+    inner = {"type": "object", "properties": {"query": {"type": "string"}, "limit": {"type": "integer"}},
+             "required": ["query"]}  # fmt: skip
+    tools = [
+        {"name": "search", "description": "Search.", "parameters": {
+            "type": "object", "properties": {"params": {"$ref": "#/$defs/SearchInput"}}, "required": ["params"],
+            "$defs": {"SearchInput": inner}}},
+        {"name": "tag", "description": "Tag.", "parameters": {"type": "object", "properties": {"params": inner}}},
+        {"name": "move", "description": "Move.", "parameters": {"type": "object", "required": ["params"],
+         "properties": {"params": inner, "to": {"type": "string"}}}},
+    ]  # fmt: skip
+    path = tmp_path / "f.json"
+    path.write_text(json.dumps(tools))
+    ts = load_toolset(path)
+    search = ts["search"]
+    assert search.wrapped == "params" and search.required == ["query"] and set(search.properties) == {"query", "limit"}
+    assert search.called_schema["properties"]["params"]["required"] == ["query"]
+    assert search.to_mcp()["inputSchema"] == search.called_schema
+    assert search.wrap({"query": "tea"}) == {"params": {"query": "tea"}} == search.wrap({"params": {"query": "tea"}})
+    assert search.unwrap({"params": {"query": "tea"}}) == {"query": "tea"} == search.unwrap({"query": "tea"})
+    assert ts["tag"].wrapped is None and ts["move"].wrapped is None

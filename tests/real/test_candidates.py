@@ -15,7 +15,7 @@ from envfactory.runtime.environment import Environment
 from envfactory.synth import synthesize
 from envfactory.synth.candidates import Evidence, Pair
 from envfactory.synth.chooser import choose
-from envfactory.synth.proposers.keys import derived_fields, record_fields
+from envfactory.synth.proposers.keys import derived_fields, highest_keys, ignored_args, record_fields
 from envfactory.synth.proposers.replies import list_envelopes, reply_templates
 from envfactory.synth.proposers.shapes import flagged_members, template_of
 from envfactory.synth.proposers.verdicts import recorded_answers
@@ -53,6 +53,18 @@ def test_a_template_keeps_what_varies_as_slots_and_fills_back() -> None:
     assert wrapped == {"success": True, "task": "{out}"}
     assert fill(wrapped, {}, {"id": 9, "title": "x"}) == {"success": True, "task": {"id": 9, "title": "x"}}
     assert fill("{arg.missing}", {}, {}) is None  # a slot that cannot be filled leaves the tool's own answer
+
+
+def test_a_number_a_text_writes_rounded_or_with_separators_is_a_formatted_slot() -> None:
+    """``₹124`` of an amount of 123.5, ``1,234.50`` of a total of 1234.5: slots that write the number so,
+    after every value as it is (a count of 2 stays itself); a one-digit rounding names nothing."""
+    said = template_of("Saved #1: ₹124 for tea", {"amount": 123.5, "note": "tea"}, {"id": 1, "amount": 123.5})
+    assert said == "Saved #{out.id}: ₹{arg.amount:.0f} for {arg.note}"
+    assert fill(said, {"amount": 1234.5, "note": "rent"}, {"id": 2}) == "Saved #2: ₹1234 for rent"
+    total = template_of("Total: 1,234.50 (2 items)", {}, {"total": 1234.5, "n": 2})
+    assert total == "Total: {out.total:,.2f} ({out.n} items)"
+    assert template_of("Got 4 apples", {"weight": 4.2}, {}) == "Got 4 apples"
+    assert fill("{arg.note:.0f}", {"note": "tea"}, None) is None  # a text has no number to write
 
 
 def test_a_line_naming_what_the_record_does_not_hold_is_left_out_of_a_text() -> None:
@@ -236,6 +248,76 @@ def test_a_create_answering_its_id_alone_learns_its_starting_values_from_the_lis
     said = [Pair({"title": t}, True, {"id": f"9f2c{i}", "title": t}, True, {"id": f"task_000{i}", "title": t})
             for i, t in enumerate(["a", "b"], 1)]  # fmt: skip
     assert record_fields(spec, Evidence({"create_task": said, "list_tasks": listed})) == []
+
+
+def _integer_keyed(tmp_path, tools=TOOLS):
+    spec, _ = _spec(tmp_path, tools)
+    keyed = spec.state_schema["task"].model_copy(update={"key_type": "integer", "key_schema": {}})
+    schema = spec.state_schema.model_copy(update={"entities": tuple(
+        keyed if e.name == "task" else e for e in spec.state_schema.entities)})  # fmt: skip
+    return spec.model_copy(update={"state_schema": schema})
+
+
+def _made(title: str, real_id: int, model_id: int, held: list[int]) -> Pair:
+    """A create the real side answered ``Task N saved`` and the model made under ``model_id``,
+    holding the ``held`` keys just after it."""
+    rows = [{"id": k, "title": title} for k in held]
+    return Pair({"title": title}, True, f"Task {real_id} saved", True, f"Task {model_id} saved",
+                raw={"id": model_id, "title": title}, state={"task": rows})  # fmt: skip
+
+
+def test_keys_that_follow_the_highest_held_mint_a_deleted_last_key_again(tmp_path) -> None:
+    """Task 1 made, deleted, and the next create answered ``Task 1 saved`` again where the model's
+    counter minted 2 (SQLite's rowid): keys follow the highest held, and an episode mints 1 again
+    after deleting 1 — 3 after 1 and 2, though 3 was deleted before. A create answering the
+    counter's key says otherwise, and nothing is proposed."""
+    spec = _integer_keyed(tmp_path)
+    again = [_made("a", 1, 1, [1]), _made("b", 1, 2, [2]), _made("c", 2, 3, [2, 3])]
+    [candidate] = highest_keys(spec, Evidence({"create_task": again}))
+    assert candidate.proposer == "highest-keys" and candidate.entities[0].keys_after_highest
+    episode = Environment(candidate.applied(spec)).episode()
+    made = [episode.call_tool("create_task", {"title": t}).data["id"] for t in "abc"]
+    assert made == [1, 2, 3]
+    episode.store.delete("task", 3)
+    assert episode.call_tool("create_task", {"title": "d"}).data["id"] == 3
+    episode.store.delete("task", 1)
+    assert episode.call_tool("create_task", {"title": "e"}).data["id"] == 4  # past the highest, not a gap
+    # the counter's key answered after the same delete: no rule; nor where the two never differ
+    counted = [_made("a", 1, 1, [1]), _made("b", 2, 2, [2])]
+    assert highest_keys(spec, Evidence({"create_task": counted})) == []
+    assert highest_keys(spec, Evidence({"create_task": again[:1]})) == []
+    # the plain counter, where no candidate was taken
+    plain = Environment(spec).episode()
+    plain.call_tool("create_task", {"title": "a"})
+    plain.store.delete("task", 1)
+    assert plain.call_tool("create_task", {"title": "b"}).data["id"] == 2
+
+
+def test_a_create_argument_the_real_records_never_hold_is_not_stored(tmp_path) -> None:
+    """Creates given ``status: "done"`` and ``"archived"`` read back as ``"open"``, like the one given
+    none: the create does not store ``status``, every record starts ``open``. Where a record read
+    back holds the value given, the argument is stored, and nothing is proposed."""
+    tools = [{**TOOLS[0], "inputSchema": {"type": "object", "properties": {"title": {"type": "string"},
+              "status": {"type": "string"}}, "required": ["title"]}}, *TOOLS[1:]]  # fmt: skip
+    spec, _ = _spec(tmp_path, tools)
+    assert spec.behaviour("create_task").effect.args.get("status") == "status"
+
+    def read(given: list[dict], held: list[str]) -> Evidence:
+        made = [Pair(g, True, f"Task {g['title']!r} saved", True, f"Task {g['title']!r} saved") for g in given]
+        rows = [{"id": f"task_000{i}", **g} for i, g in enumerate(given, 1)]
+        # the real ids paired with the model's
+        real = [{"id": r["id"], "title": r["title"], "status": h} for r, h in zip(rows, held, strict=True)]
+        return Evidence({"create_task": made, "list_tasks": [Pair({}, True, real, True, rows, state={"task": rows})]})
+
+    given = [{"title": "a", "status": "done"}, {"title": "b", "status": "archived"}, {"title": "c"}]
+    [candidate] = ignored_args(spec, read(given, ["open", "open", "open"]))
+    effect = candidate.behaviour.effect
+    assert "status" not in effect.args and effect.defaults["status"] == "open"
+    episode = Environment(candidate.applied(spec)).episode()
+    episode.call_tool("create_task", {"title": "tea", "status": "done"})
+    assert [r["status"] for r in episode.store.rows("task")] == ["open"]
+    assert ignored_args(spec, read(given, ["done", "open", "open"])) == []
+    assert ignored_args(spec, read(given[1:], ["open", "open"])) == []  # given another value once only
 
 
 def test_a_create_learns_its_starting_values_from_the_final_state_read_at_each_sequences_end(tmp_path) -> None:
@@ -1690,6 +1772,15 @@ def test_replies_worded_by_an_arguments_value_are_worded_case_by_case(tmp_path) 
     from envfactory.synth.proposers.shapes import template_of
 
     assert template_of("Two tasks.", {}, "Two tasks.") == "{out}"  # a text the model answers whole: its slot
+    # a case the usual wording words as well is none of its own: csv's "Exported 7" twice, given a limit
+    # of 7, reads as "Exported {arg.limit}" alone, yet "Exported {out.count}" words it; with no other
+    # case left, nothing is proposed
+    limited = {**export, "inputSchema": {"type": "object", "properties": {
+        "format": {"type": "string", "default": "json"}, "limit": {"type": "integer"}}}}  # fmt: skip
+    spec, _ = _spec(tmp_path, [*TOOLS, limited])
+    counted = [({"format": "json"}, 3), ({"format": "json"}, 5)] + [({"format": "csv", "limit": 7}, 7)] * 2
+    pairs = [Pair(args, True, f"Exported {n}", True, {"count": n}) for args, n in counted]
+    assert by_argument(spec, Evidence({"export_tasks": pairs})) == []
 
 
 LABELLED = [

@@ -427,3 +427,34 @@ def test_learn_says_what_its_figures_rest_on() -> None:
     assert lines[0].startswith("27% of the held-out calls were refused by both sides")
     assert "no call of 2 of 3 tools" in lines[1] and lines[1].endswith("get_note, delete_note")
     assert coverage_lines(SimpleNamespace(learned=SimpleNamespace(mutual_refusals=0.0)), evidence, ["add_note"]) == []
+
+
+LEDGER = f"mcp+stdio:{sys.executable} {FIXTURES / 'wrapped_server.py'}"
+
+
+def test_a_server_whose_tools_take_their_arguments_wrapped_is_learned_and_called_so(tmp_path: Path) -> None:
+    """``add_entry(params: AddInput)``: the tool's arguments are the model's members (``amount``,
+    ``note``), read as the tool's own — synthesis, exploration and the evidence see those —, while the
+    server is called, and agents shown the schema, wrapped in ``params``. Learned, its replies and
+    final state are the server's."""
+    spec = synthesize(LEDGER, state="empty", name="ledger")
+    add = spec.tools["add_entry"]
+    assert add.wrapped == "params" and set(add.input_schema["properties"]) == {"amount", "note"}
+    assert add.to_openai()["function"]["parameters"]["required"] == ["params"]
+    assert spec.tools["list_entries"].wrapped is None
+    learned, report, trace = learn(spec, LEDGER, budget=80, seed=0, test_budget=30)
+    made = [c for s in trace.sequences for c in s.calls if c.tool == "add_entry" and c.ok]
+    assert made and all(set(c.arguments) == {"amount", "note"} for c in made)  # the server took them wrapped
+    assert report.ceiling is not None and report.ceiling.final_state == 1.0
+    assert report.learned.outcome >= 0.95 and (report.learned.fields or 0) >= 0.9
+    assert (report.learned.final_state or 0) >= 0.8
+    # an agent calls as the schema shows, wrapped; a plan drawn from the arguments calls them bare: both
+    # are read alike, and the transcript shows each call as callers send it
+    episode = Environment(learned).episode()
+    tea = episode.call_tool("add_entry", {"params": {"amount": 3.5, "note": "tea"}})
+    assert tea.data == {"result": "Saved #1: tea"}
+    assert episode.call_tool("add_entry", {"amount": 2.0, "note": "milk"}).data == {"result": "Saved #2: milk"}
+    assert episode.call_tool("get_entry", {"params": {"entry_id": 2}}).data["result"]["note"] == "milk"
+    called = [json.loads(m["tool_calls"][0]["function"]["arguments"]) for m in episode.messages if m.get("tool_calls")]
+    assert called[1] == {"params": {"amount": 2.0, "note": "milk"}}
+    assert not episode.call_tool("add_entry", {"params": {"amount": "much"}}).ok  # checked as the tool reads them

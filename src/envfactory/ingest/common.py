@@ -10,7 +10,7 @@ from envfactory.diagnostics import Diagnostics
 from envfactory.errors import SpecError
 from envfactory.ir.docstrings import read_docstring, with_notes
 from envfactory.ir.jsonschema import inline_local_refs, normalize_schema
-from envfactory.ir.tool import TOOL_NAME, ToolAnnotations, ToolSource, ToolSpec
+from envfactory.ir.tool import TOOL_NAME, ToolAnnotations, ToolSource, ToolSpec, wrapper_of
 
 JSON = dict[str, Any]
 _BAD_CHARS = re.compile(r"[^A-Za-z0-9_\-]+")
@@ -55,8 +55,11 @@ def make_tool(
     annotations: ToolAnnotations | None = None,
     source: ToolSource,
     diag: Diagnostics,
+    unwrap: bool = False,
 ) -> ToolSpec:
-    """Normalize schemas and build a ToolSpec; the input schema must describe an object."""
+    """Normalize schemas and build a ToolSpec; the input schema must describe an object. ``unwrap``:
+    arguments its callers wrap in one object (:func:`wrapper_of`) are read as the tool's own, the
+    wrapper kept as ``ToolSpec.wrapped`` (a function schema's, an MCP tool's; not a bound callable's)."""
     if input_schema is None:
         input_schema = {"type": "object", "properties": {}}
     if not isinstance(input_schema, dict):
@@ -79,6 +82,9 @@ def make_tool(
             field="input_schema",
         )
     schema.setdefault("properties", {})
+    wrapped = wrapper_of(schema) if unwrap else None
+    if wrapped is not None:
+        schema = {"type": "object", **schema["properties"][wrapped]}
     if description is not None and not isinstance(description, str):
         diag.warn(f"description is {type(description).__name__}, not text; dropped", tool=name, field="description")
         description = None
@@ -92,4 +98,5 @@ def make_tool(
         output_schema=out or None,
         annotations=annotations or ToolAnnotations(),
         source=source,
+        wrapped=wrapped,
     )

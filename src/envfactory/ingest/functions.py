@@ -72,6 +72,7 @@ def load_functions(path: Path, diag: Diagnostics, doc: Any) -> ToolSet:
                 output_schema=_output_schema(entry, diag, name),
                 source=ToolSource(format=flavour, file=str(path), locator=where),
                 diag=diag,
+                unwrap=True,
             )
         )
     given = doc.get("name") if isinstance(doc, dict) else None

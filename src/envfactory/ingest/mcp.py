@@ -69,6 +69,7 @@ def _toolset(entries: list[Any], name: str, file: str, diag: Diagnostics, fmt: s
                 ),
                 source=ToolSource(format=fmt, file=file, locator=where),
                 diag=diag,
+                unwrap=True,
             )
         )
     return ToolSet(name=name, tools=tuple(tools), warnings=tuple(diag.warnings))

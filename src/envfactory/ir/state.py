@@ -40,6 +40,9 @@ class Entity(BaseModel):
     # a field whose value names a record as its key does, where a key argument says it takes either ("The ID
     # or name of the container", ``id_or_name``): a value no key matches names the latest record holding it
     named_by: str | None = None
+    # integer keys minted one past the highest key held (SQLite's rowid, ``max(ids) + 1``): the key of a
+    # deleted last record is minted again, where a counter never gives one key twice
+    keys_after_highest: bool = False
 
     @classmethod
     def singleton(cls, name: str, fields: dict[str, JSON], *, required: tuple[str, ...] = (SINGLETON_KEY,),

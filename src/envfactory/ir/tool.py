@@ -62,6 +62,10 @@ class ToolSpec(_Frozen):
     output_schema: JSON | None = None
     annotations: ToolAnnotations = ToolAnnotations()
     source: ToolSource = ToolSource(format="python")
+    # the one object argument its callers wrap every argument in (a FastMCP tool taking ``params:
+    # SearchInput``): ``input_schema`` is that object's, the arguments as the tool reads them, and
+    # ``called_schema`` what callers send (:func:`wrapper_of`)
+    wrapped: str | None = None
 
     @model_validator(mode="after")
     def _check(self) -> ToolSpec:
@@ -75,6 +79,23 @@ class ToolSpec(_Frozen):
                 field="input_schema",
             )
         return self
+
+    @property
+    def called_schema(self) -> JSON:
+        """The input schema as callers send the arguments: wrapped in one object where the tool takes them so."""
+        if self.wrapped is None:
+            return self.input_schema
+        return {"type": "object", "properties": {self.wrapped: self.input_schema}, "required": [self.wrapped]}
+
+    def wrap(self, args: JSON) -> JSON:
+        """``args`` as the tool's callers send them (in its wrapper, where it has one and they are not yet)."""
+        if self.wrapped is None or (set(args) == {self.wrapped} and isinstance(args[self.wrapped], dict)):
+            return args
+        return {self.wrapped: args}
+
+    def unwrap(self, args: Any) -> Any:
+        """``args`` as the tool reads them: a call holding its wrapper alone, the wrapper's members."""
+        return args if self.wrapped is None else unwrapped(args, self.wrapped)
 
     @property
     def properties(self) -> JSON:
@@ -98,7 +119,7 @@ class ToolSpec(_Frozen):
             "function": {
                 "name": self.name,
                 "description": self.description,
-                "parameters": self.input_schema,
+                "parameters": self.called_schema,
             },
         }
 
@@ -106,7 +127,7 @@ class ToolSpec(_Frozen):
         return {
             "name": self.name,
             "description": self.description,
-            "input_schema": self.input_schema,
+            "input_schema": self.called_schema,
         }
 
     def to_mcp(self) -> JSON:
@@ -114,7 +135,7 @@ class ToolSpec(_Frozen):
         out: JSON = {
             "name": self.name,
             "description": self.description,
-            "inputSchema": self.input_schema,
+            "inputSchema": self.called_schema,
         }
         if self.output_schema is not None:
             out["outputSchema"] = self.output_schema
@@ -167,6 +188,26 @@ class ToolSet(_Frozen):
 
     def to_mcp(self) -> JSON:
         return {"tools": [t.to_mcp() for t in self.tools]}
+
+
+def wrapper_of(input_schema: JSON) -> str | None:
+    """The one argument a tool's callers wrap all its arguments in: its only argument, required, an
+    object of declared members (a FastMCP tool taking ``params: SearchInput``); else ``None``."""
+    props = input_schema.get("properties") or {}
+    if len(props) != 1:
+        return None
+    [(name, inner)] = props.items()
+    if not isinstance(inner, dict) or inner.get("type") != "object" or not inner.get("properties"):
+        return None
+    return name if name in (input_schema.get("required") or ()) else None
+
+
+def unwrapped(args: Any, wrapper: str) -> Any:
+    """A call's arguments as a tool taking them wrapped in ``wrapper`` reads them: the wrapper's
+    members where the call holds it alone, else the arguments as they are (sent unwrapped)."""
+    if isinstance(args, dict) and set(args) == {wrapper} and isinstance(args[wrapper], dict):
+        return args[wrapper]
+    return args
 
 
 def dump_tool(tools: ToolSet) -> str | None:

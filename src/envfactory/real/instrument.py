@@ -355,7 +355,9 @@ class _McpSequence:
         return list(dict.fromkeys([*named, *folder]))
 
     def call(self, tool: str, args: JSON) -> RealCall:
-        r = self.session.call(tool, args)  # ``{tmp}`` is put in for the server and taken out of its answers
+        tools = self.side.synth_spec.tools  # the server takes them as its callers send them (wrapped, where so)
+        sent = tools[tool].wrap(args) if tool in tools.names else args
+        r = self.session.call(tool, sent)  # ``{tmp}`` is put in for the server and taken out of its answers
         return real_call(r.ok, r.data, r.error, args)
 
     def same_final_state(self, synth: Episode) -> bool | None:

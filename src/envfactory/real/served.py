@@ -25,7 +25,7 @@ from typing import Any
 from envfactory.errors import EnvSpecError
 from envfactory.ir.effect import ServedEffect
 from envfactory.ir.env import EnvSpec
-from envfactory.ir.tool import ToolSpec, dump_tool
+from envfactory.ir.tool import ToolSpec, dump_tool, unwrapped
 from envfactory.real.idmap import IdMap
 from envfactory.real.mcp import TMP, McpSession, McpTarget, ToolOutcome
 from envfactory.runtime.behaviours import COMPILERS, CallContext, Executor, error_class, returned_error
@@ -41,12 +41,14 @@ class _Reading:
     dump: str | None  # the read-everything tool, if the server has one
     dump_args: JSON  # ``{"path": "{tmp}"}`` for a file server's tree
     read_only: frozenset[str]  # tools annotated read-only: not writes
+    wrappers: dict[str, str]  # the object each tool taking its arguments wrapped takes them in
 
     @classmethod
     def of(cls, spec: EnvSpec) -> _Reading:
         dump = dump_tool(spec.tools)
         args: JSON = {"path": TMP} if dump and spec.tools[dump].required == ["path"] else {}
-        return cls(dump, args, frozenset(t.name for t in spec.tools.tools if t.annotations.read_only))
+        return cls(dump, args, frozenset(t.name for t in spec.tools.tools if t.annotations.read_only),
+                   {t.name: t.wrapped for t in spec.tools.tools if t.wrapped})  # fmt: skip
 
 
 class ServedServer:
@@ -60,7 +62,9 @@ class ServedServer:
 
     def call(self, tool: str, args: JSON) -> ToolOutcome:
         """Call the server with its own ids; the answer comes back in the agent's."""
-        outcome = self.session.call(tool, self.ids.server_side(args))
+        wrapper = self.reading.wrappers.get(tool)  # the episode reads them unwrapped, the server takes them wrapped
+        sent = {wrapper: unwrapped(args, wrapper)} if wrapper else args
+        outcome = self.session.call(tool, self.ids.server_side(sent))
         if self.ids:
             outcome = ToolOutcome(outcome.ok, self.ids.agent_side(outcome.data), self.ids.agent_side(outcome.error))
         if outcome.ok and tool not in self.reading.read_only:

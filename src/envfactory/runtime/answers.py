@@ -36,6 +36,10 @@ DISTINCT, SORTED = "distinct", "sorted"
 # ``{arg.tags|, }``: the list at that place, its values written one after another with ``, `` between
 # (``Tags: raise, town``); a value there that is no list, as it is
 JOINED = "|"
+# ``{arg.amount:,.0f}``: the number at that place as a text writes it — rounded, with thousands
+# separators, two decimals (``₹1,235`` of 1234.5) —, one of ``NUMBER_FORMATS`` (Python's format specs)
+FORMATTED = ":"
+NUMBER_FORMATS = (".0f", ",.0f", ".2f", ",.2f")
 # ``{"$each": ..., "item": T, "join": "\n", "head": H, "tail": Z}``: the worded records as one text, ``H``
 # then the items joined then ``Z`` (in ``H`` and ``Z``, ``{count}`` is how many records it words)
 # ``{"$when": "{arg.include_done}", "value": T}`` as an object's member: there only when the slot is true
@@ -200,9 +204,15 @@ def _substituted(text: str, sources: JSON) -> str:
 
 def _slot_value(source: Any, path: str) -> Any:
     """What a slot's path names in ``source`` (:func:`leaf`); a joined slot (``tags|, ``) the list
-    there as one text, its values with the separator between them."""
+    there as one text, its values with the separator between them; a formatted one (``amount:.0f``)
+    the number there as the format writes it."""
     place, joined, between = path.partition(JOINED)
+    place, formatted, spec = place.partition(FORMATTED)
     value = leaf(source, place)
+    if formatted:
+        if spec not in NUMBER_FORMATS or not isinstance(value, (int, float)) or isinstance(value, bool):
+            raise KeyError(path)  # a format that writes no such value: the slot names nothing
+        return format(value, spec)
     if joined and isinstance(value, list):
         return between.join(_text(v) for v in value)
     return value

@@ -63,6 +63,7 @@ class CompiledTool:
     shape: Shaper
     read_only: bool
     render: Callable[[Any], str] | None = None  # the answer as JSON text at once; else to_json_text(shape(value))
+    wrapped: str | None = None  # the object its callers wrap the arguments in (``ToolSpec.wrapped``)
 
 
 # effects answering the store's rows (the starting state's are shared and never mutated) or rows made for that answer
@@ -144,6 +145,7 @@ class Environment:
                 shape=shape,
                 render=render,
                 read_only=effect.kind in ("read", "list", "count") or bool(tool.annotations.read_only),
+                wrapped=tool.wrapped,
             )
         self.shown_names = {name: safe_text(name, 200) for name in self.tools}  # as a call's log entry names it
         self.openai_tools = spec.tools.to_openai()

@@ -16,6 +16,7 @@ from pydantic import ValidationError
 from envfactory.errors import SnapshotError
 from envfactory.ir.snapshot import EpisodeSnapshot
 from envfactory.ir.task import Task, Verdict
+from envfactory.ir.tool import unwrapped
 from envfactory.runtime.behaviours import CallContext, key_caster
 from envfactory.runtime.canonical import NotCanonical, canonical_value, json_safe, parse_json, safe_repr, safe_text
 from envfactory.runtime.environment import Environment
@@ -137,6 +138,9 @@ class Episode:
             return ToolResult.failure("unknown_tool", f"unknown tool {safe_repr(name)}; available: {known}"), logged
         if isinstance(args, ToolResult):
             return args, logged
+        if tool.wrapped is not None:  # read as the tool reads them; logged as its callers send them
+            args = unwrapped(args, tool.wrapped)
+            logged = logged if isinstance(arguments, str) else {tool.wrapped: args}
         problem = tool.validate(args)
         if problem is not None:
             return ToolResult.failure("invalid_arguments", f"{name}: {problem}"), logged

@@ -75,6 +75,7 @@ class BaseState:
         self.key_types = {e.name: e.key_type for e in schema.entities}
         self.derived = {e.name: e.derived for e in schema.entities if e.derived}  # rendered on every write
         self.sorted = {e.name: e.sorted for e in schema.entities if e.sorted}  # kept sorted on every write
+        self.after_highest = {e.name for e in schema.entities if e.keys_after_highest and e.key_type == "integer"}
         self.tables: dict[str, dict[Any, JSON]] = {
             name: {row[key]: row for row in rows.get(name, ())} for name, key in self.keys.items()
         }
@@ -179,7 +180,12 @@ class Store:
 
     def next_key(self, entity: str, format_key: Any) -> Any:
         """The next free key ``format_key`` makes, or None where it makes none: keys drawn from a few
-        values (an enum of them) can all be taken."""
+        values (an enum of them) can all be taken. An entity whose keys follow the highest held counts on
+        from that key, so the key of a deleted last record is given again."""
+        if entity in self.base.after_highest:
+            key_field = self.base.keys[entity]
+            held = (r.get(key_field) for r in self.rows(entity))
+            self.counters[entity] = max((k for k in held if isinstance(k, int) and not isinstance(k, bool)), default=0)
         for _ in range(NEXT_KEY_TRIES):  # a row a user supplied may already hold the next key
             n = self.counters.get(entity, self.base.counters[entity]) + 1
             self.counters[entity] = n

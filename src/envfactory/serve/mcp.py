@@ -69,7 +69,7 @@ class EpisodeHost:
     def tools(self) -> list[JSON]:
         listed = []
         for tool in self.env.spec.tools.tools:
-            entry: JSON = {"name": tool.name, "description": tool.description or "", "inputSchema": tool.input_schema}
+            entry: JSON = {"name": tool.name, "description": tool.description or "", "inputSchema": tool.called_schema}
             if tool.annotations.read_only is not None:
                 entry["annotations"] = {"readOnlyHint": tool.annotations.read_only}
             listed.append(entry)

@@ -33,6 +33,7 @@ from envfactory.ir.choice import Evidence as EvidenceKind
 from envfactory.ir.effect import ActionEffect, FallbackEffect, changes_state
 from envfactory.ir.env import EnvSpec
 from envfactory.ir.state import Entity
+from envfactory.ir.tool import unwrapped
 from envfactory.real.instrument import Measurement
 from envfactory.real.replay import replay
 from envfactory.real.trace import Trace, TraceCall
@@ -66,6 +67,10 @@ def observe(spec: EnvSpec, trace: Trace, env: Environment | None = None,
                 and isinstance((was := described.behaviour(b.tool)).effect, ActionEffect)}  # fmt: skip
     actions = {b.tool for b in spec.behaviours if isinstance(b.effect, ActionEffect)} | set(replaced)
     wrote: set[str] = set()  # sequences in which the real side accepted a write so far
+    wrappers = {t.name: t.wrapped for t in spec.tools.tools if t.wrapped}
+
+    def unwrap(tool: str, args: JSON) -> JSON:  # a recorded call's arguments as its tool reads them
+        return unwrapped(args, wrappers[tool]) if tool in wrappers else args
 
     def seen(seq: str, index: int, call: TraceCall, result: ToolResult, raw: Any, episode: Episode,
              recorded: TraceCall | None = None) -> None:  # fmt: skip
@@ -75,7 +80,7 @@ def observe(spec: EnvSpec, trace: Trace, env: Environment | None = None,
         real = call.output if call.ok else (call.error or "refused")
         pairs.setdefault(call.tool, []).append(
             Pair(
-                spelt(call.arguments, spellings.get(call.tool, {})),  # as the tool reads them
+                spelt(unwrap(call.tool, call.arguments), spellings.get(call.tool, {})),  # as the tool reads them
                 call.ok,
                 real,
                 result.ok,

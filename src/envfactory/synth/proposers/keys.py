@@ -1,5 +1,6 @@
-"""What a create makes: the real side's key counter, the values every new record starts with, the
-fields the clock stamps, the fields a record composes from its others, and the lists it keeps sorted."""
+"""What a create makes: the real side's key counter (from one; after the highest held), the values
+every new record starts with, the arguments it does not store, the fields the clock stamps, the fields
+a record composes from its others, and the lists it keeps sorted."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from envfactory.ir.state import SINGLETON_KEY, Entity
 from envfactory.real.keypool import MINTED
 from envfactory.runtime.answers import opened_text
 from envfactory.runtime.behaviours import split_text
-from envfactory.synth.candidates import JSON, PROPOSERS, Candidate, Evidence
+from envfactory.synth.candidates import JSON, PROPOSERS, Candidate, Evidence, Pair
 from envfactory.synth.proposers.shapes import leaves, list_reads, objects_in, record_in, records_in, schema_of
 from envfactory.synth.proposers.starts import UniqueTexts
 from envfactory.values import clock_stamp
@@ -41,6 +42,56 @@ def integer_keys(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
         out.append(Candidate(tool, "integer-keys", f"{entity.name} keys are integers from 1", spec.behaviour(tool),
                              entities=(changed,), confirms="each create answers the next integer"))  # fmt: skip
     return out
+
+
+@PROPOSERS.register("highest-keys")
+def highest_keys(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
+    """A create of integer keys whose real reply, where the last record was deleted before it, carries
+    the key one past the highest the model still held and not the counter's (``ID: 1`` again after
+    deleting task 1; SQLite's rowid): keys follow the highest held. Proposed where such a create said
+    so and none said the counter's key instead."""
+    out = []
+    for tool, pairs in evidence.pairs.items():
+        effect = spec.behaviour(tool).effect
+        if not isinstance(effect, CreateEffect) or effect.entity not in spec.state_schema:
+            continue
+        entity = spec.state_schema[effect.entity]
+        if entity.key_type != "integer" or entity.keys_after_highest:
+            continue
+        votes = [vote for p in pairs if p.real_ok and p.model_ok and (vote := _highest_said(p, entity)) is not None]
+        if not votes or not all(votes):
+            continue
+        changed = entity.model_copy(update={"keys_after_highest": True})
+        said = f"{entity.name} keys follow the highest held (a deleted last key again)"
+        out.append(Candidate(tool, "highest-keys", said, spec.behaviour(tool), entities=(changed,),
+                             confirms="a create after deleting the last record answers its key again"))  # fmt: skip
+    return out
+
+
+def _highest_said(pair: Pair, entity: Entity) -> bool | None:
+    """Whether a create's real reply carries the key one past the highest the model held before it
+    (True) or the counter's key the model minted (False), where the two differ; None where they
+    agree or the reply says neither."""
+    made = pair.raw.get(entity.key) if isinstance(pair.raw, dict) else None
+    if not isinstance(made, int) or isinstance(made, bool):
+        return None
+    held = [r.get(entity.key) for r in pair.state.get(entity.name, ())]
+    highest = max((k for k in held if isinstance(k, int) and not isinstance(k, bool) and k != made), default=0) + 1
+    if highest == made:
+        return None
+    said = _numbers(pair.answered)
+    if (highest in said) == (made in said):
+        return None
+    return highest in said
+
+
+def _numbers(reply: Any) -> set[int]:
+    """The whole numbers a reply states: integer members, digit texts, numbers standing alone in a text."""
+    found = {int(v) for _p, v in leaves(reply) if isinstance(v, int) and not isinstance(v, bool)}
+    found |= {int(v) for _p, v in leaves(reply) if isinstance(v, str) and v.isdigit()}
+    if isinstance(reply, str):
+        found |= {int(m) for m in re.findall(r"(?<![\w.-])\d+(?![\w.-])", reply)}
+    return found
 
 
 @PROPOSERS.register("record-fields")
@@ -86,6 +137,43 @@ def record_fields(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
         out.append(Candidate(tool, "record-fields", f"{entity.name} records start with {named}"[:120],
                              behaviour.model_copy(update={"effect": made}), entities=(changed,),
                              confirms="every created record holds these values", holds=True))  # fmt: skip
+    return out
+
+
+@PROPOSERS.register("ignored-args")
+def ignored_args(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
+    """A create argument whose values the real records never hold: every record read back holds one
+    value in the field it fills, also where the argument gave another, twice at least (``status:
+    "completed"`` given, ``"active"`` held): the create does not store it, and every record starts
+    with that value."""
+    out = []
+    for tool in evidence.pairs:
+        effect = spec.behaviour(tool).effect
+        if not isinstance(effect, CreateEffect) or effect.entity not in spec.state_schema:
+            continue
+        entity = spec.state_schema[effect.entity]
+        # what the model's row holds from an argument, an argument gave it
+        records = [(r, {a: m[f] for a, f in effect.args.items() if m.get(f) is not None})
+                   for r, m in read_back(spec, entity, evidence)]  # fmt: skip
+        ignored: JSON = {}
+        for arg, name in effect.args.items():
+            held = [r.get(name, _ABSENT) for r, _ in records]
+            given = [(a[arg], r.get(name, _ABSENT)) for r, a in records if arg in a]
+            if not held or held[0] is _ABSENT or any(h != held[0] for h in held):
+                continue
+            if sum(1 for value, _ in given if value != held[0]) >= 2:
+                ignored[arg] = held[0]
+        if not ignored:
+            continue
+        made = effect.model_copy(update={
+            "args": {a: f for a, f in effect.args.items() if a not in ignored},
+            "defaults": {**effect.defaults, **{effect.args[a]: v for a, v in ignored.items()}},
+        })  # fmt: skip
+        named = ", ".join(f"{a} (held {orjson.dumps(v).decode()})" for a, v in sorted(ignored.items()))
+        out.append(Candidate(tool, "ignored-args", f"does not store {named}"[:120],
+                             spec.behaviour(tool).model_copy(update={"effect": made}),
+                             confirms="records read back hold one value whatever the argument gave",
+                             holds=True))  # fmt: skip
     return out
 
 
@@ -389,15 +477,20 @@ def _counter_in(real: Any, model: Any, entity: Entity) -> bool:
     numbers = {int(m) for m in re.findall(r"\d+", keys[0])[-1:]} if keys else set()
     if not numbers:
         return False
-    found = {int(v) for _p, v in leaves(real) if isinstance(v, int) and not isinstance(v, bool)}
-    if isinstance(real, str):
-        found |= {int(m) for m in re.findall(r"(?<![\w.-])\d+(?![\w.-])", real)}
-    found |= {int(v) for _p, v in leaves(real) if isinstance(v, str) and v.isdigit()}
-    return bool(numbers & found)
+    return bool(numbers & _numbers(real))
 
 
 def _key_names(entity: Entity) -> set[str]:
     return {entity.key, f"{entity.name}_id", f"{entity.name}Id"}
 
 
-__all__ = ["derived_fields", "integer_keys", "read_back", "record_fields", "sorted_lists", "split_lists"]
+__all__ = [
+    "derived_fields",
+    "highest_keys",
+    "ignored_args",
+    "integer_keys",
+    "read_back",
+    "record_fields",
+    "sorted_lists",
+    "split_lists",
+]

@@ -14,7 +14,7 @@ from envfactory.ir.effect import Behaviour, CreateEffect, ListEffect
 from envfactory.ir.env import EnvSpec
 from envfactory.ir.jsonschema import primary_type
 from envfactory.real.volatile import VOLATILE
-from envfactory.runtime.answers import JOINED, SLOT
+from envfactory.runtime.answers import FORMATTED, JOINED, SLOT
 from envfactory.synth.candidates import JSON
 from envfactory.synth.proposers.shapes import canonical, default_sets
 
@@ -70,7 +70,7 @@ def omitted_read(template: Any, worded: list[Any], given: list[JSON], schema: JS
     read = [_slot_values(template, w, names) for w in worded]
     out: JSON = {}
     for name in names:
-        arg = name.partition(JOINED)[0]  # ``tags|, ``: the argument ``tags``, its values joined
+        arg = slot_argument(name)
         omitted = [r for r, g in zip(read, given, strict=True) if arg not in g]
         values = [r[name] for r in omitted if r is not None and name in r]
         if len(values) < 2 or len(values) * 2 < len(omitted):
@@ -85,11 +85,18 @@ def omitted_read(template: Any, worded: list[Any], given: list[JSON], schema: JS
 _SLOT_OR_MARK = re.compile(r"\{(arg|out|raw|item)[.}]|" + re.escape(VOLATILE))  # a slot or a mark, not a value
 
 
+def slot_argument(path: str) -> str:
+    """The argument a slot's path names: ``tags`` of ``tags|, `` (its values joined) and ``amount`` of
+    ``amount:.0f`` (the number formatted)."""
+    return path.partition(JOINED)[0].partition(FORMATTED)[0]
+
+
 def argument_slots(template: Any) -> set[str]:
-    """The top-level arguments a wording fills in (``{arg.project}``), wherever it does."""
+    """The slots of top-level arguments a wording fills in (``{arg.project}``, ``{arg.tags|, }``),
+    wherever it does, by path (:func:`slot_argument` names the argument)."""
     if isinstance(template, str):
         slots = [m.group(2) or "" for m in SLOT.finditer(template) if m.group(1) == "arg"]
-        return {path for path in slots if path.partition(JOINED)[0].isidentifier()}  # ``tags|, ``: joined
+        return {path for path in slots if slot_argument(path).isidentifier()}
     inner = template.values() if isinstance(template, dict) else template if isinstance(template, list) else ()
     return {name for v in inner for name in argument_slots(v)}
 
@@ -145,4 +152,4 @@ def _typed(value: Any, schema: Any) -> Any:
     return value
 
 
-__all__ = ["argument_slots", "kept_as_read", "omitted_read", "read_off"]
+__all__ = ["argument_slots", "kept_as_read", "omitted_read", "read_off", "slot_argument"]

@@ -147,6 +147,11 @@ def by_argument(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
             if len(worded) < 2 or len({canonical(w[0]) for w in worded.values()}) < 2:
                 continue
             usual = max(worded, key=lambda v: len(kept[v]))
+            # a case the usual wording words as well is none of its own (``ID: 2`` twice, read as a constant)
+            worded = {v: w for v, w in worded.items()
+                      if v == usual or not _words_all(worded[usual], kept[v], evidence, tool)}  # fmt: skip
+            if len(worded) < 2:
+                continue
             defaults = _agreed([w[1] for w in worded.values()])
             if defaults is None:
                 continue  # the cases read an omitted argument otherwise: no one wording
@@ -162,6 +167,17 @@ def by_argument(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
             out.append(Candidate(tool, "by-argument", f"words its replies by {arg} ({shown})", behaviour,
                                  confirms=f"each value of {arg} answers its own wording"))  # fmt: skip
     return out
+
+
+def _words_all(wording: tuple[Any, ...], pairs: list[Pair], evidence: Evidence, tool: str) -> bool:
+    """Whether ``wording`` (a template and what omitted arguments stand for) words every reply of
+    ``pairs`` exactly as the real side did."""
+    template, reading = wording[0], wording[1]
+    return all(
+        steady(evidence, tool, fill(template, p.args, p.out, reading, p.raw, _holding(p.state)))
+        == steady(evidence, tool, p.real)
+        for p in pairs
+    )
 
 
 def _omitted_as(arg: str, worded: dict[str, tuple[Any, ...]], usual: str, accepted: list[Pair], declared: JSON,

@@ -23,8 +23,10 @@ from envfactory.runtime.answers import (
     COUNT,
     DISTINCT,
     EACH,
+    FORMATTED,
     JOINED,
     NEWEST,
+    NUMBER_FORMATS,
     PARTS,
     ROWS,
     SLOT,
@@ -215,6 +217,8 @@ def template_of(real: Any, args: JSON, model: Any, raw: Any = None,
     for path, value in leaves(raw if isinstance(raw, dict) else None):
         if not _positional(raw, path, value):
             slots.setdefault(_word(value), f"{{raw.{path}}}")
+    numbers = [("arg", p, v) for p, v in leaves(args)] + [("out", p, v) for p, v in leaves(model) if p]
+    _add_formatted(slots, numbers)  # after every value as it is: ``124`` is 124 where something holds it
     flags = {v: f"{{arg.{k}}}" for k, v in reversed(list(args.items())) if isinstance(v, bool)}  # an echoed flag
     # the model's whole answer (and each list or object inside it), wrapped as the real thing wraps it
     wholes = {**_parts(model, "out"), **_parts(raw, "raw")}
@@ -222,6 +226,20 @@ def template_of(real: Any, args: JSON, model: Any, raw: Any = None,
     # "returned": 3 of a list that found three rows: how many it found (a member, not a word of a text)
     count = len(raw) if isinstance(raw, list) else None
     return _templated(real, _Sources(slots, wholes, flags, lists, args, state or {}, count))
+
+
+def _add_formatted(slots: dict[str, str], numbers: list[tuple[str, str, Any]]) -> None:
+    """Into ``slots``, each number of ``numbers`` (source, path, value) as a text may write it
+    otherwise — rounded, with thousands separators, two decimals: ``124`` of 123.5 as
+    ``{arg.amount:.0f}`` —, where no slot has that text already. A number below ten rounded is a
+    digit too common to name anything."""
+    for head, path, value in numbers:
+        if not isinstance(value, (int, float)) or isinstance(value, bool):
+            continue
+        for spec in NUMBER_FORMATS:
+            text = format(value, spec)
+            if text != _word(value) and (abs(value) >= 10 or not spec.endswith(".0f")):
+                slots.setdefault(text, f"{{{head}.{path}{FORMATTED}{spec}}}")
 
 
 SEPARATORS = (", ", ",", "; ", " ", "\n")  # how a text writes the values of a list one after another
@@ -472,6 +490,7 @@ def _item_template(real: JSON | str, args: JSON, record: JSON) -> Any:
         slots.setdefault(_word(value), f"{{arg.{path}}}")
     for path, value in leaves(record):
         slots.setdefault(_word(value), f"{{item.{path}}}")
+    _add_formatted(slots, [("arg", p, v) for p, v in leaves(args)] + [("item", p, v) for p, v in leaves(record)])
     if isinstance(real, str):
         return _templated(real, _Sources(slots))
     own: JSON = own_where_volatile(real, record)
