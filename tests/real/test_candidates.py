@@ -59,12 +59,29 @@ def test_a_number_a_text_writes_rounded_or_with_separators_is_a_formatted_slot()
     """``₹124`` of an amount of 123.5, ``1,234.50`` of a total of 1234.5: slots that write the number so,
     after every value as it is (a count of 2 stays itself); a one-digit rounding names nothing."""
     said = template_of("Saved #1: ₹124 for tea", {"amount": 123.5, "note": "tea"}, {"id": 1, "amount": 123.5})
-    assert said == "Saved #{out.id}: ₹{arg.amount:.0f} for {arg.note}"
-    assert fill(said, {"amount": 1234.5, "note": "rent"}, {"id": 2}) == "Saved #2: ₹1234 for rent"
+    assert said == "Saved #{out.id}: ₹{arg.amount:,.0f} for {arg.note}"  # separators first: 124 is both
+    assert fill(said, {"amount": 1234.5, "note": "rent"}, {"id": 2}) == "Saved #2: ₹1,234 for rent"
+    assert template_of("Paid ₹1234", {"amount": 1234.4}, {}) == "Paid ₹{arg.amount:.0f}"
     total = template_of("Total: 1,234.50 (2 items)", {}, {"total": 1234.5, "n": 2})
     assert total == "Total: {out.total:,.2f} ({out.n} items)"
     assert template_of("Got 4 apples", {"weight": 4.2}, {}) == "Got 4 apples"
     assert fill("{arg.note:.0f}", {"note": "tea"}, None) is None  # a text has no number to write
+    assert template_of("Paid 1,124 of 124", {"amount": 124}, {}) == "Paid 1,124 of {arg.amount}"  # 1,124 holds no 124
+
+
+def test_a_text_list_stating_the_total_of_its_records_says_it_of_any_records() -> None:
+    """``Found 2 results — Total: ₹1,124`` above a line a record: the count and the total of the
+    records' amounts (``{sum.amount:,.0f}``), each record's amount written so too; never a total of ids."""
+    real = "Found 2 results — Total: ₹1,124\n\n• #1 | ₹124 | tea\n• #2 | ₹1,000 | rent"
+    rows = [{"id": 1, "amount": 123.5, "note": "tea"}, {"id": 2, "amount": 1000, "note": "rent"}]
+    template = template_of(real, {}, rows)
+    assert template["head"] == "Found {count} results — Total: ₹{sum.amount:,.0f}\n\n"
+    assert template["item"] == "• #{item.id} | ₹{item.amount:,.0f} | {item.note}"
+    more = [*rows, {"id": 3, "amount": 10.25, "note": "bus"}]
+    assert fill(template, {}, more).splitlines()[0] == "Found 3 results — Total: ₹1,134"
+    assert fill(template, {}, [*rows, {"id": 4, "amount": None, "note": "?"}]) is None  # no total to state
+    ids = template_of("2 tasks, ids adding to 3\n\n- a\n- b", {}, [{"id": 1, "t": "a"}, {"id": 2, "t": "b"}])
+    assert ids["head"] == "{count} tasks, ids adding to 3\n\n"
 
 
 def test_a_line_naming_what_the_record_does_not_hold_is_left_out_of_a_text() -> None:
@@ -729,6 +746,57 @@ def test_a_reference_the_real_side_does_not_look_up_stops_being_checked(tmp_path
     [candidate] = unchecked_references(spec, Evidence({"create_note": pairs}))
     assert candidate.summary == "does not look up task_id"
     assert Environment(candidate.applied(spec)).episode().call_tool("create_note", {"task_id": "MJ-1", "text": "x"}).ok
+
+
+def test_a_reference_the_real_side_looks_up_is_checked(tmp_path) -> None:
+    """``create_task(parent="GZ-1")``: refused by the real side twice where no task was held under the
+    value, accepted where one was (the model accepting all): ``parent`` refers to a task, a value
+    naming none refused. A value the real side accepted though it named nothing rules it out."""
+    from envfactory.synth.proposers.verdicts import checked_references
+
+    tools = [{**TOOLS[0], "inputSchema": {"type": "object", "properties": {"title": {"type": "string"},
+              "parent": {"type": "string"}}, "required": ["title"]}}, *TOOLS[1:]]  # fmt: skip
+    spec, _ = _spec(tmp_path, tools)
+    one = {"id": "task_0001", "title": "a"}
+
+    def made(parent: str, real_ok: bool, key: str) -> Pair:
+        row = {"id": key, "title": "b", "parent": parent}
+        return Pair({"title": "b", "parent": parent}, real_ok, "ok" if real_ok else "Error: parent not found", True,
+                    row, raw=row, state={"task": [one, row]})  # fmt: skip
+
+    pairs = [made("task_0001", True, "task_0002"), made("GZ-1", False, "task_0003"), made("QQ-7", False, "task_0004")]
+    [candidate] = checked_references(spec, Evidence({"create_task": pairs}))
+    assert candidate.summary == "looks up parent (a task)" and candidate.entities[0].refs["parent"] == "task"
+    episode = Environment(candidate.applied(spec)).episode()
+    first = episode.call_tool("create_task", {"title": "a"}).data["id"]
+    assert episode.call_tool("create_task", {"title": "b", "parent": first}).ok
+    assert not episode.call_tool("create_task", {"title": "c", "parent": "GZ-1"}).ok
+    assert checked_references(spec, Evidence({"create_task": [*pairs, made("ZZ-9", True, "task_0005")]})) == []
+    assert checked_references(spec, Evidence({"create_task": pairs[:2]})) == []  # one refusal: no rule
+
+
+def test_a_field_described_as_the_id_of_a_record_of_its_own_kind_refers_to_it(tmp_path) -> None:
+    """``parent_id``: "Parent task ID" on a task is a reference to a task (a tree), not looked up until
+    the real side is seen refusing parents nobody holds — twice is enough, the descriptions said it
+    is one —, the model accepting them."""
+    from envfactory.synth.proposers.verdicts import checked_references
+
+    tools = [{**TOOLS[0], "inputSchema": {"type": "object", "required": ["title"], "properties": {
+        "title": {"type": "string"}, "parent_id": {"type": "string", "description": "Parent task ID"}}}},
+        *TOOLS[1:]]  # fmt: skip
+    spec, _ = _spec(tmp_path, tools)
+    assert spec.state_schema["task"].refs.get("parent_id") == "task"
+    assert spec.behaviour("create_task").effect.unchecked == ("parent_id",)
+    assert Environment(spec).episode().call_tool("create_task", {"title": "c", "parent_id": "GZ-1"}).ok
+    rows = [{"id": "task_0001", "title": "c", "parent_id": p} for p in ("GZ-1", "QQ-2")]
+    refused = [Pair({"title": "c", "parent_id": r["parent_id"]}, False, "Error: parent not found", True, r,
+                    raw=r, state={"task": [r]}) for r in rows]  # fmt: skip
+    [candidate] = checked_references(spec, Evidence({"create_task": refused}))
+    assert candidate.behaviour.effect.unchecked == ()
+    episode = Environment(candidate.applied(spec)).episode()
+    first = episode.call_tool("create_task", {"title": "a"}).data["id"]
+    assert episode.call_tool("create_task", {"title": "b", "parent_id": first}).ok
+    assert not episode.call_tool("create_task", {"title": "c", "parent_id": "GZ-1"}).ok
 
 
 def test_a_keyed_tool_the_real_side_accepts_for_a_record_nobody_holds_accepts_it_and_changes_nothing(

@@ -39,7 +39,7 @@ JOINED = "|"
 # ``{arg.amount:,.0f}``: the number at that place as a text writes it — rounded, with thousands
 # separators, two decimals (``₹1,235`` of 1234.5) —, one of ``NUMBER_FORMATS`` (Python's format specs)
 FORMATTED = ":"
-NUMBER_FORMATS = (".0f", ",.0f", ".2f", ",.2f")
+NUMBER_FORMATS = (",.0f", ".0f", ",.2f", ".2f")  # with separators first: 124 is both
 # ``{"$each": ..., "item": T, "join": "\n", "head": H, "tail": Z}``: the worded records as one text, ``H``
 # then the items joined then ``Z`` (in ``H`` and ``Z``, ``{count}`` is how many records it words)
 # ``{"$when": "{arg.include_done}", "value": T}`` as an object's member: there only when the slot is true
@@ -58,6 +58,9 @@ CASE = "$case"
 PARTS = "$parts"
 # the rows a list's effect found, before shaping cut them to what the output schema declares, and how many
 ROWS, COUNT = "{rows}", "{count}"
+# in an ``EACH`` template's head or tail, the total of a number field over the records it words, as
+# it is or formatted: ``Total: ₹{sum.amount:.0f}``
+SUMMED = re.compile(r"\{sum\.([A-Za-z_][\w]*)(?::([^{}]+))?\}")
 # ``{"$rows": [F, ...], "also": [G, ...]}``: those rows each holding the fields F, null where a row lacks
 # one, then those of G it holds, and nothing else (the fields the real side answers its records with)
 PROJECTED = "$rows"
@@ -165,7 +168,7 @@ def _filled(template: Any, args: JSON, out: Any, rows: Any = None, state: State 
         if any(v is _MISSING for v in values):
             return _MISSING
         if isinstance(template.get("join"), str):
-            return _joined(template, values, args, out, rows, state, item)
+            return _joined(template, values, args, out, rows, state, item, records)
         return values
     if isinstance(template, dict):
         items = {k: _filled(v, args, out, rows, state, item) for k, v in template.items()
@@ -233,16 +236,43 @@ def _lines_kept(template: str, sources: JSON) -> Any:
 
 
 def _joined(template: JSON, values: list[Any], args: JSON, out: Any, rows: Any, state: State | None,
-            item: Any) -> Any:  # fmt: skip
-    """An ``EACH`` template's worded records as one text, between its head and its tail."""
+            item: Any, records: list[Any]) -> Any:  # fmt: skip
+    """An ``EACH`` template's worded records as one text, between its head and its tail (where
+    ``{count}`` is how many, ``{sum.FIELD}`` their total)."""
     ends = []
     for end in (template.get("head", ""), template.get("tail", "")):
-        filled = _filled(end.replace(COUNT, str(len(values))) if isinstance(end, str) else end, args, out, rows, state,
-                         item)  # fmt: skip
+        if isinstance(end, str):
+            end = summed(end.replace(COUNT, str(len(values))), records)
+        filled = _MISSING if end is None else _filled(end, args, out, rows, state, item)
         if filled is _MISSING:
             return _MISSING
         ends.append(_text(filled))
     return ends[0] + template["join"].join(_text(v) for v in values) + ends[1]
+
+
+def total(records: Iterable[Any], field: str) -> int | float | None:
+    """The sum of ``field`` over ``records`` where every one holds a number there (none: 0), else ``None``."""
+    values = [r.get(field) if isinstance(r, dict) else None for r in records]
+    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
+        return None
+    return sum(values)  # type: ignore[arg-type]
+
+
+def summed(text: str, records: list[Any]) -> str | None:
+    """``text`` with each ``{sum.FIELD}`` (``{sum.FIELD:SPEC}``) written as the records' :func:`total`
+    there (formatted by ``SPEC``, one of ``NUMBER_FORMATS``); ``None`` where one cannot be."""
+    missing = False
+
+    def written(m: re.Match[str]) -> str:
+        nonlocal missing
+        value, spec = total(records, m.group(1)), m.group(2)
+        if value is None or (spec is not None and spec not in NUMBER_FORMATS):
+            missing = True
+            return ""
+        return format(value, spec) if spec else _text(value)
+
+    out = SUMMED.sub(written, text)
+    return None if missing else out
 
 
 def projected(row: Any, always: Iterable[str], also: Iterable[str] = ()) -> Any:

@@ -206,6 +206,13 @@ def _field_args(intent: Intent, entity: Entity, skip: set[str]) -> tuple[dict[st
     return mapped, ignored
 
 
+def own_kind(entity: Entity) -> tuple[str, ...]:
+    """The fields referring to a record of the entity's own kind (a task's parent): not looked up
+    until evidence says the real side does (``checked-refs``) — a child named under a parent's key
+    the model does not mint yet is still made, and tells how the real side keys children."""
+    return tuple(f for f, target in entity.refs.items() if target == entity.name)
+
+
 @BUILDERS.register("create")
 def _create(intent: Intent, entity: Entity, schema: StateSchema) -> Behaviour:
     mapped, ignored = _field_args(intent, entity, set())
@@ -219,7 +226,7 @@ def _create(intent: Intent, entity: Entity, schema: StateSchema) -> Behaviour:
     body_arg, body = _patch(intent, entity, ignored)
     ignored = [a for a in ignored if a != body_arg]
     effect = CreateEffect(entity=entity.name, args=mapped, key_arg=key_arg, consumes=consumes,
-                          body_arg=body_arg, body=body)  # fmt: skip
+                          body_arg=body_arg, body=body, unchecked=own_kind(entity))  # fmt: skip
     notes = (
         [f"creates a {entity.name}"]
         + ([f"takes its fields from {body_arg!r}"] if body_arg else [])
@@ -318,7 +325,7 @@ def _keyed(kind: str) -> Builder:
             ignored = [a for a in ignored if a != patch_arg]
         when = _needed_states(intent, entity)
         effect = UpdateEffect(entity=entity.name, key_arg=key_arg, args=mapped, patch_arg=patch_arg, patch=patch,
-                              when=when)  # fmt: skip
+                              when=when, unchecked=own_kind(entity))  # fmt: skip
         notes = [f"applies {patch_arg!r} field by field"] if patch_arg else []
         notes += [f"only while {f} is {' or '.join(v)}" for f, v in when.items()]
         return _grade(intent.tool, effect, ignored, notes)

@@ -561,7 +561,8 @@ def _link(entity: Entity, names: set[str], parents: dict[str, str], said: Sequen
         if field != entity.key and stem in names and stem != entity.name:
             refs.setdefault(field, stem)
         elif field != entity.key and field not in refs and tokens(field)[-1:] == ("id",):
-            others = names - {entity.name}
+            # a record of its own kind where the field names another role ("Parent task ID" of a task)
+            others = names if stem not in (None, entity.name) else names - {entity.name}
             named = _described_target(fields[field], others) or next(
                 (t for arg, schema in said if same_field(arg, field) and (t := _described_target(schema, others))), None
             )

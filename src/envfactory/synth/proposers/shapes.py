@@ -35,9 +35,11 @@ from envfactory.runtime.answers import (
     distinct,
     fill,
     token,
+    total,
 )
 from envfactory.synth.candidates import JSON, Evidence, Pair
 from envfactory.synth.textblocks import blocks
+from envfactory.words import tokens
 
 
 def declared_defaults(spec: EnvSpec, tool: str) -> JSON:
@@ -530,7 +532,9 @@ def _templated(real: Any, src: _Sources, name: str | None = None) -> Any:
     if real in src.slots:
         return src.slots[real]
     values = sorted(src.slots, key=len, reverse=True)  # one pass, longest first: a slot is never rewritten
-    pattern = re.compile(r"(?<![\w-])(" + "|".join(re.escape(v) for v in values) + r")(?![\w-])")
+    # whole words; a number neither begun nor continued (``1,124`` and ``5.5`` hold no ``124`` nor ``5``)
+    alternatives = "|".join(re.escape(v) for v in values)
+    pattern = re.compile(r"(?<![\w-])(?<!\d[,.])(" + alternatives + r")(?![\w-])(?![,.]\d)")
     return pattern.sub(lambda m: src.slots[m.group(1)], real)
 
 
@@ -556,7 +560,8 @@ def _text_each(real: str, src: _Sources) -> JSON | None:
                            records, pool)  # fmt: skip
         if item is None:
             continue
-        ends = [_count_stated(_templated(end, plain), len(records)) for end in (found.head, found.tail)]
+        ends = [_sums_stated(_count_stated(_templated(end, plain), len(records)), records)
+                for end in (found.head, found.tail)]  # fmt: skip
         each: JSON = {EACH: place, "item": item, "join": found.sep, "head": ends[0], "tail": ends[1]}
         return {**each, **how}
     return None
@@ -718,6 +723,26 @@ def _recurs(name: str, pool: list[JSON]) -> bool:
 
 def _holds(value: Any) -> bool:
     return value not in (None, "", [], {}, False)
+
+
+def _sums_stated(text: Any, records: list[JSON]) -> Any:
+    """``text`` with the total of a number field over ``records`` standing alone in it — as it is or as
+    a text writes a number otherwise (``NUMBER_FORMATS``) — as ``{sum.FIELD}``: ``Total: ₹{sum.amount:.0f}``.
+    Never of a field naming records (``id``, ``task_id``): their total counts nothing."""
+    if not isinstance(text, str) or not records:
+        return text
+    fields = [k for k in records[0] if isinstance(k, str) and k.isidentifier() and tokens(k)[-1:] != ("id",)]
+    sums: dict[str, str] = {}
+    for name in fields:
+        value = total(records, name)
+        if value is not None:
+            sums.setdefault(_word(value), f"{{sum.{name}}}")
+            _add_formatted(sums, [("sum", name, value)])
+    if not sums:
+        return text
+    alternatives = "|".join(re.escape(v) for v in sorted(sums, key=len, reverse=True))
+    pattern = re.compile(r"(?<![\w.\[{-])(?<!\d,)(" + alternatives + r")(?![\w\]}-])(?![,.]\d)")
+    return pattern.sub(lambda m: sums[m.group(1)], text)
 
 
 def _count_stated(text: Any, count: int) -> Any:

@@ -9,6 +9,7 @@ from typing import Any
 from envfactory.ir.choice import Answer
 from envfactory.ir.effect import Behaviour, CreateEffect, FallbackEffect, UpdateEffect
 from envfactory.ir.env import EnvSpec
+from envfactory.ir.state import SINGLETON_KEY
 from envfactory.runtime.answers import REFUSED, args_key
 from envfactory.synth.candidates import PROPOSERS, Candidate, Evidence
 
@@ -65,6 +66,68 @@ def unchecked_references(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
         out.append(Candidate(tool, "unchecked-refs", summary, made,
                              confirms="calls naming records that do not exist are accepted"))  # fmt: skip
     return out
+
+
+@PROPOSERS.register("checked-refs")
+def checked_references(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
+    """References the real side looks up and the model does not: a create's or update's argument that,
+    on every call the real side accepted, named a record the model then held (one at least), and on
+    two or more it refused — the model accepting them — named none (``create_task(parent_id="GZ-1")``):
+    the field refers to that entity, a value naming nothing refused ``not_found``. Of several entities
+    whose keys fit, the one most accepted calls named, the tool's own first on a tie. A reference the
+    descriptions gave and left unchecked (a record of the entity's own kind) is checked on the
+    refusals alone."""
+    out = []
+    for tool, pairs in evidence.pairs.items():
+        behaviour = spec.behaviour(tool)
+        effect = behaviour.effect
+        if not isinstance(effect, (CreateEffect, UpdateEffect)) or effect.entity not in spec.state_schema:
+            continue
+        entity = spec.state_schema[effect.entity]
+        targets = sorted((e for e in spec.state_schema.entities if e.key != SINGLETON_KEY),
+                         key=lambda e: e.name != entity.name)  # fmt: skip
+        found: dict[str, str] = {}
+        for arg, field in effect.args.items():
+            # a reference the descriptions gave but left unchecked needs no record named to be confirmed
+            said = entity.refs.get(field) if field in effect.unchecked else None
+            if said is not None and said not in spec.state_schema:
+                continue
+            if (field in entity.refs and said is None) or field == entity.key:
+                continue
+            named = [(p, values) for p in pairs if p.model_ok and (values := _named(p.args.get(arg)))]
+            best: tuple[int, str] | None = None
+            for target in targets if said is None else [spec.state_schema[said]]:
+                held_in = refused_out = 0
+                for p, values in named:
+                    made = p.raw.get(target.key) if isinstance(p.raw, dict) else None
+                    held = {str(r.get(target.key)) for r in p.state.get(target.name, ()) if r.get(target.key) != made}
+                    inside = all(v in held for v in values)
+                    if p.real_ok and not inside:
+                        break  # the real side accepted a value naming nothing: not looked up here
+                    held_in += p.real_ok
+                    refused_out += not p.real_ok and not inside
+                else:
+                    if (held_in or said) and refused_out >= 2 and (best is None or held_in > best[0]):
+                        best = (held_in, target.name)
+            if best is not None:
+                found[field] = best[1]
+        if not found:
+            continue
+        changed = entity.model_copy(update={"refs": {**entity.refs, **found}})
+        made_b = behaviour.model_copy(update={"effect": effect.model_copy(
+            update={"unchecked": tuple(f for f in effect.unchecked if f not in found)})})  # fmt: skip
+        looked_up = ", ".join(f"{f} (a {t})" for f, t in sorted(found.items()))
+        out.append(Candidate(tool, "checked-refs", f"looks up {looked_up}", made_b, entities=(changed,),
+                             confirms="calls naming records nobody holds are refused"))  # fmt: skip
+    return out
+
+
+def _named(value: Any) -> list[str]:
+    """The keys an argument's value names: a text or a number, or each of a list of them (none: [])."""
+    values = value if isinstance(value, list) else [value]
+    if not values or not all(isinstance(v, (str, int)) and not isinstance(v, bool) for v in values):
+        return []
+    return [str(v) for v in values]
 
 
 @PROPOSERS.register("accepts")
