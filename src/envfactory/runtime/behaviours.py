@@ -536,7 +536,7 @@ def _bound(effect: BoundEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
             raise ToolError("precondition_failed", f"no implementation is bound for {tool.name!r}")
         func = getattr(ctx.owner, method)
         try:
-            result = func(**args)
+            result = func(**tool.wrap(args))  # as its callers send them: wrapped, where the tool takes them so
         except LookupError as err:
             raise ToolError("not_found", _describe(err)) from None
         except (ValueError, TypeError) as err:
