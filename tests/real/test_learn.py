@@ -458,3 +458,19 @@ def test_a_server_whose_tools_take_their_arguments_wrapped_is_learned_and_called
     called = [json.loads(m["tool_calls"][0]["function"]["arguments"]) for m in episode.messages if m.get("tool_calls")]
     assert called[1] == {"params": {"amount": 2.0, "note": "milk"}}
     assert not episode.call_tool("add_entry", {"params": {"amount": "much"}}).ok  # checked as the tool reads them
+    # tasks are proven on it, and a gold run is shown as an agent would call: wrapped
+    from envfactory.eval.runner import evaluate
+    from envfactory.rl.policy import GoldPolicy
+    from envfactory.tasks.generate import generate_tasks
+
+    env = Environment(learned)
+    tasks = generate_tasks(env, 3, seed=0)[0]
+    runs = evaluate(env, tasks, lambda s: GoldPolicy(), keep_messages=True)
+    assert runs and all(r.success for r in runs)
+    sent = [
+        json.loads(c["function"]["arguments"])
+        for r in runs
+        for m in r.messages or []
+        for c in m.get("tool_calls") or []
+    ]
+    assert sent and all(set(a) == {"params"} for a in sent)

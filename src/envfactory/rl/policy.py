@@ -11,6 +11,7 @@ import random
 from typing import Any
 
 from envfactory.ir.task import Task
+from envfactory.ir.tool import wrapper_of
 from envfactory.rl.actions import Candidate, Memory, candidates
 
 JSON = dict[str, Any]
@@ -71,6 +72,19 @@ class NoopPolicy:
         return {"role": "assistant", "content": "All done."}
 
 
+def shown_wrappers(tools: list[JSON]) -> dict[str, str]:
+    """The object each tool of an OpenAI ``tools`` list takes all its arguments wrapped in
+    (:func:`envfactory.ir.tool.wrapper_of`), by tool name."""
+    out = {}
+    for entry in tools:
+        fn = entry.get("function") if isinstance(entry, dict) else None
+        if isinstance(fn, dict) and isinstance(fn.get("name"), str) and isinstance(fn.get("parameters"), dict):
+            wrapper = wrapper_of(fn["parameters"])
+            if wrapper is not None:
+                out[fn["name"]] = wrapper
+    return out
+
+
 class GoldPolicy:
     """Replays a task's gold plan through the message interface (an upper bound for eval)."""
 
@@ -82,8 +96,11 @@ class GoldPolicy:
         self.queue: list[JSON] = [
             {"role": "assistant", "content": f"What is the {label}?"} for label in task.user.facts
         ]
+        wrappers = shown_wrappers(tools)  # each call as the tools shown take it: wrapped, where they say so
         for i, call in enumerate(task.gold):
-            fn = {"name": call.tool, "arguments": json.dumps(call.args)}
+            wrapper = wrappers.get(call.tool)
+            args = call.args if wrapper is None or set(call.args) == {wrapper} else {wrapper: call.args}
+            fn = {"name": call.tool, "arguments": json.dumps(args)}
             tool_call = {"id": f"g{i}", "type": "function", "function": fn}
             self.queue.append({"role": "assistant", "content": None, "tool_calls": [tool_call]})
         self.queue.append({"role": "assistant", "content": "All done. " + ", ".join(task.goal.answer)})
