@@ -89,9 +89,7 @@ class ToolSpec(_Frozen):
 
     def wrap(self, args: JSON) -> JSON:
         """``args`` as the tool's callers send them (in its wrapper, where it has one and they are not yet)."""
-        if self.wrapped is None or (set(args) == {self.wrapped} and isinstance(args[self.wrapped], dict)):
-            return args
-        return {self.wrapped: args}
+        return args if self.wrapped is None else wrapped_args(args, self.wrapped)
 
     def unwrap(self, args: Any) -> Any:
         """``args`` as the tool reads them: a call holding its wrapper alone, the wrapper's members."""
@@ -202,12 +200,21 @@ def wrapper_of(input_schema: JSON) -> str | None:
     return name if name in (input_schema.get("required") or ()) else None
 
 
+def _holds_wrapper(args: Any, wrapper: str) -> bool:
+    """Whether a call's arguments are ``wrapper`` alone, holding an object: sent wrapped."""
+    return isinstance(args, dict) and set(args) == {wrapper} and isinstance(args[wrapper], dict)
+
+
 def unwrapped(args: Any, wrapper: str) -> Any:
     """A call's arguments as a tool taking them wrapped in ``wrapper`` reads them: the wrapper's
     members where the call holds it alone, else the arguments as they are (sent unwrapped)."""
-    if isinstance(args, dict) and set(args) == {wrapper} and isinstance(args[wrapper], dict):
-        return args[wrapper]
-    return args
+    return args[wrapper] if _holds_wrapper(args, wrapper) else args
+
+
+def wrapped_args(args: JSON, wrapper: str) -> JSON:
+    """A call's arguments as a tool taking them wrapped in ``wrapper`` is sent them: in the wrapper,
+    unless they are so already."""
+    return args if _holds_wrapper(args, wrapper) else {wrapper: args}
 
 
 def dump_tool(tools: ToolSet) -> str | None:

@@ -25,7 +25,7 @@ from typing import Any
 from envfactory.errors import EnvSpecError
 from envfactory.ir.effect import ServedEffect
 from envfactory.ir.env import EnvSpec
-from envfactory.ir.tool import ToolSpec, dump_tool, unwrapped
+from envfactory.ir.tool import ToolSpec, dump_tool, wrapped_args
 from envfactory.real.idmap import IdMap
 from envfactory.real.mcp import TMP, McpSession, McpTarget, ToolOutcome
 from envfactory.runtime.behaviours import COMPILERS, CallContext, Executor, error_class, returned_error
@@ -63,7 +63,7 @@ class ServedServer:
     def call(self, tool: str, args: JSON) -> ToolOutcome:
         """Call the server with its own ids; the answer comes back in the agent's."""
         wrapper = self.reading.wrappers.get(tool)  # the episode reads them unwrapped, the server takes them wrapped
-        sent = {wrapper: unwrapped(args, wrapper)} if wrapper else args
+        sent = wrapped_args(args, wrapper) if wrapper else args
         outcome = self.session.call(tool, self.ids.server_side(sent))
         if self.ids:
             outcome = ToolOutcome(outcome.ok, self.ids.agent_side(outcome.data), self.ids.agent_side(outcome.error))

@@ -11,7 +11,7 @@ import random
 from typing import Any
 
 from envfactory.ir.task import Task
-from envfactory.ir.tool import wrapper_of
+from envfactory.ir.tool import wrapped_args, wrapper_of
 from envfactory.rl.actions import Candidate, Memory, candidates
 
 JSON = dict[str, Any]
@@ -99,7 +99,7 @@ class GoldPolicy:
         wrappers = shown_wrappers(tools)  # each call as the tools shown take it: wrapped, where they say so
         for i, call in enumerate(task.gold):
             wrapper = wrappers.get(call.tool)
-            args = call.args if wrapper is None or set(call.args) == {wrapper} else {wrapper: call.args}
+            args = call.args if wrapper is None else wrapped_args(call.args, wrapper)
             fn = {"name": call.tool, "arguments": json.dumps(args)}
             tool_call = {"id": f"g{i}", "type": "function", "function": fn}
             self.queue.append({"role": "assistant", "content": None, "tool_calls": [tool_call]})

@@ -531,11 +531,7 @@ def _templated(real: Any, src: _Sources, name: str | None = None) -> Any:
         return real
     if real in src.slots:
         return src.slots[real]
-    values = sorted(src.slots, key=len, reverse=True)  # one pass, longest first: a slot is never rewritten
-    # whole words; a number neither begun nor continued (``1,124`` and ``5.5`` hold no ``124`` nor ``5``)
-    alternatives = "|".join(re.escape(v) for v in values)
-    pattern = re.compile(r"(?<![\w-])(?<!\d[,.])(" + alternatives + r")(?![\w-])(?![,.]\d)")
-    return pattern.sub(lambda m: src.slots[m.group(1)], real)
+    return _whole_replaced(real, src.slots)
 
 
 def _text_each(real: str, src: _Sources) -> JSON | None:
@@ -738,11 +734,18 @@ def _sums_stated(text: Any, records: list[JSON]) -> Any:
         if value is not None:
             sums.setdefault(_word(value), f"{{sum.{name}}}")
             _add_formatted(sums, [("sum", name, value)])
-    if not sums:
-        return text
-    alternatives = "|".join(re.escape(v) for v in sorted(sums, key=len, reverse=True))
-    pattern = re.compile(r"(?<![\w.\[{-])(?<!\d,)(" + alternatives + r")(?![\w\]}-])(?![,.]\d)")
-    return pattern.sub(lambda m: sums[m.group(1)], text)
+    return _whole_replaced(text, sums, slotted=True) if sums else text
+
+
+def _whole_replaced(text: str, slots: dict[str, str], *, slotted: bool = False) -> str:
+    """``text`` with each value of ``slots`` standing whole in it — a word not begun nor continued,
+    a number neither (``1,124`` and ``5.5`` hold no ``124`` nor ``5``) — written as its slot, in one
+    pass, longest first (a slot is never rewritten). ``slotted``: the text holds slots already,
+    whose insides (``{out.[0].amount:.0f}``) are no words."""
+    alternatives = "|".join(re.escape(v) for v in sorted(slots, key=len, reverse=True))
+    before, after = (r"[\w.\[{-]", r"[\w\]}-]") if slotted else (r"[\w-]", r"[\w-]")
+    pattern = re.compile(rf"(?<!{before})(?<!\d[,.])({alternatives})(?!{after})(?![,.]\d)")
+    return pattern.sub(lambda m: slots[m.group(1)], text)
 
 
 def _count_stated(text: Any, count: int) -> Any:
