@@ -7,6 +7,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from envfactory.ir.derived import Derivation
+from envfactory.ir.rollup import Rollup
 
 JSON = dict[str, Any]
 # A one-record entity (settings, a device, a session, a shell's current folder) keeps its record
@@ -43,6 +44,9 @@ class Entity(BaseModel):
     # integer keys minted one past the highest key held (SQLite's rowid, ``max(ids) + 1``): the key of a
     # deleted last record is minted again, where a counter never gives one key twice
     keys_after_highest: bool = False
+    # a field a record takes from the records under it (a parent task's status from its subtasks'), kept
+    # so by the store whenever a record under it is written or deleted
+    rollup: Rollup | None = None
 
     @classmethod
     def singleton(cls, name: str, fields: dict[str, JSON], *, required: tuple[str, ...] = (SINGLETON_KEY,),

@@ -17,6 +17,7 @@ import orjson
 
 from envfactory.errors import SnapshotError
 from envfactory.ir.derived import derive, sort_lists
+from envfactory.ir.rollup import MAX_DEPTH
 from envfactory.ir.state import StateSchema
 from envfactory.runtime.canonical import NotCanonical, canonical_number, canonical_value
 
@@ -76,6 +77,7 @@ class BaseState:
         self.derived = {e.name: e.derived for e in schema.entities if e.derived}  # rendered on every write
         self.sorted = {e.name: e.sorted for e in schema.entities if e.sorted}  # kept sorted on every write
         self.after_highest = {e.name for e in schema.entities if e.keys_after_highest and e.key_type == "integer"}
+        self.rollups = {e.name: e.rollup for e in schema.entities if e.rollup is not None}  # kept on every write
         self.tables: dict[str, dict[Any, JSON]] = {
             name: {row[key]: row for row in rows.get(name, ())} for name, key in self.keys.items()
         }
@@ -122,7 +124,13 @@ class Store:
     def put(self, entity: str, key: Any, row: JSON) -> None:
         """Write ``row``; its lists kept sorted (``Entity.sorted``) are sorted and its derived fields
         (``Entity.derived``) rendered into it, so the caller answering it answers them (a row already
-        held is copied first)."""
+        held is copied first); the record it sits under, where the entity rolls a field up
+        (``Entity.rollup``), takes that field anew."""
+        row = self._write(entity, key, row)
+        if self.base.rollups and entity in self.base.rollups:
+            self._roll_up(entity, row)
+
+    def _write(self, entity: str, key: Any, row: JSON) -> JSON:
         sorts = self.base.sorted.get(entity) if self.base.sorted else None
         derived = self.base.derived.get(entity) if self.base.derived else None
         if sorts or derived:
@@ -134,10 +142,36 @@ class Store:
                 row = derive(row, derived, in_place=fresh)
         self.overlay.setdefault(entity, {})[key] = row
         self._lists.pop(entity, None)
+        return row
 
     def delete(self, entity: str, key: Any) -> None:
+        row = self.get(entity, key) if self.base.rollups and entity in self.base.rollups else None
         self.overlay.setdefault(entity, {})[key] = _GONE
         self._lists.pop(entity, None)
+        if row is not None:
+            self._roll_up(entity, row)
+
+    def _roll_up(self, entity: str, row: JSON) -> None:
+        """The parents of ``row``, and theirs on up, with the field they take from the records under
+        them (``Entity.rollup``) taken anew; a parent left as it was stops the climb."""
+        rule, key_field = self.base.rollups[entity], self.base.keys[entity]
+        for _ in range(MAX_DEPTH):
+            parent = self._parent(entity, row.get(rule.parent))
+            if parent is None:
+                return
+            value = rule.of(r.get(rule.field) for r in rule.children(self.row_list(entity), parent[key_field]))
+            if value is None or parent.get(rule.field) == value:
+                return
+            row = self._write(entity, parent[key_field], {**parent, rule.field: value})
+
+    def _parent(self, entity: str, key: Any) -> JSON | None:
+        """The record ``key`` names (a reference held as text names an integer key too)."""
+        if key is None or isinstance(key, bool):
+            return None
+        found = self.get(entity, key)
+        if found is None and isinstance(key, str) and key.isdigit() and self.base.key_types[entity] == "integer":
+            found = self.get(entity, int(key))
+        return found
 
     def rows(self, entity: str) -> Iterator[JSON]:
         """All live rows: base order first, then rows created in this episode."""

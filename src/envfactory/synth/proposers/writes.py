@@ -112,6 +112,59 @@ def accepted_repeats(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
     return out
 
 
+MIN_FROM = 2  # calls the real side accepted from values the model's action refuses, at least
+
+
+@PROPOSERS.register("accepted-from")
+def accepted_from(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
+    """An action whose record held a value it may not go from (``forbidden_from``, or one outside
+    ``allowed_from``: "a done task cannot be started", as the descriptions gave it) when the model
+    refused it and the real side accepted it, :data:`MIN_FROM` times at least: it goes from the
+    values the real side accepted more calls from than it refused. A second candidate lets it go from
+    any value."""
+    out: list[Candidate] = []
+    for tool, pairs in evidence.pairs.items():
+        behaviour = spec.behaviour(tool)
+        effect = behaviour.effect
+        if not isinstance(effect, ActionEffect) or (not effect.forbidden_from and effect.allowed_from is None):
+            continue
+        votes: dict[Any, list[bool]] = {}
+        for p in pairs:
+            value = _held_value(spec, effect, p) if not p.model_ok else None
+            if value is not None and value != effect.to and not _may_go(effect, value):
+                votes.setdefault(value, []).append(p.real_ok)
+        freed = sorted((str(v) for v, said in votes.items() if sum(said) > len(said) - sum(said)), key=str)
+        if sum(sum(said) for said in votes.values()) < MIN_FROM or not freed:
+            continue
+        allowed = effect.allowed_from if effect.allowed_from is None else (*effect.allowed_from, *freed)
+        forbidden = tuple(v for v in effect.forbidden_from if str(v) not in freed)
+        for said, change in ((f"goes to {effect.to!r} from {', '.join(freed)} as well",
+                              {"allowed_from": allowed, "forbidden_from": forbidden}),
+                             (f"goes to {effect.to!r} from any {effect.field}",
+                              {"allowed_from": None, "forbidden_from": ()})):  # fmt: skip
+            made = behaviour.model_copy(update={"effect": effect.model_copy(update=change)})
+            if made != behaviour and not any(c.behaviour == made for c in out):
+                out.append(Candidate(tool, "accepted-from", said, made,
+                                     confirms="the real side accepts it on a record holding such a value"))  # fmt: skip
+    return out
+
+
+def _held_value(spec: EnvSpec, effect: ActionEffect, pair: Pair) -> Any:
+    """The value of the action's field the record named held when the model refused the call."""
+    key = pair.args.get(effect.key_arg)
+    if key is None or effect.entity not in spec.state_schema:
+        return None
+    entity = spec.state_schema[effect.entity]
+    row = next((r for r in pair.held.get(effect.entity, ()) if str(r.get(entity.key)) == str(key)), None)
+    return row.get(effect.field) if row is not None else None
+
+
+def _may_go(effect: ActionEffect, value: Any) -> bool:
+    if value in effect.forbidden_from:
+        return False
+    return effect.allowed_from is None or value in effect.allowed_from
+
+
 @PROPOSERS.register("json-items")
 def json_items(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
     """A tool the descriptions could not model (a fallback) whose text argument the real side
