@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from tests.synth.function_lists import STR, function
+from tests.synth.function_lists import STR, function, synthesize_functions
 
 from envfactory.ir.effect import ActionEffect
 from envfactory.ir.env import EnvSpec
@@ -14,7 +13,6 @@ from envfactory.ir.state import Entity, StateSchema
 from envfactory.real.replay import replay
 from envfactory.real.trace import Sequence, Trace, TraceCall
 from envfactory.runtime.store import BaseState, Store
-from envfactory.synth import synthesize
 from envfactory.synth.chooser import choose, observe
 from envfactory.synth.proposers.children import rolled_up
 
@@ -64,9 +62,7 @@ TOOLS = [
 
 
 def _spec(tmp_path: Path) -> EnvSpec:
-    path = tmp_path / "tasks.jsonl"
-    path.write_text("\n".join(json.dumps(f) for f in TOOLS))
-    spec = synthesize(path, name="tasks", state="empty")
+    spec = synthesize_functions(tmp_path, "tasks", TOOLS, state="empty")
     effect = spec.behaviour("finish_task").effect
     assert isinstance(effect, ActionEffect) and effect.to == "done", effect
     return spec

@@ -24,11 +24,12 @@ def function(name: str, description: str, props: JSON, required: list[str], resp
             "response": {"type": "dict", "properties": response}}  # fmt: skip
 
 
-def synthesize_functions(tmp_path: Path, name: str, functions: list[JSON]) -> EnvSpec:
-    """Write ``functions`` as JSON lines and synthesize an environment from them."""
+def synthesize_functions(tmp_path: Path, name: str, functions: list[JSON], **options: Any) -> EnvSpec:
+    """Write ``functions`` as JSON lines and synthesize an environment from them (``options``:
+    :func:`~envfactory.synth.synthesize`'s, ``state="empty"`` say)."""
     path = tmp_path / f"{name}.jsonl"
     path.write_text("\n".join(json.dumps(f) for f in functions))
-    return synthesize(path, name=name)
+    return synthesize(path, name=name, **options)
 
 
 def checked_tasks(spec: EnvSpec, n: int) -> tuple[Environment, list[Task]]:
