@@ -90,3 +90,24 @@ def test_the_chooser_keeps_a_spelling_the_lists_after_the_writes_bear_out(tmp_pa
     episode = Environment(learned).episode()
     episode.call_tool("create_note", {"name": "Green Hill"})
     assert "Green-Hill" in json.dumps(episode.call_tool("list_notes", {}).data)
+
+
+def test_a_spelling_under_a_learned_wording_is_worded_anew_before_it_is_judged(tmp_path) -> None:
+    """A wording learned before a spelling may hold the argument as a literal where the real side
+    spelt it otherwise (``project 'kq 24210'``): the spelling alone changes no reply, so the chooser
+    words the tool anew on top of it (``_hidden``), as it does for a change of what a tool does."""
+    from envfactory.ir.choice import Answer
+    from envfactory.synth.candidates import Candidate
+    from envfactory.synth.chooser import _hidden
+
+    spec = _spec(tmp_path)
+    behaviour = spec.behaviour("list_notes")
+    spelt_one = behaviour.model_copy(update={"spellings": {"name": "lower-spaced"}})
+    candidate = Candidate("list_notes", "spellings", "reads name lower-spaced", spelt_one)
+    assert not _hidden(candidate, spec)  # no learned wording: the spelling is judged as it is
+    worded = behaviour.model_copy(update={"answer": Answer(kind="template", template="No notes for 'kq 24210'")})
+    current = spec.model_copy(update={"behaviours": tuple(worded if b.tool == "list_notes" else b
+                                                          for b in spec.behaviours)})  # fmt: skip
+    assert _hidden(candidate, current)
+    same = Candidate("list_notes", "template", "answers as it is", worded)
+    assert not _hidden(same, current)  # a wording alone changes neither

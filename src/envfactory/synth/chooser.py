@@ -394,10 +394,12 @@ LOOKAHEAD = 2  # tied changes of a tool's effect worded anew, per tool and round
 
 
 def _hidden(candidate: Candidate, current: EnvSpec) -> bool:
-    """Whether a candidate changes what its tool does (its effect) while the tool answers a learned
-    wording, which may word the change away (a fixed list of the one setup record)."""
-    now = current.behaviour(candidate.tool)
-    return now.answer is not None and candidate.behaviour.effect != now.effect
+    """Whether a candidate changes what its tool does (its effect) or how it reads its arguments (their
+    spellings) while the tool answers a learned wording, which may word the change away (a fixed list
+    of the one setup record; an argument echoed as a literal where it was not spelt as the real side
+    spells it)."""
+    now, made = current.behaviour(candidate.tool), candidate.behaviour
+    return now.answer is not None and (made.effect != now.effect or made.spellings != now.spellings)
 
 
 def _worded_anew(candidate: Candidate, per_fold: list[Candidate | None], current: EnvSpec, trace: Trace,
