@@ -55,6 +55,20 @@ def test_a_template_keeps_what_varies_as_slots_and_fills_back() -> None:
     assert fill("{arg.missing}", {}, {}) is None  # a slot that cannot be filled leaves the tool's own answer
 
 
+def test_a_null_the_model_holds_at_the_same_place_is_the_models_member_not_a_constant() -> None:
+    """A task shown before its due date is set answers ``due: null`` on both sides: the wording reads
+    the model's member there, so the same wording answers the date once one is set; a null the model
+    does not hold at that place (a member it lacks, or holds otherwise) stays a constant."""
+    model = {"ok": True, "task": {"id": 1, "title": "Buy milk", "due": None}}
+    real = {"ok": True, "task": {"id": 1, "title": "Buy milk", "due": None, "done_at": None}}
+    template = template_of(real, {"id": 1}, model)
+    assert template == {"ok": True, "task": {"id": "{arg.id}", "title": "{out.task.title}", "due": "{out.task.due}",
+                                             "done_at": None}}  # fmt: skip
+    later = {"ok": True, "task": {"id": 1, "title": "Buy milk", "due": "2026-09-01"}}
+    assert fill(template, {"id": 1}, later)["task"]["due"] == "2026-09-01"
+    assert template_of({"due": None}, {}, {"due": "2026-09-01"}) == {"due": None}
+
+
 def test_a_number_a_text_writes_rounded_or_with_separators_is_a_formatted_slot() -> None:
     """``₹124`` of an amount of 123.5, ``1,234.50`` of a total of 1234.5: slots that write the number so,
     after every value as it is (a count of 2 stays itself); a one-digit rounding names nothing."""

@@ -227,7 +227,22 @@ def template_of(real: Any, args: JSON, model: Any, raw: Any = None,
     lists = {**_record_lists(model, "out"), **_record_lists(raw, "raw")}
     # "returned": 3 of a list that found three rows: how many it found (a member, not a word of a text)
     count = len(raw) if isinstance(raw, list) else None
-    return _templated(real, _Sources(slots, wholes, flags, lists, args, state or {}, count))
+    nulls = {path: f"{{out.{path}}}" for path in _null_paths(model)}
+    return _templated(real, _Sources(slots, wholes, flags, lists, args, state or {}, count, nulls))
+
+
+def _null_paths(value: Any, path: str = "") -> list[str]:
+    """The dotted paths of the members an answer holds null at, in its objects (not inside lists)."""
+    if not isinstance(value, dict):
+        return []
+    found = []
+    for k, v in value.items():
+        at = f"{path}.{k}" if path else str(k)
+        if v is None and isinstance(k, str) and k.isidentifier():
+            found.append(at)
+        elif isinstance(v, dict):
+            found += _null_paths(v, at)
+    return found
 
 
 def _add_formatted(slots: dict[str, str], numbers: list[tuple[str, str, Any]]) -> None:
@@ -310,6 +325,9 @@ class _Sources:
     args: JSON = field(default_factory=dict)
     state: dict[str, list[JSON]] = field(default_factory=dict)
     count: int | None = None  # how many rows the list found, where the answer is a list's
+    # a null the model's answer holds at the same place as the real one's, by dotted path: the member
+    # as the model holds it (a due date not set yet, set later), not a constant null
+    nulls: dict[str, str] = field(default_factory=dict)
 
 
 def _parts(value: Any, head: str, depth: int = 2) -> dict[str, Any]:
@@ -503,7 +521,7 @@ def _item_template(real: JSON | str, args: JSON, record: JSON) -> Any:
     return {k: named.get(k, worded.get(k)) for k in own} if isinstance(worded, dict) else worded
 
 
-def _templated(real: Any, src: _Sources, name: str | None = None) -> Any:
+def _templated(real: Any, src: _Sources, name: str | None = None, at: str | None = "") -> Any:
     if isinstance(real, (dict, list)):
         whole = next((slot for slot, value in src.wholes.items() if value == real), None)
         if whole is not None:
@@ -514,13 +532,14 @@ def _templated(real: Any, src: _Sources, name: str | None = None) -> Any:
         if each is not None:
             return each
     if isinstance(real, dict):
-        return _grouped({k: _templated(v, src, k) for k, v in real.items()}, real)
+        inside = (lambda k: f"{at}.{k}" if at else str(k)) if at is not None else (lambda _k: None)
+        return _grouped({k: _templated(v, src, k, inside(k)) for k, v in real.items()}, real)
     if isinstance(real, list):
-        return [_templated(v, src) for v in real]
+        return [_templated(v, src, at=None) for v in real]
     if isinstance(real, bool):
         return src.flags.get(real, real)
     if real is None:
-        return real
+        return src.nulls.get(at, real) if at else real
     if isinstance(real, (int, float)):
         return src.slots.get(str(real), COUNT if real == src.count else real)
     if isinstance(real, str) and "\n" in real and (src.lists or src.state):
