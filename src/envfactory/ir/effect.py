@@ -227,6 +227,22 @@ class ActionEffect(_Frozen):
     again: bool = False  # setting the value a row already holds is accepted (else refused as a conflict)
     children: Children | None = None
 
+    def may_leave(self, value: Any) -> bool:
+        """Whether a record whose field holds ``value`` may be set (:func:`may_leave`)."""
+        allowed = frozenset(self.allowed_from) if self.allowed_from is not None else None
+        return may_leave(value, allowed, folded(self.forbidden_from))
+
+
+def folded(values: Any) -> frozenset[str]:
+    """Values as a state is compared with them, case aside (``"Completed"`` is completed)."""
+    return frozenset(str(v).casefold() for v in values)
+
+
+def may_leave(value: Any, allowed: frozenset[Any] | None, forbidden: frozenset[str]) -> bool:
+    """Whether an action may set a record whose field holds ``value``: one of ``allowed`` (``None``:
+    any) and none of ``forbidden`` (:func:`folded`)."""
+    return (allowed is None or value in allowed) and str(value).casefold() not in forbidden
+
 
 class AdjustEffect(_Frozen):
     """Add ``amount_arg`` to a numeric ``field`` of one row (``sign`` +1: top up, deposit, credit) or

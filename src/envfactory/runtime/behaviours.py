@@ -32,6 +32,8 @@ from envfactory.ir.effect import (
     TransferEffect,
     UpdateEffect,
     WhereEffect,
+    folded,
+    may_leave,
 )
 from envfactory.ir.env import EnvSpec
 from envfactory.ir.jsonschema import declares_one_record, keyed_map_record, lists_values, min_records, primary_type
@@ -375,7 +377,7 @@ def _action(effect: ActionEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
     entity = schema[effect.entity]
     find, verb = key_finder(entity), tool.name.replace("_", " ")
     allowed = frozenset(effect.allowed_from) if effect.allowed_from is not None else None
-    forbidden = frozenset(str(v).casefold() for v in effect.forbidden_from)  # "Completed" is completed
+    forbidden = folded(effect.forbidden_from)
     refs = ref_checks(entity, schema)
     key_arg, field, to, again, assigned, releases = (effect.key_arg, effect.field, effect.to, effect.again,
                                                      dict(effect.args), dict(effect.releases))  # fmt: skip
@@ -394,7 +396,7 @@ def _action(effect: ActionEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
         same = current == to or (to_folded is not None and isinstance(current, str) and current.casefold() == to_folded)
         if same and not again:
             raise ToolError("conflict", f"{_label(entity, key)} {ALREADY} {to!r}")
-        if (allowed is not None and current not in allowed) or str(current).casefold() in forbidden:
+        if not may_leave(current, allowed, forbidden):
             said = hint if hint is not None else _allowed_hint(allowed)
             label = _label(entity, key)
             raise ToolError("precondition_failed", f"cannot {verb}: {label} has {field} {current!r}{said}")

@@ -27,6 +27,7 @@ from envfactory.ir.rollup import Rollup, rolled_rows
 from envfactory.ir.state import Entity
 from envfactory.runtime.answers import opened_text
 from envfactory.synth.candidates import JSON, PROPOSERS, Candidate, Evidence, Pair
+from envfactory.synth.proposers.shapes import leaves
 
 MIN_REFUSED = 2  # refusals explained by an open record under the one named, at least
 
@@ -130,11 +131,11 @@ def rolled_up(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
     where it gives at least :data:`MIN_FIT` of them and corrects at least :data:`MIN_MOVED`. The
     starting records are rolled up too."""
     out = []
+    pairs = [p for ps in evidence.pairs.values() for p in ps]
     for name, fields in _action_fields(spec, evidence).items():
         entity = spec.state_schema[name]
         if entity.rollup is not None:
             continue
-        pairs = [p for ps in evidence.pairs.values() for p in ps]
         for parent in parent_fields(entity, pairs):
             for field in sorted(fields):
                 points = _read_values(entity, parent, field, pairs)
@@ -182,7 +183,7 @@ def _read_values(entity: Entity, parent: str, field: str, pairs: list[Pair]) -> 
         if not (p.real_ok and p.model_ok) or not p.state.get(entity.name):
             continue
         rows = p.state[entity.name]
-        named = {str(v) for v in _arg_values(p.args)}
+        named = {str(v) for _path, v in leaves(p.args)}
         held = [r for r in rows if str(r.get(entity.key)) in named]
         kids = [[k.get(field) for k in rows if str(k.get(parent)) == str(r.get(entity.key))] for r in held]
         found = [(r, k) for r, k in zip(held, kids, strict=True) if k and all(isinstance(v, str) for v in k)]
@@ -194,14 +195,6 @@ def _read_values(entity: Entity, parent: str, field: str, pairs: list[Pair]) -> 
         if said is not None:
             points.append((tuple(sorted(str(v) for v in under)), said, mine))
     return points
-
-
-def _arg_values(args: Any) -> list[Any]:
-    if isinstance(args, dict):
-        return [v for a in args.values() for v in _arg_values(a)]
-    if isinstance(args, list):
-        return [v for a in args for v in _arg_values(a)]
-    return [args] if isinstance(args, (str, int)) and not isinstance(args, bool) else []
 
 
 def _said(model: list[str], real: list[str], mine: list[str], values: set[str]) -> str | None:

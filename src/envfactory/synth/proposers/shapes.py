@@ -532,8 +532,7 @@ def _templated(real: Any, src: _Sources, name: str | None = None, at: str | None
         if each is not None:
             return each
     if isinstance(real, dict):
-        inside = (lambda k: f"{at}.{k}" if at else str(k)) if at is not None else (lambda _k: None)
-        return _grouped({k: _templated(v, src, k, inside(k)) for k, v in real.items()}, real)
+        return _grouped({k: _templated(v, src, k, _member_path(at, k)) for k, v in real.items()}, real)
     if isinstance(real, list):
         return [_templated(v, src, at=None) for v in real]
     if isinstance(real, bool):
@@ -551,6 +550,14 @@ def _templated(real: Any, src: _Sources, name: str | None = None, at: str | None
     if real in src.slots:
         return src.slots[real]
     return _whole_replaced(real, src.slots)
+
+
+def _member_path(at: str | None, member: Any) -> str | None:
+    """The dotted path of an object's member below ``at`` (``""``: the reply itself; ``None``: inside a
+    list, where no path is kept)."""
+    if at is None:
+        return None
+    return f"{at}.{member}" if at else str(member)
 
 
 def _text_each(real: str, src: _Sources) -> JSON | None:

@@ -19,6 +19,7 @@ from envfactory.ir.effect import (
     FallbackEffect,
     UpdateEffect,
     changes_state,
+    folded,
 )
 from envfactory.ir.env import EnvSpec
 from envfactory.ir.jsonschema import enum_values, primary_type
@@ -131,14 +132,15 @@ def accepted_from(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
         votes: dict[Any, list[bool]] = {}
         for p in pairs:
             value = _held_value(spec, effect, p) if not p.model_ok else None
-            if value is not None and value != effect.to and not _may_go(effect, value):
+            if value is not None and value != effect.to and not effect.may_leave(value):
                 votes.setdefault(value, []).append(p.real_ok)
-        freed = sorted((str(v) for v, said in votes.items() if sum(said) > len(said) - sum(said)), key=str)
+        freed = [v for v, said in sorted(votes.items(), key=lambda kv: str(kv[0])) if sum(said) * 2 > len(said)]
         if sum(sum(said) for said in votes.values()) < MIN_FROM or not freed:
             continue
         allowed = effect.allowed_from if effect.allowed_from is None else (*effect.allowed_from, *freed)
-        forbidden = tuple(v for v in effect.forbidden_from if str(v) not in freed)
-        for said, change in ((f"goes to {effect.to!r} from {', '.join(freed)} as well",
+        gone = folded(freed)
+        forbidden = tuple(v for v in effect.forbidden_from if str(v).casefold() not in gone)
+        for said, change in ((f"goes to {effect.to!r} from {', '.join(map(str, freed))} as well",
                               {"allowed_from": allowed, "forbidden_from": forbidden}),
                              (f"goes to {effect.to!r} from any {effect.field}",
                               {"allowed_from": None, "forbidden_from": ()})):  # fmt: skip
@@ -157,12 +159,6 @@ def _held_value(spec: EnvSpec, effect: ActionEffect, pair: Pair) -> Any:
     entity = spec.state_schema[effect.entity]
     row = next((r for r in pair.held.get(effect.entity, ()) if str(r.get(entity.key)) == str(key)), None)
     return row.get(effect.field) if row is not None else None
-
-
-def _may_go(effect: ActionEffect, value: Any) -> bool:
-    if value in effect.forbidden_from:
-        return False
-    return effect.allowed_from is None or value in effect.allowed_from
 
 
 @PROPOSERS.register("json-items")
