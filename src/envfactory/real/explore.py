@@ -19,6 +19,10 @@ from a few moves, each aimed at something a model must get right:
   the descriptions give for a tool's arguments — with an argument now and then drawn anew (free
   text such as a query or a formula is rarely valid when drawn from its schema alone).
 
+A refusal that lists the values an argument may take (``must be one of {design, schema, ...}``) has
+later draws of that argument take them (:mod:`envfactory.real.told`): a schema saying only ``string``
+would leave every such call refused.
+
 Every sequence opens with the given state reads (so the ids a fresh copy minted for its own
 starting records are seen, and a replay can pair them with the model's; the keys the model gave
 those records are drawn no more once these reads show keys of the real side's own, none of them:
@@ -40,6 +44,7 @@ from envfactory.ir.tool import ToolSpec
 from envfactory.real.instrument import SIGN_IN, RealSide, natural_names
 from envfactory.real.keypool import DEFAULTED, KeyPool, identifying
 from envfactory.real.mcp import TMP
+from envfactory.real.told import told_argument, told_schema
 from envfactory.real.trace import Final, Sequence, Trace, TraceCall
 from envfactory.seeding import derive_seed
 from envfactory.values import ValueMaker
@@ -115,6 +120,8 @@ def explore(
                 if r.ok:
                     keys.learn(args)
                     keys.learn(r.data)
+                elif r.message and (told := told_argument(r.message, args)) is not None:
+                    model = told_schema(model, tool, *told)  # drawn from the values the refusal lists
                 calls.append(TraceCall(tool=tool, arguments=args, ok=r.ok, output=r.data if r.ok else None,
                                        error=None if r.ok else r.error_code, message=None if r.ok else r.message,
                                        sequence=first_id + n))  # fmt: skip
