@@ -12,6 +12,11 @@ def test_enums_in_prose() -> None:
     assert enum_from_description("[Enum]: [not json") == []
     assert enum_from_description('[Enum]: ["only"]') == []
     assert enum_from_description(" true or false") == ["true", "false"]  # a flag typed as a string
+    # values joined by slashes: quoted, or three bare lowercase words in parentheses
+    assert enum_from_description('Filter by "high"/"med"/"low".') == ["high", "med", "low"]
+    assert enum_from_description("New priority (high/med/low). Omit to keep existing.") == ["high", "med", "low"]
+    for prose in ("Date (YYYY/MM/DD)", "Tags (and/or)", "A path such as a/b/c", "Sort (asc/desc)"):
+        assert enum_from_description(prose) == [], prose
 
 
 def test_ranges_in_prose() -> None:

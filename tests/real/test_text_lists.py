@@ -9,7 +9,7 @@ from envfactory.runtime.answers import fill
 from envfactory.runtime.environment import Environment
 from envfactory.synth.chooser import choose
 from envfactory.synth.proposers.shapes import template_of, united_lines
-from envfactory.synth.textblocks import Blocks, blocks
+from envfactory.synth.textblocks import Blocks, block_of_one, blocks
 
 
 def test_blocks_are_found_a_line_or_a_few_lines_a_record_between_a_head_and_a_tail() -> None:
@@ -35,6 +35,27 @@ def test_blocks_are_found_a_line_or_a_few_lines_a_record_between_a_head_and_a_ta
     assert blocks("- 1: Buy milk\n- 3: Walk", two) is None
     assert blocks("- 1: Buy milk", two[:1]) is None
     assert blocks('{"a": 1}', two) is None
+
+
+def test_the_block_of_a_lists_one_record_runs_from_the_first_line_naming_it_to_the_last() -> None:
+    record = {"id": 7, "title": "Buy milk", "note": "two litres"}
+    assert block_of_one("Notes:\n- Buy milk (#7)\n(end)", record) == Blocks("Notes:\n", ("- Buy milk (#7)",), "\n",
+                                                                                "\n(end)")  # fmt: skip
+    # a few lines a record: taken to stand between blank lines, as such lists are written
+    assert block_of_one("# Notes\n\n## Buy milk\nwhy: two litres\n", record) == Blocks(
+        "# Notes\n\n", ("## Buy milk\nwhy: two litres",), "\n\n", "\n")  # fmt: skip
+    # a blank line inside the run, or no line naming the record: no block
+    assert block_of_one("Buy milk\n\ntwo litres", record) is None
+    assert block_of_one("Nothing here", record) is None
+
+
+def test_a_text_list_of_one_record_is_worded_as_a_list_whose_head_counts_and_totals() -> None:
+    row = {"id": 7, "title": "Buy milk", "amount": 12.4}
+    template = template_of("Found 1 notes, 12 in all\n\n* Buy milk (#7) 12\n--", {}, "", [row])
+    assert template == {"$each": "raw", "join": "\n", "head": "Found {count} notes, {sum.amount:,.0f} in all\n\n",
+                        "item": "* {item.title} (#{item.id}) {item.amount:,.0f}", "tail": "\n--"}  # fmt: skip
+    rows = [row, {"id": 8, "title": "Eggs", "amount": 30}]
+    assert fill(template, {}, None, rows=rows) == "Found 2 notes, 42 in all\n\n* Buy milk (#7) 12\n* Eggs (#8) 30\n--"
 
 
 def test_a_text_list_is_worded_record_by_record_with_marks_by_a_field_and_its_count() -> None:

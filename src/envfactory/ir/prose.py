@@ -58,7 +58,7 @@ def enum_from_description(text: str) -> list[str]:
         return ["true", "false"]
     match = _PROSE_ENUM.search(text or "")
     if not match:
-        return _opening_alternatives(text or "")
+        return _opening_alternatives(text or "") or _slashed(text or "")
     quoted = _QUOTED.findall(match.group(1))
     if any(len(q) == 1 and not q.isalnum() for q in quoted):
         return []  # "only alphanumeric characters, '.', '_', or '-'": the characters a value may hold
@@ -72,6 +72,21 @@ def _opening_alternatives(text: str) -> list[str]:
         text = aside.sub(" ", text)
     match = _OPENING_ALTERNATIVES.match(text)
     return list(dict.fromkeys(_QUOTED.findall(match.group(0)))) if match else []
+
+
+# values joined by slashes: ``"high"/"med"/"low"`` quoted (two or more), or ``(high/med/low)`` bare in
+# parentheses (three or more lowercase words: ``(and/or)``, ``(YYYY/MM/DD)`` are no values)
+_SLASHED_QUOTED = re.compile(rf"{_Q}(?:\s*/\s*{_Q})+")
+_SLASHED_BARE = re.compile(r"\(\s*([a-z][a-z0-9_\-]*(?:\s*/\s*[a-z][a-z0-9_\-]*){2,})\s*\)")
+
+
+def _slashed(text: str) -> list[str]:
+    """Values a description lists joined by slashes (see above); [] when it lists none so."""
+    quoted = _SLASHED_QUOTED.search(text)
+    if quoted:
+        return list(dict.fromkeys(_QUOTED.findall(quoted.group(0))))
+    bare = _SLASHED_BARE.search(text)
+    return list(dict.fromkeys(v.strip() for v in bare.group(1).split("/"))) if bare else []
 
 
 def range_from_description(text: str, integer: bool = False) -> JSON:

@@ -47,7 +47,7 @@ from envfactory.real.agreement import (
     stub_spec,
     tally_call,
 )
-from envfactory.real.keypool import Aliases, KeyPool, StartingRecords, holds_key, path_like
+from envfactory.real.keypool import Aliases, KeyPool, StartingRecords, holds_key, made_up, path_like
 from envfactory.real.mcp import PREFIX, TMP, McpSession, McpTarget
 from envfactory.real.mirror import entity_rows, mirror_object, rooted_at_tmp, served_model
 from envfactory.real.trace import Final
@@ -136,7 +136,7 @@ def measure(
                 if r.ok:
                     keys.learn(args)
                     keys.learn(r.data)
-                    if s.ok:
+                    if s.ok and not made_up(synth_spec, tool.name):
                         aliases.pair(r.data, s.data, given=args, holds=partial(holds_key, synth_spec, synth))
                     aliases.pair_started(r.data, started)  # records made before the sequence
                 t = tally[tool.name]

@@ -280,6 +280,16 @@ def holds_key(spec: EnvSpec, episode: Episode, key: Any) -> bool:
     return any(episode.store.get(e.name, key) is not None for e in spec.state_schema.entities)
 
 
+def made_up(spec: EnvSpec, tool: str) -> bool:
+    """Whether the model's reply to ``tool`` is made up — a fallback's schema-faithful values, no
+    learned wording —: ids it holds were minted by nobody, so nothing in it pairs with the real side's
+    (a made-up ``session_id`` paired with the real ``legacy`` would turn every later ``legacy`` into it)."""
+    if tool not in spec.tools.names:
+        return False
+    behaviour = spec.behaviour(tool)
+    return behaviour.effect.kind == "fallback" and behaviour.answer is None
+
+
 def _given_ids(args: Any, field: str = "") -> set[Any]:
     """The values ``args`` gives under identifying members — ids, references, names (:func:`identifying`)
     — at any depth."""

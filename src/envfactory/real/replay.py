@@ -29,7 +29,7 @@ from envfactory.real.agreement import (
     stub_spec,
     tally_call,
 )
-from envfactory.real.keypool import Aliases, StartingRecords, holds_key
+from envfactory.real.keypool import Aliases, StartingRecords, holds_key, made_up
 from envfactory.real.trace import Final, Sequence, Trace, read_trace
 from envfactory.real.volatile import masked
 from envfactory.runtime.answers import opened_text
@@ -65,7 +65,7 @@ def replay(spec: EnvSpec, trace: Trace, *, observe: Observer | None = None, env:
         for i, call in enumerate(seq.calls):
             ours = aliases.translate(call.arguments)
             s, f = model.call_tool(call.tool, ours), fake.call_tool(call.tool, ours)
-            if call.ok and s.ok:
+            if call.ok and s.ok and not made_up(spec, call.tool):
                 aliases.pair(call.output, s.data, given=call.arguments, holds=partial(holds_key, spec, model))
             if call.ok:  # records made before the sequence, which the model's reply may not hold
                 aliases.pair_started(call.output, started)

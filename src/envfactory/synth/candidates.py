@@ -50,6 +50,8 @@ class Pair:
     # the records the model held when it refused a call of an action (which it left as they were):
     # what was under the record named, for :mod:`envfactory.synth.proposers.children`
     held: dict[str, list[JSON]] = field(default_factory=dict)
+    sequence: Any = None  # the id of the call's sequence: with ``index``, what came before and after it
+    said: str | None = None  # a refusal's words as the real side gave them (``TraceCall.message``)
 
     @property
     def answered(self) -> Any:

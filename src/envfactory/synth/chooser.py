@@ -94,6 +94,8 @@ def observe(spec: EnvSpec, trace: Trace, env: Environment | None = None,
                 recorded.output if call.ok and recorded is not None else None,
                 recorded.arguments if recorded is not None else None,
                 state_rows(spec, episode.store) if not result.ok and call.tool in actions else {},
+                seq,
+                None if call.ok else call.message,
             )
         )
 
@@ -124,6 +126,7 @@ def observe(spec: EnvSpec, trace: Trace, env: Environment | None = None,
                     state_tallies(spec, episode.store) if ok else {},
                     opened_text(shaped) if result.ok and shaped is not None else None,
                     held if ok and result.ok else {},
+                    sequence=seq,
                 )
             )
 

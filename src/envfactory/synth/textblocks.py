@@ -57,6 +57,26 @@ def blocks(text: str, records: list[dict[str, Any]]) -> Blocks | None:
     return None
 
 
+def block_of_one(text: str, record: dict[str, Any]) -> Blocks | None:
+    """The block of ``text`` that words a list's one record: the run of lines from the first naming
+    one of its texts (two characters or more) to the last, with no blank line inside; the lines above
+    it the head and below it the tail. One record shows no separator: a one-line item is taken to be
+    joined to the next by a line break, a longer one by a blank line. ``None`` where no line names it."""
+    lines = text.split("\n")
+    if len(lines) > MAX_LINES:
+        return None
+    held = _values(record)
+    naming = [i for i, line in enumerate(lines) if any(_stands_in(v, line) for v in held)]
+    if not naming:
+        return None
+    first, last = naming[0], naming[-1]
+    if not all(line.strip() for line in lines[first : last + 1]):
+        return None
+    head = "".join(line + "\n" for line in lines[:first])
+    tail = "".join("\n" + line for line in lines[last + 1 :])
+    return Blocks(head, ("\n".join(lines[first : last + 1]),), "\n" if first == last else "\n\n", tail)
+
+
 def _naming_fields(records: list[dict[str, Any]]) -> list[str]:
     """Fields whose scalar values tell every record apart: text first (a number may stand anywhere), longer first."""
     shared = [k for k in records[0] if all(k in r for r in records)]
@@ -148,4 +168,4 @@ def _word(value: Any) -> str:
     return value if isinstance(value, str) else str(value)
 
 
-__all__ = ["Blocks", "blocks"]
+__all__ = ["Blocks", "block_of_one", "blocks"]

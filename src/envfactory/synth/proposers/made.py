@@ -4,20 +4,33 @@ A tool the model does not let create (a wording, a list, an action) whose accept
 records of an entity under keys the model does not hold just after the call — one per call, or one
 per item of a list argument (``decompose_task(id, into: [...])`` answering the subtasks made) — is
 proposed as a create of that entity: the fields each new record holds as an argument (or the item)
-gave them, the values every new record starts with, the fields the clock stamps. Whether the reads
-after it and the final state bear it out is the chooser's to judge.
+gave them, the values every new record starts with, the fields the clock stamps. A tool whose replies
+hold no record (``Produk 'eight' berhasil ditambahkan.``) is proposed as a create where the real side's
+later lists of one entity show what it was given, never shown in its sequence before
+(:func:`shown_after`). Whether the reads after it and the final state bear it out is the chooser's to
+judge.
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
-from envfactory.ir.effect import Behaviour, CreateEffect, CreateManyEffect, DeleteEffect, DeleteManyEffect
+from envfactory.ir.effect import (
+    Behaviour,
+    CreateEffect,
+    CreateManyEffect,
+    DeleteEffect,
+    DeleteManyEffect,
+    FallbackEffect,
+    ListEffect,
+)
 from envfactory.ir.env import EnvSpec
 from envfactory.ir.jsonschema import primary_type
 from envfactory.ir.state import SINGLETON_KEY, Entity
 from envfactory.runtime.answers import opened_text
 from envfactory.synth.candidates import JSON, PROPOSERS, Candidate, Evidence, Pair
+from envfactory.synth.naming import matching_field
 from envfactory.synth.proposers.shapes import objects_in, schema_of
 from envfactory.synth.proposers.starts import UniqueTexts
 from envfactory.values import clock_stamp
@@ -227,4 +240,80 @@ def _candidate(tool: str, behaviour: Behaviour, effect: Any, summary: str, entit
                      confirms="the records it answers as made are read back after it")  # fmt: skip
 
 
-__all__ = ["made_records"]
+@PROPOSERS.register("shown-after")
+def shown_after(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
+    """A tool the descriptions could not model (a fallback) whose text arguments the real side's
+    later lists of one entity show — a value no reply of its sequence had shown before the call —, in
+    most of its accepted calls followed by such a list, narrowed by nothing or by what the call gave
+    (two at least): a create of that entity, each
+    scalar argument held in the field it names (a field the entity lacks, added as the argument is
+    declared). It corrects what the model holds, so a list worded as empty can be worded anew."""
+    readers: dict[str, set[str]] = {}
+    for tool in evidence.pairs:
+        effect = spec.behaviour(tool).effect
+        if isinstance(effect, ListEffect) and effect.entity in spec.state_schema.names \
+                and spec.state_schema[effect.entity].key != SINGLETON_KEY:  # fmt: skip
+            readers.setdefault(effect.entity, set()).add(tool)
+    if not readers:
+        return []
+    runs: dict[Any, list[tuple[str, Pair]]] = {}  # each sequence's calls, by tool
+    for tool, pairs in evidence.pairs.items():
+        for p in pairs:
+            if p.sequence is not None:
+                runs.setdefault(p.sequence, []).append((tool, p))
+    out = []
+    for tool, pairs in evidence.pairs.items():
+        behaviour = spec.behaviour(tool)
+        if not isinstance(behaviour.effect, FallbackEffect):
+            continue
+        props = spec.tools[tool].input_schema.get("properties") or {}
+        texts = [a for a, schema in props.items() if isinstance(schema, dict) and primary_type(schema) == "string"]
+        accepted = [p for p in pairs if p.real_ok and p.sequence is not None]
+        shown: dict[str, tuple[int, int]] = {}  # entity -> (calls whose values a later list showed, calls read after)
+        for p in accepted:
+            run = runs[p.sequence]
+            before = " ".join(_said(q) for _, q in run if q.index < p.index)
+            fresh = [
+                v for a in texts if isinstance(v := p.args.get(a), str) and len(v.strip()) >= 3 and v not in before
+            ]
+            for entity, tools in readers.items() if fresh else ():
+                # a list narrowed by a value the call did not give may leave its record out
+                later = [_said(q) for t, q in run if q.index > p.index and t in tools and q.real_ok
+                         and all(v in p.args.values() for v in q.args.values() if v not in (None, ""))]  # fmt: skip
+                if later:
+                    hits, reads = shown.get(entity, (0, 0))
+                    shown[entity] = (hits + any(v in text for text in later for v in fresh), reads + 1)
+        fits = [(hits, entity) for entity, (hits, reads) in shown.items() if hits >= LEAST and hits >= SHARE * reads]
+        if fits:
+            out.append(_shown_create(spec, tool, behaviour, spec.state_schema[max(fits)[1]], props))
+    return out
+
+
+def _said(pair: Pair) -> str:
+    """A real reply as text, to look a value up in (its ids the real side's own)."""
+    answered = pair.answered
+    return answered if isinstance(answered, str) else json.dumps(answered, ensure_ascii=False, default=str)
+
+
+def _shown_create(spec: EnvSpec, tool: str, behaviour: Behaviour, entity: Entity, props: JSON) -> Candidate:
+    args: dict[str, str] = {}
+    added: JSON = {}
+    for arg, schema in props.items():
+        if not isinstance(schema, dict) or primary_type(schema) not in ("string", "integer", "number", "boolean"):
+            continue
+        field = matching_field(entity.fields, arg, entity.name) or arg
+        if field == entity.key or field in args.values():
+            continue
+        args[arg] = field
+        if field not in entity.fields:
+            added[field] = {k: v for k, v in schema.items() if k not in ("title", "default")}
+    defaults = {args[a]: props[a]["default"] for a in args if props[a].get("default") is not None}
+    effect = CreateEffect(entity=entity.name, args=args, defaults=defaults)
+    widened = entity.model_copy(update={"fields": {**entity.fields, **added}}) if added else entity
+    summary = f"makes a {entity.name} (its later lists show what it was given)"
+    made = behaviour.model_copy(update={"effect": effect, "prior": "plausible", "notes": (f"learned: {summary}",)})
+    return Candidate(tool, "shown-after", summary, made, entities=(widened,), holds=True, unworded=True,
+                     confirms="what it was given is listed after it")  # fmt: skip
+
+
+__all__ = ["made_records", "shown_after"]

@@ -21,9 +21,10 @@ from envfactory.synth.proposers.shapes import canonical, default_sets
 
 def read_off(spec: EnvSpec, tool: str, defaults: JSON) -> JSON:
     """Of what a wording's omitted arguments stand for, those read off the replies (:func:`omitted_read`),
-    not declared nor guessed (:func:`default_sets`)."""
-    guessed = {k for d in default_sets(spec, tool) for k in d}
-    return {k: v for k, v in defaults.items() if k not in guessed}
+    not declared nor guessed (:func:`default_sets`): a date the replies word where the schema declares
+    ``null`` is read off them."""
+    guessed = {(k, canonical(v)) for d in default_sets(spec, tool) for k, v in d.items()}
+    return {k: v for k, v in defaults.items() if (k, canonical(v)) not in guessed}
 
 
 def kept_as_read(behaviour: Behaviour, read: JSON) -> Behaviour:
@@ -71,7 +72,7 @@ def omitted_read(template: Any, worded: list[Any], given: list[JSON], schema: JS
     out: JSON = {}
     for name in names:
         arg = slot_argument(name)
-        omitted = [r for r, g in zip(read, given, strict=True) if arg not in g]
+        omitted = [r for r, g in zip(read, given, strict=True) if g.get(arg) is None]  # a declared null: not given
         values = [r[name] for r in omitted if r is not None and name in r]
         if len(values) < 2 or len(values) * 2 < len(omitted):
             continue

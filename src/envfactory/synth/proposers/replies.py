@@ -97,7 +97,12 @@ def nothing_found(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
         none, some = [p for p in found if not p.raw], [p for p in found if p.raw]
         if len(none) < 2 or len(some) < 2:
             continue
-        empty, full = _wordings(spec, evidence, tool, none, 2), _wordings(spec, evidence, tool, some, 2)
+        # the model may answer the empty case's wording already (learned in an earlier round, when no
+        # call had found anything yet): only the other case's wording need be new
+        empty, full = (
+            _wordings(spec, evidence, tool, none, 2, as_answered=True),
+            _wordings(spec, evidence, tool, some, 2),
+        )
         if not empty or not full or empty[0][0] == full[0][0]:
             continue
         (nothing, _, _), (something, _, text) = empty[0], full[0]
@@ -358,7 +363,8 @@ def state_counts(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
     an integer the real side answered at one place, equal on every accepted call to how many records
     of one kind the model then held (of all, or of those with a value), and not always zero. The
     reply keeps its wording (the tool's template, else the last real reply's) with those places
-    counted (a list's, the envelope its rows come in); the simplest count explaining a place is taken."""
+    counted (a list's, the envelope its rows come in); the simplest count explaining a place is taken.
+    Never a key (``id``, ``task_id``) nor a value every call gave: it names or echoes, it counts nothing."""
     out = []
     for tool, pairs in evidence.pairs.items():
         seen = [p for p in pairs if p.real_ok and p.tallies and isinstance(opened_text(p.real), dict)]
@@ -370,6 +376,10 @@ def state_counts(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
             values = [leaf_or_none(opened_text(p.real), path) for p in seen]
             if not all(isinstance(v, int) and not isinstance(v, bool) for v in values):
                 continue
+            if tokens(path.rpartition(".")[2])[-1:] == ("id",) or all(
+                v in p.given.values() for p, v in zip(seen, values, strict=True)
+            ):
+                continue  # a key names a record, and a value the call gave echoes it: neither counts anything
             slots = dict.fromkeys(slot for p in seen for slot in p.tallies)
             hits = {slot: sum(_tallied(p.tallies, slot) == v for p, v in zip(seen, values, strict=True))
                     for slot in slots}  # fmt: skip

@@ -38,7 +38,7 @@ from envfactory.runtime.answers import (
     total,
 )
 from envfactory.synth.candidates import JSON, Evidence, Pair
-from envfactory.synth.textblocks import blocks
+from envfactory.synth.textblocks import block_of_one, blocks
 from envfactory.words import tokens
 
 
@@ -572,9 +572,13 @@ def _text_each(real: str, src: _Sources) -> JSON | None:
                 for entity, rows in src.state.items() for newest in (False, True)]  # fmt: skip
     options += [(f"state.{entity}", kept, {"where": {name: None}})
                 for entity, rows in src.state.items() for name, kept in _lacking(rows)]  # fmt: skip
-    plain = _Sources(src.slots, flags=src.flags, args=src.args)  # head and tail: no lists inside
+    # head and tail: no lists inside, nor one record's values (they word every list alike: a number
+    # there that one record holds is the list's count or total)
+    plain = _Sources({v: k for v, k in src.slots.items() if not k.startswith("{out.[")}, flags=src.flags, args=src.args)
     for place, records, how in itertools.chain(options, _distinct_options(src.state)):
-        found = blocks(real, records)
+        # a list the model answered holding one record: its block, as a list of one words it
+        one = len(records) == 1 and place in src.lists
+        found = block_of_one(real, records[0]) if one else blocks(real, records)
         if found is None:
             continue
         pool = src.state.get(place.removeprefix("state."), records) if place.startswith("state.") else records
@@ -771,7 +775,18 @@ def _whole_replaced(text: str, slots: dict[str, str], *, slotted: bool = False) 
     alternatives = "|".join(re.escape(v) for v in sorted(slots, key=len, reverse=True))
     before, after = (r"[\w.\[{-]", r"[\w\]}-]") if slotted else (r"[\w-]", r"[\w-]")
     pattern = re.compile(rf"(?<!{before})(?<!\d[,.])({alternatives})(?!{after})(?![,.]\d)")
-    return pattern.sub(lambda m: slots[m.group(1)], text)
+    text = pattern.sub(lambda m: slots[m.group(1)], text)
+    # a number of two digits or more glued to a unit's letters before it (``Rp587``, ``USD120``)
+    numbers = "|".join(
+        re.escape(v) for v in sorted(slots, key=len, reverse=True) if _NUMBER.fullmatch(v) and len(v) >= 2
+    )
+    if not numbers:
+        return text
+    glued = re.compile(rf"(?<![\w.{{-])([A-Za-z]{{1,3}})({numbers})(?![\w-])(?![,.]\d)")
+    return glued.sub(lambda m: m.group(1) + slots[m.group(2)], text)
+
+
+_NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?")  # a number as a text writes it
 
 
 def _count_stated(text: Any, count: int) -> Any:

@@ -25,6 +25,7 @@ from envfactory.ir.env import EnvSpec
 from envfactory.ir.jsonschema import enum_values, primary_type
 from envfactory.ir.state import SINGLETON_KEY, Entity, names_key
 from envfactory.real.mirror import after_setup
+from envfactory.real.told import told_argument
 from envfactory.runtime.answers import args_key, opened_text, shape_of, token
 from envfactory.runtime.behaviours import ALREADY, error_class
 from envfactory.synth.candidates import JSON, PROPOSERS, Candidate, Evidence, Pair
@@ -69,7 +70,7 @@ def keyed_writes(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
             if owner is not None and owner.name != entity.name:
                 effects += _settings(owner, arg, answered, pairs, said_rule(spec.tools[tool], owner.name).to)
         else:
-            named = _keyed(spec, tool)
+            named = _keyed(spec, tool) or _keyed_by_replies(spec, pairs)
             if named is None:
                 continue
             entity, arg = named
@@ -335,6 +336,19 @@ def _keyed(spec: EnvSpec, tool: str) -> tuple[Entity, str] | None:
     return None
 
 
+def _keyed_by_replies(spec: EnvSpec, pairs: list[Pair]) -> tuple[Entity, str] | None:
+    """The entity and the argument giving its key that a tool's accepted replies answer as the record
+    they name (:func:`_keyed_record`) — the same in most of them, two at least: ``mark_done(id)``
+    answering the todo it marked where ``id`` alone cannot tell which of several entities it names."""
+    named = Counter((entity.name, arg) for p in pairs if (found := _keyed_record(spec, p)) is not None
+                    for entity, arg, _ in [found])  # fmt: skip
+    accepted = sum(p.real_ok for p in pairs)
+    if not named:
+        return None
+    (name, arg), count = named.most_common(1)[0]
+    return (spec.state_schema[name], arg) if count >= 2 and count * 2 > accepted else None
+
+
 _UNIQUE = re.compile(r"\bunique\b", re.IGNORECASE)
 
 
@@ -477,8 +491,9 @@ def argument_checks(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
     every fresh copy accepted, and the values the argument's schema declares (its default, its
     examples: ``limit_per_column`` defaulting to 20 is whole); where the tool was never given it, the
     values the other tools that write accepted under the same name (a server checks a priority alike
-    wherever it is written). Calls refused for another reason besides (a value of an accepted shape)
-    do not hide the check: the chooser weighs it."""
+    wherever it is written). Where the real side's refusals list the values an argument takes (``must
+    be one of {design, schema, production, meta}``), those values alone. Calls refused for another
+    reason besides (a value of an accepted shape) do not hide the check: the chooser weighs it."""
     out = []
     for tool, pairs in evidence.pairs.items():
         missed = [p for p in pairs if not p.real_ok and p.model_ok]
@@ -503,6 +518,10 @@ def argument_checks(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
             # the thing up, a shape it was never seen taking stands for "not there" (toolkit's
             # ``note_read``, taskmanager's ``requestId``: left out, held-out outcomes fell 3-4 points)
             refused = [p for p in missed if arg in p.args and shape_of(p.args[arg]) not in accepted]
+            told = _told_values(pairs, missed, arg)
+            if told is not None:
+                out.append(_one_of(behaviour, arg, accepted, told, missed))
+                continue
             if accepted and not refused and (few := _few_values(pairs, arg, given, props.get(arg))) is not None:
                 out.append(_one_of(behaviour, arg, accepted, few, missed))
                 continue
@@ -519,7 +538,24 @@ def argument_checks(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
 
 def _refusal(pair: Pair, arg: str) -> str:
     """What a check on ``arg`` answers: the real side's words refusing ``pair``, else a plain one."""
+    if pair.said:
+        return pair.said[:200]
     return str(pair.real)[:200] if isinstance(pair.real, str) else f"invalid {arg}"
+
+
+def _told_values(pairs: list[Pair], missed: list[Pair], arg: str) -> set[str] | None:
+    """The values the real side's refusals list for ``arg`` (``must be one of {design, schema, ...}``:
+    :func:`envfactory.real.told.told_argument`) — the same list in most of them; one is enough, the
+    real side saying it, and exploration draws from the list once told —, where every value it
+    accepted is one of them; ``None`` otherwise."""
+    lists = [
+        tuple(found[1]) for p in missed if p.said and (found := told_argument(p.said, p.given)) and found[0] == arg
+    ]
+    if not lists:
+        return None
+    values = {token(v) for v in Counter(lists).most_common(1)[0][0]}
+    accepted = {token(p.args[arg]) for p in pairs if p.real_ok and arg in p.args}
+    return values if accepted <= values else None
 
 
 def _checking(behaviour: Behaviour, check: ArgCheck, summary: str, confirms: str) -> Candidate:
