@@ -3,15 +3,13 @@ answer; a key a reply echoes is no count of the state."""
 
 from __future__ import annotations
 
-import json
+from tests.synth.function_lists import synthesize_tools
 
-from envfactory.ingest import load
 from envfactory.ir.effect import FallbackEffect
 from envfactory.real.keypool import made_up
 from envfactory.real.replay import replay
 from envfactory.real.trace import Sequence, Trace, TraceCall
 from envfactory.runtime.environment import Environment
-from envfactory.synth import synthesize
 from envfactory.synth.candidates import Evidence, Pair
 from envfactory.synth.chooser import choose
 from envfactory.synth.proposers.replies import state_counts
@@ -53,9 +51,7 @@ def _trace() -> Trace:
 
 
 def test_a_write_naming_a_bare_id_among_entities_acts_on_the_record_its_replies_answer(tmp_path) -> None:
-    path = tmp_path / "tools.json"
-    path.write_text(json.dumps({"tools": TOOLS}))
-    spec = synthesize(load(path), state="empty", name="todos")
+    spec = synthesize_tools(tmp_path, "todos", TOOLS)
     assert len(spec.state_schema.entities) == 2 and isinstance(spec.behaviour("mark_done").effect, FallbackEffect)
     learned = choose(spec, _trace())
     episode = Environment(learned).episode()
@@ -69,9 +65,7 @@ def test_a_write_naming_a_bare_id_among_entities_acts_on_the_record_its_replies_
 
 
 def test_a_key_a_reply_answers_or_echoes_is_never_read_as_a_count_of_the_state(tmp_path) -> None:
-    path = tmp_path / "tools.json"
-    path.write_text(json.dumps({"tools": TOOLS}))
-    spec = synthesize(load(path), state="empty", name="todos")
+    spec = synthesize_tools(tmp_path, "todos", TOOLS)
     # the k-th todo made: its id and how many are open are both k, and an edit echoes the id it was given
     made = [Pair({"text": t}, True, {"id": k, "open": k, "text": t}, True, {"id": k, "text": t},
                  tallies={"{count:todo}": k}) for k, t in enumerate("abc", 1)]  # fmt: skip
@@ -95,9 +89,7 @@ SESSIONS = [
 
 
 def test_a_made_up_reply_pairs_none_of_its_ids_with_the_real_sides(tmp_path) -> None:
-    path = tmp_path / "tools.json"
-    path.write_text(json.dumps({"tools": SESSIONS}))
-    spec = synthesize(load(path), state="empty", name="notes")
+    spec = synthesize_tools(tmp_path, "notes", SESSIONS)
     assert made_up(spec, "summarize") and not made_up(spec, "list_sessions")
     listed = {"sessions": [{"id": "legacy", "title": "Notes"}]}
     calls = (TraceCall(tool="summarize", ok=True, output={"session_id": "legacy", "total": 0}),

@@ -3,13 +3,11 @@ read off the replies even where the schema declares ``null`` for it, and listed 
 
 from __future__ import annotations
 
-import json
+from tests.synth.function_lists import synthesize_tools
 
-from envfactory.ingest import load
 from envfactory.ir.effect import CreateEffect
 from envfactory.real.trace import Sequence, Trace, TraceCall
 from envfactory.runtime.environment import Environment
-from envfactory.synth import synthesize
 from envfactory.synth.chooser import choose
 from envfactory.synth.proposers.omitted import omitted_read, read_off
 
@@ -29,9 +27,7 @@ def test_an_argument_declared_null_and_left_out_stands_for_what_the_replies_show
     worded = ["Date: {arg.date}", f"Date: {DAY}", f"Date: {DAY}"]
     given = [{"date": "2025-01-01"}, {"date": None}, {}]  # the declared default, null, is not a value given
     assert omitted_read("Date: {arg.date}", worded, given, {}) == {"date": DAY}
-    path = tmp_path / "tools.json"
-    path.write_text(json.dumps({"tools": TOOLS}))
-    spec = synthesize(load(path), state="empty", name="spending")
+    spec = synthesize_tools(tmp_path, "spending", TOOLS)
     # read off the replies where it differs from what the schema declares; the declared null itself is not
     assert read_off(spec, "add_expense", {"date": DAY}) == {"date": DAY}
     assert read_off(spec, "add_expense", {"date": None}) == {}
@@ -58,9 +54,7 @@ def _trace() -> Trace:
 
 
 def test_learned_a_date_left_out_is_the_day_the_real_side_showed_and_a_search_lists_it(tmp_path) -> None:
-    path = tmp_path / "tools.json"
-    path.write_text(json.dumps({"tools": TOOLS}))
-    learned = choose(synthesize(load(path), state="empty", name="spending"), _trace())
+    learned = choose(synthesize_tools(tmp_path, "spending", TOOLS), _trace())
     effect = learned.behaviour("add_expense").effect
     assert isinstance(effect, CreateEffect) and effect.defaults.get("date") == DAY
     episode = Environment(learned).episode()

@@ -3,13 +3,11 @@ later lists that show what it was given; a number glued to a unit's letters (``R
 
 from __future__ import annotations
 
-import json
+from tests.synth.function_lists import synthesize_tools
 
-from envfactory.ingest import load
 from envfactory.ir.effect import CreateEffect, FallbackEffect
 from envfactory.real.trace import Sequence, Trace, TraceCall
 from envfactory.runtime.environment import Environment
-from envfactory.synth import synthesize
 from envfactory.synth.chooser import choose
 from envfactory.synth.proposers.shapes import template_of
 
@@ -49,9 +47,7 @@ def _trace() -> Trace:
 
 
 def test_a_write_whose_values_later_lists_show_is_learned_as_the_create_they_show(tmp_path) -> None:
-    path = tmp_path / "tools.json"
-    path.write_text(json.dumps({"tools": TOOLS}))
-    spec = synthesize(load(path), state="empty", name="toko")
+    spec = synthesize_tools(tmp_path, "toko", TOOLS)
     assert isinstance(spec.behaviour("tambah_barang").effect, FallbackEffect)  # "tambah": no verb it knows
     learned = choose(spec, _trace())
     effect = learned.behaviour("tambah_barang").effect
@@ -66,9 +62,7 @@ def test_a_write_whose_values_later_lists_show_is_learned_as_the_create_they_sho
 
 
 def test_without_lists_showing_its_values_a_write_stays_as_the_descriptions_gave_it(tmp_path) -> None:
-    path = tmp_path / "tools.json"
-    path.write_text(json.dumps({"tools": TOOLS}))
-    spec = synthesize(load(path), state="empty", name="toko")
+    spec = synthesize_tools(tmp_path, "toko", TOOLS)
     blind = _trace()
     blind = blind.model_copy(update={"sequences": tuple(
         seq.model_copy(update={"calls": tuple(c.model_copy(update={"output": EMPTY}) if c.tool == "list_barang" else c

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from envfactory.ingest import load
 from envfactory.ir.env import EnvSpec
 from envfactory.ir.task import Task
 from envfactory.runtime.environment import Environment
@@ -30,6 +31,14 @@ def synthesize_functions(tmp_path: Path, name: str, functions: list[JSON], **opt
     path = tmp_path / f"{name}.jsonl"
     path.write_text("\n".join(json.dumps(f) for f in functions))
     return synthesize(path, name=name, **options)
+
+
+def synthesize_tools(tmp_path: Path, name: str, tools: list[JSON], **options: Any) -> EnvSpec:
+    """Write ``tools`` as an MCP tool list (``{"tools": [...]}``, ``inputSchema`` and all) and
+    synthesize an environment from it, with no starting records unless ``options`` say otherwise."""
+    path = tmp_path / f"{name}.json"
+    path.write_text(json.dumps({"tools": tools}))
+    return synthesize(load(path), name=name, **{"state": "empty", **options})
 
 
 def checked_tasks(spec: EnvSpec, n: int) -> tuple[Environment, list[Task]]:
