@@ -14,6 +14,7 @@ judge.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from envfactory.ir.effect import (
@@ -243,11 +244,11 @@ def _candidate(tool: str, behaviour: Behaviour, effect: Any, summary: str, entit
 @PROPOSERS.register("shown-after")
 def shown_after(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
     """A tool the descriptions could not model (a fallback) whose text arguments the real side's
-    later lists of one entity show — a value no reply of its sequence had shown before the call —, in
-    most of its accepted calls followed by such a list, narrowed by nothing or by what the call gave
-    (two at least): a create of that entity, each
-    scalar argument held in the field it names (a field the entity lacks, added as the argument is
-    declared). It corrects what the model holds, so a list worded as empty can be worded anew."""
+    later lists of one entity show as whole words — a value no reply of its sequence had shown before
+    the call —, in most of its accepted calls followed by such a list (narrowed by nothing or by what
+    the call gave), two at least: a create of that entity, each scalar argument held in the field it
+    names (a field the entity lacks, added as the argument is declared). It corrects what the model
+    holds, so a list worded as empty can be worded anew."""
     readers: dict[str, set[str]] = {}
     for tool in evidence.pairs:
         effect = spec.behaviour(tool).effect
@@ -272,30 +273,38 @@ def shown_after(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
         shown: dict[str, tuple[int, int]] = {}  # entity -> (calls whose values a later list showed, calls read after)
         for p in accepted:
             run = runs[p.sequence]
-            before = " ".join(_said(q) for _, q in run if q.index < p.index)
+            before = " ".join(_reply_text(q) for _, q in run if q.index < p.index)
             fresh = [
                 v for a in texts if isinstance(v := p.args.get(a), str) and len(v.strip()) >= 3 and v not in before
             ]
             for entity, tools in readers.items() if fresh else ():
                 # a list narrowed by a value the call did not give may leave its record out
-                later = [_said(q) for t, q in run if q.index > p.index and t in tools and q.real_ok
+                later = [_reply_text(q) for t, q in run if q.index > p.index and t in tools and q.real_ok
                          and all(v in p.args.values() for v in q.args.values() if v not in (None, ""))]  # fmt: skip
                 if later:
                     hits, reads = shown.get(entity, (0, 0))
-                    shown[entity] = (hits + any(v in text for text in later for v in fresh), reads + 1)
+                    shown[entity] = (
+                        hits + any(_whole(v).search(text) is not None for text in later for v in fresh),
+                        reads + 1,
+                    )
         fits = [(hits, entity) for entity, (hits, reads) in shown.items() if hits >= LEAST and hits >= SHARE * reads]
         if fits:
             out.append(_shown_create(spec, tool, behaviour, spec.state_schema[max(fits)[1]], props))
     return out
 
 
-def _said(pair: Pair) -> str:
+def _reply_text(pair: Pair) -> str:
     """A real reply as text, to look a value up in (its ids the real side's own)."""
     answered = pair.answered
     return answered if isinstance(answered, str) else json.dumps(answered, ensure_ascii=False, default=str)
 
 
+def _whole(value: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<![\w-]){re.escape(value)}(?![\w-])")
+
+
 def _shown_create(spec: EnvSpec, tool: str, behaviour: Behaviour, entity: Entity, props: JSON) -> Candidate:
+    """The create :func:`shown_after` proposes: each scalar argument into the field it names."""
     args: dict[str, str] = {}
     added: JSON = {}
     for arg, schema in props.items():
