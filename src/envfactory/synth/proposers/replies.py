@@ -246,6 +246,12 @@ def _wordings(spec: EnvSpec, evidence: Evidence, tool: str, pairs: list[Pair], l
         flagged = flagged_members(each, given)
         if flagged is not None and canonical(flagged) not in made:
             options.append((canonical(flagged), len(seen)))
+        # each reply worded by place first: an edit answering the record it left, given some fields only
+        placed = Counter(canonical(template_of(r, a, p.out, p.raw, p.state, by_place=True))
+                         for p, r, a in zip(seen, reals, given, strict=True))  # fmt: skip
+        by_place = placed.most_common(1)[0]
+        if by_place[0] not in made:
+            options.append(by_place)
         united = united_lines([orjson.loads(t) for t, _ in made.most_common()])
         if united is not None and canonical(united) not in made:
             options.append((canonical(united), len(seen)))

@@ -202,11 +202,14 @@ def list_reads(spec: EnvSpec, evidence: Evidence) -> list[tuple[str, list[Pair],
 
 
 def template_of(real: Any, args: JSON, model: Any, raw: Any = None,
-                state: dict[str, list[JSON]] | None = None) -> Any:  # fmt: skip
+                state: dict[str, list[JSON]] | None = None, *, by_place: bool = False) -> Any:  # fmt: skip
     """``real`` (text or JSON) with the values it shares with the arguments and the model's answer
     as slots: a whole value becomes one slot (keeping its type), words inside a text become slots
     (arguments first, longer values first, whole words only). A list of records is worded record
-    by record where it lists the model's answer, else the records ``state`` holds (by entity)."""
+    by record where it lists the model's answer, else the records ``state`` holds (by entity).
+    ``by_place``: a member of an object the model's answer holds, equal, at the same place is that
+    member, before an argument of that value (an edit answering the record: ``"done": "{out.done}"``,
+    which an edit not given ``done`` answers too)."""
     real = own_where_volatile(real, model)
     slots: dict[str, str] = {}
     for text, slot in _joined_lists(args, single=isinstance(real, str)):
@@ -228,7 +231,22 @@ def template_of(real: Any, args: JSON, model: Any, raw: Any = None,
     # "returned": 3 of a list that found three rows: how many it found (a member, not a word of a text)
     count = len(raw) if isinstance(raw, list) else None
     nulls = {path: f"{{out.{path}}}" for path in _null_paths(model)}
-    return _templated(real, _Sources(slots, wholes, flags, lists, args, state or {}, count, nulls))
+    places = _members_by_path(model) if by_place else {}
+    return _templated(real, _Sources(slots, wholes, flags, lists, args, state or {}, count, nulls, places))
+
+
+def _members_by_path(value: Any, path: str = "") -> dict[str, tuple[Any, str]]:
+    """The members of an answer's objects (not inside lists) by dotted path: their value and slot."""
+    if not isinstance(value, dict):
+        return {}
+    found: dict[str, tuple[Any, str]] = {}
+    for k, v in value.items():
+        if not isinstance(k, str) or not k.isidentifier():
+            continue
+        at = f"{path}.{k}" if path else k
+        found[at] = (v, f"{{out.{at}}}")
+        found.update(_members_by_path(v, at))
+    return found
 
 
 def _null_paths(value: Any, path: str = "") -> list[str]:
@@ -328,6 +346,8 @@ class _Sources:
     # a null the model's answer holds at the same place as the real one's, by dotted path: the member
     # as the model holds it (a due date not set yet, set later), not a constant null
     nulls: dict[str, str] = field(default_factory=dict)
+    # the model's members by dotted path, with their slots, where a reply is worded by place first
+    places: dict[str, tuple[Any, str]] = field(default_factory=dict)
 
 
 def _parts(value: Any, head: str, depth: int = 2) -> dict[str, Any]:
@@ -531,6 +551,8 @@ def _templated(real: Any, src: _Sources, name: str | None = None, at: str | None
             or _distinct_each(real, src.state)  # fmt: skip
         if each is not None:
             return each
+    if at and at in src.places and _alike(src.places[at][0], real):
+        return src.places[at][1]
     if isinstance(real, dict):
         return _grouped({k: _templated(v, src, k, _member_path(at, k)) for k, v in real.items()}, real)
     if isinstance(real, list):
@@ -550,6 +572,11 @@ def _templated(real: Any, src: _Sources, name: str | None = None, at: str | None
     if real in src.slots:
         return src.slots[real]
     return _whole_replaced(real, src.slots)
+
+
+def _alike(mine: Any, real: Any) -> bool:
+    """The same value, of the same kind (``True`` is not ``1``); an object is never taken whole."""
+    return type(mine) is type(real) and mine == real and not isinstance(real, dict)
 
 
 def _member_path(at: str | None, member: Any) -> str | None:
