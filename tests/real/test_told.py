@@ -24,6 +24,10 @@ def test_the_values_a_refusal_lists_are_read_and_nothing_else() -> None:
     assert told_argument("priority: expected one of high, low", {"priority": 3, "text": "hi"}) == (
         "priority", ["high", "low"])  # fmt: skip
     assert told_argument("must be one of a, b", {"x": "q", "y": "r"}) is None  # names neither
+    # only the words before the listing name the argument: a value or name inside it names nothing
+    said = "project must be specified either as argument or as the top-level folder in path."
+    assert told_argument(said, {"path": "notes/a.md", "title": "x"}) is None
+    assert told_argument("status: must be one of be, do", {"status": "x", "mode": "be"}) == ("status", ["be", "do"])
 
 
 PICKY = """

@@ -37,9 +37,18 @@ def listed_values(message: str) -> list[str]:
     """The values a refusal lists after "one of", "valid values are", "must be", ...: inside
     brackets or braces, or up to the sentence's end; each a short word or phrase, quotes taken off;
     [] where fewer than two (or too many) are listed."""
+    return _listing(message)[1]
+
+
+def _listing(message: str) -> tuple[str, list[str]]:
+    """The text before a refusal's listing, and the values it lists (see :func:`listed_values`)."""
     match = _LISTING.search(message)
     if match is None:
-        return []
+        return message, []
+    return message[: match.start()], _values_of(match)
+
+
+def _values_of(match: re.Match[str]) -> list[str]:
     rest = match.group("rest").strip()
     bracketed = _BRACKETED.match(rest)
     listing = bracketed.group(1) if bracketed else re.split(r"[.;\n]\s|[.;\n]$|\)", rest)[0]
@@ -54,14 +63,15 @@ def listed_values(message: str) -> list[str]:
 
 def told_argument(message: str, args: JSON) -> tuple[str, list[str]] | None:
     """The argument a refusal of a call given ``args`` lists the values of, and those values: the one
-    text argument whose value the message quotes or holds as a word, else whose name it holds as a
-    word (one only); ``None`` where it lists none or names no one argument."""
-    values = listed_values(message)
+    text argument whose value the message quotes or holds as a word before its listing, else whose
+    name it holds so (one only; "must be one of" names no value ``be``); ``None`` where it lists none
+    or names no one argument."""
+    head, values = _listing(message)
     if not values:
         return None
     texts = {k: v for k, v in args.items() if isinstance(v, str) and v.strip() and v not in values}
-    quoted = [k for k, v in texts.items() if re.search(rf"(?<![\w-]){re.escape(v)}(?![\w-])", message)]
-    named = [k for k in args if re.search(rf"(?<![\w-]){re.escape(k)}(?![\w-])", message)]
+    quoted = [k for k, v in texts.items() if re.search(rf"(?<![\w-]){re.escape(v)}(?![\w-])", head)]
+    named = [k for k in args if re.search(rf"(?<![\w-]){re.escape(k)}(?![\w-])", head)]
     for found in (quoted, named):
         if len(found) == 1:
             return found[0], values
