@@ -30,3 +30,15 @@ def says(text: str, value: object) -> bool:
     nor by ``note 1398``, a name ``ann`` not by ``annual``."""
     said = re.escape(str(value))
     return re.search(rf"(?<![\w.:/-]){said}(?![\w:/-]|\.\w)", text) is not None
+
+
+def stands_in(word: str, text: str) -> bool:
+    """Whether ``word`` stands in ``text`` whole, no word character nor ``-`` on either side (``task 1``
+    does not stand in ``task 10``; ``priority`` stands in ``priority:``, which :func:`says` does not take)."""
+    return word in text and whole_word(word).search(text) is not None
+
+
+@lru_cache(maxsize=4096)
+def whole_word(word: str) -> re.Pattern[str]:
+    """The pattern of ``word`` standing whole (see :func:`stands_in`)."""
+    return re.compile(r"(?<![\w-])" + re.escape(word) + r"(?![\w-])")

@@ -13,6 +13,7 @@ import re
 from typing import Any
 
 from envfactory.ir.env import EnvSpec
+from envfactory.words import stands_in
 
 JSON = dict[str, Any]
 
@@ -70,8 +71,8 @@ def told_argument(message: str, args: JSON) -> tuple[str, list[str]] | None:
     if not values:
         return None
     texts = {k: v for k, v in args.items() if isinstance(v, str) and v.strip() and v not in values}
-    quoted = [k for k, v in texts.items() if re.search(rf"(?<![\w-]){re.escape(v)}(?![\w-])", head)]
-    named = [k for k in args if re.search(rf"(?<![\w-]){re.escape(k)}(?![\w-])", head)]
+    quoted = [k for k, v in texts.items() if stands_in(v, head)]
+    named = [k for k in args if stands_in(k, head)]
     for found in (quoted, named):
         if len(found) == 1:
             return found[0], values

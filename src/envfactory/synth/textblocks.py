@@ -16,11 +16,11 @@ is then ``head + sep.join(items) + tail`` exactly. Pure: the wording of each ite
 
 from __future__ import annotations
 
-import functools
 import itertools
-import re
 from dataclasses import dataclass
 from typing import Any
+
+from envfactory.words import stands_in, whole_word
 
 MAX_LINES = 400  # a text longer than this is not searched for blocks
 MAX_RECORDS = 100  # nor for the blocks of more records than this
@@ -66,7 +66,7 @@ def block_of_one(text: str, record: dict[str, Any]) -> Blocks | None:
     if len(lines) > MAX_LINES:
         return None
     held = _values(record)
-    naming = [i for i, line in enumerate(lines) if any(_stands_in(v, line) for v in held)]
+    naming = [i for i, line in enumerate(lines) if any(stands_in(v, line) for v in held)]
     if not naming:
         return None
     first, last = naming[0], naming[-1]
@@ -97,7 +97,7 @@ def _anchors(lines: list[str], words: list[str]) -> list[int] | None:
     """The line each word first stands on (as a whole word), each after the one before, one stride apart."""
     found, start = [], 0
     for word in words:
-        pattern = _whole(word)
+        pattern = whole_word(word)
         at = next((i for i in range(start, len(lines)) if pattern.search(lines[i])), None)
         if at is None:
             return None
@@ -138,25 +138,15 @@ def _blocks_at(lines: list[str], starts: list[int], length: int, values: list[se
         return None
     gap = gaps.pop()
     between = "\n".join(gap)
-    if any(_stands_in(v, between) for held in values for v in held):  # a record's words between blocks
+    if any(stands_in(v, between) for held in values for v in held):  # a record's words between blocks
         return None
     items = tuple("\n".join(lines[s : s + length]) for s in starts)
     for i, item in enumerate(items):  # each block words its own record, none of another's
-        if any(_stands_in(v, item) for j, held in enumerate(values) if j != i for v in held - values[i]):
+        if any(stands_in(v, item) for j, held in enumerate(values) if j != i for v in held - values[i]):
             return None
     head = "".join(line + "\n" for line in lines[: starts[0]])
     tail = "".join("\n" + line for line in lines[starts[-1] + length :])
     return Blocks(head, items, "\n" + "".join(line + "\n" for line in gap), tail)
-
-
-def _stands_in(word: str, text: str) -> bool:
-    """Whether ``word`` stands in ``text`` whole (``task 1`` does not stand in ``task 10``)."""
-    return word in text and _whole(word).search(text) is not None
-
-
-@functools.lru_cache(maxsize=4096)
-def _whole(word: str) -> re.Pattern[str]:
-    return re.compile(r"(?<![\w-])" + re.escape(word) + r"(?![\w-])")
 
 
 def _values(record: dict[str, Any]) -> set[str]:

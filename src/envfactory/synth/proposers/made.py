@@ -14,7 +14,6 @@ judge.
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 from envfactory.ir.effect import (
@@ -35,6 +34,7 @@ from envfactory.synth.naming import matching_field
 from envfactory.synth.proposers.shapes import objects_in, schema_of
 from envfactory.synth.proposers.starts import UniqueTexts
 from envfactory.values import clock_stamp
+from envfactory.words import stands_in
 
 LEAST = 2  # accepted calls, at least, that show what a tool makes
 SHARE = 0.8  # of them, at least, that make what the candidate says (one record, or one per item)
@@ -284,7 +284,7 @@ def shown_after(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
                 if later:
                     hits, reads = shown.get(entity, (0, 0))
                     shown[entity] = (
-                        hits + any(_whole(v).search(text) is not None for text in later for v in fresh),
+                        hits + any(stands_in(v, text) for text in later for v in fresh),
                         reads + 1,
                     )
         fits = [(hits, entity) for entity, (hits, reads) in shown.items() if hits >= LEAST and hits >= SHARE * reads]
@@ -297,10 +297,6 @@ def _reply_text(pair: Pair) -> str:
     """A real reply as text, to look a value up in (its ids the real side's own)."""
     answered = pair.answered
     return answered if isinstance(answered, str) else json.dumps(answered, ensure_ascii=False, default=str)
-
-
-def _whole(value: str) -> re.Pattern[str]:
-    return re.compile(rf"(?<![\w-]){re.escape(value)}(?![\w-])")
 
 
 def _shown_create(spec: EnvSpec, tool: str, behaviour: Behaviour, entity: Entity, props: JSON) -> Candidate:

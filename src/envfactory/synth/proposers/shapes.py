@@ -230,36 +230,23 @@ def template_of(real: Any, args: JSON, model: Any, raw: Any = None,
     lists = {**_record_lists(model, "out"), **_record_lists(raw, "raw")}
     # "returned": 3 of a list that found three rows: how many it found (a member, not a word of a text)
     count = len(raw) if isinstance(raw, list) else None
-    nulls = {path: f"{{out.{path}}}" for path in _null_paths(model)}
-    places = _members_by_path(model) if by_place else {}
+    members = _members_by_path(model)
+    nulls = {path: slot for path, (value, slot) in members.items() if value is None}
+    places = members if by_place else {}
     return _templated(real, _Sources(slots, wholes, flags, lists, args, state or {}, count, nulls, places))
 
 
 def _members_by_path(value: Any, path: str = "") -> dict[str, tuple[Any, str]]:
-    """The members of an answer's objects (not inside lists) by dotted path: their value and slot."""
+    """The members of an answer's objects (not inside lists) named as identifiers, by dotted path: their
+    value and slot."""
     if not isinstance(value, dict):
         return {}
     found: dict[str, tuple[Any, str]] = {}
     for k, v in value.items():
-        if not isinstance(k, str) or not k.isidentifier():
-            continue
-        at = f"{path}.{k}" if path else k
-        found[at] = (v, f"{{out.{at}}}")
-        found.update(_members_by_path(v, at))
-    return found
-
-
-def _null_paths(value: Any, path: str = "") -> list[str]:
-    """The dotted paths of the members an answer holds null at, in its objects (not inside lists)."""
-    if not isinstance(value, dict):
-        return []
-    found = []
-    for k, v in value.items():
         at = f"{path}.{k}" if path else str(k)
-        if v is None and isinstance(k, str) and k.isidentifier():
-            found.append(at)
-        elif isinstance(v, dict):
-            found += _null_paths(v, at)
+        if isinstance(k, str) and k.isidentifier():
+            found[at] = (v, f"{{out.{at}}}")
+        found.update(_members_by_path(v, at))
     return found
 
 
