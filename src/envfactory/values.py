@@ -418,6 +418,9 @@ def _string(vm: ValueMaker, schema: JSON, name: str, entity: str) -> str:
     if isinstance(pattern, str):
         check = linear_pattern(pattern)
         if check is None or not check(text):
+            ending = _ENDING.fullmatch(pattern)  # ``\.(md|base)$``: a name as drawn, with one of those endings
+            if ending is not None:
+                return f"{_slug(text)}.{vm.rng.choice(ending.group(1).split('|'))}"
             natural = next((t for t in _clock_values(vm, pattern) if check is not None and check(t)), None)
             made = natural if natural is not None else matching_string(pattern, vm.rng)
             if made is not None and str(schema.get("format")) in ("uri", "url") and "://" not in made:
@@ -434,6 +437,14 @@ def _string(vm: ValueMaker, schema: JSON, name: str, entity: str) -> str:
     if len(text) < lo:
         text += "".join(vm.rng.choice(string.ascii_lowercase) for _ in range(lo - len(text)))
     return text
+
+
+_ENDING = re.compile(r"\\\.\(?(\w+(?:\|\w+)*)\)?\$")  # a pattern stating an ending only: ``\.(md|base)$``
+
+
+def _slug(text: str) -> str:
+    """A text as a file name's stem: its words in small letters joined by ``-`` (``note`` where none)."""
+    return "-".join(tokens(text)[:4]) or "note"
 
 
 _FORMATTED: dict[str, Callable[[ValueMaker], str]] = {

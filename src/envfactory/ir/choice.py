@@ -40,7 +40,9 @@ class ArgCheck(BaseModel):
     stage ``leads`` accepted, any other word refused) —, else the call is refused with ``message``.
     With ``refused``, for an argument the real side never accepted, ``shapes`` is not consulted: a value
     of one of the ``refused`` shapes is refused (``limit: 34.65`` refused on every call given it, whole
-    numbers never tried), any other passes."""
+    numbers never tried), any other passes. With ``stated``, what the real side's refusals said the
+    argument must be, as JSON-schema keywords (``{"minLength": 20}``, ``{"pattern": "\\.(md|base)$"}``:
+    :mod:`envfactory.real.told`), a value that does not meet them is refused, and shapes are not consulted."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -49,6 +51,7 @@ class ArgCheck(BaseModel):
     message: str
     values: tuple[str, ...] = ()
     refused: tuple[str, ...] = ()
+    stated: dict[str, Any] = {}
 
 
 class Scored(BaseModel):

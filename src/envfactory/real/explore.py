@@ -19,9 +19,12 @@ from a few moves, each aimed at something a model must get right:
   the descriptions give for a tool's arguments — with an argument now and then drawn anew (free
   text such as a query or a formula is rarely valid when drawn from its schema alone).
 
-A refusal that lists the values an argument may take (``must be one of {design, schema, ...}``) has
-later draws of that argument take them (:mod:`envfactory.real.told`): a schema saying only ``string``
-would leave every such call refused.
+A value the real side refused every time it was given under one argument name, three times and
+never accepted, is drawn no more (:class:`~envfactory.real.keypool.Shunned`: a folder path where a
+server takes paths inside its vault, an example's vault nobody configured). A refusal that says what
+an argument must be — the values it may take (``must be one of {design, schema, ...}``), a least
+length, an ending, a written form, a range — has later draws of that argument made so
+(:mod:`envfactory.real.told`): a schema saying only ``string`` would leave every such call refused.
 
 Every sequence opens with the given state reads (so the ids a fresh copy minted for its own
 starting records are seen, and a replay can pair them with the model's; the keys the model gave
@@ -42,9 +45,9 @@ from envfactory.core import BROKEN
 from envfactory.ir.env import EnvSpec
 from envfactory.ir.tool import ToolSpec
 from envfactory.real.instrument import SIGN_IN, RealSide, natural_names
-from envfactory.real.keypool import DEFAULTED, KeyPool, identifying
+from envfactory.real.keypool import DEFAULTED, KeyPool, Shunned, identifying
 from envfactory.real.mcp import TMP
-from envfactory.real.told import told_argument, told_schema
+from envfactory.real.told import told, told_schema
 from envfactory.real.trace import Final, Sequence, Trace, TraceCall
 from envfactory.seeding import derive_seed
 from envfactory.values import ValueMaker
@@ -88,6 +91,7 @@ def explore(
     known = [(t, a) for t, a in (examples or []) if t in model.tools.names] + described_examples(model)
     sequences: list[Sequence] = []
     called: Counter[str] = Counter({t.name: 0 for t in model.tools.tools})
+    shunned = Shunned()
     done = 0
     while done < budget:
         n = len(sequences)
@@ -96,7 +100,7 @@ def explore(
         calls: list[TraceCall] = []
         with real.sequence() as side:
             keys = KeyPool(side.known_keys(), names=natural_names(model), guesses=side.guessed_keys(),
-                           defaulted=DEFAULTED, paths=side.known_paths())  # fmt: skip
+                           defaulted=DEFAULTED, paths=side.known_paths(), shunned=shunned.pairs())  # fmt: skip
             keys.learn(side.known_fields())
             last: tuple[str, JSON] | None = None
             wrote = False
@@ -117,11 +121,12 @@ def explore(
                 done += 1
                 if r.error_code in BROKEN:  # the real code crashed: nothing to learn from
                     continue
+                shunned.saw(args, r.ok, r.message or "")
                 if r.ok:
                     keys.learn(args)
                     keys.learn(r.data)
-                elif r.message and (told := told_argument(r.message, args)) is not None:
-                    model = told_schema(model, tool, *told)  # drawn from the values the refusal lists
+                elif r.message and (said := told(r.message, args)) is not None:
+                    model = told_schema(model, tool, said.arg, said.schema)  # drawn as the refusal says
                 calls.append(TraceCall(tool=tool, arguments=args, ok=r.ok, output=r.data if r.ok else None,
                                        error=None if r.ok else r.error_code, message=None if r.ok else r.message,
                                        sequence=first_id + n))  # fmt: skip
@@ -179,6 +184,8 @@ def _step(spec: EnvSpec, reads: list[ToolSpec], keys: KeyPool, rng: random.Rando
         tool_name, example = rng.choice(known)
         args = dict(example)
         fresh = keys.arguments(spec.tools[tool_name].input_schema, rng, maker)
+        for name in [k for k, v in args.items() if (k, v) in keys.shunned and k in fresh]:
+            args[name] = fresh[name]  # an example's value the real side always refused (a vault nobody configured)
         if args and fresh and rng.random() < 0.3:  # one argument drawn anew, the rest as given
             name = rng.choice(sorted(args))
             if name in fresh:

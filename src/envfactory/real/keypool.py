@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from envfactory.inflection import singular
 from envfactory.ir.jsonschema import primary_type
 from envfactory.values import ValueMaker, clock_stamp
-from envfactory.words import tokens
+from envfactory.words import stands_in, tokens
 
 if TYPE_CHECKING:
     from envfactory.ir.env import EnvSpec
@@ -33,6 +33,7 @@ JSON = dict[str, Any]
 SHARE = 0.8  # how often an identifying argument takes a known value
 SAME_FIELD = 0.75  # how often that value is one learned under the argument's own name, when there is one
 OPTIONAL = 0.5  # how often an optional member is given
+REDRAWS = 4  # draws of a value anew where the one drawn is shunned, at most
 DEFAULTED = 0.25  # how often exploration gives one with a declared default: left out, nothing is narrowed
 _EXACT = {"id", "name", "path", "from", "to", "source", "destination", "key", "title", "uri", "token", "username",
           "password"}  # fmt: skip
@@ -49,10 +50,12 @@ def identifying(name: str, more: frozenset[str] = frozenset()) -> bool:
 class KeyPool:
     def __init__(self, known: list[Any] | None = None, names: frozenset[str] = frozenset(),
                  guesses: list[Any] | None = None, defaulted: float = OPTIONAL,
-                 paths: list[Any] | None = None) -> None:  # fmt: skip
+                 paths: list[Any] | None = None,
+                 shunned: frozenset[tuple[str, Any]] = frozenset()) -> None:  # fmt: skip
         """``known``: values the real side holds; ``guesses``: values it may hold (see ``drop_guesses``);
         ``paths``: values only an argument taking a path takes (:func:`path_like`: where a server keeps
-        its files, never an id);
+        its files, never an id); ``shunned``: (argument, value) pairs never drawn, values the real side
+        refused every time it was given them under that name (:class:`Shunned`);
         ``defaulted``: how often an optional argument with a declared default is given (others: half
         the time) — exploration gives it less often (:data:`DEFAULTED`), drawn at random paging and
         filters (``offset: 962``) make most lists answer nothing; the instrument as any other."""
@@ -63,6 +66,7 @@ class KeyPool:
         self.guesses: list[Any] = []
         self.learned = 0  # values the real side showed, beyond those given
         self.paths = list(paths or ())
+        self.shunned = shunned
         for value in known or ():
             self._add(value)
         for value in guesses or ():
@@ -134,15 +138,50 @@ class KeyPool:
             low = max(1, int(schema.get("minItems") or 1))
             return [self._value(items, name, rng, maker) for _ in range(rng.randint(low, max(low, 3)))]
         if typ in ("string", "integer", None) and identifying(name, self.names) and "enum" not in schema:
-            typed = [v for v in self.values if isinstance(v, int) == (typ == "integer")]
-            scoped = self.paths if typ != "integer" and path_like(name) else []
+            fit = lambda v: isinstance(v, int) == (typ == "integer") and (name, v) not in self.shunned  # noqa: E731
+            typed = [v for v in self.values if fit(v)]
+            scoped = (
+                [v for v in self.paths if (name, v) not in self.shunned] if typ != "integer" and path_like(name) else []
+            )
             if (typed or scoped) and rng.random() < SHARE:
-                same = [v for v in self.by_field.get(name, ()) if isinstance(v, int) == (typ == "integer")] or scoped
+                same = [v for v in self.by_field.get(name, ()) if fit(v)] or scoped
                 pick = rng.choice(same if same and (not typed or rng.random() < SAME_FIELD) else typed)
                 if isinstance(pick, str) and "path" in name.lower() and pick.startswith("/") and rng.random() < 0.5:
                     return f"{pick.rstrip('/')}/{maker.value({'type': 'string'}, 'word')}"  # somewhere inside it
                 return pick
-        return maker.value(schema, name)
+        drawn = maker.value(schema, name)
+        for _ in range(REDRAWS):  # a value the real side always refused under this name (a schema's example)
+            if (name, drawn) not in self.shunned:
+                break
+            drawn = maker.value(schema, name)
+        return drawn
+
+
+class Shunned:
+    """Values the real side refused every time they were given under one argument name, ``AT_LEAST``
+    times and never accepted, each refusal about them — its words quote the value or name the
+    argument (``Vault 'work' is not configured``, ``Path must be a portable vault-relative path`` of
+    the folder ``{tmp}``): exploration draws them no more. A value accepted once under that name is
+    never shunned, nor one only refused beside another argument the refusal was about (a vault that
+    exists, given with a path that does not)."""
+
+    AT_LEAST = 3
+
+    def __init__(self) -> None:
+        self.refused: Counter[tuple[str, Any]] = Counter()
+        self.accepted: set[tuple[str, Any]] = set()
+
+    def saw(self, args: JSON, ok: bool, message: str = "") -> None:
+        """One call's scalar arguments, accepted, or refused in ``message``'s words."""
+        lowered = message.lower()
+        for pair in ((k, v) for k, v in args.items() if isinstance(v, (str, int)) and not isinstance(v, bool)):
+            if ok:
+                self.accepted.add(pair)
+            elif stands_in(str(pair[1]), message) or stands_in(pair[0].lower(), lowered):
+                self.refused[pair] += 1
+
+    def pairs(self) -> frozenset[tuple[str, Any]]:
+        return frozenset(p for p, n in self.refused.items() if n >= self.AT_LEAST and p not in self.accepted)
 
 
 _STATED = re.compile(r"(?:\bid\b\s*(?:[:=#]\s*|is\s+)?#?|#)([A-Za-z0-9][\w-]{0,63})", re.IGNORECASE)

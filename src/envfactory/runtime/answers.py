@@ -17,6 +17,7 @@ import orjson
 
 from envfactory.ir.choice import Answer, ArgCheck
 from envfactory.runtime.result import ToolError
+from envfactory.runtime.stated import meets
 
 JSON = dict[str, Any]
 Executor = Callable[[Any, JSON], Any]
@@ -362,11 +363,16 @@ def _shape(value: Any, shapes: tuple[str, ...]) -> str:
 
 
 def checked(checks: tuple[ArgCheck, ...], execute: Executor) -> Executor:
-    """``execute`` behind the argument checks: a value of an unseen shape is refused before anything runs."""
+    """``execute`` behind the argument checks: a value of an unseen shape, or not as a refusal stated, is
+    refused before anything runs."""
 
     def run(ctx: Any, args: JSON) -> Any:
         for check in checks:
             if check.arg not in args:
+                continue
+            if check.stated:
+                if not meets(args[check.arg], check.stated):
+                    raise ToolError("invalid_arguments", check.message)
                 continue
             shape = _shape(args[check.arg], check.shapes)
             if (shape in check.refused if check.refused else shape not in check.shapes) or (

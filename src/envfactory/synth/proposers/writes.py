@@ -25,9 +25,10 @@ from envfactory.ir.env import EnvSpec
 from envfactory.ir.jsonschema import enum_values, primary_type
 from envfactory.ir.state import SINGLETON_KEY, Entity, names_key
 from envfactory.real.mirror import after_setup
-from envfactory.real.told import told_argument
+from envfactory.real.told import told, told_argument
 from envfactory.runtime.answers import args_key, opened_text, shape_of, token
 from envfactory.runtime.behaviours import ALREADY, error_class
+from envfactory.runtime.stated import meets
 from envfactory.synth.candidates import JSON, PROPOSERS, Candidate, Evidence, Pair
 from envfactory.synth.proposers.shapes import leaves, objects_in
 from envfactory.synth.statuses import said_rule, same_state
@@ -518,6 +519,10 @@ def argument_checks(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
             # the thing up, a shape it was never seen taking stands for "not there" (toolkit's
             # ``note_read``, taskmanager's ``requestId``: left out, held-out outcomes fell 3-4 points)
             refused = [p for p in missed if arg in p.args and shape_of(p.args[arg]) not in accepted]
+            stated = _stated(pairs, missed, arg)
+            if stated is not None:
+                out.append(_stated_check(behaviour, arg, stated, missed))
+                continue
             told = _told_values(pairs, missed, arg)
             if told is not None:
                 out.append(_one_of(behaviour, arg, accepted, told, missed))
@@ -556,6 +561,31 @@ def _told_values(pairs: list[Pair], missed: list[Pair], arg: str) -> set[str] | 
     values = {token(v) for v in Counter(lists).most_common(1)[0][0]}
     accepted = {token(p.args[arg]) for p in pairs if p.real_ok and arg in p.args}
     return values if accepted <= values else None
+
+
+def _stated(pairs: list[Pair], missed: list[Pair], arg: str) -> JSON | None:
+    """What the real side's refusals said ``arg`` must be, besides values they list (a least length,
+    an ending, a written form, a range: :func:`envfactory.real.told.told`) — the same in most of them;
+    one is enough —, where every value it accepted meets it and a value the model accepted does not;
+    ``None`` otherwise."""
+    said = [found.schema for p in missed if p.said and (found := told(p.said, p.given)) is not None
+            and found.arg == arg and "enum" not in found.schema]  # fmt: skip
+    if not said:
+        return None
+    most = Counter(orjson.dumps(s, option=orjson.OPT_SORT_KEYS) for s in said).most_common(1)[0][0]
+    stated: JSON = orjson.loads(most)
+    if not all(meets(p.args[arg], stated) for p in pairs if p.real_ok and arg in p.args):
+        return None
+    return stated if any(not meets(p.args[arg], stated) for p in missed if arg in p.args) else None
+
+
+def _stated_check(behaviour: Behaviour, arg: str, stated: JSON, missed: list[Pair]) -> Candidate:
+    """The candidate refusing values of ``arg`` that do not meet what the refusals ``stated``, in
+    the words of the first such refusal."""
+    refused = next(p for p in missed if arg in p.args and not meets(p.args[arg], stated))
+    check = ArgCheck(arg=arg, shapes=(), message=_refusal(refused, arg), stated=stated)
+    shown = ", ".join(f"{k} {v}" for k, v in sorted(stated.items()))
+    return _checking(behaviour, check, f"{arg} must meet {shown}"[:120], "values not as the refusals said are refused")
 
 
 def _checking(behaviour: Behaviour, check: ArgCheck, summary: str, confirms: str) -> Candidate:
