@@ -6,7 +6,9 @@ import random
 import re
 from pathlib import Path
 
-from envfactory.real.explore import explore
+from tests.synth.function_lists import synthesize_tools
+
+from envfactory.real.explore import _step, explore
 from envfactory.real.instrument import real_source
 from envfactory.real.keypool import KeyPool, Shunned
 from envfactory.real.learn import learn
@@ -149,7 +151,7 @@ def test_exploration_and_the_model_follow_what_refusals_stated(tmp_path: Path) -
     assert report.learned.outcome == 1.0 and report.described.outcome is not None and report.described.outcome < 1.0
 
 
-def test_a_value_always_refused_under_a_name_is_drawn_no_more() -> None:
+def test_a_value_always_refused_under_a_name_is_drawn_no_more(tmp_path: Path) -> None:
     shunned = Shunned()
     for _ in range(3):
         shunned.saw({"vault": "work", "path": "a.md"}, ok=False, message="Vault 'work' is not configured.")
@@ -171,6 +173,19 @@ def test_a_value_always_refused_under_a_name_is_drawn_no_more() -> None:
     assert sum(pool.arguments(example, rng, maker)["space"] == "work" for _ in range(40)) >= 10
     avoided = KeyPool([], shunned=frozenset({("space", "work")}))
     assert sum(avoided.arguments(example, rng, maker)["space"] == "work" for _ in range(40)) <= 1
+    # a list or an object drawn is never a shunned value
+    tags = {"anyOf": [{"type": "array", "items": {"type": "string"}}, {"type": "null"}]}
+    nested = {"properties": {"tags": tags, "meta": {"anyOf": [{"type": "object"}, {"type": "null"}]}},
+              "required": ["tags", "meta"]}  # fmt: skip
+    assert any(isinstance(avoided.arguments(nested, rng, maker)["tags"], list) for _ in range(10))
+    # nor given by an example call, whose list arguments stay as they are
+    put = {"name": "put", "description": "Put a note in a vault.",
+           "inputSchema": {**schema, "properties": {**schema["properties"], "tags": tags}}}  # fmt: skip
+    spec = synthesize_tools(tmp_path, "vaults", [put])
+    known = [("put", {"vault": "work", "path": "a.md", "tags": ["x"]})]
+    for seed in range(10):
+        move, _, args = _step(spec, [], pool, random.Random(seed), maker, None, False, known, (("example", 1.0),))
+        assert move == "example" and args["vault"] != "work"
     before = KeyPool(["work", "notes"], names=frozenset({"vault"}), paths=["{tmp}"])
     drawn = [before.arguments(schema, rng, maker) for _ in range(40)]
     assert any(d["path"] == "{tmp}" for d in drawn) and any(d["vault"] == "work" for d in drawn)

@@ -184,7 +184,7 @@ def _step(spec: EnvSpec, reads: list[ToolSpec], keys: KeyPool, rng: random.Rando
         tool_name, example = rng.choice(known)
         args = dict(example)
         fresh = keys.arguments(spec.tools[tool_name].input_schema, rng, maker)
-        for name in [k for k, v in args.items() if (k, v) in keys.shunned and k in fresh]:
+        for name in [k for k, v in args.items() if k in fresh and keys.shuns(k, v)]:
             args[name] = fresh[name]  # an example's value the real side always refused (a vault nobody configured)
         if args and fresh and rng.random() < 0.3:  # one argument drawn anew, the rest as given
             name = rng.choice(sorted(args))

@@ -74,6 +74,10 @@ class KeyPool:
                 self._add(value)  # given under no field: neither confirmed nor counted as learned
                 self.guesses += [value] if value in self.values else []
 
+    def shuns(self, name: str, value: Any) -> bool:
+        """Whether ``value`` is one the real side always refused under the argument ``name`` (:class:`Shunned`)."""
+        return isinstance(value, (str, int)) and (name, value) in self.shunned
+
     def drop_guesses(self) -> None:
         """Forget the given values nothing since confirmed, once the real side has shown values of
         its own: keys the model made for the records the setup calls made (``todo_0001``) where the
@@ -138,11 +142,9 @@ class KeyPool:
             low = max(1, int(schema.get("minItems") or 1))
             return [self._value(items, name, rng, maker) for _ in range(rng.randint(low, max(low, 3)))]
         if typ in ("string", "integer", None) and identifying(name, self.names) and "enum" not in schema:
-            fit = lambda v: isinstance(v, int) == (typ == "integer") and (name, v) not in self.shunned  # noqa: E731
+            fit = lambda v: isinstance(v, int) == (typ == "integer") and not self.shuns(name, v)  # noqa: E731
             typed = [v for v in self.values if fit(v)]
-            scoped = (
-                [v for v in self.paths if (name, v) not in self.shunned] if typ != "integer" and path_like(name) else []
-            )
+            scoped = [v for v in self.paths if not self.shuns(name, v)] if typ != "integer" and path_like(name) else []
             if (typed or scoped) and rng.random() < SHARE:
                 same = [v for v in self.by_field.get(name, ()) if fit(v)] or scoped
                 pick = rng.choice(same if same and (not typed or rng.random() < SAME_FIELD) else typed)
@@ -151,7 +153,7 @@ class KeyPool:
                 return pick
         drawn = maker.value(schema, name)
         for _ in range(REDRAWS):  # a value the real side always refused under this name (a schema's example)
-            if (name, drawn) not in self.shunned:
+            if not self.shuns(name, drawn):
                 break
             drawn = maker.value(schema, name)
         return drawn
