@@ -1452,6 +1452,12 @@ def test_a_state_list_fills_by_its_where_values_and_order_and_a_flag_adds_a_memb
                              [{"more": True}, {"more": False}, {"more": True, "q": True}])  # fmt: skip
     assert merged == {"x": 1, "more": {WHEN: "{arg.more}", "value": 2}}
     assert flagged_members([{"x": 1, "more": 2}, {"x": 1}], [{"q": True}, {"q": True}]) is None
+    # a member there exactly where an argument was given: the filter echoed when given
+    echoed = flagged_members([{"n": 0, "stack": "{arg.stack}"}, {"n": 0}, {"n": 0, "stack": "{arg.stack}"}],
+                             [{"stack": "go", "q": 1}, {"q": 1, "stack": None}, {"stack": "py"}])  # fmt: skip
+    assert echoed == {"n": 0, "stack": {WHEN: "{arg.stack}", "given": True, "value": "{arg.stack}"}}
+    assert fill(echoed, {"stack": "rust"}, None) == {"n": 0, "stack": "rust"}
+    assert fill(echoed, {}, None) == fill(echoed, {"stack": None}, None) == {"n": 0}
 
 
 def test_records_made_before_a_sequence_are_paired_by_a_text_only_they_hold() -> None:

@@ -43,7 +43,9 @@ FORMATTED = ":"
 NUMBER_FORMATS = (",.0f", ".0f", ",.2f", ".2f")  # with separators first: 124 is both
 # ``{"$each": ..., "item": T, "join": "\n", "head": H, "tail": Z}``: the worded records as one text, ``H``
 # then the items joined then ``Z`` (in ``H`` and ``Z``, ``{count}`` is how many records it words)
-# ``{"$when": "{arg.include_done}", "value": T}`` as an object's member: there only when the slot is true
+# ``{"$when": "{arg.include_done}", "value": T}`` as an object's member: there only when the slot is true;
+# with ``"given": true`` (``{"$when": "{arg.stack}", "given": true, "value": "{arg.stack}"}``), only when
+# the slot fills with something other than null: a filter echoed where the call gave it
 WHEN = "$when"
 # ``{"$none": T0, "value": T}``: worded by T0 where the list's effect found nothing ("No tasks
 # matching ..."), else by T
@@ -286,10 +288,12 @@ def projected(row: Any, always: Iterable[str], also: Iterable[str] = ()) -> Any:
 
 
 def _left_out(template: Any, args: JSON, out: Any, rows: Any, state: State | None, item: Any) -> bool:
-    """Whether a member is a ``WHEN`` one whose slot is not true (or cannot be filled)."""
+    """Whether a member is a ``WHEN`` one whose slot is not true (or cannot be filled; with ``given``,
+    whose slot fills with nothing or null)."""
     if not isinstance(template, dict) or WHEN not in template:
         return False
-    return _filled(template[WHEN], args, out, rows, state, item) is not True
+    value = _filled(template[WHEN], args, out, rows, state, item)
+    return value in (_MISSING, None) if template.get("given") is True else value is not True
 
 
 def _held(template: JSON, entity: str, args: JSON, state: State | None) -> list[JSON] | object:

@@ -825,9 +825,10 @@ def flagged_members(templates: list[Any], args: list[JSON]) -> JSON | None:
     """One wording of several replies' wordings (``templates``, each of the call made with ``args``)
     where objects differ in which members they hold: a member some hold and others not is there
     when a flag argument is true — ``{"$when": "{arg.include_done}", "value": T}`` —, the flag
-    whose value tells exactly which; a member all hold takes its most common wording (objects
-    merged member by member). ``None`` where they are not all objects or no flag tells a member's
-    presence."""
+    whose value tells exactly which, else when an argument was given — ``{"$when": "{arg.stack}",
+    "given": true, "value": T}`` —, the one given exactly there; a member all hold takes its most
+    common wording (objects merged member by member). ``None`` where they are not all objects or no
+    argument tells a member's presence."""
     merged = _merged(templates, args)
     return merged if isinstance(merged, dict) else None
 
@@ -849,9 +850,15 @@ def _merged(templates: list[Any], args: list[JSON]) -> Any:
             continue
         names = dict.fromkeys(n for a in args for n in a)
         flag = next((n for n in names if all((a.get(n) is True) == (i in having) for i, a in enumerate(args))), None)
-        if flag is None:
+        if flag is not None:
+            out[key] = {WHEN: f"{{arg.{flag}}}", "value": value}
+            continue
+        # a member there exactly where an argument was given: the filter a reply echoes when given
+        given = next((n for n in names if all((a.get(n) is not None) == (i in having) for i, a in enumerate(args))),
+                     None)  # fmt: skip
+        if given is None:
             return _ABSENT
-        out[key] = {WHEN: f"{{arg.{flag}}}", "value": value}
+        out[key] = {WHEN: f"{{arg.{given}}}", "given": True, "value": value}
     return out
 
 
