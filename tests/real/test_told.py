@@ -91,6 +91,17 @@ def test_what_a_refusal_states_beyond_a_listing_is_read_for_the_argument_it_name
         assert told(message, {"vault": "work", "body": "x", "title": "y"}) is None, message
 
 
+def test_a_stated_rule_is_drawn_on_a_nullable_argument_too(tmp_path: Path) -> None:
+    nullable = {"anyOf": [{"type": "string"}, {"type": "null"}], "default": None, "title": "Due Before"}
+    tool = {"name": "list_tasks", "description": "List tasks.",
+            "inputSchema": {"type": "object", "properties": {"due_before": nullable}}}  # fmt: skip
+    spec = told_schema(synthesize_tools(tmp_path, "tasks", [tool]), "list_tasks", "due_before", {"format": "date"})
+    prop = spec.tools["list_tasks"].input_schema["properties"]["due_before"]
+    assert prop == {"type": "string", "format": "date", "default": None, "title": "Due Before"}
+    maker = ValueMaker(0)
+    assert all(re.fullmatch(r"\d{4}-\d{2}-\d{2}", maker.value(prop, "due_before")) for _ in range(10))
+
+
 def test_a_value_meets_what_a_refusal_stated() -> None:
     assert not meets("fixed it", {"minLength": 20}) and meets("the cache was never cleared", {"minLength": 20})
     assert meets("Projects/Plan.md", {"pattern": r"\.(md|base)$"}) and not meets("floor", {"pattern": r"\.(md)$"})
@@ -159,6 +170,9 @@ def test_a_value_always_refused_under_a_name_is_drawn_no_more(tmp_path: Path) ->
         # a refusal about another argument says nothing of this one: "notes" is refused beside it only
         shunned.saw({"vault": "notes", "path": "b.md"}, ok=False, message="The requested path does not exist.")
     shunned.saw({"vault": "work", "path": "c.md"}, ok=False)  # no words: about nothing
+    for _ in range(3):  # a name already taken is refused on purpose: drawn again
+        shunned.saw({"name": "greeting"}, ok=False, message="A template named 'greeting' already exists.",
+                    code="conflict")  # fmt: skip
     assert shunned.pairs() == {("vault", "work"), ("path", "{tmp}"), ("path", "b.md")}
     shunned.saw({"vault": "notes", "path": "b.md"}, ok=True)
     assert shunned.pairs() == {("vault", "work"), ("path", "{tmp}")}  # accepted once: never shunned

@@ -121,7 +121,7 @@ def explore(
                 done += 1
                 if r.error_code in BROKEN:  # the real code crashed: nothing to learn from
                     continue
-                shunned.saw(args, r.ok, r.message or "")
+                shunned.saw(args, r.ok, r.message or "", r.error_code)
                 if r.ok:
                     keys.learn(args)
                     keys.learn(r.data)

@@ -165,7 +165,8 @@ class Shunned:
     argument (``Vault 'work' is not configured``, ``Path must be a portable vault-relative path`` of
     the folder ``{tmp}``): exploration draws them no more. A value accepted once under that name is
     never shunned, nor one only refused beside another argument the refusal was about (a vault that
-    exists, given with a path that does not)."""
+    exists, given with a path that does not), nor one refused as a duplicate (``conflict``: a name
+    already taken is what a model must learn to refuse, and the refusal is drawn again on purpose)."""
 
     AT_LEAST = 3
 
@@ -173,8 +174,10 @@ class Shunned:
         self.refused: Counter[tuple[str, Any]] = Counter()
         self.accepted: set[tuple[str, Any]] = set()
 
-    def saw(self, args: JSON, ok: bool, message: str = "") -> None:
-        """One call's scalar arguments, accepted, or refused in ``message``'s words."""
+    def saw(self, args: JSON, ok: bool, message: str = "", code: str | None = None) -> None:
+        """One call's scalar arguments, accepted, or refused in ``message``'s words with ``code``."""
+        if not ok and code == "conflict":
+            return
         lowered = message.lower()
         for pair in ((k, v) for k, v in args.items() if isinstance(v, (str, int)) and not isinstance(v, bool)):
             if ok:

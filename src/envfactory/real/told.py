@@ -207,13 +207,23 @@ def told_schema(spec: EnvSpec, tool: str, arg: str, told: list[str] | JSON) -> E
         drawn: JSON = dict(keywords)
         if isinstance(prop.get("description"), str):
             drawn["description"] = prop["description"]
-    else:
-        drawn = {k: v for k, v in prop.items() if not ("pattern" in keywords and k == "format")} | keywords
+    else:  # laid on the one typed branch of a nullable argument (``anyOf: [string, null]``), which draws ignore else
+        drawn = {k: v for k, v in _typed(prop).items() if not ("pattern" in keywords and k == "format")} | keywords
     if drawn == prop:
         return spec
     changed = {**schema, "properties": {**props, arg: drawn}}
     tools = tuple(t.model_copy(update={"input_schema": changed}) if t.name == tool else t for t in spec.tools.tools)
     return spec.model_copy(update={"tools": spec.tools.model_copy(update={"tools": tools})})
+
+
+def _typed(prop: JSON) -> JSON:
+    """An argument's schema with its one typed ``anyOf``/``oneOf`` branch taken up (a null one aside)."""
+    branches = prop.get("anyOf") or prop.get("oneOf")
+    typed = [b for b in branches if isinstance(b, dict) and b.get("type") not in (None, "null")] if isinstance(
+        branches, list) else []  # fmt: skip
+    if len(typed) != 1:
+        return prop
+    return {k: v for k, v in prop.items() if k not in ("anyOf", "oneOf")} | typed[0]
 
 
 __all__ = ["READERS", "Reader", "Told", "listed_values", "told", "told_argument", "told_schema"]
