@@ -170,9 +170,10 @@ def test_a_value_always_refused_under_a_name_is_drawn_no_more(tmp_path: Path) ->
         # a refusal about another argument says nothing of this one: "notes" is refused beside it only
         shunned.saw({"vault": "notes", "path": "b.md"}, ok=False, message="The requested path does not exist.")
     shunned.saw({"vault": "work", "path": "c.md"}, ok=False)  # no words: about nothing
-    for _ in range(3):  # a name already taken is refused on purpose: drawn again
+    for _ in range(3):  # a name already taken, or one naming nothing, is refused on purpose: drawn again
         shunned.saw({"name": "greeting"}, ok=False, message="A template named 'greeting' already exists.",
                     code="conflict")  # fmt: skip
+        shunned.saw({"name": "nope"}, ok=False, message="Note 'nope' not found.", code="not_found")
     assert shunned.pairs() == {("vault", "work"), ("path", "{tmp}"), ("path", "b.md")}
     shunned.saw({"vault": "notes", "path": "b.md"}, ok=True)
     assert shunned.pairs() == {("vault", "work"), ("path", "{tmp}")}  # accepted once: never shunned

@@ -159,14 +159,18 @@ class KeyPool:
         return drawn
 
 
+KEPT_REFUSALS = ("conflict", "not_found")  # refusals a model must learn: their values are never shunned
+
+
 class Shunned:
     """Values the real side refused every time they were given under one argument name, ``AT_LEAST``
     times and never accepted, each refusal about them — its words quote the value or name the
     argument (``Vault 'work' is not configured``, ``Path must be a portable vault-relative path`` of
     the folder ``{tmp}``): exploration draws them no more. A value accepted once under that name is
     never shunned, nor one only refused beside another argument the refusal was about (a vault that
-    exists, given with a path that does not), nor one refused as a duplicate (``conflict``: a name
-    already taken is what a model must learn to refuse, and the refusal is drawn again on purpose)."""
+    exists, given with a path that does not), nor one refused as a duplicate or as naming nothing
+    (``conflict``, ``not_found``: a name already taken, an example's ``nope`` or ``C-9999`` that
+    names no one — what a model must learn to refuse, drawn again on purpose)."""
 
     AT_LEAST = 3
 
@@ -176,7 +180,7 @@ class Shunned:
 
     def saw(self, args: JSON, ok: bool, message: str = "", code: str | None = None) -> None:
         """One call's scalar arguments, accepted, or refused in ``message``'s words with ``code``."""
-        if not ok and code == "conflict":
+        if not ok and code in KEPT_REFUSALS:
             return
         lowered = message.lower()
         for pair in ((k, v) for k, v in args.items() if isinstance(v, (str, int)) and not isinstance(v, bool)):
