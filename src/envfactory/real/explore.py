@@ -21,7 +21,8 @@ from a few moves, each aimed at something a model must get right:
 
 A value the real side refused every time it was given under one argument name, three times and
 never accepted, is drawn no more (:class:`~envfactory.real.keypool.Shunned`: a folder path where a
-server takes paths inside its vault, an example's vault nobody configured). A refusal that says what
+server takes paths inside its vault, an example's vault nobody configured) — unless refused as a
+duplicate or as naming nothing, refusals a model must learn (``keypool.KEPT_REFUSALS``). A refusal that says what
 an argument must be — the values it may take (``must be one of {design, schema, ...}``), a least
 length, an ending, a written form, a range — has later draws of that argument made so
 (:mod:`envfactory.real.told`): a schema saying only ``string`` would leave every such call refused.

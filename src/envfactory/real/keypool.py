@@ -142,7 +142,10 @@ class KeyPool:
             low = max(1, int(schema.get("minItems") or 1))
             return [self._value(items, name, rng, maker) for _ in range(rng.randint(low, max(low, 3)))]
         if typ in ("string", "integer", None) and identifying(name, self.names) and "enum" not in schema:
-            fit = lambda v: isinstance(v, int) == (typ == "integer") and not self.shuns(name, v)  # noqa: E731
+
+            def fit(v: Any) -> bool:  # of the argument's kind, and never refused under its name
+                return isinstance(v, int) == (typ == "integer") and not self.shuns(name, v)
+
             typed = [v for v in self.values if fit(v)]
             scoped = [v for v in self.paths if not self.shuns(name, v)] if typ != "integer" and path_like(name) else []
             if (typed or scoped) and rng.random() < SHARE:

@@ -10,8 +10,8 @@ every draw refused where the real side takes a few words, a long text, a file na
 refusal says what it takes, so the explorer draws so next (:func:`told_schema`), and a check learned
 from those refusals makes the model refuse alike (:mod:`envfactory.runtime.stated`). Each statement
 is a reader in :data:`READERS` (a pattern, and the JSON-schema keywords it means for a text or a
-number); adding one is adding a reader. Pure; nothing is read where unsure: a message stating a rule for no argument it
-names, or naming several, tells nothing.
+number); adding one is adding a reader. Pure; nothing is read where unsure: a message stating a rule
+for no argument it names, or naming several, tells nothing.
 """
 
 from __future__ import annotations
