@@ -1000,17 +1000,29 @@ def test_what_a_list_answers_when_nothing_matches_is_learned_both_ways(tmp_path)
 
     spec = _listing(tmp_path)
     found = Pair({"state": "open"}, True, ROWS[0], True, [ROWS[0]], raw=[ROWS[0]])
-    [lookup] = misses(spec, Evidence({"list_tasks": [found, Pair({"state": "gone"}, False, "not_found", True, [],
-                                                                 raw=[])]}))  # fmt: skip
+    [lookup, _] = misses(spec, Evidence({"list_tasks": [found, Pair({"state": "gone"}, False, "not_found", True, [],
+                                                                    raw=[])]}))  # fmt: skip
     assert lookup.summary == "finds the task it names; none is not_found"
     assert lookup.behaviour.effect.finds == "row"
     check_round_trip(lookup.applied(spec))  # what a learned environment holds loads back as it was saved
     # one record in prose, where the model found one: a look-up too; where it found two, a list in prose
     missed = Pair({"state": "gone"}, False, "not_found", True, [], raw=[])
     prose = Pair({"state": "open"}, True, "<h2>a</h2>", True, [ROWS[0]], raw=[ROWS[0]])
-    assert [c.summary for c in misses(spec, Evidence({"list_tasks": [prose, missed]}))] == [lookup.summary]
+    refusing = "lists every matching task; none is not_found"  # the list as it stands, refusing none found
+    assert [c.summary for c in misses(spec, Evidence({"list_tasks": [prose, missed]}))] == [lookup.summary, refusing]
     two = Pair({"state": "open"}, True, "<h2>a</h2><h2>c</h2>", True, ROWS[:2], raw=ROWS[:2])
-    assert misses(spec, Evidence({"list_tasks": [two, missed]})) == []
+    [listed] = misses(spec, Evidence({"list_tasks": [two, missed]}))
+    assert listed.summary == refusing and listed.behaviour.effect.finds is None
+    from envfactory.synth.proposers.lists import list_filters
+
+    [*_, by_state] = [c for c in list_filters(spec, Evidence({"list_tasks": [_listed({"state": "open"}, [0, 2])]}))
+                      if c.summary == "lists task records whose status eq state"]  # fmt: skip
+    filtered = by_state.applied(spec)
+    [listed] = misses(filtered, Evidence({"list_tasks": [two, missed]}))
+    episode = Environment(listed.applied(filtered)).episode()
+    assert episode.call_tool("list_tasks", {"state": "gone"}).error == "not_found"
+    assert [r["title"] for r in episode.call_tool("list_tasks", {"state": "open"}).data] == ["a", "c"]
+    check_round_trip(listed.applied(filtered))
     # where the real side answered an empty list, it is no look-up; where the model refused, it lists none too
     assert misses(spec, Evidence({"list_tasks": [found, Pair({"state": "gone"}, True, [], True, [], raw=[])]})) == []
     [listing] = misses(spec, Evidence({"list_tasks": [Pair({"q": "x"}, True, {"count": 0, "items": []}, False,
@@ -1523,12 +1535,13 @@ SAVES = [
 ]  # fmt: skip
 
 
-def _saves(s: int, *saved: tuple[str, str]) -> Sequence:
-    """Saves, then the list the real side answers: one item per key, the latest value."""
-    kept = dict(saved)
+def _saves(s: int, *saved: tuple[str, str], over: bool = True) -> Sequence:
+    """Saves, then the list the real side answers: one item per key, the latest value (``over``),
+    else every save, in order."""
+    kept = list(dict(saved).items()) if over else list(saved)
     calls = [TraceCall(tool="save_note", arguments={"key": k, "value": v}, ok=True, output={"saved": k}, sequence=s)
              for k, v in saved]  # fmt: skip
-    listed = {"items": [{"key": k, "value": v} for k, v in kept.items()]}
+    listed = {"items": [{"key": k, "value": v} for k, v in kept]}
     return Sequence(
         id=s, calls=(*calls, TraceCall(tool="list_notes", arguments={}, ok=True, output=listed, sequence=s))
     )
@@ -1551,12 +1564,29 @@ def test_a_create_of_a_unique_value_held_already_saves_over_it(tmp_path) -> None
         assert episode.call_tool("save_note", {"key": key, "value": value}).ok
     rows = sorted((r["key"], r["value"]) for r in episode.store.rows("note"))
     assert rows == [("a", "two"), ("b", "x")]
-    # the same evidence, the key not said to be unique: no such candidate (two records may share a title)
+    # the key not said to be unique: the same evidence, repeated in every sequence, is enough — and
+    # where the real side lists both saves (two notes may share a title), the model adds a second
     plain = json.loads(json.dumps(SAVES))
     del plain[0]["inputSchema"]["properties"]["key"]["description"]
     path.write_text(json.dumps({"tools": plain}))
     spec = synthesize(load(path), state="empty", name="notes")
-    assert choose(spec, trace).behaviour("save_note").effect.replaces is None
+    assert choose(spec, trace).behaviour("save_note").effect.replaces == "key"
+    both = Trace(source="t", sequences=tuple(
+        _saves(s, ("a", "one"), ("b", "two"), ("a", f"three{s}"), over=False) for s in range(6)))  # fmt: skip
+    assert choose(spec, both).behaviour("save_note").effect.replaces is None
+    # a value every note holds alike (the one book they all live in) names none of them: no candidate
+    from envfactory.synth.chooser import observe
+    from envfactory.synth.proposers.writes import saves_over
+
+    plain[0]["inputSchema"]["properties"]["book"] = {"type": "string"}
+    path.write_text(json.dumps({"tools": plain}))
+    spec = synthesize(load(path), state="empty", name="notes")
+    booked = Trace(source="t", sequences=tuple(
+        s.model_copy(update={"calls": tuple(c.model_copy(update={"arguments": {**c.arguments, "book": "n.db"}})
+                                            if c.tool == "save_note" else c for c in s.calls)})
+        for s in trace.sequences))  # fmt: skip
+    offered = [c.summary for c in saves_over(spec, observe(spec, booked)[0])]
+    assert "saves over the note holding its key" in offered and not any("book" in o for o in offered)
 
 
 def test_a_comma_separated_text_is_split_into_its_parts() -> None:

@@ -77,6 +77,57 @@ def test_the_values_records_name_are_listed_each_once_first_held_or_sorted() -> 
     assert template_of({"ids": [7, 9]}, {}, None, None, state) == {"ids": [7, 9]}
 
 
+def test_a_tally_by_group_is_worded_from_the_values_records_hold_and_how_many_hold_each() -> None:
+    notes = [{"id": "n1", "folder": "work", "tags": ["b", "a"]}, {"id": "n2", "folder": "home", "tags": ["a", "a"]},
+             {"id": "n3", "folder": "work"}]  # fmt: skip
+    assert distinct(notes, "folder", counted=True) == [{"folder": "work", "$count": 2}, {"folder": "home", "$count": 1}]
+    assert distinct(notes, "tags", sort=True, counted=True) == [{"tags": "a", "$count": 2}, {"tags": "b", "$count": 1}]
+    # ``{"areas": [{"area": "work", "n": 2}, ...]}`` read where three notes were held: a later state's tally
+    real = {"areas": [{"area": "work", "n": 2}, {"area": "home", "n": 1}]}
+    tally = template_of(real, {}, None, None, {"note": notes})
+    assert tally == {"areas": {"$each": "state.note", "distinct": "folder", "counted": True,
+                               "item": {"area": "{item.folder}", "n": "{item.$count}"}}}  # fmt: skip
+    later = [*notes, {"id": "n4", "folder": "home"}, {"id": "n5", "folder": "zoo"}]
+    assert fill(tally, {}, None, state=lambda e: later) == {
+        "areas": [{"area": "work", "n": 2}, {"area": "home", "n": 2}, {"area": "zoo", "n": 1}]}  # fmt: skip
+    # one note held, one group of one: a tally too, where no note holds a field ``n``; where notes do, the notes
+    one = {"areas": [{"area": "work", "n": 1}]}
+    assert template_of(one, {}, None, None, {"note": notes[:1]}) == tally
+    numbered = [{**notes[0], "n": 1}]
+    assert template_of(one, {}, None, None, {"note": numbered})["areas"]["item"] == {"area": "{item.folder}",
+                                                                                   "n": "{item.n}"}  # fmt: skip
+    # counts that are not how many hold each value stay as they are
+    other = {"areas": [{"area": "work", "n": 5}, {"area": "home", "n": 1}]}
+    assert template_of(other, {}, None, None, {"note": notes}) == other
+
+
+def test_a_wording_right_on_most_leaves_is_offered_beside_the_one_exact_on_most_replies(tmp_path) -> None:
+    """A tally's replies, empty while nothing is held: worded literally, a reply is exact wherever
+    the list is empty; worded as a tally of what the model holds, right on every reply that lists
+    something but wrong where the model holds a record the real side refused (its count wrong there
+    too). Member by member the wordings unite (the count from one, the tally from the other), exact
+    on fewer replies but right on more of their leaves: that wording is offered too."""
+    from envfactory.synth.candidates import Evidence, Pair
+    from envfactory.synth.proposers.replies import reply_templates
+
+    path = tmp_path / "tools.json"
+    path.write_text(json.dumps({"tools": TOOLS}))
+    spec = synthesize(load(path), state="empty", name="notes")
+    note = {"id": "n1", "title": "a", "folder": "work"}
+
+    def listed(real: dict[str, object], held: list[dict[str, object]], total: int) -> Pair:
+        return Pair({}, True, real, True, {"count": total}, raw=[], state={"note": held})
+
+    empty = {"total": 0, "folders": []}
+    pairs = [listed(empty, [], 0) for _ in range(5)] + [listed(empty, [note], 0)]  # the model holds one too many
+    pairs += [listed({"total": 1, "folders": [{"folder": "work", "n": 1}]}, [note], 0) for _ in range(2)]  # miscounted
+    worded = [c.behaviour.answer.template for c in reply_templates(spec, Evidence({"list_folders": pairs}))
+              if c.behaviour.answer is not None]  # fmt: skip
+    tally = {"$each": "state.note", "distinct": "folder", "counted": True,
+             "item": {"folder": "{item.folder}", "n": "{item.$count}"}}  # fmt: skip
+    assert worded == [{"total": "{out.count}", "folders": []}, {"total": "{out.count}", "folders": tally}]
+
+
 def _trace() -> Trace:
     folders = [("Plan", "work"), ("Milk", None), ("Tax", "home"), ("Call", None), ("Read", "zoo"), ("Gym", None)]
     sequences = []

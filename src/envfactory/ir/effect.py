@@ -154,6 +154,9 @@ class ListEffect(_Frozen):
     # a look-up by what a person knows (``find_user_id_by_email``): the first row the filters keep, or
     # its key alone; none is ``not_found`` (:mod:`envfactory.synth.lookups`)
     finds: Literal["row", "key"] | None = None
+    # every matching row, as a list answers them, but none matching is ``not_found`` (learned: the real
+    # thing refused each call on which the model found nothing and answered the others)
+    none_refused: bool = False
     # the keys its rows are listed by, in turn, where the real thing lists them in an order of their
     # values (learned: ``list-order``); ties, and none given, in the order the rows were written
     order: tuple[Order, ...] = ()

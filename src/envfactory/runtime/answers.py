@@ -10,6 +10,7 @@ left out instead, while another line holding a slot fills.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -32,8 +33,9 @@ EACH = "$each"
 NEWEST = "newest"
 # ``{"$each": "state.project", "distinct": "tag", "order": "sorted", "item": T}``: the values the records
 # hold in one field (each value of a list there apart), each once, as records ``{tag: VALUE}`` — the
-# tags, the projects that records name —, in the order first held or sorted
-DISTINCT, SORTED = "distinct", "sorted"
+# tags, the projects that records name —, in the order first held or sorted; with ``"counted": true``,
+# ``{tag: VALUE, "$count": N}``, N the records holding it (``[{"area": "ui", "count": 2}]``, a tally by group)
+DISTINCT, SORTED, COUNTED, HOLDING = "distinct", "sorted", "counted", "$count"
 # ``{arg.tags|, }``: the list at that place, its values written one after another with ``, `` between
 # (``Tags: raise, town``); a value there that is no list, as it is
 JOINED = "|"
@@ -311,20 +313,26 @@ def _held(template: JSON, entity: str, args: JSON, state: State | None) -> list[
         return _MISSING
     held = held[::-1] if template.get("order") == NEWEST else held
     by = template.get(DISTINCT)
-    return held if not isinstance(by, str) else distinct(held, by, sort=template.get("order") == SORTED)
+    if not isinstance(by, str):
+        return held
+    return distinct(held, by, sort=template.get("order") == SORTED, counted=template.get(COUNTED) is True)
 
 
-def distinct(records: Iterable[JSON], field: str, *, sort: bool = False) -> list[JSON]:
+def distinct(records: Iterable[JSON], field: str, *, sort: bool = False, counted: bool = False) -> list[JSON]:
     """The values ``records`` hold in ``field`` — each value of a list there apart —, each once, as
-    records ``{field: value}``: in the order first held, or sorted (as :func:`token` writes them)."""
+    records ``{field: value}``: in the order first held, or sorted (as :func:`token` writes them);
+    ``counted``: with how many records hold each, ``{field: value, "$count": n}``."""
     seen: dict[str, Any] = {}
+    holding: Counter[str] = Counter()
     for record in records:
         value = record.get(field)
-        for one in value if isinstance(value, list) else [value]:
-            if one is not None and not isinstance(one, (dict, list)):
-                seen.setdefault(token(one), one)
+        held = {token(one): one for one in (value if isinstance(value, list) else [value])
+                if one is not None and not isinstance(one, (dict, list))}  # fmt: skip
+        holding.update(held.keys())
+        for key, one in held.items():
+            seen.setdefault(key, one)
     keys = sorted(seen) if sort else list(seen)
-    return [{field: seen[k]} for k in keys]
+    return [{field: seen[k], HOLDING: holding[k]} if counted else {field: seen[k]} for k in keys]
 
 
 def _text(value: Any) -> str:
@@ -432,7 +440,7 @@ def answered(answer: Answer, execute: Executor, shape: Callable[[Any], Any]) -> 
 
 
 __all__ = [
-    "CASE", "COUNT", "DISTINCT", "EACH", "NEWEST", "NONE", "PARTS", "PROJECTED", "REFUSED", "ROWS", "SORTED", "TALLY",
-    "WHEN", "answered", "args_key", "checked", "distinct", "fill", "leaf", "leaf_or_none", "opened_text", "projected",
-    "shape_of", "tally", "token",
+    "CASE", "COUNT", "COUNTED", "DISTINCT", "EACH", "HOLDING", "NEWEST", "NONE", "PARTS", "PROJECTED", "REFUSED",
+    "ROWS", "SORTED", "TALLY", "WHEN", "answered", "args_key", "checked", "distinct", "fill", "leaf", "leaf_or_none",
+    "opened_text", "projected", "shape_of", "tally", "token",
 ]  # fmt: skip

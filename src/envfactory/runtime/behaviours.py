@@ -857,6 +857,9 @@ def _list(effect: ListEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
                 given = ", ".join(f"{a}={args[a]!r}" for a, _ in predicates if args.get(a) is not None)
                 raise ToolError("not_found", f"no {entity.name} with {given or 'those values'}")
             return rows[0].get(entity.key) if effect.finds == "key" else rows[0]
+        if effect.none_refused and not rows:
+            given = ", ".join(f"{a}={args[a]!r}" for a, _ in predicates if args.get(a) is not None)
+            raise ToolError("not_found", f"no {entity.name}" + (f" with {given}" if given else ""))
         if effect.keys_as is not None or effect.listed is not None:
             # ``{filtered_stocks: [symbols]}``, ``["sha256:..."]``: the keys, or one field, of what matched
             page = rows[start : start + min(limit or max_rows, max_rows)]

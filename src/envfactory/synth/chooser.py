@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -284,8 +285,9 @@ def _offers(spec: EnvSpec, trace: Trace, parts: list[Trace], proposers: dict[str
         fitted.append({c.key: c for c in _proposed(spec, _with(evidence, accepted), proposers)})
         apart.append({tool: {args_key(p.args) for p in pairs} for tool, pairs in evidence.pairs.items()})
     out: Offered = {}
+    keys = {c.key for c in full}
     for c in full:
-        per_fold = [_match(f, c) for f in fitted]
+        per_fold = [_match(f, c, keys) for f in fitted]
         out.setdefault(c.tool, {})[c.key] = (c, per_fold)
     return out, apart
 
@@ -381,12 +383,16 @@ def _with(evidence: Evidence, accepted: tuple[tuple[str, JSON], ...]) -> Evidenc
     return replace(evidence, accepted=accepted) if accepted else evidence
 
 
-def _match(fitted: dict[tuple[str, str, str], Candidate], c: Candidate) -> Candidate | None:
+def _match(fitted: dict[tuple[str, str, str], Candidate], c: Candidate,
+           others: AbstractSet[tuple[str, str, str]] = frozenset()) -> Candidate | None:  # fmt: skip
     """The candidate of the same proposer for the same tool fit on other calls (its summary may differ:
-    a recorded table of other size), else ``None``."""
+    a recorded table of other size), else ``None``; never one that is the counterpart of another of
+    ``others`` (the candidates fit on the whole trace: saving over a record by its ``title`` is no
+    fold's version of saving over it by its ``parent_id``)."""
     if c.key in fitted:
         return fitted[c.key]
-    return next((f for f in fitted.values() if f.tool == c.tool and f.proposer == c.proposer), None)
+    return next((f for k, f in fitted.items() if f.tool == c.tool and f.proposer == c.proposer and k not in others),
+                None)  # fmt: skip
 
 
 def _proposed(spec: EnvSpec, evidence: Evidence, proposers: dict[str, Proposer]) -> list[Candidate]:

@@ -121,8 +121,10 @@ def misses(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
     """What a list answers when nothing matches, where the model answers otherwise: the real side
     refused every call on which the model found nothing and answered the others, one record each
     (``get_note(name)``: a look-up, none is ``not_found``; a text answered where the model found one
-    record is one record, in prose); or it answered nothing found (an empty list, an envelope of
-    none) where the model refused (a search declared to answer one record: every match, none too)."""
+    record is one record, in prose) — or, whatever it answered, a list as it stands whose nothing
+    found is ``not_found`` (``read_sheet(name)`` answering the sheet's rows); or it answered nothing
+    found (an empty list, an envelope of none) where the model refused (a search declared to answer
+    one record: every match, none too)."""
     out = []
     for tool, pairs, entity, effect in list_reads(spec, evidence):
         behaviour = spec.behaviour(tool)
@@ -138,6 +140,13 @@ def misses(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
             out.append(Candidate(tool, "misses", f"finds the {entity.name} it names; none is not_found",
                                  behaviour.model_copy(update={"effect": made, "answer": answer}),
                                  confirms="a call that matches nothing is refused"))  # fmt: skip
+        answered = sum(p.real_ok for p in found)
+        if effect.finds is None and not effect.none_refused and empty and found and answered >= len(found) * MOST \
+                and all(not p.real_ok for p in empty):  # fmt: skip
+            made = effect.model_copy(update={"none_refused": True})
+            out.append(Candidate(tool, "misses", f"lists every matching {entity.name}; none is not_found",
+                                 behaviour.model_copy(update={"effect": made}),
+                                 confirms="nothing matching is refused, a match answered"))  # fmt: skip
         nothing = [p for p in empty if not p.model_ok and p.real_ok and not records_in(opened_text(p.real))]
         if nothing and not effect.every and all(p.real_ok for p in empty):
             made = effect.model_copy(update={"finds": None, "every": True})

@@ -56,7 +56,8 @@ def reply_templates(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
     is worded from that one reply where another tool's wording, learned from several, has its
     shape: a server words its replies in one house style (``{"success": true, "task_id": ...}``,
     ``{"success": true, "failure_id": ...}``)."""
-    worded = {tool: w for tool, pairs in evidence.pairs.items() if (w := _wordings(spec, evidence, tool, pairs, 2))}
+    worded = {tool: w for tool, pairs in evidence.pairs.items()
+              if (w := _wordings(spec, evidence, tool, pairs, 2, leaves_too=True))}  # fmt: skip
     house = {_style(w[0][0]) for w in worded.values() if _slotted(w[0][0])}
     for tool, pairs in evidence.pairs.items():
         once = _wordings(spec, evidence, tool, pairs, 1)[:1] if tool not in worded else []
@@ -220,13 +221,16 @@ MAX_CASES = 8  # values of one argument worded apart, at most
 
 
 def _wordings(spec: EnvSpec, evidence: Evidence, tool: str, pairs: list[Pair], least: int, *,
-              as_answered: bool = False) -> list[tuple[Any, JSON, str]]:  # fmt: skip
+              as_answered: bool = False, leaves_too: bool = False) -> list[tuple[Any, JSON, str]]:  # fmt: skip
     """The wordings a tool's accepted replies share (each of at least ``least`` of them), with what
     its omitted arguments stand for: the one that words most replies as they came (then most of
     their leaves); none where it words neither most replies, nor more of their leaves than the
     model's own answers do, nor where it is the model's own answer already — unless
     ``as_answered`` (one case of a wording by an argument: ``No tasks`` for ``todo: true``, which
-    the model may answer already while another case's wording is new)."""
+    the model may answer already while another case's wording is new). ``leaves_too``: the one
+    wording most of their leaves as well, after it, where that is another (a tally by group worded
+    right on most replies, exact on a few less while the model holds a record too many): the
+    chooser weighs the two."""
     answered = [p for p in pairs if p.real_ok and p.real not in (None, "", [], {})]  # an empty reply words nothing
     seen = [p for p in answered if p.model_ok]
     if len(seen) < least or len(seen) * 2 < len(answered):
@@ -255,6 +259,11 @@ def _wordings(spec: EnvSpec, evidence: Evidence, tool: str, pairs: list[Pair], l
         united = united_lines([orjson.loads(t) for t, _ in made.most_common()])
         if united is not None and canonical(united) not in made:
             options.append((canonical(united), len(seen)))
+        # objects the most common wordings word alike but for a member or two: each member as most
+        # replies show it (a count from one wording, a tally by group from another)
+        membered = _member_united([orjson.loads(t) for t, _ in options], seen, reals, defaults)
+        if membered is not None and canonical(membered) not in made:
+            options.append((canonical(membered), len(seen)))
         cased = united_cases(each)  # each reply's marks, united: one showed a done task, another a cancelled one
         if cased is not None and canonical(cased) not in made:
             options.append((canonical(cased), len(seen)))
@@ -285,10 +294,32 @@ def _wordings(spec: EnvSpec, evidence: Evidence, tool: str, pairs: list[Pair], l
     if not tried:
         return []
     best = max(tried, key=lambda t: tried[t][0])  # the first of equals
-    return [(unmasked(tried[best][2], seen[0].real), tried[best][3], best)]
+    leafy = max(tried, key=lambda t: tried[t][0][1])
+    chosen = [best, leafy] if leaves_too and tried[leafy][0][1] > tried[best][0][1] else [best]
+    return [(unmasked(tried[t][2], seen[0].real), tried[t][3], t) for t in chosen]
 
 
 WORDINGS_TRIED = 3  # of a tool's most common wordings, the one that fits most replies is taken
+
+
+def _member_united(wordings: list[Any], seen: list[Pair], reals: list[Any], defaults: JSON) -> JSON | None:
+    """Of wordings that are objects of the same members (two at least), one whose every member is
+    worded as the one of them that words it right on most of ``seen``'s replies (the first, the
+    most common, of equals); ``None`` where that is one of them already."""
+    if len(wordings) < 2 or not all(isinstance(w, dict) for w in wordings) or \
+            any(set(w) != set(wordings[0]) for w in wordings):  # fmt: skip
+        return None
+    held = [_holding(p.state) for p in seen]
+
+    def right(member: str, worded: Any) -> int:
+        return sum(isinstance(r, dict) and fill(worded, p.args, p.out, defaults, p.raw, h) == r.get(member)
+                   for p, r, h in zip(seen, reals, held, strict=True))  # fmt: skip
+
+    united: JSON = {}
+    for member in wordings[0]:
+        options = list({canonical(w[member]): w[member] for w in wordings}.values())
+        united[member] = options[0] if len(options) == 1 else max(options, key=lambda o: right(member, o))
+    return None if united in wordings else united
 
 
 def _holding(state: dict[str, list[JSON]]) -> Any:

@@ -21,9 +21,11 @@ from envfactory.real.volatile import VOLATILE, filled_marks, marked_words, maske
 from envfactory.runtime.answers import (
     CASE,
     COUNT,
+    COUNTED,
     DISTINCT,
     EACH,
     FORMATTED,
+    HOLDING,
     JOINED,
     NEWEST,
     NUMBER_FORMATS,
@@ -534,8 +536,8 @@ def _templated(real: Any, src: _Sources, name: str | None = None, at: str | None
         if whole is not None:
             return whole
     if isinstance(real, list) and real and (src.lists or src.state):
-        each = _each(real, src.args, src.lists) or _held_each(real, src.args, src.state, name) \
-            or _distinct_each(real, src.state)  # fmt: skip
+        each = _each(real, src.args, src.lists) or _counted_each(real, src.state) \
+            or _held_each(real, src.args, src.state, name) or _distinct_each(real, src.state)  # fmt: skip
         if each is not None:
             return each
     if at and at in src.places and _alike(src.places[at][0], real):
@@ -631,18 +633,44 @@ def _distinct_each(real: list[Any], state: dict[str, list[JSON]]) -> JSON | None
     return None
 
 
-def _distinct_options(state: dict[str, list[JSON]]) -> Iterator[tuple[str, list[JSON], JSON]]:
+def _counted_each(real: list[Any], state: dict[str, list[JSON]]) -> JSON | None:
+    """A list of objects of two members, one the values the state's records hold in one field and
+    the other how many records hold each (``[{"feature_area": "ui", "count": 2}]``, a tally by
+    group; one group at least, a count no record holds as a field of that name — else the records
+    themselves word it): ``{..., "counted": true, "item": {"feature_area": "{item.F}", "count":
+    "{item.$count}"}}``."""
+    if not real or not all(isinstance(v, dict) and len(v) == 2 for v in real):
+        return None
+    members = list(real[0])
+    if any(list(v) != members for v in real):
+        return None
+    for place, records, how in _distinct_options(state, least=1, counted=True):
+        name, rows = how[DISTINCT], state[place.removeprefix("state.")]
+        for value, count in itertools.permutations(members):
+            if any(count in r for r in rows) or not all(isinstance(v[count], int) for v in real):
+                continue
+            if [v[value] for v in real] == [r[name] for r in records] and \
+                    [v[count] for v in real] == [r[HOLDING] for r in records]:  # fmt: skip
+                item = {value: f"{{item.{name}}}", count: f"{{item.{HOLDING}}}"}
+                return {EACH: place, **how, "item": {m: item[m] for m in members}}
+    return None
+
+
+def _distinct_options(state: dict[str, list[JSON]], least: int = 2,
+                      counted: bool = False) -> Iterator[tuple[str, list[JSON], JSON]]:  # fmt: skip
     """The values the state's records hold in one field, each once (:func:`distinct`), as a list of
     records to word — the projects or tags records name —, in the order first held, then sorted:
-    where two values at least are held (the records themselves are tried first). Made as they are
-    tried: the first that words the reply ends the search."""
+    where ``least`` values at least are held (two: the records themselves are tried first). Made as
+    they are tried: the first that words the reply ends the search."""
+    how: JSON = {COUNTED: True} if counted else {}
     for entity, rows in state.items():
         for name in dict.fromkeys(k for r in rows for k in r):
-            held = distinct(rows, name)
-            if len(held) < 2:
+            held = distinct(rows, name, counted=counted)
+            if len(held) < least:
                 continue
-            yield f"state.{entity}", held, {DISTINCT: name}
-            yield f"state.{entity}", distinct(rows, name, sort=True), {DISTINCT: name, "order": SORTED}
+            yield f"state.{entity}", held, {DISTINCT: name, **how}
+            yield f"state.{entity}", distinct(rows, name, sort=True, counted=counted), \
+                {DISTINCT: name, "order": SORTED, **how}  # fmt: skip
 
 
 def _block_item(worded: list[Any], records: list[JSON], pool: list[JSON]) -> Any:

@@ -351,14 +351,19 @@ def _keyed_by_replies(spec: EnvSpec, pairs: list[Pair]) -> tuple[Entity, str] | 
 
 
 _UNIQUE = re.compile(r"\bunique\b", re.IGNORECASE)
+MIN_OVER = 2  # creates accepted over a record holding the value, at least, where no description says unique
 
 
 @PROPOSERS.register("replaces")
 def saves_over(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
-    """A create given a value its description calls unique ("Unique key for the context item") that
-    the real side accepted while a record already held it: the create saves over that record
-    rather than adding a second beside it — the reads after it decide. Only such a field: a value
-    the model came to hold twice is no evidence alone (two stories may share a title)."""
+    """A create given a value that the real side accepted while a record already held it: the
+    create saves over that record rather than adding a second beside it — the reads after it decide
+    (two stories may share a title: then nothing read shows one record, and the candidate loses).
+    Candidates: a field its description calls unique ("Unique key for the context item") once so
+    accepted; any other text or number field so accepted :data:`MIN_OVER` times, where the records
+    held differ in it (a sheet's name, not the one file every sheet lives in). Where two tie, the
+    one said unique wins, then the one telling the records apart best (a note's key before its
+    category, which many notes share)."""
     out = []
     for tool, pairs in evidence.pairs.items():
         behaviour = spec.behaviour(tool)
@@ -366,11 +371,17 @@ def saves_over(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
         if not isinstance(effect, CreateEffect) or effect.replaces is not None:
             continue
         props = spec.tools[tool].input_schema.get("properties") or {}
+        ranked: list[tuple[bool, float, str]] = []
         for arg, field in sorted(effect.args.items()):
             prop = props.get(arg)
-            said = prop.get("description") if isinstance(prop, dict) else None
-            if not _UNIQUE.search(str(said or "")) or not any(_held_twice(p, effect.entity, field, arg) for p in pairs):
-                continue
+            said = bool(_UNIQUE.search(str((prop.get("description") if isinstance(prop, dict) else None) or "")))
+            twice = [p for p in pairs if _held_twice(p, effect.entity, field, arg)]
+            named = all(isinstance(p.args.get(arg), (str, int)) and not isinstance(p.args.get(arg), bool)
+                        for p in twice)  # fmt: skip
+            telling = _telling(pairs, effect.entity, field)
+            if twice and (said or (named and telling > 0 and len(twice) >= MIN_OVER)):
+                ranked.append((not said, -telling, field))
+        for _, _, field in sorted(ranked):
             made = behaviour.model_copy(update={"effect": effect.model_copy(update={"replaces": field})})
             summary = f"saves over the {effect.entity} holding its {field}"
             out.append(Candidate(tool, "replaces", summary, made, confirms="reads after a second save list one record"))
@@ -403,6 +414,19 @@ def unique_fields(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
             out.append(Candidate(tool, "unique-fields", summary, made,
                                  confirms="a create given a value a record holds is refused"))  # fmt: skip
     return out
+
+
+def _telling(pairs: list[Pair], entity: str, field: str) -> float:
+    """How well ``field`` tells the records the model held apart: the largest share of distinct
+    values among them after a call, where they held two or more; 0 where every record held one
+    value (the one file a whole database lives in names none of them)."""
+
+    def held(row: JSON) -> bytes:
+        return orjson.dumps(row.get(field), option=orjson.OPT_SORT_KEYS, default=str)
+
+    shares = [len(values) / len(rows) for p in pairs if len(rows := p.state.get(entity, ())) > 1
+              and len(values := {held(r) for r in rows}) > 1]  # fmt: skip
+    return max(shares, default=0.0)
 
 
 def _held_twice(pair: Pair, entity: str, field: str, arg: str, *, real_ok: bool = True) -> bool:
