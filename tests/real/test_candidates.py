@@ -590,6 +590,35 @@ def test_an_argument_the_real_side_takes_only_a_few_values_of_is_checked_against
     assert argument_checks(spec, Evidence({"create_task": [*leads, *others, again]})) == []  # refused otherwise
 
 
+def test_a_closed_set_is_learned_though_values_of_other_shapes_and_refusals_about_other_arguments_are_seen(
+    tmp_path,
+) -> None:
+    """``vault``: ``notes`` accepted on every call, ``worry`` and ``study-unknown`` refused in words that
+    quote them, ``notes`` refused once in words about another argument (``vault-relative path``), and
+    the schema's own example ``work`` refused: the vault must be ``notes`` — a check of shapes beside
+    it, since the refused values have shapes never accepted too."""
+    from envfactory.synth.proposers.writes import argument_checks
+
+    spec, _ = _spec(tmp_path)
+    tools = spec.tools.model_copy(update={"tools": tuple(
+        t.model_copy(update={"input_schema": {**t.input_schema, "properties": {
+            **t.input_schema["properties"], "title": {"type": "string", "examples": ["work"]}}}})
+        if t.name == "create_task" else t for t in spec.tools.tools)})  # fmt: skip
+    spec = spec.model_copy(update={"tools": tools})
+    said = "Vault '{}' is not configured."
+
+    def refused(title: str, words: str) -> Pair:
+        return Pair({"title": title}, False, "precondition_failed", True, {}, said=words)
+
+    pairs = [Pair({"title": "notes"}, True, {"ok": True}, True, {}) for _ in range(5)]
+    pairs += [refused(v, said.format(v)) for v in ("worry", "study-unknown", "school", "work")]
+    pairs.append(refused("notes", "Path must be a portable vault-relative path"))
+    summaries = [c.summary for c in argument_checks(spec, Evidence({"create_task": pairs}))]
+    assert summaries == ["title must be one of notes", "title must be shaped a"]
+    pairs.append(refused("notes", said.format("notes")))  # refused quoting it: no closed set
+    assert [c.summary for c in argument_checks(spec, Evidence({"create_task": pairs}))] == ["title must be shaped a"]
+
+
 def test_a_count_named_after_a_value_counts_that_value_though_it_was_zero_on_every_call(tmp_path) -> None:
     """``{"todo_count": 2, "in_progress_count": 0, "open": 2}`` while every task was ``todo``: the places
     named after a status count that status (the in-progress ones too, though never above zero), the

@@ -551,9 +551,12 @@ def argument_checks(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
             if told is not None:
                 out.append(_one_of(behaviour, arg, accepted, told, missed))
                 continue
-            if accepted and not refused and (few := _few_values(pairs, arg, given, props.get(arg))) is not None:
+            # a closed set of values; where some refused values have shapes never accepted, a check of
+            # shapes is offered beside it (``vault: "notes"`` accepted, ``worry`` and ``study-unknown`` not)
+            if accepted and (few := _few_values(pairs, arg, given, props.get(arg))) is not None:
                 out.append(_one_of(behaviour, arg, accepted, few, missed))
-                continue
+                if not refused:
+                    continue
             if not accepted and (never := _never_accepted(behaviour, pairs, arg, missed)) is not None:
                 out.append(never)
                 continue
@@ -643,16 +646,32 @@ def _few_values(pairs: list[Pair], arg: str, given: list[JSON], schema: Any) -> 
     """The values of ``arg`` the real side accepted, where they are few and often given (a stage
     ``leads`` 43 times) and every call the model accepted but the real side refused gave another —
     three such values at least, all different (``teach``, ``because``, ``simple``): a closed set
-    nothing declares. ``None`` otherwise."""
+    nothing declares. A declared example counts as accepted unless the real side refused it and never
+    accepted it. ``None`` otherwise."""
     accepted = Counter(token(p.args[arg]) for p in pairs if p.real_ok and arg in p.args)
     accepted.update(token(a[arg]) for a in given if arg in a)
-    accepted.update(token(v) for v in _declared_values(schema))
-    others = [token(p.args[arg]) for p in pairs if not p.real_ok and p.model_ok and arg in p.args]
+    # the refusals about the argument: wordless, or quoting its value or naming it (``Vault 'worry' is
+    # not configured``; not ``Path must be a portable vault-relative path``, about another argument)
+    about = [p for p in pairs if not p.real_ok and arg in p.args and _about(p, arg)]
+    # a declared example the real side refused and never accepted is no value it takes (a vault ``work``)
+    refused = {token(p.args[arg]) for p in about}
+    accepted.update(v for v in map(token, _declared_values(schema)) if v in accepted or v not in refused)
     if not accepted or len(accepted) > FEW_VALUES or sum(accepted.values()) < FEW_SEEN:
         return None
-    if len(set(others)) < 3 or any(v in accepted for v in others):
+    others = {token(p.args[arg]) for p in about if p.model_ok}
+    if len(others) < 3 or any(v in accepted for v in others):
         return None
     return set(accepted)
+
+
+def _about(pair: Pair, arg: str) -> bool:
+    """Whether a refusal is about ``arg``: it says nothing, or its words hold the value given as a whole
+    word, or the argument's name as a word of its own (not inside ``vault-relative``)."""
+    if not pair.said:
+        return True
+    value = token(pair.args.get(arg))
+    said = [rf"(?<![\w-]){re.escape(w)}(?![\w-])" for w in (value, arg) if w]
+    return any(re.search(w, pair.said, re.IGNORECASE) for w in said)
 
 
 def _one_of(behaviour: Behaviour, arg: str, shapes: set[str], values: set[str], missed: list[Pair]) -> Candidate:
