@@ -824,6 +824,12 @@ def _list(effect: ListEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
     entity_name, paged = entity.name, bool(paging.offset_arg or paging.page_arg or paging.cursor_arg)
     order = effect.order
 
+    def given(args: JSON) -> str:  # the filters a call gave, as a refusal names them
+        return ", ".join(f"{a}={args[a]!r}" for a, _ in predicates if args.get(a) is not None)
+
+    def none_found(args: JSON) -> str:
+        return f"no {entity_name}" + (f" with {said}" if (said := given(args)) else "")
+
     def run(ctx: CallContext, args: JSON) -> Any:
         for arg, (parent, cast) in needs.items():  # the tweet whose comments are asked for must exist
             if args.get(arg) is not None:
@@ -854,12 +860,10 @@ def _list(effect: ListEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
             start = int(args[paging.cursor_arg])
         if effect.finds is not None:  # ``find_user_id_by_email``: the one it finds, or not_found
             if not rows:
-                given = ", ".join(f"{a}={args[a]!r}" for a, _ in predicates if args.get(a) is not None)
-                raise ToolError("not_found", f"no {entity.name} with {given or 'those values'}")
+                raise ToolError("not_found", f"no {entity.name} with {given(args) or 'those values'}")
             return rows[0].get(entity.key) if effect.finds == "key" else rows[0]
         if effect.none_refused and not rows:
-            given = ", ".join(f"{a}={args[a]!r}" for a, _ in predicates if args.get(a) is not None)
-            raise ToolError("not_found", f"no {entity.name}" + (f" with {given}" if given else ""))
+            raise ToolError("not_found", none_found(args))
         if effect.keys_as is not None or effect.listed is not None:
             # ``{filtered_stocks: [symbols]}``, ``["sha256:..."]``: the keys, or one field, of what matched
             page = rows[start : start + min(limit or max_rows, max_rows)]
@@ -872,8 +876,7 @@ def _list(effect: ListEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
             if not rows and (not predicates or values_only or searched):
                 return {}  # "get all credit cards" in one object, symbols found by price: none is an empty answer
             if not rows:
-                given = ", ".join(f"{a}={args[a]!r}" for a, _ in predicates if args.get(a) is not None)
-                raise ToolError("not_found", f"no {entity.name}" + (f" with {given}" if given else ""))
+                raise ToolError("not_found", none_found(args))
             return rows[0]
         if never_empty and not rows:
             raise ToolError("not_found", f"no {entity.name} matches")

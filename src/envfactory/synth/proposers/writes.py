@@ -32,6 +32,7 @@ from envfactory.runtime.stated import meets
 from envfactory.synth.candidates import JSON, PROPOSERS, Candidate, Evidence, Pair
 from envfactory.synth.proposers.shapes import leaves, objects_in
 from envfactory.synth.statuses import said_rule, same_state
+from envfactory.words import stands_in
 
 
 @PROPOSERS.register("writes")
@@ -669,9 +670,8 @@ def _about(pair: Pair, arg: str) -> bool:
     word, or the argument's name as a word of its own (not inside ``vault-relative``)."""
     if not pair.said:
         return True
-    value = token(pair.args.get(arg))
-    said = [rf"(?<![\w-]){re.escape(w)}(?![\w-])" for w in (value, arg) if w]
-    return any(re.search(w, pair.said, re.IGNORECASE) for w in said)
+    said = pair.said.lower()
+    return any(stands_in(w.lower(), said) for w in (token(pair.args.get(arg)), arg) if w)
 
 
 def _one_of(behaviour: Behaviour, arg: str, shapes: set[str], values: set[str], missed: list[Pair]) -> Candidate:
