@@ -7,6 +7,7 @@ import json
 import sys
 from pathlib import Path
 
+import pytest
 from tests.conftest import ROOT, SPECS
 
 from envfactory.ingest import load
@@ -474,3 +475,44 @@ def test_a_server_whose_tools_take_their_arguments_wrapped_is_learned_and_called
         for c in m.get("tool_calls") or []
     ]
     assert sent and all(set(a) == {"params"} for a in sent)
+
+
+def _epics_and_panels(tmp_path: Path) -> str:
+    """A bound class of many tools: epics made by ``create_epic`` (which mints ``epic-N``) and read by
+    ``get_epic``, beside a dozen switches."""
+    methods = "".join(f"    def switch_{i}(self, level: int) -> str:\n        return 'set {i}'\n\n" for i in range(12))
+    (tmp_path / "board.py").write_text(
+        "class Board:\n"
+        "    def __init__(self):\n        self.epics = {}\n"
+        "    def create_epic(self, title: str) -> dict:\n"
+        "        key = f'epic-{len(self.epics) + 1}'\n        self.epics[key] = {'title': title}\n"
+        "        return {'success': True, 'epic_id': key}\n"
+        "    def get_epic(self, epic_id: str) -> dict:\n"
+        "        if epic_id not in self.epics:\n            raise KeyError(f'Epic not found: {epic_id}')\n"
+        "        return self.epics[epic_id]\n"
+        f"{methods}"
+    )  # fmt: skip
+    return f"{tmp_path / 'board.py'}:Board"
+
+
+def test_a_tool_needing_a_key_of_something_not_made_yet_is_called_after_what_makes_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Fourteen tools, sequences of six: ``get_epic`` drawn as the least-called tool is rarely drawn
+    after a ``create_epic`` by chance, so it meets only "not found". Once ``create_epic`` has minted
+    an epic's key, the least-called ``get_epic`` of a sequence without one calls it first."""
+    from envfactory.real import explore as exploring
+    from envfactory.real.instrument import real_source
+
+    source = _epics_and_panels(tmp_path)
+    spec = synthesize(source, trust_code=True, state="empty")
+
+    def read(budget: int) -> list[TraceCall]:
+        trace = exploring.explore(spec, real_source(spec, source), budget=budget, length=6, seed=0,
+                                  moves=(("least-called", 1.0),))  # fmt: skip
+        return [c for s in trace.sequences for c in s.calls if c.tool == "get_epic"]
+
+    found = read(150)
+    assert sum(c.ok for c in found) >= 4, [(c.arguments, c.message) for c in found]
+    monkeypatch.setattr(exploring, "made_first", lambda *_: None)  # drawn alone, as before
+    assert sum(c.ok for c in read(150)) < sum(c.ok for c in found)

@@ -112,6 +112,8 @@ def test_ids_a_reply_states_in_prose_are_drawn_for_later_calls() -> None:
     assert stated_ids("Task created successfully with ID: 7") == [7]
     assert stated_ids("💸 Saved! #12\nAmount: ₹124") == [12]
     assert stated_ids("Your id is XK-55; see #heading") == ["XK-55"]
+    marked = "### Write the API\n**ID:** `2f929847-f86a`\n(ID: `9c1e-77`)"
+    assert stated_ids(marked, marked=True) == ["2f929847-f86a", "9c1e-77"] and stated_ids(marked) == []
     pool = KeyPool()
     pool.learn({"result": "Task created successfully with ID: 7"})
     pool.learn("💸 Saved! #12")
@@ -153,3 +155,61 @@ def test_a_folder_the_server_keeps_its_files_in_is_drawn_for_paths_only() -> Non
     drawn = [pool.arguments(schema, rng, maker) for _ in range(200)]
     assert sum(d["fileAbsolutePath"] in ("{tmp}/book.xlsx", "{tmp}") for d in drawn) > 100
     assert not any("{tmp}" in str(d["sheetName"]) or "{tmp}" in str(d["parent_id"]) for d in drawn)
+
+
+def test_files_a_reply_names_in_prose_are_drawn_for_arguments_taking_a_file() -> None:
+    """A backlog tool answering "Filed: Projects/plan-the-launch.md" and a backup answering "Backed
+    up leads.json, prospects.json": a later ``read_file(path)`` or ``intake(file)`` names those files
+    (``file`` is no identifier, and takes no other key), as a person reading the reply would; a web
+    address, ``e.g.`` or a version number names no file."""
+    import random
+
+    from envfactory.real.keypool import KeyPool, stated_paths
+
+    assert stated_paths("Filed: Projects/plan-the-launch.md") == ["Projects/plan-the-launch.md"]
+    assert stated_paths("Backed up leads.json, prospects.json.") == ["leads.json", "prospects.json"]
+    assert stated_paths("Note 'My plan.md' created in {tmp}/vault/notes.md") == ["My plan.md", "{tmp}/vault/notes.md"]
+    assert stated_paths("see https://example.com/a/b.json, e.g. mail ann@example.org, v1.2.3, 12/07/2026") == []
+    plain = KeyPool(["rec_1"])  # as the yardstick draws, which stays put: no file read off prose
+    plain.learn("Backed up leads.json")
+    assert plain.paths == [] and plain.arguments({"properties": {"file": {"type": "string"}}, "required": ["file"]},
+                                                 random.Random(0), ValueMaker(0))["file"] != "leads.json"  # fmt: skip
+    pool = KeyPool(["rec_1"], aimed=True)
+    pool.learn({"result": "Filed: Projects/plan-the-launch.md"})
+    pool.learn("Backed up leads.json")
+    text = {"type": "string"}
+    schema = {"type": "object", "required": ["path", "file", "title"],
+              "properties": {"path": text, "file": text, "title": text}}  # fmt: skip
+    rng, maker = random.Random(0), ValueMaker(0)
+    drawn = [pool.arguments(schema, rng, maker) for _ in range(200)]
+    files = {"Projects/plan-the-launch.md", "leads.json"}
+    assert sum(d["path"] in files for d in drawn) > 100 and sum(d["file"] in files for d in drawn) > 120
+    assert not any(d["file"] == "rec_1" for d in drawn)  # an id is no file
+    assert not any(d["title"] in files for d in drawn)  # nor is a file a title
+    assert not any(str(d["path"]).startswith(tuple(f + "/" for f in files)) for d in drawn)  # nothing "inside" a file
+
+
+def test_an_argument_takes_the_keys_of_what_it_names_first() -> None:
+    """A tool set of timers and notes, both keyed by a bare ``id``: ``timer_pause(id)`` names the
+    timers ``timer_start`` answered, ``note_comment_add(note_id)`` the notes ``note_create`` answered —
+    not a note's id for a timer, as a person calling them would."""
+    import random
+
+    from envfactory.real.keypool import KeyPool, owners, tool_nouns
+
+    assert tool_nouns("timer_delete") == ("timer",) and tool_nouns("getTaskById") == ("task",)
+    assert owners("todo_id", ("comment",)) == [("todo", "id")] and owners("id", ("timer",)) == [("timer", "id")]
+    assert owners("task_refs", ()) == [("task", "id")]
+    pool = KeyPool(aimed=True)
+    for n in range(3):
+        pool.learn({"id": f"t{n}", "label": "tea"}, scope=tool_nouns("timer_start"))
+        pool.learn({"id": f"n{n}", "title": "plan"}, scope=tool_nouns("note_create"))
+    rng, maker = random.Random(0), ValueMaker(0)
+    schema = {"type": "object", "properties": {"id": {"type": "string"}}, "required": ["id"]}
+    timers = [pool.arguments(schema, rng, maker, tool_nouns("timer_pause"))["id"] for _ in range(400)]
+    # 80% known; three quarters of those a timer's, the rest any id: about 0.8 * (0.75 + 0.25 / 2) = 0.7
+    assert 0.62 < sum(t.startswith("t") for t in timers) / 400 < 0.78
+    assert sum(t.startswith("n") for t in timers) / 400 < 0.18
+    linked = {"type": "object", "properties": {"note_id": {"type": "string"}}, "required": ["note_id"]}
+    notes = [pool.arguments(linked, rng, maker, tool_nouns("comment_add"))["note_id"] for _ in range(400)]
+    assert sum(n.startswith("n") for n in notes) / 400 > 0.62

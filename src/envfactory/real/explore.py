@@ -10,6 +10,12 @@ from a few moves, each aimed at something a model must get right:
   (:class:`~envfactory.real.keypool.KeyPool`), so reads hit existing records and deletes happen —
   on a large tool set every tool is met early and in several sequences, which is what the chooser
   needs to score its candidates on one part of the evidence and confirm them on another;
+- ``made-first``: where the least-called tool needs a key of something this sequence has none of
+  (``get_epic(epic_id)`` before any epic), the tool whose replies gave such keys most often so far
+  (``create_epic``) is called first, then that tool (:func:`made_first`): on a tool set of many
+  entities, reads, edits and deletes otherwise meet only "not found" (learning's exploration only,
+  ``aimed``, as are keys drawn by what they belong to and files read off prose: the yardstick's
+  sequences are drawn as before, so they stay put while how learning explores changes);
 - ``any``: a random tool, arguments drawn the same way;
 - ``read-after-write``: after an accepted write, a read-only tool (what did the write change?);
 - ``repeat``: the previous call again (duplicates, idempotence, a delete twice);
@@ -46,7 +52,7 @@ from envfactory.core import BROKEN
 from envfactory.ir.env import EnvSpec
 from envfactory.ir.tool import ToolSpec
 from envfactory.real.instrument import SIGN_IN, RealSide, natural_names
-from envfactory.real.keypool import DEFAULTED, KeyPool, Shunned, identifying
+from envfactory.real.keypool import DEFAULTED, KeyPool, Shunned, identifying, tool_nouns
 from envfactory.real.mcp import TMP
 from envfactory.real.told import told, told_schema
 from envfactory.real.trace import Final, Sequence, Trace, TraceCall
@@ -80,19 +86,23 @@ def explore(
     progress: Callable[[int, int], None] | None = None,
     moves: tuple[tuple[str, float], ...] = MOVES,
     first_id: int = 0,
+    aimed: bool = True,
 ) -> Trace:
     """``budget`` calls on ``real`` in sequences of ``length`` (see the module docstring);
     ``progress(calls done, budget)`` after each sequence. ``final_reads`` (tool, arguments): reads
     that together show the state, recorded at the end of each sequence where the real side has no
     read-everything tool (they do not count against the budget). ``examples``: meaningful calls
     (the ``example`` move), besides those the descriptions give. ``moves``: the moves and their
-    weights; ``first_id``: the id of the first sequence (the next ones count on)."""
+    weights; ``first_id``: the id of the first sequence (the next ones count on); ``aimed``: keys drawn
+    by what they belong to, files read off prose and ``made-first`` (learning's); without, arguments
+    drawn as the yardstick draws them (:class:`~envfactory.real.keypool.KeyPool`'s ``aimed``)."""
     model = real.synth_spec
     reads = read_only_tools(model)
     known = [(t, a) for t, a in (examples or []) if t in model.tools.names] + described_examples(model)
     sequences: list[Sequence] = []
     called: Counter[str] = Counter({t.name: 0 for t in model.tools.tools})
     shunned = Shunned()
+    makers: dict[tuple[str, str], Counter[str]] = {}  # owner -> the tools whose replies gave it keys
     done = 0
     while done < budget:
         n = len(sequences)
@@ -101,7 +111,8 @@ def explore(
         calls: list[TraceCall] = []
         with real.sequence() as side:
             keys = KeyPool(side.known_keys(), names=natural_names(model), guesses=side.guessed_keys(),
-                           defaulted=DEFAULTED, paths=side.known_paths(), shunned=shunned.pairs())  # fmt: skip
+                           defaulted=DEFAULTED, paths=side.known_paths(), shunned=shunned.pairs(),
+                           aimed=aimed)  # fmt: skip
             keys.learn(side.known_fields())
             last: tuple[str, JSON] | None = None
             wrote = False
@@ -111,13 +122,23 @@ def explore(
                                           if dump in model.tools.names else [])  # fmt: skip
             # at most two, those that need no arguments first: the sequence is for exploring
             ranked = sorted(reads_first, key=lambda read: len(read[1]))
-            opening = ranked[: min(OPENING, max(0, min(length, budget - done) - 1))]
-            for step in range(min(length, budget - done)):
+            steps = min(length, budget - done)
+            opening = ranked[: min(OPENING, max(0, steps - 1))]
+            pending: str | None = None  # a tool called once what it names is made (``made-first``)
+            for step in range(steps):
                 if step < len(opening):
                     tool, args = opening[step]
+                elif pending is not None:
+                    move, tool, pending = "least-called", pending, None
+                    args = keys.arguments(model.tools[tool].input_schema, rng, maker, tool_nouns(tool))
                 else:
                     move, tool, args = _step(model, reads, keys, rng, maker, last, wrote, known, moves, called)
-                    called[tool] += move not in ("example", "repeat")
+                    first = made_first(model, keys, tool, makers) if aimed and move == "least-called" else None
+                    if first is not None and step + 1 < steps:
+                        move, tool, pending = "made-first", first, tool
+                        args = keys.arguments(model.tools[tool].input_schema, rng, maker, tool_nouns(tool))
+                if step >= len(opening):
+                    called[tool] += move not in ("example", "repeat", "made-first")
                 r = side.call(tool, args)
                 done += 1
                 if r.error_code in BROKEN:  # the real code crashed: nothing to learn from
@@ -125,7 +146,11 @@ def explore(
                 shunned.saw(args, r.ok, r.message or "", r.error_code)
                 if r.ok:
                     keys.learn(args)
-                    keys.learn(r.data)
+                    held = {owner: len(values) for owner, values in keys.by_owner.items()}
+                    keys.learn(r.data, scope=tool_nouns(tool))
+                    for owner, values in keys.by_owner.items():  # keys the reply minted, not the arguments'
+                        if len(values) > held.get(owner, 0):
+                            makers.setdefault(owner, Counter())[tool] += 1
                 elif r.message and (said := told(r.message, args)) is not None:
                     model = told_schema(model, tool, said.arg, said.schema)  # drawn as the refusal says
                 calls.append(TraceCall(tool=tool, arguments=args, ok=r.ok, output=r.data if r.ok else None,
@@ -184,7 +209,7 @@ def _step(spec: EnvSpec, reads: list[ToolSpec], keys: KeyPool, rng: random.Rando
     if move == "example" and known:
         tool_name, example = rng.choice(known)
         args = dict(example)
-        fresh = keys.arguments(spec.tools[tool_name].input_schema, rng, maker)
+        fresh = keys.arguments(spec.tools[tool_name].input_schema, rng, maker, tool_nouns(tool_name))
         for name in [k for k, v in args.items() if k in fresh and keys.shuns(k, v)]:
             args[name] = fresh[name]  # an example's value the real side always refused (a vault nobody configured)
         if args and fresh and rng.random() < 0.3:  # one argument drawn anew, the rest as given
@@ -194,15 +219,30 @@ def _step(spec: EnvSpec, reads: list[ToolSpec], keys: KeyPool, rng: random.Rando
         return move, tool_name, args
     if move == "read-after-write" and wrote and reads:
         tool = rng.choice(reads)
-        return move, tool.name, keys.arguments(tool.input_schema, rng, maker)
+        return move, tool.name, keys.arguments(tool.input_schema, rng, maker, tool_nouns(tool.name))
     tool = rng.choice(spec.tools.tools)
     if move == "least-called" and called:
         fewest = min(called[t.name] for t in spec.tools.tools)
         tool = rng.choice([t for t in spec.tools.tools if called[t.name] == fewest])
-    args = keys.arguments(tool.input_schema, rng, maker)
+    args = keys.arguments(tool.input_schema, rng, maker, tool_nouns(tool.name))
     if move == "bad-id":
         args = _unknown_ids(args, tool, keys, maker)
     return move if move in ("least-called", "bad-id") else "any", tool.name, args
+
+
+def made_first(spec: EnvSpec, keys: KeyPool, tool: str, makers: dict[tuple[str, str], Counter[str]]) -> str | None:
+    """The tool to call before ``tool`` so that it names something that exists: for a required
+    identifying argument none of whose owners holds a key yet in this sequence (``get_epic(epic_id)``
+    before any epic), the tool whose replies gave that owner keys most often so far (``create_epic``);
+    ``None`` where every such argument can be filled or nothing is known to make it."""
+    for owned in keys.wanting(spec.tools[tool].input_schema, tool_nouns(tool)):
+        tally: Counter[str] = Counter()
+        for owner in owned:
+            tally.update(makers.get(owner, Counter()))
+        tally.pop(tool, None)
+        if tally:
+            return tally.most_common(1)[0][0]
+    return None
 
 
 def _unknown_ids(args: JSON, tool: ToolSpec, keys: KeyPool, maker: ValueMaker) -> JSON:
@@ -218,4 +258,4 @@ def _unknown_ids(args: JSON, tool: ToolSpec, keys: KeyPool, maker: ValueMaker) -
     return out
 
 
-__all__ = ["MOVES", "YARDSTICK", "explore", "read_back", "read_only_tools"]
+__all__ = ["MOVES", "YARDSTICK", "explore", "made_first", "read_back", "read_only_tools"]

@@ -8,7 +8,11 @@ repeats collide and deletes delete. Identifying is judged by the field's name: `
 environment's natural keys and entity names: a stock's ``symbol``, ``stock``). A value learned under
 the argument's own name (an ``access_token`` a login answered) is preferred to one learned under
 another; a record's own key counts as learned under the name an argument gives it too — the ``id``
-of a record listed under ``todos`` (or answered under ``todo``) as a ``todo_id``/``todoId``. Other
+of a record listed under ``todos`` (or answered under ``todo``) as a ``todo_id``/``todoId``. Of those,
+none a reply showed to be the key of something else the argument does not name (:func:`owners`): a
+bare ``id`` of ``timer_pause`` takes the ids a timer tool answered (:func:`tool_nouns`) and keys of
+no known owner, not a note's; a ``todo_id`` never given yet a todo's. A file a reply names in prose
+(``Filed: Projects/plan.md``) is drawn for arguments taking a file (:func:`stated_paths`). Other
 values come from the schema (``ValueMaker``).
 """
 
@@ -22,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from envfactory.inflection import singular
 from envfactory.ir.jsonschema import primary_type
+from envfactory.synth.naming import VERBS
 from envfactory.values import ValueMaker, clock_stamp
 from envfactory.words import stands_in, tokens
 
@@ -31,7 +36,7 @@ if TYPE_CHECKING:
 
 JSON = dict[str, Any]
 SHARE = 0.8  # how often an identifying argument takes a known value
-SAME_FIELD = 0.75  # how often that value is one learned under the argument's own name, when there is one
+SAME_FIELD = 0.75  # how often that value is one learned under the argument's own name, where there is one
 OPTIONAL = 0.5  # how often an optional member is given
 REDRAWS = 4  # draws of a value anew where the one drawn is shunned, at most
 DEFAULTED = 0.25  # how often exploration gives one with a declared default: left out, nothing is narrowed
@@ -51,18 +56,23 @@ class KeyPool:
     def __init__(self, known: list[Any] | None = None, names: frozenset[str] = frozenset(),
                  guesses: list[Any] | None = None, defaulted: float = OPTIONAL,
                  paths: list[Any] | None = None,
-                 shunned: frozenset[tuple[str, Any]] = frozenset()) -> None:  # fmt: skip
+                 shunned: frozenset[tuple[str, Any]] = frozenset(), aimed: bool = False) -> None:  # fmt: skip
         """``known``: values the real side holds; ``guesses``: values it may hold (see ``drop_guesses``);
         ``paths``: values only an argument taking a path takes (:func:`path_like`: where a server keeps
         its files, never an id); ``shunned``: (argument, value) pairs never drawn, values the real side
         refused every time it was given them under that name (:class:`Shunned`);
         ``defaulted``: how often an optional argument with a declared default is given (others: half
         the time) — exploration gives it less often (:data:`DEFAULTED`), drawn at random paging and
-        filters (``offset: 962``) make most lists answer nothing; the instrument as any other."""
+        filters (``offset: 962``) make most lists answer nothing; the instrument as any other.
+        ``aimed``: drawn as learning's exploration draws (keys by what they belong to, files and
+        Markdown-marked ids read off prose: :func:`owners`, :func:`stated_paths`); without, as the
+        yardstick and the instrument draw, which stay put while how learning explores changes."""
         self.names = names  # identifying beyond the usual ids and names
+        self.aimed = aimed
         self.defaulted = defaulted
         self.values: list[Any] = []
         self.by_field: dict[str, list[Any]] = {}  # field name -> the values learned under it
+        self.by_owner: dict[tuple[str, str], list[Any]] = {}  # (noun, key word) -> values: ("timer", "id")
         self.guesses: list[Any] = []
         self.learned = 0  # values the real side showed, beyond those given
         self.paths = list(paths or ())
@@ -87,9 +97,12 @@ class KeyPool:
             self.values = [v for v in self.values if v not in self.guesses]
         self.guesses = []
 
-    def _add(self, value: Any, field: str = "") -> None:
+    def _add(self, value: Any, field: str = "", scope: tuple[str, ...] = ()) -> None:
         if not isinstance(value, (str, int)) or isinstance(value, bool):
             return
+        for owned in owners(field, scope) if field and scope and self.aimed else ():  # a reply's key is its owner's
+            held = self.by_owner.setdefault(owned, [])
+            held += [] if value in held else [value]
         if field and value in self.guesses:
             self.guesses.remove(value)  # confirmed
         elif field and value not in self.values:
@@ -101,38 +114,60 @@ class KeyPool:
             if value not in seen:
                 seen.append(value)
 
-    def learn(self, data: Any, field: str = "") -> None:
+    def learn(self, data: Any, field: str = "", scope: tuple[str, ...] = ()) -> None:
         """Remember every identifying value inside ``data`` (an output or accepted arguments) under
         the field it was answered as; a record's own key also as ``{field}_{key}``, ``field`` the
-        name the record was answered under, singular."""
+        name the record was answered under, singular. ``scope``: where ``data`` is a reply, the nouns of
+        the tool that answered it (:func:`tool_nouns`): an ``id`` a ``timer_start`` answered is a
+        timer's (an argument accepted is no key of anything: a lenient read takes any name)."""
         if isinstance(data, dict):
             for k, v in data.items():
                 if not isinstance(k, str):
                     continue
-                self.learn(v, k)
+                self.learn(v, k, scope)
                 if field and k in _EXACT and not isinstance(v, (dict, list)):
                     for alias in _owned(field, k):
-                        self._add(v, alias)
+                        self._add(v, alias, scope)
         elif isinstance(data, list):
             for item in data:
-                self.learn(item, field)
+                self.learn(item, field, scope)
         elif field and identifying(field, self.names):
-            self._add(data, field)
+            self._add(data, field, scope)
         elif isinstance(data, str):  # a reply in prose: the ids it states ("created with ID: 7", "Saved! #12")
-            for stated in stated_ids(data):
+            for stated in stated_ids(data, marked=self.aimed):
                 self._add(stated, "id")
+            for path in stated_paths(data) if self.aimed else ():  # and the files it names ("Filed: Projects/plan.md")
+                if path not in self.paths:
+                    self.paths.append(path)
 
-    def arguments(self, schema: JSON, rng: random.Random, maker: ValueMaker) -> JSON:
-        value = self._value(schema, "", rng, maker)
+    def wanting(self, schema: JSON, scope: tuple[str, ...] = ()) -> list[list[tuple[str, str]]]:
+        """For each required identifying argument of ``schema`` whose owners (:func:`owners`) hold
+        no key yet, those owners: what a call needs made first to name something that exists."""
+        props = schema.get("properties") or {}
+        wanted = []
+        for name in schema.get("required") or ():
+            prop: JSON = props[name] if isinstance(props.get(name), dict) else {}
+            if not identifying(name, self.names) or "enum" in prop or primary_type(prop) not in ("string", "integer"):
+                continue
+            owned = owners(name, scope)
+            if owned and not any(self.by_owner.get(o) for o in owned):
+                wanted.append(owned)
+        return wanted
+
+    def arguments(self, schema: JSON, rng: random.Random, maker: ValueMaker, scope: tuple[str, ...] = ()) -> JSON:
+        """Arguments for ``schema`` (see the module docstring); ``scope``: the calling tool's nouns
+        (:func:`tool_nouns`), whose own keys an argument naming no owner of its own takes first."""
+        value = self._value(schema, "", rng, maker, scope)
         return value if isinstance(value, dict) else {}
 
-    def _value(self, schema: JSON, name: str, rng: random.Random, maker: ValueMaker) -> Any:
+    def _value(self, schema: JSON, name: str, rng: random.Random, maker: ValueMaker,
+               scope: tuple[str, ...] = ()) -> Any:  # fmt: skip
         typ = primary_type(schema)
         if typ == "object" or (typ is None and "properties" in schema):
             props = schema.get("properties") or {}
             required = set(schema.get("required") or ())
             return {
-                k: self._value(p if isinstance(p, dict) else {}, k, rng, maker)
+                k: self._value(p if isinstance(p, dict) else {}, k, rng, maker, scope)
                 for k, p in props.items()
                 if k in required
                 or rng.random() >= 1 - (self.defaulted if isinstance(p, dict) and "default" in p else OPTIONAL)
@@ -140,19 +175,28 @@ class KeyPool:
         if typ == "array" and isinstance(schema.get("items"), dict):
             items = schema["items"]
             low = max(1, int(schema.get("minItems") or 1))
-            return [self._value(items, name, rng, maker) for _ in range(rng.randint(low, max(low, 3)))]
-        if typ in ("string", "integer", None) and identifying(name, self.names) and "enum" not in schema:
+            return [self._value(items, name, rng, maker, scope) for _ in range(rng.randint(low, max(low, 3)))]
+        naming = identifying(name, self.names)
+        filed = typ != "integer" and path_like(name)  # ``file``, ``database_file``: the paths known, no other key
+        if typ in ("string", "integer", None) and (naming or (filed and self.aimed)) and "enum" not in schema:
 
             def fit(v: Any) -> bool:  # of the argument's kind, and never refused under its name
                 return isinstance(v, int) == (typ == "integer") and not self.shuns(name, v)
 
-            typed = [v for v in self.values if fit(v)]
-            scoped = [v for v in self.paths if not self.shuns(name, v)] if typ != "integer" and path_like(name) else []
+            typed = [v for v in self.values if fit(v)] if naming else []
+            scoped = [v for v in self.paths if not self.shuns(name, v)] if filed else []
             if (typed or scoped) and rng.random() < SHARE:
                 same = [v for v in self.by_field.get(name, ()) if fit(v)] or scoped
+                if naming and self.aimed:  # of the values under its name, none another owner's (a note's ``id``)
+                    mine = owners(name, scope)
+                    owned = [v for o in mine for v in self.by_owner.get(o, ()) if fit(v)]
+                    theirs = {v for o, held in self.by_owner.items() if o not in mine and o[1:] == mine[0][1:]
+                              for v in held} - set(owned) if mine else set()  # fmt: skip
+                    same = [v for v in same if v not in theirs] or owned
                 pick = rng.choice(same if same and (not typed or rng.random() < SAME_FIELD) else typed)
-                if isinstance(pick, str) and "path" in name.lower() and pick.startswith("/") and rng.random() < 0.5:
-                    return f"{pick.rstrip('/')}/{maker.value({'type': 'string'}, 'word')}"  # somewhere inside it
+                if (isinstance(pick, str) and "path" in name.lower() and pick.startswith("/")
+                        and not (self.aimed and _FILE_NAME.search(pick)) and rng.random() < 0.5):  # fmt: skip
+                    return f"{pick.rstrip('/')}/{maker.value({'type': 'string'}, 'word')}"  # somewhere inside a folder
                 return pick
         drawn = maker.value(schema, name)
         for _ in range(REDRAWS):  # a value the real side always refused under this name (a schema's example)
@@ -197,13 +241,15 @@ class Shunned:
 
 
 _STATED = re.compile(r"(?:\bid\b\s*(?:[:=#]\s*|is\s+)?#?|#)([A-Za-z0-9][\w-]{0,63})", re.IGNORECASE)
+_MARKED = re.compile(r"(?:\bid\b[*_]*\s*(?:[:=#][*_`\s]*|is\s+`?)?#?|#)([A-Za-z0-9][\w-]{0,63})", re.IGNORECASE)
 
 
-def stated_ids(text: str) -> list[str | int]:
-    """The ids a text states: after the word "id" (``ID: 7``, ``id=abc-12``, ``with id 3``) or a
-    ``#`` (``#12``), holding a digit; a number as a number."""
+def stated_ids(text: str, marked: bool = False) -> list[str | int]:
+    """The ids a text states: after the word "id" (``ID: 7``, ``id=abc-12``, ``with id 3``; where
+    ``marked``, in Markdown too, ``**ID:** `a1b2` ``) or a ``#`` (``#12``), holding a digit; a number
+    as a number."""
     found: list[str | int] = []
-    for m in _STATED.finditer(text[:4000]):
+    for m in (_MARKED if marked else _STATED).finditer(text[:4000]):
         word = m.group(1).rstrip("-")
         if any(c.isdigit() for c in word):
             value: str | int = int(word) if word.isdigit() and len(word) < 16 else word
@@ -211,7 +257,64 @@ def stated_ids(text: str) -> list[str | int]:
     return found
 
 
+# a file a text names: ``notes.md``, ``Projects/plan.md``, ``{tmp}/book.xlsx``, ``/exports/a.json``
+# (a stem of two characters at least where no folder is named: not ``e.g``; no web address)
+_FILE_NAME = re.compile(r"\.[A-Za-z][A-Za-z0-9]{0,7}$")
+_NAME = r"[\w-][\w.-]*\.[A-Za-z][A-Za-z0-9]{0,7}"
+_STATED_PATH = re.compile(
+    rf"(?<![\w/.:@{{}}~-])((?:\{{tmp\}}|~)?/(?:[\w.-]+/)*{_NAME}|(?:[\w.-]+/)+{_NAME}|[\w-]{_NAME})(?![\w/@-])"
+)
+_QUOTED_PATH = re.compile(r"['\"`]((?:[^'\"`\n/]*/)*[^'\"`\n/]*\.[A-Za-z][A-Za-z0-9]{0,7})['\"`]")
+_WEB = frozenset({"com", "org", "net", "io", "dev", "ai", "co", "gov", "edu", "html", "htm", "php"})
+
+
+def stated_paths(text: str) -> list[str]:
+    """The files a text names (a reply in prose: ``Filed: Projects/plan.md``, ``saved 'My note.md'``),
+    each with its ending; a web address is none."""
+    found: list[str] = []
+    head = text[:4000]
+    quoted = list(_QUOTED_PATH.finditer(head))
+    inside = [m for m in _STATED_PATH.finditer(head) if not any(q.start() < m.start() < q.end() for q in quoted)]
+    for match in [*quoted, *inside]:
+        path = match.group(1).strip()
+        ending = path.rsplit(".", 1)[-1].lower()
+        if path and ending not in _WEB and "://" not in head[max(0, match.start() - 12) : match.start() + 3]:
+            found += [] if path in found else [path]
+    return found
+
+
 _PATH_WORDS = frozenset({"path", "file", "filename", "filepath", "dir", "directory", "folder"})
+
+
+_KEY_WORDS = frozenset({"id", "ids", "name", "names", "key", "keys", "uuid", "slug", "path", "title"})
+
+
+def tool_nouns(tool: str) -> tuple[str, ...]:
+    """The nouns of a tool's name, singular (the verbs :data:`~envfactory.synth.naming.VERBS` knows and
+    key words aside): ``timer_delete`` -> ``("timer",)``, ``todo_comment_add`` -> ``("todo", "comment")``,
+    ``getTaskById`` -> ``("task",)``; a verb it does not know stays, naming nothing (``timer_pause``
+    -> ``("timer", "pause")``)."""
+    words = [w for w in tokens(tool) if w not in VERBS and w not in _KEY_WORDS and w not in _LINKS]
+    return tuple(dict.fromkeys(singular(w) for w in words))
+
+
+_LINKS = frozenset({"by", "of", "for", "to", "from", "in", "on", "with", "and", "or", "all", "a", "the", "my"})
+
+
+_SAME_KEY = {"ref": "id", "uuid": "id", "identifier": "id"}  # a ``task_ref`` is a task's id
+
+
+def owners(field: str, scope: tuple[str, ...]) -> list[tuple[str, str]]:
+    """Whose key a field or argument holds, as (noun, key word) pairs: ``todo_id`` a todo's id
+    wherever it stands, ``id`` or ``name`` the calling tool's (``scope``'s nouns) — the key word the
+    field's last word, singular (``ref``, ``uuid`` an ``id``)."""
+    words = tokens(field)
+    if not words:
+        return []
+    key = _SAME_KEY.get(singular(words[-1]), singular(words[-1]))
+    named = [w for w in words[:-1] if w not in _KEY_WORDS and w not in _LINKS]
+    nouns = (singular(named[-1]),) if named else scope
+    return [(noun, key) for noun in nouns]
 
 
 def path_like(name: str) -> bool:

@@ -140,7 +140,7 @@ def learn(
                          progress=lambda done, total: say(f"explored {done}/{total} calls"))  # fmt: skip
         if test_budget:
             test = explored(budget=test_budget, seed=derive_seed(seed, "held-out"), moves=YARDSTICK,
-                            first_id=len(trace.sequences),
+                            first_id=len(trace.sequences), aimed=False,
                             progress=lambda done, total: say(f"explored {done}/{total} to measure on"))  # fmt: skip
             trace = trace.model_copy(update={"sequences": trace.sequences + test.sequences,
                                              "held_out": tuple(s.id for s in test.sequences)})  # fmt: skip
