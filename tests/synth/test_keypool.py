@@ -200,6 +200,8 @@ def test_an_argument_takes_the_keys_of_what_it_names_first() -> None:
     assert tool_nouns("timer_delete") == ("timer",) and tool_nouns("getTaskById") == ("task",)
     assert owners("todo_id", ("comment",)) == [("todo", "id")] and owners("id", ("timer",)) == [("timer", "id")]
     assert owners("task_refs", ()) == [("task", "id")]
+    # a vault every tool names is the vault's, in whatever tool it was answered
+    assert owners("vault", ("note",)) == owners("vault", ("directory",)) == [("vault", "id")]
     pool = KeyPool(aimed=True)
     for n in range(3):
         pool.learn({"id": f"t{n}", "label": "tea"}, scope=tool_nouns("timer_start"))

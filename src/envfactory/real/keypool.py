@@ -307,14 +307,17 @@ _SAME_KEY = {"ref": "id", "uuid": "id", "identifier": "id"}  # a ``task_ref`` is
 def owners(field: str, scope: tuple[str, ...]) -> list[tuple[str, str]]:
     """Whose key a field or argument holds, as (noun, key word) pairs: ``todo_id`` a todo's id
     wherever it stands, ``id`` or ``name`` the calling tool's (``scope``'s nouns) — the key word the
-    field's last word, singular (``ref``, ``uuid`` an ``id``)."""
+    field's last word, singular (``ref``, ``uuid`` an ``id``); a field whose last word is no key word
+    names what it refers to, whatever tool it stands in: ``vault`` a vault's, ``stock`` a stock's."""
     words = tokens(field)
     if not words:
         return []
-    key = _SAME_KEY.get(singular(words[-1]), singular(words[-1]))
+    last = _SAME_KEY.get(singular(words[-1]), singular(words[-1]))
+    if last not in _KEY_WORDS:
+        return [(last, "id")]
     named = [w for w in words[:-1] if w not in _KEY_WORDS and w not in _LINKS]
     nouns = (singular(named[-1]),) if named else scope
-    return [(noun, key) for noun in nouns]
+    return [(noun, last) for noun in nouns]
 
 
 def path_like(name: str) -> bool:
