@@ -190,8 +190,9 @@ class KeyPool:
                 if naming and self.aimed:  # of the values under its name, none another owner's (a note's ``id``)
                     mine = owners(name, scope)
                     owned = [v for o in mine for v in self.by_owner.get(o, ()) if fit(v)]
-                    theirs = {v for o, held in self.by_owner.items() if o not in mine and o[1:] == mine[0][1:]
-                              for v in held} - set(owned) if mine else set()  # fmt: skip
+                    key = mine[0][1] if mine else None  # the key word: every owner of ``mine`` shares it
+                    theirs = {v for o, held in self.by_owner.items() if o not in mine and o[1] == key for v in held}
+                    theirs -= set(owned)
                     same = [v for v in same if v not in theirs] or owned
                 pick = rng.choice(same if same and (not typed or rng.random() < SAME_FIELD) else typed)
                 if (isinstance(pick, str) and "path" in name.lower() and pick.startswith("/")
@@ -287,6 +288,7 @@ _PATH_WORDS = frozenset({"path", "file", "filename", "filepath", "dir", "directo
 
 
 _KEY_WORDS = frozenset({"id", "ids", "name", "names", "key", "keys", "uuid", "slug", "path", "title"})
+_LINKS = frozenset({"by", "of", "for", "to", "from", "in", "on", "with", "and", "or", "all", "a", "the", "my"})
 
 
 def tool_nouns(tool: str) -> tuple[str, ...]:
@@ -296,9 +298,6 @@ def tool_nouns(tool: str) -> tuple[str, ...]:
     -> ``("timer", "pause")``)."""
     words = [w for w in tokens(tool) if w not in VERBS and w not in _KEY_WORDS and w not in _LINKS]
     return tuple(dict.fromkeys(singular(w) for w in words))
-
-
-_LINKS = frozenset({"by", "of", "for", "to", "from", "in", "on", "with", "and", "or", "all", "a", "the", "my"})
 
 
 _SAME_KEY = {"ref": "id", "uuid": "id", "identifier": "id"}  # a ``task_ref`` is a task's id
