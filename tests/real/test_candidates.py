@@ -590,6 +590,24 @@ def test_an_argument_the_real_side_takes_only_a_few_values_of_is_checked_against
     assert argument_checks(spec, Evidence({"create_task": [*leads, *others, again]})) == []  # refused otherwise
 
 
+def test_a_read_of_the_final_state_is_a_value_the_argument_takes(tmp_path) -> None:
+    """``list(project)``: called with ``""`` (accepted) and ``_global`` (refused) in between; a check
+    that the project be empty would explain that, but every sequence's final state was read with
+    ``project: "q4"``, accepted: the check allows that value's shape too."""
+    from envfactory.synth.proposers.writes import argument_checks
+
+    spec, _ = _spec(tmp_path)
+    pairs = [Pair({"title": ""}, True, {"ok": True}, True, {}), Pair({"title": "_global"}, False, "reserved", True, {})]
+    [only] = argument_checks(spec, Evidence({"create_task": pairs}))
+    assert only.summary == "title must be shaped empty"
+    read = Pair({"title": "q4"}, True, {"ok": True}, True, {}, index=10_000)
+    [both] = argument_checks(spec, Evidence({"create_task": pairs}, at_end={"create_task": [read]}))
+    assert both.summary == "title must be shaped a9 or empty"
+    episode = Environment(both.applied(spec)).episode()
+    assert episode.call_tool("create_task", {"title": "q4"}).ok
+    assert not episode.call_tool("create_task", {"title": "_global"}).ok
+
+
 def test_a_closed_set_is_learned_though_values_of_other_shapes_and_refusals_about_other_arguments_are_seen(
     tmp_path,
 ) -> None:
@@ -1812,6 +1830,30 @@ def test_a_search_that_finds_nothing_is_worded_apart(tmp_path) -> None:
     assert nothing_found(spec, Evidence({tool: same})) == []
 
 
+def test_a_read_accepting_a_key_nobody_holds_words_that_apart(tmp_path) -> None:
+    """``get_task`` answers a task nobody holds as an accepted text ("No task with ID `x`", in whatever
+    language), a task it holds as the record: with the missing key accepted, the two cases are worded
+    apart as a list's are, ``{"$none": T0, "value": T}``; a read refusing missing keys proposes nothing."""
+    from envfactory.runtime.answers import NONE
+    from envfactory.synth.proposers.replies import nothing_found
+
+    spec, _ = _spec(tmp_path)
+    tool = "get_task"
+    lenient = spec.model_copy(update={"behaviours": tuple(
+        b.model_copy(update={"accepts_missing": True}) if b.tool == tool else b for b in spec.behaviours)})  # fmt: skip
+    row = {"id": "task_0001", "title": "Write the API"}
+    none = [Pair({"task_id": k}, True, f"找不到ID為 `{k}` 的任務。", True, {}, raw={}) for k in ("AB-1", "CD-22")]
+    some = [Pair({"task_id": "task_0001"}, True, "Task: Write the API", True, row, raw=row)] * 2
+    [candidate] = nothing_found(lenient, Evidence({tool: none + some}))
+    assert candidate.behaviour.answer.template == {NONE: "找不到ID為 `{arg.task_id}` 的任務。",
+                                                   "value": "Task: {out.title}"}  # fmt: skip
+    episode = Environment(candidate.applied(lenient)).episode()
+    episode.call_tool("create_task", {"title": "Deploy"})
+    assert episode.call_tool(tool, {"task_id": "task_0001"}).data == "Task: Deploy"
+    assert episode.call_tool(tool, {"task_id": "XY-9"}).data == "找不到ID為 `XY-9` 的任務。"
+    assert nothing_found(spec, Evidence({tool: none + some})) == []  # missing keys refused: no such case
+
+
 @pytest.mark.parametrize("positional", [False, True])
 def test_a_change_a_fixed_wording_hides_is_chosen_with_the_wording_proposed_on_it(
     tmp_path, monkeypatch, positional: bool
@@ -1992,7 +2034,8 @@ def test_a_value_a_reply_shows_added_to_or_gone_from_a_records_list_is_added_or_
 def test_the_final_state_reads_are_evidence_for_a_read_the_sequences_rarely_call(tmp_path) -> None:
     """Each sequence ends with reads of the real final state; a read called fewer than ``FEW_CALLS``
     times in between learns from them too (accepted and refused alike), a well-called one does not:
-    after every write of its sequence, a final read carries the model's drift with it."""
+    after every write of its sequence, a final read carries the model's drift with it: its final reads are
+    kept apart (``Evidence.at_end``), for what that drift does not mislead."""
     from envfactory.real.trace import Final
     from envfactory.synth.chooser import FEW_CALLS, observe
 
@@ -2016,6 +2059,9 @@ def test_the_final_state_reads_are_evidence_for_a_read_the_sequences_rarely_call
     busy = Trace(source="t", sequences=tuple(sequence(s, FEW_CALLS) for s in range(3)))
     evidence, _ = observe(spec, busy)
     assert len(evidence.pairs["list_tasks"]) == 3 * FEW_CALLS  # the calls in between only
+    # kept apart from the pairs: the reads the real side answered at the end, beside the model's answers
+    assert [(p.args, p.real_ok, p.index) for p in evidence.at_end["list_tasks"]] == [({}, True, 10_000)] * 3
+    assert "list_tasks" not in observe(spec, rare)[0].at_end  # a rare read's are among its pairs
 
 
 def test_a_list_the_real_records_keep_sorted_is_sorted_on_every_write(tmp_path) -> None:

@@ -6,14 +6,14 @@ import dataclasses
 import json
 from pathlib import Path
 
-from envfactory.ir.effect import CreateEffect, KeyFormat
+from envfactory.ir.effect import CreateEffect, KeyFormat, KeySlug
 from envfactory.real.learn import learn
 from envfactory.real.trace import Sequence, Trace, TraceCall
-from envfactory.runtime.behaviours import formatted_key
+from envfactory.runtime.behaviours import formatted_key, slugged
 from envfactory.runtime.environment import Environment
 from envfactory.synth import synthesize
 from envfactory.synth.chooser import observe
-from envfactory.synth.proposers.minted import key_formats
+from envfactory.synth.proposers.minted import key_formats, slug_keys
 
 TEXT = {"type": "string"}
 BOARD = '''
@@ -125,3 +125,71 @@ def test_keys_of_no_one_format_are_left_as_the_model_mints_them(tmp_path: Path) 
     sequences = (Sequence(id=0, calls=calls),)
     evidence, _ = observe(spec, Trace(source="board", sequences=sequences))
     assert key_formats(spec, evidence) == []
+
+
+PROCESSES = '''
+import re
+
+
+class Processes:
+    """Processes keyed by their name made a slug: "Team Present" is team-present."""
+
+    def __init__(self):
+        self.rows = {}
+
+    def define_process(self, name, entry_point=""):
+        key = re.sub(r"[^0-9a-z]+", "-", name.lower()).strip("-")
+        if key in self.rows:
+            return f'Error: Process "{name}" (ID: {key}) already exists.'
+        self.rows[key] = {"id": key, "name": name, "entry_point": entry_point}
+        return f'Process "{name}" created successfully with ID: {key}'
+
+    def get_process(self, process_id):
+        return self.rows[process_id]
+
+    def list_processes(self):
+        return list(self.rows.values())
+'''
+
+
+def test_a_slug_is_the_texts_words_in_lower_case_joined() -> None:
+    assert slugged(KeySlug(arg="name"), "Team Present") == "team-present"
+    assert slugged(KeySlug(arg="name", joiner="_"), "  Q4 -- Plan! ") == "q4_plan"
+    assert (
+        slugged(KeySlug(arg="title", head="Projects/", tail=".md"), "Write the report")
+        == "Projects/write-the-report.md"
+    )
+    assert slugged(KeySlug(arg="name"), "Café olé") == "café-olé"  # letters of any script stay
+    assert slugged(KeySlug(arg="name"), "?!") is None and slugged(KeySlug(arg="name"), 3) is None
+
+
+def test_keys_made_of_a_name_are_learned_from_the_replies_prose(tmp_path: Path) -> None:
+    tools = [_tool("define_process", "Define a new process.", {"name": TEXT, "entry_point": TEXT}, ["name"]),
+             _tool("get_process", "Get a process by its id.", {"process_id": TEXT}, ["process_id"]),
+             _tool("list_processes", "List the processes.", {}, [])]  # fmt: skip
+    (tmp_path / "tools.json").write_text(json.dumps(tools))
+    (tmp_path / "processes.py").write_text(PROCESSES)
+    spec = synthesize(str(tmp_path / "tools.json"), state="empty")
+    learned, _, _ = learn(spec, f"{tmp_path / 'processes.py'}:Processes", budget=120, seed=0)
+    effect = learned.behaviour("define_process").effect
+    assert isinstance(effect, CreateEffect) and effect.key_slug == KeySlug(arg="name")
+    episode = Environment(learned).episode()
+    assert episode.call_tool("define_process", {"name": "Team Present"}).ok
+    assert episode.call_tool("get_process", {"process_id": "team-present"}).data["name"] == "Team Present"
+    again = episode.call_tool("define_process", {"name": "team  present"})  # the same slug: refused
+    assert not again.ok and again.error == "conflict"
+
+
+def test_a_text_that_is_its_own_slug_or_no_word_of_the_reply_proposes_no_slug(tmp_path: Path) -> None:
+    tools, _ = _board(tmp_path)
+    spec = synthesize(str(tools), state="empty")
+
+    def evidence(*answered: tuple[str, str]):
+        calls = tuple(TraceCall(tool="create_task", arguments={"title": t}, ok=True, output=reply, sequence=0)
+                      for t, reply in answered)  # fmt: skip
+        return observe(spec, Trace(source="board", sequences=(Sequence(id=0, calls=calls),)))[0]
+
+    shown = evidence(("Ship It", "Made ship-it."), ("Fix the bug", "Made fix-the-bug."))
+    assert [c.behaviour.effect.key_slug for c in slug_keys(spec, shown)] == [KeySlug(arg="title")]
+    assert slug_keys(spec, evidence(("ship", "Made ship."), ("docs", "Made docs."))) == []  # own slugs
+    assert slug_keys(spec, evidence(("Ship It", "Made ship-it-2."), ("Fix the bug", "Made fix-the-bug-3."))) == []

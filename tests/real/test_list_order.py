@@ -10,7 +10,7 @@ from envfactory.runtime.behaviours import ordered
 from envfactory.runtime.environment import Environment
 from envfactory.synth import synthesize
 from envfactory.synth.candidates import Evidence, Pair
-from envfactory.synth.proposers.lists import list_orders
+from envfactory.synth.proposers.lists import list_orders, text_order
 
 PRIORITY = {"anyOf": [{"type": "string", "enum": ["low", "med", "high"]}, {"type": "null"}]}
 TOOLS = [
@@ -80,3 +80,42 @@ def test_an_order_is_read_off_the_real_rows_values_by_declared_values_first_and_
     pairs = [listed(2, 1), listed(2, 1, 3, 4)]
     (candidate,) = list_orders(spec, Evidence({"list_tasks": pairs}))
     assert candidate.behaviour.effect.order == (Order(field="priority", ranks=("high", "med", "low")),)
+
+
+def test_a_text_tells_the_order_by_where_each_rows_own_values_stand() -> None:
+    rows = [{"id": 1, "category": "Food", "note": "Lunch with Sam"}, {"id": 2, "category": "Food", "note": "Taxi"},
+            {"id": 3, "category": "Rent", "note": "December rent"}]  # fmt: skip
+    text = "Found 3\n#3 Rent | December rent\n#2 Food | Taxi\n#1 Food | Lunch with Sam"
+    # Food is two rows' (no place of its own), Rent stands once: row 3 is placed by it, row 2 by Taxi
+    assert text_order(text, rows, "id") == ["3", "2", "1"]
+    assert text_order("#3 December rent\n#1 Lunch with Sam", rows, "id") is None  # Taxi stands nowhere
+    assert text_order("Taxi, Taxi and December rent, Lunch with Sam", rows, "id") is None  # Taxi twice
+    # a value stands as a whole word only: "Taxis" is not row 2's "Taxi"
+    assert text_order("Taxis: December rent; Lunch with Sam", rows, "id") is None
+
+
+def test_a_list_answered_in_prose_learns_its_rows_newest_first(tmp_path) -> None:
+    """The real side words its list as text, newest first; the rows hold no field that orders them so
+    but their key (the titles are in no order): the key, descending."""
+    spec = _spec(tmp_path)
+    key = spec.state_schema["task"].key
+    made = [{key: f"task_000{i}", "title": t} for i, t in enumerate(["Pay rent", "Buy milk", "Call Bob"], 1)]
+
+    def listed(n: int) -> Pair:  # the first n rows, the real side's text listing them newest first
+        text = "\n".join(f"- {r['title']}" for r in reversed(made[:n]))
+        return Pair({}, True, {"result": text}, True, {"result": "as the model words it"}, raw=made[:n])
+
+    (candidate,) = list_orders(spec, Evidence({"list_tasks": [listed(2), listed(3)]}))
+    assert candidate.behaviour.effect.order == (Order(field=key, descending=True),)
+    episode = Environment(candidate.applied(spec)).episode()
+    for title in ("x", "y", "z"):
+        episode.call_tool("create_task", {"title": title})
+    assert [t["title"] for t in episode.call_tool("list_tasks", {}).data] == ["z", "y", "x"]
+    # a text listing them as written: nothing to learn
+    as_written = Pair({}, True, {"result": "- Pay rent\n- Buy milk"}, True, {"result": "-"}, raw=made[:2])
+    assert list_orders(spec, Evidence({"list_tasks": [as_written]})) == []
+    # the lists in between held one row at most; the final state's reads, kept apart, tell the order
+    one = Pair({}, True, {"result": "- Pay rent"}, True, {"result": "-"}, raw=made[:1])
+    assert list_orders(spec, Evidence({"list_tasks": [one]})) == []
+    (late,) = list_orders(spec, Evidence({"list_tasks": [one]}, at_end={"list_tasks": [listed(3)]}))
+    assert late.behaviour.effect.order == (Order(field=key, descending=True),)

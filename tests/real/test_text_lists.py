@@ -166,3 +166,37 @@ def test_a_text_about_one_record_says_its_fields_on_labelled_lines() -> None:
     assert labelled_record({"result": text}, task) == {"status": "in-progress", "points": 3, "parent": "s01"}
     assert labelled_record("status: blocked\nPoints: many", task) is None  # no value its field takes
     assert labelled_record("status: pending", task) is None  # one line: no text about a record
+
+
+def test_the_final_states_reads_add_the_marks_the_lists_in_between_never_showed(tmp_path) -> None:
+    """The lists in between showed pending and in-progress tasks only; the final state's reads, kept
+    apart (``Evidence.at_end``), showed a done one too: the wording marks it as they did."""
+    from tests.real.test_candidates import _spec
+
+    from envfactory.synth.candidates import Evidence, Pair
+    from envfactory.synth.proposers.replies import reply_templates
+
+    spec, _ = _spec(tmp_path)
+    rows = [
+        {"id": "s01", "status": "in-progress", "title": "Ship v2"},
+        {"id": "s02", "status": "pending", "title": "Fix"},
+        {"id": "s03", "status": "pending", "title": "Plan"},
+    ]
+    done = [rows[0], *({**r, "status": "done"} for r in rows[1:])]
+    mark = {"in-progress": "~", "pending": ".", "done": "x"}
+
+    def listed(held: list[dict[str, str]], index: int = 1) -> Pair:
+        text = "\n".join(f"{mark[r['status']]} {r['id']}  {r['title']}" for r in held)
+        return Pair({}, True, {"result": text}, True, held, raw=held, index=index, state={"task": held})
+
+    between = [listed(rows), listed(rows[1:]), listed(rows)]
+    plain = [c for c in reply_templates(spec, Evidence({"list_tasks": between})) if c.tool == "list_tasks"]
+    late = Evidence({"list_tasks": between}, at_end={"list_tasks": [listed(done, 10_000)]})
+    told = [c for c in reply_templates(spec, late) if c.tool == "list_tasks"]
+
+    def cases(candidates: list) -> dict[str, str]:  # each status's line
+        return candidates[0].behaviour.answer.template["result"]["item"]["cases"]
+
+    assert "done" not in cases(plain) and cases(told)["done"] == "x {item.id}  {item.title}"
+    worded = fill(told[0].behaviour.answer.template, {}, done, None, done)["result"]
+    assert worded == "~ s01  Ship v2\nx s02  Fix\nx s03  Plan"

@@ -215,3 +215,26 @@ def test_an_argument_takes_the_keys_of_what_it_names_first() -> None:
     linked = {"type": "object", "properties": {"note_id": {"type": "string"}}, "required": ["note_id"]}
     notes = [pool.arguments(linked, rng, maker, tool_nouns("comment_add"))["note_id"] for _ in range(400)]
     assert sum(n.startswith("n") for n in notes) / 400 > 0.62
+
+
+def test_an_argument_named_after_a_thing_takes_the_keys_replies_gave_it() -> None:
+    """``todo_list(project)``: a project is known by the ``name`` ``project_register`` answered, so
+    the argument takes it (not a random word, which the real side refuses); the yardstick's plain pool,
+    and an argument named after nothing a reply keyed, draw as before."""
+    import random
+
+    from envfactory.real.keypool import KeyPool, tool_nouns
+
+    schema = {"type": "object", "properties": {"project": {"type": "string"}}, "required": ["project"]}
+
+    def drawn(aimed: bool, field: str = "project") -> list[str]:
+        pool = KeyPool(aimed=aimed)
+        pool.learn({"name": "q4", "path": "/tmp/x"}, scope=tool_nouns("project_register"))
+        rng, maker = random.Random(0), ValueMaker(0)
+        wanted = {**schema, "properties": {field: {"type": "string"}}, "required": [field]}
+        return [pool.arguments(wanted, rng, maker, tool_nouns("todo_list"))[field] for _ in range(200)]
+
+    assert 0.7 < drawn(True).count("q4") / 200 < 0.9  # SHARE of the time
+    assert drawn(False).count("q4") == 0
+    assert drawn(True, "category").count("q4") == 0
+    assert KeyPool(aimed=True).named("project_name") == []  # a key word: an identifying argument, drawn as such

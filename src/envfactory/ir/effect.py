@@ -80,6 +80,17 @@ class KeyFormat(_Frozen):
     within: str = ""
 
 
+class KeySlug(_Frozen):
+    """A key the real side makes of an argument's text (``"Team Present"`` -> ``team-present``): the
+    text in lower case, each run of characters other than letters and digits one ``joiner``, between
+    ``head`` and ``tail`` (``Projects/`` and ``.md`` of a note filed as a file)."""
+
+    arg: str
+    joiner: str = "-"
+    head: str = ""
+    tail: str = ""
+
+
 class CreateEffect(_Frozen):
     kind: Literal["create"] = "create"
     entity: str
@@ -116,6 +127,8 @@ class CreateEffect(_Frozen):
     numbered: dict[str, str] = Field(default_factory=dict)
     # the key the create mints, worded as the real side words it (``s03``; ``s01t02`` under ``s01``)
     key_format: KeyFormat | None = None
+    # the key made of an argument's text (``team-present``), a second record of the same text refused
+    key_slug: KeySlug | None = None
 
 
 class ReadEffect(_Frozen):

@@ -14,7 +14,8 @@ from a few moves, each aimed at something a model must get right:
   (``get_epic(epic_id)`` before any epic), the tool whose replies gave such keys most often so far
   (``create_epic``) is called first, then that tool (:func:`made_first`): on a tool set of many
   entities, reads, edits and deletes otherwise meet only "not found" (learning's exploration only,
-  ``aimed``, as are keys drawn by what they belong to and files read off prose: the yardstick's
+  ``aimed``, as are keys drawn by what they belong to — an argument named after a thing, ``project``,
+  takes the keys replies gave such things — and files read off prose: the yardstick's
   sequences are drawn as before, so they stay put while how learning explores changes);
 - ``any``: a random tool, arguments drawn the same way;
 - ``read-after-write``: after an accepted write, a read-only tool (what did the write change?);

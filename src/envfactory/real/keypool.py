@@ -154,6 +154,17 @@ class KeyPool:
                 wanted.append(owned)
         return wanted
 
+    def named(self, name: str) -> list[Any]:
+        """The keys replies gave the thing an argument is named after, whatever key word they went by
+        but a path (``project`` takes a project's ``name``, ``q4``, not the folder it keeps): an
+        argument whose last word is a noun, not a key word (:func:`owners`)."""
+        owned = owners(name, ())
+        if len(owned) != 1 or singular(tokens(name)[-1]) in _KEY_WORDS:
+            return []
+        noun = owned[0][0]
+        return list(dict.fromkeys(v for (n, key), held in self.by_owner.items() if n == noun and key != "path"
+                                  for v in held))  # fmt: skip
+
     def arguments(self, schema: JSON, rng: random.Random, maker: ValueMaker, scope: tuple[str, ...] = ()) -> JSON:
         """Arguments for ``schema`` (see the module docstring); ``scope``: the calling tool's nouns
         (:func:`tool_nouns`), whose own keys an argument naming no owner of its own takes first."""
@@ -199,6 +210,13 @@ class KeyPool:
                         and not (self.aimed and _FILE_NAME.search(pick)) and rng.random() < 0.5):  # fmt: skip
                     return f"{pick.rstrip('/')}/{maker.value({'type': 'string'}, 'word')}"  # somewhere inside a folder
                 return pick
+        if self.aimed and typ in ("string", "integer") and "enum" not in schema:
+            # an argument named after a thing (``project``, ``vault``) takes the keys replies gave such things
+            named = [
+                v for v in self.named(name) if isinstance(v, int) == (typ == "integer") and not self.shuns(name, v)
+            ]
+            if named and rng.random() < SHARE:
+                return rng.choice(named)
         drawn = maker.value(schema, name)
         for _ in range(REDRAWS):  # a value the real side always refused under this name (a schema's example)
             if not self.shuns(name, drawn):

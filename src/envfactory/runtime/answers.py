@@ -50,7 +50,7 @@ NUMBER_FORMATS = (",.0f", ".0f", ",.2f", ".2f")  # with separators first: 124 is
 # the slot fills with something other than null: a filter echoed where the call gave it
 WHEN = "$when"
 # ``{"$none": T0, "value": T}``: worded by T0 where the list's effect found nothing ("No tasks
-# matching ..."), else by T
+# matching ..."), or a read accepting a key nobody holds found no record ("No task with ID ..."), else by T
 NONE = "$none"
 # ``{"$case": "format", "cases": {"json": T1}, "value": T}``: worded by the case the argument's value
 # (as :func:`token` writes it; an omitted one by its default, else as null) names, else by T; ``"$case":
@@ -150,7 +150,8 @@ def _filled(template: Any, args: JSON, out: Any, rows: Any = None, state: State 
         return _MISSING if any(v is _MISSING for v in pieces) else "".join(_text(v) for v in pieces)
     if isinstance(template, dict) and NONE in template:
         found = rows if isinstance(rows, list) else out
-        nothing = isinstance(found, list) and not found
+        # no rows, or no record: a read accepting a key nobody holds found ``{}`` (``missing_accepted``)
+        nothing = (isinstance(found, list) and not found) or rows == {}
         return _filled(template[NONE] if nothing else template.get("value"), args, out, rows, state, item)
     if isinstance(template, dict) and WHEN in template:
         return _filled(template.get("value"), args, out, rows, state, item)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
@@ -25,6 +26,7 @@ from envfactory.ir.effect import (
     FallbackEffect,
     Filter,
     KeyFormat,
+    KeySlug,
     ListEffect,
     Order,
     ReadEffect,
@@ -187,6 +189,7 @@ def _create(effect: CreateEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
     unique = [(a, f) for a, f in mapping.items() if f in effect.unique]  # (argument, field) no two records share
     numbered = list(effect.numbered.items())  # (field, scope)
     worded = effect.key_format  # the key worded as the real side words it
+    slug = effect.key_slug  # the key made of an argument's text
     scope_arg = next((a for a, f in mapping.items() if worded and f == worded.scope), None)
 
     def run(ctx: CallContext, args: JSON) -> JSON:
@@ -203,6 +206,10 @@ def _create(effect: CreateEffect, tool: ToolSpec, spec: EnvSpec) -> Executor:
             key = over[key_field]
         elif given is not None:
             key = cast(given)
+            if store.get(name, key) is not None:
+                raise ToolError("conflict", f"{_label(entity, key)} already exists")
+        elif slug is not None and (made := slugged(slug, args.get(slug.arg))) is not None:
+            key = made
             if store.get(name, key) is not None:
                 raise ToolError("conflict", f"{_label(entity, key)} already exists")
         elif worded is not None:
@@ -260,6 +267,17 @@ def formatted_key(fmt: KeyFormat, rows: Any, key_field: str, scope: Any = None) 
         if isinstance(k := r.get(key_field), str) and k.startswith(head) and (tail := k[len(head):]).isdigit()
     ]  # fmt: skip
     return f"{head}{max(numbers, default=0) + 1:0{fmt.width}d}"
+
+
+def slugged(fmt: KeySlug, text: Any) -> str | None:
+    """The key ``fmt`` makes of ``text`` (``None``: no text, or no letter or digit in it)."""
+    if not isinstance(text, str):
+        return None
+    words = _NOT_WORD.sub(fmt.joiner, text.lower()).strip(fmt.joiner)
+    return f"{fmt.head}{words}{fmt.tail}" if words else None
+
+
+_NOT_WORD = re.compile(r"[\W_]+")  # what a slug joins: every run of characters but letters and digits
 
 
 def _holding(store: Store, entity: str, arg: str, field: str, args: JSON) -> JSON | None:

@@ -72,8 +72,9 @@ class Pair:
 @dataclass(frozen=True)
 class Evidence:
     """Calls per tool, in the order they were made; calls known to be accepted (the user's setup
-    calls, which every fresh copy accepted before its sequence), as ``(tool, arguments)``; and the
-    reply places whose values the real thing does not reproduce."""
+    calls, which every fresh copy accepted before its sequence), as ``(tool, arguments)``; the reads
+    of each sequence's final state; and the reply places whose values the real thing does not
+    reproduce."""
 
     pairs: dict[str, list[Pair]] = field(default_factory=dict)
     accepted: tuple[tuple[str, JSON], ...] = ()
@@ -88,6 +89,11 @@ class Evidence:
     # a fallback (a refusal chosen while the model's keys were not the real side's): a proposer may
     # refine the action the evidence then refuted (:mod:`envfactory.synth.proposers.children`)
     described: dict[str, Behaviour] = field(default_factory=dict)
+    # the reads of each sequence's final state, for the reads the sequences call often in between
+    # (``chooser.FEW_CALLS``; the others' are among ``pairs``): kept apart, for what the model's drift by
+    # then does not mislead — the values an accepted read's arguments took, the order of the rows both
+    # sides list
+    at_end: dict[str, list[Pair]] = field(default_factory=dict)
 
     @property
     def calls(self) -> int:

@@ -108,13 +108,14 @@ def observe(spec: EnvSpec, trace: Trace, env: Environment | None = None,
         held = state_rows(spec, episode.store)
         ends.append((tuple(opened_text(a) for _, _, ok, a in answered if ok), held))
         # the reads of the final state are calls of read-only tools too, accepted or refused: evidence
-        # of how they answer, kept for the tools the sequences rarely call in between (below)
+        # of how they answer, among the pairs for the tools the sequences rarely call in between, kept
+        # apart for the others (below)
         for k, (tool, args, ok, real) in enumerate(answered):
-            if tool not in sparse:
+            if tool in writes or tool not in spec.tools.names:
                 continue
             result = episode.call_tool(tool, args)  # a read: on the model it changes nothing
             shaped = episode.last_shaped
-            at_end.setdefault(tool, []).append(
+            (at_end if tool in sparse else apart).setdefault(tool, []).append(
                 Pair(
                     spelt(args, spellings.get(tool, {})),
                     ok,
@@ -136,10 +137,12 @@ def observe(spec: EnvSpec, trace: Trace, env: Environment | None = None,
     accepted = Counter(c.tool for s in trace.sequences for c in s.calls if c.ok)
     sparse = {t for t in spec.tools.names if t not in writes and accepted[t] < FEW_CALLS}
     at_end: dict[str, list[Pair]] = {}
+    apart: dict[str, list[Pair]] = {}
     measured = replay(spec, trace, observe=seen, env=env, observe_end=ended)
     for tool, end_pairs in at_end.items():
         pairs[tool] = [*pairs.get(tool, ()), *end_pairs]
-    return Evidence(pairs, volatile=frozenset(trace.volatile), ends=tuple(ends), described=replaced), measured
+    return Evidence(pairs, volatile=frozenset(trace.volatile), ends=tuple(ends), described=replaced,
+                    at_end=apart), measured  # fmt: skip
 
 
 END = 10_000  # a final read's place in its sequence: after every call

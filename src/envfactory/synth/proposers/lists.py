@@ -399,13 +399,15 @@ def list_orders(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
     three, that order them as the real side did — a field's values ascending or descending (nulls
     last), or its declared values in their order or the reverse (``high`` before ``med`` before
     ``low``, first where they tell no more) —, each the one that orders most of the neighbours still
-    tied and contradicts none, until the ties left are in the order the rows were written. Nothing
-    where the real order was the model's."""
+    tied and contradicts none, the key last (newest first), until the ties left are in the order
+    the rows were written; a reply in prose tells the order by where each row's own values stand in
+    it. Nothing where the real order was the model's."""
     out = []
     for tool, pairs, entity, effect in list_reads(spec, evidence):
         if effect.order or effect.keys_as is not None:
             continue
-        runs = [run for p in pairs if (run := _listed_run(p, entity)) is not None]
+        # the final state's reads too: rows both sides list, in the order each lists them
+        runs = [run for p in (*pairs, *evidence.at_end.get(tool, ())) if (run := _listed_run(p, entity)) is not None]
         if not any(real != [str(r.get(entity.key)) for r in mine] for real, mine in runs):
             continue  # the model's order already, wherever the same rows were listed
         keys = _sort_keys(runs, entity)
@@ -425,18 +427,50 @@ def _listed_run(pair: Pair, entity: Entity) -> tuple[list[str], list[JSON]] | No
     """The keys of the rows a real reply listed, in its order, beside the model's rows in the order its
     effect found them — each holding the values the real row answered in its own fields or the entity's
     (what the real side sorted by; a field a made record was not given yet, ``priority``) —, where both
-    hold the same two rows or more, each once."""
+    hold the same two rows or more, each once. A reply in prose lists them in the order their own
+    values stand in it (:func:`text_order`)."""
     if not (pair.real_ok and pair.model_ok and isinstance(pair.raw, list)):
         return None
-    listed = [r for r in records_in(opened_text(pair.real)) or [] if entity.key in r]
-    answered = {str(r.get(entity.key)): r for r in listed}
-    real = [str(r.get(entity.key)) for r in listed]
+    reply = opened_text(pair.real)
+    listed = [r for r in records_in(reply) or [] if entity.key in r]
     mine = [r for r in pair.raw if isinstance(r, dict)]
     keys = [str(r.get(entity.key)) for r in mine]
+    if not listed and (text := _text_of(reply)) is not None:  # a text listing them: where each stands
+        real = text_order(text, mine, entity.key)
+        return None if real is None or len(real) < 2 else (real, mine)
+    answered = {str(r.get(entity.key)): r for r in listed}
+    real = [str(r.get(entity.key)) for r in listed]
     if len(real) < 2 or len(set(real)) != len(real) or sorted(real) != sorted(keys):
         return None
     return real, [{**r, **{f: v for f, v in answered[k].items() if f in r or f in entity.fields}}
                   for k, r in zip(keys, mine, strict=True)]  # fmt: skip
+
+
+def _text_of(reply: Any) -> str | None:
+    """A reply that is a text, or an object whose one member is (``{"result": "..."}``)."""
+    if isinstance(reply, dict) and len(reply) == 1:
+        reply = next(iter(reply.values()))
+    return reply if isinstance(reply, str) else None
+
+
+TELLING = 4  # characters, at least, of a value that tells a row's place in a text
+
+
+def text_order(text: str, rows: list[JSON], key: str) -> list[str] | None:
+    """The keys of ``rows`` in the order a text lists them: each row placed where a value of its own
+    stands — the first of its texts (``TELLING`` characters or more) that no other row holds and that
+    stands in the text once, as a whole word (a description, a title; not ``Food``, which two rows
+    share). ``None`` where a row has no such value: the text does not tell its place."""
+    held = Counter(v for r in rows for v in {v for v in r.values() if isinstance(v, str)})
+    places: list[tuple[int, str]] = []
+    for row in rows:
+        place = next((m[0].start() for v in row.values()
+                      if isinstance(v, str) and len(v.strip()) >= TELLING and held[v] == 1
+                      and len(m := list(re.finditer(rf"(?<!\w){re.escape(v)}(?!\w)", text))) == 1), None)  # fmt: skip
+        if place is None:
+            return None
+        places.append((place, str(row.get(key))))
+    return [k for _, k in sorted(places)]
 
 
 def _sort_keys(runs: list[tuple[list[str], list[JSON]]], entity: Entity) -> tuple[Order, ...]:
@@ -446,7 +480,8 @@ def _sort_keys(runs: list[tuple[list[str], list[JSON]]], entity: Entity) -> tupl
         by_key = {str(r.get(entity.key)): (i, r) for i, r in enumerate(mine)}
         for a, b in pairwise(real):
             pending.append((by_key[a][1], by_key[b][1], by_key[a][0], by_key[b][0]))
-    fields = [f for f in _row_fields(runs) if f != entity.key]
+    # the key last: rows listed newest first are its values descending (``#3``, ``#2``, ``#1``)
+    fields = [f for f in _row_fields(runs) if f != entity.key] + [entity.key]
     keys: list[Order] = []
     while pending and len(keys) < MAX_KEYS:
         if keys and all(i < j for _, _, i, j in pending):  # the ties left are in the written order already

@@ -13,14 +13,17 @@ before, which held none of them — are made again.
 from __future__ import annotations
 
 import re
+from collections import Counter
+from collections.abc import Callable
+from functools import partial
 from typing import Any
 
-from envfactory.ir.effect import CreateEffect, KeyFormat
+from envfactory.ir.effect import CreateEffect, KeyFormat, KeySlug
 from envfactory.ir.env import EnvSpec
 from envfactory.ir.state import SINGLETON_KEY, Entity
 from envfactory.real.mirror import after_setup
 from envfactory.runtime.answers import leaf_or_none, opened_text
-from envfactory.runtime.behaviours import formatted_key
+from envfactory.runtime.behaviours import formatted_key, slugged
 from envfactory.synth.candidates import JSON, PROPOSERS, Candidate, Evidence, Pair
 from envfactory.synth.proposers.shapes import leaves
 
@@ -118,15 +121,27 @@ def _width(numbers: list[str]) -> int | None:
 
 
 def _rekeyed(spec: EnvSpec, entity: Entity, fmt: KeyFormat, tool: str, evidence: Evidence) -> dict[str, list[JSON]]:
-    """The starting records keyed by ``fmt`` in the order they were made (a value holding an old key
-    now holds the new one), then the setup calls — but this create's — that name a key only the new
-    ones hold made again: the model refused them before, holding none of them."""
-    renamed: dict[Any, str] = {}
+    """The starting records keyed by ``fmt`` in the order they were made (:func:`_keyed_anew`)."""
+
+    def worded(row: JSON, rows: list[JSON]) -> str:
+        return formatted_key(fmt, rows, entity.key, row.get(fmt.scope) if fmt.scope else None)
+
+    return _keyed_anew(spec, entity, worded, tool, evidence)
+
+
+def _keyed_anew(spec: EnvSpec, entity: Entity, key: Callable[[JSON, list[JSON]], Any], tool: str,
+                evidence: Evidence) -> dict[str, list[JSON]]:  # fmt: skip
+    """The starting records, each keyed by ``key`` (of the record, beside those keyed before it; ``None``:
+    its key as it was) in the order they were made (a value holding an old key now holds the new one),
+    then the setup calls — but this create's — that name a key only the new ones hold made again: the
+    model refused them before, holding none of them."""
+    renamed: dict[Any, Any] = {}
     rows: list[JSON] = []
     for row in spec.initial_state.get(entity.name, []):
         moved = {k: renamed.get(v, v) if isinstance(v, str) else v for k, v in row.items()}
-        scope = moved.get(fmt.scope) if fmt.scope else None
-        moved[entity.key] = renamed[row.get(entity.key)] = formatted_key(fmt, rows, entity.key, scope)
+        new = key(moved, rows)
+        if new is not None:
+            moved[entity.key] = renamed[row.get(entity.key)] = new
         rows.append(moved)
     new = set(renamed.values()) - set(renamed)
     again = [(t, a) for t, a in evidence.accepted if t != tool and any(v in new for _p, v in leaves(a))]
@@ -134,4 +149,72 @@ def _rekeyed(spec: EnvSpec, entity: Entity, fmt: KeyFormat, tool: str, evidence:
     return {entity.name: after_setup(started, again).initial_state.get(entity.name, rows)}
 
 
-__all__ = ["key_formats"]
+@PROPOSERS.register("slug-keys")
+def slug_keys(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
+    """A create the model mints the key of, whose accepted real replies hold, as a word of its own,
+    an argument's text made a slug (``Process "Team Present" created with ID: team-present``;
+    ``Filed: Projects/write-the-report.md``) — the same argument, joiner and text around it in four
+    replies in five that could show one, two at least: keys so made (``KeySlug``), a second record of
+    the same text refused. A text that is its own slug already (``notes``) shows nothing either way."""
+    out = []
+    for tool, pairs in evidence.pairs.items():
+        effect = spec.behaviour(tool).effect
+        if not isinstance(effect, CreateEffect) or effect.key_arg is not None or effect.key_format \
+                or effect.key_slug is not None or effect.numbered:  # fmt: skip
+            continue
+        entity = spec.state_schema[effect.entity]
+        if entity.key == SINGLETON_KEY or entity.key_type != "string":
+            continue
+        seen: Counter[KeySlug] = Counter()
+        could = 0  # replies that could show one: an argument's text that is no slug of itself
+        for p in pairs:
+            texts = {a: v for a, v in p.given.items() if isinstance(v, str) and slugged(KeySlug(arg=a), v) != v}
+            if not p.real_ok or not texts:
+                continue
+            could += 1
+            seen.update(set(_slugs_in(p.answered, texts)))
+        if not seen:
+            continue
+        fmt, shown = seen.most_common(1)[0]
+        if shown < 2 or shown < FIT * could:
+            continue
+        field = effect.args.get(fmt.arg)
+        behaviour = spec.behaviour(tool).model_copy(update={"effect": effect.model_copy(update={"key_slug": fmt})})
+        changed = entity.model_copy(update={"key_schema": {}})
+        rows = _keyed_anew(spec, entity, partial(_slug_of, fmt, field), tool, evidence)
+        summary = f"{entity.name} keys are made of {fmt.arg}: {fmt.head}{slugged(fmt, 'Some Text')}{fmt.tail}"
+        out.append(Candidate(tool, "slug-keys", summary, behaviour, entities=(changed,), rows=rows,
+                             confirms="each create answers its text so made", holds=True))  # fmt: skip
+    return out
+
+
+def _slug_of(fmt: KeySlug, field: str | None, row: JSON, _rows: list[JSON]) -> str | None:
+    """A starting record's key, made of the field the slug's argument fills (``None``: as it was)."""
+    return slugged(fmt, row.get(field)) if field else None
+
+
+SLUG_LEAST = 3  # characters, at least, of a slug that counts as shown
+JOINERS = ("-", "_")
+_OPENING, _CLOSING = "\"'`([<*", "\"'`)]>*.,;:!?"  # around a word in prose, not of it
+
+
+def _slugs_in(reply: Any, texts: JSON) -> list[KeySlug]:
+    """The ways a reply shows one of ``texts`` (argument -> its text) made a slug: each word (a run of
+    characters but spaces, quotes and brackets and a sentence's closing mark aside) of a text the
+    reply holds that holds the slug whole, with what it holds before and after it."""
+    found = []
+    words = [w.lstrip(_OPENING).rstrip(_CLOSING) for _p, leaf in leaves(reply) if isinstance(leaf, str)
+             for w in leaf.split()]  # fmt: skip
+    for arg, text in texts.items():
+        for joiner in JOINERS:
+            slug = slugged(KeySlug(arg=arg, joiner=joiner), text)
+            if slug is None or len(slug) < SLUG_LEAST:
+                continue
+            whole = re.compile(rf"(?<![\w-]){re.escape(slug)}(?![\w-])")
+            for word in words:
+                if (m := whole.search(word)) is not None:
+                    found.append(KeySlug(arg=arg, joiner=joiner, head=word[: m.start()], tail=word[m.end() :]))
+    return found
+
+
+__all__ = ["key_formats", "slug_keys"]

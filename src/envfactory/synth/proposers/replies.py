@@ -91,10 +91,13 @@ def nothing_found(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
     """A list or search worded one way when it finds nothing ("No tasks matching "{arg.query}" were
     found") and another when it finds something (the records it found): each wording learned from
     the replies of its own case, as the model's effect found rows or none —
-    ``{"$none": T0, "value": T}``."""
+    ``{"$none": T0, "value": T}``. A read that accepts a key nobody holds likewise, as it found the
+    record or not ("No task with ID `{arg.id}`", accepted)."""
     out = []
     for tool, pairs in evidence.pairs.items():
-        found = [p for p in pairs if p.real_ok and p.model_ok and isinstance(p.raw, list)]
+        missing = spec.behaviour(tool).accepts_missing
+        kinds = (list, dict) if missing else list  # a read's record, or none: ``{}``
+        found = [p for p in pairs if p.real_ok and p.model_ok and isinstance(p.raw, kinds)]
         none, some = [p for p in found if not p.raw], [p for p in found if p.raw]
         if len(none) < 2 or len(some) < 2:
             continue
@@ -238,6 +241,9 @@ def _wordings(spec: EnvSpec, evidence: Evidence, tool: str, pairs: list[Pair], l
     reals = [steady(evidence, tool, p.real) for p in seen]  # a stamp does not tell replies apart
     model_share = sum(leaf_share(r, p.model) for p, r in zip(seen, reals, strict=True)) / len(seen)
     first_model = _first_model(seen)
+    # the final state's reads, kept apart (``Evidence.at_end``): they only vote on the marks a ``$case``
+    # words each value by — after every write, they show the statuses the calls in between rarely do
+    late = [p for p in evidence.at_end.get(tool, ()) if p.real_ok and p.model_ok and p.real not in (None, "", [], {})]
     # (replies worded exactly, share of their leaves worded right), replies sharing it, and the wording
     tried: dict[str, tuple[tuple[int, float], int, Any, JSON]] = {}
     for defaults in default_sets(spec, tool):  # declared defaults; absent flags read as false or true
@@ -264,9 +270,12 @@ def _wordings(spec: EnvSpec, evidence: Evidence, tool: str, pairs: list[Pair], l
         membered = _member_united([orjson.loads(t) for t, _ in options], seen, reals, defaults)
         if membered is not None and canonical(membered) not in made:
             options.append((canonical(membered), len(seen)))
-        cased = united_cases(each)  # each reply's marks, united: one showed a done task, another a cancelled one
-        if cased is not None and canonical(cased) not in made:
-            options.append((canonical(cased), len(seen)))
+        # the replies' marks, united: one showed a done task, another a cancelled one
+        marks = [template_of(steady(evidence, tool, p.real), {**defaults, **p.args}, p.out, p.raw, p.state)
+                 for p in late]  # fmt: skip
+        cased = united_cases(each + marks)
+        if cased is not None and canonical(cased) not in made:  # tried first where the final reads told
+            options.insert(0 if marks else len(options), (canonical(cased), len(seen)))  # more: it wins a tie
         # replies each worded their own way (``Mood: {arg.mood}`` where a mood was given, ``Mood: not
         # specified`` where not), none shared: the one filling most arguments may word them all, what
         # its omitted ones stood for read off the rest, where it words most of them exactly

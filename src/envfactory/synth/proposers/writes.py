@@ -514,7 +514,8 @@ def argument_checks(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
     one of a few shapes and whose refused calls the model accepted all had another (``limit: 34.65``
     refused, whole numbers accepted; a priority ``high`` refused, ``A`` accepted). Accepted values
     are those of accepted calls (in the model's ids and in the real side's own), of the setup calls
-    every fresh copy accepted, and the values the argument's schema declares (its default, its
+    every fresh copy accepted, of the accepted reads of each sequence's final state (a list read at the
+    end by a project the sequence made), and the values the argument's schema declares (its default, its
     examples: ``limit_per_column`` defaulting to 20 is whole); where the tool was never given it, the
     values the other tools that write accepted under the same name (a server checks a priority alike
     wherever it is written). Where the real side's refusals list the values an argument takes (``must
@@ -527,6 +528,7 @@ def argument_checks(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
             continue
         behaviour = spec.behaviour(tool)
         given = [a for t, a in evidence.accepted if t == tool]
+        given += [p.args for p in evidence.at_end.get(tool, ()) if p.real_ok]
         props = spec.tools[tool].input_schema.get("properties") or {}
         for arg in sorted({a for p in missed for a in p.args}):
             accepted = {shape_of(p.args[arg]) for p in pairs if p.real_ok and arg in p.args}
