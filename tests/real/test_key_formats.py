@@ -193,3 +193,16 @@ def test_a_text_that_is_its_own_slug_or_no_word_of_the_reply_proposes_no_slug(tm
     assert [c.behaviour.effect.key_slug for c in slug_keys(spec, shown)] == [KeySlug(arg="title")]
     assert slug_keys(spec, evidence(("ship", "Made ship."), ("docs", "Made docs."))) == []  # own slugs
     assert slug_keys(spec, evidence(("Ship It", "Made ship-it-2."), ("Fix the bug", "Made fix-the-bug-3."))) == []
+
+
+def test_starting_records_are_keyed_by_their_slug_and_two_of_one_slug_keep_theirs(tmp_path: Path) -> None:
+    tools, _ = _board(tmp_path)
+    spec = synthesize(str(tools), state="empty")
+    started = [{"id": "task_0001", "title": "Ship It"}, {"id": "task_0002", "title": "ship it!"}]
+    spec = spec.model_copy(update={"initial_state": {"task": started}})
+    calls = tuple(TraceCall(tool="create_task", arguments={"title": t}, ok=True, output=f"Made {r}.", sequence=0)
+                  for t, r in (("Fix the bug", "fix-the-bug"), ("Plan B", "plan-b")))  # fmt: skip
+    evidence, _ = observe(spec, Trace(source="board", sequences=(Sequence(id=0, calls=calls),)))
+    (candidate,) = slug_keys(spec, evidence)
+    assert candidate.rows is not None
+    assert [r["id"] for r in candidate.rows["task"]] == ["ship-it", "task_0002"]  # the same slug: kept as it was

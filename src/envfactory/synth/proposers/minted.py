@@ -8,6 +8,9 @@ few characters (a subtask ``s01t02`` of ``s01``), the keys are scoped by that fi
 the records sharing the value. The records the model starts with are keyed anew in the order they
 were made, and the setup calls that named them by the real side's keys — refused by the model
 before, which held none of them — are made again.
+
+A create whose replies show instead an argument's text made a slug (``team-present`` of "Team
+Present", ``Projects/write-the-report.md``) makes its keys so (``KeySlug``): ``slug-keys``.
 """
 
 from __future__ import annotations
@@ -181,16 +184,18 @@ def slug_keys(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
         field = effect.args.get(fmt.arg)
         behaviour = spec.behaviour(tool).model_copy(update={"effect": effect.model_copy(update={"key_slug": fmt})})
         changed = entity.model_copy(update={"key_schema": {}})
-        rows = _keyed_anew(spec, entity, partial(_slug_of, fmt, field), tool, evidence)
+        rows = _keyed_anew(spec, entity, partial(_slug_of, fmt, field, entity.key), tool, evidence)
         summary = f"{entity.name} keys are made of {fmt.arg}: {fmt.head}{slugged(fmt, 'Some Text')}{fmt.tail}"
         out.append(Candidate(tool, "slug-keys", summary, behaviour, entities=(changed,), rows=rows,
                              confirms="each create answers its text so made", holds=True))  # fmt: skip
     return out
 
 
-def _slug_of(fmt: KeySlug, field: str | None, row: JSON, _rows: list[JSON]) -> str | None:
-    """A starting record's key, made of the field the slug's argument fills (``None``: as it was)."""
-    return slugged(fmt, row.get(field)) if field else None
+def _slug_of(fmt: KeySlug, field: str | None, key: str, row: JSON, rows: list[JSON]) -> str | None:
+    """A starting record's key, made of the field the slug's argument fills (``None``: as it was — the
+    field not filled, or an earlier record holding that key already)."""
+    made = slugged(fmt, row.get(field)) if field else None
+    return None if made is None or any(r.get(key) == made for r in rows) else made
 
 
 SLUG_LEAST = 3  # characters, at least, of a slug that counts as shown
