@@ -119,3 +119,6 @@ def test_a_list_answered_in_prose_learns_its_rows_newest_first(tmp_path) -> None
     assert list_orders(spec, Evidence({"list_tasks": [one]})) == []
     (late,) = list_orders(spec, Evidence({"list_tasks": [one]}, at_end={"list_tasks": [listed(3)]}))
     assert late.behaviour.effect.order == (Order(field=key, descending=True),)
+    # but never beside the lists in between: a final read in the written order (drifted) changes nothing
+    drifted = Evidence({"list_tasks": [listed(2), listed(3)]}, at_end={"list_tasks": [as_written]})
+    assert [c.behaviour.effect.order for c in list_orders(spec, drifted)] == [(Order(field=key, descending=True),)]

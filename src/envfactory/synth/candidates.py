@@ -92,7 +92,7 @@ class Evidence:
     # the reads of each sequence's final state, for the reads the sequences call often in between
     # (``chooser.FEW_CALLS``; the others' are among ``pairs``): kept apart, for what the model's drift by
     # then does not mislead — the values an accepted read's arguments took, the order of the rows both
-    # sides list
+    # sides list where no list in between showed one, the marks a status is worded by
     at_end: dict[str, list[Pair]] = field(default_factory=dict)
 
     @property

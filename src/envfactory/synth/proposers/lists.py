@@ -406,8 +406,10 @@ def list_orders(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
     for tool, pairs, entity, effect in list_reads(spec, evidence):
         if effect.order or effect.keys_as is not None:
             continue
-        # the final state's reads too: rows both sides list, in the order each lists them
-        runs = [run for p in (*pairs, *evidence.at_end.get(tool, ())) if (run := _listed_run(p, entity)) is not None]
+        runs = [run for p in pairs if (run := _listed_run(p, entity)) is not None]
+        # where no list in between held two rows both sides list, the final state's reads speak (after every
+        # write, the model's order of writing may have drifted from the real side's: never over the others)
+        runs = runs or [run for p in evidence.at_end.get(tool, ()) if (run := _listed_run(p, entity)) is not None]
         if not any(real != [str(r.get(entity.key)) for r in mine] for real, mine in runs):
             continue  # the model's order already, wherever the same rows were listed
         keys = _sort_keys(runs, entity)
