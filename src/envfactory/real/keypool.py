@@ -157,11 +157,8 @@ class KeyPool:
     def named(self, name: str) -> list[Any]:
         """The keys replies gave the thing an argument is named after, whatever key word they went by
         but a path (``project`` takes a project's ``name``, ``q4``, not the folder it keeps): an
-        argument whose last word is a noun, not a key word (:func:`owners`)."""
-        owned = owners(name, ())
-        if len(owned) != 1 or singular(tokens(name)[-1]) in _KEY_WORDS:
-            return []
-        noun = owned[0][0]
+        argument whose last word is a noun, not a key word (:func:`named_thing`)."""
+        noun = named_thing(name)
         return list(dict.fromkeys(v for (n, key), held in self.by_owner.items() if n == noun and key != "path"
                                   for v in held))  # fmt: skip
 
@@ -321,6 +318,14 @@ def tool_nouns(tool: str) -> tuple[str, ...]:
 _SAME_KEY = {"ref": "id", "uuid": "id", "identifier": "id"}  # a ``task_ref`` is a task's id
 
 
+def named_thing(field: str) -> str | None:
+    """What a field or argument whose last word is no key word names, singular (``vault``, ``projects``
+    -> ``project``); ``None`` for a key word (``id``, ``task_ref``, ``project_name``)."""
+    words = tokens(field)
+    last = singular(words[-1]) if words else None
+    return None if last is None or _SAME_KEY.get(last, last) in _KEY_WORDS else last
+
+
 def owners(field: str, scope: tuple[str, ...]) -> list[tuple[str, str]]:
     """Whose key a field or argument holds, as (noun, key word) pairs: ``todo_id`` a todo's id
     wherever it stands, ``id`` or ``name`` the calling tool's (``scope``'s nouns) — the key word the
@@ -329,9 +334,10 @@ def owners(field: str, scope: tuple[str, ...]) -> list[tuple[str, str]]:
     words = tokens(field)
     if not words:
         return []
+    thing = named_thing(field)
+    if thing is not None:
+        return [(thing, "id")]
     last = _SAME_KEY.get(singular(words[-1]), singular(words[-1]))
-    if last not in _KEY_WORDS:
-        return [(last, "id")]
     named = [w for w in words[:-1] if w not in _KEY_WORDS and w not in _LINKS]
     nouns = (singular(named[-1]),) if named else scope
     return [(noun, last) for noun in nouns]

@@ -19,7 +19,14 @@ from envfactory.runtime.behaviours import ordered
 from envfactory.synth.candidates import JSON, PROPOSERS, Candidate, Evidence, Pair
 from envfactory.synth.effects import LOWER_WORDS as _LOWER
 from envfactory.synth.effects import UPPER_WORDS as _UPPER
-from envfactory.synth.proposers.shapes import default_sets, envelope, list_reads, records_in, schema_of
+from envfactory.synth.proposers.shapes import (
+    default_sets,
+    envelope,
+    list_reads,
+    records_in,
+    reply_text,
+    schema_of,
+)
 from envfactory.words import tokens
 
 
@@ -437,7 +444,7 @@ def _listed_run(pair: Pair, entity: Entity) -> tuple[list[str], list[JSON]] | No
     listed = [r for r in records_in(reply) or [] if entity.key in r]
     mine = [r for r in pair.raw if isinstance(r, dict)]
     keys = [str(r.get(entity.key)) for r in mine]
-    if not listed and (text := _text_of(reply)) is not None:  # a text listing them: where each stands
+    if not listed and (text := reply_text(reply)) is not None:  # a text listing them: where each stands
         real = text_order(text, mine, entity.key)
         return None if real is None or len(real) < 2 else (real, mine)
     answered = {str(r.get(entity.key)): r for r in listed}
@@ -446,13 +453,6 @@ def _listed_run(pair: Pair, entity: Entity) -> tuple[list[str], list[JSON]] | No
         return None
     return real, [{**r, **{f: v for f, v in answered[k].items() if f in r or f in entity.fields}}
                   for k, r in zip(keys, mine, strict=True)]  # fmt: skip
-
-
-def _text_of(reply: Any) -> str | None:
-    """A reply that is a text, or an object whose one member is (``{"result": "..."}``)."""
-    if isinstance(reply, dict) and len(reply) == 1:
-        reply = next(iter(reply.values()))
-    return reply if isinstance(reply, str) else None
 
 
 TELLING = 4  # characters, at least, of a value that tells a row's place in a text

@@ -171,8 +171,10 @@ def slug_keys(spec: EnvSpec, evidence: Evidence) -> list[Candidate]:
         seen: Counter[KeySlug] = Counter()
         could = 0  # replies that could show one: an argument's text that is no slug of itself
         for p in pairs:
+            if not p.real_ok:
+                continue
             texts = {a: v for a, v in p.given.items() if isinstance(v, str) and slugged(KeySlug(arg=a), v) != v}
-            if not p.real_ok or not texts:
+            if not texts:
                 continue
             could += 1
             seen.update(set(_slugs_in(p.answered, texts)))

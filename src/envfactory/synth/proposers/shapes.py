@@ -193,6 +193,13 @@ def schema_of(value: Any) -> JSON:
     return {"type": kind} if kind else {}
 
 
+def reply_text(reply: Any) -> str | None:
+    """A reply that is a text, or an object whose one member is (``{"result": "..."}``); else ``None``."""
+    if isinstance(reply, dict) and len(reply) == 1:
+        reply = next(iter(reply.values()))
+    return reply if isinstance(reply, str) else None
+
+
 def list_reads(spec: EnvSpec, evidence: Evidence) -> list[tuple[str, list[Pair], Entity, ListEffect]]:
     """The list tools of the evidence: each with its calls, the entity it lists and its effect."""
     out = []
@@ -978,6 +985,7 @@ __all__ = [
     "own_where_volatile",
     "record_in",
     "records_in",
+    "reply_text",
     "schema_of",
     "steady",
     "template_of",

@@ -14,7 +14,7 @@ from envfactory.ir.state import Entity
 from envfactory.real.keypool import MINTED, matched_records
 from envfactory.synth.candidates import JSON, PROPOSERS, Candidate, Evidence
 from envfactory.synth.naming import flat
-from envfactory.synth.proposers.shapes import list_reads, records_in, schema_of
+from envfactory.synth.proposers.shapes import list_reads, records_in, reply_text, schema_of
 
 
 @PROPOSERS.register("start-rows")
@@ -108,10 +108,8 @@ def labelled_record(real: Any, entity: Entity) -> JSON | None:
     labelled by their names (``status: in-progress``, ``- Due date: 2025-01-02``), each value as its
     field types it (a number, a flag); the key aside. ``None`` where it says nothing so. The text
     is the reply, or the one member of a reply that is an object."""
-    text = real if isinstance(real, str) else None
-    if isinstance(real, dict) and len(real) == 1:
-        text = next(iter(real.values()))
-    if not isinstance(text, str) or "\n" not in text:
+    text = reply_text(real)
+    if text is None or "\n" not in text:
         return None
     names = {flat(name): name for name in entity.fields if name != entity.key}
     found: JSON = {}
